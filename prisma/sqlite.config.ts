@@ -1,0 +1,11 @@
+import { defineConfig } from "prisma/config";
+import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
+
+// The WASM schema engine runs migrations through this adapter; no Rust binary is used.
+export default defineConfig({
+  experimental: { adapter: true },
+  engine: "js",
+  schema: "./sqlite/schema.prisma",
+  migrations: { path: "./sqlite/migrations" },
+  adapter: async () => new PrismaBetterSqlite3({ url: process.env.DATABASE_URL ?? "file:./data/tai42.db" }),
+});

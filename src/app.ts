@@ -1,0 +1,118 @@
+import { z } from "zod";
+import type { Tier } from "./auth/roles.ts";
+import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "./retry/policy.ts";
+import { defineTool, ToolDefinitionError } from "./tools/define-tool.ts";
+import type { ExecutionMode, ToolContext, ToolDefinition } from "./tools/definition.ts";
+import type { JsonSchema } from "./tools/json-schema.ts";
+
+/** Options of `app.tool(...)`: the zod form of a tool. */
+export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
+  name: string;
+  description: string;
+  input: I;
+  /** Validates the body's structured result (`data`). */
+  output?: z.ZodType;
+  label?: string;
+  /** @default "read" */
+  tier?: Tier;
+  retry?: RetryPolicyInit;
+  /** @default "parallel" */
+  executionMode?: ExecutionMode;
+  /** Per-attempt timeout. @default 30 */
+  timeoutSeconds?: number;
+  /** false keeps the tool off the API surface. @default true */
+  apiTool?: boolean;
+}
+
+type Listener = () => void;
+
+/**
+ * The shared registration handle. Tool modules import `app` and register at import
+ * time; a runtime reads what is registered here. Registration validates eagerly and
+ * throws, naming the rule, so a bad module fails at load.
+ */
+export class App {
+  readonly tools = new Map<string, ToolDefinition>();
+  readonly policies = new Map<string, RetryPolicy>();
+  private readonly listeners = new Set<Listener>();
+  /** The module being loaded; recorded on what it registers. */
+  currentModule = "inline";
+
+  /** Registers a tool from a zod input schema, or a definition built by `defineTool`. */
+  tool<I extends z.ZodType<Record<string, unknown>>>(
+    options: ToolOptions<I>,
+    handler: (input: z.output<I>, ctx: ToolContext) => unknown | Promise<unknown>,
+  ): ToolDefinition;
+  tool(definition: ToolDefinition): ToolDefinition;
+  tool(options: ToolOptions<z.ZodType<Record<string, unknown>>> | ToolDefinition, handler?: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
+    const def = handler === undefined ? (options as ToolDefinition) : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
+    if (handler === undefined && (typeof def !== "object" || typeof (def as ToolDefinition).execute !== "function" || !Object.isFrozen(def)))
+      throw new ToolDefinitionError("one-form", "app.tool(definition) takes what defineTool returned; or pass (options, handler)");
+    if (this.tools.has(def.name)) throw new ToolDefinitionError("wire-safe-name", `a tool named "${def.name}" is already registered (${this.tools.get(def.name)!.module})`);
+    if (def.retry) this.declarePolicy(def.name, def.retry);
+    this.tools.set(def.name, def);
+    this.changed();
+    return def;
+  }
+
+  /** Declares a retry policy on a name (a tool, preset or branch). */
+  retryPolicy(name: string, init: RetryPolicyInit): RetryPolicy {
+    const policy = resolvePolicy(name, init);
+    this.declarePolicy(name, policy);
+    this.changed();
+    return policy;
+  }
+
+  /** Contract: called synchronously after every registration. */
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private declarePolicy(name: string, policy: RetryPolicy): void {
+    if (this.policies.has(name)) throw new Error(`a retry policy is already declared on "${name}"`);
+    this.policies.set(name, policy);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  private fromZod(options: ToolOptions<z.ZodType<Record<string, unknown>>>, handler: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
+    if (typeof options !== "object" || options === null) throw new ToolDefinitionError("one-form", "app.tool needs an options object");
+    const { input, output, ...rest } = options;
+    if (!(input instanceof z.ZodType)) throw new ToolDefinitionError("object-schema", `"${options.name}": input must be a zod schema (z.object({...}))`);
+    const parameters = toJsonSchema(input, "input");
+    // A zod object strips unknown keys silently; at the tool's door an unknown argument is
+    // almost always a typo, so the root refuses it unless the schema says otherwise.
+    if (parameters.type === "object" && parameters.additionalProperties === undefined) parameters.additionalProperties = false;
+    const outputSchema = output ? toJsonSchema(output, "output") : undefined;
+    const def = defineTool(
+      {
+        ...rest,
+        parameters,
+        ...(outputSchema ? { outputSchema } : {}),
+        execute: handler as ToolDefinition["execute"],
+      },
+      undefined,
+      this.currentModule,
+    );
+    return Object.freeze({
+      ...def,
+      parse: (value: Record<string, unknown>) => {
+        const r = input.safeParse(value);
+        return r.success
+          ? { ok: true as const, value: r.data }
+          : { ok: false as const, issues: r.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message })) };
+      },
+    });
+  }
+}
+
+function toJsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+  const json = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  return json;
+}
+
+/** The process-wide app handle that tool modules register on. */
+export const app = new App();

@@ -1,0 +1,99 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Db } from "../db/client.ts";
+import { isUniqueViolation } from "../db/client.ts";
+import { ApiError } from "../errors.ts";
+import type { Bus } from "../events/bus.ts";
+import { isRole, type Caller, type Role } from "./roles.ts";
+
+const KEY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/** SHA-256 of a key: keys are 256-bit random, so a fast hash is enough and lookups stay O(1). */
+export function hashKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** A fresh key: `tai_` + 43 base64url characters (256 bits). */
+export function newKey(): string {
+  return `tai_${randomBytes(32).toString("base64url")}`;
+}
+
+/** A key as listed (never the key itself). */
+export interface KeyInfo {
+  name: string;
+  role: Role;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/**
+ * API keys: created shown-once, stored hashed, verified per request through a small
+ * cache that a revocation (on any instance, via the bus) clears.
+ */
+export class KeyStore {
+  private readonly cache = new Map<string, Caller | null>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+  ) {
+    bus.listen("keyRevoked", () => this.cache.clear());
+  }
+
+  /** Creates a key and returns it; only its hash is stored. */
+  async create(name: string, role: Role, key: string = newKey()): Promise<string> {
+    if (!KEY_NAME.test(name)) throw ApiError.badInput(`key name "${name}" must match ^[A-Za-z0-9_.-]{1,64}$`, [{ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" }]);
+    if (!isRole(role)) throw ApiError.badInput(`role must be READER, USER or ADMIN`, [{ path: "/role", message: "must be READER, USER or ADMIN" }]);
+    try {
+      await this.db.apiKey.create({ data: { id: randomUUID(), name, role, hash: hashKey(key), prefix: key.slice(0, 8) } });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `a key named "${name}" already exists`, [{ path: "/name", message: "is taken" }]);
+      throw e;
+    }
+    return key;
+  }
+
+  /** Revokes a key by name; its sockets are closed through the `keyRevoked` event. */
+  async revoke(name: string): Promise<void> {
+    const row = await this.db.apiKey.findUnique({ where: { name } });
+    if (!row || row.revokedAt) throw new ApiError("NOT_FOUND", `no active key named "${name}"`);
+    await this.db.apiKey.update({ where: { name }, data: { revokedAt: new Date() } });
+    this.cache.clear();
+    this.bus.publish("keyRevoked", { keyId: row.id });
+  }
+
+  async list(): Promise<KeyInfo[]> {
+    const rows = await this.db.apiKey.findMany({ orderBy: { createdAt: "asc" } });
+    return rows.map((r) => ({ name: r.name, role: r.role as Role, prefix: r.prefix, createdAt: r.createdAt.toISOString(), revokedAt: r.revokedAt?.toISOString() ?? null }));
+  }
+
+  /** The caller a key stands for, or null when it is unknown or revoked. */
+  async verify(key: string): Promise<Caller | null> {
+    const hash = hashKey(key);
+    if (this.cache.has(hash)) return this.cache.get(hash)!;
+    const row = await this.db.apiKey.findUnique({ where: { hash } });
+    const caller = row && !row.revokedAt && isRole(row.role) ? { role: row.role, keyName: row.name, keyId: row.id } : null;
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, caller);
+    return caller;
+  }
+
+  /**
+   * First start: accepts `TAI_ADMIN_KEY` as given (stored hashed), or, when no admin key
+   * exists at all, creates one and returns it so the caller prints it once.
+   */
+  async bootstrap(adminKey?: string): Promise<string | null> {
+    if (adminKey) {
+      const exists = await this.db.apiKey.findUnique({ where: { hash: hashKey(adminKey) } });
+      if (!exists) {
+        const name = (await this.db.apiKey.findUnique({ where: { name: "bootstrap-admin" } })) ? `bootstrap-admin-${Date.now()}` : "bootstrap-admin";
+        await this.create(name, "ADMIN", adminKey);
+      }
+      return null;
+    }
+    const admins = await this.db.apiKey.count({ where: { role: "ADMIN", revokedAt: null } });
+    if (admins > 0) return null;
+    const name = (await this.db.apiKey.findUnique({ where: { name: "admin" } })) ? `admin-${Date.now()}` : "admin";
+    return this.create(name, "ADMIN");
+  }
+}

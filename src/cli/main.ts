@@ -1,0 +1,144 @@
+import { Command, InvalidArgumentError } from "commander";
+import { isRole, type Caller, type Role } from "../auth/roles.ts";
+import { loadConfig } from "../config.ts";
+import { migrate } from "../db/migrate.ts";
+import { ApiError } from "../errors.ts";
+import { createLogger } from "../log.ts";
+import { createRuntime, type Runtime } from "../runtime.ts";
+import { authenticate } from "../server/authenticate.ts";
+import { serve } from "../server/serve.ts";
+
+/** Exit codes: 0 ok / run SUCCEEDED, 1 run FAILED or CANCELLED, 2 bad usage or rejected request. */
+const EXIT = { ok: 0, runFailed: 1, usage: 2 } as const;
+
+async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  await migrate(config.databaseUrl);
+  const rt = await createRuntime({ config, log: createLogger({ service: "tai-cli" }) });
+  try {
+    return await fn(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+function parseJsonObject(value: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (e) {
+    throw new InvalidArgumentError(`not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError("must be a JSON object");
+  return parsed as Record<string, unknown>;
+}
+
+function parseRole(value: string): Role {
+  const r = value.toUpperCase();
+  if (!isRole(r)) throw new InvalidArgumentError("must be READER, USER or ADMIN");
+  return r;
+}
+
+/** The CLI caller: the --key (or TAI_KEY) holder, else the configured anonymous role. */
+async function cliCaller(rt: Runtime, key?: string): Promise<Caller> {
+  const caller = await authenticate(rt, key ? `Bearer ${key}` : undefined);
+  if (!caller) throw new ApiError("UNAUTHENTICATED", "anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): pass --key or set TAI_KEY");
+  return caller;
+}
+
+const program = new Command("tai").description("tai42: the OS for AI tools").showHelpAfterError();
+
+program
+  .command("serve")
+  .description("serve GraphQL (HTTP, GraphiQL, graphql-ws, SSE) on HOST:PORT")
+  .action(async () => {
+    const s = await serve();
+    if (s.firstAdminKey) {
+      process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
+    }
+    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
+    const shutdown = (signal: string) => {
+      process.stdout.write(`${signal}: draining runs in flight…\n`);
+      s.stop().then(
+        () => process.exit(0),
+        (e) => {
+          console.error(e);
+          process.exit(1);
+        },
+      );
+    };
+    process.once("SIGTERM", () => shutdown("SIGTERM"));
+    process.once("SIGINT", () => shutdown("SIGINT"));
+  });
+
+const tools = program.command("tools").description("list and run tools");
+tools
+  .command("list")
+  .description("list the tool surface")
+  .option("--json", "print JSON")
+  .action(async (opts: { json?: boolean }) => {
+    await withRuntime(async (rt) => {
+      const list = rt.surface.list();
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema })), null, 2) + "\n");
+        return;
+      }
+      for (const e of list) process.stdout.write(`${e.name.padEnd(24)} ${e.origin.padEnd(7)} ${e.tier.padEnd(7)} ${e.description}\n`);
+    });
+  });
+
+tools
+  .command("run")
+  .description("run a tool through the chokepoint; exit 0 when it SUCCEEDED, 1 when it FAILED")
+  .argument("<name>", "tool name")
+  .requiredOption("--input <json>", "input object as JSON", parseJsonObject)
+  .option("--key <key>", "API key to run as (default: $TAI_KEY, else the anonymous role)")
+  .option("--idempotency-key <key>", "return the first run for a re-issued request")
+  .action(async (name: string, opts: { input: Record<string, unknown>; key?: string; idempotencyKey?: string }) => {
+    await withRuntime(async (rt) => {
+      const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
+      const run = await rt.dispatcher.run({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey });
+      process.stdout.write(JSON.stringify(run, null, 2) + "\n");
+      if (run.status !== "SUCCEEDED") {
+        process.stderr.write(`${run.status}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}\n`);
+        process.exitCode = EXIT.runFailed;
+      }
+    });
+  });
+
+const keys = program.command("keys").description("manage API keys (local operator: needs access to the database)");
+keys
+  .command("create")
+  .argument("<name>", "key name")
+  .requiredOption("--role <role>", "READER, USER or ADMIN", parseRole)
+  .action(async (name: string, opts: { role: Role }) => {
+    await withRuntime(async (rt) => {
+      const key = await rt.keys.create(name, opts.role);
+      process.stdout.write(`${key}\n`);
+      process.stderr.write(`created ${opts.role} key "${name}"; it is shown once and stored hashed\n`);
+    });
+  });
+keys
+  .command("revoke")
+  .argument("<name>", "key name")
+  .action(async (name: string) => {
+    await withRuntime(async (rt) => {
+      await rt.keys.revoke(name);
+      process.stderr.write(`revoked key "${name}"\n`);
+    });
+  });
+keys
+  .command("list")
+  .action(async () => {
+    await withRuntime(async (rt) => {
+      for (const k of await rt.keys.list()) process.stdout.write(`${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`);
+    });
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  if (e instanceof ApiError) {
+    process.stderr.write(`error (${e.code}): ${e.message}\n`);
+    for (const i of e.issues) process.stderr.write(`  ${i.path || "/"}: ${i.message}\n`);
+  } else process.stderr.write(`error: ${(e as Error).message ?? e}\n`);
+  process.exitCode = EXIT.usage;
+});

@@ -1,0 +1,64 @@
+import type { ErrorKind } from "../errors.ts";
+import type { RetryPolicy } from "../retry/policy.ts";
+import type { ContentBlock } from "../tools/result.ts";
+
+export const RUN_STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "PARKED", "CANCELLED"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_EVENT_TYPES = ["RUN_STARTED", "ATTEMPT_FAILED", "RUN_PARKED", "RUN_FINISHED"] as const;
+export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
+
+/** The door a run came through. */
+export type Door = "graphql" | "agent" | "extension" | "cli" | "mcp" | "runtime";
+
+/** One attempt of a run's retry loop. Times are ISO strings (they cross Redis as JSON). */
+export interface AttemptRecord {
+  number: number;
+  startedAt: string;
+  finishedAt: string | null;
+  errorKind: ErrorKind | null;
+  errorMessage: string | null;
+  /** Seconds waited after this attempt before the next; null when none followed. */
+  waitSeconds: number | null;
+}
+
+/** The policy a run was executed with, and the name it was declared on. */
+export interface AppliedPolicy extends RetryPolicy {
+  declaredOn: string;
+}
+
+/** A run as every door sees it. SECRET tools carry "[redacted]" input and output. */
+export interface RunRecord {
+  id: string;
+  tool: string;
+  status: RunStatus;
+  input: unknown;
+  content: ContentBlock[];
+  data: unknown;
+  details: unknown;
+  isError: boolean;
+  errorKind: ErrorKind | null;
+  errorMessage: string | null;
+  terminate: boolean;
+  attempts: AttemptRecord[];
+  parentRunId: string | null;
+  door: Door;
+  callerRole: string;
+  callerKey: string | null;
+  policy: AppliedPolicy | null;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** One entry of the run event log, as published and as replayed. */
+export interface RunEventRecord {
+  seq: number;
+  type: RunEventType;
+  at: string;
+  runId: string;
+  tool: string;
+  run: RunRecord;
+}
+
+export function isFinal(status: RunStatus): boolean {
+  return status !== "RUNNING";
+}

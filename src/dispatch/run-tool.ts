@@ -1,0 +1,300 @@
+import { randomUUID } from "node:crypto";
+import type { Caller } from "../auth/roles.ts";
+import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
+import type { Bus } from "../events/bus.ts";
+import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { Surface } from "../registry/surface.ts";
+import { validate } from "../tools/json-schema.ts";
+import { normalizeResult, type ToolResult } from "../tools/result.ts";
+import type { ToolContext } from "../tools/definition.ts";
+import { runWithRetry } from "./retry-loop.ts";
+import { isFinal, type AppliedPolicy, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
+import type { RunStore } from "./run-store.ts";
+
+/** One dispatch, as every door states it. */
+export interface RunRequest {
+  /** The surface name to run. */
+  tool: string;
+  input: unknown;
+  caller: Caller;
+  door: Door;
+  /** A re-issued request with the same key, tool and caller returns the first run. */
+  idempotencyKey?: string;
+  /** Overrides the entry's per-attempt timeout (capped by it only if smaller). */
+  timeoutSeconds?: number;
+  parentRunId?: string;
+}
+
+/** What the chokepoint needs from the runtime. */
+export interface DispatchDeps {
+  surface: Surface;
+  runs: RunStore;
+  bus: Bus;
+  log: Logger;
+  instanceId: string;
+}
+
+interface InFlight {
+  controller: AbortController;
+  done: Promise<RunOutcome>;
+}
+
+/**
+ * `run` is the record as stored and published (SECRET tools redacted); `output` is the
+ * same run with the real result, for in-process consumers only (agent loop, contrib).
+ * Contract: `output` never leaves the process through a door.
+ */
+export interface RunOutcome {
+  run: RunRecord;
+  output: RunRecord;
+}
+
+/**
+ * THE chokepoint. Every door (GraphQL, CLI, agent, extensions, MCP) runs tools through
+ * {@link Dispatcher.run}; no other code invokes a body. Pipeline (docs/run-lifecycle.md):
+ * resolve → authorize → validate → idempotency → persist+publish RUN_STARTED →
+ * retry loop (timeout + AbortSignal per attempt) → output validation → persist+publish.
+ * Expected failures are data: `run` resolves with a FAILED/CANCELLED record, never throws
+ * for them.
+ */
+export class Dispatcher {
+  private readonly inflight = new Map<string, InFlight>();
+  private closing = false;
+  private readonly unlistenCancel: () => void;
+
+  constructor(private readonly deps: DispatchDeps) {
+    this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
+  }
+
+  /** Runs a tool; resolves with the stored (redacted where the tier says so) record. */
+  async run(req: RunRequest): Promise<RunRecord> {
+    return (await this.runDetailed(req)).run;
+  }
+
+  /** Runs a tool; also returns the unredacted output for in-process consumers. */
+  async runDetailed(req: RunRequest): Promise<RunOutcome> {
+    const startedAt = new Date().toISOString();
+    const base: RunRecord = {
+      id: randomUUID(),
+      tool: req.tool,
+      status: "RUNNING",
+      input: req.input ?? null,
+      content: [],
+      data: null,
+      details: null,
+      isError: false,
+      errorKind: null,
+      errorMessage: null,
+      terminate: false,
+      attempts: [],
+      parentRunId: req.parentRunId ?? null,
+      door: req.door,
+      callerRole: req.caller.role,
+      callerKey: req.caller.keyName,
+      policy: null,
+      startedAt,
+      finishedAt: null,
+    };
+    if (this.closing) return this.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
+
+    const entry = this.deps.surface.resolve(req.tool);
+    if (!entry) return this.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
+    const redact = isRedacted(entry.tier);
+    if (redact) base.input = REDACTED;
+    if (!mayRun(req.caller.role, entry.tier))
+      return this.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
+
+    const prepared = this.validateInput(entry, req.input);
+    if (!prepared.ok)
+      return this.reject(base, "INVALID_INPUT", `invalid input for "${entry.name}": ${redact ? "see issues" : describeIssues(prepared.issues)}`, {
+        issues: redact ? prepared.issues.map((i) => ({ path: i.path, message: "is invalid" })) : prepared.issues,
+      });
+
+    const effective = this.deps.surface.policyFor(entry);
+    base.policy = effective ? ({ ...effective.policy, declaredOn: effective.declaredOn } as AppliedPolicy) : null;
+
+    const scope = req.idempotencyKey ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}` : null;
+    if (scope) {
+      const first = await this.deps.runs.byScope(scope);
+      if (first) return both(await this.awaitFinal(first.id));
+    }
+    const started = await this.deps.runs.start(this.snapshot(base, redact), scope, this.deps.instanceId);
+    if (!started) return both(await this.awaitFinal((await this.deps.runs.byScope(scope!))!.id));
+    this.publish(started);
+
+    const controller = new AbortController();
+    const done = this.execute(entry, base, prepared.value, req, controller, redact);
+    this.inflight.set(base.id, { controller, done });
+    try {
+      return await done;
+    } finally {
+      this.inflight.delete(base.id);
+    }
+  }
+
+  /**
+   * Aborts a RUNNING run (on whichever instance holds it); no retry follows. Resolves
+   * with the run once it has ended; a run that already ended is returned unchanged.
+   */
+  async cancel(runId: string): Promise<RunRecord | null> {
+    const run = await this.deps.runs.get(runId);
+    if (!run) return null;
+    if (isFinal(run.status)) return run;
+    if (!this.abortLocal(runId)) this.deps.bus.publish("runCancel", { runId });
+    return this.awaitFinal(runId);
+  }
+
+  /** Resolves with the run once it is no longer RUNNING (any instance). */
+  async awaitFinal(runId: string): Promise<RunRecord> {
+    const local = this.inflight.get(runId);
+    if (local) return (await local.done).run;
+    let wake: () => void = () => {};
+    const unlisten = this.deps.bus.listen("runEvent", (e) => {
+      if (e.runId === runId && e.type !== "RUN_STARTED" && e.type !== "ATTEMPT_FAILED") wake();
+    });
+    try {
+      for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+        const run = await this.deps.runs.get(runId);
+        if (!run) throw new Error(`run ${runId} vanished`);
+        if (isFinal(run.status)) return run;
+        // The bus wakes us early; the poll covers a Redis outage.
+        await new Promise<void>((r) => {
+          const t = setTimeout(r, delay);
+          wake = () => {
+            clearTimeout(t);
+            r();
+          };
+        });
+      }
+    } finally {
+      unlisten();
+    }
+  }
+
+  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest. */
+  async drain(graceMs: number): Promise<void> {
+    this.closing = true;
+    const all = () => Promise.allSettled([...this.inflight.values()].map((f) => f.done));
+    const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
+    if ((await Promise.race([all(), timer])) === "timeout") {
+      for (const f of this.inflight.values()) f.controller.abort(new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
+      await all();
+    }
+    this.unlistenCancel();
+  }
+
+  get runningCount(): number {
+    return this.inflight.size;
+  }
+
+  private abortLocal(runId: string): boolean {
+    const f = this.inflight.get(runId);
+    if (!f) return false;
+    f.controller.abort(new ToolError("the run was cancelled", { kind: "CANCELLED" }));
+    return true;
+  }
+
+  private validateInput(entry: SurfaceEntry, input: unknown): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, issues: [{ path: "", message: "must be an object" }] };
+    const issues = validate(entry.inputSchema, input);
+    if (issues.length) return { ok: false, issues };
+    return entry.prepare(input as Record<string, unknown>);
+  }
+
+  private async execute(entry: SurfaceEntry, run: RunRecord, input: unknown, req: RunRequest, controller: AbortController, redact: boolean): Promise<RunOutcome> {
+    const log = this.deps.log.child({ runId: run.id, tool: entry.name });
+    const timeoutSeconds = Math.min(req.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
+    const outcome = await runWithRetry<ToolResult>({
+      policy: run.policy ?? undefined,
+      timeoutSeconds,
+      signal: controller.signal,
+      attempt: async (n, signal) => {
+        const ctx: ToolContext = {
+          signal,
+          runId: run.id,
+          attempt: n,
+          caller: req.caller,
+          log,
+          runTool: async (name, childInput) => (await this.runDetailed({ tool: name, input: childInput, caller: req.caller, door: "extension", parentRunId: run.id })).output,
+        };
+        const result = normalizeResult(entry.name, await entry.invoke(input, ctx));
+        if (result.isError) throw new ReturnedError(result);
+        return result;
+      },
+      onRetry: async (attempt) => {
+        run.attempts = [...run.attempts, attempt];
+        this.publish(await this.deps.runs.attemptFailed(this.snapshot(run, redact), attempt));
+      },
+    });
+    const last = outcome.attempts[outcome.attempts.length - 1] ?? null;
+    run.attempts = outcome.attempts;
+    run.finishedAt = new Date().toISOString();
+    if (outcome.ok) {
+      const result = outcome.value;
+      const problems = entry.outputSchema && result.data !== undefined ? validate(entry.outputSchema, result.data) : [];
+      if (entry.outputSchema && result.data === undefined) problems.push({ path: "", message: "the tool returned no structured data, but declares an output schema" });
+      if (problems.length) {
+        Object.assign(run, failure("INTERNAL", `the output of "${entry.name}" does not match its output schema: ${redact ? "see details" : describeIssues(problems)}`));
+        if (last) Object.assign(last, { errorKind: "INTERNAL", errorMessage: run.errorMessage });
+      } else Object.assign(run, { status: "SUCCEEDED", content: result.content, data: result.data ?? null, details: result.details ?? null, terminate: result.terminate });
+    } else {
+      const e = outcome.error;
+      const returned = e instanceof ReturnedError ? e.result : null;
+      Object.assign(run, failure(e.kind, e.message), e.kind === "CANCELLED" ? { status: "CANCELLED" } : {});
+      if (returned) Object.assign(run, { content: returned.content, details: returned.details ?? null, terminate: returned.terminate, data: returned.data ?? null });
+      if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined)) log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
+    }
+    const ended = await this.persistOutcome(run, last, redact, log);
+    this.publish(ended);
+    return { run: ended.run, output: { ...run } };
+  }
+
+  /** Persists the outcome; a database blip is retried so a finished run is not lost. */
+  private async persistOutcome(run: RunRecord, last: RunRecord["attempts"][number] | null, redact: boolean, log: Logger): Promise<RunEventRecord> {
+    const snapshot = this.snapshot(run, redact);
+    for (let i = 0; ; i++) {
+      try {
+        return await this.deps.runs.finish(snapshot, last);
+      } catch (e) {
+        if (i >= 4) throw e;
+        log.warn("storing the run outcome failed; retrying", { error: (e as Error).message, try: i + 1 });
+        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
+      }
+    }
+  }
+
+  private snapshot(run: RunRecord, redact: boolean): RunRecord {
+    if (!redact) return { ...run };
+    return { ...run, input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
+  }
+
+  private async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
+    const ended: RunRecord = { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() };
+    const started = await this.deps.runs.start({ ...run }, null, this.deps.instanceId);
+    this.publish(started!);
+    const finished = await this.deps.runs.finish(ended, null);
+    this.publish(finished);
+    return both(ended);
+  }
+
+  private publish(event: RunEventRecord): void {
+    this.deps.bus.publish("runEvent", event);
+  }
+}
+
+function both(run: RunRecord): RunOutcome {
+  return { run, output: run };
+}
+
+function failure(kind: ErrorKind, message: string) {
+  return { status: "FAILED" as const, isError: true, errorKind: kind, errorMessage: message };
+}
+
+/** A body returned an error result (not thrown): never retried, recorded with its kind. */
+class ReturnedError extends ToolError {
+  constructor(readonly result: ToolResult) {
+    super(result.errorMessage ?? "the tool reported an error", { kind: result.errorKind ?? "UPSTREAM", retryable: false });
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * One place for every failure vocabulary of tai42:
+ * - {@link ErrorKind}: the closed set a tool run can fail with (data on a run);
+ * - {@link ToolError}: what a tool body throws to state a kind and a retry verdict;
+ * - {@link ApiError}: a rejected request (bad write, forbidden, stale version), turned into
+ *   a GraphQL error with `extensions.code` at the edge.
+ */
+
+/** The closed set of tool-run failure kinds. */
+export const ERROR_KINDS = [
+  "TIMEOUT",
+  "RATE_LIMITED",
+  "UNAVAILABLE",
+  "NETWORK",
+  "UPSTREAM",
+  "INVALID_INPUT",
+  "PERMISSION_DENIED",
+  "NOT_FOUND",
+  "CONFLICT",
+  "CANCELLED",
+  "INTERNAL",
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+/** The kinds `retryable: true` admits. */
+export const DEFAULT_TRANSIENT_KINDS: readonly ErrorKind[] = ["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"];
+
+export function isErrorKind(value: unknown): value is ErrorKind {
+  return typeof value === "string" && (ERROR_KINDS as readonly string[]).includes(value);
+}
+
+/** Options of a {@link ToolError}. */
+export interface ToolErrorOptions {
+  /** The failure kind. @default "INTERNAL" */
+  kind?: ErrorKind;
+  /** The raiser's own retry verdict; wins over the policy's kind list in both directions. */
+  retryable?: boolean;
+  /** The wait the failing server asked for; widens the backoff past its cap. */
+  retryAfterSeconds?: number;
+  cause?: unknown;
+}
+
+/** What a tool body throws to report a classified failure. */
+export class ToolError extends Error {
+  readonly kind: ErrorKind;
+  readonly retryable: boolean | undefined;
+  readonly retryAfterSeconds: number | undefined;
+
+  constructor(message: string, options: ToolErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = "ToolError";
+    this.kind = options.kind ?? "INTERNAL";
+    this.retryable = options.retryable;
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+
+  /**
+   * Normalises anything thrown by a body. A non-ToolError counts as INTERNAL with no
+   * verdict, and its message is replaced: an unexpected error's text may carry secrets
+   * or internals, so only its class name is kept.
+   */
+  static fromUnknown(error: unknown): ToolError {
+    if (error instanceof ToolError) return error;
+    const name = error instanceof Error ? error.name : typeof error;
+    return new ToolError(`the tool failed unexpectedly (${name})`, { kind: "INTERNAL", cause: error });
+  }
+}
+
+/** One validation problem. Every validator of tai42 reports a list of these. */
+export interface Issue {
+  /** JSON-pointer-like path of the offending value; "" is the root. */
+  path: string;
+  message: string;
+}
+
+/** The codes a rejected API request carries in `extensions.code`. */
+export type ApiErrorCode = "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT";
+
+/** A rejected request. Domain code throws it; doors map it to their own error shape. */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly issues: Issue[];
+
+  constructor(code: ApiErrorCode, message: string, issues: Issue[] = []) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.issues = issues;
+  }
+
+  static badInput(message: string, issues: Issue[] = []): ApiError {
+    return new ApiError("BAD_USER_INPUT", message, issues);
+  }
+}
+
+/** Formats an issue list as one line, for messages and logs. */
+export function describeIssues(issues: Issue[]): string {
+  return issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ");
+}

@@ -1,0 +1,149 @@
+import { Redis } from "ioredis";
+import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+
+/** Topics carried by the bus; payloads are JSON (they may cross Redis). */
+export interface Topics {
+  runEvent: import("../dispatch/run-record.ts").RunEventRecord;
+  toolsChanged: { at: string };
+  keyRevoked: { keyId: string };
+  runCancel: { runId: string };
+}
+export type Topic = keyof Topics;
+
+/** Raised into a subscriber's iterator when it fell behind its bounded buffer. */
+export class SubscriberOverflowError extends Error {
+  constructor(readonly bufferSize: number) {
+    super(`subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`);
+    this.name = "SubscriberOverflowError";
+  }
+}
+
+/** Options of {@link Bus.subscribe}. */
+export interface SubscribeOptions<T> {
+  /** Ends the iterator when aborted. */
+  signal?: AbortSignal;
+  /** Events queued for this subscriber before it is closed as lagging. @default 1000 */
+  bufferSize?: number;
+  /** Drops payloads the subscriber does not want, before they are queued. */
+  filter?: (payload: T) => boolean;
+}
+
+interface Target {
+  addEventListener(type: string, cb: (e: Event) => void): void;
+  removeEventListener(type: string, cb: (e: Event) => void): void;
+  dispatchEvent(e: Event): boolean;
+}
+
+/**
+ * Publish/subscribe between the chokepoint and every subscriber, in-process or across
+ * instances through Redis. Each subscriber has its own bounded queue: a slow consumer
+ * is closed with {@link SubscriberOverflowError}, never allowed to grow memory or crash
+ * the process (yoga's default repeater throws past 1,024 queued events).
+ */
+export class Bus {
+  private readonly target: Target;
+  private readonly prefix: string;
+  private readonly redis: Redis[] = [];
+
+  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void } = {}) {
+    this.prefix = options.prefix ?? "tai42:";
+    if (options.redisUrl) {
+      const onError = options.onError ?? (() => {});
+      const mk = () => {
+        const r = new Redis(options.redisUrl!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+        r.on("error", onError);
+        this.redis.push(r);
+        return r;
+      };
+      const pub = mk();
+      const sub = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+      sub.on("error", onError);
+      this.redis.push(sub);
+      // A publish while Redis is down must not become an unhandled rejection: events
+      // degrade, the run that published them carries on and is persisted.
+      const safePub = { publish: (ch: string, msg: string) => pub.publish(ch, msg).catch(onError) } as unknown as Redis;
+      this.target = createRedisEventTarget({ publishClient: safePub, subscribeClient: sub }) as unknown as Target;
+    } else {
+      this.target = new EventTarget();
+    }
+  }
+
+  publish<K extends Topic>(topic: K, payload: Topics[K]): void {
+    this.target.dispatchEvent(new CustomEvent(this.prefix + topic, { detail: payload }));
+  }
+
+  /** Calls `listener` for every event of `topic` until the returned function is called. */
+  listen<K extends Topic>(topic: K, listener: (payload: Topics[K]) => void): () => void {
+    const cb = (e: Event) => listener((e as CustomEvent<Topics[K]>).detail);
+    this.target.addEventListener(this.prefix + topic, cb);
+    return () => this.target.removeEventListener(this.prefix + topic, cb);
+  }
+
+  /** An async iterator over `topic` with a bounded per-subscriber queue. */
+  subscribe<K extends Topic>(topic: K, options: SubscribeOptions<Topics[K]> = {}): AsyncIterableIterator<Topics[K]> {
+    const size = options.bufferSize ?? 1000;
+    const queue: Topics[K][] = [];
+    let waiting: ((r: IteratorResult<Topics[K]>) => void) | null = null;
+    let failWaiting: ((e: Error) => void) | null = null;
+    let failure: Error | null = null;
+    let done = false;
+
+    const finish = () => {
+      if (done) return;
+      done = true;
+      unlisten();
+      options.signal?.removeEventListener("abort", finish);
+      queue.length = 0;
+      if (waiting) waiting({ value: undefined, done: true });
+      waiting = failWaiting = null;
+    };
+    const unlisten = this.listen(topic, (payload) => {
+      if (done || failure) return;
+      if (options.filter && !options.filter(payload)) return;
+      if (waiting) {
+        const w = waiting;
+        waiting = failWaiting = null;
+        w({ value: payload, done: false });
+      } else if (queue.length >= size) {
+        failure = new SubscriberOverflowError(size);
+        queue.length = 0;
+        unlisten();
+      } else queue.push(payload);
+    });
+    if (options.signal?.aborted) finish();
+    else options.signal?.addEventListener("abort", finish, { once: true });
+
+    const iterator: AsyncIterableIterator<Topics[K]> = {
+      next() {
+        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+        if (failure) {
+          const f = failure;
+          finish();
+          return Promise.reject(f);
+        }
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((ok, fail) => {
+          waiting = ok;
+          failWaiting = fail;
+        });
+      },
+      return() {
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      throw(e?: unknown) {
+        finish();
+        return Promise.reject(e);
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    void failWaiting;
+    return iterator;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.redis.map((r) => r.quit().catch(() => r.disconnect())));
+  }
+}

@@ -1,0 +1,25 @@
+import type { Caller } from "../auth/roles.ts";
+import { isAdmin } from "../auth/tiers.ts";
+import { ApiError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+
+/** What every resolver receives: the runtime and who is calling (null: no access). */
+export interface GraphQLContext {
+  runtime: Runtime;
+  caller: Caller | null;
+  /** Aborted when the request or socket ends. */
+  signal?: AbortSignal;
+}
+
+/** The caller, or UNAUTHENTICATED when the request carries no usable identity. */
+export function requireCaller(ctx: GraphQLContext): Caller {
+  if (!ctx.caller) throw new ApiError("UNAUTHENTICATED", "authentication required: send Authorization: Bearer <key>");
+  return ctx.caller;
+}
+
+/** The caller if it is an admin, else FORBIDDEN. */
+export function requireAdmin(ctx: GraphQLContext, what: string): Caller {
+  const caller = requireCaller(ctx);
+  if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} (you are ${caller.role})`);
+  return caller;
+}

@@ -1,0 +1,29 @@
+import { GraphQLError } from "graphql";
+import { ApiError } from "../errors.ts";
+import type { Logger } from "../log.ts";
+
+/**
+ * Error masking at the edge, over every transport: an {@link ApiError} becomes a GraphQL
+ * error with `extensions.code` and `issues`; a GraphQL error raised by the server itself
+ * (syntax, validation, limits) passes through; anything else is logged and masked.
+ */
+export function maskError(log: Logger) {
+  return (error: unknown, message: string): Error => {
+    const original = error instanceof GraphQLError ? error.originalError : error;
+    if (original instanceof ApiError) {
+      const g = error instanceof GraphQLError ? error : undefined;
+      return new GraphQLError(original.message, {
+        nodes: g?.nodes,
+        path: g?.path,
+        extensions: { code: original.code, ...(original.issues.length ? { issues: original.issues } : {}) },
+      });
+    }
+    if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
+    log.error("unexpected error in a GraphQL operation", { error: original instanceof Error ? `${original.name}: ${original.message}` : String(original) });
+    return new GraphQLError(message, {
+      nodes: error instanceof GraphQLError ? error.nodes : undefined,
+      path: error instanceof GraphQLError ? error.path : undefined,
+      extensions: { code: "INTERNAL_SERVER_ERROR" },
+    });
+  };
+}

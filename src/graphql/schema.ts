@@ -1,0 +1,8 @@
+import { builder } from "./builder.ts";
+import "./enums.ts";
+import "./auth.ts";
+import "./tool.ts";
+import "./run.ts";
+
+/** The executable schema; `npm run schema:print` writes it to schema.graphql. */
+export const schema = builder.toSchema({ sortSchema: false });

@@ -1,0 +1,43 @@
+import type { Tier } from "../auth/roles.ts";
+import type { Issue } from "../errors.ts";
+import type { ExecutionMode, ToolContext } from "../tools/definition.ts";
+import type { JsonSchema } from "../tools/json-schema.ts";
+
+export type ToolOrigin = "TOOL" | "PRESET" | "BRANCH" | "AGENT";
+
+/**
+ * One callable name: a registered tool, a preset, a bound branch or an agent. The
+ * registry only describes entries; `invoke` is called by the chokepoint alone.
+ */
+export interface SurfaceEntry {
+  name: string;
+  label?: string;
+  description: string;
+  origin: ToolOrigin;
+  tier: Tier;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  executionMode: ExecutionMode;
+  pauses: boolean;
+  /** PRESET and BRANCH: the name this entry builds on. */
+  baseTool?: string;
+  /** BRANCH: extension names, innermost first. */
+  extensionStack: string[];
+  /** PRESET: the baked constants as stored (markers, not values). */
+  fixedKwargs?: Record<string, unknown>;
+  /** Per-attempt timeout. */
+  timeoutSeconds: number;
+  /** false: resolvable as a base, not listed or dispatchable (curation). */
+  listed: boolean;
+  /**
+   * Names whose retry declaration may apply, nearest first: a preset lists itself and
+   * its ancestors down to the tool; a tool or branch lists only itself.
+   */
+  policyChain: string[];
+  /** Converts validated JSON input for the body (zod parsing, baked-kwarg merging). */
+  prepare(input: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; issues: Issue[] };
+  /** Runs the body. Contract: only `dispatch/run-tool.ts` calls this. */
+  invoke(input: unknown, ctx: ToolContext): Promise<unknown>;
+  /** Where it came from (module path, "demo", "preset", "manifest"). */
+  module: string;
+}

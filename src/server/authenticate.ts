@@ -1,0 +1,20 @@
+import type { Caller } from "../auth/roles.ts";
+import { ApiError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+
+/**
+ * Resolves who is calling from an `Authorization` value ("Bearer <key>"): a valid key's
+ * caller; the anonymous role when absent (null when that role is NONE); UNAUTHENTICATED
+ * for a malformed, unknown or revoked key — a bad key never falls back to anonymous.
+ */
+export async function authenticate(rt: Runtime, authorization: string | null | undefined): Promise<Caller | null> {
+  if (authorization === undefined || authorization === null || authorization === "") {
+    const role = rt.config.anonymousRole;
+    return role === "NONE" ? null : { role, keyName: null, keyId: null };
+  }
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (!match) throw new ApiError("UNAUTHENTICATED", 'the authorization value must be "Bearer <key>"');
+  const caller = await rt.keys.verify(match[1]);
+  if (!caller) throw new ApiError("UNAUTHENTICATED", "the API key is unknown or revoked");
+  return caller;
+}

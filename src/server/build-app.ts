@@ -1,0 +1,143 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import type { ExecutionArgs } from "graphql";
+import { useServer } from "graphql-ws/use/ws";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { Caller } from "../auth/roles.ts";
+import { ApiError } from "../errors.ts";
+import type { GraphQLContext } from "../graphql/context.ts";
+import { maskError } from "../graphql/errors.ts";
+import { schema } from "../graphql/schema.ts";
+import type { Runtime } from "../runtime.ts";
+import { authenticate } from "./authenticate.ts";
+
+/** The HTTP + WebSocket server around a runtime. */
+export interface TaiServer {
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  server: Server;
+  /** Listens; resolves with the bound URL of /graphql. */
+  start(port?: number, host?: string): Promise<string>;
+  /** Stops accepting connections and closes every socket. */
+  stop(): Promise<void>;
+}
+
+interface ServerContext {
+  req?: IncomingMessage;
+  /** Set for graphql-ws operations: the caller authenticated on connection_init. */
+  wsCaller?: Caller | null;
+}
+
+/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path. */
+export function buildApp(rt: Runtime): TaiServer {
+  const { config } = rt;
+  const yoga = createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: "/graphql",
+    landingPage: false,
+    graphiql: config.graphiql ? { title: "tai42 GraphiQL", subscriptionsProtocol: "WS" } : false,
+    maskedErrors: { maskError: maskError(rt.log) },
+    maxRequestBodySize: config.maxBodyBytes,
+    // Same-origin only unless TAI_CORS_ORIGINS lists origins (yoga's default echoes any origin).
+    cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] } : false,
+    logging: false,
+    context: async (init): Promise<GraphQLContext> => {
+      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null };
+      const request = (init as unknown as { request: Request }).request;
+      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal };
+    },
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: 12, ignoreIntrospection: true },
+        maxAliases: { n: 15 },
+        maxDirectives: { n: 20 },
+        maxTokens: { n: 5000 },
+        costLimit: { maxCost: 20000 },
+        blockFieldSuggestion: { enabled: false },
+      }),
+    ],
+  });
+
+  const server = createServer(yoga);
+  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes });
+  const socketsByKey = new Map<string, Set<WebSocket>>();
+  const unlistenRevoked = rt.bus.listen("keyRevoked", ({ keyId }) => {
+    for (const s of socketsByKey.get(keyId) ?? []) s.close(4403, "Forbidden: the API key was revoked");
+    socketsByKey.delete(keyId);
+  });
+
+  useServer<Record<string, unknown> | undefined, { caller?: Caller | null }>(
+    {
+      execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => never }).execute(args),
+      subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => never }).subscribe(args),
+      // Authentication happens once, on connection_init; a bad key refuses the socket.
+      onConnect: async (ctx) => {
+        const auth = ctx.connectionParams?.authorization;
+        try {
+          const caller = await authenticate(rt, typeof auth === "string" ? auth : undefined);
+          ctx.extra.caller = caller;
+          if (caller?.keyId) {
+            const set = socketsByKey.get(caller.keyId) ?? new Set();
+            set.add(ctx.extra.socket);
+            socketsByKey.set(caller.keyId, set);
+            ctx.extra.socket.once("close", () => set.delete(ctx.extra.socket));
+          }
+          return true;
+        } catch (e) {
+          if (e instanceof ApiError) return false;
+          throw e;
+        }
+      },
+      onSubscribe: async (ctx, _id, params) => {
+        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+          ...ctx,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params,
+          wsCaller: ctx.extra.caller ?? null,
+        });
+        let document;
+        try {
+          document = parse(params.query);
+        } catch (e) {
+          return [e as never];
+        }
+        const args = {
+          schema: s,
+          operationName: params.operationName,
+          document,
+          variableValues: params.variables,
+          contextValue: await contextFactory(),
+          rootValue: { execute, subscribe },
+        } as ExecutionArgs;
+        const errors = validate(args.schema, args.document);
+        if (errors.length) return errors;
+        return args;
+      },
+    },
+    wss,
+  );
+
+  return {
+    yoga: yoga as unknown as TaiServer["yoga"],
+    server,
+    start(port = config.port, host = config.host) {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          const a = server.address() as AddressInfo;
+          const h = a.family === "IPv6" ? `[${a.address}]` : a.address;
+          resolve(`http://${h}:${a.port}/graphql`);
+        });
+      });
+    },
+    async stop() {
+      unlistenRevoked();
+      for (const c of wss.clients) c.close(1001, "server shutting down");
+      await new Promise<void>((r) => wss.close(() => r()));
+      server.closeAllConnections?.();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import { loadConfig, type Config } from "../config.ts";
+import { migrate } from "../db/migrate.ts";
+import { createRuntime, type Runtime } from "../runtime.ts";
+import { buildApp, type TaiServer } from "./build-app.ts";
+
+/** A started server: what `tai serve` and the end-to-end tests run. */
+export interface Served {
+  url: string;
+  runtime: Runtime;
+  app: TaiServer;
+  /** The admin key created on first start, or null; print it once. */
+  firstAdminKey: string | null;
+  /** Graceful stop: refuse new work, drain or cancel runs, flush, close. */
+  stop(): Promise<void>;
+}
+
+/** Migrates the database, builds the runtime and the server, and listens. */
+export async function serve(config: Config = loadConfig()): Promise<Served> {
+  await migrate(config.databaseUrl);
+  const runtime = await createRuntime({ config });
+  const firstAdminKey = await runtime.keys.bootstrap(config.adminKey);
+  const app = buildApp(runtime);
+  const url = await app.start(config.port, config.host);
+  let stopping: Promise<void> | null = null;
+  return {
+    url,
+    runtime,
+    app,
+    firstAdminKey,
+    stop() {
+      stopping ??= (async () => {
+        // Close the listener first (no new requests), then let runs in flight finish.
+        const closed = app.stop();
+        await runtime.close();
+        await closed;
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { Caller, Tier } from "../auth/roles.ts";
+import type { RetryPolicy } from "../retry/policy.ts";
+import type { JsonSchema } from "./json-schema.ts";
+
+export type ExecutionMode = "sequential" | "parallel";
+
+/** A structured logger handed to tool bodies; lines carry the run id. */
+export interface ToolLogger {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What a tool body receives beside its input. */
+export interface ToolContext {
+  /** Aborted on timeout, cancellation or shutdown. Contract: a body should stop promptly when it fires. */
+  signal: AbortSignal;
+  runId: string;
+  /** 1-based attempt number within the run's retry loop. */
+  attempt: number;
+  caller: Caller;
+  log: ToolLogger;
+  /**
+   * Runs another tool through the chokepoint as the same caller, recorded as a child run.
+   * Contract: the only way a body may call another tool.
+   */
+  runTool(name: string, input: Record<string, unknown>): Promise<import("../dispatch/run-record.ts").RunRecord>;
+}
+
+/** A tool body. Contract: return a value or a `toolResult(...)`; throw `ToolError` to classify a failure. */
+export type ToolHandler<I = Record<string, unknown>> = (input: I, ctx: ToolContext) => unknown | Promise<unknown>;
+
+/** A validated tool, as the registry holds it. Built only by `defineTool` / `app.tool`. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly label?: string;
+  readonly description: string;
+  /** Input JSON Schema (draft 2020-12, root `type: "object"`). */
+  readonly parameters: JsonSchema;
+  readonly outputSchema?: JsonSchema;
+  readonly execute: ToolHandler;
+  readonly executionMode: ExecutionMode;
+  readonly tier: Tier;
+  /** A policy declared with the tool; registered on its name. */
+  readonly retry?: RetryPolicy;
+  /** Per-attempt timeout. @default 30 */
+  readonly timeoutSeconds: number;
+  /** false keeps the tool off the API surface (curation); it can still be a base. @default true */
+  readonly apiTool: boolean;
+  readonly promptSnippet?: string;
+  readonly promptGuidelines?: string[];
+  /** Converts validated JSON input for the body (zod parse for `app.tool`). */
+  readonly parse?: (input: Record<string, unknown>) => { ok: true; value: unknown } | { ok: false; issues: import("../errors.ts").Issue[] };
+  /** Where it was registered (module path, "demo", "builtin"). */
+  readonly module: string;
+}

@@ -1,0 +1,59 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { Issue } from "../errors.ts";
+
+/** A JSON Schema object (draft 2020-12). */
+export type JsonSchema = Record<string, unknown>;
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+// strict: false — schemas come from zod and from tool authors, who may use annotation
+// keywords ajv does not know; unknown formats still fail compilation via ajv-formats.
+const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true }));
+const cache = new WeakMap<object, ValidateFunction>();
+
+/** Ajv-compiles a schema once per schema object; throws when it does not compile. */
+export function compileSchema(schema: JsonSchema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+/** Meta-validates a schema against draft 2020-12 and compiles it; returns the problems. */
+export function schemaProblems(schema: unknown, where = ""): Issue[] {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    return [{ path: where, message: "must be a JSON Schema object" }];
+  if (!ajv.validateSchema(schema)) return toIssues(ajv.errors ?? [], where);
+  try {
+    compileSchema(schema as JsonSchema);
+  } catch (e) {
+    return [{ path: where, message: `does not compile: ${(e as Error).message}` }];
+  }
+  return [];
+}
+
+/** Validates a value; returns every problem as `{path, message}`. */
+export function validate(schema: JsonSchema, value: unknown): Issue[] {
+  const fn = compileSchema(schema);
+  return fn(value) ? [] : toIssues(fn.errors ?? []);
+}
+
+function toIssues(errors: ErrorObject[], prefix = ""): Issue[] {
+  return errors.map((e) => {
+    let path = prefix + e.instancePath;
+    let message = e.message ?? "is invalid";
+    if (e.keyword === "required") {
+      path = `${path}/${(e.params as { missingProperty: string }).missingProperty}`;
+      message = "is required";
+    } else if (e.keyword === "additionalProperties") {
+      path = `${path}/${(e.params as { additionalProperty: string }).additionalProperty}`;
+      message = "is not an allowed property";
+    } else if (e.keyword === "enum") {
+      message = `must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+    }
+    return { path, message };
+  });
+}
