@@ -1,3 +1,5 @@
+import { scrubText } from "./tools/redact.ts";
+
 /** A structured line logger (JSON to stderr). Never pass tool inputs or secrets as fields. */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
@@ -10,8 +12,9 @@ export type LogSink = (line: string) => void;
 
 /** Lines go to `sink`; TAI_LOG=silent drops them. */
 export function createLogger(base: Record<string, unknown> = {}, sink: LogSink = defaultSink): Logger {
+  // Known secret values (resolved !ENV markers, ctx.redact) are scrubbed from every line.
   const write = (level: string, message: string, fields?: Record<string, unknown>) =>
-    sink(JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...base, ...fields }));
+    sink(scrubText(JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...base, ...fields })));
   return {
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),

@@ -10,6 +10,9 @@ import { Bus } from "./events/bus.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { Surface } from "./registry/surface.ts";
+import { StoredSurface } from "./registry/stored-surface.ts";
+import { PresetService } from "./presets/preset-service.ts";
+import { ManifestService } from "./manifests/manifest-service.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -39,6 +42,10 @@ export interface Runtime {
   bus: Bus;
   keys: KeyStore;
   runs: RunStore;
+  presets: PresetService;
+  manifests: ManifestService;
+  /** Stored presets and the active manifest, applied to the surface. */
+  stored: StoredSurface;
   dispatcher: Dispatcher;
   instanceId: string;
   log: Logger;
@@ -79,6 +86,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const unwatch = [app.onChange(() => surface.rebuild()), builtins.onChange(() => surface.rebuild())];
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   const keys = new KeyStore(db, bus);
+  const stored = new StoredSurface(db, surface, bus, instanceId, log);
+  await stored.load();
+  const changed = () => stored.changed();
+  const presets = new PresetService(db, surface, changed);
+  const manifests = new ManifestService(
+    db,
+    async () => ({ surface, extensions: new Set<string>(), presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)) }),
+    changed,
+  );
 
   let closed = false;
   return {
@@ -91,6 +107,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     bus,
     keys,
     runs,
+    presets,
+    manifests,
+    stored,
     dispatcher,
     instanceId,
     log,
@@ -100,6 +119,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       closed = true;
       clearInterval(heartbeat);
       unwatch.forEach((u) => u());
+      stored.close();
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
       await db.instance.delete({ where: { id: instanceId } }).catch(() => {});
       await bus.close();

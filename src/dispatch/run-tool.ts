@@ -7,6 +7,7 @@ import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { validate } from "../tools/json-schema.ts";
+import { addSecret, scrubValue } from "../tools/redact.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { runWithRetry } from "./retry-loop.ts";
@@ -198,6 +199,9 @@ export class Dispatcher {
 
   private validateInput(entry: SurfaceEntry, input: unknown): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, issues: [{ path: "", message: "must be an object" }] };
+    const overridden = (entry.bakedKeys ?? []).filter((k) => Object.hasOwn(input, k));
+    if (overridden.length)
+      return { ok: false, issues: overridden.map((k) => ({ path: `/${k}`, message: `is baked by preset "${entry.name}" and cannot be overridden` })) };
     const issues = validate(entry.inputSchema, input);
     if (issues.length) return { ok: false, issues };
     return entry.prepare(input as Record<string, unknown>);
@@ -206,6 +210,8 @@ export class Dispatcher {
   private async execute(entry: SurfaceEntry, run: RunRecord, input: unknown, req: RunRequest, controller: AbortController, redact: boolean): Promise<RunOutcome> {
     const log = this.deps.log.child({ runId: run.id, tool: entry.name });
     const timeoutSeconds = Math.min(req.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
+    // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
+    const stored = new Set<number>();
     const outcome = await runWithRetry<ToolResult>({
       policy: run.policy ?? undefined,
       timeoutSeconds,
@@ -217,6 +223,7 @@ export class Dispatcher {
           attempt: n,
           caller: req.caller,
           log,
+          redact: (secret) => addSecret(secret),
           runTool: async (name, childInput) => (await this.runDetailed({ tool: name, input: childInput, caller: req.caller, door: "extension", parentRunId: run.id })).output,
         };
         const result = normalizeResult(entry.name, await entry.invoke(input, ctx));
@@ -226,6 +233,7 @@ export class Dispatcher {
       onRetry: async (attempt) => {
         run.attempts = [...run.attempts, attempt];
         this.publish(await this.deps.runs.attemptFailed(this.snapshot(run, redact), attempt));
+        stored.add(attempt.number);
       },
     });
     const last = outcome.attempts[outcome.attempts.length - 1] ?? null;
@@ -246,7 +254,7 @@ export class Dispatcher {
       if (returned) Object.assign(run, { content: returned.content, details: returned.details ?? null, terminate: returned.terminate, data: returned.data ?? null });
       if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined)) log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
     }
-    const ended = await this.persistOutcome(run, last, redact, log);
+    const ended = await this.persistOutcome(run, last && !stored.has(last.number) ? last : null, redact, log);
     this.publish(ended);
     return { run: ended.run, output: { ...run } };
   }
@@ -265,14 +273,15 @@ export class Dispatcher {
     }
   }
 
+  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed. */
   private snapshot(run: RunRecord, redact: boolean): RunRecord {
-    if (!redact) return { ...run };
-    return { ...run, input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
+    if (!redact) return scrubValue({ ...run });
+    return { ...scrubValue(run), input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
   }
 
   private async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
-    const ended: RunRecord = { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() };
-    const started = await this.deps.runs.start({ ...run }, null, this.deps.instanceId);
+    const ended: RunRecord = scrubValue({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
+    const started = await this.deps.runs.start(scrubValue({ ...run }), null, this.deps.instanceId);
     this.publish(started!);
     const finished = await this.deps.runs.finish(ended, null);
     this.publish(finished);

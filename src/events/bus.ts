@@ -7,6 +7,8 @@ export interface Topics {
   toolsChanged: { at: string };
   keyRevoked: { keyId: string };
   runCancel: { runId: string };
+  /** Presets or the active manifest changed on `instanceId`; others reload them. */
+  configChanged: { instanceId: string };
 }
 export type Topic = keyof Topics;
 
@@ -44,6 +46,7 @@ export class Bus {
   private readonly target: Target;
   private readonly prefix: string;
   private readonly redis: Redis[] = [];
+  private readonly counts = new Map<Topic, number>();
 
   constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void } = {}) {
     this.prefix = options.prefix ?? "tai42:";
@@ -72,11 +75,23 @@ export class Bus {
     this.target.dispatchEvent(new CustomEvent(this.prefix + topic, { detail: payload }));
   }
 
-  /** Calls `listener` for every event of `topic` until the returned function is called. */
+  /** Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do nothing). */
   listen<K extends Topic>(topic: K, listener: (payload: Topics[K]) => void): () => void {
     const cb = (e: Event) => listener((e as CustomEvent<Topics[K]>).detail);
     this.target.addEventListener(this.prefix + topic, cb);
-    return () => this.target.removeEventListener(this.prefix + topic, cb);
+    this.counts.set(topic, this.listenerCount(topic) + 1);
+    let listening = true;
+    return () => {
+      if (!listening) return;
+      listening = false;
+      this.target.removeEventListener(this.prefix + topic, cb);
+      this.counts.set(topic, this.listenerCount(topic) - 1);
+    };
+  }
+
+  /** Listeners of `topic` on this instance, subscribers included: what a leak check reads. */
+  listenerCount(topic: Topic): number {
+    return this.counts.get(topic) ?? 0;
   }
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */

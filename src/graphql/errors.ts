@@ -1,6 +1,7 @@
 import { GraphQLError } from "graphql";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { scrubText } from "../tools/redact.ts";
 
 /**
  * Error masking at the edge, over every transport: an {@link ApiError} becomes a GraphQL
@@ -12,7 +13,7 @@ export function maskError(log: Logger) {
     const original = error instanceof GraphQLError ? error.originalError : error;
     if (original instanceof ApiError) {
       const g = error instanceof GraphQLError ? error : undefined;
-      return new GraphQLError(original.message, {
+      return new GraphQLError(scrubText(original.message), {
         nodes: g?.nodes,
         path: g?.path,
         extensions: { code: original.code, ...(original.issues.length ? { issues: original.issues } : {}) },

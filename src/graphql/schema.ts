@@ -3,6 +3,8 @@ import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
 import "./run.ts";
+import "./preset.ts";
+import "./manifest.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = builder.toSchema({ sortSchema: false });

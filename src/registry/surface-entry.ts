@@ -25,6 +25,10 @@ export interface SurfaceEntry {
   extensionStack: string[];
   /** PRESET: the baked constants as stored (markers, not values). */
   fixedKwargs?: Record<string, unknown>;
+  /** PRESET: input keys a caller may not pass (baked by this preset or its ancestors). */
+  bakedKeys?: string[];
+  /** AGENT: fields a preset may bake; "all" when the agent is specRunnable. */
+  bakeableFields?: string[] | "all";
   /** Per-attempt timeout. */
   timeoutSeconds: number;
   /** false: resolvable as a base, not listed or dispatchable (curation). */

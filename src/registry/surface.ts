@@ -25,6 +25,7 @@ export class Surface {
   private readonly sources: EntrySource[] = [];
   private readonly extraPolicies = new Map<string, RetryPolicy>();
   private readonly listeners = new Set<() => void>();
+  private selection: ((name: string) => boolean) | null = null;
 
   /** `apps`: the handles whose tools and declarations make up the surface, in order. */
   constructor(private readonly apps: App[]) {
@@ -40,7 +41,7 @@ export class Surface {
   rebuild(): void {
     const next = new Map<string, SurfaceEntry>();
     for (const app of this.apps) for (const def of app.tools.values()) next.set(def.name, entryForTool(def));
-    for (const source of this.sources) for (const e of source((n) => next.get(n))) next.set(e.name, e);
+    for (const source of this.sources) for (const e of source((n) => next.get(n))) if (!next.has(e.name)) next.set(e.name, e);
     this.entries = next;
     for (const l of this.listeners) l();
   }
@@ -51,10 +52,23 @@ export class Surface {
     return () => this.listeners.delete(listener);
   }
 
-  /** A dispatchable entry (listed), or undefined. */
+  /**
+   * Limits what is listed and dispatchable to the names `selected` accepts (the active
+   * manifest's tool selection); null exposes every listed entry. Takes effect at the
+   * next rebuild.
+   */
+  setSelection(selected: ((name: string) => boolean) | null): void {
+    this.selection = selected;
+  }
+
+  /** A dispatchable entry (listed and selected), or undefined. */
   resolve(name: string): SurfaceEntry | undefined {
     const e = this.entries.get(name);
-    return e && e.listed ? e : undefined;
+    return e && this.exposed(e) ? e : undefined;
+  }
+
+  private exposed(e: SurfaceEntry): boolean {
+    return e.listed && (!this.selection || this.selection(e.name));
   }
 
   /** Any entry, curated ones included: what presets, extensions and agents build on. */
@@ -65,7 +79,7 @@ export class Surface {
   list(filter: SurfaceFilter = {}): SurfaceEntry[] {
     const q = filter.search?.toLowerCase();
     return [...this.entries.values()]
-      .filter((e) => e.listed)
+      .filter((e) => this.exposed(e))
       .filter((e) => !filter.origin || e.origin === filter.origin)
       .filter((e) => !filter.tier || e.tier === filter.tier)
       .filter((e) => !q || [e.name, e.label ?? "", e.description].some((s) => s.toLowerCase().includes(q)))

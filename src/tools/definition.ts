@@ -20,6 +20,8 @@ export interface ToolContext {
   attempt: number;
   caller: Caller;
   log: ToolLogger;
+  /** Registers a secret value: it is replaced by "[redacted]" in every record, event and log line. */
+  redact(secret: string): void;
   /**
    * Runs another tool through the chokepoint as the same caller, recorded as a child run.
    * Contract: the only way a body may call another tool.

@@ -1,0 +1,108 @@
+import type { Preset } from "../presets/preset.ts";
+import type { PresetInput } from "../presets/preset-service.ts";
+import type { RetryPolicyInit } from "../retry/policy.ts";
+import { builder } from "./builder.ts";
+import { requireCaller } from "./context.ts";
+import { TierEnum } from "./enums.ts";
+import { RetryPolicyRef } from "./tool.ts";
+
+export const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
+  fields: (t) => ({
+    maxAttempts: t.int({ required: true, description: "The total attempt budget, the first included: 1 means no retry." }),
+    idempotent: t.boolean({ required: true, description: "Required true when maxAttempts > 1." }),
+    retryable: t.field({ type: "JSON", description: "true (default transient kinds) | false | [ErrorKind]" }),
+    initialSeconds: t.float(),
+    multiplier: t.float(),
+    capSeconds: t.float(),
+  }),
+});
+
+type RetryPolicyArg = { maxAttempts: number; idempotent: boolean; retryable?: unknown; initialSeconds?: number | null; multiplier?: number | null; capSeconds?: number | null };
+
+/** The GraphQL input of a retry policy as the domain declares it. */
+export function policyInit(p: RetryPolicyArg | null | undefined): RetryPolicyInit | null {
+  if (!p) return null;
+  const backoff = Object.fromEntries(
+    Object.entries({ initialSeconds: p.initialSeconds, multiplier: p.multiplier, capSeconds: p.capSeconds }).filter(([, v]) => v !== null && v !== undefined),
+  );
+  return { maxAttempts: p.maxAttempts, idempotent: p.idempotent, ...(p.retryable !== undefined && p.retryable !== null ? { retryable: p.retryable as never } : {}), ...(Object.keys(backoff).length ? { backoff } : {}) };
+}
+
+const PresetInputRef = builder.inputType("PresetInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string({ required: true }),
+    baseTool: t.string({ required: true, description: "A tool, a branch or another preset." }),
+    fixedKwargs: t.field({ type: "JSONObject", required: true, description: 'Baked inputs; "!ENV NAME" is resolved from the environment when the preset runs.' }),
+    retryPolicy: t.field({ type: RetryPolicyInput, description: "Omit to inherit the first declared ancestor's policy." }),
+  }),
+});
+
+export const PresetRef = builder.objectRef<Preset>("Preset").implement({
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    description: t.exposeString("description"),
+    baseTool: t.exposeString("baseTool"),
+    fixedKwargs: t.field({ type: "JSONObject", description: '"!ENV NAME" markers are served as markers.', resolve: (p) => p.fixedKwargs }),
+    retryPolicy: t.field({
+      type: RetryPolicyRef,
+      nullable: true,
+      description: "The effective policy: its own declaration, or the first declared ancestor's.",
+      resolve: (p, _a, ctx) => {
+        const entry = ctx.runtime.surface.base(p.name);
+        const eff = entry ? ctx.runtime.surface.policyFor(entry) : undefined;
+        if (eff) return { ...eff.policy, declaredOn: eff.declaredOn };
+        return p.retryPolicy ? { ...p.retryPolicy, declaredOn: p.name } : null;
+      },
+    }),
+    tier: t.field({ type: TierEnum, description: "The base's tier.", resolve: (p, _a, ctx) => ctx.runtime.surface.base(p.baseTool)?.tier ?? "read" }),
+    version: t.exposeInt("version"),
+    createdAt: t.field({ type: "DateTime", resolve: (p) => p.createdAt }),
+    updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
+  }),
+});
+
+function toInput(i: { name: string; description: string; baseTool: string; fixedKwargs: Record<string, unknown>; retryPolicy?: RetryPolicyArg | null }): PresetInput {
+  return { name: i.name, description: i.description, baseTool: i.baseTool, fixedKwargs: i.fixedKwargs, retryPolicy: policyInit(i.retryPolicy) };
+}
+
+builder.queryFields((t) => ({
+  presets: t.field({
+    type: [PresetRef],
+    resolve: (_r, _a, ctx) => {
+      requireCaller(ctx);
+      return ctx.runtime.presets.list();
+    },
+  }),
+  preset: t.field({
+    type: PresetRef,
+    nullable: true,
+    args: { name: t.arg.string({ required: true }) },
+    resolve: (_r, { name }, ctx) => {
+      requireCaller(ctx);
+      return ctx.runtime.presets.get(name);
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createPreset: t.field({
+    type: PresetRef,
+    args: { input: t.arg({ type: PresetInputRef, required: true }) },
+    resolve: (_r, { input }, ctx) => ctx.runtime.presets.create(toInput(input), requireCaller(ctx)),
+  }),
+  updatePreset: t.field({
+    type: PresetRef,
+    description: "Applies only if the stored version is expectedVersion (else CONFLICT).",
+    args: { name: t.arg.string({ required: true }), input: t.arg({ type: PresetInputRef, required: true }), expectedVersion: t.arg.int({ required: true }) },
+    resolve: (_r, { name, input, expectedVersion }, ctx) => ctx.runtime.presets.update(name, toInput(input), expectedVersion, requireCaller(ctx)),
+  }),
+  deletePreset: t.boolean({
+    description: "Refused while other presets build on it.",
+    args: { name: t.arg.string({ required: true }) },
+    resolve: async (_r, { name }, ctx) => {
+      await ctx.runtime.presets.delete(name, requireCaller(ctx));
+      return true;
+    },
+  }),
+}));

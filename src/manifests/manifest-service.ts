@@ -1,0 +1,135 @@
+import type { Caller } from "../auth/roles.ts";
+import { isAdmin } from "../auth/tiers.ts";
+import type { Db } from "../db/client.ts";
+import { isUniqueViolation } from "../db/client.ts";
+import { ApiError, describeIssues, type Issue } from "../errors.ts";
+import type { Manifest, ManifestDocument, ManifestVersion } from "./manifest.ts";
+import { documentIssues, type DocumentContext } from "./validate-document.ts";
+
+/** A manifest write. */
+export interface ManifestInput {
+  name: string;
+  description?: string | null;
+  document: ManifestDocument;
+}
+
+const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+type Row = Awaited<ReturnType<Db["manifest"]["findUniqueOrThrow"]>>;
+
+function toManifest(r: Row): Manifest {
+  return {
+    name: r.name,
+    description: r.description,
+    version: r.version,
+    active: r.active,
+    document: r.document as ManifestDocument,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Stored, versioned manifests. Writes and activation are admin-only and validated before
+ * anything is stored; every version is kept. `onChanged` re-applies the active manifest
+ * to the surface (here and on every instance).
+ */
+export class ManifestService {
+  constructor(
+    private readonly db: Db,
+    private readonly context: () => Promise<DocumentContext>,
+    private readonly onChanged: () => Promise<void>,
+  ) {}
+
+  async list(): Promise<Manifest[]> {
+    return (await this.db.manifest.findMany({ orderBy: { name: "asc" } })).map(toManifest);
+  }
+
+  async get(name: string): Promise<Manifest | null> {
+    const r = await this.db.manifest.findUnique({ where: { name } });
+    return r ? toManifest(r) : null;
+  }
+
+  async active(): Promise<Manifest | null> {
+    const r = await this.db.manifest.findFirst({ where: { active: true } });
+    return r ? toManifest(r) : null;
+  }
+
+  async history(name: string): Promise<ManifestVersion[]> {
+    const rows = await this.db.manifestVersion.findMany({ where: { manifestName: name }, orderBy: { version: "asc" } });
+    return rows.map((v) => ({ version: v.version, description: v.description, document: v.document as ManifestDocument, createdAt: v.createdAt.toISOString() }));
+  }
+
+  /** Validates the whole document first, then creates (no expectedVersion) or updates (expectedVersion must match). */
+  async put(input: ManifestInput, expectedVersion: number | null | undefined, caller: Caller): Promise<Manifest> {
+    requireAdmin(caller, "write manifests");
+    const issues: Issue[] = [];
+    if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
+    issues.push(...documentIssues(input.document, await this.context()));
+    if (issues.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(issues)}`, issues);
+    const description = input.description ?? null;
+    const document = input.document as never;
+
+    const current = await this.get(input.name);
+    if (!current) {
+      if (expectedVersion != null && expectedVersion !== 0)
+        throw new ApiError("NOT_FOUND", `no manifest named "${input.name}" (expectedVersion ${expectedVersion} was given)`);
+      try {
+        await this.db.$transaction([
+          this.db.manifest.create({ data: { name: input.name, description, document, version: 1 } }),
+          this.db.manifestVersion.create({ data: { manifestName: input.name, version: 1, description, document } }),
+        ]);
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `manifest "${input.name}" was created concurrently; re-read it and pass expectedVersion`);
+        throw e;
+      }
+    } else {
+      if (expectedVersion == null)
+        throw new ApiError("CONFLICT", `manifest "${input.name}" exists at version ${current.version}; pass expectedVersion to update it`, [{ path: "/expectedVersion", message: "is required to update" }]);
+      const next = expectedVersion + 1;
+      try {
+        await this.db.$transaction(async (tx) => {
+          const { count } = await tx.manifest.updateMany({ where: { name: input.name, version: expectedVersion }, data: { description, document, version: next } });
+          if (count === 0) throw new StaleVersion();
+          await tx.manifestVersion.create({ data: { manifestName: input.name, version: next, description, document } });
+        });
+      } catch (e) {
+        if (e instanceof StaleVersion || isUniqueViolation(e)) {
+          const now = await this.get(input.name);
+          throw new ApiError("CONFLICT", `manifest "${input.name}" is at version ${now?.version}, not the expected ${expectedVersion}; re-read it and retry`, [
+            { path: "/expectedVersion", message: `is stale (current ${now?.version})` },
+          ]);
+        }
+        throw e;
+      }
+      if (current.active) await this.onChanged();
+    }
+    return (await this.get(input.name))!;
+  }
+
+  /** Makes `name` the one active manifest, atomically, and re-applies the surface. */
+  async activate(name: string, caller: Caller): Promise<Manifest> {
+    requireAdmin(caller, "activate manifests");
+    const target = await this.get(name);
+    if (!target) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
+    const issues = documentIssues(target.document, await this.context());
+    if (issues.length) throw ApiError.badInput(`manifest "${name}" no longer validates: ${describeIssues(issues)}`, issues);
+    await this.db.$transaction([this.db.manifest.updateMany({ where: { active: true }, data: { active: false } }), this.db.manifest.update({ where: { name }, data: { active: true } })]);
+    await this.onChanged();
+    return (await this.get(name))!;
+  }
+
+  /** Deletes a manifest and its history; the active one is refused. */
+  async delete(name: string, caller: Caller): Promise<void> {
+    requireAdmin(caller, "delete manifests");
+    const current = await this.get(name);
+    if (!current) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
+    if (current.active) throw new ApiError("CONFLICT", `manifest "${name}" is active; activate another one before deleting it`);
+    await this.db.manifest.deleteMany({ where: { name, active: false } });
+  }
+}
+
+class StaleVersion extends Error {}
+
+function requireAdmin(caller: Caller, what: string): void {
+  if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} (you are ${caller.role})`);
+}

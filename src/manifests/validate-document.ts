@@ -1,0 +1,106 @@
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Issue } from "../errors.ts";
+import type { Surface } from "../registry/surface.ts";
+import { resolvePolicy, RetryPolicyError, type RetryPolicyInit } from "../retry/policy.ts";
+import { validate, type JsonSchema } from "../tools/json-schema.ts";
+import type { ComboItem, ManifestDocument } from "./manifest.ts";
+import { isGlob } from "./selection.ts";
+
+const comboItem: JsonSchema = {
+  oneOf: [
+    { type: "string", minLength: 1 },
+    { type: "object", properties: { name: { type: "string", minLength: 1 }, config: { type: "object" } }, required: ["name"], additionalProperties: false },
+  ],
+};
+const names = { type: "array", items: { type: "string", minLength: 1 } };
+
+/** The structural shape of a manifest document (draft 2020-12). */
+export const MANIFEST_DOCUMENT_SCHEMA: JsonSchema = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    tools: { type: "object", additionalProperties: false, properties: { include: names, exclude: names } },
+    extensions: {
+      type: "object",
+      additionalProperties: {
+        oneOf: [
+          { type: "array", minItems: 1, items: comboItem },
+          { type: "array", minItems: 1, items: { type: "array", minItems: 1, items: comboItem } },
+        ],
+      },
+    },
+    extensionsModules: { type: "array", items: { type: "string", pattern: "\\.(ts|js|mjs|mts)$" } },
+    retry: { type: "object", additionalProperties: { type: "object" } },
+  },
+};
+
+/** Normalises the `extensions` value of one tool to a list of combos. */
+export function combosOf(value: ComboItem[] | ComboItem[][]): ComboItem[][] {
+  return value.length && Array.isArray(value[0]) ? (value as ComboItem[][]) : [value as ComboItem[]];
+}
+
+export const itemName = (i: ComboItem) => (typeof i === "string" ? i : i.name);
+
+/** The branch name a combo binds: `<tool>_<a>_<b>`. */
+export function branchName(tool: string, combo: ComboItem[]): string {
+  return [tool, ...combo.map(itemName)].join("_");
+}
+
+/** What the document's semantic checks may consult. */
+export interface DocumentContext {
+  surface: Surface;
+  /** Names of loaded extensions (the catalog). */
+  extensions: Set<string>;
+  /** Stored preset names (presets are surface entries too, but may be mid-write). */
+  presets: Set<string>;
+  cwd?: string;
+}
+
+/**
+ * Every problem with a manifest document: its shape, then unknown tools, extensions,
+ * modules and retry targets, each issue naming the item.
+ */
+export function documentIssues(doc: unknown, ctx: DocumentContext): Issue[] {
+  const shape = validate(MANIFEST_DOCUMENT_SCHEMA, doc).map((i) => ({ path: `/document${i.path}`, message: i.message }));
+  if (shape.length) return shape;
+  const d = doc as ManifestDocument;
+  const issues: Issue[] = [];
+  const known = (n: string) => Boolean(ctx.surface.base(n)) || ctx.presets.has(n);
+  const branches = new Set<string>();
+
+  for (const list of ["include", "exclude"] as const)
+    (d.tools?.[list] ?? []).forEach((n, i) => {
+      if (!isGlob(n) && !known(n) && !isBranchOf(n, d)) issues.push({ path: `/document/tools/${list}/${i}`, message: `unknown tool "${n}"` });
+    });
+
+  for (const [tool, value] of Object.entries(d.extensions ?? {})) {
+    if (!known(tool)) issues.push({ path: `/document/extensions/${tool}`, message: `unknown tool "${tool}"` });
+    combosOf(value).forEach((combo, c) => {
+      combo.forEach((item, k) => {
+        const n = itemName(item);
+        if (!ctx.extensions.has(n)) issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `unknown extension "${n}" (is its module listed in extensionsModules?)` });
+      });
+      branches.add(branchName(tool, combo));
+    });
+  }
+
+  (d.extensionsModules ?? []).forEach((m, i) => {
+    if (!existsSync(resolve(ctx.cwd ?? process.cwd(), m))) issues.push({ path: `/document/extensionsModules/${i}`, message: `module "${m}" does not exist` });
+  });
+
+  for (const [name, policy] of Object.entries(d.retry ?? {})) {
+    if (!known(name) && !branches.has(name)) issues.push({ path: `/document/retry/${name}`, message: `unknown tool, preset or branch "${name}"` });
+    try {
+      resolvePolicy(name, policy as RetryPolicyInit);
+    } catch (e) {
+      if (!(e instanceof RetryPolicyError)) throw e;
+      issues.push(...e.issues.map((i) => ({ path: `/document/retry/${name}${i.path}`, message: i.message })));
+    }
+  }
+  return issues;
+}
+
+function isBranchOf(name: string, d: ManifestDocument): boolean {
+  return Object.entries(d.extensions ?? {}).some(([tool, v]) => combosOf(v).some((combo) => branchName(tool, combo) === name));
+}

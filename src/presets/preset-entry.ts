@@ -1,0 +1,56 @@
+import { ToolError } from "../errors.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { validate, type JsonSchema } from "../tools/json-schema.ts";
+import { describeIssues } from "../errors.ts";
+import { resolveMarkers } from "./env-markers.ts";
+import type { Preset } from "./preset.ts";
+
+/**
+ * The base's input schema with the baked properties removed from both `properties` and
+ * `required`.
+ */
+export function derivePresetSchema(base: JsonSchema, baked: string[]): JsonSchema {
+  const properties = { ...((base.properties as Record<string, unknown>) ?? {}) };
+  for (const k of baked) delete properties[k];
+  const required = Array.isArray(base.required) ? (base.required as string[]).filter((k) => !baked.includes(k)) : undefined;
+  const out: JsonSchema = { ...base, properties };
+  if (required) out.required = required;
+  return out;
+}
+
+/**
+ * The surface entry of a preset: the base's body with baked constants. `!ENV` markers
+ * are resolved at each run, never earlier, and their values are registered as secrets.
+ */
+export function presetEntry(preset: Preset, base: SurfaceEntry): SurfaceEntry {
+  const baked = Object.keys(preset.fixedKwargs);
+  return {
+    name: preset.name,
+    label: undefined,
+    description: preset.description,
+    origin: "PRESET",
+    tier: base.tier,
+    inputSchema: derivePresetSchema(base.inputSchema, baked),
+    outputSchema: base.outputSchema,
+    executionMode: base.executionMode,
+    pauses: base.pauses,
+    baseTool: base.name,
+    extensionStack: [],
+    fixedKwargs: preset.fixedKwargs,
+    bakedKeys: [...new Set([...baked, ...(base.bakedKeys ?? [])])],
+    timeoutSeconds: base.timeoutSeconds,
+    listed: true,
+    policyChain: [preset.name, ...base.policyChain],
+    prepare: (input) => ({ ok: true, value: input }),
+    invoke: async (input, ctx) => {
+      const resolved = resolveMarkers(preset.fixedKwargs, `preset "${preset.name}"`, (s) => ctx.redact(s)) as Record<string, unknown>;
+      const merged = { ...(input as Record<string, unknown>), ...resolved };
+      const issues = validate(base.inputSchema, merged);
+      if (issues.length) throw new ToolError(`preset "${preset.name}": the baked input does not fit "${base.name}": ${describeIssues(issues)}`, { kind: "INVALID_INPUT", retryable: false });
+      const prepared = base.prepare(merged);
+      if (!prepared.ok) throw new ToolError(`preset "${preset.name}": ${describeIssues(prepared.issues)}`, { kind: "INVALID_INPUT", retryable: false });
+      return base.invoke(prepared.value, ctx);
+    },
+    module: "preset",
+  };
+}

@@ -1,0 +1,190 @@
+import type { Caller } from "../auth/roles.ts";
+import { mayAuthorOver } from "../auth/tiers.ts";
+import type { Db } from "../db/client.ts";
+import { isUniqueViolation } from "../db/client.ts";
+import { ApiError, describeIssues, type Issue } from "../errors.ts";
+import type { Surface } from "../registry/surface.ts";
+import { resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
+import { validate, type JsonSchema } from "../tools/json-schema.ts";
+import { hasMarker, markerIssues, markerName } from "./env-markers.ts";
+import type { Preset } from "./preset.ts";
+
+/** A preset write, as every door states it. */
+export interface PresetInput {
+  name: string;
+  description: string;
+  baseTool: string;
+  fixedKwargs: Record<string, unknown>;
+  retryPolicy?: RetryPolicyInit | null;
+}
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+type Row = Awaited<ReturnType<Db["preset"]["findUniqueOrThrow"]>>;
+
+export function toPreset(row: Row): Preset {
+  return {
+    name: row.name,
+    description: row.description,
+    baseTool: row.baseTool,
+    fixedKwargs: row.fixedKwargs as Record<string, unknown>,
+    retryPolicy: (row.retryPolicy ?? null) as RetryPolicy | null,
+    version: row.version,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * Preset writes: every rule of SPEC §4 is checked before anything is stored, and a
+ * refused write leaves stored data unchanged. `onChanged` reloads the surface (here and,
+ * through the bus, on every instance).
+ */
+export class PresetService {
+  constructor(
+    private readonly db: Db,
+    private readonly surface: Surface,
+    private readonly onChanged: () => Promise<void>,
+  ) {}
+
+  async list(): Promise<Preset[]> {
+    return (await this.db.preset.findMany({ orderBy: { name: "asc" } })).map(toPreset);
+  }
+
+  async get(name: string): Promise<Preset | null> {
+    const row = await this.db.preset.findUnique({ where: { name } });
+    return row ? toPreset(row) : null;
+  }
+
+  async create(input: PresetInput, caller: Caller): Promise<Preset> {
+    const policy = await this.check(input, caller, null);
+    try {
+      await this.db.preset.create({ data: { name: input.name, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? undefined) as never } });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `a preset named "${input.name}" already exists`, [{ path: "/name", message: "is taken" }]);
+      throw e;
+    }
+    await this.onChanged();
+    return (await this.get(input.name))!;
+  }
+
+  /** Optimistic concurrency: the write applies only if the stored version is `expectedVersion`. */
+  async update(name: string, input: PresetInput, expectedVersion: number, caller: Caller): Promise<Preset> {
+    if (input.name !== name) throw ApiError.badInput(`a preset cannot be renamed (path "${name}", input "${input.name}")`, [{ path: "/input/name", message: `must be "${name}"` }]);
+    const current = await this.get(name);
+    if (!current) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
+    const policy = await this.check(input, caller, name);
+    // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
+    const { count } = await this.db.preset.updateMany({
+      where: { name, version: expectedVersion },
+      data: { description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? null) as never, version: { increment: 1 } },
+    });
+    if (count === 0) {
+      const now = await this.get(name);
+      if (!now) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
+      throw new ApiError("CONFLICT", `preset "${name}" is at version ${now.version}, not the expected ${expectedVersion}; re-read it and retry`, [{ path: "/expectedVersion", message: `is stale (current ${now.version})` }]);
+    }
+    await this.onChanged();
+    return (await this.get(name))!;
+  }
+
+  /** Refused while other presets build on it, naming them. */
+  async delete(name: string, caller: Caller): Promise<void> {
+    requireAuthor(caller);
+    const current = await this.get(name);
+    if (!current) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
+    const base = this.surface.base(current.baseTool);
+    if (base && !mayAuthorOver(caller.role, base.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete a preset over the ${base.tier}-tier tool "${base.name}"`);
+    const dependants = await this.db.preset.findMany({ where: { baseTool: name }, select: { name: true }, orderBy: { name: "asc" } });
+    if (dependants.length)
+      throw new ApiError(
+        "CONFLICT",
+        `preset "${name}" cannot be deleted: ${dependants.map((d) => `"${d.name}"`).join(", ")} build${dependants.length === 1 ? "s" : ""} on it`,
+        dependants.map((d) => ({ path: `/dependants/${d.name}`, message: `preset "${d.name}" builds on "${name}"` })),
+      );
+    await this.db.preset.delete({ where: { name } });
+    await this.onChanged();
+  }
+
+  /** Every write rule; returns the resolved own policy. Throws BAD_USER_INPUT with all issues. */
+  private async check(input: PresetInput, caller: Caller, updating: string | null): Promise<RetryPolicy | null> {
+    requireAuthor(caller);
+    const issues: Issue[] = [];
+    if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
+    if (typeof input.description !== "string" || !input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
+    if (!input.fixedKwargs || typeof input.fixedKwargs !== "object" || Array.isArray(input.fixedKwargs)) issues.push({ path: "/fixedKwargs", message: "must be an object" });
+    const existing = this.surface.base(input.name);
+    if (!updating && existing && existing.origin !== "PRESET") issues.push({ path: "/name", message: `is already the name of a ${existing.origin.toLowerCase()} on the surface` });
+
+    let policy: RetryPolicy | null = null;
+    if (input.retryPolicy) {
+      try {
+        policy = resolvePolicy(input.name, input.retryPolicy);
+      } catch (e) {
+        if (!(e instanceof RetryPolicyError)) throw e;
+        issues.push(...e.issues.map((i) => ({ path: `/retryPolicy${i.path}`, message: i.message })));
+      }
+    }
+
+    const base = this.surface.base(input.baseTool);
+    if (!base) issues.push({ path: "/baseTool", message: `no tool, preset or branch named "${input.baseTool}"` });
+    else {
+      const cycle = await this.cycleThrough(input.name, input.baseTool);
+      if (cycle) issues.push({ path: "/baseTool", message: `would make a cycle: ${cycle.join(" → ")}` });
+      if (!mayAuthorOver(caller.role, base.tier)) {
+        throw new ApiError("FORBIDDEN", `only an ADMIN may author a preset over the ${base.tier}-tier tool "${base.name}" (you are ${caller.role})`);
+      }
+      if (input.fixedKwargs && typeof input.fixedKwargs === "object" && !Array.isArray(input.fixedKwargs)) issues.push(...this.bakedIssues(base, input.fixedKwargs));
+    }
+    if (issues.length) throw ApiError.badInput(`invalid preset "${input.name}": ${describeIssues(issues)}`, issues);
+    return policy;
+  }
+
+  private bakedIssues(base: NonNullable<ReturnType<Surface["base"]>>, kwargs: Record<string, unknown>): Issue[] {
+    const issues: Issue[] = [];
+    const props = (base.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+    const alreadyBaked = new Set(base.bakedKeys ?? []);
+    for (const [key, value] of Object.entries(kwargs)) {
+      const path = `/fixedKwargs/${key}`;
+      if (alreadyBaked.has(key)) {
+        issues.push({ path, message: `is already baked by "${base.name}"` });
+        continue;
+      }
+      if (!Object.hasOwn(props, key)) {
+        issues.push({ path, message: `is not an input property of "${base.name}" (it has: ${Object.keys(props).join(", ") || "none"})` });
+        continue;
+      }
+      if (base.origin === "AGENT" && base.bakeableFields !== "all" && !(base.bakeableFields ?? []).includes(key)) {
+        issues.push({ path, message: `is not a preset-bakeable field of agent "${base.name}"` });
+        continue;
+      }
+      const marker = markerIssues(value, path);
+      if (marker.length) {
+        issues.push(...marker);
+        continue;
+      }
+      // A marker's value is only known when the preset runs; it is checked then.
+      if (markerName(value) !== null || hasMarker(value)) continue;
+      for (const i of validate(props[key], value)) issues.push({ path: path + i.path, message: i.message });
+    }
+    return issues;
+  }
+
+  /** The cycle `name → base → … → name`, if making `name` build on `baseTool` closes one. */
+  private async cycleThrough(name: string, baseTool: string): Promise<string[] | null> {
+    const path = [name];
+    let cursor: string | null = baseTool;
+    const rows = new Map((await this.db.preset.findMany({ select: { name: true, baseTool: true } })).map((r) => [r.name, r.baseTool]));
+    while (cursor !== null) {
+      path.push(cursor);
+      if (cursor === name) return path;
+      if (path.length > 100) return path;
+      cursor = rows.get(cursor) ?? null;
+    }
+    return null;
+  }
+}
+
+function requireAuthor(caller: Caller): void {
+  if (caller.role === "READER") throw new ApiError("FORBIDDEN", "a READER may not write presets");
+}

@@ -1,0 +1,37 @@
+import { REDACTED } from "../auth/tiers.ts";
+
+/**
+ * Process-wide set of secret values that must never appear in a stored record, an
+ * event, a response or a log line (resolved `!ENV` values, values a body passes to
+ * `ctx.redact`). Values shorter than 4 characters are not tracked: scrubbing them would
+ * mangle ordinary text and they protect nothing.
+ */
+const secrets = new Set<string>();
+
+export function addSecret(value: string): void {
+  if (value.length >= 4) secrets.add(value);
+}
+
+export function hasSecrets(): boolean {
+  return secrets.size > 0;
+}
+
+/** Replaces every known secret inside `text` with "[redacted]". */
+export function scrubText(text: string): string {
+  if (!secrets.size) return text;
+  let out = text;
+  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+/** Deep copy of `value` with every known secret inside its strings replaced. */
+export function scrubValue<T>(value: T): T {
+  if (!secrets.size) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return scrubText(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}
