@@ -8,8 +8,9 @@
 //   node scripts/prisma.mjs new-migration NAME    write a migration for both providers
 //   node scripts/prisma.mjs derive                only rewrite prisma/postgres/schema.prisma
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -81,21 +82,36 @@ export function deploy(url = process.env.DATABASE_URL ?? "file:./data/tai42.db")
   return must(prisma(["migrate", "deploy", "--config", `prisma/${provider}.config.ts`], { DATABASE_URL: abs }), `migrate deploy (${provider})`);
 }
 
+/**
+ * Writes a migration for both providers: the diff from the schema as last committed
+ * (git HEAD) to the working schema. Datamodel-to-datamodel diffs need no database, which
+ * matters because the JS schema engine cannot replay migrations into a SQLite shadow.
+ */
 function newMigration(name) {
   if (!name || !/^[a-z0-9_]+$/.test(name)) throw new Error("new-migration needs a snake_case NAME");
   derive();
   const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
+  const prev = spawnSync("git", ["show", "HEAD:prisma/sqlite/schema.prisma"], { cwd: root, encoding: "utf8" });
   for (const p of ["sqlite", "postgres"]) {
     const dir = join(root, "prisma", p, "migrations");
     const has = existsSync(dir) && readdirSync(dir).some((d) => /^\d/.test(d));
-    const from = has ? ["--from-migrations", `prisma/${p}/migrations`] : ["--from-empty"];
-    const extra = has && p === "postgres" ? ["--shadow-database-url", process.env.SHADOW_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/tai42_shadow"] : [];
+    let from = ["--from-empty"];
+    if (has) {
+      if (prev.status !== 0) throw new Error("new-migration diffs against the committed schema (git HEAD); commit history is required");
+      const prevFile = join(tmpdir(), `tai42-prev-${p}.prisma`);
+      writeFileSync(prevFile, p === "sqlite" ? prev.stdout : derivePostgresSchema(prev.stdout));
+      from = ["--from-schema-datamodel", prevFile];
+    }
     const sql = must(
-      prisma(["migrate", "diff", "--config", `prisma/${p}.config.ts`, ...from, ...extra, "--to-schema-datamodel", `prisma/${p}/schema.prisma`, "--script"], {
+      prisma(["migrate", "diff", "--config", `prisma/${p}.config.ts`, ...from, "--to-schema-datamodel", `prisma/${p}/schema.prisma`, "--script"], {
         DATABASE_URL: p === "sqlite" ? "file:/tmp/tai42-diff.db" : (process.env.PG_DIFF_URL ?? "postgresql://postgres@127.0.0.1:5432/test"),
       }),
       `migrate diff (${p})`,
     );
+    if (!/\S/.test(sql.replace(/^--.*$/gm, ""))) {
+      console.log(`${p}: no schema change; no migration written`);
+      continue;
+    }
     const out = join(dir, `${stamp}_${name}`);
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "migration.sql"), sql);
