@@ -48,7 +48,7 @@ export class App {
     const def = handler === undefined ? (options as ToolDefinition) : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
     if (handler === undefined && (typeof def !== "object" || typeof (def as ToolDefinition).execute !== "function" || !Object.isFrozen(def)))
       throw new ToolDefinitionError("one-form", "app.tool(definition) takes what defineTool returned; or pass (options, handler)");
-    if (this.tools.has(def.name)) throw new ToolDefinitionError("wire-safe-name", `a tool named "${def.name}" is already registered (${this.tools.get(def.name)!.module})`);
+    if (this.tools.has(def.name)) throw new ToolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${this.tools.get(def.name)!.module})`);
     if (def.retry) this.declarePolicy(def.name, def.retry);
     this.tools.set(def.name, def);
     this.changed();

@@ -64,10 +64,10 @@ async function attemptWithTimeout<T>(options: RetryLoopOptions<T>, n: number): P
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal.reason);
   options.signal.addEventListener("abort", onAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let clearTimer = () => {};
   const aborted = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    timer = setTimeout(
+    clearTimer = longTimeout(
       () => controller.abort(new ToolError(`the attempt timed out after ${options.timeoutSeconds}s`, { kind: "TIMEOUT" })),
       options.timeoutSeconds * 1000,
     );
@@ -76,7 +76,7 @@ async function attemptWithTimeout<T>(options: RetryLoopOptions<T>, n: number): P
     // A body that ignores its signal is abandoned here when the timeout or cancel fires.
     return await Promise.race([options.attempt(n, controller.signal), aborted]);
   } finally {
-    clearTimeout(timer);
+    clearTimer();
     options.signal.removeEventListener("abort", onAbort);
     aborted.catch(() => {});
   }
@@ -91,14 +91,27 @@ function abortError(signal: AbortSignal): ToolError {
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => {
+    const clear = longTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve();
     }, ms);
     const onAbort = () => {
-      clearTimeout(t);
+      clear();
       reject(signal!.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+// setTimeout fires at once for a delay past 2^31-1 ms (~24.8 days); chain timers instead.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Calls `fn` after `ms`, however long; returns a function that clears it. */
+function longTimeout(fn: () => void, ms: number): () => void {
+  let timer: ReturnType<typeof setTimeout>;
+  const step = (left: number) => {
+    timer = left > MAX_TIMER_MS ? setTimeout(() => step(left - MAX_TIMER_MS), MAX_TIMER_MS) : setTimeout(fn, left);
+  };
+  step(ms);
+  return () => clearTimeout(timer);
 }

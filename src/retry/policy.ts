@@ -66,12 +66,18 @@ export function resolvePolicy(subject: string, init: RetryPolicyInit): RetryPoli
     });
     kinds = [...new Set(r)] as ErrorKind[];
   } else if (r !== true) issues.push({ path: "/retryable", message: "must be true, false or a list of error kinds" });
-  const backoff = { ...DEFAULT_BACKOFF, ...(init.backoff ?? {}) };
-  for (const key of Object.keys(init.backoff ?? {}))
+  const backoff = { ...DEFAULT_BACKOFF };
+  const given = init.backoff ?? {};
+  const isObject = typeof given === "object" && given !== null && !Array.isArray(given);
+  if (!isObject) issues.push({ path: "/backoff", message: "must be an object" });
+  for (const [key, value] of Object.entries(isObject ? given : {})) {
     if (!(key in DEFAULT_BACKOFF)) issues.push({ path: `/backoff/${key}`, message: "is not a backoff field" });
-  if (!(backoff.initialSeconds >= 0)) issues.push({ path: "/backoff/initialSeconds", message: "must be a number >= 0" });
-  if (!(backoff.multiplier >= 1)) issues.push({ path: "/backoff/multiplier", message: "must be a number >= 1" });
-  if (!(backoff.capSeconds >= 0)) issues.push({ path: "/backoff/capSeconds", message: "must be a number >= 0" });
+    else if (value !== undefined) backoff[key as keyof RetryBackoff] = value as number;
+  }
+  const finite = (v: unknown, min: number) => typeof v === "number" && Number.isFinite(v) && v >= min;
+  if (!finite(backoff.initialSeconds, 0)) issues.push({ path: "/backoff/initialSeconds", message: "must be a finite number >= 0" });
+  if (!finite(backoff.multiplier, 1)) issues.push({ path: "/backoff/multiplier", message: "must be a finite number >= 1" });
+  if (!finite(backoff.capSeconds, 0)) issues.push({ path: "/backoff/capSeconds", message: "must be a finite number >= 0" });
   if (issues.length) throw new RetryPolicyError(subject, issues);
   return { maxAttempts: init.maxAttempts, idempotent: init.idempotent, retryableKinds: kinds, backoff };
 }

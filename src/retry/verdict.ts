@@ -3,12 +3,12 @@ import type { RetryPolicy } from "./policy.ts";
 
 /**
  * Whether a failed attempt is retried (ignoring the budget). Precedence:
- * 1. the error's own boolean `retryable` verdict, in both directions;
+ * 1. the error's own boolean `retryable` verdict, in both directions, for every kind;
  * 2. otherwise its kind must be on the policy's list;
- * an error with neither is never retried.
+ * an error with neither is never retried. A cancelled run is never retried, but that
+ * is the retry loop's rule (it checks the run's signal), not a verdict on the kind.
  */
 export function shouldRetry(policy: RetryPolicy, error: ToolError): boolean {
-  if (error.kind === "CANCELLED") return false;
   if (typeof error.retryable === "boolean") return error.retryable;
   return policy.retryableKinds.includes(error.kind);
 }

@@ -37,6 +37,7 @@ export type DefineToolRule =
   | "schema-compiles"
   | "execute-function"
   | "field-type"
+  | "duplicate-name"
   | "retry-policy";
 
 /** A refused tool definition. `rule` names the broken rule. */
@@ -88,7 +89,8 @@ export function defineTool(
   if (unknown.length) throw new ToolDefinitionError("unknown-field", `unknown field(s) ${unknown.map((k) => `"${k}"`).join(", ")}`);
   for (const key of REQUIRED) {
     const v = raw[key];
-    if (v === undefined || v === null || (typeof v === "string" && v.trim() === ""))
+    const emptyObject = typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0;
+    if (v === undefined || v === null || (typeof v === "string" && v.trim() === "") || emptyObject)
       throw new ToolDefinitionError("required-field", `"${key}" is required and must not be empty`);
   }
   const name = raw.name;

@@ -8,7 +8,8 @@ export type JsonSchema = Record<string, unknown>;
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 // strict: false — schemas come from zod and from tool authors, who may use annotation
-// keywords ajv does not know; unknown formats still fail compilation via ajv-formats.
+// keywords ajv does not know. It also means an unknown format is ignored with a warning
+// rather than refused: zod emits formats (cuid, nanoid, emoji…) that ajv-formats lacks.
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true }));
 const cache = new WeakMap<object, ValidateFunction>();
 
@@ -26,8 +27,9 @@ export function compileSchema(schema: JsonSchema): ValidateFunction {
 export function schemaProblems(schema: unknown, where = ""): Issue[] {
   if (typeof schema !== "object" || schema === null || Array.isArray(schema))
     return [{ path: where, message: "must be a JSON Schema object" }];
-  if (!ajv.validateSchema(schema)) return toIssues(ajv.errors ?? [], where);
   try {
+    // Throws (rather than reporting) for a `$schema` it has no meta-schema for, e.g. draft-07.
+    if (!ajv.validateSchema(schema)) return toIssues(ajv.errors ?? [], where);
     compileSchema(schema as JsonSchema);
   } catch (e) {
     return [{ path: where, message: `does not compile: ${(e as Error).message}` }];

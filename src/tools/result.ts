@@ -1,4 +1,4 @@
-import type { ErrorKind } from "../errors.ts";
+import { isErrorKind, ToolError, type ErrorKind } from "../errors.ts";
 
 /** A block of tool output for the model. */
 export interface ContentBlock {
@@ -45,15 +45,20 @@ export function isToolResultInit(value: unknown): value is ToolResultInit {
 
 /**
  * Normalises what a body returned. A string becomes one text block; any other value is
- * JSON-encoded into a text block and kept as `data`; `undefined` gives no content.
+ * JSON-encoded into a text block and kept as `data` (as decoded from that JSON, so it is
+ * what gets stored); `undefined` gives no content. A value JSON cannot carry (a function,
+ * a BigInt, a cycle) is an INTERNAL failure, never retried.
  */
 export function normalizeResult(toolName: string, value: unknown): ToolResult {
   if (isToolResultInit(value)) {
-    const content = value.content ?? (value.data === undefined ? [] : blocksFor(value.data));
+    const data = jsonValue(value.data, "data");
+    const content = value.content === undefined ? (data === undefined ? [] : blocksFor(data)) : (jsonValue(value.content, "content")?.value as ContentBlock[]);
+    if (value.errorKind !== undefined && !isErrorKind(value.errorKind))
+      throw new ToolError(`the tool returned an unknown errorKind ${JSON.stringify(value.errorKind)}`, { kind: "INTERNAL", retryable: false });
     return {
       content,
-      data: value.data,
-      details: value.details,
+      data: data?.value,
+      details: jsonValue(value.details, "details")?.value,
       isError: value.isError ?? false,
       errorMessage: value.errorMessage,
       errorKind: value.errorKind,
@@ -64,10 +69,30 @@ export function normalizeResult(toolName: string, value: unknown): ToolResult {
   }
   if (value === undefined) return { content: [], isError: false, terminate: false, toolName };
   if (typeof value === "string") return { content: [{ type: "text", text: value }], isError: false, terminate: false, toolName };
-  return { content: blocksFor(value), data: value, isError: false, terminate: false, toolName };
+  const data = jsonValue(value, "result")!;
+  return { content: [{ type: "text", text: data.text }], data: data.value, isError: false, terminate: false, toolName };
 }
 
-function blocksFor(value: unknown): ContentBlock[] {
-  if (typeof value === "string") return [{ type: "text", text: value }];
-  return [{ type: "text", text: JSON.stringify(value) }];
+interface Encoded {
+  text: string;
+  /** The value as JSON carries it. */
+  value: unknown;
+}
+
+/** JSON-encodes a value (undefined stays undefined); throws an INTERNAL ToolError when JSON cannot carry it. */
+function jsonValue(value: unknown, what: string): Encoded | undefined {
+  if (value === undefined) return undefined;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    const reason = (e as Error).message.split("\n")[0];
+    throw new ToolError(`the tool's ${what} cannot be encoded as JSON: ${reason}`, { kind: "INTERNAL", retryable: false });
+  }
+  if (text === undefined) throw new ToolError(`the tool's ${what} cannot be encoded as JSON (a ${typeof value})`, { kind: "INTERNAL", retryable: false });
+  return { text, value: JSON.parse(text) };
+}
+
+function blocksFor(data: Encoded): ContentBlock[] {
+  return [{ type: "text", text: typeof data.value === "string" ? data.value : data.text }];
 }

@@ -1,0 +1,449 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { App } from "../../src/app.ts";
+import { defineTool, ToolDefinitionError, type DefineToolFields, type DefineToolRule } from "../../src/tools/define-tool.ts";
+import { ToolError } from "../../src/errors.ts";
+import { normalizeResult, toolResult } from "../../src/tools/result.ts";
+
+const fields = (over: Record<string, unknown> = {}): DefineToolFields =>
+  ({
+    name: "word_count",
+    label: "Word count",
+    description: "Count the words in a string.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    execute: ({ text }: { text: string }) => ({ words: text.split(/\s+/).length }),
+    ...over,
+  }) as unknown as DefineToolFields;
+
+/** Asserts `fn` throws a ToolDefinitionError for `rule` and returns its message. */
+function refused(rule: DefineToolRule, fn: () => unknown): string {
+  let error: unknown;
+  try {
+    fn();
+  } catch (e) {
+    error = e;
+  }
+  expect(error, "expected a ToolDefinitionError").toBeInstanceOf(ToolDefinitionError);
+  expect((error as ToolDefinitionError).rule).toBe(rule);
+  expect((error as Error).message).toContain(`[${rule}]`);
+  return (error as Error).message;
+}
+
+const without = (key: string) => {
+  const f = fields() as unknown as Record<string, unknown>;
+  delete f[key];
+  return f;
+};
+
+describe("defineTool: one form, never both and never neither", () => {
+  it("should build a tool from one mapping (a plain object)", () => {
+    const def = defineTool(fields());
+    expect(def).toMatchObject({ name: "word_count", label: "Word count", description: "Count the words in a string." });
+    expect(def.parameters).toEqual(fields().parameters);
+  });
+
+  it("should build a tool from the keyword form", () => {
+    expect(defineTool(undefined, fields()).name).toBe("word_count");
+  });
+
+  it("should accept a Map as the mapping", () => {
+    const map = new Map<string, unknown>(Object.entries(fields()));
+    const def = defineTool(map);
+    expect(def.name).toBe("word_count");
+    expect(def.execute).toBe(map.get("execute"));
+  });
+
+  it("should refuse both forms at once, saying so", () => {
+    expect(refused("one-form", () => defineTool(fields(), fields()))).toContain("not both");
+  });
+
+  it("should refuse neither form, saying so", () => {
+    expect(refused("one-form", () => defineTool())).toContain("neither");
+  });
+
+  it.each([
+    ["a string", "word_count"],
+    ["an array", [["name", "x"]]],
+    ["a number", 42],
+    ["null", null],
+  ])("should refuse a mapping that is %s", (_label, value) => {
+    expect(refused("one-form", () => defineTool(value as unknown as DefineToolFields))).toContain("mapping");
+  });
+
+  it("should apply the documented defaults", () => {
+    const def = defineTool(fields());
+    expect(def).toMatchObject({ tier: "read", executionMode: "parallel", timeoutSeconds: 30, apiTool: true, module: "inline" });
+    expect(def.retry).toBeUndefined();
+    expect(def.outputSchema).toBeUndefined();
+  });
+
+  it("should return a frozen definition", () => {
+    const def = defineTool(fields());
+    expect(Object.isFrozen(def)).toBe(true);
+  });
+
+  it("should resolve a declared retry policy", () => {
+    const def = defineTool(fields({ retry: { maxAttempts: 3, idempotent: true } }));
+    expect(def.retry).toMatchObject({ maxAttempts: 3, idempotent: true, retryableKinds: ["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"] });
+  });
+});
+
+describe("defineTool: unknown fields are rejected", () => {
+  it("should name every unknown field", () => {
+    const message = refused("unknown-field", () => defineTool(fields({ colour: "red", execution_mode: "parallel" })));
+    expect(message).toContain('"colour"');
+    expect(message).toContain('"execution_mode"');
+  });
+
+  it("should refuse an unknown key in a Map too", () => {
+    const map = new Map<string, unknown>([...Object.entries(fields()), ["handler", () => 1]]);
+    expect(refused("unknown-field", () => defineTool(map))).toContain('"handler"');
+  });
+});
+
+describe("defineTool: required fields must be present and not empty", () => {
+  it.each(["name", "description", "parameters", "execute"])("should refuse a missing %s, naming it", (key) => {
+    expect(refused("required-field", () => defineTool(without(key)))).toContain(`"${key}"`);
+  });
+
+  it.each([
+    ["name", ""],
+    ["description", ""],
+    ["description", "   "],
+    ["parameters", {}],
+    ["name", null],
+    ["execute", null],
+  ])("should refuse an empty %s (%j), naming it", (key, value) => {
+    expect(refused("required-field", () => defineTool(fields({ [key]: value })))).toContain(`"${key}"`);
+  });
+
+  it("should treat a required field set to undefined as missing", () => {
+    expect(refused("required-field", () => defineTool(fields({ description: undefined })))).toContain('"description"');
+  });
+});
+
+describe("defineTool: the name must be wire-safe", () => {
+  it("should accept a 64-character name", () => {
+    expect(defineTool(fields({ name: "a".repeat(64) })).name).toHaveLength(64);
+  });
+
+  it.each(["fetch_page", "Fetch-Page-2", "X", "_", "0"])("should accept %j", (name) => {
+    expect(defineTool(fields({ name })).name).toBe(name);
+  });
+
+  it.each([
+    ["65 characters", "a".repeat(65)],
+    ["a space", "fetch page"],
+    ["a dot", "fetch.page"],
+    ["a slash", "tools/fetch"],
+    ["a colon", "ns:fetch"],
+    ["a non-ASCII letter", "café"],
+    ["a trailing newline", "fetch\n"],
+  ])("should refuse a name with %s, quoting it and the pattern", (_label, name) => {
+    const message = refused("wire-safe-name", () => defineTool(fields({ name })));
+    expect(message).toContain(JSON.stringify(name));
+    expect(message).toContain("^[A-Za-z0-9_-]{1,64}$");
+  });
+
+  it("should refuse a name that is not a string", () => {
+    refused("wire-safe-name", () => defineTool(fields({ name: 42 })));
+  });
+});
+
+describe("defineTool: parameters is an object JSON Schema that compiles", () => {
+  it.each([
+    ["root type string", { type: "string" }],
+    ["no root type", { properties: { a: { type: "string" } } }],
+    ["root type as a list", { type: ["object", "null"] }],
+    ["an array", [{ type: "object" }]],
+    ["a string", "object"],
+  ])("should refuse %s, naming the root-type rule", (_label, parameters) => {
+    const message = refused("object-schema", () => defineTool(fields({ parameters })));
+    expect(message).toContain("word_count");
+    expect(message).toContain('root type "object"');
+  });
+
+  it.each([
+    ["properties that is not an object", { type: "object", properties: 5 }, "/parameters/properties"],
+    ["a property with an unknown type", { type: "object", properties: { a: { type: "strng" } } }, "/parameters/properties/a/type"],
+    ["required that is not a list", { type: "object", required: "a" }, "/parameters/required"],
+    ["a negative minLength", { type: "object", properties: { a: { type: "string", minLength: -1 } } }, "/parameters/properties/a/minLength"],
+  ])("should refuse a schema with %s (meta-validation), naming where", (_label, parameters, where) => {
+    const message = refused("schema-compiles", () => defineTool(fields({ parameters })));
+    expect(message).toContain("parameters is not a valid JSON Schema");
+    expect(message).toContain(where);
+  });
+
+  it("should refuse a schema that passes meta-validation but does not compile (unresolvable $ref)", () => {
+    const message = refused("schema-compiles", () => defineTool(fields({ parameters: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } })));
+    expect(message).toContain("does not compile");
+    expect(message).toContain("#/$defs/missing");
+  });
+
+  it("should refuse a schema written for a draft it cannot validate, naming the rule", () => {
+    const message = refused("schema-compiles", () =>
+      defineTool(fields({ parameters: { $schema: "http://json-schema.org/draft-04/schema#", type: "object" } })),
+    );
+    expect(message).toContain("draft-04");
+  });
+
+  it("should accept a schema that declares draft 2020-12", () => {
+    const parameters = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { a: { type: "string" } } };
+    expect(defineTool(fields({ parameters })).parameters).toBe(parameters);
+  });
+
+  it("should refuse an outputSchema that is not a valid JSON Schema, naming it", () => {
+    const message = refused("schema-compiles", () => defineTool(fields({ outputSchema: { type: "nope" } })));
+    expect(message).toContain("outputSchema");
+    expect(message).toContain("/outputSchema/type");
+  });
+});
+
+describe("defineTool: execute must be a function", () => {
+  it.each([
+    ["a string", "return 1"],
+    ["an object", { run: () => 1 }],
+    ["a number", 1],
+  ])("should refuse execute as %s, naming it", (_label, execute) => {
+    expect(refused("execute-function", () => defineTool(fields({ execute })))).toContain("execute must be a function");
+  });
+
+  it("should accept an async function", () => {
+    expect(typeof defineTool(fields({ execute: async () => "ok" })).execute).toBe("function");
+  });
+});
+
+describe("defineTool: optional fields are type-checked", () => {
+  it.each([
+    ["tier", "root", "tier must be one of read, write, fenced, secret"],
+    ["executionMode", "serial", "executionMode must be"],
+    ["timeoutSeconds", 0, "timeoutSeconds must be a number > 0"],
+    ["timeoutSeconds", "5", "timeoutSeconds must be a number > 0"],
+    ["label", 5, "label must be a string"],
+    ["apiTool", "yes", "apiTool must be a boolean"],
+  ])("should refuse %s = %j, naming it", (key, value, text) => {
+    expect(refused("field-type", () => defineTool(fields({ [key]: value })))).toContain(text);
+  });
+
+  it("should keep the declared tier, mode, timeout and curation", () => {
+    const def = defineTool(fields({ tier: "secret", executionMode: "sequential", timeoutSeconds: 2.5, apiTool: false }));
+    expect(def).toMatchObject({ tier: "secret", executionMode: "sequential", timeoutSeconds: 2.5, apiTool: false });
+  });
+
+  it("should name the retry-policy rule and the broken field for a bad policy", () => {
+    expect(refused("retry-policy", () => defineTool(fields({ retry: { maxAttempts: 0, idempotent: true } })))).toContain("/maxAttempts");
+  });
+});
+
+describe("app.tool: the zod form", () => {
+  const input = z.object({
+    url: z.string().url().describe("The page to fetch."),
+    depth: z.number().int().min(0).optional(),
+    mode: z.enum(["fast", "full"]).default("fast"),
+  });
+
+  it("should expose the input as draft 2020-12 JSON Schema that refuses unknown properties", () => {
+    const app = new App();
+    const def = app.tool({ name: "fetch_page", description: "Fetch a page and return its title.", input }, () => "title");
+    expect(def.parameters).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: {
+        url: { type: "string", format: "uri", description: "The page to fetch." },
+        depth: { type: "integer", minimum: 0 },
+        mode: { type: "string", enum: ["fast", "full"], default: "fast" },
+      },
+      required: ["url"],
+      additionalProperties: false,
+    });
+  });
+
+  it("should equal what z.toJSONSchema gives for the input, plus the closed root", () => {
+    const app = new App();
+    const def = app.tool({ name: "fetch_page", description: "Fetch a page.", input }, () => "title");
+    expect(def.parameters).toEqual({ ...z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }), additionalProperties: false });
+  });
+
+  it("should keep a root that allows extra properties when the zod schema says so", () => {
+    const app = new App();
+    const def = app.tool({ name: "loose", description: "Loose input.", input: z.looseObject({ a: z.string() }) }, () => "ok");
+    expect(def.parameters.additionalProperties).toEqual({});
+  });
+
+  it("should expose the output schema as draft 2020-12 JSON Schema", () => {
+    const app = new App();
+    const def = app.tool({ name: "counted", description: "Counts.", input: z.object({}), output: z.object({ n: z.number() }) }, () => ({ n: 1 }));
+    expect(def.outputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "number" } }, required: ["n"] });
+  });
+
+  it("should parse input with zod, applying defaults", () => {
+    const app = new App();
+    const def = app.tool({ name: "fetch_page", description: "Fetch a page.", input }, () => "title");
+    expect(def.parse!({ url: "https://example.com" })).toEqual({ ok: true, value: { url: "https://example.com", mode: "fast" } });
+  });
+
+  it("should register the tool and record the module it came from", () => {
+    const app = new App();
+    app.currentModule = "tools/fetch.ts";
+    const def = app.tool({ name: "fetch_page", description: "Fetch a page.", input }, () => "title");
+    expect(app.tools.get("fetch_page")).toBe(def);
+    expect(def.module).toBe("tools/fetch.ts");
+  });
+
+  it("should refuse a duplicate name, naming it and the module that has it, and keep the first", () => {
+    const app = new App();
+    app.currentModule = "tools/a.ts";
+    const first = app.tool({ name: "fetch_page", description: "First.", input }, () => "a");
+    app.currentModule = "tools/b.ts";
+    const message = refused("duplicate-name", () => app.tool({ name: "fetch_page", description: "Second.", input }, () => "b"));
+    expect(message).toContain('"fetch_page"');
+    expect(message).toContain("tools/a.ts");
+    expect(app.tools.get("fetch_page")).toBe(first);
+  });
+
+  it("should refuse a duplicate name between the zod form and a defineTool definition", () => {
+    const app = new App();
+    app.tool(defineTool(fields()));
+    refused("duplicate-name", () => app.tool({ name: "word_count", description: "Again.", input: z.object({}) }, () => 1));
+  });
+
+  it("should register what defineTool returned", () => {
+    const app = new App();
+    const def = app.tool(defineTool(fields()));
+    expect(app.tools.get("word_count")).toBe(def);
+  });
+
+  it("should refuse an object that defineTool did not build", () => {
+    const app = new App();
+    refused("one-form", () => app.tool({ ...defineTool(fields()) }));
+  });
+
+  it.each([
+    ["a JSON Schema", { type: "object" }],
+    ["missing", undefined],
+  ])("should refuse an input that is %s rather than a zod schema", (_label, bad) => {
+    const app = new App();
+    const message = refused("object-schema", () => app.tool({ name: "t", description: "d", input: bad as unknown as z.ZodObject }, () => 1));
+    expect(message).toContain("zod");
+  });
+
+  it("should refuse a zod input whose root is not an object", () => {
+    const app = new App();
+    refused("object-schema", () => app.tool({ name: "t", description: "d", input: z.string() as unknown as z.ZodObject }, () => 1));
+  });
+
+  it("should apply the defineTool rules to the zod form (name, description, unknown option, handler)", () => {
+    const app = new App();
+    refused("wire-safe-name", () => app.tool({ name: "fetch page", description: "d", input: z.object({}) }, () => 1));
+    refused("required-field", () => app.tool({ name: "t", description: "", input: z.object({}) }, () => 1));
+    refused("unknown-field", () => app.tool({ name: "t", description: "d", input: z.object({}), retries: 3 } as never, () => 1));
+    refused("execute-function", () => app.tool({ name: "t", description: "d", input: z.object({}) }, "nope" as never));
+    expect(app.tools.size).toBe(0);
+  });
+
+  it("should notify listeners after each registration", () => {
+    const app = new App();
+    let changes = 0;
+    app.onChange(() => changes++);
+    app.tool({ name: "a", description: "A.", input: z.object({}) }, () => 1);
+    app.retryPolicy("a_monitor", { maxAttempts: 2, idempotent: true });
+    expect(changes).toBe(2);
+  });
+});
+
+describe("the result model", () => {
+  it("should turn a string into one text block and no data", () => {
+    expect(normalizeResult("t", "hello")).toEqual({ content: [{ type: "text", text: "hello" }], isError: false, terminate: false, toolName: "t" });
+  });
+
+  it("should JSON-encode an object into one text block and keep it as data", () => {
+    const r = normalizeResult("t", { words: 3, list: ["a"] });
+    expect(r.content).toEqual([{ type: "text", text: '{"words":3,"list":["a"]}' }]);
+    expect(r.data).toEqual({ words: 3, list: ["a"] });
+    expect(r).toMatchObject({ isError: false, terminate: false, toolName: "t" });
+  });
+
+  it.each([
+    [42, "42"],
+    [true, "true"],
+    [null, "null"],
+    [[1, "two"], '[1,"two"]'],
+  ])("should JSON-encode %j into a text block and keep it as data", (value, text) => {
+    const r = normalizeResult("t", value);
+    expect(r.content).toEqual([{ type: "text", text }]);
+    expect(r.data).toEqual(value);
+  });
+
+  it("should give no content and no data for undefined", () => {
+    const r = normalizeResult("t", undefined);
+    expect(r.content).toEqual([]);
+    expect(r.data).toBeUndefined();
+    expect(r.isError).toBe(false);
+  });
+
+  it("should keep details out of the content and honour terminate", () => {
+    const r = normalizeResult("t", toolResult({ data: { n: 1 }, details: { path: "/tmp/x", lines: [1, 9] }, terminate: true }));
+    expect(r).toMatchObject({ content: [{ type: "text", text: '{"n":1}' }], data: { n: 1 }, details: { path: "/tmp/x", lines: [1, 9] }, terminate: true, isError: false });
+    expect(JSON.stringify(r.content)).not.toContain("/tmp/x");
+  });
+
+  it("should keep explicit content blocks as given", () => {
+    const blocks = [{ type: "image", data: "iVBOR", mimeType: "image/png" }, { type: "text", text: "a chart" }];
+    expect(normalizeResult("t", toolResult({ content: blocks, data: { id: 7 } }))).toMatchObject({ content: blocks, data: { id: 7 } });
+  });
+
+  it("should carry an error result's flag, message and kind", () => {
+    const r = normalizeResult("t", toolResult({ isError: true, errorMessage: "not found upstream", errorKind: "NOT_FOUND", content: [{ type: "text", text: "404" }] }));
+    expect(r).toMatchObject({ isError: true, errorMessage: "not found upstream", errorKind: "NOT_FOUND", content: [{ type: "text", text: "404" }], terminate: false });
+  });
+
+  it("should fill toolName from the tool and pass toolCallId through", () => {
+    expect(normalizeResult("fetch_page", toolResult({ toolCallId: "call_1" }))).toMatchObject({ toolName: "fetch_page", toolCallId: "call_1", content: [] });
+  });
+
+  it("should treat a plain object shaped like a result as data, not as a result", () => {
+    const r = normalizeResult("t", { content: [], isError: true, terminate: true });
+    expect(r).toMatchObject({ isError: false, terminate: false, data: { content: [], isError: true, terminate: true } });
+  });
+
+  it("should keep as data what JSON carries (a Date as its ISO string, undefined keys dropped)", () => {
+    const r = normalizeResult("t", { at: new Date(0), gone: undefined, n: 1 });
+    expect(r.data).toEqual({ at: "1970-01-01T00:00:00.000Z", n: 1 });
+    expect(r.content).toEqual([{ type: "text", text: '{"at":"1970-01-01T00:00:00.000Z","n":1}' }]);
+  });
+
+  it.each([
+    ["a function", () => 1, "(a function)"],
+    ["a symbol", Symbol("s"), "(a symbol)"],
+    ["a BigInt", 10n, "BigInt"],
+    ["a cycle", (() => {
+      const o: Record<string, unknown> = {};
+      o.self = o;
+      return o;
+    })(), "circular"],
+  ])("should refuse a result that is %s as a non-retryable INTERNAL ToolError", (_label, value, text) => {
+    let error: unknown;
+    try {
+      normalizeResult("t", value);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ToolError);
+    expect(error).toMatchObject({ kind: "INTERNAL", retryable: false });
+    expect((error as Error).message).toContain("cannot be encoded as JSON");
+    expect((error as Error).message).toContain(text);
+  });
+
+  it("should refuse toolResult details that JSON cannot carry, naming details", () => {
+    expect(() => normalizeResult("t", toolResult({ details: { n: 10n } }))).toThrow(/details cannot be encoded as JSON/);
+  });
+
+  it("should refuse a toolResult errorKind outside the closed set", () => {
+    expect(() => normalizeResult("t", toolResult({ isError: true, errorKind: "OOPS" as never }))).toThrow(/unknown errorKind "OOPS"/);
+  });
+
+  it("should not mark a toolResult's copy as enumerable data", () => {
+    const init = toolResult({ data: 1 });
+    expect(Object.keys(init)).toEqual(["data"]);
+  });
+});
