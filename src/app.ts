@@ -22,6 +22,10 @@ export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
   timeoutSeconds?: number;
   /** false keeps the tool off the API surface. @default true */
   apiTool?: boolean;
+  /** Puts the tool in the pausing set: its body may return `park(...)`. @default false */
+  pauses?: boolean;
+  /** Continues a parked run once answered (default: the answer is the output). */
+  resume?: (state: unknown, answers: Record<string, unknown>, ctx: ToolContext) => unknown;
 }
 
 type Listener = () => void;

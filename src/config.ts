@@ -24,6 +24,8 @@ export interface Config {
   maxBodyBytes: number;
   /** Load the demo tools. @default true */
   demo: boolean;
+  /** The base URL callers reach this server at (for callback URLs). @default http://HOST:PORT */
+  publicUrl?: string;
   /** Seconds a graceful shutdown waits for runs in flight before cancelling them. @default 10 */
   shutdownGraceSeconds: number;
 }
@@ -87,5 +89,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: int(env, "TAI_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576),
     demo: bool(env, "TAI_DEMO", true),
     shutdownGraceSeconds: int(env, "TAI_SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
+    publicUrl: env.TAI_PUBLIC_URL ? env.TAI_PUBLIC_URL.replace(/\/+$/, "") : undefined,
   };
 }

@@ -13,6 +13,8 @@ import { Surface } from "./registry/surface.ts";
 import { StoredSurface } from "./registry/stored-surface.ts";
 import { PresetService } from "./presets/preset-service.ts";
 import { ManifestService } from "./manifests/manifest-service.ts";
+import { InteractionStore } from "./interactions/interaction-store.ts";
+import { InteractionService } from "./interactions/interaction-service.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -22,6 +24,8 @@ export interface RuntimeOptions {
   /** Import `config.modules` (TAI_MODULES). @default true */
   loadModules?: boolean;
   log?: Logger;
+  /** Milliseconds between interaction-expiry sweeps. @default 1000 */
+  sweepMs?: number;
   /** Seconds between instance heartbeats. @default 10 */
   heartbeatSeconds?: number;
 }
@@ -49,6 +53,10 @@ export interface Runtime {
   dispatcher: Dispatcher;
   instanceId: string;
   log: Logger;
+  /** Answers and expiry of parked runs' interactions. */
+  interactions: InteractionService;
+  /** Base URL this server is reachable at (callback URLs); set when the server listens. */
+  publicUrl: string;
   /** Runs failed as "interrupted by restart" at start. */
   recovered: string[];
   /** Stops accepting runs, drains or cancels those in flight, closes connections. */
@@ -82,7 +90,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   }, heartbeatMs);
   heartbeat.unref();
 
-  const dispatcher = new Dispatcher({ surface, runs, bus, log, instanceId });
+  const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
+  const dispatcher = new Dispatcher({ surface, runs, bus, log, instanceId, interactions: interactionStore });
+  const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
+  const sweep = setInterval(() => {
+    interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
+  }, options.sweepMs ?? 1000);
+  sweep.unref();
   const unwatch = [app.onChange(() => surface.rebuild()), builtins.onChange(() => surface.rebuild())];
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   const keys = new KeyStore(db, bus);
@@ -97,7 +111,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
 
   let closed = false;
-  return {
+  const runtime: Runtime = {
+    publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
+    interactions,
     config,
     db,
     provider,
@@ -118,6 +134,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       if (closed) return;
       closed = true;
       clearInterval(heartbeat);
+      clearInterval(sweep);
       unwatch.forEach((u) => u());
       stored.close();
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
@@ -126,4 +143,5 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await db.$disconnect();
     },
   };
+  return runtime;
 }

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
+import { scopeKey, storableJson, storableText, storableTextOrNull } from "../db/storable.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { AppliedPolicy, AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
 
@@ -7,7 +8,8 @@ type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJs
 type RunRow = Awaited<ReturnType<Db["run"]["findUniqueOrThrow"]>> & { attempts?: AttemptRow[] };
 type AttemptRow = Awaited<ReturnType<Db["attempt"]["findUniqueOrThrow"]>>;
 
-const json = (v: unknown) => (v === undefined ? undefined : (v as Json));
+// Every JSON and caller-supplied text value is written in a form both databases store.
+const json = (v: unknown) => (v === undefined ? undefined : (storableJson(v) as Json));
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /** A persisted-state view of runs: every write of the run lifecycle, in one place. */
@@ -24,21 +26,21 @@ export class RunStore {
         this.db.run.create({
           data: {
             id: run.id,
-            tool: run.tool,
+            tool: storableText(run.tool),
             status: run.status,
             input: json(run.input),
             content: json(run.content)!,
             door: run.door,
             callerRole: run.callerRole,
-            callerKey: run.callerKey,
-            idempotencyScope: scope,
+            callerKey: storableTextOrNull(run.callerKey),
+            idempotencyScope: scope === null ? null : scopeKey(scope),
             parentRunId: run.parentRunId,
             instanceId,
             policy: json(run.policy ?? undefined),
             startedAt: new Date(run.startedAt),
           },
         }),
-        this.db.runEvent.create({ data: { runId: run.id, tool: run.tool, type: "RUN_STARTED", snapshot: json(run)!, at: new Date(run.startedAt) } }),
+        this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type: "RUN_STARTED", snapshot: json(run)!, at: new Date(run.startedAt) } }),
       ]);
       return { seq: ev.seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
     } catch (e) {
@@ -52,7 +54,7 @@ export class RunStore {
     const at = attempt.finishedAt ?? new Date().toISOString();
     const [, ev] = await this.db.$transaction([
       this.db.attempt.create({ data: attemptData(run.id, attempt) }),
-      this.db.runEvent.create({ data: { runId: run.id, tool: run.tool, type: "ATTEMPT_FAILED", snapshot: json(run)!, at: new Date(at) } }),
+      this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type: "ATTEMPT_FAILED", snapshot: json(run)!, at: new Date(at) } }),
     ]);
     return { seq: ev.seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
   }
@@ -70,17 +72,26 @@ export class RunStore {
           details: json(run.details ?? undefined),
           isError: run.isError,
           errorKind: run.errorKind,
-          errorMessage: run.errorMessage,
+          errorMessage: storableTextOrNull(run.errorMessage),
           terminate: run.terminate,
           finishedAt: run.finishedAt ? new Date(run.finishedAt) : null,
         },
       }),
       ...(lastAttempt ? [this.db.attempt.create({ data: attemptData(run.id, lastAttempt) })] : []),
-      this.db.runEvent.create({ data: { runId: run.id, tool: run.tool, type, snapshot: json(run)!, at: new Date(at) } }),
+      this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type, snapshot: json(run)!, at: new Date(at) } }),
     ];
     const results = await this.db.$transaction(ops as never);
     const ev = (results as { seq: number }[])[ops.length - 1];
     return { seq: ev.seq, type, at, runId: run.id, tool: run.tool, run };
+  }
+
+  /**
+   * Takes a PARKED run for resumption (PARKED → RUNNING on this instance). Only one
+   * claimant wins; the others get false.
+   */
+  async claimParked(id: string, instanceId: string): Promise<boolean> {
+    const { count } = await this.db.run.updateMany({ where: { id, status: "PARKED" }, data: { status: "RUNNING", instanceId } });
+    return count === 1;
   }
 
   async get(id: string): Promise<RunRecord | null> {
@@ -89,14 +100,14 @@ export class RunStore {
   }
 
   async byScope(scope: string): Promise<RunRecord | null> {
-    const row = await this.db.run.findUnique({ where: { idempotencyScope: scope }, include: { attempts: { orderBy: { number: "asc" } } } });
+    const row = await this.db.run.findUnique({ where: { idempotencyScope: scopeKey(scope) }, include: { attempts: { orderBy: { number: "asc" } } } });
     return row ? toRecord(row) : null;
   }
 
   /** Newest first, keyset-paginated on (startedAt, id). */
   async list(filter: { tool?: string; status?: RunStatus }, first: number, after?: { startedAt: Date; id: string }): Promise<RunRecord[]> {
     const where = {
-      ...(filter.tool ? { tool: filter.tool } : {}),
+      ...(filter.tool ? { tool: storableText(filter.tool) } : {}),
       ...(filter.status ? { status: filter.status } : {}),
       ...(after ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] } : {}),
     };
@@ -112,7 +123,7 @@ export class RunStore {
   /** Persisted events after `afterSeq`, oldest first. */
   async events(filter: { runId?: string; tool?: string }, afterSeq: number, limit = 10_000): Promise<RunEventRecord[]> {
     const rows = await this.db.runEvent.findMany({
-      where: { seq: { gt: afterSeq }, ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.tool ? { tool: filter.tool } : {}) },
+      where: { seq: { gt: afterSeq }, ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.tool ? { tool: storableText(filter.tool) } : {}) },
       orderBy: { seq: "asc" },
       take: limit,
     });
@@ -147,7 +158,7 @@ function attemptData(runId: string, a: AttemptRecord) {
     startedAt: new Date(a.startedAt),
     finishedAt: a.finishedAt ? new Date(a.finishedAt) : null,
     errorKind: a.errorKind,
-    errorMessage: a.errorMessage,
+    errorMessage: storableTextOrNull(a.errorMessage),
     waitSeconds: a.waitSeconds,
   };
 }

@@ -11,6 +11,8 @@ import { addSecret, scrubValue } from "../tools/redact.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { runWithRetry } from "./retry-loop.ts";
+import { isPark, type Park } from "../interactions/park.ts";
+import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { isFinal, type AppliedPolicy, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import type { RunStore } from "./run-store.ts";
 
@@ -35,6 +37,7 @@ export interface DispatchDeps {
   bus: Bus;
   log: Logger;
   instanceId: string;
+  interactions: InteractionStore;
 }
 
 interface InFlight {
@@ -126,7 +129,13 @@ export class Dispatcher {
     this.publish(started);
 
     const controller = new AbortController();
-    const done = this.execute(entry, base, prepared.value, req, controller, redact);
+    const done = this.execute(entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
+      caller: req.caller,
+      timeoutSeconds: req.timeoutSeconds,
+      controller,
+      redact,
+      policy: base.policy,
+    });
     this.inflight.set(base.id, { controller, done });
     try {
       return await done;
@@ -142,9 +151,24 @@ export class Dispatcher {
   async cancel(runId: string): Promise<RunRecord | null> {
     const run = await this.deps.runs.get(runId);
     if (!run) return null;
+    if (run.status === "PARKED") return (await this.endParked(runId, "CANCELLED", "the run was cancelled while parked")) ?? this.awaitFinal(runId);
     if (isFinal(run.status)) return run;
     if (!this.abortLocal(runId)) this.deps.bus.publish("runCancel", { runId });
     return this.awaitFinal(runId);
+  }
+
+  /**
+   * Ends a PARKED run without resuming it (cancelled, or an interaction expired); null
+   * when it was no longer parked.
+   */
+  async endParked(runId: string, status: "CANCELLED" | "FAILED", message: string, kind: ErrorKind = status === "CANCELLED" ? "CANCELLED" : "TIMEOUT"): Promise<RunRecord | null> {
+    if (!(await this.deps.runs.claimParked(runId, this.deps.instanceId))) return null;
+    const run = (await this.deps.runs.get(runId))!;
+    await this.deps.interactions.cancelOpen(runId);
+    Object.assign(run, failure(kind, message), { status, finishedAt: new Date().toISOString() });
+    const ended = await this.deps.runs.finish(this.snapshot(run, run.input === REDACTED), null);
+    this.publish(ended);
+    return ended.run;
   }
 
   /** Resolves with the run once it is no longer RUNNING (any instance). */
@@ -207,40 +231,59 @@ export class Dispatcher {
     return entry.prepare(input as Record<string, unknown>);
   }
 
-  private async execute(entry: SurfaceEntry, run: RunRecord, input: unknown, req: RunRequest, controller: AbortController, redact: boolean): Promise<RunOutcome> {
+  /**
+   * Runs `body` in the retry loop and settles the run: SUCCEEDED/FAILED/CANCELLED, or
+   * PARKED when a pausing entry returned a park.
+   */
+  private async execute(
+    entry: SurfaceEntry,
+    run: RunRecord,
+    body: (ctx: ToolContext) => Promise<unknown>,
+    opts: { caller: Caller; timeoutSeconds?: number; controller: AbortController; redact: boolean; policy?: RunRecord["policy"] },
+  ): Promise<RunOutcome> {
+    const { controller, redact } = opts;
     const log = this.deps.log.child({ runId: run.id, tool: entry.name });
-    const timeoutSeconds = Math.min(req.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
+    const timeoutSeconds = Math.min(opts.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
+    const before = run.attempts.length;
     // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
     const stored = new Set<number>();
-    const outcome = await runWithRetry<ToolResult>({
-      policy: run.policy ?? undefined,
+    const outcome = await runWithRetry<ToolResult | Park>({
+      policy: opts.policy ?? undefined,
       timeoutSeconds,
       signal: controller.signal,
       attempt: async (n, signal) => {
         const ctx: ToolContext = {
           signal,
           runId: run.id,
-          attempt: n,
-          caller: req.caller,
+          attempt: before + n,
+          caller: opts.caller,
           log,
           redact: (secret) => addSecret(secret),
-          runTool: async (name, childInput) => (await this.runDetailed({ tool: name, input: childInput, caller: req.caller, door: "extension", parentRunId: run.id })).output,
+          runTool: async (name, childInput) => (await this.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id })).output,
+          openInteraction: (request) => this.deps.interactions.open(run.id, entry.name, request),
         };
-        const result = normalizeResult(entry.name, await entry.invoke(input, ctx));
+        const value = await body(ctx);
+        if (isPark(value)) return value;
+        const result = normalizeResult(entry.name, value);
         if (result.isError) throw new ReturnedError(result);
         return result;
       },
       onRetry: async (attempt) => {
+        attempt.number += before;
         run.attempts = [...run.attempts, attempt];
         this.publish(await this.deps.runs.attemptFailed(this.snapshot(run, redact), attempt));
         stored.add(attempt.number);
       },
     });
+    for (const a of outcome.attempts) if (!stored.has(a.number)) a.number += before;
     const last = outcome.attempts[outcome.attempts.length - 1] ?? null;
-    run.attempts = outcome.attempts;
+    run.attempts = [...run.attempts.slice(0, before), ...outcome.attempts];
     run.finishedAt = new Date().toISOString();
-    if (outcome.ok) {
-      const result = outcome.value;
+    if (outcome.ok && isPark(outcome.value)) {
+      if (entry.pauses) return this.park(entry, run, outcome.value, last && !stored.has(last.number) ? last : null, opts, log);
+      Object.assign(run, failure("INTERNAL", `"${entry.name}" returned a park, but only tools in the pausing set and branches of pausing extensions may pause`));
+    } else if (outcome.ok) {
+      const result = outcome.value as ToolResult;
       const problems = entry.outputSchema && result.data !== undefined ? validate(entry.outputSchema, result.data) : [];
       if (entry.outputSchema && result.data === undefined) problems.push({ path: "", message: "the tool returned no structured data, but declares an output schema" });
       if (problems.length) {
@@ -254,9 +297,56 @@ export class Dispatcher {
       if (returned) Object.assign(run, { content: returned.content, details: returned.details ?? null, terminate: returned.terminate, data: returned.data ?? null });
       if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined)) log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
     }
+    await this.deps.interactions.cancelOpen(run.id);
     const ended = await this.persistOutcome(run, last && !stored.has(last.number) ? last : null, redact, log);
     this.publish(ended);
     return { run: ended.run, output: { ...run } };
+  }
+
+  /** Stores a park: interactions opened, state attached, run PARKED with a RUN_PARKED event. */
+  private async park(entry: SurfaceEntry, run: RunRecord, p: Park, last: RunRecord["attempts"][number] | null, opts: { caller: Caller; redact: boolean }, log: Logger): Promise<RunOutcome> {
+    const ids = [...(p.interactionIds ?? [])];
+    for (const req of p.interactions ?? []) ids.push((await this.deps.interactions.open(run.id, entry.name, req)).id);
+    if (!ids.length) {
+      Object.assign(run, failure("INTERNAL", `"${entry.name}" returned a park with no interaction to wait on`));
+      const ended = await this.persistOutcome(run, last, opts.redact, log);
+      this.publish(ended);
+      return { run: ended.run, output: { ...run } };
+    }
+    await this.deps.interactions.attachState(run.id, ids, p.state);
+    Object.assign(run, { status: "PARKED", finishedAt: null });
+    const parked = await this.deps.runs.finish(this.snapshot(run, opts.redact), last, "RUN_PARKED");
+    this.publish(parked);
+    // An answer may have arrived before the park was stored (a fast callback).
+    if (await this.deps.interactions.readyToResume(run.id)) return this.resume(run.id);
+    return { run: parked.run, output: { ...run } };
+  }
+
+  /**
+   * Resumes a PARKED run whose interactions are all answered, on this instance: the
+   * entry's `resume` (default: the answer itself) runs through the same settle path.
+   * If another instance is already resuming it, waits for that outcome.
+   */
+  async resume(runId: string): Promise<RunOutcome> {
+    const ready = await this.deps.interactions.readyToResume(runId);
+    if (!ready || !(await this.deps.runs.claimParked(runId, this.deps.instanceId))) return both(await this.awaitFinal(runId));
+    const run = (await this.deps.runs.get(runId))!;
+    await this.deps.interactions.consume(ready.ids);
+    const entry = this.deps.surface.base(run.tool);
+    const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: null };
+    const controller = new AbortController();
+    const redact = run.input === REDACTED;
+    const body = async (ctx: ToolContext) => {
+      if (!entry) throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, { kind: "NOT_FOUND" });
+      return entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers);
+    };
+    const done = this.execute(entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact });
+    this.inflight.set(runId, { controller, done });
+    try {
+      return await done;
+    } finally {
+      this.inflight.delete(runId);
+    }
   }
 
   /** Persists the outcome; a database blip is retried so a finished run is not lost. */
@@ -291,6 +381,12 @@ export class Dispatcher {
   private publish(event: RunEventRecord): void {
     this.deps.bus.publish("runEvent", event);
   }
+}
+
+/** Without a `resume`, a resumed run's output is the answer (or, for several, answers by id). */
+function defaultResume(answers: Record<string, unknown>): unknown {
+  const values = Object.values(answers);
+  return values.length === 1 ? values[0] : answers;
 }
 
 function both(run: RunRecord): RunOutcome {

@@ -5,6 +5,7 @@ import "./tool.ts";
 import "./run.ts";
 import "./preset.ts";
 import "./manifest.ts";
+import "./interaction.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = builder.toSchema({ sortSchema: false });

@@ -40,6 +40,11 @@ export interface SurfaceEntry {
   policyChain: string[];
   /** Converts validated JSON input for the body (zod parsing, baked-kwarg merging). */
   prepare(input: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; issues: Issue[] };
+  /**
+   * Continues a parked run once every interaction is answered; `answers` maps interaction
+   * id → answer. Absent: the run's output is the answer itself.
+   */
+  resume?(state: unknown, answers: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
   /** Runs the body. Contract: only `dispatch/run-tool.ts` calls this. */
   invoke(input: unknown, ctx: ToolContext): Promise<unknown>;
   /** Where it came from (module path, "demo", "preset", "manifest"). */

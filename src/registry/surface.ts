@@ -117,13 +117,14 @@ function entryForTool(def: ToolDefinition): SurfaceEntry {
     inputSchema: def.parameters,
     outputSchema: def.outputSchema,
     executionMode: def.executionMode,
-    pauses: false,
+    pauses: def.pauses,
     extensionStack: [],
     timeoutSeconds: def.timeoutSeconds,
     listed: def.apiTool,
     policyChain: [def.name],
     prepare: (input) => (def.parse ? def.parse(input) : { ok: true, value: input }),
     invoke: async (input, ctx) => def.execute(input as Record<string, unknown>, ctx),
+    resume: def.resume ? async (state, answers, ctx) => def.resume!(state, answers, ctx) : undefined,
     module: def.module,
   };
 }

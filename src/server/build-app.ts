@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { createYoga, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, renderGraphiQL as renderCdnGraphiQL, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
 import type { ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -10,8 +10,13 @@ import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
 import { schema } from "../graphql/schema.ts";
+import type { Logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
+import { handleCallback } from "./callbacks.ts";
+
+/** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
+const WS_CLOSE_GRACE_MS = 1000;
 
 /** The HTTP + WebSocket server around a runtime. */
 export interface TaiServer {
@@ -37,6 +42,7 @@ export function buildApp(rt: Runtime): TaiServer {
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: config.graphiql ? { title: "tai42 GraphiQL", subscriptionsProtocol: "WS" } : false,
+    renderGraphiQL: offlineGraphiQL(rt.log),
     maskedErrors: { maskError: maskError(rt.log) },
     maxRequestBodySize: config.maxBodyBytes,
     // Same-origin only unless TAI_CORS_ORIGINS lists origins (yoga's default echoes any origin).
@@ -59,7 +65,11 @@ export function buildApp(rt: Runtime): TaiServer {
     ],
   });
 
-  const server = createServer(yoga);
+  const server = createServer((req, res) => {
+    const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
+    if (m) return void handleCallback(rt, req, res, m[1]);
+    return yoga(req, res);
+  });
   const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes });
   const socketsByKey = new Map<string, Set<WebSocket>>();
   const unlistenRevoked = rt.bus.listen("keyRevoked", ({ keyId }) => {
@@ -128,16 +138,46 @@ export function buildApp(rt: Runtime): TaiServer {
         server.listen(port, host, () => {
           const a = server.address() as AddressInfo;
           const h = a.family === "IPv6" ? `[${a.address}]` : a.address;
+          if (!config.publicUrl) rt.publicUrl = `http://${h}:${a.port}`;
           resolve(`http://${h}:${a.port}/graphql`);
         });
       });
     },
     async stop() {
       unlistenRevoked();
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      const sockets = [...wss.clients].map((c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))));
       for (const c of wss.clients) c.close(1001, "server shutting down");
+      // A client that stopped reading never completes the close handshake (ws would wait
+      // 30 s for it): it is cut off after a short grace.
+      const grace = setTimeout(() => wss.clients.forEach((c) => c.terminate()), WS_CLOSE_GRACE_MS);
+      await Promise.all(sockets);
+      clearTimeout(grace);
       await new Promise<void>((r) => wss.close(() => r()));
       server.closeAllConnections?.();
-      await new Promise<void>((r) => server.close(() => r()));
+      await closed;
     },
   };
+}
+
+/** Ships GraphiQL's whole bundle inline; an optional dependency (see {@link offlineGraphiQL}). */
+const RENDER_GRAPHIQL = "@graphql-yoga/render-graphiql";
+
+/**
+ * GraphiQL's page, served without the network. Yoga's own page loads GraphiQL's scripts,
+ * styles and editor workers from unpkg.com, so on an offline machine it stays blank.
+ * `@graphql-yoga/render-graphiql` inlines the same bundle into the page; when it is not
+ * installed, the CDN page is served and a warning says why GraphiQL may not load.
+ * The page is rendered once: its options never change.
+ */
+function offlineGraphiQL(log: Logger): (options: GraphiQLOptions) => Promise<string> {
+  let page: Promise<string> | undefined;
+  return (options) =>
+    (page ??= (import(RENDER_GRAPHIQL) as Promise<{ renderGraphiQL: (o: GraphiQLOptions) => string }>).then(
+      (m) => m.renderGraphiQL(options),
+      () => {
+        log.warn(`${RENDER_GRAPHIQL} is not installed: GraphiQL loads its assets from unpkg.com and needs internet access`);
+        return renderCdnGraphiQL(options);
+      },
+    ));
 }

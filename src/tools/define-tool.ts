@@ -25,6 +25,10 @@ export interface DefineToolFields {
   apiTool?: boolean;
   promptSnippet?: string;
   promptGuidelines?: string[];
+  /** Puts the tool in the pausing set: its body may return `park(...)`. @default false */
+  pauses?: boolean;
+  /** Continues a parked run once answered. Contract: called with the park's state and answers by interaction id. */
+  resume?: (state: unknown, answers: Record<string, unknown>, ctx: import("./definition.ts").ToolContext) => unknown;
 }
 
 /** The rules `defineTool` enforces; every refusal names one. */
@@ -33,11 +37,11 @@ export type DefineToolRule =
   | "unknown-field"
   | "required-field"
   | "wire-safe-name"
+  | "duplicate-name"
   | "object-schema"
   | "schema-compiles"
   | "execute-function"
   | "field-type"
-  | "duplicate-name"
   | "retry-policy";
 
 /** A refused tool definition. `rule` names the broken rule. */
@@ -64,6 +68,8 @@ const KNOWN = new Set<string>([
   "apiTool",
   "promptSnippet",
   "promptGuidelines",
+  "pauses",
+  "resume",
 ]);
 
 /**
@@ -118,6 +124,9 @@ export function defineTool(
     if (out.length) throw new ToolDefinitionError("schema-compiles", `"${name}": outputSchema is not a valid JSON Schema: ${describeIssues(out)}`);
   }
   if (raw.label !== undefined && typeof raw.label !== "string") throw new ToolDefinitionError("field-type", `"${name}": label must be a string`);
+  if (raw.pauses !== undefined && typeof raw.pauses !== "boolean") throw new ToolDefinitionError("field-type", `"${name}": pauses must be a boolean`);
+  if (raw.resume !== undefined && typeof raw.resume !== "function") throw new ToolDefinitionError("field-type", `"${name}": resume must be a function`);
+  if (raw.resume !== undefined && raw.pauses !== true) throw new ToolDefinitionError("field-type", `"${name}": resume is only meaningful with pauses: true`);
   if (raw.apiTool !== undefined && typeof raw.apiTool !== "boolean") throw new ToolDefinitionError("field-type", `"${name}": apiTool must be a boolean`);
   let retry;
   if (raw.retry !== undefined) {
@@ -142,6 +151,8 @@ export function defineTool(
     apiTool: (raw.apiTool ?? true) as boolean,
     promptSnippet: raw.promptSnippet as string | undefined,
     promptGuidelines: raw.promptGuidelines as string[] | undefined,
+    pauses: (raw.pauses ?? false) as boolean,
+    resume: raw.resume as ToolDefinition["resume"],
     module,
   });
 }

@@ -27,6 +27,11 @@ export interface ToolContext {
    * Contract: the only way a body may call another tool.
    */
   runTool(name: string, input: Record<string, unknown>): Promise<import("../dispatch/run-record.ts").RunRecord>;
+  /**
+   * Opens an interaction now (to hand its callback URL out before parking); return
+   * `park({ interactionIds: [id] })` to wait on it.
+   */
+  openInteraction(request: import("../interactions/park.ts").InteractionRequest): Promise<import("../interactions/park.ts").OpenedInteraction>;
 }
 
 /** A tool body. Contract: return a value or a `toolResult(...)`; throw `ToolError` to classify a failure. */
@@ -49,6 +54,9 @@ export interface ToolDefinition {
   readonly timeoutSeconds: number;
   /** false keeps the tool off the API surface (curation); it can still be a base. @default true */
   readonly apiTool: boolean;
+  /** In the pausing set: the body may return `park(...)`. */
+  readonly pauses: boolean;
+  readonly resume?: (state: unknown, answers: Record<string, unknown>, ctx: ToolContext) => unknown;
   readonly promptSnippet?: string;
   readonly promptGuidelines?: string[];
   /** Converts validated JSON input for the body (zod parse for `app.tool`). */

@@ -1,0 +1,110 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Db } from "../db/client.ts";
+import type { InteractionRecord, InteractionRequest, OpenedInteraction } from "./park.ts";
+
+type Row = Awaited<ReturnType<Db["interaction"]["findUniqueOrThrow"]>>;
+
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export function toInteraction(r: Row): InteractionRecord {
+  return {
+    id: r.id,
+    runId: r.runId,
+    tool: r.tool,
+    question: r.question,
+    to: r.to as "user" | "caller",
+    answerFormat: (r.answerFormat ?? null) as InteractionRecord["answerFormat"],
+    status: r.status as InteractionRecord["status"],
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    answer: r.answer ?? null,
+    answeredAt: r.answeredAt?.toISOString() ?? null,
+    createdAt: r.createdAt.toISOString(),
+  };
+}
+
+/** Persistence of interactions; every status change is a guarded (compare-and-set) update. */
+export class InteractionStore {
+  constructor(
+    private readonly db: Db,
+    /** Builds the public callback URL for a token. Contract: pure. */
+    private readonly callbackUrl: (token: string) => string,
+  ) {}
+
+  /** Opens one interaction (PENDING). */
+  async open(runId: string, tool: string, req: InteractionRequest): Promise<OpenedInteraction> {
+    const id = randomUUID();
+    const token = req.callback ? randomBytes(32).toString("base64url") : null;
+    await this.db.interaction.create({
+      data: {
+        id,
+        runId,
+        tool,
+        question: req.question,
+        to: req.to ?? "user",
+        answerFormat: (req.answerFormat ?? undefined) as never,
+        status: "PENDING",
+        expiresAt: req.expiresInSeconds ? new Date(Date.now() + req.expiresInSeconds * 1000) : null,
+        callbackHash: token ? hashToken(token) : null,
+      },
+    });
+    return { id, ...(token ? { callbackUrl: this.callbackUrl(token) } : {}) };
+  }
+
+  /** Attaches the park's state to the run's pending interactions. */
+  async attachState(runId: string, ids: string[], state: unknown): Promise<void> {
+    await this.db.interaction.updateMany({ where: { runId, id: { in: ids } }, data: { state: { parked: true, state: state ?? null } as never } });
+  }
+
+  async get(id: string): Promise<InteractionRecord | null> {
+    const r = await this.db.interaction.findUnique({ where: { id } });
+    return r ? toInteraction(r) : null;
+  }
+
+  async byToken(token: string): Promise<InteractionRecord | null> {
+    const r = await this.db.interaction.findUnique({ where: { callbackHash: hashToken(token) } });
+    return r ? toInteraction(r) : null;
+  }
+
+  async forRun(runId: string): Promise<InteractionRecord[]> {
+    return (await this.db.interaction.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toInteraction);
+  }
+
+  async list(status?: string): Promise<InteractionRecord[]> {
+    return (await this.db.interaction.findMany({ where: status ? { status } : {}, orderBy: { createdAt: "desc" }, take: 500 })).map(toInteraction);
+  }
+
+  /** PENDING → ANSWERED; false when it was not pending (a second answer loses). */
+  async answer(id: string, answer: unknown): Promise<boolean> {
+    const { count } = await this.db.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status: "ANSWERED", answer: answer as never, answeredAt: new Date() } });
+    return count === 1;
+  }
+
+  /** The parked state and the answers, once every parked interaction of the run is answered. */
+  async readyToResume(runId: string): Promise<{ state: unknown; answers: Record<string, unknown>; ids: string[] } | null> {
+    const rows = await this.db.interaction.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
+    const parked = rows.filter((r) => (r.state as { parked?: boolean } | null)?.parked && r.status !== "CANCELLED");
+    if (!parked.length || parked.some((r) => r.status !== "ANSWERED")) return null;
+    return { state: (parked[0].state as { state: unknown }).state, answers: Object.fromEntries(parked.map((r) => [r.id, r.answer])), ids: parked.map((r) => r.id) };
+  }
+
+  /** Consumes answered parked interactions so a later park of the same run starts clean. */
+  async consume(ids: string[]): Promise<void> {
+    await this.db.interaction.updateMany({ where: { id: { in: ids } }, data: { state: { parked: false } as never } });
+  }
+
+  /** Marks the run's open interactions CANCELLED (the run ended without them). */
+  async cancelOpen(runId: string): Promise<void> {
+    await this.db.interaction.updateMany({ where: { runId, status: "PENDING" }, data: { status: "CANCELLED" } });
+  }
+
+  /** PENDING interactions past their expiry → EXPIRED; returns their run ids. */
+  async expireDue(now = new Date()): Promise<string[]> {
+    const due = await this.db.interaction.findMany({ where: { status: "PENDING", expiresAt: { lt: now } }, select: { id: true, runId: true } });
+    const runs = new Set<string>();
+    for (const d of due) {
+      const { count } = await this.db.interaction.updateMany({ where: { id: d.id, status: "PENDING" }, data: { status: "EXPIRED" } });
+      if (count) runs.add(d.runId);
+    }
+    return [...runs];
+  }
+}

@@ -1,0 +1,62 @@
+import type { JsonSchema } from "../tools/json-schema.ts";
+
+/** A question a parked run waits on. */
+export interface InteractionRequest {
+  question: string;
+  /** Who answers: a user of the platform, or the caller who started the run. @default "user" */
+  to?: "user" | "caller";
+  /** The answer must validate against this schema. @default any JSON */
+  answerFormat?: JsonSchema;
+  /** After this many seconds the run fails with TIMEOUT. @default no expiry */
+  expiresInSeconds?: number;
+  /** Also serve an unguessable callback URL that answers it with the POSTed JSON body. */
+  callback?: boolean;
+}
+
+/** An interaction opened by a body before it parks (to hand its callback URL out first). */
+export interface OpenedInteraction {
+  id: string;
+  /** Present when opened with `callback: true`. */
+  callbackUrl?: string;
+}
+
+const PARK = Symbol.for("tai42.park");
+
+/** What a pausing body returns to park its run until its interactions are answered. */
+export interface Park {
+  /** New interactions to open. */
+  interactions?: InteractionRequest[];
+  /** Interactions already opened with `ctx.openInteraction`. */
+  interactionIds?: string[];
+  /** Persisted with the park; handed to `resume` when every interaction is answered. */
+  state?: unknown;
+}
+
+/**
+ * Parks the run. Only tools in the pausing set (`pauses: true`) and branches of pausing
+ * extensions may return a park; any other tool's park fails its run.
+ */
+export function park(init: Park): Park {
+  return Object.defineProperty({ ...init }, PARK, { value: true, enumerable: false });
+}
+
+export function isPark(value: unknown): value is Park {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[PARK] === true;
+}
+
+/** A stored interaction as every read serves it. */
+export interface InteractionRecord {
+  id: string;
+  runId: string;
+  tool: string;
+  question: string;
+  to: "user" | "caller";
+  answerFormat: JsonSchema | null;
+  status: "PENDING" | "ANSWERED" | "EXPIRED" | "CANCELLED";
+  expiresAt: string | null;
+  answer: unknown;
+  answeredAt: string | null;
+  /** Only present right after opening (the token is never stored). */
+  callbackUrl?: string | null;
+  createdAt: string;
+}

@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ApiError } from "../errors.ts";
+import type { Runtime } from "../runtime.ts";
+
+const STATUS: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER_INPUT: 400, FORBIDDEN: 403, UNAUTHENTICATED: 401 };
+
+/**
+ * `POST /callbacks/<token>`: an external system answers an `ask_external` interaction
+ * with a JSON body. The unguessable token is the credential; a replay is refused (409).
+ */
+export async function handleCallback(rt: Runtime, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+  const reply = (status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+  if (req.method !== "POST") return reply(405, { error: "use POST with a JSON body" });
+  let size = 0;
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > rt.config.maxBodyBytes) return reply(413, { error: `the body exceeds ${rt.config.maxBodyBytes} bytes` });
+    chunks.push(chunk as Buffer);
+  }
+  let payload: unknown;
+  try {
+    payload = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
+  } catch (e) {
+    return reply(400, { error: `the body is not valid JSON (${(e as Error).message})` });
+  }
+  try {
+    const run = await rt.interactions.answerByToken(token, payload);
+    return reply(200, { runId: run.id, status: run.status });
+  } catch (e) {
+    if (e instanceof ApiError) return reply(STATUS[e.code] ?? 400, { error: e.message, code: e.code, ...(e.issues.length ? { issues: e.issues } : {}) });
+    rt.log.error("callback failed", { error: (e as Error).message });
+    return reply(500, { error: "unexpected error" });
+  }
+}
