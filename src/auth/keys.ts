@@ -7,6 +7,12 @@ import { isRole, type Caller, type Role } from "./roles.ts";
 
 const KEY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
+/**
+ * How long a verified key is trusted without reading the database again. A revocation
+ * made where no bus reaches (the CLI on the embedded default) takes effect within it.
+ */
+const CACHE_TTL_MS = 5_000;
+
 /** SHA-256 of a key: keys are 256-bit random, so a fast hash is enough and lookups stay O(1). */
 export function hashKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
@@ -31,7 +37,7 @@ export interface KeyInfo {
  * cache that a revocation (on any instance, via the bus) clears.
  */
 export class KeyStore {
-  private readonly cache = new Map<string, Caller | null>();
+  private readonly cache = new Map<string, { caller: Caller | null; at: number }>();
 
   constructor(
     private readonly db: Db,
@@ -70,11 +76,12 @@ export class KeyStore {
   /** The caller a key stands for, or null when it is unknown or revoked. */
   async verify(key: string): Promise<Caller | null> {
     const hash = hashKey(key);
-    if (this.cache.has(hash)) return this.cache.get(hash)!;
+    const hit = this.cache.get(hash);
+    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.caller;
     const row = await this.db.apiKey.findUnique({ where: { hash } });
     const caller = row && !row.revokedAt && isRole(row.role) ? { role: row.role, keyName: row.name, keyId: row.id } : null;
     if (this.cache.size > 10_000) this.cache.clear();
-    this.cache.set(hash, caller);
+    this.cache.set(hash, { caller, at: Date.now() });
     return caller;
   }
 
@@ -87,13 +94,24 @@ export class KeyStore {
       const exists = await this.db.apiKey.findUnique({ where: { hash: hashKey(adminKey) } });
       if (!exists) {
         const name = (await this.db.apiKey.findUnique({ where: { name: "bootstrap-admin" } })) ? `bootstrap-admin-${Date.now()}` : "bootstrap-admin";
-        await this.create(name, "ADMIN", adminKey);
+        try {
+          await this.create(name, "ADMIN", adminKey);
+        } catch (e) {
+          // Another instance starting at the same moment stored the same key first.
+          if (!(e instanceof ApiError && e.code === "CONFLICT" && (await this.db.apiKey.findUnique({ where: { hash: hashKey(adminKey) } })))) throw e;
+        }
       }
       return null;
     }
     const admins = await this.db.apiKey.count({ where: { role: "ADMIN", revokedAt: null } });
     if (admins > 0) return null;
     const name = (await this.db.apiKey.findUnique({ where: { name: "admin" } })) ? `admin-${Date.now()}` : "admin";
-    return this.create(name, "ADMIN");
+    try {
+      return await this.create(name, "ADMIN");
+    } catch (e) {
+      // Another instance starting at the same moment created the first admin key.
+      if (e instanceof ApiError && e.code === "CONFLICT" && (await this.db.apiKey.count({ where: { role: "ADMIN", revokedAt: null } })) > 0) return null;
+      throw e;
+    }
   }
 }

@@ -46,7 +46,11 @@ async function cliCaller(rt: Runtime, key?: string): Promise<Caller> {
   return caller;
 }
 
-const program = new Command("tai").description("tai42: the OS for AI tools").showHelpAfterError();
+const program = new Command("tai")
+  .description("tai42: the OS for AI tools")
+  .showHelpAfterError()
+  // Commander exits 1 on a usage error, but 1 means "the run FAILED" here; usage is 2.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
 
 program
   .command("serve")

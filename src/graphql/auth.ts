@@ -3,17 +3,18 @@ import { builder } from "./builder.ts";
 import { requireAdmin } from "./context.ts";
 import { RoleEnum } from "./enums.ts";
 
-const ViewerRef = builder.objectRef<Caller | null>("Viewer").implement({
+// Wrapped: a null parent would make the non-null `viewer` field fail for a caller without access.
+const ViewerRef = builder.objectRef<{ caller: Caller | null }>("Viewer").implement({
   description: "Who the API sees. `role` is null for an anonymous caller without access.",
   fields: (t) => ({
-    role: t.field({ type: RoleEnum, nullable: true, resolve: (c) => c?.role ?? null }),
-    keyName: t.string({ nullable: true, resolve: (c) => c?.keyName ?? null }),
-    authenticated: t.boolean({ resolve: (c) => Boolean(c?.keyId) }),
+    role: t.field({ type: RoleEnum, nullable: true, resolve: ({ caller }) => caller?.role ?? null }),
+    keyName: t.string({ nullable: true, resolve: ({ caller }) => caller?.keyName ?? null }),
+    authenticated: t.boolean({ resolve: ({ caller }) => Boolean(caller?.keyId) }),
   }),
 });
 
 builder.queryFields((t) => ({
-  viewer: t.field({ type: ViewerRef, resolve: (_r, _a, ctx) => ctx.caller }),
+  viewer: t.field({ type: ViewerRef, resolve: (_r, _a, ctx) => ({ caller: ctx.caller }) }),
 }));
 
 builder.mutationFields((t) => ({

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const BIN = fileURLToPath(new URL("../../bin/tai.mjs", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** What a `tai` child process did. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs `node bin/tai.mjs ...args` from the repository root. The child gets a clean tai
+ * environment (no inherited TAI_*, DATABASE_URL or HOST) plus `env`, with TAI_LOG=silent.
+ */
+export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawnTai(args, env);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function spawnTai(args: string[], env: Record<string, string | undefined>): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TAI_") && !["DATABASE_URL", "HOST", "PORT", "REDIS_URL"].includes(k)));
+  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, TAI_LOG: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+/** A long-running `tai` child (e.g. `tai serve`). */
+export interface CliProcess {
+  child: ChildProcess;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  /** Resolves with stdout once it contains `text`; rejects if the process exits first. */
+  waitFor(text: string, timeoutMs?: number): Promise<string>;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `node bin/tai.mjs ...args` and leaves it running. */
+export function startCli(args: string[], env: Record<string, string | undefined>): CliProcess {
+  const child = spawnTai(args, env);
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return {
+    child,
+    stdout: () => out,
+    waitFor(text, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => done(new Error(`timed out waiting for "${text}"; stdout: ${out}; stderr: ${err}`)), timeoutMs);
+        const check = () => out.includes(text) && done();
+        const onExit = (code: number | null) => done(new Error(`tai exited (${code}) before printing "${text}"; stderr: ${err}`));
+        function done(e?: Error) {
+          clearTimeout(timer);
+          child.stdout.off("data", check);
+          child.off("exit", onExit);
+          if (e) reject(e);
+          else resolve(out);
+        }
+        child.stdout.on("data", check);
+        child.once("exit", onExit);
+        check();
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs tasks with at most `n` in flight (CLI spawns are CPU-heavy on a small machine). */
+export function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const queue: (() => void)[] = [];
+  return async (task) => {
+    // A finishing task hands its slot straight to the next waiter.
+    if (active < n) active++;
+    else await new Promise<void>((r) => queue.push(r));
+    try {
+      return await task();
+    } finally {
+      const next = queue.shift();
+      if (next) next();
+      else active--;
+    }
+  };
+}
