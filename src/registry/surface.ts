@@ -94,7 +94,18 @@ export class Surface {
 
   /** The declaration on exactly `name`, if any. */
   declaredOn(name: string): RetryPolicy | undefined {
-    return this.extraPolicies.get(name) ?? this.apps.map((a) => a.policies.get(name)).find(Boolean);
+    const stored = this.extraPolicies.get(name);
+    if (stored) return stored;
+    // Later apps win, as they do for tool definitions: a user tool shadowing a demo tool of
+    // the same name never inherits the shadowed tool's policy.
+    const owner = this.ownerOf(name);
+    if (owner?.policies.has(name)) return owner.policies.get(name);
+    return [...this.apps].reverse().find((a) => !a.tools.has(name) && a.policies.has(name))?.policies.get(name);
+  }
+
+  /** The last app that registers a tool named `name` (the one whose definition is on the surface). */
+  private ownerOf(name: string): App | undefined {
+    return [...this.apps].reverse().find((a) => a.tools.has(name));
   }
 
   /** The policy that applies to an entry: the first declaration along its chain. */

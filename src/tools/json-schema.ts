@@ -11,14 +11,22 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 // keywords ajv does not know. It also means an unknown format is ignored with a warning
 // rather than refused: zod emits formats (cuid, nanoid, emoji…) that ajv-formats lacks.
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true }));
-const cache = new WeakMap<object, ValidateFunction>();
+const byObject = new WeakMap<object, ValidateFunction>();
+// Ajv keeps every schema object it compiles; derived schemas (presets, branches) are
+// rebuilt as new objects on every surface rebuild, so compile once per distinct content.
+const byContent = new Map<string, ValidateFunction>();
 
-/** Ajv-compiles a schema once per schema object; throws when it does not compile. */
+/** Ajv-compiles a schema once per distinct content; throws when it does not compile. */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
-  let fn = cache.get(schema);
+  let fn = byObject.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
-    cache.set(schema, fn);
+    const key = JSON.stringify(schema);
+    fn = byContent.get(key);
+    if (!fn) {
+      fn = ajv.compile(schema);
+      byContent.set(key, fn);
+    }
+    byObject.set(schema, fn);
   }
   return fn;
 }
