@@ -4,6 +4,8 @@ import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 /** Topics carried by the bus; payloads are JSON (they may cross Redis). */
 export interface Topics {
   runEvent: import("../dispatch/run-record.ts").RunEventRecord;
+  /** One entry of an agent run's log (docs/agent-stream.md). */
+  agentEvent: import("../agent/events.ts").AgentLogEntry;
   toolsChanged: { at: string };
   keyRevoked: { keyId: string };
   runCancel: { runId: string };
@@ -132,7 +134,9 @@ export class Bus {
       next() {
         if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
         if (failure) {
+          // Thrown once; the iterator is done after that, as the protocol wants.
           const f = failure;
+          failure = null;
           finish();
           return Promise.reject(f);
         }

@@ -1,3 +1,4 @@
+import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "./context.ts";
 
 /**
@@ -5,14 +6,27 @@ import type { GraphQLContext } from "./context.ts";
  * once, even while the stream is parked waiting for its next event: the signal given to
  * `open` aborts, which ends the pending wait. An async generator alone would stay
  * suspended, and leak, until its next event.
+ *
+ * The stream also ends, with UNAUTHENTICATED, when the caller's API key is revoked: on
+ * every transport (graphql-ws closes the socket too; SSE has only the stream).
  */
 export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) => AsyncIterable<T>): AsyncIterableIterator<T> {
   const controller = new AbortController();
   const onOuter = () => controller.abort();
   ctx.signal?.addEventListener("abort", onOuter, { once: true });
+  let revoked = false;
+  const keyId = ctx.caller?.keyId;
+  const unlistenRevoked = keyId
+    ? ctx.runtime.bus.listen("keyRevoked", (e) => {
+        if (e.keyId !== keyId) return;
+        revoked = true;
+        controller.abort();
+      })
+    : () => {};
   const inner = open(controller.signal)[Symbol.asyncIterator]();
   const stop = async () => {
     ctx.signal?.removeEventListener("abort", onOuter);
+    unlistenRevoked();
     controller.abort();
     await inner.return?.();
   };
@@ -20,11 +34,12 @@ export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) =>
     async next() {
       try {
         const r = await inner.next();
+        if (revoked) throw new ApiError("UNAUTHENTICATED", "the API key was revoked");
         if (r.done) await stop();
         return r;
       } catch (e) {
         await stop();
-        throw e;
+        throw revoked ? new ApiError("UNAUTHENTICATED", "the API key was revoked") : e;
       }
     },
     async return() {
