@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { createYoga, renderGraphiQL as renderCdnGraphiQL, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
+import { createYoga, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
+import { renderGraphiQL as renderOfflineGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -10,7 +11,6 @@ import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
 import { schema } from "../graphql/schema.ts";
-import type { Logger } from "../log.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
 import { handleCallback } from "./callbacks.ts";
@@ -42,7 +42,7 @@ export function buildApp(rt: Runtime): TaiServer {
     graphqlEndpoint: "/graphql",
     landingPage: false,
     graphiql: config.graphiql ? { title: "tai42 GraphiQL", subscriptionsProtocol: "WS" } : false,
-    renderGraphiQL: offlineGraphiQL(rt.log),
+    renderGraphiQL: offlineGraphiQL(),
     maskedErrors: { maskError: maskError(rt.log) },
     maxRequestBodySize: config.maxBodyBytes,
     // Same-origin only unless TAI_CORS_ORIGINS lists origins (yoga's default echoes any origin).
@@ -160,24 +160,13 @@ export function buildApp(rt: Runtime): TaiServer {
   };
 }
 
-/** Ships GraphiQL's whole bundle inline; an optional dependency (see {@link offlineGraphiQL}). */
-const RENDER_GRAPHIQL = "@graphql-yoga/render-graphiql";
-
 /**
  * GraphiQL's page, served without the network. Yoga's own page loads GraphiQL's scripts,
- * styles and editor workers from unpkg.com, so on an offline machine it stays blank.
- * `@graphql-yoga/render-graphiql` inlines the same bundle into the page; when it is not
- * installed, the CDN page is served and a warning says why GraphiQL may not load.
- * The page is rendered once: its options never change.
+ * styles and editor workers from unpkg.com, so on an offline machine it stays blank;
+ * `@graphql-yoga/render-graphiql` inlines the same bundle. The page is rendered once:
+ * its options never change.
  */
-function offlineGraphiQL(log: Logger): (options: GraphiQLOptions) => Promise<string> {
-  let page: Promise<string> | undefined;
-  return (options) =>
-    (page ??= (import(RENDER_GRAPHIQL) as Promise<{ renderGraphiQL: (o: GraphiQLOptions) => string }>).then(
-      (m) => m.renderGraphiQL(options),
-      () => {
-        log.warn(`${RENDER_GRAPHIQL} is not installed: GraphiQL loads its assets from unpkg.com and needs internet access`);
-        return renderCdnGraphiQL(options);
-      },
-    ));
+function offlineGraphiQL(): (options: GraphiQLOptions) => string {
+  let page: string | undefined;
+  return (options) => (page ??= renderOfflineGraphiQL(options));
 }
