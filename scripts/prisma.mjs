@@ -35,8 +35,18 @@ export function providerOf(url) {
   throw new Error(`DATABASE_URL must start with file: or postgresql:// (got scheme "${url.split(":")[0]}")`);
 }
 
+// The WASM schema engine arms a 10 s timer while it takes PostgreSQL's migration lock
+// and never clears it, so every PostgreSQL command would linger 10 s before exiting.
+// Long timers are unref'd: while the engine really waits, its open query keeps the
+// process alive; once the work is done, the stale timer no longer holds the exit.
+const unrefLongTimers =
+  "data:text/javascript," +
+  encodeURIComponent(
+    "const set = globalThis.setTimeout; globalThis.setTimeout = function (fn, ms, ...rest) { const t = set.call(this, fn, ms, ...rest); if (ms >= 5000) t?.unref?.(); return t; };",
+  );
+
 function prisma(args, env = {}) {
-  const r = spawnSync(process.execPath, [prismaCli, ...args], {
+  const r = spawnSync(process.execPath, ["--import", unrefLongTimers, prismaCli, ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",

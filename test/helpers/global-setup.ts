@@ -1,23 +1,34 @@
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { migrate } from "../../src/db/migrate.ts";
-import { pgAdminUrl, TEMPLATE_DB, testDbKind, requirePostgres } from "./databases.ts";
-import pg from "pg";
+import { dropPgDatabases, ensurePgTemplate, pgReachable, processAlive, requirePostgres, sqliteTemplatePath, testDbKind, testRunDir } from "./databases.ts";
 
-/** Migrates one template database per run; each test copies it (SQLite) or clones it (PostgreSQL). */
-export default async function setup(): Promise<void> {
-  const dir = resolve(".tmp");
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true });
-  await migrate(`file:${resolve(dir, "template.db")}`);
-  if (testDbKind() === "postgres") {
-    await requirePostgres();
-    const client = new pg.Client({ connectionString: pgAdminUrl() });
-    await client.connect();
-    const stale = await client.query("SELECT datname FROM pg_database WHERE datname LIKE 'tai42_t_%' OR datname = $1", [TEMPLATE_DB]);
-    for (const r of stale.rows) await client.query(`DROP DATABASE IF EXISTS "${r.datname}" WITH (FORCE)`);
-    await client.query(`CREATE DATABASE "${TEMPLATE_DB}"`);
-    await client.end();
-    await migrate(pgAdminUrl(TEMPLATE_DB));
+/**
+ * Migrates this run's SQLite template (and, under TAI_TEST_DB=postgres, its PostgreSQL
+ * template); each test copies or clones it. Everything is named after this vitest
+ * process (`TAI_TEST_RUN`, inherited by the workers), so concurrent runs in the same
+ * checkout or on the same server never delete each other's databases.
+ */
+export default async function setup(): Promise<() => Promise<void>> {
+  process.env.TAI_TEST_RUN = String(process.pid);
+  const tmp = resolve(".tmp");
+  mkdirSync(tmp, { recursive: true });
+  for (const entry of readdirSync(tmp)) {
+    const owner = /^run-(\d+)$/.exec(entry)?.[1];
+    if (owner && Number(owner) !== process.pid && !processAlive(Number(owner))) rmSync(resolve(tmp, entry), { recursive: true, force: true });
   }
+  rmSync(testRunDir(), { recursive: true, force: true });
+  mkdirSync(testRunDir(), { recursive: true });
+  await migrate(`file:${sqliteTemplatePath()}`);
+
+  const usesPostgres = testDbKind() === "postgres" ? await requirePostgres() : await pgReachable();
+  if (usesPostgres) {
+    await dropPgDatabases("stale");
+    if (testDbKind() === "postgres") await ensurePgTemplate();
+  }
+
+  return async () => {
+    rmSync(testRunDir(), { recursive: true, force: true });
+    if (usesPostgres) await dropPgDatabases("mine").catch(() => {});
+  };
 }

@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+
+/**
+ * Values as both databases can store them. PostgreSQL refuses a NUL character in `text`
+ * ("invalid byte sequence for encoding UTF8: 0x00") and in `jsonb` strings ("unsupported
+ * Unicode escape sequence"), and refuses lone UTF-16 surrogates in `jsonb`; SQLite takes
+ * all three. Every write of caller- or tool-supplied text goes through these helpers, so
+ * a run stores (and reads back) the same thing on either database instead of failing on
+ * one of them.
+ */
+
+const UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
+const REPLACE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** `s` with NUL characters and lone surrogates replaced by U+FFFD. */
+export function storableText(s: string): string {
+  if (!UNSTORABLE.test(s)) return s;
+  return s.replace(REPLACE, "\uFFFD");
+}
+
+/** A nullable text column's value, made storable. */
+export function storableTextOrNull(s: string | null | undefined): string | null {
+  return s === null || s === undefined ? null : storableText(s);
+}
+
+/**
+ * A JSON value with every string (keys included) made storable. Returns the same object
+ * when nothing needed replacing, so the common case allocates nothing.
+ */
+export function storableJson<T>(value: T): T {
+  return fix(value) as T;
+}
+
+function fix(v: unknown): unknown {
+  if (typeof v === "string") return storableText(v);
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) {
+    let out: unknown[] | null = null;
+    for (let i = 0; i < v.length; i++) {
+      const f = fix(v[i]);
+      if (f !== v[i]) (out ??= v.slice())[i] = f;
+    }
+    return out ?? v;
+  }
+  if (v instanceof Date) return v;
+  let out: Record<string, unknown> | null = null;
+  for (const [k, item] of Object.entries(v)) {
+    const fk = storableText(k);
+    const fv = fix(item);
+    if (fk !== k || fv !== item) {
+      out ??= { ...(v as Record<string, unknown>) };
+      if (fk !== k) delete out[k];
+      out[fk] = fv;
+    }
+  }
+  return out ?? v;
+}
+
+/**
+ * The stored form of an idempotency scope: its SHA-256. The scope joins caller, tool and
+ * the caller's key with NUL separators, which PostgreSQL cannot store, and a caller's key
+ * may be long enough to overflow a btree index entry; a digest is fixed-size and unique.
+ */
+export function scopeKey(scope: string): string {
+  return `sha256:${createHash("sha256").update(scope, "utf8").digest("hex")}`;
+}

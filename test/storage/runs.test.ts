@@ -1,0 +1,263 @@
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { App } from "../../src/app.ts";
+import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
+import { ToolError } from "../../src/errors.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+
+/**
+ * Run persistence, through the runtime, on SQLite by default and on PostgreSQL under
+ * `npm run test:pg`.
+ */
+
+/** A RUNNING run record as the chokepoint would write it. */
+function record(overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    id: randomUUID(),
+    tool: "stored",
+    status: "RUNNING",
+    input: {},
+    content: [],
+    data: null,
+    details: null,
+    isError: false,
+    errorKind: null,
+    errorMessage: null,
+    terminate: false,
+    attempts: [],
+    parentRunId: null,
+    door: "runtime",
+    callerRole: "USER",
+    callerKey: null,
+    policy: null,
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    ...overrides,
+  };
+}
+
+describe("run storage", () => {
+  let rt: TestRuntime;
+  let app: App;
+
+  beforeEach(async () => {
+    app = new App();
+    app.tool(
+      {
+        name: "wobbly",
+        description: "Unavailable for the first `failures` attempts, then answers.",
+        input: z.object({ failures: z.number().int(), payload: z.unknown().optional() }),
+        retry: { maxAttempts: 3, idempotent: true, retryable: true, backoff: { initialSeconds: 0.01, multiplier: 2, capSeconds: 0.05 } },
+      },
+      ({ failures, payload }, ctx) => {
+        if (ctx.attempt <= failures) throw new ToolError(`unavailable on attempt ${ctx.attempt}`, { kind: "UNAVAILABLE" });
+        return { attempt: ctx.attempt, payload };
+      },
+    );
+    app.tool({ name: "echo_json", description: "Returns its input.", input: z.object({ value: z.unknown() }) }, ({ value }) => ({ value }));
+    rt = await testRuntime({ app });
+  });
+  afterEach(() => rt.dispose());
+
+  describe("reading back", () => {
+    it("should read back a retried run with every attempt in order", async () => {
+      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 2 }, caller: as("USER"), door: "runtime" });
+      expect(run.status).toBe("SUCCEEDED");
+
+      const back = await rt.runs.get(run.id);
+      expect(back).toMatchObject({ id: run.id, tool: "wobbly", status: "SUCCEEDED", isError: false, errorKind: null, data: { attempt: 3 }, door: "runtime", callerRole: "USER" });
+      expect(back!.attempts.map((a) => [a.number, a.errorKind])).toEqual([
+        [1, "UNAVAILABLE"],
+        [2, "UNAVAILABLE"],
+        [3, null],
+      ]);
+      expect(back!.attempts[0].errorMessage).toBe("unavailable on attempt 1");
+      expect(back!.attempts[0].waitSeconds).toBeCloseTo(0.01);
+      expect(back!.attempts[1].waitSeconds).toBeCloseTo(0.02);
+      expect(back!.attempts[2].waitSeconds).toBeNull();
+      for (const a of back!.attempts) expect(Date.parse(a.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(a.startedAt));
+      expect(back!.policy).toMatchObject({ maxAttempts: 3, idempotent: true, declaredOn: "wobbly" });
+      expect(back).toEqual(run);
+    });
+
+    it("should read back a run that exhausted its attempts as FAILED with the last error", async () => {
+      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 5 }, caller: as("USER"), door: "runtime" });
+      const back = await rt.runs.get(run.id);
+      expect(back).toMatchObject({ status: "FAILED", isError: true, errorKind: "UNAVAILABLE", errorMessage: "unavailable on attempt 3" });
+      expect(back!.attempts).toHaveLength(3);
+      expect(back!.finishedAt).not.toBeNull();
+    });
+
+    it("should keep JSON input and output exactly, including unicode, nesting and nulls", async () => {
+      const value = { text: "héllo — 世界 🚀 \\ \"quoted\"", nested: { list: [1, 2.5, -3, null, true, "x"], empty: {}, none: null }, big: 2 ** 52 };
+      const run = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime" });
+      const back = await rt.runs.get(run.id);
+      expect(back!.input).toEqual({ value });
+      expect(back!.data).toEqual({ value });
+      expect(back!.content).toEqual(run.content);
+    });
+
+    it("should store NUL characters and lone surrogates as U+FFFD on either database instead of failing", async () => {
+      app.tool({ name: "nul_error", description: "Fails with a NUL in its message.", input: z.object({}) }, () => {
+        throw new ToolError("bad\u0000byte", { kind: "UPSTREAM" });
+      });
+      const value = { "k\u0000ey": ["a\u0000b", "lone \ud800 high", "lone \udc00 low", "pair 🚀 kept"] };
+      const run = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
+      expect(run.status).toBe("SUCCEEDED");
+      const fixed = { "k\uFFFDey": ["a\uFFFDb", "lone \uFFFD high", "lone \uFFFD low", "pair 🚀 kept"] };
+      const back = await rt.runs.get(run.id);
+      expect(back!.input).toEqual({ value: fixed });
+      expect(back!.data).toEqual({ value: fixed });
+      const events = await rt.runs.events({ runId: run.id }, 0);
+      expect(events.at(-1)!.run.data).toEqual({ value: fixed });
+      const again = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
+      expect(again.id).toBe(run.id);
+
+      const failed = await rt.dispatcher.run({ tool: "nul_error", input: {}, caller: as("USER"), door: "runtime" });
+      expect((await rt.runs.get(failed.id))).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "bad\uFFFDbyte" });
+      const unknown = await rt.dispatcher.run({ tool: "no\u0000such", input: {}, caller: as("USER"), door: "runtime" });
+      expect((await rt.runs.get(unknown.id))).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND", tool: "no\uFFFDsuch" });
+    });
+
+    it("should return null for a run id that was never stored", async () => {
+      expect(await rt.runs.get(randomUUID())).toBeNull();
+    });
+  });
+
+  describe("the event log", () => {
+    it("should log RUN_STARTED, each ATTEMPT_FAILED and RUN_FINISHED with strictly increasing seq", async () => {
+      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 2 }, caller: as("USER"), door: "runtime" });
+      const events = await rt.runs.events({ runId: run.id }, 0);
+      expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "ATTEMPT_FAILED", "RUN_FINISHED"]);
+      for (let i = 1; i < events.length; i++) expect(events[i].seq).toBeGreaterThan(events[i - 1].seq);
+      expect(events.every((e) => e.runId === run.id && e.tool === "wobbly")).toBe(true);
+      expect(events[0].run.status).toBe("RUNNING");
+      expect(events[2].run.attempts).toHaveLength(2);
+      expect(events[3].run).toMatchObject({ status: "SUCCEEDED", data: { attempt: 3 } });
+    });
+
+    it("should keep seq strictly increasing across concurrent runs, each event logged once", async () => {
+      const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => rt.dispatcher.run({ tool: "wobbly", input: { failures: i % 3 }, caller: as("USER"), door: "runtime" })));
+      const all = await rt.runs.events({ tool: "wobbly" }, 0);
+      const seqs = all.map((e) => e.seq);
+      expect(new Set(seqs).size).toBe(seqs.length);
+      for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBeGreaterThan(seqs[i - 1]);
+      // 12 starts + 12 finishes + 0+1+2 retries for each of the 4 groups of three.
+      expect(all).toHaveLength(24 + 4 * 3);
+      for (const run of runs) {
+        const own = all.filter((e) => e.runId === run.id).map((e) => e.type);
+        expect(own[0]).toBe("RUN_STARTED");
+        expect(own.at(-1)).toBe("RUN_FINISHED");
+      }
+    });
+
+    it("should replay only the events after a cursor, filtered by run or tool", async () => {
+      const first = await rt.dispatcher.run({ tool: "echo_json", input: { value: 1 }, caller: as("USER"), door: "runtime" });
+      const cursor = (await rt.runs.events({}, 0)).at(-1)!.seq;
+      const second = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 0 }, caller: as("USER"), door: "runtime" });
+      const third = await rt.dispatcher.run({ tool: "echo_json", input: { value: 3 }, caller: as("USER"), door: "runtime" });
+
+      const after = await rt.runs.events({}, cursor);
+      expect(new Set(after.map((e) => e.runId))).toEqual(new Set([second.id, third.id]));
+      expect(after.every((e) => e.seq > cursor)).toBe(true);
+      expect((await rt.runs.events({ tool: "echo_json" }, cursor)).map((e) => e.runId)).toEqual([third.id, third.id]);
+      expect((await rt.runs.events({ runId: first.id }, cursor))).toEqual([]);
+      expect((await rt.runs.events({ runId: first.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    });
+
+    it("should page through a long log with a limit without gaps or repeats", async () => {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => rt.dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })));
+      const whole = await rt.runs.events({}, 0);
+      const paged: RunEventRecord[] = [];
+      for (let cursor = 0; ; ) {
+        const page = await rt.runs.events({}, cursor, 5);
+        paged.push(...page);
+        if (page.length < 5) break;
+        cursor = page.at(-1)!.seq;
+      }
+      expect(paged.map((e) => e.seq)).toEqual(whole.map((e) => e.seq));
+    });
+  });
+
+  describe("listing", () => {
+    it("should list newest first, ordering runs that started in the same instant by id descending", async () => {
+      const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      const made = [
+        record({ id: "a-1", startedAt: t(1) }),
+        record({ id: "b-1", startedAt: t(1) }),
+        record({ id: "c-2", startedAt: t(2) }),
+        record({ id: "a-3", startedAt: t(3) }),
+        record({ id: "z-3", startedAt: t(3) }),
+        record({ id: "m-3", startedAt: t(3) }),
+        record({ id: "d-0", startedAt: t(0) }),
+      ];
+      for (const r of made) await rt.runs.start(r, null, rt.instanceId);
+      const listed = await rt.runs.list({ tool: "stored" }, 100);
+      expect(listed.map((r) => r.id)).toEqual(["z-3", "m-3", "a-3", "c-2", "b-1", "a-1", "d-0"]);
+    });
+
+    it("should page with a (startedAt, id) cursor without gaps or repeats, even across ties", async () => {
+      const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(s / 3))).toISOString();
+      for (let i = 0; i < 17; i++) await rt.runs.start(record({ id: `run-${String(i).padStart(2, "0")}`, startedAt: t(i) }), null, rt.instanceId);
+      const all = (await rt.runs.list({ tool: "stored" }, 100)).map((r) => r.id);
+      expect(all).toHaveLength(17);
+
+      const paged: string[] = [];
+      let after: { startedAt: Date; id: string } | undefined;
+      for (let pages = 0; pages < 20; pages++) {
+        const page = await rt.runs.list({ tool: "stored" }, 4, after);
+        paged.push(...page.map((r) => r.id));
+        if (page.length < 4) break;
+        const last = page.at(-1)!;
+        after = { startedAt: new Date(last.startedAt), id: last.id };
+      }
+      expect(paged).toEqual(all);
+    });
+
+    it("should filter the list by tool and by status", async () => {
+      const ok = await rt.dispatcher.run({ tool: "echo_json", input: { value: 1 }, caller: as("USER"), door: "runtime" });
+      const failed = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 9 }, caller: as("USER"), door: "runtime" });
+      expect((await rt.runs.list({ tool: "echo_json" }, 10)).map((r) => r.id)).toEqual([ok.id]);
+      expect((await rt.runs.list({ status: "FAILED" }, 10)).map((r) => r.id)).toEqual([failed.id]);
+      expect(await rt.runs.list({ tool: "echo_json", status: "FAILED" }, 10)).toEqual([]);
+      const both = await rt.runs.list({}, 10);
+      expect(both.find((r) => r.id === failed.id)?.attempts).toHaveLength(3);
+    });
+  });
+
+  describe("idempotency scopes", () => {
+    it("should refuse a second run with a scope already taken and find the first by it", async () => {
+      const scope = `key-user\u0000stored\u0000${randomUUID()}`;
+      const first = record();
+      expect(await rt.runs.start(first, scope, rt.instanceId)).toMatchObject({ type: "RUN_STARTED", runId: first.id });
+      const second = record();
+      expect(await rt.runs.start(second, scope, rt.instanceId)).toBeNull();
+      expect((await rt.runs.byScope(scope))?.id).toBe(first.id);
+      expect(await rt.runs.get(second.id)).toBeNull();
+      expect(await rt.runs.events({ runId: second.id }, 0)).toEqual([]);
+    });
+
+    it("should allow any number of runs without a scope", async () => {
+      for (let i = 0; i < 3; i++) expect(await rt.runs.start(record(), null, rt.instanceId)).not.toBeNull();
+      expect(await rt.runs.list({ tool: "stored" }, 10)).toHaveLength(3);
+    });
+
+    it("should run the body once for concurrent dispatches with one key, and once per caller", async () => {
+      let calls = 0;
+      app.tool({ name: "counted", description: "Counts its calls.", input: z.object({}) }, async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 50));
+        return "done";
+      });
+      const dispatch = (role: "USER" | "ADMIN") => rt.dispatcher.run({ tool: "counted", input: {}, caller: as(role), door: "runtime", idempotencyKey: "once" });
+      const runs = await Promise.all([dispatch("USER"), dispatch("USER"), dispatch("USER"), dispatch("ADMIN"), dispatch("ADMIN")]);
+      expect(new Set(runs.slice(0, 3).map((r) => r.id)).size).toBe(1);
+      expect(new Set(runs.slice(3).map((r) => r.id)).size).toBe(1);
+      expect(runs[0].id).not.toBe(runs[3].id);
+      expect(runs.every((r) => r.status === "SUCCEEDED")).toBe(true);
+      expect(calls).toBe(2);
+      expect(await rt.runs.list({ tool: "counted" }, 10)).toHaveLength(2);
+    });
+  });
+});
