@@ -4,6 +4,9 @@ import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "./retry/p
 import { defineTool, ToolDefinitionError } from "./tools/define-tool.ts";
 import type { ExecutionMode, ToolContext, ToolDefinition } from "./tools/definition.ts";
 import type { JsonSchema } from "./tools/json-schema.ts";
+import { defineExtension, ExtensionDefinitionError, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
+import type { AgentClass } from "./agent/agent.ts";
+import { AgentDefinitionError, checkAgentClass } from "./agent/agent-class.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
 export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
@@ -38,6 +41,9 @@ type Listener = () => void;
 export class App {
   readonly tools = new Map<string, ToolDefinition>();
   readonly policies = new Map<string, RetryPolicy>();
+  readonly extensions = new Map<string, ExtensionDefinition>();
+  /** Registered agents by tool name; each is also a tool on the surface (origin AGENT). */
+  readonly agents = new Map<string, AgentClass>();
   private readonly listeners = new Set<Listener>();
   /** The module being loaded; recorded on what it registers. */
   currentModule = "inline";
@@ -55,6 +61,32 @@ export class App {
     if (this.tools.has(def.name)) throw new ToolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${this.tools.get(def.name)!.module})`);
     if (def.retry) this.declarePolicy(def.name, def.retry);
     this.tools.set(def.name, def);
+    this.changed();
+    return def;
+  }
+
+  /**
+   * Registers an agent class (see `src/agent/agent.ts`). It appears on the surface as a
+   * tool named `toolName`, with its `ToolInput` as input schema.
+   */
+  agent<C extends AgentClass>(cls: C): C {
+    const checked = checkAgentClass(cls);
+    if (this.agents.has(checked.toolName) || this.tools.has(checked.toolName))
+      throw new AgentDefinitionError("duplicate-name", `"${checked.toolName}" is already registered on this app`);
+    this.agents.set(checked.toolName, checked);
+    this.changed();
+    return cls;
+  }
+
+  /**
+   * Registers an extension. Refuses a factory that takes config without a schema, a
+   * schema without a config-taking factory, a schema that is not draft 2020-12 with root
+   * `type: "object"`, and a duplicate name.
+   */
+  extension(options: ExtensionOptions): ExtensionDefinition {
+    const def = defineExtension(options, this.currentModule);
+    if (this.extensions.has(def.name)) throw new ExtensionDefinitionError(`an extension named "${def.name}" is already registered (${this.extensions.get(def.name)!.module})`);
+    this.extensions.set(def.name, def);
     this.changed();
     return def;
   }

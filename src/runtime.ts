@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { App, app as sharedApp } from "./app.ts";
 import { KeyStore } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
 import { openDb, type Db, type DbProvider } from "./db/client.ts";
+import { expiringStore } from "./db/expiring-store.ts";
+import { InstanceRegistry } from "./db/instances.ts";
 import { registerDemoTools } from "./demo/demo-tools.ts";
 import { Dispatcher } from "./dispatch/run-tool.ts";
 import { RunStore } from "./dispatch/run-store.ts";
@@ -15,6 +16,11 @@ import { PresetService } from "./presets/preset-service.ts";
 import { ManifestService } from "./manifests/manifest-service.ts";
 import { InteractionStore } from "./interactions/interaction-store.ts";
 import { InteractionService } from "./interactions/interaction-service.ts";
+import { SpanStore } from "./extensions/builtin/spans.ts";
+import { registerMonitor } from "./extensions/builtin/monitor.ts";
+import { registerAskExternal } from "./extensions/builtin/ask-external.ts";
+import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
+import type { ExtensionDefinition } from "./extensions/extension.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -53,6 +59,12 @@ export interface Runtime {
   dispatcher: Dispatcher;
   instanceId: string;
   log: Logger;
+  /** Spans of monitored calls (the built-in `monitor` extension). */
+  spans: SpanStore;
+  /** The extension catalog lookup (built-ins, then modules). */
+  extension(name: string): ExtensionDefinition | undefined;
+  /** Every loaded extension. */
+  extensions(): ExtensionDefinition[];
   /** Answers and expiry of parked runs' interactions. */
   interactions: InteractionService;
   /** Base URL this server is reachable at (callback URLs); set when the server listens. */
@@ -68,45 +80,82 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   const log = options.log ?? createLogger({ service: "tai42" });
   const app = options.app ?? sharedApp;
-  if (options.loadModules ?? true) await loadModules(app, config.modules);
+  // Modules register on the shared handle; a runtime built with its own handle (tests)
+  // still sees what modules register.
+  if (options.loadModules ?? true) await loadModules(sharedApp, config.modules);
   const { db, provider } = await openDb(config.databaseUrl);
-  const bus = new Bus({ redisUrl: config.redisUrl, onError: (e) => log.warn("redis error; events degrade until it returns", { error: e.message }) });
+  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: (e) => log.warn("redis error; events degrade until it returns", { error: e.message }) });
   const builtins = new App();
+  const spans = new SpanStore(db, bus);
+  builtins.currentModule = "builtin";
+  registerMonitor(builtins, spans);
+  registerAskExternal(builtins);
+  registerWorkerBackend(builtins);
+  builtins.currentModule = "inline";
   if (config.demo) registerDemoTools(builtins, db);
-  const surface = new Surface([builtins, app]);
+  const apps = [...new Set([builtins, sharedApp, app])];
+  const surface = new Surface(apps);
   const runs = new RunStore(db);
-  const instanceId = randomUUID();
   const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
-
-  await db.instance.create({ data: { id: instanceId } });
-  // Instances that missed three heartbeats are gone; their RUNNING runs were interrupted.
-  const cutoff = new Date(Date.now() - heartbeatMs * 3);
-  await db.instance.deleteMany({ where: { heartbeatAt: { lt: cutoff } } });
-  const live = (await db.instance.findMany({ select: { id: true } })).map((i) => i.id);
-  const recovered = await runs.failInterrupted(live.filter((id) => id !== instanceId).concat(instanceId));
-  if (recovered.length) log.warn("runs interrupted by a restart were marked FAILED", { count: recovered.length });
+  const instances = new InstanceRegistry(db, heartbeatMs);
+  const instanceId = instances.id;
+  await instances.register();
+  // Runs left RUNNING by an instance that is gone (it stopped beating, or its process
+  // died on this host) were interrupted: at start, and at every heartbeat after.
+  const failInterrupted = async () => {
+    const events = await runs.failInterrupted(await instances.liveIds());
+    for (const e of events) bus.publish("runEvent", e);
+    if (events.length) log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
+    return events.map((e) => e.runId);
+  };
+  const recovered = await failInterrupted();
+  let beating = false;
   const heartbeat = setInterval(() => {
-    db.instance.upsert({ where: { id: instanceId }, create: { id: instanceId }, update: { heartbeatAt: new Date() } }).catch((e: Error) => log.warn("heartbeat failed", { error: e.message }));
+    if (beating) return;
+    beating = true;
+    instances
+      .beat()
+      .then(failInterrupted)
+      .catch((e: Error) => log.warn("heartbeat failed", { error: e.message }))
+      .finally(() => (beating = false));
   }, heartbeatMs);
   heartbeat.unref();
 
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
-  const dispatcher = new Dispatcher({ surface, runs, bus, log, instanceId, interactions: interactionStore });
+  const dispatcher = new Dispatcher({ surface, runs, bus, log, instanceId, interactions: interactionStore, store: expiringStore(db) });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   const sweep = setInterval(() => {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
   }, options.sweepMs ?? 1000);
   sweep.unref();
-  const unwatch = [app.onChange(() => surface.rebuild()), builtins.onChange(() => surface.rebuild())];
+  const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   const keys = new KeyStore(db, bus);
-  const stored = new StoredSurface(db, surface, bus, instanceId, log);
+  /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
+  const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
+  const stored = new StoredSurface(db, surface, bus, instanceId, log, extensionOf, (modules) => loadModules(sharedApp, modules));
   await stored.load();
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed);
   const manifests = new ManifestService(
     db,
-    async () => ({ surface, extensions: new Set<string>(), presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)) }),
+    async () => ({
+      surface,
+      extension: extensionOf,
+      presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)),
+      baseModules: new Set(["builtin", "inline", ...config.modules]),
+      load: async (modules: string[]) => {
+        const issues = [];
+        for (const [i, m] of modules.entries()) {
+          try {
+            await loadModules(sharedApp, [m]);
+          } catch (e) {
+            issues.push({ path: `/${i}`, message: (e as Error).message });
+          }
+        }
+        return issues;
+      },
+    }),
     changed,
   );
 
@@ -114,6 +163,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime: Runtime = {
     publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
     interactions,
+    spans,
+    extension: extensionOf,
+    extensions: () => {
+      const seen = new Map<string, ExtensionDefinition>();
+      for (const a of apps) for (const e of a.extensions.values()) if (!seen.has(e.name)) seen.set(e.name, e);
+      return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
+    },
     config,
     db,
     provider,
@@ -138,7 +194,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       unwatch.forEach((u) => u());
       stored.close();
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
-      await db.instance.delete({ where: { id: instanceId } }).catch(() => {});
+      await instances.leave();
       await bus.close();
       await db.$disconnect();
     },

@@ -38,6 +38,7 @@ export interface DispatchDeps {
   log: Logger;
   instanceId: string;
   interactions: InteractionStore;
+  store: import("../db/expiring-store.ts").ExpiringStore;
 }
 
 interface InFlight {
@@ -261,6 +262,7 @@ export class Dispatcher {
           redact: (secret) => addSecret(secret),
           runTool: async (name, childInput) => (await this.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id })).output,
           openInteraction: (request) => this.deps.interactions.open(run.id, entry.name, request),
+          store: this.deps.store,
         };
         const value = await body(ctx);
         if (isPark(value)) return value;

@@ -11,6 +11,7 @@ export interface Topics {
   runCancel: { runId: string };
   /** Presets or the active manifest changed on `instanceId`; others reload them. */
   configChanged: { instanceId: string };
+  span: import("../extensions/builtin/spans.ts").SpanRecord;
 }
 export type Topic = keyof Topics;
 

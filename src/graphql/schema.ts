@@ -6,6 +6,7 @@ import "./run.ts";
 import "./preset.ts";
 import "./manifest.ts";
 import "./interaction.ts";
+import "./extension.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = builder.toSchema({ sortSchema: false });

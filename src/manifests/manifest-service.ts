@@ -64,7 +64,7 @@ export class ManifestService {
     requireAdmin(caller, "write manifests");
     const issues: Issue[] = [];
     if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
-    issues.push(...documentIssues(input.document, await this.context()));
+    issues.push(...(await documentIssues(input.document, await this.context())));
     if (issues.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(issues)}`, issues);
     const description = input.description ?? null;
     const document = input.document as never;
@@ -111,7 +111,7 @@ export class ManifestService {
     requireAdmin(caller, "activate manifests");
     const target = await this.get(name);
     if (!target) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
-    const issues = documentIssues(target.document, await this.context());
+    const issues = await documentIssues(target.document, await this.context());
     if (issues.length) throw ApiError.badInput(`manifest "${name}" no longer validates: ${describeIssues(issues)}`, issues);
     await this.db.$transaction([this.db.manifest.updateMany({ where: { active: true }, data: { active: false } }), this.db.manifest.update({ where: { name }, data: { active: true } })]);
     await this.onChanged();

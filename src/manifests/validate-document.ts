@@ -1,11 +1,11 @@
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import { resolvePolicy, RetryPolicyError, type RetryPolicyInit } from "../retry/policy.ts";
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
 import type { ComboItem, ManifestDocument } from "./manifest.ts";
 import { isGlob } from "./selection.ts";
+import { BindError, bindCombo, branchName, itemName } from "../extensions/bind.ts";
+import type { ExtensionDefinition } from "../extensions/extension.ts";
 
 const comboItem: JsonSchema = {
   oneOf: [
@@ -30,7 +30,7 @@ export const MANIFEST_DOCUMENT_SCHEMA: JsonSchema = {
         ],
       },
     },
-    extensionsModules: { type: "array", items: { type: "string", pattern: "\\.(ts|js|mjs|mts)$" } },
+    extensionsModules: { type: "array", items: { type: "string", minLength: 1 } },
     retry: { type: "object", additionalProperties: { type: "object" } },
   },
 };
@@ -40,20 +40,18 @@ export function combosOf(value: ComboItem[] | ComboItem[][]): ComboItem[][] {
   return value.length && Array.isArray(value[0]) ? (value as ComboItem[][]) : [value as ComboItem[]];
 }
 
-export const itemName = (i: ComboItem) => (typeof i === "string" ? i : i.name);
-
-/** The branch name a combo binds: `<tool>_<a>_<b>`. */
-export function branchName(tool: string, combo: ComboItem[]): string {
-  return [tool, ...combo.map(itemName)].join("_");
-}
 
 /** What the document's semantic checks may consult. */
 export interface DocumentContext {
   surface: Surface;
-  /** Names of loaded extensions (the catalog). */
-  extensions: Set<string>;
+  /** The extension catalog. */
+  extension(name: string): ExtensionDefinition | undefined;
   /** Stored preset names (presets are surface entries too, but may be mid-write). */
   presets: Set<string>;
+  /** Modules loaded without a manifest (built-ins, TAI_MODULES): their extensions need no listing. */
+  baseModules: Set<string>;
+  /** Imports the document's extensionsModules; returns a problem per module that fails. */
+  load(modules: string[]): Promise<Issue[]>;
   cwd?: string;
 }
 
@@ -61,11 +59,11 @@ export interface DocumentContext {
  * Every problem with a manifest document: its shape, then unknown tools, extensions,
  * modules and retry targets, each issue naming the item.
  */
-export function documentIssues(doc: unknown, ctx: DocumentContext): Issue[] {
+export async function documentIssues(doc: unknown, ctx: DocumentContext): Promise<Issue[]> {
   const shape = validate(MANIFEST_DOCUMENT_SCHEMA, doc).map((i) => ({ path: `/document${i.path}`, message: i.message }));
   if (shape.length) return shape;
   const d = doc as ManifestDocument;
-  const issues: Issue[] = [];
+  const issues: Issue[] = (await ctx.load(d.extensionsModules ?? [])).map((i) => ({ ...i, path: `/document/extensionsModules${i.path}` }));
   const known = (n: string) => Boolean(ctx.surface.base(n)) || ctx.presets.has(n);
   const branches = new Set<string>();
 
@@ -77,17 +75,33 @@ export function documentIssues(doc: unknown, ctx: DocumentContext): Issue[] {
   for (const [tool, value] of Object.entries(d.extensions ?? {})) {
     if (!known(tool)) issues.push({ path: `/document/extensions/${tool}`, message: `unknown tool "${tool}"` });
     combosOf(value).forEach((combo, c) => {
+      let bindable = known(tool);
       combo.forEach((item, k) => {
         const n = itemName(item);
-        if (!ctx.extensions.has(n)) issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `unknown extension "${n}" (is its module listed in extensionsModules?)` });
+        const ext = ctx.extension(n);
+        if (!ext) {
+          bindable = false;
+          issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `unknown extension "${n}" (is its module listed in extensionsModules?)` });
+        } else if (!ctx.baseModules.has(ext.module) && !(d.extensionsModules ?? []).includes(ext.module)) {
+          bindable = false;
+          issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `extension "${n}" comes from module "${ext.module}", which this manifest does not list in extensionsModules` });
+        }
       });
       branches.add(branchName(tool, combo));
+      // Every write binds each combo once (then discards it), so a refused setting or a
+      // refusing factory is reported here, at the door that wrote it.
+      const base = bindable ? ctx.surface.base(tool) : undefined;
+      if (base) {
+        try {
+          bindCombo(base, combo, ctx.extension);
+        } catch (e) {
+          if (!(e instanceof BindError)) throw e;
+          issues.push({ path: `/document/extensions/${tool}/${c}`, message: e.message });
+        }
+      }
     });
   }
 
-  (d.extensionsModules ?? []).forEach((m, i) => {
-    if (!existsSync(resolve(ctx.cwd ?? process.cwd(), m))) issues.push({ path: `/document/extensionsModules/${i}`, message: `module "${m}" does not exist` });
-  });
 
   for (const [name, policy] of Object.entries(d.retry ?? {})) {
     if (!known(name) && !branches.has(name)) issues.push({ path: `/document/retry/${name}`, message: `unknown tool, preset or branch "${name}"` });

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { App } from "../app.ts";
 
 /** A module named in TAI_MODULES (or a manifest) that failed to load. */
@@ -13,20 +13,37 @@ export class ModuleLoadError extends Error {
   }
 }
 
+/** Whether a module reference is a package specifier (e.g. "tai42/contrib") rather than a path. */
+export function isPackageSpecifier(ref: string): boolean {
+  return !ref.startsWith(".") && !ref.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(ref);
+}
+
+/** The import URL of a module reference: a path relative to `cwd`, or a package specifier. */
+export function moduleUrl(ref: string, cwd = process.cwd()): string {
+  return isPackageSpecifier(ref) ? import.meta.resolve(ref) : pathToFileURL(resolve(cwd, ref)).href;
+}
+
 /**
- * Imports `.ts`/`.js` modules (paths relative to `cwd`); each registers on the shared
- * `app` at import time. Registrations are attributed to the module being loaded.
+ * Imports `.ts`/`.js` modules (paths relative to `cwd`, or package specifiers such as
+ * "tai42/contrib"); each registers on the shared `app` at import time. Registrations
+ * are attributed to the module being loaded. A module already imported is not re-run.
  */
 export async function loadModules(app: App, paths: string[], cwd = process.cwd()): Promise<void> {
   for (const path of paths) {
-    if (!/\.(ts|js|mjs|mts)$/.test(path)) throw new ModuleLoadError(path, "only .ts and .js modules can be loaded");
-    const file = resolve(cwd, path);
+    if (!isPackageSpecifier(path) && !/\.(ts|js|mjs|mts)$/.test(path)) throw new ModuleLoadError(path, "only .ts and .js modules can be loaded");
+    let url: string;
+    try {
+      url = moduleUrl(path, cwd);
+    } catch {
+      throw new ModuleLoadError(path, "no such package or export");
+    }
     app.currentModule = path;
     try {
-      await import(pathToFileURL(file).href);
+      await import(url);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      const reason = err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes(file) ? "file not found" : `${err.name ?? "Error"}: ${err.message}`;
+      const missing = err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes(url.startsWith("file:") ? fileURLToPath(url) : url);
+      const reason = missing ? "file not found" : `${err.name ?? "Error"}: ${err.message}`;
       throw new ModuleLoadError(path, reason);
     } finally {
       app.currentModule = "inline";

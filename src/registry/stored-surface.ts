@@ -2,7 +2,9 @@ import type { Bus } from "../events/bus.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { combosOf } from "../manifests/validate-document.ts";
-import type { ManifestDocument } from "../manifests/manifest.ts";
+import type { ComboItem, ManifestDocument } from "../manifests/manifest.ts";
+import { bindCombo, branchName } from "../extensions/bind.ts";
+import type { ExtensionDefinition } from "../extensions/extension.ts";
 import { selectionOf } from "../manifests/selection.ts";
 import { presetEntry } from "../presets/preset-entry.ts";
 import type { Preset } from "../presets/preset.ts";
@@ -26,8 +28,12 @@ export class StoredSurface {
     private readonly bus: Bus,
     private readonly instanceId: string,
     private readonly log: Logger,
+    /** The extension catalog branches bind against. */
+    private readonly catalog: (name: string) => ExtensionDefinition | undefined,
+    /** Imports the active manifest's extensionsModules before its branches bind. */
+    private readonly loadModules: (modules: string[]) => Promise<unknown> = async () => {},
   ) {
-    surface.addSource((resolveBase) => this.presetEntries(resolveBase));
+    surface.addSource((resolveBase) => this.storedEntries(resolveBase), "composed");
     this.unlisten = bus.listen("configChanged", ({ instanceId: from }) => {
       if (from !== instanceId) this.load().catch((e: Error) => log.error("reloading stored configuration failed", { error: e.message }));
     });
@@ -38,6 +44,13 @@ export class StoredSurface {
     const [rows, active] = await Promise.all([this.db.preset.findMany(), this.db.manifest.findFirst({ where: { active: true } })]);
     this.presets = rows.map(toPreset);
     this.manifest = (active?.document as ManifestDocument | undefined) ?? null;
+    if (this.manifest?.extensionsModules?.length) {
+      try {
+        await this.loadModules(this.manifest.extensionsModules);
+      } catch (e) {
+        this.log.error("an extension module of the active manifest failed to load; its branches stay off the surface", { error: (e as Error).message });
+      }
+    }
     const policies = new Map<string, RetryPolicy>();
     for (const p of this.presets) if (p.retryPolicy) policies.set(p.name, p.retryPolicy);
     for (const [name, init] of Object.entries(this.manifest?.retry ?? {})) {
@@ -67,19 +80,41 @@ export class StoredSurface {
     this.unlisten();
   }
 
-  private presetEntries(resolveBase: (name: string) => SurfaceEntry | undefined): SurfaceEntry[] {
-    const byName = new Map(this.presets.map((p) => [p.name, p]));
+  /**
+   * Presets and bound branches, built on demand in dependency order: a preset may build
+   * on a branch and a branch on a preset. An entry whose base is missing, or whose combo
+   * no longer binds (a missing `!ENV` variable, say), stays off the surface and is logged.
+   */
+  private storedEntries(resolveBase: (name: string) => SurfaceEntry | undefined): SurfaceEntry[] {
+    const presets = new Map(this.presets.map((p) => [p.name, p]));
+    const branches = new Map<string, { tool: string; combo: ComboItem[] }>();
+    for (const { tool, combos } of this.activeExtensions()) for (const combo of combos) branches.set(branchName(tool, combo), { tool, combo });
     const built = new Map<string, SurfaceEntry | null>();
-    const build = (p: Preset, depth: number): SurfaceEntry | null => {
-      if (built.has(p.name)) return built.get(p.name)!;
-      built.set(p.name, null); // guards a stored cycle
-      const parent = byName.get(p.baseTool);
-      const base = resolveBase(p.baseTool) ?? (parent && depth < 100 ? build(parent, depth + 1) : null);
-      const entry = base ? presetEntry(p, base) : null;
-      if (!base) this.log.warn("a stored preset's base is missing; the preset is off the surface", { preset: p.name, baseTool: p.baseTool });
-      built.set(p.name, entry);
-      return entry;
+    const resolve = (name: string, depth: number): SurfaceEntry | undefined => {
+      const tool = resolveBase(name);
+      if (tool) return tool;
+      if (built.has(name)) return built.get(name) ?? undefined;
+      if (depth > 100) return undefined;
+      built.set(name, null); // guards a stored cycle
+      let entry: SurfaceEntry | null = null;
+      const preset = presets.get(name);
+      const branch = branches.get(name);
+      if (preset) {
+        const base = resolve(preset.baseTool, depth + 1);
+        if (base) entry = presetEntry(preset, base);
+        else this.log.warn("a stored preset's base is missing; the preset is off the surface", { preset: name, baseTool: preset.baseTool });
+      } else if (branch) {
+        const base = resolve(branch.tool, depth + 1);
+        try {
+          if (!base) throw new Error(`its tool "${branch.tool}" is not on the surface`);
+          entry = bindCombo(base, branch.combo, this.catalog);
+        } catch (e) {
+          this.log.error("a branch of the active manifest does not bind; it is off the surface", { branch: name, error: (e as Error).message });
+        }
+      }
+      built.set(name, entry);
+      return entry ?? undefined;
     };
-    return this.presets.map((p) => build(p, 0)).filter((e): e is SurfaceEntry => e !== null);
+    return [...presets.keys(), ...branches.keys()].map((n) => resolve(n, 0)).filter((e): e is SurfaceEntry => e !== undefined && (e.origin === "PRESET" || e.origin === "BRANCH"));
   }
 }

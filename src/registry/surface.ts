@@ -32,10 +32,15 @@ export class Surface {
     this.rebuild();
   }
 
-  /** Adds a source of entries; takes effect at the next rebuild. */
-  addSource(source: EntrySource): void {
-    this.sources.push(source);
+  /**
+   * Adds a source of entries; takes effect at the next rebuild. "primary" sources (agents)
+   * are built before "composed" ones (presets, branches), which may build on them.
+   */
+  addSource(source: EntrySource, phase: "primary" | "composed" = "primary"): void {
+    if (phase === "primary") this.sources.splice(this.primaryCount++, 0, source);
+    else this.sources.push(source);
   }
+  private primaryCount = 0;
 
   /** Recomputes every entry and notifies listeners (toolsChanged). */
   rebuild(): void {

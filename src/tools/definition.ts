@@ -31,6 +31,8 @@ export interface ToolContext {
    * Opens an interaction now (to hand its callback URL out before parking); return
    * `park({ interactionIds: [id] })` to wait on it.
    */
+  /** A persisted key-value store with expiry, shared by every instance (what `cache` uses). */
+  store: import("../db/expiring-store.ts").ExpiringStore;
   openInteraction(request: import("../interactions/park.ts").InteractionRequest): Promise<import("../interactions/park.ts").OpenedInteraction>;
 }
 

@@ -1,0 +1,118 @@
+import { isDeepStrictEqual } from "node:util";
+import { describeIssues, ToolError } from "../errors.ts";
+import type { ComboItem } from "../manifests/manifest.ts";
+import { resolveMarkers } from "../presets/env-markers.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { schemaProblems, validate } from "../tools/json-schema.ts";
+import { addSecret } from "../tools/redact.ts";
+import type { BranchTool, ExtensionDefinition } from "./extension.ts";
+
+/** A combo that cannot bind; names the extension and the tool. */
+export class BindError extends Error {
+  constructor(
+    readonly extension: string,
+    readonly tool: string,
+    reason: string,
+  ) {
+    super(`extension "${extension}" on tool "${tool}": ${reason}`);
+    this.name = "BindError";
+  }
+}
+
+export const itemName = (i: ComboItem) => (typeof i === "string" ? i : i.name);
+
+/** The branch name a combo binds: `<tool>_<a>_<b>`. */
+export function branchName(tool: string, combo: ComboItem[]): string {
+  return [tool, ...combo.map(itemName)].join("_");
+}
+
+/** The layer every branch starts from: the base entry's own body, input prepared as it expects. */
+function baseLayer(base: SurfaceEntry): BranchTool {
+  return {
+    name: base.name,
+    label: base.label,
+    description: base.description,
+    tier: base.tier,
+    inputSchema: base.inputSchema,
+    outputSchema: base.outputSchema,
+    executionMode: base.executionMode,
+    timeoutSeconds: base.timeoutSeconds,
+    module: base.module,
+    run: async (input, ctx) => {
+      const problems = validate(base.inputSchema, input);
+      if (problems.length) throw new ToolError(`invalid input for "${base.name}": ${describeIssues(problems)}`, { kind: "INVALID_INPUT", retryable: false });
+      const prepared = base.prepare(input);
+      if (!prepared.ok) throw new ToolError(`invalid input for "${base.name}": ${describeIssues(prepared.issues)}`, { kind: "INVALID_INPUT", retryable: false });
+      return base.invoke(prepared.value, ctx);
+    },
+    resume: base.resume ? (state, answers, ctx) => base.resume!(state, answers, ctx) : undefined,
+  };
+}
+
+/**
+ * Binds a combo over `base`: for each item, innermost first, settings are resolved
+ * (`!ENV` markers, only here) and validated against the extension's schema, then its
+ * factory builds the next layer. Throws {@link BindError} naming extension and tool.
+ */
+export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name: string) => ExtensionDefinition | undefined): SurfaceEntry {
+  let layer = baseLayer(base);
+  const stack: ExtensionDefinition[] = [];
+  for (const item of combo) {
+    const name = itemName(item);
+    const ext = catalog(name);
+    if (!ext) throw new BindError(name, base.name, "no such extension is loaded (is its module listed in extensionsModules?)");
+    const raw = typeof item === "string" ? undefined : item.config;
+    let config: Record<string, unknown> | undefined;
+    if (!ext.configSchema) {
+      if (raw !== undefined && Object.keys(raw).length) throw new BindError(name, base.name, "this extension accepts no settings");
+    } else {
+      let resolved: unknown;
+      try {
+        resolved = resolveMarkers(raw ?? {}, `extension "${name}" on tool "${base.name}"`, addSecret);
+      } catch (e) {
+        throw new BindError(name, base.name, (e as Error).message.replace(/^extension "[^"]+" on tool "[^"]+": /, ""));
+      }
+      const issues = validate(ext.configSchema, resolved);
+      // Issues name paths and rules, never the (possibly secret) values.
+      if (issues.length) throw new BindError(name, base.name, `invalid settings: ${describeIssues(issues)}`);
+      config = resolved as Record<string, unknown>;
+    }
+    let next: BranchTool;
+    try {
+      next = ext.configSchema ? ext.create(layer, config!) : (ext.create as (t: BranchTool) => BranchTool)(layer);
+    } catch (e) {
+      throw new BindError(name, base.name, `the factory refused: ${(e as Error).message}`);
+    }
+    if (!next || typeof next !== "object" || typeof next.run !== "function") throw new BindError(name, base.name, "the factory must return a tool with a run(input, ctx) function");
+    if (ext.kind === "WRAPPER" && !isDeepStrictEqual(next.inputSchema, layer.inputSchema))
+      throw new BindError(name, base.name, "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)");
+    if (ext.kind !== "WRAPPER") {
+      const problems = next.inputSchema?.type === "object" ? schemaProblems(next.inputSchema, "/inputSchema") : [{ path: "/inputSchema", message: 'must have root type "object"' }];
+      if (problems.length) throw new BindError(name, base.name, `the branch's input schema is invalid: ${describeIssues(problems)}`);
+    }
+    stack.push(ext);
+    layer = { ...next, name: base.name, module: base.module };
+  }
+  const top = layer;
+  const branch = branchName(base.name, combo);
+  return {
+    name: branch,
+    label: top.label,
+    description: top.description,
+    origin: "BRANCH",
+    tier: base.tier,
+    inputSchema: top.inputSchema,
+    outputSchema: top.outputSchema,
+    executionMode: top.executionMode,
+    pauses: base.pauses || stack.some((e) => e.pauses),
+    baseTool: base.name,
+    extensionStack: stack.map((e) => e.name),
+    timeoutSeconds: top.timeoutSeconds,
+    listed: true,
+    policyChain: [branch],
+    prepare: (input) => ({ ok: true, value: input }),
+    invoke: (input, ctx) => top.run(input as Record<string, unknown>, ctx),
+    resume: top.resume ? (state, answers, ctx) => top.resume!(state, answers, ctx) : undefined,
+    module: "branch",
+  };
+}

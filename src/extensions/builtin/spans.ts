@@ -1,0 +1,55 @@
+import { randomUUID } from "node:crypto";
+import type { Db } from "../../db/client.ts";
+import type { Bus } from "../../events/bus.ts";
+
+/** One traced call of a monitored branch. Times are ISO strings (they cross Redis). */
+export interface SpanRecord {
+  id: string;
+  tool: string;
+  runId: string;
+  status: "RUNNING" | "SUCCEEDED" | "FAILED" | "PARKED" | "CANCELLED";
+  attributes: Record<string, unknown>;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** Spans are persisted and published on the bus (`span`) when they open and when they close. */
+export class SpanStore {
+  constructor(
+    private readonly db: Db,
+    private readonly bus: Bus,
+  ) {}
+
+  async open(tool: string, runId: string, attributes: Record<string, unknown>): Promise<SpanRecord> {
+    const span: SpanRecord = { id: randomUUID(), tool, runId, status: "RUNNING", attributes, startedAt: new Date().toISOString(), finishedAt: null };
+    await this.db.span.create({ data: { id: span.id, tool, runId, status: span.status, attributes: attributes as never, startedAt: new Date(span.startedAt) } });
+    this.bus.publish("span", span);
+    return span;
+  }
+
+  async close(span: SpanRecord, status: SpanRecord["status"], attributes: Record<string, unknown>): Promise<SpanRecord> {
+    const finishedAt = new Date();
+    const closed: SpanRecord = {
+      ...span,
+      status,
+      finishedAt: finishedAt.toISOString(),
+      attributes: { ...span.attributes, ...attributes, durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
+    };
+    await this.db.span.update({ where: { id: span.id }, data: { status, finishedAt, attributes: closed.attributes as never } });
+    this.bus.publish("span", closed);
+    return closed;
+  }
+
+  async list(tool?: string, take = 100): Promise<SpanRecord[]> {
+    const rows = await this.db.span.findMany({ where: tool ? { tool } : {}, orderBy: { startedAt: "desc" }, take });
+    return rows.map((r) => ({
+      id: r.id,
+      tool: r.tool,
+      runId: r.runId,
+      status: r.status as SpanRecord["status"],
+      attributes: r.attributes as Record<string, unknown>,
+      startedAt: r.startedAt.toISOString(),
+      finishedAt: r.finishedAt?.toISOString() ?? null,
+    }));
+  }
+}

@@ -1,0 +1,90 @@
+import type { Tier } from "../auth/roles.ts";
+import { describeIssues } from "../errors.ts";
+import type { ExecutionMode, ToolContext } from "../tools/definition.ts";
+import { schemaProblems, type JsonSchema } from "../tools/json-schema.ts";
+
+export const EXTENSION_KINDS = ["WRAPPER", "TRANSFORMER", "BACKEND"] as const;
+/** WRAPPER keeps the input schema; TRANSFORMER presents a new one; BACKEND routes execution. */
+export type ExtensionKind = (typeof EXTENSION_KINDS)[number];
+
+/**
+ * The tool an extension factory receives (the base, or the branch so far when stacked)
+ * and returns (the new layer).
+ */
+export interface BranchTool {
+  /** The name of the tool being extended (the original tool, for every layer). */
+  name: string;
+  label?: string;
+  description: string;
+  tier: Tier;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  executionMode: ExecutionMode;
+  timeoutSeconds: number;
+  /** Where the original tool was registered (a module path, "demo", "inline", "preset"). */
+  module: string;
+  /** Runs the layer below. Contract: `input` must fit this layer's `inputSchema`. */
+  run(input: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  /** Continues a parked run of this layer (pausing extensions). */
+  resume?(state: unknown, answers: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+}
+
+/** Options of `app.extension(...)`. */
+export interface ExtensionOptions {
+  /** Wire-safe name; branches are named `<tool>_<name>`. */
+  name: string;
+  kind: ExtensionKind;
+  description: string;
+  /** JSON Schema (draft 2020-12, root type "object") of the settings. Required iff `create` takes config. */
+  configSchema?: JsonSchema;
+  /** Branches may return `park(...)`. @default false */
+  pauses?: boolean;
+  /**
+   * Builds the branch layer. Contract: pure apart from building the layer — it is called
+   * again for combos it already bound (every write binds once to check, then discards).
+   * Throw to refuse the tool or the settings; the message reaches whoever wrote them.
+   */
+  create: (tool: BranchTool, config: Record<string, unknown>) => BranchTool;
+}
+
+/** A registered extension. */
+export interface ExtensionDefinition extends Required<Pick<ExtensionOptions, "name" | "kind" | "description" | "create">> {
+  configSchema: JsonSchema | null;
+  pauses: boolean;
+  /** The module that registered it ("builtin" for built-ins). */
+  module: string;
+}
+
+/** A refused extension registration; the message names the rule. */
+export class ExtensionDefinitionError extends Error {
+  constructor(message: string) {
+    super(`app.extension: ${message}`);
+    this.name = "ExtensionDefinitionError";
+  }
+}
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Validates a registration: name, kind, description, and the schema/factory agreement. */
+export function defineExtension(options: ExtensionOptions, module: string): ExtensionDefinition {
+  if (typeof options !== "object" || options === null) throw new ExtensionDefinitionError("options must be an object");
+  const { name, kind, description, configSchema, pauses, create } = options;
+  const known = new Set(["name", "kind", "description", "configSchema", "pauses", "create"]);
+  const unknown = Object.keys(options).filter((k) => !known.has(k));
+  if (unknown.length) throw new ExtensionDefinitionError(`unknown field(s) ${unknown.join(", ")}`);
+  if (typeof name !== "string" || !NAME.test(name)) throw new ExtensionDefinitionError(`name ${JSON.stringify(name)} must match ^[A-Za-z0-9_-]{1,64}$`);
+  if (!EXTENSION_KINDS.includes(kind)) throw new ExtensionDefinitionError(`"${name}": kind must be one of ${EXTENSION_KINDS.join(", ")}`);
+  if (typeof description !== "string" || !description.trim()) throw new ExtensionDefinitionError(`"${name}": description is required`);
+  if (typeof create !== "function") throw new ExtensionDefinitionError(`"${name}": create must be a function (tool, config?) => branch`);
+  if (pauses !== undefined && typeof pauses !== "boolean") throw new ExtensionDefinitionError(`"${name}": pauses must be a boolean`);
+  const takesConfig = create.length >= 2;
+  if (takesConfig && configSchema === undefined) throw new ExtensionDefinitionError(`"${name}": its factory takes config, so it must declare a configSchema`);
+  if (!takesConfig && configSchema !== undefined) throw new ExtensionDefinitionError(`"${name}": it declares a configSchema, but its factory takes no config parameter`);
+  if (configSchema !== undefined) {
+    if (typeof configSchema !== "object" || configSchema === null || Array.isArray(configSchema) || configSchema.type !== "object")
+      throw new ExtensionDefinitionError(`"${name}": configSchema must be a JSON Schema with root type "object"`);
+    const problems = schemaProblems(configSchema, "/configSchema");
+    if (problems.length) throw new ExtensionDefinitionError(`"${name}": configSchema is not a valid draft 2020-12 schema: ${describeIssues(problems)}`);
+  }
+  return { name, kind, description, configSchema: configSchema ?? null, pauses: pauses ?? false, create: create as ExtensionDefinition["create"], module };
+}
