@@ -10,6 +10,8 @@ export interface Config {
   databaseUrl: string;
   /** Cross-instance events through Redis; unset means in-process. */
   redisUrl?: string;
+  /** Prefix of the Redis channels, so several deployments (or test runs) can share one Redis. @default "tai42:" */
+  redisPrefix: string;
   /** Tool modules to load (TAI_MODULES). */
   modules: string[];
   /** @default "USER" on a loopback bind, else "NONE" */
@@ -75,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     databaseUrl,
     redisUrl,
+    redisPrefix: env.TAI_REDIS_PREFIX || "tai42:",
     modules: (env.TAI_MODULES ?? "")
       .split(",")
       .map((s) => s.trim())

@@ -59,12 +59,17 @@ export class RunStore {
     return { seq: ev.seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
   }
 
-  /** Stores the outcome, the last attempt (if any) and the closing event in one transaction. */
+  /**
+   * Stores the outcome, the last attempt (if any) and the closing event in one
+   * transaction, if the run is still RUNNING. A run that already ended elsewhere (failed
+   * as interrupted because this instance looked gone, or ended while parked) keeps that
+   * first outcome: its last stored event is returned instead and nothing is written.
+   */
   async finish(run: RunRecord, lastAttempt: AttemptRecord | null, type: RunEventType = "RUN_FINISHED"): Promise<RunEventRecord> {
     const at = run.finishedAt ?? new Date().toISOString();
-    const ops = [
-      this.db.run.update({
-        where: { id: run.id },
+    const written = await this.db.$transaction(async (tx) => {
+      const { count } = await tx.run.updateMany({
+        where: { id: run.id, status: "RUNNING" },
         data: {
           status: run.status,
           content: json(run.content)!,
@@ -76,13 +81,15 @@ export class RunStore {
           terminate: run.terminate,
           finishedAt: run.finishedAt ? new Date(run.finishedAt) : null,
         },
-      }),
-      ...(lastAttempt ? [this.db.attempt.create({ data: attemptData(run.id, lastAttempt) })] : []),
-      this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type, snapshot: json(run)!, at: new Date(at) } }),
-    ];
-    const results = await this.db.$transaction(ops as never);
-    const ev = (results as { seq: number }[])[ops.length - 1];
-    return { seq: ev.seq, type, at, runId: run.id, tool: run.tool, run };
+      });
+      if (count === 0) return null;
+      if (lastAttempt) await tx.attempt.create({ data: attemptData(run.id, lastAttempt) });
+      return tx.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type, snapshot: json(run)!, at: new Date(at) } });
+    }, TX);
+    if (written) return { seq: written.seq, type, at, runId: run.id, tool: run.tool, run };
+    const last = await this.db.runEvent.findFirst({ where: { runId: run.id }, orderBy: { seq: "desc" } });
+    if (!last) throw new Error(`run ${run.id} is not stored`);
+    return toEvent(last);
   }
 
   /**
@@ -127,28 +134,47 @@ export class RunStore {
       orderBy: { seq: "asc" },
       take: limit,
     });
-    return rows.map((r) => ({ seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool, run: r.snapshot as unknown as RunRecord }));
+    return rows.map(toEvent);
   }
 
   /**
-   * Fails runs left RUNNING by instances that stopped beating (or by this instance's
-   * previous life); returns their ids.
+   * Fails the runs left RUNNING by instances that are gone (see `db/instances.ts`) as
+   * INTERNAL "interrupted by restart", each with its RUN_FINISHED event; returns those
+   * events for publishing. Safe to run from several instances at once: a run is failed,
+   * and its event written, exactly once.
    */
-  async failInterrupted(liveInstanceIds: string[]): Promise<string[]> {
+  async failInterrupted(liveInstanceIds: string[]): Promise<RunEventRecord[]> {
     const stale = await this.db.run.findMany({ where: { status: "RUNNING", instanceId: { notIn: liveInstanceIds } }, select: { id: true } });
-    const ids = stale.map((r) => r.id);
-    const now = new Date();
-    for (const id of ids) {
+    const events: RunEventRecord[] = [];
+    for (const { id } of stale) {
       const run = await this.get(id);
-      if (!run) continue;
-      const done: RunRecord = { ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "interrupted by restart", finishedAt: now.toISOString() };
-      await this.db.$transaction([
-        this.db.run.updateMany({ where: { id, status: "RUNNING" }, data: { status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "interrupted by restart", finishedAt: now } }),
-        this.db.runEvent.create({ data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now } }),
-      ]);
+      if (!run || run.status !== "RUNNING") continue;
+      const now = new Date();
+      const done: RunRecord = { ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now.toISOString() };
+      const ev = await this.db.$transaction(async (tx) => {
+        const { count } = await tx.run.updateMany({
+          where: { id, status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
+          data: { status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now },
+        });
+        return count === 1 ? tx.runEvent.create({ data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now } }) : null;
+      }, TX);
+      if (ev) events.push(toEvent(ev));
     }
-    return ids;
+    return events;
   }
+}
+
+/** The message of a run failed because its instance went away mid-run. */
+export const INTERRUPTED = "interrupted by restart";
+
+// Interactive transactions wait for a pooled connection under load rather than failing at
+// Prisma's 2 s default.
+const TX = { maxWait: 10_000, timeout: 20_000 };
+
+type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
+
+function toEvent(r: EventRow): RunEventRecord {
+  return { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool, run: r.snapshot as unknown as RunRecord };
 }
 
 function attemptData(runId: string, a: AttemptRecord) {
