@@ -156,7 +156,7 @@ describe("attaching extensions through manifests", () => {
 
   it("should list every loaded extension with its kind, pauses and configSchema in the catalog", async () => {
     const r = await gql(`{ extensions { name kind pauses configSchema module } }`, {}, user);
-    const byName = Object.fromEntries((r.data!.extensions as { name: string }[]).map((e) => [e.name, e]));
+    const byName = Object.fromEntries((r.data!.extensions as { name: string; configSchema: unknown }[]).map((e) => [e.name, e]));
     expect(byName.monitor).toMatchObject({ kind: "WRAPPER", pauses: false, configSchema: null, module: "builtin" });
     expect(byName.ask_external).toMatchObject({ kind: "TRANSFORMER", pauses: true });
     expect(byName.worker_thread).toMatchObject({ kind: "BACKEND" });
