@@ -5,6 +5,8 @@ import { defineTool, ToolDefinitionError } from "./tools/define-tool.ts";
 import type { ExecutionMode, ToolContext, ToolDefinition } from "./tools/definition.ts";
 import type { JsonSchema } from "./tools/json-schema.ts";
 import { defineExtension, ExtensionDefinitionError, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
+import type { AgentClass } from "./agent/agent.ts";
+import { AgentDefinitionError, checkAgentClass } from "./agent/agent-class.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
 export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
@@ -40,6 +42,8 @@ export class App {
   readonly tools = new Map<string, ToolDefinition>();
   readonly policies = new Map<string, RetryPolicy>();
   readonly extensions = new Map<string, ExtensionDefinition>();
+  /** Registered agents by tool name; each is also a tool on the surface (origin AGENT). */
+  readonly agents = new Map<string, AgentClass>();
   private readonly listeners = new Set<Listener>();
   /** The module being loaded; recorded on what it registers. */
   currentModule = "inline";
@@ -59,6 +63,19 @@ export class App {
     this.tools.set(def.name, def);
     this.changed();
     return def;
+  }
+
+  /**
+   * Registers an agent class (see `src/agent/agent.ts`). It appears on the surface as a
+   * tool named `toolName`, with its `ToolInput` as input schema.
+   */
+  agent<C extends AgentClass>(cls: C): C {
+    const checked = checkAgentClass(cls);
+    if (this.agents.has(checked.toolName) || this.tools.has(checked.toolName))
+      throw new AgentDefinitionError("duplicate-name", `"${checked.toolName}" is already registered on this app`);
+    this.agents.set(checked.toolName, checked);
+    this.changed();
+    return cls;
   }
 
   /**

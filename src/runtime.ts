@@ -21,6 +21,7 @@ import { registerMonitor } from "./extensions/builtin/monitor.ts";
 import { registerAskExternal } from "./extensions/builtin/ask-external.ts";
 import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
 import type { ExtensionDefinition } from "./extensions/extension.ts";
+import { AgentService } from "./agent/agent-service.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -67,6 +68,8 @@ export interface Runtime {
   extensions(): ExtensionDefinition[];
   /** Answers and expiry of parked runs' interactions. */
   interactions: InteractionService;
+  /** Agents: runs, their event logs, threads, skills and LLM providers (docs/agent-stream.md). */
+  agents: AgentService;
   /** Base URL this server is reachable at (callback URLs); set when the server listens. */
   publicUrl: string;
   /** Runs failed as "interrupted by restart" at start. */
@@ -130,6 +133,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   sweep.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
+  // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
+  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, instanceId, builtins, apps, interactions });
+  await agents.recover(await instances.liveIds());
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
@@ -163,6 +169,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtime: Runtime = {
     publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
     interactions,
+    agents,
     spans,
     extension: extensionOf,
     extensions: () => {
@@ -193,6 +200,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       clearInterval(sweep);
       unwatch.forEach((u) => u());
       stored.close();
+      await agents.close(config.shutdownGraceSeconds * 1000);
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
       await instances.leave();
       await bus.close();

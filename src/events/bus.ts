@@ -4,6 +4,8 @@ import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
 /** Topics carried by the bus; payloads are JSON (they may cross Redis). */
 export interface Topics {
   runEvent: import("../dispatch/run-record.ts").RunEventRecord;
+  /** One entry of an agent run's log (docs/agent-stream.md). */
+  agentEvent: import("../agent/events.ts").AgentLogEntry;
   toolsChanged: { at: string };
   keyRevoked: { keyId: string };
   runCancel: { runId: string };

@@ -7,6 +7,9 @@ import "./preset.ts";
 import "./manifest.ts";
 import "./interaction.ts";
 import "./extension.ts";
+import "./agent.ts";
+import "./thread.ts";
+import "./skill.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = builder.toSchema({ sortSchema: false });

@@ -1,0 +1,40 @@
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ToolContext } from "../tools/definition.ts";
+import type { AgentClass } from "./agent.ts";
+import { agentInputSchema, bakeableFields } from "./agent-class.ts";
+
+/**
+ * Runs an agent for its surface entry. Contract: resolves with the drained value of the
+ * run; throws a ToolError for a failure or an interrupt (the chokepoint records it).
+ */
+export type AgentInvoker = (cls: AgentClass, input: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>;
+
+/**
+ * An agent as a tool on the surface (origin AGENT): its ToolInput as input schema,
+ * preset-bakeable per the SPEC rule, dispatched through the chokepoint like any tool.
+ */
+export function agentEntry(cls: AgentClass, invoke: AgentInvoker): SurfaceEntry {
+  return {
+    name: cls.toolName,
+    label: undefined,
+    description: cls.toolDescription,
+    origin: "AGENT",
+    tier: cls.tier,
+    inputSchema: agentInputSchema(cls),
+    executionMode: "parallel",
+    pauses: false,
+    extensionStack: [],
+    bakeableFields: bakeableFields(cls),
+    timeoutSeconds: cls.timeoutSeconds,
+    listed: true,
+    policyChain: [cls.toolName],
+    prepare: (input) => {
+      const r = cls.ToolInput.safeParse(input);
+      return r.success
+        ? { ok: true, value: { ...input, ...r.data } }
+        : { ok: false, issues: r.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message })) };
+    },
+    invoke: (input, ctx) => invoke(cls, input as Record<string, unknown>, ctx),
+    module: "agent",
+  };
+}

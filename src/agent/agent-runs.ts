@@ -1,0 +1,136 @@
+import type { Db } from "../db/client.ts";
+import type { AgentLogEntry, AgentEventRecord } from "./events.ts";
+
+export const AGENT_RUN_STATUSES = ["RUNNING", "SUCCEEDED", "INTERRUPTED", "SUSPENDED", "ASKED", "FAILED", "CANCELLED", "RESUMED"] as const;
+export type AgentRunStatus = (typeof AGENT_RUN_STATUSES)[number];
+
+/** Statuses a later run on the same thread may resume. */
+export const PAUSED: readonly AgentRunStatus[] = ["INTERRUPTED", "SUSPENDED", "ASKED"];
+
+/** One agent run as stored. */
+export interface AgentRunRecord {
+  id: string;
+  agent: string;
+  threadId: string | null;
+  status: AgentRunStatus;
+  /** The options the run was started with (scrubbed of known secrets). */
+  input: Record<string, unknown>;
+  /** The terminal event, or the failure record. */
+  final: AgentLogEntry | null;
+  callerRole: string;
+  callerKey: string | null;
+  /** While RUNNING: `{ instanceId }`; once paused: what a resume needs. */
+  checkpoint: unknown;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+type Row = Awaited<ReturnType<Db["agentRun"]["findUniqueOrThrow"]>>;
+type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJsonValue;
+
+function toRecord(row: Row): AgentRunRecord {
+  return {
+    id: row.id,
+    agent: row.agent,
+    threadId: row.threadId,
+    status: row.status as AgentRunStatus,
+    input: row.input as Record<string, unknown>,
+    final: (row.final as AgentLogEntry | null) ?? null,
+    callerRole: row.callerRole,
+    callerKey: row.callerKey,
+    checkpoint: row.checkpoint ?? null,
+    startedAt: row.startedAt.toISOString(),
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Agent runs and their event log. An event is stored before it is published, and a
+ * terminal event is stored in the same transaction as the run's final status, so a
+ * reader never sees a finished run without its terminal or the other way round.
+ */
+export class AgentRunStore {
+  constructor(private readonly db: Db) {}
+
+  async create(run: Omit<AgentRunRecord, "final" | "finishedAt" | "status">): Promise<void> {
+    await this.db.agentRun.create({
+      data: {
+        id: run.id,
+        agent: run.agent,
+        threadId: run.threadId,
+        status: "RUNNING",
+        input: run.input as Json,
+        callerRole: run.callerRole,
+        callerKey: run.callerKey,
+        checkpoint: (run.checkpoint ?? undefined) as Json,
+        startedAt: new Date(run.startedAt),
+      },
+    });
+  }
+
+  async get(id: string): Promise<AgentRunRecord | null> {
+    const row = await this.db.agentRun.findUnique({ where: { id } });
+    return row ? toRecord(row) : null;
+  }
+
+  async appendEvent(event: AgentEventRecord): Promise<void> {
+    await this.db.agentEvent.create({ data: { runId: event.runId, type: event.type, payload: event as unknown as Json } });
+  }
+
+  /** Stores the last entry (terminal or failure) and the run's end in one transaction. */
+  async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown): Promise<void> {
+    await this.db.$transaction([
+      this.db.agentEvent.create({ data: { runId: entry.runId, type: entry.type, payload: entry as unknown as Json } }),
+      this.db.agentRun.update({
+        where: { id: entry.runId },
+        data: { status, final: entry as unknown as Json, checkpoint: (checkpoint ?? null) as Json, finishedAt: new Date() },
+      }),
+    ]);
+  }
+
+  /** The run's log entries with `seq > afterSeq`, oldest first. */
+  async events(runId: string, afterSeq: number): Promise<AgentLogEntry[]> {
+    const rows = await this.db.agentEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } });
+    return rows.map((r) => r.payload as unknown as AgentLogEntry).filter((e) => e.seq > afterSeq);
+  }
+
+  /** The newest run on a thread. */
+  async latestOnThread(threadId: string): Promise<AgentRunRecord | null> {
+    const row = await this.db.agentRun.findFirst({ where: { threadId }, orderBy: [{ startedAt: "desc" }, { id: "desc" }] });
+    return row ? toRecord(row) : null;
+  }
+
+  /** The oldest run on a thread: its caller owns the thread. */
+  async firstOnThread(threadId: string): Promise<AgentRunRecord | null> {
+    const row = await this.db.agentRun.findFirst({ where: { threadId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }] });
+    return row ? toRecord(row) : null;
+  }
+
+  async runningOnThread(threadId: string): Promise<AgentRunRecord | null> {
+    const row = await this.db.agentRun.findFirst({ where: { threadId, status: "RUNNING" } });
+    return row ? toRecord(row) : null;
+  }
+
+  /** Atomically marks a paused run RESUMED; false when another resume won (or it is not paused). */
+  async claim(runId: string): Promise<boolean> {
+    const { count } = await this.db.agentRun.updateMany({ where: { id: runId, status: { in: [...PAUSED] } }, data: { status: "RESUMED" } });
+    return count === 1;
+  }
+
+  /** Undoes a claim whose resumed run could not be created. */
+  async unclaim(runId: string, status: AgentRunStatus): Promise<void> {
+    await this.db.agentRun.updateMany({ where: { id: runId, status: "RESUMED" }, data: { status } });
+  }
+
+  /** RUNNING runs whose instance is not in `live`: what a crash left behind. */
+  async orphans(live: Set<string>): Promise<AgentRunRecord[]> {
+    const rows = await this.db.agentRun.findMany({ where: { status: "RUNNING" } });
+    return rows.map(toRecord).filter((r) => !live.has(((r.checkpoint ?? {}) as { instanceId?: string }).instanceId ?? ""));
+  }
+
+  /** The highest seq a run has stored (0 when none). */
+  async lastSeq(runId: string): Promise<number> {
+    const last = await this.db.agentEvent.findFirst({ where: { runId }, orderBy: { seq: "desc" } });
+    return last ? (last.payload as unknown as AgentLogEntry).seq : 0;
+  }
+}

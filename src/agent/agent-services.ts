@@ -1,0 +1,28 @@
+import type { Caller } from "../auth/roles.ts";
+import type { RunRecord } from "../dispatch/run-record.ts";
+import type { RunStore } from "../dispatch/run-store.ts";
+import type { Dispatcher } from "../dispatch/run-tool.ts";
+import type { InteractionRecord } from "../interactions/park.ts";
+import type { Surface } from "../registry/surface.ts";
+import type { ProviderRegistry } from "./providers/registry.ts";
+import type { SkillStore } from "./skills.ts";
+import type { ThreadStore } from "./threads.ts";
+
+/** What agents need from the interactions layer (issue 4): reading and answering parks. */
+export interface InteractionsPort {
+  forRun(runId: string): Promise<InteractionRecord[]>;
+  /** Validates and stores an answer, then resumes the parked run. Throws ApiError on refusal. */
+  answer(id: string, answer: unknown, caller: Caller): Promise<RunRecord>;
+}
+
+/** The runtime pieces an agent may use; none of them knows about GraphQL. */
+export interface AgentServices {
+  surface: Surface;
+  threads: ThreadStore;
+  skills: SkillStore;
+  providers: ProviderRegistry;
+  /** Tool runs (a parked call's run is read back on resume). */
+  runs: RunStore;
+  dispatcher: Dispatcher;
+  interactions: InteractionsPort | null;
+}

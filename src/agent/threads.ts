@@ -1,0 +1,80 @@
+import type { ModelMessage } from "ai";
+import type { Db } from "../db/client.ts";
+import { ApiError, type Issue } from "../errors.ts";
+
+/** A message a caller records in a thread without running: `{ role, content }`. */
+export interface ThreadMessageInput {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** A message as stored: display text plus the provider-level message to replay. */
+export interface StoredMessage {
+  role: "user" | "assistant" | "tool";
+  content: string;
+  /** The model message (tool calls, tool results) a later run replays. */
+  message?: ModelMessage;
+}
+
+/** A thread as every read serves it. */
+export interface ThreadView {
+  id: string;
+  messages: { role: string; content: string; at: string; data: unknown }[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Persisted conversations. Messages are appended, never rewritten; a run on a thread
+ * reads the history back as model messages, on any instance.
+ */
+export class ThreadStore {
+  constructor(private readonly db: Db) {}
+
+  /** Appends messages in order, creating the thread if it is new. */
+  async append(threadId: string, messages: StoredMessage[]): Promise<void> {
+    const now = new Date();
+    await this.db.$transaction([
+      this.db.thread.upsert({ where: { id: threadId }, create: { id: threadId }, update: { updatedAt: now } }),
+      ...messages.map((m) => this.db.threadMessage.create({ data: { threadId, role: m.role, content: m.content, data: (m.message ?? undefined) as never } })),
+    ]);
+  }
+
+  /** Ensures the thread exists (a run's thread is readable from its first event). */
+  async ensure(threadId: string): Promise<void> {
+    await this.db.thread.upsert({ where: { id: threadId }, create: { id: threadId }, update: {} });
+  }
+
+  async get(threadId: string): Promise<ThreadView | null> {
+    const row = await this.db.thread.findUnique({ where: { id: threadId }, include: { messages: { orderBy: { id: "asc" } } } });
+    if (!row) return null;
+    return {
+      id: row.id,
+      createdAt: row.createdAt.toISOString(),
+      updatedAt: row.updatedAt.toISOString(),
+      messages: row.messages.map((m) => ({ role: m.role, content: m.content, at: m.at.toISOString(), data: m.data ?? null })),
+    };
+  }
+
+  /** The history as model messages, oldest first. */
+  async history(threadId: string): Promise<ModelMessage[]> {
+    const rows = await this.db.threadMessage.findMany({ where: { threadId }, orderBy: { id: "asc" } });
+    return rows.map((r) => (r.data as ModelMessage | null) ?? ({ role: r.role === "assistant" ? "assistant" : "user", content: r.content } as ModelMessage));
+  }
+}
+
+/** Checks `appendThreadMessages` input: a non-empty list of `{ role: user|assistant, content }`. */
+export function checkThreadMessages(messages: unknown): ThreadMessageInput[] {
+  const issues: Issue[] = [];
+  if (!Array.isArray(messages) || messages.length === 0) throw ApiError.badInput("messages must be a non-empty list", [{ path: "/messages", message: "must be a non-empty list" }]);
+  messages.forEach((m, i) => {
+    const path = `/messages/${i}`;
+    if (typeof m !== "object" || m === null || Array.isArray(m)) return void issues.push({ path, message: "must be an object { role, content }" });
+    const { role, content, ...rest } = m as Record<string, unknown>;
+    if (role !== "user" && role !== "assistant") issues.push({ path: `${path}/role`, message: 'must be "user" or "assistant"' });
+    if (typeof content !== "string") issues.push({ path: `${path}/content`, message: "must be a string" });
+    for (const k of Object.keys(rest)) issues.push({ path: `${path}/${k}`, message: "is not a message field (role, content)" });
+  });
+  if (issues.length) throw ApiError.badInput(`invalid thread messages: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+  return messages as ThreadMessageInput[];
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { REDACTED } from "../../auth/tiers.ts";
+import type { RunRecord } from "../../dispatch/run-record.ts";
+import type { RunOutcome } from "../../dispatch/run-tool.ts";
+import type { Issue } from "../../errors.ts";
+import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
+import type { ContentBlock } from "../../tools/result.ts";
+import type { StreamEvent } from "../events.ts";
+import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
+import type { RunSecrets } from "./run-secrets.ts";
+import type { ToolSpec } from "./toolbox.ts";
+
+/** What a call needs from its run. */
+export interface CallEnv {
+  /** Contract: goes through the dispatch chokepoint as the run's caller; never throws for a tool failure. */
+  runTool(name: string, input: unknown): Promise<RunOutcome>;
+  /** Contract: runs the sub-agent to its end; its failures come back as an error outcome. */
+  runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void): Promise<DoneOutcome>;
+  secrets: RunSecrets;
+}
+
+/** A failed call as the model and the events see it: kind, message and every issue. */
+export function errorOutcome(kind: string, message: string, issues?: Issue[]): DoneOutcome {
+  const error = { kind, message, ...(issues?.length ? { issues } : {}) };
+  return { status: "done", isError: true, result: error, modelOutput: { type: "error-json", value: { error } as never }, terminate: false, value: error };
+}
+
+/**
+ * Makes one call. Surface tools and presets go through the chokepoint (tiers, validation,
+ * retries); a parked run becomes a "parked" outcome; ask_caller becomes an "ask". Every
+ * failure is an error outcome the model reads; nothing here throws for a tool failure.
+ */
+export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void): Promise<CallOutcome> {
+  if (spec.redacted) env.secrets.learn(call.args);
+  switch (spec.kind) {
+    case "surface":
+      return fromRun(spec, await env.runTool(spec.name, call.args), env);
+    case "preset": {
+      const baked = Object.keys(call.args).filter((k) => Object.hasOwn(spec.fixedKwargs, k));
+      if (baked.length) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.map((k) => `/${k}: is baked by the preset`).join("; ")}`, baked.map((k) => ({ path: `/${k}`, message: "is baked by the preset and cannot be passed" })));
+      return fromRun(spec, await env.runTool(spec.baseTool, { ...call.args, ...spec.fixedKwargs }), env);
+    }
+    case "ask": {
+      const { question, answerFormat } = call.args as { question?: unknown; answerFormat?: unknown };
+      const issues: Issue[] = [];
+      if (typeof question !== "string" || !question.trim()) issues.push({ path: "/question", message: "must be a non-empty string" });
+      if (answerFormat !== undefined) issues.push(...schemaProblems(answerFormat, "/answerFormat"));
+      if (issues.length) return errorOutcome("INVALID_INPUT", `invalid input for "ask_caller": ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+      return { status: "ask", ask: { id: randomUUID(), callId: call.callId, question: String(question), answerFormat: (answerFormat as JsonSchema | undefined) ?? null, to: "caller" } };
+    }
+    case "subagent": {
+      const task = (call.args as { task?: unknown }).task;
+      if (typeof task !== "string" || !task.trim()) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [{ path: "/task", message: "must be a non-empty string" }]);
+      return env.runSubagent(spec, task, emit);
+    }
+  }
+}
+
+/** The outcome of a chokepoint run: the stored (redacted) record for events, the real output for the model. */
+function fromRun(spec: ToolSpec, { run, output }: RunOutcome, env: CallEnv): CallOutcome {
+  if (run.status === "PARKED") return { status: "parked", toolRunId: run.id };
+  return outcomeOfRun(run, output, spec.redacted, env.secrets);
+}
+
+/** Maps a finished tool run to an outcome. `output` may be the stored record when the real one is gone (a resumed park). */
+export function outcomeOfRun(run: RunRecord, output: RunRecord, redacted: boolean, secrets?: RunSecrets): DoneOutcome {
+  if (redacted) secrets?.learn([output.data, output.content]);
+  if (run.status !== "SUCCEEDED") {
+    const issues = issuesOf(output.details);
+    const failed = errorOutcome(output.errorKind ?? "INTERNAL", output.errorMessage ?? `the tool ended ${run.status}`, issues);
+    const shown = { kind: run.errorKind ?? "INTERNAL", message: run.errorMessage ?? `the tool ended ${run.status}`, ...(issuesOf(run.details)?.length ? { issues: issuesOf(run.details) } : {}) };
+    return { ...failed, result: shown, terminate: output.terminate };
+  }
+  const text = textOf(output.content);
+  return {
+    status: "done",
+    isError: false,
+    result: run.data ?? (run.content.length ? textOf(run.content) : null),
+    modelOutput: { type: "text", value: text || (output.data === null || output.data === undefined ? "(the tool returned nothing)" : JSON.stringify(output.data)) },
+    terminate: output.terminate,
+    value: output.data ?? text,
+  };
+}
+
+function issuesOf(details: unknown): Issue[] | undefined {
+  const issues = (details as { issues?: unknown } | null)?.issues;
+  return Array.isArray(issues) ? (issues as Issue[]) : undefined;
+}
+
+export function textOf(content: ContentBlock[]): string {
+  return content.map((b) => b.text ?? (b.data === undefined ? "" : JSON.stringify(b.data))).join("\n");
+}
+
+/** An outcome as a checkpoint may store it: a secret tool's result and model text are redacted. */
+export function storable(outcome: DoneOutcome, redacted: boolean): DoneOutcome {
+  if (!redacted) return outcome;
+  return { ...outcome, result: REDACTED, value: REDACTED, modelOutput: outcome.isError ? outcome.modelOutput : { type: "text", value: REDACTED } };
+}

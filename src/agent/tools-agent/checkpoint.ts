@@ -1,0 +1,62 @@
+import type { ToolResultPart } from "ai";
+import type { JsonSchema } from "../../tools/json-schema.ts";
+
+/** What the model reads as a tool result (the AI SDK's tool-result output). */
+export type ToolResultOutput = ToolResultPart["output"];
+
+/** One tool call of a model turn, as asked. */
+export interface PlannedCall {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Set when the call could not be made as asked (unknown tool, arguments not JSON). */
+  invalid?: { kind: "NOT_FOUND" | "INVALID_INPUT"; message: string };
+}
+
+/** A finished call: what the events show, what the model reads, and what ends a loop. */
+export interface DoneOutcome {
+  status: "done";
+  isError: boolean;
+  /** The ToolResultStep's `result` (redacted for secret tools). */
+  result: unknown;
+  /** What the model reads as the call's result. */
+  modelOutput: ToolResultOutput;
+  terminate: boolean;
+  /** The result as a value (structured data, else text): a terminating batch's final. */
+  value: unknown;
+}
+
+/** A question the model put to its caller through ask_caller. */
+export interface Ask {
+  id: string;
+  callId: string;
+  question: string;
+  answerFormat: JsonSchema | null;
+  to: "caller";
+}
+
+/** The outcome of one call: finished, parked on interactions, or asking the caller. */
+export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; ask: Ask };
+
+/** A decision on one gated call. */
+export type Decision = { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
+export type DecisionType = Decision["type"];
+
+/** One gated call awaiting a decision, as InterruptFinal's payload lists it. */
+export interface InterruptAction {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  allowedDecisions: DecisionType[];
+  description: string | null;
+}
+
+/**
+ * What a paused run stores for its resume (AgentRun.checkpoint). `calls` is the whole
+ * paused turn, in the order the model asked; outcomes already known are kept (redacted
+ * for secret tools), the rest is resolved by the resume.
+ */
+export type Checkpoint =
+  | { kind: "interrupt"; interruptId: string; calls: PlannedCall[]; actions: InterruptAction[] }
+  | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: { callId: string; toolRunId: string; interactionIds: string[] }[] }
+  | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; asks: Ask[] };

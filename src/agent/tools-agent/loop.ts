@@ -1,0 +1,204 @@
+import { randomUUID } from "node:crypto";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import type { ModelMessage } from "ai";
+import { REDACTED } from "../../auth/tiers.ts";
+import { describeIssues } from "../../errors.ts";
+import type { JsonSchema } from "../../tools/json-schema.ts";
+import { AgentRunError } from "../agent-errors.ts";
+import type { InteractionsPort } from "../agent-services.ts";
+import { finalEventForValue, type StreamEvent } from "../events.ts";
+import type { CallSettings } from "../providers/registry.ts";
+import { runBatch, type BatchItem } from "./batch.ts";
+import { callTool, errorOutcome, storable, type CallEnv } from "./call-tool.ts";
+import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
+import { actionsFor, type GateConfig } from "./interrupts.ts";
+import { modelTurn } from "./model-turn.ts";
+import { parseStructured } from "./structured-output.ts";
+import type { ToolSpec } from "./toolbox.ts";
+import type { UsageTotals } from "./usage.ts";
+
+/** What a loop runs with; a sub-agent gets its own. */
+export interface LoopConfig {
+  /** Attribution of the events: null for the run's own agent, else the sub-agent's name. */
+  agent: string | null;
+  /** "sub": no pauses (no gates, no asks; a park is an error result), no RunUsage, no persistence. */
+  mode: "root" | "sub";
+  model: LanguageModelV3;
+  settings: CallSettings;
+  system: string;
+  tools: ToolSpec[];
+  gates: Map<string, GateConfig>;
+  responseFormat: JsonSchema | null;
+  recursionLimit: number;
+}
+
+/** What a loop does to the world. */
+export interface LoopIO {
+  signal: AbortSignal;
+  env: CallEnv;
+  usage: UsageTotals;
+  threadId: string;
+  interactions: InteractionsPort | null;
+  /** Appends to the thread (a no-op for sub-agents). */
+  persist(messages: ModelMessage[]): Promise<void>;
+  /** Stores what a resume needs; called just before a pause terminal. */
+  checkpoint(value: Checkpoint): void;
+}
+
+/** The calls of a paused turn a resume settles now, and the outcomes it already knows. */
+export interface ResumedBatch {
+  calls: PlannedCall[];
+  /** Calls to run (or to settle with a fixed outcome) now, emitting a call and a result each. */
+  now: { call: PlannedCall; outcome?: CallOutcome }[];
+  /** Outcomes the paused run already emitted. */
+  known: Record<string, DoneOutcome>;
+}
+
+/**
+ * The tools-agent loop (docs/agent-stream.md §5): model turn → tool calls through the
+ * chokepoint → results back to the model, until an answer, a terminate, a pause or the
+ * recursion limit. Yields every event of the run, RunUsage right before the terminal.
+ */
+export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessage[], resumed: ResumedBatch | null): AsyncGenerator<StreamEvent> {
+  const messages = [...history];
+  const specs = new Map(cfg.tools.map((t) => [t.name, t]));
+  const usage = function* (): Generator<StreamEvent> {
+    if (cfg.mode === "root") yield io.usage.event();
+  };
+  let usageShown = false;
+  try {
+    if (resumed) {
+      const end = yield* settle(resumed.calls, resumed.now, resumed.known);
+      if (end) {
+        usageShown = true;
+        yield* usage();
+        yield end;
+        return;
+      }
+    }
+    let retried = false;
+    for (let turn = 0; ; turn++) {
+      if (turn >= cfg.recursionLimit) throw new AgentRunError("TIMEOUT", `the agent reached its recursion limit of ${cfg.recursionLimit} model calls without a final answer`);
+      const t = yield* modelTurn({ model: cfg.model, settings: cfg.settings, system: cfg.system, messages, tools: cfg.tools, responseFormat: cfg.responseFormat, signal: io.signal, agent: cfg.agent, usage: io.usage });
+      if (t.assistant) {
+        messages.push(t.assistant);
+        await io.persist([t.assistant]);
+      }
+      if (!t.calls.length) {
+        let end: StreamEvent;
+        if (cfg.responseFormat) {
+          const parsed = parseStructured(t.text, cfg.responseFormat);
+          if (!parsed.ok && !retried) {
+            retried = true;
+            const fix: ModelMessage = { role: "user", content: `Your answer does not match the required JSON Schema: ${describeIssues(parsed.issues)}. Reply again with only the JSON value.` };
+            messages.push(fix);
+            await io.persist([fix]);
+            continue;
+          }
+          if (!parsed.ok) throw new AgentRunError("UPSTREAM", `the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`);
+          end = { type: "structured_final", final: true, data: parsed.value, agent: cfg.agent };
+        } else end = { type: "message_final", final: true, text: t.text, agent: cfg.agent };
+        usageShown = true;
+        yield* usage();
+        yield end;
+        return;
+      }
+      const actions = cfg.mode === "root" ? actionsFor(t.calls, cfg.gates) : [];
+      if (actions.length) {
+        const interruptId = randomUUID();
+        io.checkpoint({ kind: "interrupt", interruptId, calls: t.calls, actions });
+        const shown = actions.map((a) => ({ ...a, args: specs.get(a.tool)?.redacted ? { redacted: REDACTED } : a.args }));
+        usageShown = true;
+        yield* usage();
+        yield { type: "interrupt_final", final: true, interruptId, payload: { actions: shown }, reason: `approval required: ${[...new Set(actions.map((a) => a.tool))].join(", ")}`, agent: cfg.agent };
+        return;
+      }
+      const end = yield* settle(
+        t.calls,
+        t.calls.map((call) => ({ call })),
+        {},
+      );
+      if (end) {
+        usageShown = true;
+        yield* usage();
+        yield end;
+        return;
+      }
+    }
+  } catch (e) {
+    if (!usageShown && io.usage.calls > 0) yield* usage();
+    throw e;
+  }
+
+  /** Runs a turn's calls; returns a terminal when the turn ends the run (pause or terminate). */
+  async function* settle(calls: PlannedCall[], now: ResumedBatch["now"], known: Record<string, DoneOutcome>): AsyncGenerator<StreamEvent, StreamEvent | null> {
+    const items: BatchItem[] = now.map(({ call, outcome }) => itemFor(call, outcome));
+    const outcomes = yield* runBatch(items, cfg.agent);
+    const byId = new Map<string, CallOutcome>(Object.entries(known));
+    items.forEach((it, i) => byId.set(it.callId, outcomes[i]));
+
+    const parked = calls.filter((c) => byId.get(c.callId)?.status === "parked");
+    const asking = calls.filter((c) => byId.get(c.callId)?.status === "ask");
+    const done = () => Object.fromEntries(calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])));
+    if (parked.length) {
+      for (const c of asking) {
+        const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while another tool of the same turn waits on an interaction; ask again once it is answered");
+        byId.set(c.callId, o);
+        yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
+      }
+      const waits = await Promise.all(
+        parked.map(async (c) => {
+          const { toolRunId } = byId.get(c.callId) as { toolRunId: string };
+          const pending = (await io.interactions?.forRun(toolRunId)) ?? [];
+          return { callId: c.callId, toolRunId, interactions: pending.filter((i) => i.status === "PENDING") };
+        }),
+      );
+      const all = waits.flatMap((w) => w.interactions);
+      const expiries = all.map((i) => i.expiresAt).filter((x): x is string => Boolean(x)).sort();
+      io.checkpoint({ kind: "suspend", calls, done: done(), parked: waits.map((w) => ({ callId: w.callId, toolRunId: w.toolRunId, interactionIds: w.interactions.map((i) => i.id) })) });
+      return {
+        type: "suspended_final",
+        final: true,
+        interactionIds: all.map((i) => i.id),
+        callerInteractionIds: all.filter((i) => i.to === "caller").map((i) => i.id),
+        threadId: io.threadId,
+        expiryAt: expiries[0] ?? null,
+        agent: cfg.agent,
+      };
+    }
+    if (asking.length) {
+      const asks = asking.map((c) => (byId.get(c.callId) as { ask: import("./checkpoint.ts").Ask }).ask);
+      io.checkpoint({ kind: "asks", calls, done: done(), asks });
+      return { type: "asks_final", final: true, asks: asks.map((a) => ({ ...a })), agent: cfg.agent };
+    }
+    const results = calls.map((c) => byId.get(c.callId) as DoneOutcome);
+    const toolMessage = {
+      role: "tool",
+      content: calls.map((c, i) => ({ type: "tool-result", toolCallId: c.callId, toolName: c.tool, output: results[i].modelOutput })),
+    } as ModelMessage;
+    messages.push(toolMessage);
+    await io.persist([toolMessage]);
+    if (results.length && results.every((r) => r.terminate)) {
+      const last = results[results.length - 1];
+      return { ...finalEventForValue(last.value), agent: cfg.agent };
+    }
+    return null;
+  }
+
+  function itemFor(call: PlannedCall, fixed: CallOutcome | undefined): BatchItem {
+    const spec = specs.get(call.tool);
+    const shownArgs = spec?.redacted ? { redacted: REDACTED } : call.args;
+    const base = { callId: call.callId, tool: call.tool, shownArgs, mode: spec?.executionMode ?? "parallel" };
+    if (fixed) return { ...base, run: async () => fixed };
+    if (call.invalid || !spec) return { ...base, run: async () => errorOutcome(call.invalid?.kind ?? "NOT_FOUND", call.invalid?.message ?? `no tool named "${call.tool}" in this run`) };
+    return {
+      ...base,
+      run: async (emit) => {
+        const o = await callTool(spec, call, io.env, emit);
+        if (o.status === "parked" && cfg.mode === "sub")
+          return errorOutcome("CONFLICT", `"${call.tool}" parked on an interaction, but a sub-agent cannot wait; call it from the parent agent instead`);
+        return o;
+      },
+    };
+  }
+}

@@ -1,0 +1,107 @@
+import type { Caller } from "../../auth/roles.ts";
+import { isFinal } from "../../dispatch/run-record.ts";
+import { ApiError, type Issue } from "../../errors.ts";
+import { validate } from "../../tools/json-schema.ts";
+import type { AgentServices } from "../agent-services.ts";
+import type { AgentRunRecord } from "../agent-runs.ts";
+import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
+import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
+import { parseDecisions } from "./interrupts.ts";
+import type { ResumedBatch } from "./loop.ts";
+import type { ToolSpec } from "./toolbox.ts";
+
+/**
+ * Turns a resume into the batch the new run settles first (docs/agent-stream.md §6–§8).
+ * Every check happens before any side effect; only then are interaction answers given
+ * (which resumes the parked tool runs). Problems are pushed to `issues`; a state that
+ * forbids the resume (an interaction still pending) is CONFLICT.
+ */
+export async function planResume(paused: AgentRunRecord, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
+  const cp = paused.checkpoint as Checkpoint | null;
+  if (!cp || !("kind" in cp)) throw new ApiError("CONFLICT", `run ${paused.id} stored no checkpoint to resume from`);
+  const specs = new Map(tools.map((t) => [t.name, t]));
+  for (const c of cp.calls) if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
+
+  if (cp.kind === "interrupt") {
+    const { decisions, issues: found } = parseDecisions(resume, cp.actions);
+    issues.push(...found);
+    if (found.length) return null;
+    const byCall = new Map(cp.actions.map((a, i) => [a.callId, decisions[i]]));
+    const calls: PlannedCall[] = [];
+    const now: ResumedBatch["now"] = [];
+    for (const c of cp.calls) {
+      const d = byCall.get(c.callId);
+      if (d?.type === "reject") {
+        calls.push(c);
+        now.push({ call: c, outcome: { ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`), result: { rejected: true, message: d.message ?? null } } });
+      } else {
+        const call = d?.type === "edit" ? { ...c, args: d.args } : c;
+        calls.push(call);
+        now.push({ call });
+      }
+    }
+    return { calls, now, known: {} };
+  }
+
+  const answers = readAnswers(resume, issues);
+  if (cp.kind === "asks") {
+    const asks = new Map(cp.asks.map((a) => [a.id, a]));
+    for (const id of Object.keys(answers)) if (!asks.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not a pending ask of this run" });
+    for (const a of cp.asks) {
+      if (!Object.hasOwn(answers, a.id)) issues.push({ path: `/resume/answers/${a.id}`, message: `is missing: answer "${a.question}"` });
+      else if (a.answerFormat) for (const i of validate(a.answerFormat, answers[a.id])) issues.push({ path: `/resume/answers/${a.id}${i.path}`, message: i.message });
+    }
+    if (issues.length) return null;
+    const byCall = new Map(cp.asks.map((a) => [a.callId, a]));
+    const now = cp.calls.filter((c) => byCall.has(c.callId)).map((call) => ({ call, outcome: answered(answers[byCall.get(call.callId)!.id]) }));
+    return { calls: cp.calls, now, known: cp.done };
+  }
+
+  const parkedIds = new Set(cp.parked.flatMap((p) => p.interactionIds));
+  for (const id of Object.keys(answers)) if (!parkedIds.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
+  if (issues.length) return null;
+  if (Object.keys(answers).length && !services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
+  for (const [id, answer] of Object.entries(answers)) await services.interactions!.answer(id, answer, caller);
+
+  const now: ResumedBatch["now"] = [];
+  const pending: string[] = [];
+  for (const p of cp.parked) {
+    const call = cp.calls.find((c) => c.callId === p.callId)!;
+    let run = await services.runs.get(p.toolRunId);
+    if (!run) throw new ApiError("CONFLICT", `the parked tool run ${p.toolRunId} is gone`);
+    if (run.status === "PARKED") {
+      pending.push(...p.interactionIds);
+      continue;
+    }
+    if (!isFinal(run.status)) run = await services.dispatcher.awaitFinal(run.id);
+    now.push({ call, outcome: outcomeOfRun(run, run, specs.get(call.tool)?.redacted ?? false) });
+  }
+  if (pending.length) throw new ApiError("CONFLICT", `the run still waits on interaction${pending.length > 1 ? "s" : ""} ${pending.join(", ")}; answer ${pending.length > 1 ? "them" : "it"} first (answerInteraction, or resume.answers)`);
+  return { calls: cp.calls, now, known: cp.done };
+}
+
+function readAnswers(resume: unknown, issues: Issue[]): Record<string, unknown> {
+  if (resume === null || resume === undefined || resume === true) return {};
+  const answers = (resume as { answers?: unknown })?.answers;
+  if (typeof resume !== "object" || Array.isArray(resume)) {
+    issues.push({ path: "/resume", message: "must be an object, e.g. { answers: { <id>: <answer> } }" });
+    return {};
+  }
+  if (answers === undefined) return {};
+  if (!answers || typeof answers !== "object" || Array.isArray(answers)) {
+    issues.push({ path: "/resume/answers", message: "must be an object keyed by interaction or ask id" });
+    return {};
+  }
+  return answers as Record<string, unknown>;
+}
+
+function answered(answer: unknown): DoneOutcome {
+  return {
+    status: "done",
+    isError: false,
+    result: answer,
+    modelOutput: typeof answer === "string" ? { type: "text", value: answer } : { type: "json", value: (answer ?? null) as never },
+    terminate: false,
+    value: answer,
+  };
+}

@@ -1,0 +1,110 @@
+import { isRedacted } from "../../auth/tiers.ts";
+import type { Issue } from "../../errors.ts";
+import { derivePresetSchema } from "../../presets/preset-entry.ts";
+import { hasMarker, markerName } from "../../presets/env-markers.ts";
+import type { Surface } from "../../registry/surface.ts";
+import type { ExecutionMode } from "../../tools/definition.ts";
+import { validate, type JsonSchema } from "../../tools/json-schema.ts";
+import type { PresetSpec, SubAgentSpec } from "../specs.ts";
+
+interface SpecBase {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  executionMode: ExecutionMode;
+  /** A secret-tier tool: its arguments and results are never stored or published. */
+  redacted: boolean;
+}
+
+/** One tool the model may call in a run, resolved and checked before the run starts. */
+export type ToolSpec =
+  | (SpecBase & { kind: "surface" })
+  | (SpecBase & { kind: "preset"; baseTool: string; fixedKwargs: Record<string, unknown> })
+  | (SpecBase & { kind: "subagent"; spec: SubAgentSpec; system: string; tools: ToolSpec[]; responseFormat: JsonSchema | null })
+  | (SpecBase & { kind: "ask" });
+
+export const ASK_CALLER = "ask_caller";
+
+/** The built-in tool through which the model asks its caller a question (→ AsksFinal). */
+export function askCallerSpec(): ToolSpec {
+  return {
+    kind: "ask",
+    name: ASK_CALLER,
+    description: "Ask the person who started this run a question and wait for the answer. Use it only when you cannot continue without information they have.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        question: { type: "string", minLength: 1, description: "The question, in one or two sentences." },
+        answerFormat: { type: "object", description: "Optional JSON Schema the answer must match." },
+      },
+      required: ["question"],
+      additionalProperties: false,
+    },
+    executionMode: "parallel",
+    redacted: false,
+  };
+}
+
+/** Surface entries named in `toolNames`; every unknown name is an issue. */
+export function surfaceSpecs(surface: Surface, names: string[], path: string, issues: Issue[]): ToolSpec[] {
+  const out: ToolSpec[] = [];
+  names.forEach((name, i) => {
+    const entry = surface.resolve(name);
+    if (!entry) return void issues.push({ path: `${path}/${i}`, message: `no tool named "${name}" on the surface` });
+    out.push({ kind: "surface", name, description: entry.description, inputSchema: entry.inputSchema, executionMode: entry.executionMode, redacted: isRedacted(entry.tier) });
+  });
+  return out;
+}
+
+/**
+ * Inline presets: the base must be on the surface, every baked key a real input property
+ * whose value validates, and no `!ENV` marker (a caller must not read the server's env).
+ */
+export function presetSpecs(surface: Surface, presets: PresetSpec[], path: string, issues: Issue[]): ToolSpec[] {
+  const out: ToolSpec[] = [];
+  presets.forEach((p, i) => {
+    const at = `${path}/${i}`;
+    const base = surface.resolve(p.baseTool);
+    if (!base) return void issues.push({ path: `${at}/baseTool`, message: `no tool named "${p.baseTool}" on the surface` });
+    const props = (base.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+    const before = issues.length;
+    for (const [key, value] of Object.entries(p.fixedKwargs)) {
+      const kp = `${at}/fixedKwargs/${key}`;
+      if (!Object.hasOwn(props, key)) issues.push({ path: kp, message: `is not an input property of "${base.name}"` });
+      else if (markerName(value) !== null || hasMarker(value)) issues.push({ path: kp, message: "!ENV markers are not allowed in inline presets; store the preset instead" });
+      else if ((base.bakedKeys ?? []).includes(key)) issues.push({ path: kp, message: `is already baked by "${base.name}"` });
+      else for (const v of validate(props[key], value)) issues.push({ path: kp + v.path, message: v.message });
+    }
+    if (issues.length > before) return;
+    out.push({
+      kind: "preset",
+      name: p.name,
+      description: p.description,
+      inputSchema: derivePresetSchema(base.inputSchema, Object.keys(p.fixedKwargs)),
+      executionMode: base.executionMode,
+      redacted: isRedacted(base.tier),
+      baseTool: base.name,
+      fixedKwargs: p.fixedKwargs,
+    });
+  });
+  return out;
+}
+
+/** Every tool name of a run must be distinct: the model calls tools by name. */
+export function duplicateIssues(tools: ToolSpec[], path: string): Issue[] {
+  const seen = new Set<string>();
+  const issues: Issue[] = [];
+  for (const t of tools) {
+    if (seen.has(t.name)) issues.push({ path, message: `the tool name "${t.name}" is used twice in this run (tool, preset, sub-agent or ask_caller)` });
+    seen.add(t.name);
+  }
+  return issues;
+}
+
+/** The input every sub-agent tool takes. */
+export const SUBAGENT_INPUT: JsonSchema = {
+  type: "object",
+  properties: { task: { type: "string", minLength: 1, description: "What the sub-agent should do, with everything it needs to know." } },
+  required: ["task"],
+  additionalProperties: false,
+};

@@ -1,0 +1,183 @@
+import type { ModelMessage } from "ai";
+import { ApiError, describeIssues, type Issue } from "../../errors.ts";
+import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
+import { Agent, drain, type AgentContext, type AgentPrepareContext, type AgentRunOptions, type AgentThreadContext } from "../agent.ts";
+import { classifyAgentError } from "../agent-errors.ts";
+import type { StreamEvent } from "../events.ts";
+import type { ResolvedModel } from "../providers/registry.ts";
+import type { ThreadMessageInput } from "../threads.ts";
+import { errorOutcome, type CallEnv } from "./call-tool.ts";
+import { closeDangling, forStorage } from "./history.ts";
+import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
+import { runLoop, type ResumedBatch } from "./loop.ts";
+import { composeSystem, renderTemplate, type PromptSkill } from "./prompt.ts";
+import { planResume } from "./resume.ts";
+import { RunSecrets } from "./run-secrets.ts";
+import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
+import { askCallerSpec, duplicateIssues, presetSpecs, SUBAGENT_INPUT, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
+import { UsageTotals } from "./usage.ts";
+
+/** Everything a tools-agent run needs, checked before the run exists. */
+interface Plan {
+  tools: ToolSpec[];
+  system: string;
+  userMessage: string | null;
+  gates: Map<string, GateConfig>;
+  responseFormat: JsonSchema | null;
+  recursionLimit: number;
+  llm: ResolvedModel;
+  history: ModelMessage[];
+  resume: ResumedBatch | null;
+}
+
+const DEFAULT_RECURSION_LIMIT = 25;
+
+/**
+ * The built-in tools agent (docs/agent-stream.md §5–§9): an LLM loop over the named
+ * surface tools, inline presets and sub-agents, every call through the chokepoint as the
+ * caller. Its ToolInput advertises exactly what it honours, so it is specRunnable.
+ */
+export class ToolsAgent extends Agent {
+  static override toolName = "tools_agent";
+  static override toolDescription =
+    "Run an LLM agent over the named tools: it calls them (through the platform, with your permissions) until it can answer. Give it a userMessage and toolNames; optionally a systemMessage, presets, sub-agents, a responseFormat (JSON Schema) and approval gates (interruptOn).";
+  static override ToolInput = ToolsAgentInput;
+  static override specRunnable = true;
+
+  override async prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<Plan> {
+    const o = options as ToolsAgentOptions;
+    const { surface, skills, providers, threads } = ctx.services;
+    const issues: Issue[] = [];
+
+    const tools = [...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues), ...presetSpecs(surface, o.presets ?? [], "/presets", issues)];
+    const llm = providers.resolve(o.llmProvider, o.llmKwargs);
+    const vars: Record<string, unknown> = { threadId: ctx.threadId, now: new Date().toISOString(), date: new Date().toISOString().slice(0, 10), agent: ToolsAgent.toolName, ...o.variables };
+
+    for (const [i, s] of (o.subagents ?? []).entries()) {
+      const at = `/subagents/${i}`;
+      const subTools = [...surfaceSpecs(surface, s.toolNames ?? [], `${at}/toolNames`, issues), ...presetSpecs(surface, s.presets ?? [], `${at}/presets`, issues)];
+      issues.push(...duplicateIssues(subTools, `${at}/toolNames`));
+      const prompt = s.systemPrompt ? renderTemplate(s.systemPrompt, vars, `${at}/systemPrompt`) : { text: null, issues: [] };
+      issues.push(...prompt.issues);
+      if (s.responseFormat) issues.push(...schemaProblems(s.responseFormat, `${at}/responseFormat`));
+      const subSkills = await loadSkills(ctx, s.skills ?? [], s.inlineSkills ?? [], `${at}/skills`, issues);
+      tools.push({
+        kind: "subagent",
+        name: s.name,
+        description: s.description,
+        inputSchema: SUBAGENT_INPUT,
+        executionMode: "parallel",
+        redacted: false,
+        spec: s,
+        tools: subTools,
+        system: composeSystem(prompt.text, subSkills, (s.responseFormat as JsonSchema | undefined) ?? null),
+        responseFormat: (s.responseFormat as JsonSchema | undefined) ?? null,
+      });
+    }
+    if (o.askCaller !== false) tools.push(askCallerSpec());
+    issues.push(...duplicateIssues(tools, "/toolNames"));
+
+    const responseFormat = (o.responseFormat as JsonSchema | undefined) ?? null;
+    if (responseFormat) issues.push(...schemaProblems(responseFormat, "/responseFormat"));
+    const { gates, issues: gateIssues } = parseInterruptOn(o.interruptOn, new Set(tools.map((t) => t.name)));
+    issues.push(...gateIssues);
+    vars.tools = tools.map((t) => t.name).join(", ");
+    const system = o.systemMessage !== undefined ? renderTemplate(o.systemMessage, vars, "/systemMessage") : { text: null, issues: [] };
+    const user = o.userMessage !== undefined ? renderTemplate(o.userMessage, vars, "/userMessage") : { text: null, issues: [] };
+    issues.push(...system.issues, ...user.issues);
+    const promptSkills = await loadSkills(ctx, o.skills ?? [], o.inlineSkills ?? [], "/skills", issues);
+
+    const history = await threads.history(ctx.threadId);
+    if (!ctx.resuming && user.text === null && history.at(-1)?.role !== "user")
+      issues.push({ path: "/userMessage", message: "is required: the thread has no user message waiting for an answer" });
+    if (issues.length) throw ApiError.badInput(`the agent run cannot start: ${describeIssues(issues)}`, issues);
+
+    const resume = ctx.resuming ? await planResume(ctx.resuming, o.resume, tools, ctx.caller, ctx.services, issues) : null;
+    if (issues.length) throw ApiError.badInput(`the resume is invalid: ${describeIssues(issues)}`, issues);
+    return {
+      tools,
+      system: composeSystem(system.text, promptSkills, responseFormat),
+      userMessage: user.text,
+      gates,
+      responseFormat,
+      recursionLimit: o.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      llm,
+      history,
+      resume,
+    };
+  }
+
+  override async *astream(_options: AgentRunOptions, ctx: AgentContext): AsyncGenerator<StreamEvent> {
+    const plan = ctx.prepared as Plan;
+    const secrets = new RunSecrets();
+    const usage = new UsageTotals(plan.llm.model.modelId);
+    const redacted = new Set(plan.tools.flatMap((t) => (t.redacted ? [t.name] : [])));
+    const persist = (messages: ModelMessage[]) =>
+      ctx.services.threads.append(
+        ctx.threadId,
+        messages.map((m) => forStorage(m, redacted, secrets)),
+      );
+    const history = closeDangling(plan.history, Boolean(plan.resume));
+    if (plan.userMessage !== null) {
+      const m: ModelMessage = { role: "user", content: plan.userMessage };
+      history.push(m);
+      await persist([m]);
+    }
+    const env: CallEnv = {
+      runTool: (name, input) => ctx.runTool(name, input),
+      secrets,
+      runSubagent: async (spec, task, emit) => {
+        try {
+          let terminal: StreamEvent | null = null;
+          const sub = runLoop(
+            { agent: spec.name, mode: "sub", model: plan.llm.model, settings: plan.llm.settings, system: spec.system, tools: spec.tools, gates: new Map(), responseFormat: spec.responseFormat, recursionLimit: plan.recursionLimit },
+            { ...io, persist: async () => {}, checkpoint: () => {} },
+            [{ role: "user", content: task }],
+            null,
+          );
+          for await (const e of sub) {
+            if (e.final) terminal = e;
+            else if (e.type !== "run_usage") emit(e);
+          }
+          if (terminal?.type === "structured_final") return { status: "done", isError: false, result: terminal.data, modelOutput: { type: "json", value: terminal.data as never }, terminate: false, value: terminal.data };
+          const text = terminal?.type === "message_final" ? terminal.text : "";
+          return { status: "done", isError: false, result: text, modelOutput: { type: "text", value: text || "(the sub-agent gave no answer)" }, terminate: false, value: text };
+        } catch (e) {
+          const c = classifyAgentError(e, ctx.signal.aborted);
+          return errorOutcome(c.kind, `sub-agent "${spec.name}" failed: ${c.message}`);
+        }
+      },
+    };
+    const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(c) };
+    const loop = runLoop(
+      { agent: null, mode: "root", model: plan.llm.model, settings: plan.llm.settings, system: plan.system, tools: plan.tools, gates: plan.gates, responseFormat: plan.responseFormat, recursionLimit: plan.recursionLimit },
+      io,
+      history,
+      plan.resume,
+    );
+    for await (const e of loop) yield secrets.scrub(e);
+  }
+
+  override async run(options: AgentRunOptions, ctx: AgentContext): Promise<unknown> {
+    return drain(this.astream(options, ctx));
+  }
+
+  override async appendThreadMessages(threadId: string, messages: ThreadMessageInput[], ctx: AgentThreadContext): Promise<void> {
+    await ctx.services.threads.append(
+      threadId,
+      messages.map((m) => ({ role: m.role, content: m.content, message: { role: m.role, content: m.content } as ModelMessage })),
+    );
+  }
+}
+
+/** Stored skills by name, then inline ones; unknown names become issues. */
+async function loadSkills(ctx: AgentPrepareContext, names: string[], inline: { name: string; content: string }[], path: string, issues: Issue[]): Promise<PromptSkill[]> {
+  let stored: PromptSkill[] = [];
+  try {
+    stored = (await ctx.services.skills.resolve(names, path)).map((s) => ({ name: s.name, instructions: s.instructions }));
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    issues.push(...e.issues);
+  }
+  return [...stored, ...inline.map((s) => ({ name: s.name, instructions: s.content }))];
+}

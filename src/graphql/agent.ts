@@ -1,0 +1,247 @@
+import { GraphQLError } from "graphql";
+import type { Caller } from "../auth/roles.ts";
+import type { AgentRunOptions } from "../agent/agent.ts";
+import { AgentRunFailedError } from "../agent/agent-errors.ts";
+import type { StartRequest } from "../agent/agent-service.ts";
+import type { AgentRunRecord } from "../agent/agent-runs.ts";
+import type { AgentEventRecord, AgentLogEntry } from "../agent/events.ts";
+import { SubscriberOverflowError } from "../events/bus.ts";
+import { builder } from "./builder.ts";
+import { requireCaller } from "./context.ts";
+import { ErrorKindEnum } from "./enums.ts";
+import { closeWith } from "./stream.ts";
+
+type Ev<T extends AgentEventRecord["type"]> = Extract<AgentEventRecord, { type: T }>;
+
+const StreamEventBaseRef = builder.interfaceRef<AgentEventRecord>("StreamEventBase").implement({
+  description: "Fields every agent stream event carries (docs/agent-stream.md §2).",
+  fields: (t) => ({
+    type: t.exposeString("type", { description: 'The snake_case member name, e.g. "message_delta".' }),
+    final: t.exposeBoolean("final", { description: "True for the one terminal event of a run." }),
+    seq: t.exposeInt("seq", { description: "1 for a run's first event, then +1 for each next one." }),
+    runId: t.exposeID("runId"),
+    agent: t.string({ nullable: true, description: "The sub-agent that produced the event; null for the run's own agent.", resolve: (e) => e.agent ?? null }),
+  }),
+});
+
+function member<T extends AgentEventRecord["type"]>(name: string, type: T, description: string, fields: Parameters<ReturnType<typeof builder.objectRef<Ev<T>>>["implement"]>[0]["fields"]) {
+  return builder.objectRef<Ev<T>>(name).implement({ description, interfaces: [StreamEventBaseRef], isTypeOf: (e) => (e as AgentEventRecord).type === type, fields });
+}
+
+const MessageDeltaRef = member("MessageDelta", "message_delta", "A chunk of model text as it streams.", (t) => ({ text: t.exposeString("text") }));
+const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({ text: t.exposeString("text") }));
+const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({ text: t.exposeString("text") }));
+const RunUsageRef = member("RunUsage", "run_usage", "Token totals of the run's model calls, right before the terminal.", (t) => ({
+  inputTokens: t.int({ nullable: true, resolve: (e) => e.inputTokens }),
+  outputTokens: t.int({ nullable: true, resolve: (e) => e.outputTokens }),
+  totalTokens: t.int({ nullable: true, resolve: (e) => e.totalTokens }),
+  model: t.string({ nullable: true, resolve: (e) => e.model }),
+}));
+const StructuredFinalRef = member("StructuredFinal", "structured_final", "A structured answer (the validated responseFormat object). Terminal.", (t) => ({
+  data: t.field({ type: "JSON", nullable: true, resolve: (e) => e.data }),
+}));
+const ToolCallStepRef = member("ToolCallStep", "tool_call_step", "One tool call the model made.", (t) => ({
+  tool: t.exposeString("tool"),
+  args: t.field({ type: "JSONObject", resolve: (e) => e.args }),
+  callId: t.exposeString("callId"),
+}));
+const ToolResultStepRef = member("ToolResultStep", "tool_result_step", "The outcome of the call with the same callId.", (t) => ({
+  tool: t.exposeString("tool"),
+  callId: t.exposeString("callId"),
+  result: t.field({ type: "JSON", nullable: true, resolve: (e) => e.result }),
+  isError: t.exposeBoolean("isError"),
+}));
+const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run waits for an approval decision; resume with { threadId, resume }. Terminal.", (t) => ({
+  interruptId: t.exposeString("interruptId"),
+  payload: t.field({ type: "JSON", nullable: true, resolve: (e) => e.payload }),
+  reason: t.string({ nullable: true, resolve: (e) => e.reason }),
+}));
+const SuspendedFinalRef = member("SuspendedFinal", "suspended_final", "A tool parked on interactions; answer them, then resume. Terminal.", (t) => ({
+  interactionIds: t.stringList({ resolve: (e) => e.interactionIds }),
+  threadId: t.exposeString("threadId"),
+  callerInteractionIds: t.stringList({ resolve: (e) => e.callerInteractionIds }),
+  expiryAt: t.string({ nullable: true, resolve: (e) => e.expiryAt }),
+}));
+const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its caller; resume with the answers. Terminal.", (t) => ({
+  asks: t.field({ type: ["JSONObject"], resolve: (e) => e.asks }),
+}));
+
+const StreamEventRef = builder.unionType("StreamEvent", {
+  description: "Every event an agent run streams (docs/agent-stream.md).",
+  types: [MessageDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
+  resolveType: (e) => TYPENAMES[(e as AgentEventRecord).type],
+});
+
+const TYPENAMES: Record<AgentEventRecord["type"], string> = {
+  message_delta: "MessageDelta",
+  message_final: "MessageFinal",
+  reasoning_step: "ReasoningStep",
+  run_usage: "RunUsage",
+  structured_final: "StructuredFinal",
+  tool_call_step: "ToolCallStep",
+  tool_result_step: "ToolResultStep",
+  interrupt_final: "InterruptFinal",
+  suspended_final: "SuspendedFinal",
+  asks_final: "AsksFinal",
+};
+
+const PresetSpecInput = builder.inputType("PresetSpecInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string({ required: true }),
+    baseTool: t.string({ required: true }),
+    fixedKwargs: t.field({ type: "JSONObject", required: true }),
+  }),
+});
+
+const SubAgentSpecInput = builder.inputType("SubAgentSpecInput", {
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    description: t.string({ required: true }),
+    systemPrompt: t.string(),
+    toolNames: t.stringList(),
+    presets: t.field({ type: [PresetSpecInput] }),
+    responseFormat: t.field({ type: "JSONObject" }),
+    skills: t.stringList(),
+    inlineSkills: t.field({ type: ["JSONObject"] }),
+  }),
+});
+
+const AgentRunInput = builder.inputType("AgentRunInput", {
+  description: "A run of an agent; with threadId + resume, the resume of the thread's paused run.",
+  fields: (t) => ({
+    agent: t.string({ description: "Default: the built-in tools agent (tools_agent)." }),
+    toolNames: t.stringList(),
+    presets: t.field({ type: [PresetSpecInput] }),
+    subagents: t.field({ type: [SubAgentSpecInput] }),
+    systemMessage: t.string({ description: "Templated: {{name}} is replaced from variables." }),
+    userMessage: t.string({ description: "Templated: {{name}} is replaced from variables." }),
+    variables: t.field({ type: "JSONObject", description: "Values of the {{name}} placeholders." }),
+    responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema the final answer must match (→ StructuredFinal)." }),
+    interruptOn: t.field({ type: "JSONObject", description: "Tool → true | { allowedDecisions, description }: approval gates (→ InterruptFinal)." }),
+    skills: t.stringList(),
+    inlineSkills: t.field({ type: ["JSONObject"] }),
+    recursionLimit: t.int(),
+    threadId: t.string(),
+    resume: t.field({ type: "JSON", description: "Decisions ({ decisions: [...] }) or answers ({ answers: { id: answer } }) for the paused run." }),
+    resumeCheckpointId: t.string({ description: "The paused run's id, as a guard against resuming another pause." }),
+    llmProvider: t.string(),
+    llmKwargs: t.field({ type: "JSONObject" }),
+    extra: t.field({ type: "JSONObject", description: "Role-specific agent params, merged into the run options." }),
+  }),
+});
+
+type AgentRunInputShape = typeof AgentRunInput.$inferInput;
+
+/** The door's input as the domain takes it: `extra` first, declared fields over it. */
+function toStart(input: AgentRunInputShape, caller: Caller): StartRequest {
+  const { agent, extra, ...declared } = input;
+  return { agent, caller, options: { ...(extra ?? {}), ...Object.fromEntries(Object.entries(declared).filter(([, v]) => v !== null && v !== undefined)) } as AgentRunOptions };
+}
+
+const AgentRunResultRef = builder.objectRef<{ runId: string; threadId: string | null; final: AgentEventRecord }>("AgentRunResult").implement({
+  fields: (t) => ({
+    runId: t.exposeID("runId"),
+    threadId: t.string({ nullable: true, resolve: (r) => r.threadId }),
+    final: t.field({ type: StreamEventRef, resolve: (r) => r.final }),
+  }),
+});
+
+const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").implement({
+  description: "One agent run. Its events stream through agentStream(runId, afterSeq).",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    agent: t.exposeString("agent"),
+    threadId: t.string({ nullable: true, resolve: (r) => r.threadId }),
+    status: t.exposeString("status", { description: "RUNNING, SUCCEEDED, INTERRUPTED, SUSPENDED, ASKED, FAILED, CANCELLED or RESUMED." }),
+    final: t.field({ type: StreamEventRef, nullable: true, description: "The terminal event, once there is one.", resolve: (r) => (r.final && r.final.type !== "run_failed" ? r.final : null) }),
+    errorKind: t.field({ type: ErrorKindEnum, nullable: true, resolve: (r) => (r.final?.type === "run_failed" ? r.final.kind : null) }),
+    errorMessage: t.string({ nullable: true, resolve: (r) => (r.final?.type === "run_failed" ? r.final.message : null) }),
+    lastSeq: t.int({ nullable: true, resolve: (r) => r.final?.seq ?? null }),
+    startedAt: t.field({ type: "DateTime", resolve: (r) => r.startedAt }),
+    finishedAt: t.field({ type: "DateTime", nullable: true, resolve: (r) => r.finishedAt }),
+  }),
+});
+
+const AgentInfoRef = builder.objectRef<{ name: string; description: string; inputSchema: Record<string, unknown>; specRunnable: boolean; presetBakeableFields: string[] }>("AgentInfo").implement({
+  fields: (t) => ({
+    name: t.exposeString("name"),
+    description: t.exposeString("description"),
+    inputSchema: t.field({ type: "JSONObject", resolve: (a) => a.inputSchema }),
+    specRunnable: t.exposeBoolean("specRunnable"),
+    presetBakeableFields: t.exposeStringList("presetBakeableFields"),
+  }),
+});
+
+builder.queryFields((t) => ({
+  agents: t.field({
+    type: [AgentInfoRef],
+    resolve: (_r, _a, ctx) => {
+      requireCaller(ctx);
+      return ctx.runtime.agents.list();
+    },
+  }),
+  agentRun: t.field({
+    type: AgentRunRef,
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_r, { id }, ctx) => {
+      const caller = requireCaller(ctx);
+      return (await ctx.runtime.agents.store.get(String(id))) ? ctx.runtime.agents.open(String(id), caller) : null;
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  runAgent: t.field({
+    type: AgentRunResultRef,
+    description: "Runs (or resumes) an agent to its end and returns its terminal event. A failed run is an AGENT_RUN_FAILED error.",
+    args: { input: t.arg({ type: AgentRunInput, required: true }) },
+    resolve: async (_r, { input }, ctx) => {
+      const caller = requireCaller(ctx);
+      try {
+        const done = await ctx.runtime.agents.run(toStart(input, caller), ctx.signal);
+        return { runId: done.runId, threadId: done.threadId, final: done.final };
+      } catch (e) {
+        if (e instanceof AgentRunFailedError) throw runFailed(e.runId, e.kind, e.message, e.afterSeq);
+        throw e;
+      }
+    },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  agentStream: t.field({
+    type: StreamEventRef,
+    description: "Starts a run and streams its events; with runId, joins that run: events after afterSeq are replayed, then live ones follow until the terminal.",
+    args: { input: t.arg({ type: AgentRunInput, required: true }), afterSeq: t.arg.int(), runId: t.arg.id() },
+    subscribe: async (_r, args, ctx) => {
+      const caller = requireCaller(ctx);
+      const agents = ctx.runtime.agents;
+      const runId = args.runId ? (await agents.open(String(args.runId), caller)).id : (await agents.start(toStart(args.input, caller))).runId;
+      const after = args.runId ? Math.max(0, args.afterSeq ?? 0) : 0;
+      return closeWith(ctx, (signal) => asEvents(agents.events(runId, after, signal), after));
+    },
+    resolve: (e: AgentEventRecord) => e,
+  }),
+}));
+
+/** Ends the stream with AGENT_RUN_FAILED on a failure, and SUBSCRIBER_LAGGING when it fell behind. */
+async function* asEvents(log: AsyncIterable<AgentLogEntry>, after: number): AsyncGenerator<AgentEventRecord> {
+  let last = after;
+  try {
+    for await (const e of log) {
+      if (e.type === "run_failed") throw runFailed(e.runId, e.kind, e.message, last);
+      last = e.seq;
+      yield e;
+    }
+  } catch (e) {
+    if (e instanceof SubscriberOverflowError)
+      throw new GraphQLError(`${e.message}; resubscribe with runId and afterSeq: ${last} to resume without loss`, { extensions: { code: "SUBSCRIBER_LAGGING", afterSeq: last } });
+    throw e;
+  }
+}
+
+function runFailed(runId: string, kind: string, message: string, afterSeq: number): GraphQLError {
+  return new GraphQLError(`the agent run failed (${kind}): ${message}`, { extensions: { code: "AGENT_RUN_FAILED", kind, runId, afterSeq } });
+}

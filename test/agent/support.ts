@@ -1,0 +1,34 @@
+import type { AgentRunOptions } from "../../src/agent/agent.ts";
+import type { AgentService, StartedRun } from "../../src/agent/agent-service.ts";
+import type { AgentLogEntry } from "../../src/agent/events.ts";
+import { ScriptedModel, type Script } from "../../src/agent/providers/scripted-model.ts";
+import type { Caller } from "../../src/auth/roles.ts";
+import { as } from "../helpers/runtime.ts";
+
+/**
+ * Registers a scripted provider named `name` whose model plays `script` (one shared
+ * model, so a resumed run continues the same script). Returns the model, whose `seen`
+ * lists what each call was shown.
+ */
+export function useScript(agents: AgentService, name: string, script: Script): ScriptedModel {
+  const model = new ScriptedModel(script, { modelId: `${name}-model` });
+  agents.providers.register({ name, description: "test script", configured: () => true, create: () => model });
+  return model;
+}
+
+/** Starts a run and collects its whole log (the terminal or failure last). */
+export async function runToEnd(agents: AgentService, options: AgentRunOptions, caller: Caller = as("USER"), agent?: string): Promise<{ started: StartedRun; log: AgentLogEntry[] }> {
+  const started = await agents.start({ agent, options, caller });
+  const log: AgentLogEntry[] = [];
+  const controller = new AbortController();
+  for await (const e of agents.events(started.runId, 0, controller.signal)) log.push(e);
+  return { started, log };
+}
+
+/** The `type`s of a log, for exact-sequence assertions. */
+export const types = (log: { type: string }[]) => log.map((e) => e.type);
+
+/** Entries of one type. */
+export function ofType<T extends AgentLogEntry["type"]>(log: AgentLogEntry[], type: T): Extract<AgentLogEntry, { type: T }>[] {
+  return log.filter((e): e is Extract<AgentLogEntry, { type: T }> => e.type === type);
+}
