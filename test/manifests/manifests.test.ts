@@ -30,7 +30,7 @@ describe("manifests", () => {
   const put = (input: Record<string, unknown>, expectedVersion?: number, key = admin) =>
     gql(`mutation($input: ManifestInput!, $v: Int) { putManifest(input: $input, expectedVersion: $v) { ${M} } }`, { input, v: expectedVersion ?? null }, key);
   const stored = async () => JSON.stringify([await rt.db.manifest.findMany({ orderBy: { name: "asc" } }), await rt.db.manifestVersion.findMany({ orderBy: { id: "asc" } })]);
-  const toolNames = async () => ((await gql(`{ tools { name } }`, {}, user)).data!.tools as { name: string }[]).map((t) => t.name);
+  const toolNames = async () => ((await gql(`{ tools(origin: TOOL) { name } }`, {}, user)).data!.tools as { name: string }[]).map((t) => t.name);
 
   it("should store a manifest at version 1 and keep every version in its history", async () => {
     const a = await put({ name: "prod", description: "v1", document: { tools: { include: ["search_*"] } } });
@@ -56,7 +56,7 @@ describe("manifests", () => {
 
     const again = await testRuntime({ app: rt.app, databaseUrl: rt.config.databaseUrl, config: { demo: false } });
     try {
-      expect(again.surface.list().map((e) => e.name)).toEqual(["search_docs", "search_web"]);
+      expect(again.surface.list({ origin: "TOOL" }).map((e) => e.name)).toEqual(["search_docs", "search_web"]);
     } finally {
       await again.close();
     }
@@ -117,7 +117,7 @@ describe("manifests", () => {
           { path: "/document/tools/include/1", message: 'unknown tool "nope"' },
           { path: "/document/extensions/search_web/0/0", message: 'unknown extension "no_such_ext" (is its module listed in extensionsModules?)' },
           { path: "/document/extensions/ghost", message: 'unknown tool "ghost"' },
-          { path: "/document/extensionsModules/0", message: 'module "./does/not/exist.ts" does not exist' },
+          { path: "/document/extensionsModules/0", message: 'failed to load module "./does/not/exist.ts": file not found' },
           { path: "/document/retry/phantom", message: 'unknown tool, preset or branch "phantom"' },
         ]),
       );
