@@ -1,0 +1,89 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import YAML from "yaml";
+import { freshDatabase } from "../helpers/databases.ts";
+import { runCli } from "../helpers/cli.ts";
+import { testRuntime } from "../helpers/runtime.ts";
+import { parseManifest, serializeManifest } from "../../src/cli/manifest-file.ts";
+
+describe("tai presets and tai manifests", () => {
+  let env: Record<string, string>;
+  let dir: string;
+
+  beforeAll(async () => {
+    const db = await freshDatabase("sqlite");
+    const rt = await testRuntime({ databaseUrl: db.url });
+    const admin = await rt.keys.create("admin", "ADMIN");
+    const user = await rt.keys.create("user", "USER");
+    await rt.close();
+    env = { DATABASE_URL: db.url, TAI_KEY: admin, USER_KEY: user };
+    dir = resolve(".tmp", randomUUID());
+    (await import("node:fs")).mkdirSync(dir, { recursive: true });
+  });
+
+  it("should create, list and delete a preset through the same rules as every door", async () => {
+    const created = await runCli(["presets", "create", "echo_hi", "--base", "echo", "--kwargs", '{"text":"hi"}'], env);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: "echo_hi", baseTool: "echo", fixedKwargs: { text: "hi" }, version: 1 });
+    const run = await runCli(["tools", "run", "echo_hi", "--input", "{}"], env);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "SUCCEEDED", content: [{ text: "hi" }] });
+    const bad = await runCli(["presets", "create", "broken", "--base", "echo", "--kwargs", '{"nope":1}'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("/fixedKwargs/nope");
+    const fenced = await runCli(["presets", "create", "stats", "--base", "admin_stats", "--key", env.USER_KEY], env);
+    expect(fenced.code).toBe(2);
+    expect(fenced.stderr).toContain("FORBIDDEN");
+    expect((await runCli(["presets", "list"], env)).stdout).toContain("echo_hi");
+    expect((await runCli(["presets", "delete", "echo_hi"], env)).code).toBe(0);
+    expect((await runCli(["presets", "list"], env)).stdout).not.toContain("echo_hi");
+  }, 120_000);
+
+  it("should import a YAML manifest, export it as YAML and JSON byte-identically, and activate it", async () => {
+    const yamlFile = resolve(dir, "prod.yaml");
+    writeFileSync(
+      yamlFile,
+      YAML.stringify({ name: "prod", description: "Production surface", tools: { include: ["echo", "calculate", "clock*"] }, retry: { calculate: { maxAttempts: 2, idempotent: true, retryable: ["UNAVAILABLE"] } } }),
+    );
+    const imported = await runCli(["manifests", "import", yamlFile], env);
+    expect(imported.code).toBe(0);
+    expect(imported.stderr).toContain('imported manifest "prod" as v1');
+
+    const exportedYaml = await runCli(["manifests", "export", "prod"], env);
+    expect(YAML.parse(exportedYaml.stdout)).toEqual(YAML.parse(readFileSync(yamlFile, "utf8")));
+    const again = resolve(dir, "again.yaml");
+    writeFileSync(again, exportedYaml.stdout);
+    expect((await runCli(["manifests", "import", again], env)).stderr).toContain("unchanged (v1)");
+    expect((await runCli(["manifests", "export", "prod"], env)).stdout).toBe(exportedYaml.stdout);
+
+    const jsonFile = resolve(dir, "prod.json");
+    expect((await runCli(["manifests", "export", "prod", "--out", jsonFile], env)).code).toBe(0);
+    expect(JSON.parse(readFileSync(jsonFile, "utf8"))).toEqual(YAML.parse(exportedYaml.stdout));
+
+    expect((await runCli(["manifests", "activate", "prod", "--key", env.USER_KEY], env)).code).toBe(2);
+    expect((await runCli(["manifests", "activate", "prod"], env)).code).toBe(0);
+    const list = await runCli(["tools", "list"], env);
+    expect(list.stdout.split("\n").filter(Boolean).map((l) => l.split(/\s+/)[0]).sort()).toEqual(["calculate", "clock", "echo"]);
+    expect((await runCli(["manifests", "list"], env)).stdout).toMatch(/\* prod\s+v1/);
+  }, 120_000);
+
+  it("should refuse an invalid manifest file with every issue named and store nothing", async () => {
+    const file = resolve(dir, "bad.json");
+    writeFileSync(file, JSON.stringify({ name: "bad", tools: { include: ["ghost"] }, extensions: { echo: ["nope"] } }));
+    const r = await runCli(["manifests", "import", file], env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('/document/tools/include/0: unknown tool "ghost"');
+    expect(r.stderr).toContain('unknown extension "nope"');
+    expect((await runCli(["manifests", "list"], env)).stdout).not.toContain("bad");
+  }, 60_000);
+
+  it("should round-trip a manifest file exactly through parse and serialize in both formats", () => {
+    const m = { name: "m", description: "d", document: { retry: { b: { maxAttempts: 1, idempotent: false } }, tools: { exclude: ["x*"], include: ["a"] }, extensions: { a: [["monitor", { name: "label", config: { label: "L" } }]] } } };
+    for (const format of ["json", "yaml"] as const) {
+      const text = serializeManifest(m, format);
+      const parsed = parseManifest(text, format, `m.${format}`);
+      expect(serializeManifest(parsed, format)).toBe(text);
+    }
+  });
+});
