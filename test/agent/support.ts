@@ -10,8 +10,8 @@ import { as } from "../helpers/runtime.ts";
  * model, so a resumed run continues the same script). Returns the model, whose `seen`
  * lists what each call was shown.
  */
-export function useScript(agents: AgentService, name: string, script: Script): ScriptedModel {
-  const model = new ScriptedModel(script, { modelId: `${name}-model` });
+export function useScript(agents: AgentService, name: string, script: Script, chunkDelayMs = 0): ScriptedModel {
+  const model = new ScriptedModel(script, { modelId: `${name}-model`, chunkDelayMs });
   agents.providers.register({ name, description: "test script", configured: () => true, create: () => model });
   return model;
 }

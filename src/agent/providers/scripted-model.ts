@@ -8,6 +8,7 @@ import type {
   LanguageModelV3StreamResult,
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
+import { APICallError } from "ai";
 
 /** One tool call a scripted turn makes. */
 export interface ScriptedToolCall {
@@ -25,7 +26,7 @@ export interface ScriptedTurn {
   toolCalls?: ScriptedToolCall[];
   /** Token counts to report. @default estimated from the characters (÷ 4) */
   usage?: { inputTokens?: number; outputTokens?: number };
-  /** Fail the call with this message instead (an upstream error). */
+  /** Fail the call with this message instead: an upstream HTTP 500 carrying it. */
   error?: string;
 }
 
@@ -84,7 +85,7 @@ export class ScriptedModel implements LanguageModelV3 {
 
   async doGenerate(options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const { turn, n } = this.next(options);
-    if (turn.error) throw new Error(turn.error);
+    if (turn.error) throw upstreamError(turn.error);
     const content: LanguageModelV3Content[] = [];
     if (turn.reasoning) content.push({ type: "reasoning", text: turn.reasoning });
     if (turn.text) content.push({ type: "text", text: turn.text });
@@ -94,7 +95,7 @@ export class ScriptedModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const { turn, n } = this.next(options);
-    const parts = turn.error ? [{ type: "stream-start", warnings: [] } as LanguageModelV3StreamPart, { type: "error", error: new Error(turn.error) } as LanguageModelV3StreamPart] : partsOf(turn, n, options.prompt, this.modelId);
+    const parts = turn.error ? [{ type: "stream-start", warnings: [] } as LanguageModelV3StreamPart, { type: "error", error: upstreamError(turn.error) } as LanguageModelV3StreamPart] : partsOf(turn, n, options.prompt, this.modelId);
     const delay = this.options.chunkDelayMs ?? 0;
     let i = 0;
     const stream = new ReadableStream<LanguageModelV3StreamPart>({
@@ -120,6 +121,10 @@ export class ScriptedModel implements LanguageModelV3 {
     const rf = options.responseFormat?.type === "json" ? ((options.responseFormat.schema as Record<string, unknown> | undefined) ?? {}) : null;
     return { turn: this.script({ prompt: options.prompt, tools, responseFormat: rf, call: n }), n };
   }
+}
+
+function upstreamError(message: string): APICallError {
+  return new APICallError({ message, url: "scripted://model", requestBodyValues: {}, statusCode: 500, responseBody: JSON.stringify({ error: { message } }), isRetryable: false });
 }
 
 function encode(input: Record<string, unknown> | string): string {

@@ -50,6 +50,8 @@ export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, 
     providerOptions: providerOptions as never,
     maxRetries: maxRetries ?? 2,
     abortSignal: req.signal,
+    // The error arrives as a stream part and fails the run; the SDK's default logs it to stderr.
+    onError: () => {},
   });
   let text = "";
   const reasoning = new Map<string, string>();

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { App } from "../../src/app.ts";
+import { sleep } from "../../src/dispatch/retry-loop.ts";
+import { park } from "../../src/interactions/park.ts";
+import { toolResult } from "../../src/tools/result.ts";
+
+/** When each call of a timing tool ran, by label. */
+export interface Span {
+  label: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Tools the agent tests call: `slow` (parallel) and `serial` (sequential) record when each
+ * call ran; `finish` asks the loop to terminate; `vault_read` is a secret-tier tool;
+ * `approve_spend` parks on a question to a user, `confirm_with_caller` on one to the caller.
+ */
+export function agentTestApp(spans: Span[] = []): App {
+  const app = new App();
+  const timed = async ({ label, ms }: { label: string; ms: number }) => {
+    const start = performance.now();
+    await sleep(ms);
+    spans.push({ label, start, end: performance.now() });
+    return { label };
+  };
+  app.tool({ name: "slow", description: "Waits, then returns its label.", input: z.object({ label: z.string(), ms: z.number() }) }, timed);
+  app.tool({ name: "serial", description: "Waits, then returns its label. One at a time.", input: z.object({ label: z.string(), ms: z.number() }), executionMode: "sequential" }, timed);
+  app.tool({ name: "finish", description: "Ends the run with a value.", input: z.object({ value: z.string() }) }, ({ value }) => toolResult({ data: { done: value }, terminate: true }));
+  app.tool({ name: "vault_read", description: "Reads a secret.", input: z.object({ name: z.string() }), tier: "secret" }, ({ name }) => ({ secret: `s3cr3t-for-${name}` }));
+  app.tool(
+    { name: "approve_spend", description: "Asks a human to approve a spend.", input: z.object({ amount: z.number() }), pauses: true },
+    ({ amount }) => park({ interactions: [{ question: `Approve spending ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }, expiresInSeconds: 3600 }] }),
+  );
+  app.tool(
+    { name: "confirm_with_caller", description: "Asks the caller to confirm.", input: z.object({ what: z.string() }), pauses: true },
+    ({ what }) => park({ interactions: [{ question: `Confirm ${what}?`, to: "caller" }] }),
+  );
+  return app;
+}
