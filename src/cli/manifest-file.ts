@@ -1,7 +1,7 @@
 import { extname } from "node:path";
 import YAML from "yaml";
 import type { ManifestInput } from "../manifests/manifest-service.ts";
-import type { Manifest, ManifestDocument } from "../manifests/manifest.ts";
+import type { ManifestDocument } from "../manifests/manifest.ts";
 
 export type FileFormat = "json" | "yaml";
 
@@ -31,7 +31,7 @@ function canonical(value: unknown): unknown {
  * A manifest as a file: `name`, `description`, then the document's fields at top level
  * in a fixed order, nested keys sorted. Export → import → export is byte-identical.
  */
-export function serializeManifest(m: Pick<Manifest, "name" | "description" | "document">, format: FileFormat): string {
+export function serializeManifest(m: { name: string; description?: string | null; document: ManifestDocument }, format: FileFormat): string {
   const file: Record<string, unknown> = { name: m.name };
   if (m.description) file.description = m.description;
   for (const k of DOCUMENT_KEYS) if (m.document[k] !== undefined) file[k] = canonical(m.document[k]);
