@@ -44,7 +44,7 @@ class InterruptingAgent extends Agent {
   override async run(options: AgentRunOptions, ctx: AgentContext): Promise<unknown> {
     return drain(this.astream(options, ctx));
   }
-  override async *astream(): AsyncGenerator<StreamEvent> {
+  override async *astream(_options: AgentRunOptions, _ctx: AgentContext): AsyncGenerator<StreamEvent> {
     yield { type: "message_delta", final: false, text: "thinking" };
     yield { type: "interrupt_final", final: true, interruptId: "i-1", payload: { options: ["a", "b"] }, reason: "pick one" };
   }
@@ -134,7 +134,7 @@ describe("the drain rule", () => {
   async function* stream(...events: StreamEvent[]) {
     yield* events;
   }
-  const receipt = { type: "suspended_final", final: true, interactionIds: ["a", "b"], callerInteractionIds: ["b"], threadId: "t", expiryAt: null } as const;
+  const receipt: StreamEvent = { type: "suspended_final", final: true, interactionIds: ["a", "b"], callerInteractionIds: ["b"], threadId: "t", expiryAt: null };
 
   it("should return a message's text and structured output's data", async () => {
     await expect(drain(stream({ type: "message_delta", final: false, text: "h" }, { type: "message_final", final: true, text: "hi" }))).resolves.toBe("hi");
@@ -143,7 +143,7 @@ describe("the drain rule", () => {
 
   it("should raise AgentInterruptedError carrying the interrupt", async () => {
     const interrupt = { type: "interrupt_final", final: true, interruptId: "i", payload: 1, reason: "why" } as const;
-    const error = await drain(stream(interrupt)).catch((e) => e);
+    const error = (await drain(stream(interrupt)).catch((e) => e)) as AgentInterruptedError;
     expect(error).toBeInstanceOf(AgentInterruptedError);
     expect(error.interrupts).toEqual([interrupt]);
   });
