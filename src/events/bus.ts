@@ -163,7 +163,21 @@ export class Bus {
     return iterator;
   }
 
+  /**
+   * Closes the Redis connections. A connection that is not up is dropped at once: QUIT
+   * would wait in ioredis's offline queue for a Redis that may never return, and hold a
+   * shutdown with it.
+   */
   async close(): Promise<void> {
-    await Promise.all(this.redis.map((r) => r.quit().catch(() => r.disconnect())));
+    await Promise.all(
+      this.redis.map(async (r) => {
+        if (r.status === "ready") {
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([r.quit().catch(() => {}), new Promise((done) => (timer = setTimeout(done, 1000)))]);
+          clearTimeout(timer);
+        }
+        r.disconnect();
+      }),
+    );
   }
 }
