@@ -68,6 +68,13 @@ export class KeyStore {
     this.bus.publish("keyRevoked", { keyId: row.id });
   }
 
+  /** Which of these key ids are revoked (or gone). */
+  async revokedAmong(ids: string[]): Promise<string[]> {
+    const active = await this.db.apiKey.findMany({ where: { id: { in: ids }, revokedAt: null }, select: { id: true } });
+    const live = new Set(active.map((r) => r.id));
+    return ids.filter((id) => !live.has(id));
+  }
+
   async list(): Promise<KeyInfo[]> {
     const rows = await this.db.apiKey.findMany({ orderBy: { createdAt: "asc" } });
     return rows.map((r) => ({ name: r.name, role: r.role as Role, prefix: r.prefix, createdAt: r.createdAt.toISOString(), revokedAt: r.revokedAt?.toISOString() ?? null }));

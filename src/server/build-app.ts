@@ -18,6 +18,9 @@ import { handleCallback } from "./callbacks.ts";
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
 const WS_CLOSE_GRACE_MS = 1000;
 
+/** How often open sockets' keys are checked for revocation (see `closeRevoked`). */
+const REVOCATION_POLL_MS = 5000;
+
 /** The HTTP + WebSocket server around a runtime. */
 export interface TaiServer {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -72,10 +75,19 @@ export function buildApp(rt: Runtime): TaiServer {
   });
   const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes });
   const socketsByKey = new Map<string, Set<WebSocket>>();
-  const unlistenRevoked = rt.bus.listen("keyRevoked", ({ keyId }) => {
+  const closeRevoked = (keyId: string) => {
     for (const s of socketsByKey.get(keyId) ?? []) s.close(4403, "Forbidden: the API key was revoked");
     socketsByKey.delete(keyId);
-  });
+  };
+  const unlistenRevoked = rt.bus.listen("keyRevoked", ({ keyId }) => closeRevoked(keyId));
+  // A key revoked where no bus reaches this server (the CLI on a server without Redis)
+  // is found by polling the keys that hold sockets open.
+  const revocationPoll = setInterval(() => {
+    const ids = [...socketsByKey.entries()].filter(([, set]) => set.size).map(([id]) => id);
+    if (!ids.length) return;
+    rt.keys.revokedAmong(ids).then((revoked) => revoked.forEach(closeRevoked), (e: Error) => rt.log.warn("checking revoked keys failed", { error: e.message }));
+  }, REVOCATION_POLL_MS);
+  revocationPoll.unref();
 
   useServer<Record<string, unknown> | undefined, { caller?: Caller | null }>(
     {
@@ -145,6 +157,7 @@ export function buildApp(rt: Runtime): TaiServer {
     },
     async stop() {
       unlistenRevoked();
+      clearInterval(revocationPoll);
       const closed = new Promise<void>((r) => server.close(() => r()));
       const sockets = [...wss.clients].map((c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))));
       for (const c of wss.clients) c.close(1001, "server shutting down");
