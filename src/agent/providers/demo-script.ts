@@ -32,6 +32,7 @@ export function demoScript(view: ScriptView): ScriptedTurn {
 
 interface SeenResult {
   tool: string;
+  args: Record<string, unknown>;
   text: string;
   isError: boolean;
 }
@@ -43,13 +44,15 @@ function readPrompt(prompt: LanguageModelV3Prompt): { user: string; results: See
   });
   const user = lastUser < 0 ? "" : (prompt[lastUser].content as { type: string; text?: string }[]).map((p) => p.text ?? "").join(" ").trim();
   const results: SeenResult[] = [];
+  const args = new Map<string, Record<string, unknown>>();
   for (const m of prompt.slice(lastUser + 1)) {
+    if (m.role === "assistant") for (const part of m.content) if (part.type === "tool-call") args.set(part.toolCallId, (part.input ?? {}) as Record<string, unknown>);
     if (m.role !== "tool") continue;
     for (const part of m.content) {
       if (part.type !== "tool-result") continue;
       const out = part.output as { type: string; value?: unknown };
       const text = typeof out.value === "string" ? out.value : JSON.stringify(out.value ?? null);
-      results.push({ tool: part.toolName, text, isError: out.type.startsWith("error") });
+      results.push({ tool: part.toolName, args: args.get(part.toolCallId) ?? {}, text, isError: out.type.startsWith("error") });
     }
   }
   return { user, results };
@@ -99,7 +102,39 @@ function reasoningFor(user: string, calls: ScriptedToolCall[]): string {
 }
 
 function summary(results: SeenResult[]): string {
-  return results.map((r) => `- ${r.tool}${r.isError ? " failed" : ""}: ${r.text}`).join("\n");
+  return results.map((r) => `- ${sentence(r)}`).join("\n");
+}
+
+const SYMBOL: Record<string, string> = { add: "+", subtract: "−", multiply: "×", divide: "÷", power: "^" };
+
+/** One result in words, for the demo tools it knows; any other as its raw text. */
+function sentence(r: SeenResult): string {
+  let value: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(r.text) as unknown;
+    if (parsed && typeof parsed === "object") value = parsed as Record<string, unknown>;
+  } catch {
+    // a plain-text result
+  }
+  if (r.isError) {
+    const error = (value.error ?? {}) as { kind?: string; message?: string };
+    return `${r.tool} failed${error.kind ? ` (${error.kind})` : ""}: ${error.message ?? r.text}`;
+  }
+  const a = r.args;
+  switch (r.tool) {
+    case "calculate":
+      return `${a.a} ${SYMBOL[String(a.op)] ?? a.op} ${a.b} = ${value.result}`;
+    case "clock":
+      return value.local ? `In ${value.timeZone} it is ${value.local}.` : `It is ${value.utc} (UTC).`;
+    case "kv_put":
+      return `I stored "${a.key}".`;
+    case "kv_get":
+      return `"${a.key}" is ${JSON.stringify(value.value)}.`;
+    case "echo":
+      return `The echo says: ${r.text}`;
+    default:
+      return `${r.tool}: ${r.text}`;
+  }
 }
 
 /** A value that fits `schema`, filled from the tool results: deterministic, never random. */
