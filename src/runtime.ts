@@ -134,8 +134,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, instanceId, builtins, apps, interactions });
-  await agents.recover(await instances.liveIds());
+  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
+  await agents.recover();
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);

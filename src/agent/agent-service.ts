@@ -40,6 +40,13 @@ export interface AgentServiceDeps {
   interactions?: InteractionsPort | null;
   /** Provider settings (TAI_LLM_*, ANTHROPIC_API_KEY). @default process.env */
   env?: NodeJS.ProcessEnv;
+  /**
+   * The ids of the server instances still live. Contract: may forget instances that are
+   * gone; a run whose instance is not listed is failed as "interrupted by restart".
+   */
+  liveInstances?: () => Promise<string[]>;
+  /** Milliseconds between sweeps for runs of instances that are gone. @default 10000 */
+  recoverEveryMs?: number;
 }
 
 /** One start, as every door states it. */
@@ -93,6 +100,7 @@ export class AgentService {
   readonly store: AgentRunStore;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private closing = false;
+  private readonly sweep: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: AgentServiceDeps) {
     this.providers = new ProviderRegistry(deps.env ?? process.env);
@@ -101,6 +109,12 @@ export class AgentService {
     this.store = new AgentRunStore(deps.db);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => this.invokeAsTool(c, input, ctx))));
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
+    if (deps.liveInstances) {
+      this.sweep = setInterval(() => {
+        this.recover().catch((e: Error) => deps.log.warn("failing interrupted agent runs failed", { error: e.message }));
+      }, deps.recoverEveryMs ?? 10_000);
+      this.sweep.unref();
+    }
   }
 
   /** Interactions arrive after construction in some runtimes; suspends need them. */
@@ -262,15 +276,16 @@ export class AgentService {
     return view;
   }
 
-  /** Fails runs left RUNNING by instances not in `liveIds` ("interrupted by restart"). */
-  async recover(liveIds: string[]): Promise<string[]> {
-    const live = new Set(liveIds);
+  /** Fails runs left RUNNING by instances that are gone ("interrupted by restart"). */
+  async recover(liveIds?: string[]): Promise<string[]> {
+    const live = new Set([this.deps.instanceId, ...(liveIds ?? (await this.deps.liveInstances?.()) ?? [])]);
     const failed: string[] = [];
     for (const run of await this.store.orphans(live)) {
       const entry: RunFailedRecord = { type: "run_failed", final: true, seq: (await this.store.lastSeq(run.id)) + 1, runId: run.id, kind: "INTERNAL", message: "interrupted by restart" };
       const { count } = await this.deps.db.agentRun.updateMany({ where: { id: run.id, status: "RUNNING" }, data: { status: "FAILED", final: entry as never, finishedAt: new Date() } });
       if (!count) continue;
       await this.store.appendEvent(entry as never);
+      this.deps.bus.publish("agentEvent", entry);
       failed.push(run.id);
     }
     if (failed.length) this.deps.log.warn("agent runs interrupted by a restart were marked FAILED", { count: failed.length });
@@ -280,6 +295,7 @@ export class AgentService {
   /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest. */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
+    if (this.sweep) clearInterval(this.sweep);
     const all = () => Promise.allSettled([...this.active.values()].map((a) => a.done));
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
     if ((await Promise.race([all(), timer])) === "timeout") {

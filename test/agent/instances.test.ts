@@ -79,6 +79,15 @@ describe("agent runs across server instances", () => {
     expect((await b.agents.store.get("orphan"))?.status).toBe("FAILED");
   });
 
+  it("should fail a run whose instance stops beating while the server runs, ending a joiner's stream", async () => {
+    const a = await testRuntime({ app: agentTestApp(), heartbeatSeconds: 0.2 });
+    runtimes.push(a);
+    await a.db.agentRun.create({ data: { id: "stranded", agent: "tools_agent", threadId: "t2", status: "RUNNING", input: {}, callerRole: "USER", checkpoint: { instanceId: "gone-host/2/y" } } });
+    const seen: string[] = [];
+    for await (const e of a.agents.events("stranded", 0, new AbortController().signal)) seen.push(`${e.seq}:${e.type}`);
+    expect(seen).toEqual(["1:run_failed"]);
+  });
+
   it("should cancel a run still going when the server shuts down past its grace period, and store that", async () => {
     const a = await first();
     useScript(a.agents, "slow", [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ") }], 25);
