@@ -36,5 +36,6 @@ export function agentTestApp(spans: Span[] = []): App {
     { name: "confirm_with_caller", description: "Asks the caller to confirm.", input: z.object({ what: z.string() }), pauses: true },
     ({ what }) => park({ interactions: [{ question: `Confirm ${what}?`, to: "caller" }] }),
   );
+  app.tool({ name: "brief_wait", description: "Asks a question that expires at once.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "Quick?", expiresInSeconds: 0.1 }] }));
   return app;
 }

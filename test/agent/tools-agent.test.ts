@@ -4,6 +4,14 @@ import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp, type Span } from "./fixtures.ts";
 import { ofType, runToEnd, types, useScript } from "./support.ts";
 
+/** Polls `check` until it holds (at most 5 s). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 5000; !(await check()); ) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
 let rt: TestRuntime | undefined;
 afterEach(async () => {
   await rt?.dispose();
@@ -331,6 +339,38 @@ describe("threads", () => {
     expect(types(log).at(-1)).toBe("message_final");
     expect(model.seen[0].prompt.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: "recorded question" }] });
     await expect(r.agents.start({ options: { threadId: "empty-thread" }, caller: as("USER") })).rejects.toMatchObject({ issues: [{ path: "/userMessage" }] });
+  });
+});
+
+describe("parked calls", () => {
+  it("should give the model a TIMEOUT error result on resume when the interaction expired", async () => {
+    const r = await setup();
+    useScript(r.agents, "s", (v) => (v.prompt.at(-1)?.role === "tool" ? { text: "It timed out." } : { toolCalls: [{ toolName: "brief_wait", input: {} }] }));
+    const first = await runToEnd(r.agents, { userMessage: "wait", toolNames: ["brief_wait"], llmProvider: "s" });
+    expect(types(first.log)).toEqual(["tool_call_step", "run_usage", "suspended_final"]);
+    const [call] = ofType(first.log, "tool_call_step");
+    const toolRun = (await r.runs.list({ tool: "brief_wait" }, 1))[0];
+    await until(async () => (await r.runs.get(toolRun.id))?.status === "FAILED");
+    const { log } = await runToEnd(r.agents, { threadId: first.started.threadId, resume: true });
+    expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ callId: call.callId, isError: true, result: expect.objectContaining({ kind: "TIMEOUT" }) })]);
+    expect(types(log).at(-1)).toBe("message_final");
+  });
+
+  it("should cancel a call that parks inside a sub-agent and give the parent an error result", async () => {
+    const r = await setup();
+    useScript(r.agents, "s", (view) => {
+      const sub = (view.prompt[0].content as string).startsWith("You wait");
+      const sawResult = view.prompt.at(-1)?.role === "tool";
+      if (sub) return sawResult ? { text: "could not wait" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 3 } }] };
+      return sawResult ? { text: "done" } : { toolCalls: [{ toolName: "waiter", input: { task: "get approval" } }] };
+    });
+    const { log } = await runToEnd(r.agents, { userMessage: "?", subagents: [{ name: "waiter", description: "Waits", systemPrompt: "You wait.", toolNames: ["approve_spend"] }], llmProvider: "s" });
+    const subResult = ofType(log, "tool_result_step").find((e) => e.agent === "waiter")!;
+    expect(subResult).toMatchObject({ tool: "approve_spend", isError: true, result: { kind: "CONFLICT" } });
+    expect(types(log).at(-1)).toBe("message_final");
+    const [parked] = await r.runs.list({ tool: "approve_spend" }, 1);
+    expect(parked.status).toBe("CANCELLED");
+    expect(await r.interactions.list("PENDING")).toEqual([]);
   });
 });
 

@@ -16,6 +16,8 @@ export interface CallEnv {
   runTool(name: string, input: unknown): Promise<RunOutcome>;
   /** Contract: runs the sub-agent to its end; its failures come back as an error outcome. */
   runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void): Promise<DoneOutcome>;
+  /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
+  cancelTool(toolRunId: string): Promise<void>;
   secrets: RunSecrets;
 }
 

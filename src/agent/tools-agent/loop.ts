@@ -195,8 +195,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       ...base,
       run: async (emit) => {
         const o = await callTool(spec, call, io.env, emit);
-        if (o.status === "parked" && cfg.mode === "sub")
+        if (o.status === "parked" && cfg.mode === "sub") {
+          await io.env.cancelTool(o.toolRunId);
           return errorOutcome("CONFLICT", `"${call.tool}" parked on an interaction, but a sub-agent cannot wait; call it from the parent agent instead`);
+        }
         return o;
       },
     };

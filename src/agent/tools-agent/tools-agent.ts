@@ -125,6 +125,9 @@ export class ToolsAgent extends Agent {
     }
     const env: CallEnv = {
       runTool: (name, input) => ctx.runTool(name, input),
+      cancelTool: async (toolRunId) => {
+        await ctx.services.dispatcher.cancel(toolRunId);
+      },
       secrets,
       runSubagent: async (spec, task, emit) => {
         try {
