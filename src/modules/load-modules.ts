@@ -13,9 +13,12 @@ export class ModuleLoadError extends Error {
   }
 }
 
-/** Whether a module reference is a package specifier (e.g. "tai42/contrib") rather than a path. */
+/**
+ * Whether a module reference is a package specifier (e.g. "tai42/contrib") rather than a
+ * file: a file path ends in .ts/.js (relative to the working directory, "./" optional).
+ */
 export function isPackageSpecifier(ref: string): boolean {
-  return !ref.startsWith(".") && !ref.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(ref);
+  return !/\.(ts|js|mjs|mts|cjs|cts)$/.test(ref) && !ref.startsWith(".") && !ref.startsWith("/");
 }
 
 /** The import URL of a module reference: a path relative to `cwd`, or a package specifier. */
@@ -30,7 +33,7 @@ export function moduleUrl(ref: string, cwd = process.cwd()): string {
  */
 export async function loadModules(app: App, paths: string[], cwd = process.cwd()): Promise<void> {
   for (const path of paths) {
-    if (!isPackageSpecifier(path) && !/\.(ts|js|mjs|mts)$/.test(path)) throw new ModuleLoadError(path, "only .ts and .js modules can be loaded");
+    if ((path.startsWith(".") || path.startsWith("/")) && !/\.(ts|js|mjs|mts|cjs|cts)$/.test(path)) throw new ModuleLoadError(path, "only .ts and .js modules can be loaded");
     let url: string;
     try {
       url = moduleUrl(path, cwd);
