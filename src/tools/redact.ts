@@ -16,22 +16,31 @@ export function hasSecrets(): boolean {
   return secrets.size > 0;
 }
 
-/** Replaces every known secret inside `text` with "[redacted]". */
-export function scrubText(text: string): string {
-  if (!secrets.size) return text;
+/** Replaces every one of `values` inside `text` with "[redacted]". */
+export function scrubTextOf(text: string, values: Iterable<string>): string {
   let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  for (const s of values) if (out.includes(s)) out = out.split(s).join(REDACTED);
   return out;
 }
 
-/** Deep copy of `value` with every known secret inside its strings replaced. */
-export function scrubValue<T>(value: T): T {
-  if (!secrets.size) return value;
+/** Deep copy of `value` with every one of `values` inside its strings replaced. */
+export function scrubValueOf<T>(value: T, values: ReadonlySet<string>): T {
+  if (!values.size) return value;
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return scrubText(v);
+    if (typeof v === "string") return scrubTextOf(v, values);
     if (Array.isArray(v)) return v.map(walk);
     if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
   };
   return walk(value) as T;
+}
+
+/** Replaces every known secret inside `text` with "[redacted]". */
+export function scrubText(text: string): string {
+  return secrets.size ? scrubTextOf(text, secrets) : text;
+}
+
+/** Deep copy of `value` with every known secret inside its strings replaced. */
+export function scrubValue<T>(value: T): T {
+  return scrubValueOf(value, secrets);
 }

@@ -1,5 +1,4 @@
-import { REDACTED } from "../../auth/tiers.ts";
-import { scrubValue } from "../../tools/redact.ts";
+import { scrubValue, scrubValueOf } from "../../tools/redact.ts";
 
 /**
  * Values one run learned from secret-tier tools (their arguments and results). Everything
@@ -23,19 +22,6 @@ export class RunSecrets {
 
   /** A deep copy of `value` with this run's and the process's known secrets replaced. */
   scrub<T>(value: T): T {
-    const global = scrubValue(value);
-    if (!this.values.size) return global;
-    const text = (s: string) => {
-      let out = s;
-      for (const secret of this.values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-      return out;
-    };
-    const walk = (v: unknown): unknown => {
-      if (typeof v === "string") return text(v);
-      if (Array.isArray(v)) return v.map(walk);
-      if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-      return v;
-    };
-    return walk(global) as T;
+    return scrubValueOf(scrubValue(value), this.values);
   }
 }
