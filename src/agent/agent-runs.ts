@@ -111,6 +111,28 @@ export class AgentRunStore {
     return row ? toRecord(row) : null;
   }
 
+  /**
+   * Another run that makes `runId` (just created on `threadId`) a second runner of the
+   * thread: one still RUNNING, or, for a resume of `resumes`, any run started after the
+   * paused one (the thread moved on; its checkpoint is stale). Checked after the create,
+   * so of two racing starts at least one sees the other (docs/agent-stream.md §3.1, §6).
+   */
+  async rivalOnThread(threadId: string, runId: string, resumes: AgentRunRecord | null): Promise<AgentRunRecord | null> {
+    const row = await this.db.agentRun.findFirst({
+      where: {
+        threadId,
+        id: { notIn: [runId, ...(resumes ? [resumes.id] : [])] },
+        OR: [{ status: "RUNNING" }, ...(resumes ? [{ startedAt: { gte: new Date(resumes.startedAt) } }] : [])],
+      },
+    });
+    return row ? toRecord(row) : null;
+  }
+
+  /** Deletes a run that lost a race before it ran (it has no events). */
+  async discard(runId: string): Promise<void> {
+    await this.db.agentRun.deleteMany({ where: { id: runId, status: "RUNNING" } });
+  }
+
   /** Atomically marks a paused run RESUMED; false when another resume won (or it is not paused). */
   async claim(runId: string): Promise<boolean> {
     const { count } = await this.db.agentRun.updateMany({ where: { id: runId, status: { in: [...PAUSED] } }, data: { status: "RESUMED" } });

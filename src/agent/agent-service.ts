@@ -184,6 +184,7 @@ export class AgentService {
     if (resuming && !(await this.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
 
     const runId = randomUUID();
+    let created = false;
     try {
       await this.threads.ensure(threadId);
       await this.store.create({
@@ -196,7 +197,15 @@ export class AgentService {
         checkpoint: { instanceId: this.deps.instanceId, resumes: resuming?.id ?? null },
         startedAt: new Date().toISOString(),
       });
+      created = true;
+      const rival = await this.store.rivalOnThread(threadId, runId, resuming);
+      if (rival)
+        throw new ApiError(
+          "CONFLICT",
+          rival.status === "RUNNING" ? `thread "${threadId}" has a run in progress (${rival.id}); wait for it to end` : `thread "${threadId}" moved on since run ${resuming!.id} paused (run ${rival.id}); there is nothing to resume`,
+        );
     } catch (e) {
+      if (created) await this.store.discard(runId);
       if (resuming) await this.store.unclaim(resuming.id, resuming.status);
       throw e;
     }
