@@ -16,10 +16,16 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
   if (req.method !== "POST") return reply(405, { error: "use POST with a JSON body" });
   let size = 0;
   const chunks: Buffer[] = [];
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > rt.config.maxBodyBytes) return reply(413, { error: `the body exceeds ${rt.config.maxBodyBytes} bytes` });
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > rt.config.maxBodyBytes) return reply(413, { error: `the body exceeds ${rt.config.maxBodyBytes} bytes` });
+      chunks.push(chunk as Buffer);
+    }
+  } catch {
+    // The client went away before the body ended: nobody is left to answer, nothing was
+    // answered. (Left uncaught, this rejection would take the whole server down.)
+    return void res.destroy();
   }
   let payload: unknown;
   try {
