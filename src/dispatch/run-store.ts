@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
+import { lockEventLog } from "../db/event-log.ts";
 import { scopeKey, storableJson, storableText, storableTextOrNull } from "../db/storable.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { AppliedPolicy, AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
@@ -16,13 +17,19 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 export class RunStore {
   constructor(private readonly db: Db) {}
 
+  /** The event-log lock for a batch transaction (PostgreSQL only; see `db/event-log.ts`). */
+  private lockLog() {
+    const lock = lockEventLog(this.db, this.db, "RunEvent");
+    return lock ? [lock] : [];
+  }
+
   /**
    * Inserts a run and its RUN_STARTED event in one transaction. Returns null when the
    * idempotency scope is already taken (the caller then waits for the first run).
    */
   async start(run: RunRecord, scope: string | null, instanceId: string): Promise<RunEventRecord | null> {
     try {
-      const [, ev] = await this.db.$transaction([
+      const ev = await this.db.$transaction([
         this.db.run.create({
           data: {
             id: run.id,
@@ -40,9 +47,10 @@ export class RunStore {
             startedAt: new Date(run.startedAt),
           },
         }),
+        ...this.lockLog(),
         this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type: "RUN_STARTED", snapshot: json(run)!, at: new Date(run.startedAt) } }),
-      ]);
-      return { seq: ev.seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
+      ] as never);
+      return { seq: (ev as { seq: number }[]).at(-1)!.seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
     } catch (e) {
       if (scope && isUniqueViolation(e)) return null;
       throw e;
@@ -52,11 +60,12 @@ export class RunStore {
   /** Records a failed attempt that will be retried, with its ATTEMPT_FAILED event. */
   async attemptFailed(run: RunRecord, attempt: AttemptRecord): Promise<RunEventRecord> {
     const at = attempt.finishedAt ?? new Date().toISOString();
-    const [, ev] = await this.db.$transaction([
+    const written = await this.db.$transaction([
       this.db.attempt.create({ data: attemptData(run.id, attempt) }),
+      ...this.lockLog(),
       this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type: "ATTEMPT_FAILED", snapshot: json(run)!, at: new Date(at) } }),
-    ]);
-    return { seq: ev.seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
+    ] as never);
+    return { seq: (written as { seq: number }[]).at(-1)!.seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
   }
 
   /**
@@ -84,6 +93,7 @@ export class RunStore {
       });
       if (count === 0) return null;
       if (lastAttempt) await tx.attempt.create({ data: attemptData(run.id, lastAttempt) });
+      await lockEventLog(this.db, tx, "RunEvent");
       return tx.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type, snapshot: json(run)!, at: new Date(at) } });
     }, TX);
     if (written) return { seq: written.seq, type, at, runId: run.id, tool: run.tool, run };
@@ -156,7 +166,9 @@ export class RunStore {
           where: { id, status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
           data: { status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now },
         });
-        return count === 1 ? tx.runEvent.create({ data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now } }) : null;
+        if (count !== 1) return null;
+        await lockEventLog(this.db, tx, "RunEvent");
+        return tx.runEvent.create({ data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now } });
       }, TX);
       if (ev) events.push(toEvent(ev));
     }

@@ -166,6 +166,35 @@ describe("run storage", () => {
       expect((await rt.runs.events({ runId: first.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
     });
 
+    it("should let a reader resuming after its last seq see every event while instances write at once", async () => {
+      // Two instances on PostgreSQL (where sequence values can commit out of order); on
+      // SQLite one (two connections in one process would only wait on each other).
+      const other = rt.provider === "postgres" ? await testRuntime({ databaseUrl: rt.config.databaseUrl, app }) : rt;
+      try {
+        let writing = true;
+        let cursor = 0;
+        const seen: number[] = [];
+        const reader = (async () => {
+          while (writing) {
+            const page = await rt.runs.events({}, cursor, 1000);
+            seen.push(...page.map((e) => e.seq));
+            cursor = page.at(-1)?.seq ?? cursor;
+            // SQLite answers synchronously: yield to timers and I/O, or the writers starve.
+            await new Promise((r) => setTimeout(r, 1));
+          }
+        })();
+        await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 ? rt : other).dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })));
+        writing = false;
+        await reader;
+        seen.push(...(await rt.runs.events({}, cursor)).map((e) => e.seq));
+        const all = (await rt.runs.events({}, 0)).map((e) => e.seq);
+        expect(all).toHaveLength(300);
+        expect(all.filter((seq) => !seen.includes(seq)), "events committed behind the reader's cursor").toEqual([]);
+      } finally {
+        if (other !== rt) await other.close();
+      }
+    }, 60_000);
+
     it("should page through a long log with a limit without gaps or repeats", async () => {
       await Promise.all(Array.from({ length: 6 }, (_, i) => rt.dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })));
       const whole = await rt.runs.events({}, 0);
