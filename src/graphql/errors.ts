@@ -1,7 +1,7 @@
 import { GraphQLError } from "graphql";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { scrubText } from "../tools/redact.ts";
+import { scrubText, scrubValue } from "../tools/redact.ts";
 
 /**
  * Error masking at the edge, over every transport: an {@link ApiError} becomes a GraphQL
@@ -16,7 +16,7 @@ export function maskError(log: Logger) {
       return new GraphQLError(scrubText(original.message), {
         nodes: g?.nodes,
         path: g?.path,
-        extensions: { code: original.code, ...(original.issues.length ? { issues: original.issues } : {}) },
+        extensions: { code: original.code, ...(original.issues.length ? { issues: scrubValue(original.issues) } : {}) },
       });
     }
     if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
