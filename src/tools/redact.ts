@@ -16,6 +16,27 @@ export function hasSecrets(): boolean {
   return secrets.size > 0;
 }
 
+/** The process-wide secret values (read-only view), for scrubbers that must see them whole. */
+export function secretValues(): ReadonlySet<string> {
+  return secrets;
+}
+
+/**
+ * How many characters at the end of `text` could be the start of one of `values` (the
+ * longest such tail, shorter than the value). A streamer holds that tail back until the
+ * next chunk shows whether a secret was being split across chunks.
+ */
+export function secretPrefixTail(text: string, values: Iterable<string>): number {
+  let keep = 0;
+  for (const s of values)
+    for (let k = Math.min(s.length - 1, text.length); k > keep; k--)
+      if (text.endsWith(s.slice(0, k))) {
+        keep = k;
+        break;
+      }
+  return keep;
+}
+
 /** Replaces every one of `values` inside `text` with "[redacted]". */
 export function scrubTextOf(text: string, values: Iterable<string>): string {
   let out = text;

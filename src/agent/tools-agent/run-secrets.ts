@@ -1,4 +1,5 @@
-import { scrubValue, scrubValueOf } from "../../tools/redact.ts";
+import type { StreamEvent } from "../events.ts";
+import { scrubValue, scrubValueOf, secretPrefixTail, secretValues } from "../../tools/redact.ts";
 
 /**
  * Values one run learned from secret-tier tools (their arguments and results). Everything
@@ -23,5 +24,33 @@ export class RunSecrets {
   /** A deep copy of `value` with this run's and the process's known secrets replaced. */
   scrub<T>(value: T): T {
     return scrubValueOf(scrubValue(value), this.values);
+  }
+
+  /**
+   * Scrubs a run's events. A model streams an answer in arbitrary chunks, so a secret it
+   * repeats may be split across MessageDeltas that are each harmless alone: the end of
+   * a delta that could be the start of a secret is held back and sent with the next
+   * delta of the same agent (or alone, before any other event).
+   */
+  async *scrubStream(events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+    let held: { agent: string | null; text: string } | null = null;
+    const flush = function* (): Generator<StreamEvent> {
+      if (held?.text) yield { type: "message_delta", final: false, text: held.text, agent: held.agent };
+      held = null;
+    };
+    for await (const e of events) {
+      if (e.type !== "message_delta") {
+        yield* flush();
+        yield this.scrub(e);
+        continue;
+      }
+      const agent = e.agent ?? null;
+      if (held && held.agent !== agent) yield* flush();
+      const text: string = this.scrub((held?.text ?? "") + e.text);
+      const keep = Math.max(secretPrefixTail(text, this.values), secretPrefixTail(text, secretValues()));
+      held = keep ? { agent, text: text.slice(text.length - keep) } : null;
+      if (keep < text.length) yield { ...e, text: text.slice(0, text.length - keep) };
+    }
+    yield* flush();
   }
 }

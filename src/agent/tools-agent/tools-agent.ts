@@ -158,7 +158,7 @@ export class ToolsAgent extends Agent {
       history,
       plan.resume,
     );
-    for await (const e of loop) yield secrets.scrub(e);
+    yield* secrets.scrubStream(loop);
   }
 
   override async run(options: AgentRunOptions, ctx: AgentContext): Promise<unknown> {
