@@ -154,8 +154,17 @@ export class Dispatcher {
     if (!run) return null;
     if (run.status === "PARKED") return (await this.endParked(runId, "CANCELLED", "the run was cancelled while parked")) ?? this.awaitFinal(runId);
     if (isFinal(run.status)) return run;
-    if (!this.abortLocal(runId)) this.deps.bus.publish("runCancel", { runId });
-    return this.awaitFinal(runId);
+    if (this.abortLocal(runId)) return this.awaitFinal(runId);
+    // Redis delivers at most once: the request is repeated until the owner ends the run
+    // (or is found gone and its run failed), so one lost message cannot hang the caller.
+    const ask = () => this.deps.bus.publish("runCancel", { runId });
+    ask();
+    const again = setInterval(ask, 1000);
+    try {
+      return await this.awaitFinal(runId);
+    } finally {
+      clearInterval(again);
+    }
   }
 
   /**

@@ -157,6 +157,34 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
     });
   });
 
+  describe("cancellation through an outage", () => {
+    it("should still cancel a run on the other instance when the first cancel message was lost", async () => {
+      const proxy = await redisProxy();
+      cleanup.push(proxy.close);
+      const db = await freshDatabase("postgres");
+      cleanup.push(db.drop);
+      const counter = { calls: 0 };
+      const prefix = `tai42-test-${randomUUID()}:`;
+      const open = async (redisUrl: string) => {
+        const rt = await testRuntime({ databaseUrl: db.url, config: { redisUrl, redisPrefix: prefix }, app: tools(counter) });
+        cleanup.push(() => within("closing a runtime", 15_000, rt.dispose()));
+        return rt;
+      };
+      const a = await open(proxy.url); // runs the tool, behind the proxy
+      const b = await open(redisTestUrl());
+      await subscribed(prefix, ["runCancel"]);
+      const pending = a.dispatcher.run({ tool: "wait_for_cancel", input: {}, caller: as("USER"), door: "runtime" });
+      const running = await waitFor("the run to be RUNNING", async () => (await b.runs.list({ tool: "wait_for_cancel", status: "RUNNING" }, 1))[0]);
+
+      proxy.cut(); // A stops hearing Redis: B's first cancel message is lost
+      const cancelling = b.dispatcher.cancel(running.id);
+      await sleep(300);
+      proxy.restore();
+      expect(await within("the cancel to reach A once Redis is back", 15_000, cancelling)).toMatchObject({ status: "CANCELLED", errorKind: "CANCELLED" });
+      expect((await pending).status).toBe("CANCELLED");
+    });
+  });
+
   describe("idempotency", () => {
     it("should return the first instance's run when the same key is re-issued on the other", async () => {
       const { a, b, counter } = await pair();
