@@ -1,4 +1,5 @@
 import type { App } from "../../app.ts";
+import { REDACTED } from "../../auth/tiers.ts";
 import { ToolError } from "../../errors.ts";
 import { toolResult } from "../../tools/result.ts";
 
@@ -31,12 +32,21 @@ export function registerChain(app: App): void {
         run: async (input, ctx) => {
           let value: unknown = await tool.run(input, ctx);
           const steps: { tool: string; runId: string }[] = [];
-          for (const name of next) {
+          for (const [i, name] of next.entries()) {
+            const last = i === next.length - 1;
             const nextInput = toInput(value, inputKey);
             const run = await ctx.runTool(name, nextInput);
             steps.push({ tool: name, runId: run.id });
             if (run.status !== "SUCCEEDED")
               throw new ToolError(`chain step "${name}" ${run.status.toLowerCase()}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}`.trim(), { kind: run.errorKind ?? "INTERNAL", retryable: false });
+            // A secret-tier step's output is never persisted or published: it may only be
+            // the result of a secret-tier branch (stored redacted), never feed a next step
+            // (whose input is stored) or the result of a lower-tier branch.
+            if (run.input === REDACTED && (tool.tier !== "secret" || !last))
+              throw new ToolError(
+                `chain step "${name}" is a secret-tier tool: its output may only end a chain on a secret-tier tool, never be stored as ${last ? `the result of the ${tool.tier}-tier "${tool.name}" chain` : "the next step's input"}`,
+                { kind: "PERMISSION_DENIED", retryable: false },
+              );
             value = run.data ?? run.content.map((b) => b.text ?? "").join("");
           }
           return toolResult({ data: value, details: { steps } });
