@@ -345,13 +345,17 @@ export class AgentService {
     const done = (async () => {
       try {
         for await (const event of agent.astream(options, ctx) as AsyncIterable<StreamEvent>) {
-          const rec = scrubValue({ ...event, agent: event.agent ?? null, seq: ++seq, runId }) as AgentEventRecord;
+          // `seq` counts stored entries only: an entry that failed to store leaves no gap
+          // (a gap would hold every joiner waiting for it to be filled from the log).
+          const rec = scrubValue({ ...event, agent: event.agent ?? null, seq: seq + 1, runId }) as AgentEventRecord;
           if (rec.final) {
             await this.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], checkpoint);
+            seq = rec.seq;
             bus.publish("agentEvent", rec);
             return;
           }
           await this.store.appendEvent(rec);
+          seq = rec.seq;
           bus.publish("agentEvent", rec);
         }
         throw new Error("agent stream contract violated: the stream ended without a terminal event");
