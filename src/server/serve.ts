@@ -29,10 +29,13 @@ export async function serve(config: Config = loadConfig()): Promise<Served> {
     firstAdminKey,
     stop() {
       stopping ??= (async () => {
-        // Close the listener first (no new requests), then let runs in flight finish.
-        const closed = app.stop();
+        // Refuse new connections at once, but keep those with a request in flight: a run
+        // the drain finishes or cancels is answered to the caller still waiting on it.
+        // Then every remaining socket (subscriptions, WebSockets) is closed.
+        app.server.close();
+        app.server.closeIdleConnections?.();
         await runtime.close();
-        await closed;
+        await app.stop();
       })();
       return stopping;
     },

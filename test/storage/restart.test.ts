@@ -257,7 +257,7 @@ describe("restart recovery, real processes", () => {
     expect(await second.stop("SIGTERM")).toBe(0);
   }, 120_000);
 
-  it("should cancel a run still in flight after the shutdown grace on SIGTERM, and store it CANCELLED", async () => {
+  it("should cancel a run still in flight after the shutdown grace on SIGTERM, answer its waiting caller and store it CANCELLED", async () => {
     const databaseUrl = await fresh();
     const server = await start(databaseUrl, { TAI_SHUTDOWN_GRACE_SECONDS: "1" });
     const inFlight = gql<{ dispatch: Run }>(server.url, DISPATCH, { tool: "sleep", input: { seconds: 60 } }).catch((e: Error) => e);
@@ -270,7 +270,10 @@ describe("restart recovery, real processes", () => {
     expect(await server.stop("SIGTERM")).toBe(0);
     // Waited for the grace period, and not for the 60 s sleep.
     expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(900);
-    await inFlight;
+    // The caller still waiting on the dispatch gets the outcome, not a cut connection.
+    const answered = await inFlight;
+    expect(answered).not.toBeInstanceOf(Error);
+    expect((answered as { dispatch: Run }).dispatch).toMatchObject({ id: running.id, status: "CANCELLED", errorKind: "CANCELLED" });
 
     const stored = await storedRun(databaseUrl, running.id);
     expect(stored).toMatchObject({ status: "CANCELLED", errorKind: "CANCELLED" });
