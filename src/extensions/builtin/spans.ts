@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.ts";
 import type { Bus } from "../../events/bus.ts";
+import { scrubValue } from "../../tools/redact.ts";
 
 /** One traced call of a monitored branch. Times are ISO strings (they cross Redis). */
 export interface SpanRecord {
@@ -13,6 +14,20 @@ export interface SpanRecord {
   finishedAt: string | null;
 }
 
+// The token of a callback URL (`/callbacks/<token>`, see server/build-app.ts) is the
+// credential that answers an interaction: a layer under ask_external sees it in its input.
+const CALLBACK_TOKEN = /\/callbacks\/[A-Za-z0-9_-]{20,100}/g;
+
+/**
+ * Span attributes as stored and published: known secret values (resolved `!ENV`
+ * settings, `ctx.redact`) scrubbed and callback tokens hidden, as in run records.
+ */
+function sealed(attributes: Record<string, unknown>): Record<string, unknown> {
+  const text = JSON.stringify(attributes);
+  const hidden = text.replace(CALLBACK_TOKEN, "/callbacks/[redacted]");
+  return scrubValue(hidden === text ? attributes : JSON.parse(hidden));
+}
+
 /** Spans are persisted and published on the bus (`span`) when they open and when they close. */
 export class SpanStore {
   constructor(
@@ -21,6 +36,7 @@ export class SpanStore {
   ) {}
 
   async open(tool: string, runId: string, attributes: Record<string, unknown>): Promise<SpanRecord> {
+    attributes = sealed(attributes);
     const span: SpanRecord = { id: randomUUID(), tool, runId, status: "RUNNING", attributes, startedAt: new Date().toISOString(), finishedAt: null };
     await this.db.span.create({ data: { id: span.id, tool, runId, status: span.status, attributes: attributes as never, startedAt: new Date(span.startedAt) } });
     this.bus.publish("span", span);
@@ -33,7 +49,7 @@ export class SpanStore {
       ...span,
       status,
       finishedAt: finishedAt.toISOString(),
-      attributes: { ...span.attributes, ...attributes, durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
+      attributes: { ...span.attributes, ...sealed(attributes), durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
     };
     await this.db.span.update({ where: { id: span.id }, data: { status, finishedAt, attributes: closed.attributes as never } });
     this.bus.publish("span", closed);
