@@ -73,6 +73,10 @@ export class PresetService {
     if (input.name !== name) throw ApiError.badInput(`a preset cannot be renamed (path "${name}", input "${input.name}")`, [{ path: "/input/name", message: `must be "${name}"` }]);
     const current = await this.get(name);
     if (!current) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
+    requireAuthor(caller);
+    // Rewriting a preset over a fenced or secret base is authoring over it, whatever the new base.
+    const was = this.surface.base(current.baseTool);
+    if (was && !mayAuthorOver(caller.role, was.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`);
     const policy = await this.check(input, caller, name);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
     const { count } = await this.db.preset.updateMany({
