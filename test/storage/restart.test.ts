@@ -32,6 +32,12 @@ function hangingApp(): App {
   return app;
 }
 
+/** Waits until `rt`'s last heartbeat is `ms` old (three missed beats of a 0.5 s instance is 1.5 s). */
+async function untilSilentFor(rt: TestRuntime, ms: number): Promise<void> {
+  const { heartbeatAt } = await rt.db.instance.findUniqueOrThrow({ where: { id: rt.instanceId } });
+  await sleep(Math.max(0, heartbeatAt.getTime() + ms - Date.now()));
+}
+
 const runningOf = (rt: TestRuntime) => waitFor("a RUNNING run", async () => (await rt.runs.list({ tool: "hang", status: "RUNNING" }, 1))[0]);
 
 describe("restart recovery, in process", () => {
@@ -53,14 +59,13 @@ describe("restart recovery, in process", () => {
 
   it("should fail the RUNNING run of an instance that stopped beating as INTERNAL 'interrupted by restart'", async () => {
     const open = await sharedDatabase();
-    const bornAt = Date.now();
     // The crashed instance: its heartbeat (every 10 s) never fires during this test, and it is never closed.
     const crashed = await open();
     void crashed.dispatcher.run({ tool: "hang", input: {}, caller: as("USER"), door: "runtime" });
     const running = await runningOf(crashed);
 
     // Three missed heartbeats of the next instance (0.5 s each) make the first one look dead.
-    await sleep(Math.max(0, bornAt + 1_700 - Date.now()));
+    await untilSilentFor(crashed, 1_700);
     const restarted = await open({ heartbeatSeconds: 0.5 });
 
     expect(restarted.recovered).toEqual([running.id]);
@@ -74,7 +79,6 @@ describe("restart recovery, in process", () => {
 
   it("should leave the runs of an instance that is still beating untouched", async () => {
     const open = await sharedDatabase();
-    const bornAt = Date.now();
     const crashed = await open();
     const live = await open({ heartbeatSeconds: 0.2 });
     // One after the other: two SQLite connections in one process must not write at once
@@ -90,7 +94,7 @@ describe("restart recovery, in process", () => {
     const crashedRun = owners.find((r) => r.instanceId === crashed.instanceId)!.id;
     const liveRunning = owners.find((r) => r.instanceId === live.instanceId)!.id;
 
-    await sleep(Math.max(0, bornAt + 1_700 - Date.now()));
+    await untilSilentFor(crashed, 1_700);
     const restarted = await open({ heartbeatSeconds: 0.5 });
 
     // The silent instance's run is failed (by the restart, or already by the live instance's own sweep).
@@ -117,11 +121,10 @@ describe("restart recovery, in process", () => {
 
   it("should keep the first outcome when the instance declared gone finishes the run later", async () => {
     const open = await sharedDatabase();
-    const bornAt = Date.now();
     const crashed = await open();
     const pending = crashed.dispatcher.run({ tool: "hang", input: {}, caller: as("USER"), door: "runtime" });
     const running = await runningOf(crashed);
-    await sleep(Math.max(0, bornAt + 1_700 - Date.now()));
+    await untilSilentFor(crashed, 1_700);
     const restarted = await open({ heartbeatSeconds: 0.5 });
     expect(restarted.recovered).toEqual([running.id]);
 
