@@ -96,16 +96,21 @@ describe("attaching extensions through manifests", () => {
   it("should refuse settings for an extension that accepts none", async () => {
     const r = await put("m", { extensions: { lookup: [{ name: "shout", config: { loud: true } }] } });
     expect(issuesOf(r)[0].message).toContain("accepts no settings");
+    expect(issuesOf(r)[0].message).toContain('extension "shout" on tool "lookup"');
+    expect(await stored()).toBe("[[],[],[]]");
   });
 
   it("should refuse a WRAPPER that changes the input schema", async () => {
     const r = await put("m", { extensions: { lookup: ["bad_wrapper"] } });
     expect(issuesOf(r)[0].message).toContain("a WRAPPER must keep the tool's input schema");
+    expect(issuesOf(r)[0].message).toContain('extension "bad_wrapper" on tool "lookup"');
+    expect(await stored()).toBe("[[],[],[]]");
   });
 
   it("should refuse an extension from a module the manifest does not list", async () => {
     const r = await put("m", { extensions: { lookup: [{ name: "chain", config: { next: ["lookup"] } }] } });
     expect(issuesOf(r)[0].message).toMatch(/unknown extension "chain"|does not list in extensionsModules/);
+    expect(await stored()).toBe("[[],[],[]]");
     const ok = await put("m", { extensionsModules: ["tai42/contrib"], extensions: { lookup: [{ name: "label", config: { label: "L" } }] } });
     expect(ok.errors).toBeUndefined();
   });
@@ -114,6 +119,7 @@ describe("attaching extensions through manifests", () => {
     const r = await put("m", { extensionsModules: ["./no/such/module.ts"] });
     expect(issuesOf(r)[0]).toMatchObject({ path: "/document/extensionsModules/0" });
     expect(issuesOf(r)[0].message).toContain('"./no/such/module.ts"');
+    expect(await stored()).toBe("[[],[],[]]");
   });
 
   it("should resolve !ENV settings only at bind, refuse a missing variable by name, and serve the marker everywhere", async () => {
