@@ -1,3 +1,4 @@
+import { isRedacted, REDACTED } from "../auth/tiers.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
@@ -14,7 +15,17 @@ export const InteractionRef = builder.objectRef<InteractionRecord>("Interaction"
     answerFormat: t.field({ type: "JSONObject", nullable: true, resolve: (i) => i.answerFormat }),
     status: t.exposeString("status", { description: "PENDING | ANSWERED | EXPIRED | CANCELLED" }),
     expiresAt: t.field({ type: "DateTime", nullable: true, resolve: (i) => i.expiresAt }),
-    answer: t.field({ type: "JSON", nullable: true, resolve: (i) => i.answer }),
+    answer: t.field({
+      type: "JSON",
+      nullable: true,
+      // "[redacted]" for a secret-tier tool's run: the answer becomes its output.
+      resolve: async (i, _a, ctx) => {
+        if (i.answer === null) return null;
+        const entry = ctx.runtime.surface.base(i.tool);
+        const secret = entry ? isRedacted(entry.tier) : (await ctx.runtime.runs.get(i.runId))?.input === REDACTED;
+        return secret ? REDACTED : i.answer;
+      },
+    }),
     answeredAt: t.field({ type: "DateTime", nullable: true, resolve: (i) => i.answeredAt }),
     callbackUrl: t.string({
       nullable: true,
