@@ -80,6 +80,11 @@ export interface AgentInfo {
 
 export const DEFAULT_AGENT = "tools_agent";
 
+/** How a thread records its owner: the key name, or "" for the anonymous caller. */
+function ownerKey(caller: Caller): string {
+  return caller.keyName ?? "";
+}
+
 const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
   message_final: "SUCCEEDED",
   structured_final: "SUCCEEDED",
@@ -168,8 +173,7 @@ export class AgentService {
     const threadId = options.threadId ?? randomUUID();
     if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200) throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
     if (!resuming) {
-      const first = await this.store.firstOnThread(threadId);
-      if (first) this.checkOwner(first, req.caller, "use");
+      await this.checkThread(threadId, req.caller, "use");
       const running = await this.store.runningOnThread(threadId);
       if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
     }
@@ -186,7 +190,7 @@ export class AgentService {
     const runId = randomUUID();
     let created = false;
     try {
-      await this.threads.ensure(threadId);
+      this.checkThreadOwner(await this.threads.ensure(threadId, ownerKey(req.caller)), threadId, req.caller, "use");
       await this.store.create({
         id: runId,
         agent: cls.toolName,
@@ -263,13 +267,14 @@ export class AgentService {
     const name = agentName ?? DEFAULT_AGENT;
     const cls = this.classes().get(name);
     if (!cls) throw ApiError.badInput(`no agent named "${name}"`, [{ path: "/agent", message: `no agent named "${name}"` }]);
-    const first = await this.store.firstOnThread(threadId);
-    if (first) this.checkOwner(first, caller, "write to");
+    const existed = await this.checkThread(threadId, caller, "write to");
     const running = await this.store.runningOnThread(threadId);
     if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); append after it ends`);
     try {
+      this.checkThreadOwner(await this.threads.ensure(threadId, ownerKey(caller)), threadId, caller, "write to");
       await new cls().appendThreadMessages(threadId, checked, { caller, services: this.services });
     } catch (e) {
+      if (!existed) await this.threads.dropIfEmpty(threadId);
       if (e instanceof AgentCapabilityError) throw ApiError.badInput(e.message, [{ path: "/agent", message: e.message }]);
       throw e;
     }
@@ -280,8 +285,7 @@ export class AgentService {
   async thread(threadId: string, caller: Caller): Promise<ThreadView | null> {
     const view = await this.threads.get(threadId);
     if (!view) return null;
-    const first = await this.store.firstOnThread(threadId);
-    if (first) this.checkOwner(first, caller, "read");
+    await this.checkThread(threadId, caller, "read");
     return view;
   }
 
@@ -315,6 +319,27 @@ export class AgentService {
 
   get runningCount(): number {
     return this.active.size;
+  }
+
+  /**
+   * Only the thread's owner (the caller who created it: same key, or both anonymous) or an
+   * ADMIN may use, read or write a thread. A thread from before owners were recorded
+   * belongs to the caller of its first run.
+   */
+  private async checkThread(threadId: string, caller: Caller, what: string): Promise<boolean> {
+    const owner = await this.threads.owner(threadId);
+    if (owner === undefined) return false;
+    if (owner !== null) this.checkThreadOwner(owner, threadId, caller, what);
+    else {
+      const first = await this.store.firstOnThread(threadId);
+      if (first) this.checkOwner(first, caller, what);
+    }
+    return true;
+  }
+
+  private checkThreadOwner(owner: string | null, threadId: string, caller: Caller, what: string): void {
+    if (owner === null || caller.role === "ADMIN" || owner === ownerKey(caller)) return;
+    throw new ApiError("FORBIDDEN", `only the caller who created thread "${threadId}", or an ADMIN, may ${what} it`);
   }
 
   private checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {

@@ -40,9 +40,25 @@ export class ThreadStore {
     ]);
   }
 
-  /** Ensures the thread exists (a run's thread is readable from its first event). */
-  async ensure(threadId: string): Promise<void> {
-    await this.db.thread.upsert({ where: { id: threadId }, create: { id: threadId }, update: {} });
+  /**
+   * Ensures the thread exists (a run's thread is readable from its first event), owned by
+   * `owner` when this call creates it. Returns the thread's owner as stored: whoever
+   * created it first (null for a thread from before owners were recorded).
+   */
+  async ensure(threadId: string, owner: string): Promise<string | null> {
+    const row = await this.db.thread.upsert({ where: { id: threadId }, create: { id: threadId, owner }, update: {}, select: { owner: true } });
+    return row.owner;
+  }
+
+  /** Deletes a thread that has no messages (one a refused write created). */
+  async dropIfEmpty(threadId: string): Promise<void> {
+    await this.db.thread.deleteMany({ where: { id: threadId, messages: { none: {} } } });
+  }
+
+  /** The thread's owner: undefined when there is no such thread, null when it predates owners. */
+  async owner(threadId: string): Promise<string | null | undefined> {
+    const row = await this.db.thread.findUnique({ where: { id: threadId }, select: { owner: true } });
+    return row ? row.owner : undefined;
   }
 
   async get(threadId: string): Promise<ThreadView | null> {

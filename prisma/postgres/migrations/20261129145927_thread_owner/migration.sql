@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Thread" ADD COLUMN     "owner" TEXT;
+
