@@ -25,7 +25,7 @@ builder.queryFields((t) => ({
   thread: t.field({
     type: ThreadRef,
     nullable: true,
-    description: "A thread, for the caller of its first run or an ADMIN.",
+    description: "A thread, for the caller who created it (with its first run or appendThreadMessages) or an ADMIN.",
     args: { id: t.arg.id({ required: true }) },
     resolve: (_r, { id }, ctx) => ctx.runtime.agents.thread(String(id), requireCaller(ctx)),
   }),
