@@ -7,7 +7,7 @@ import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { validate } from "../tools/json-schema.ts";
-import { addSecret, scrubValue } from "../tools/redact.ts";
+import { addSecret, scrubValue, scrubValueOf } from "../tools/redact.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { runWithRetry } from "./retry-loop.ts";
@@ -28,6 +28,8 @@ export interface RunRequest {
   /** Overrides the entry's per-attempt timeout (capped by it only if smaller). */
   timeoutSeconds?: number;
   parentRunId?: string;
+  /** The parent attempt's signal (a child run through `ctx.runTool`): when it aborts, this run is cancelled too. */
+  signal?: AbortSignal;
 }
 
 /** What the chokepoint needs from the runtime. */
@@ -66,6 +68,8 @@ export interface RunOutcome {
  */
 export class Dispatcher {
   private readonly inflight = new Map<string, InFlight>();
+  /** Per run: values its secret-tier child runs returned (scrubbed from its records). */
+  private readonly learned = new Map<string, Set<string>>();
   private closing = false;
   private readonly unlistenCancel: () => void;
 
@@ -130,6 +134,11 @@ export class Dispatcher {
     this.publish(started);
 
     const controller = new AbortController();
+    // A child run ends with its parent's attempt (cancel, timeout, shutdown).
+    const parent = req.signal;
+    const onParentAbort = () => controller.abort(new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }));
+    if (parent?.aborted) onParentAbort();
+    else parent?.addEventListener("abort", onParentAbort, { once: true });
     const done = this.execute(entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
       caller: req.caller,
       timeoutSeconds: req.timeoutSeconds,
@@ -142,6 +151,7 @@ export class Dispatcher {
       return await done;
     } finally {
       this.inflight.delete(base.id);
+      parent?.removeEventListener("abort", onParentAbort);
     }
   }
 
@@ -249,9 +259,12 @@ export class Dispatcher {
     entry: SurfaceEntry,
     run: RunRecord,
     body: (ctx: ToolContext) => Promise<unknown>,
-    opts: { caller: Caller; timeoutSeconds?: number; controller: AbortController; redact: boolean; policy?: RunRecord["policy"] },
+    opts: { caller: Caller; timeoutSeconds?: number; controller: AbortController; redact: boolean; policy?: RunRecord["policy"]; resumed?: boolean },
   ): Promise<RunOutcome> {
     const { controller, redact } = opts;
+    // Interactions of a run are opened only through its ctx (or were, before a resume):
+    // a run that opened none has none to cancel, and skips that database round trip.
+    let mayHaveOpen = opts.resumed ?? false;
     const log = this.deps.log.child({ runId: run.id, tool: entry.name });
     const timeoutSeconds = Math.min(opts.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
     const before = run.attempts.length;
@@ -269,8 +282,17 @@ export class Dispatcher {
           caller: opts.caller,
           log,
           redact: (secret) => addSecret(secret),
-          runTool: async (name, childInput) => (await this.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id })).output,
-          openInteraction: (request) => this.deps.interactions.open(run.id, entry.name, request),
+          runTool: async (name, childInput) => {
+            const child = (await this.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id, signal })).output;
+            // A secret-tier child's output may flow into this run's result: whatever this
+            // run stores or publishes is scrubbed of it.
+            if (this.deps.surface.base(name)?.tier === "secret") learnSecrets(this.learned, run.id, child);
+            return child;
+          },
+          openInteraction: (request) => {
+            mayHaveOpen = true;
+            return this.deps.interactions.open(run.id, entry.name, request);
+          },
           store: this.deps.store,
         };
         const value = await body(ctx);
@@ -308,8 +330,9 @@ export class Dispatcher {
       if (returned) Object.assign(run, { content: returned.content, details: returned.details ?? null, terminate: returned.terminate, data: returned.data ?? null });
       if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined)) log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
     }
-    await this.deps.interactions.cancelOpen(run.id);
+    if (mayHaveOpen) await this.deps.interactions.cancelOpen(run.id);
     const ended = await this.persistOutcome(run, last && !stored.has(last.number) ? last : null, redact, log);
+    this.learned.delete(run.id);
     this.publish(ended);
     return { run: ended.run, output: { ...run } };
   }
@@ -351,7 +374,7 @@ export class Dispatcher {
       if (!entry) throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, { kind: "NOT_FOUND" });
       return entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers);
     };
-    const done = this.execute(entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact });
+    const done = this.execute(entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true });
     this.inflight.set(runId, { controller, done });
     try {
       return await done;
@@ -376,8 +399,10 @@ export class Dispatcher {
 
   /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed. */
   private snapshot(run: RunRecord, redact: boolean): RunRecord {
-    if (!redact) return scrubValue({ ...run });
-    return { ...scrubValue(run), input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
+    const learned = this.learned.get(run.id);
+    const scrub = (r: RunRecord) => (learned ? scrubValueOf(scrubValue(r), learned) : scrubValue(r));
+    if (!redact) return scrub({ ...run });
+    return { ...scrub(run), input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
   }
 
   private async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
@@ -398,6 +423,19 @@ export class Dispatcher {
 function defaultResume(answers: Record<string, unknown>): unknown {
   const values = Object.values(answers);
   return values.length === 1 ? values[0] : answers;
+}
+
+/** Remembers every string (≥ 4 characters) of a secret child's output against `runId`. */
+function learnSecrets(learned: Map<string, Set<string>>, runId: string, child: RunRecord): void {
+  const set = learned.get(runId) ?? new Set<string>();
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      if (v.length >= 4) set.add(v);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk([child.content, child.data, child.details]);
+  if (set.size) learned.set(runId, set);
 }
 
 function both(run: RunRecord): RunOutcome {
