@@ -80,6 +80,13 @@ export interface AgentInfo {
 
 export const DEFAULT_AGENT = "tools_agent";
 
+const RANK: Record<Caller["role"], number> = { READER: 0, USER: 1, ADMIN: 2 };
+
+/** The less privileged of two roles (an unknown role counts as READER). */
+function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
+  return (RANK[a] ?? 0) <= (RANK[b] ?? 0) ? a : b;
+}
+
 /** How a thread records its owner: the key name, or "" for the anonymous caller. */
 function ownerKey(caller: Caller): string {
   return caller.keyName ?? "";
@@ -213,7 +220,10 @@ export class AgentService {
       if (resuming) await this.store.unclaim(resuming.id, resuming.status);
       throw e;
     }
-    this.launch(runId, threadId, agent, options, req.caller, resuming, prepared);
+    // A resume never raises the rights the paused conversation ran with: an ADMIN who
+    // approves a USER's pending call lets the loop go on with the USER's role.
+    const caller = resuming ? { ...req.caller, role: lowerRole(req.caller.role, resuming.callerRole as Caller["role"]) } : req.caller;
+    this.launch(runId, threadId, agent, options, caller, resuming, prepared);
     return { runId, threadId, agent: cls.toolName };
   }
 
