@@ -163,6 +163,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       },
     }),
     changed,
+    provider,
   );
 
   let closed = false;

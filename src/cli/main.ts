@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
+import { scrubText } from "../tools/redact.ts";
 import { serve } from "../server/serve.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime } from "./cli-support.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
@@ -101,9 +102,10 @@ keys
 registerCompositionCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
+  // Known secrets (resolved !ENV values) are scrubbed here as at every other edge.
   if (e instanceof ApiError) {
-    process.stderr.write(`error (${e.code}): ${e.message}\n`);
-    for (const i of e.issues) process.stderr.write(`  ${i.path || "/"}: ${i.message}\n`);
-  } else process.stderr.write(`error: ${(e as Error).message ?? e}\n`);
+    process.stderr.write(scrubText(`error (${e.code}): ${e.message}\n`));
+    for (const i of e.issues) process.stderr.write(scrubText(`  ${i.path || "/"}: ${i.message}\n`));
+  } else process.stderr.write(scrubText(`error: ${(e as Error).message ?? e}\n`));
   process.exitCode = EXIT.usage;
 });

@@ -38,6 +38,8 @@ export class ManifestService {
     private readonly db: Db,
     private readonly context: () => Promise<DocumentContext>,
     private readonly onChanged: () => Promise<void>,
+    /** On PostgreSQL, activation takes an advisory lock so two activations never leave two manifests active. */
+    private readonly provider: "sqlite" | "postgres" = "sqlite",
   ) {}
 
   async list(): Promise<Manifest[]> {
@@ -113,7 +115,13 @@ export class ManifestService {
     if (!target) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
     const issues = await documentIssues(target.document, await this.context());
     if (issues.length) throw ApiError.badInput(`manifest "${name}" no longer validates: ${describeIssues(issues)}`, issues);
-    await this.db.$transaction([this.db.manifest.updateMany({ where: { active: true }, data: { active: false } }), this.db.manifest.update({ where: { name }, data: { active: true } })]);
+    await this.db.$transaction(async (tx) => {
+      // Under READ COMMITTED two concurrent "deactivate all, activate one" could each miss
+      // the other's activation; the lock serialises them (SQLite serialises writers anyway).
+      if (this.provider === "postgres") await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(4242420001)");
+      await tx.manifest.updateMany({ where: { active: true }, data: { active: false } });
+      await tx.manifest.update({ where: { name }, data: { active: true } });
+    });
     await this.onChanged();
     return (await this.get(name))!;
   }
