@@ -112,13 +112,17 @@ export class KeyStore {
     }
     const admins = await this.db.apiKey.count({ where: { role: "ADMIN", revokedAt: null } });
     if (admins > 0) return null;
-    const name = (await this.db.apiKey.findUnique({ where: { name: "admin" } })) ? `admin-${Date.now()}` : "admin";
-    try {
-      return await this.create(name, "ADMIN");
-    } catch (e) {
-      // Another instance starting at the same moment created the first admin key.
-      if (e instanceof ApiError && e.code === "CONFLICT" && (await this.db.apiKey.count({ where: { role: "ADMIN", revokedAt: null } })) > 0) return null;
-      throw e;
+    // Always try the name "admin" first: the unique name is what makes two instances
+    // starting together agree on one key (the loser sees the winner's and stops).
+    for (const name of ["admin", `admin-${Date.now()}`]) {
+      try {
+        return await this.create(name, "ADMIN");
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === "CONFLICT")) throw e;
+        if ((await this.db.apiKey.count({ where: { role: "ADMIN", revokedAt: null } })) > 0) return null;
+        // "admin" exists but is revoked: fall through to a fresh name.
+      }
     }
+    return null;
   }
 }

@@ -29,12 +29,12 @@ afterEach(async () => {
 });
 
 /** A runtime (one tool per tier besides the demo tools) and its in-process GraphQL app. */
-async function setup(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config> } = {}) {
+async function setup(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config>; kind?: "sqlite" | "postgres" } = {}) {
   const app = new App();
   const ran = { read: 0, write: 0 };
   app.tool({ name: "probe_read", description: "A read probe.", input: z.object({}) }, () => ++ran.read);
   app.tool({ name: "probe_write", description: "A write probe.", input: z.object({}), tier: "write" }, () => ++ran.write);
-  const rt = await testRuntime({ app, env: options.env, config: options.config });
+  const rt = await testRuntime({ app, env: options.env, config: options.config, kind: options.kind });
   const server = buildApp(rt);
   cleanup.push(() => rt.dispose(), () => server.stop());
   const gql = async (query: string, variables: Record<string, unknown> = {}, auth?: string): Promise<GqlResult> => {
@@ -72,7 +72,8 @@ describe("creating keys", () => {
   });
 
   it("should store only the SHA-256 of a key: the plain key is in no ApiKey row and nowhere in the database file", async () => {
-    const { rt, admin } = await setup();
+    // The file check reads SQLite's file, so this test always uses SQLite.
+    const { rt, admin } = await setup({ kind: "sqlite" });
     const key = await rt.keys.create("stored", "READER");
     const rows = await rt.db.apiKey.findMany();
     const row = rows.find((r) => r.name === "stored")!;
