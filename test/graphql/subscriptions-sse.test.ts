@@ -1,51 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { RUN_EVENTS, until, within, type RunEventData } from "./support.ts";
-
-/** One server-sent event, as yoga writes them ("event: next" / "event: complete"). */
-interface SseEvent {
-  event: string;
-  data: string;
-}
-
-/** Reads server-sent events from a fetch response, with bounded waits. */
-function sseReader(res: Response) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  const events: SseEvent[] = [];
-  let buffer = "";
-  let ended = false;
-  const pump = (async () => {
-    for (;;) {
-      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
-      if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf("\n\n")) !== -1) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const e: SseEvent = { event: "message", data: "" };
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event:")) e.event = line.slice(6).trim();
-          else if (line.startsWith("data:")) e.data += line.slice(5).trim();
-        }
-        if (block.trim() && !block.startsWith(":")) events.push(e);
-      }
-    }
-    ended = true;
-  })();
-  return {
-    events,
-    /** Payloads of `next` events. */
-    nexts: <T>() => events.filter((e) => e.event === "next").map((e) => JSON.parse(e.data) as { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }),
-    ended: () => ended,
-    async cancel() {
-      await reader.cancel();
-      await within("the SSE reader to stop", pump);
-    },
-  };
-}
+import { RUN_EVENTS, sseReader, until, within, type RunEventData } from "./support.ts";
 
 describe("subscriptions over SSE (real listening server)", () => {
   let rt: TestRuntime | undefined;

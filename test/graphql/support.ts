@@ -106,3 +106,48 @@ export const RUN_EVENTS = /* GraphQL */ `
 export interface RunEventData {
   runEvents: { seq: number; type: string; at: string; run: { id: string; tool: string; status: string } };
 }
+
+/** One server-sent event, as yoga writes them ("event: next" / "event: complete"). */
+export interface SseEvent {
+  event: string;
+  data: string;
+}
+
+/** Reads server-sent events from a fetch response, with bounded waits. */
+export function sseReader(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: SseEvent[] = [];
+  let buffer = "";
+  let ended = false;
+  const pump = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true as const }));
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf("\n\n")) !== -1) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const e: SseEvent = { event: "message", data: "" };
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event:")) e.event = line.slice(6).trim();
+          else if (line.startsWith("data:")) e.data += line.slice(5).trim();
+        }
+        if (block.trim() && !block.startsWith(":")) events.push(e);
+      }
+    }
+    ended = true;
+  })();
+  return {
+    events,
+    /** Payloads of `next` events. */
+    nexts: <T>() => events.filter((e) => e.event === "next").map((e) => JSON.parse(e.data) as { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }),
+    ended: () => ended,
+    async cancel() {
+      await reader.cancel();
+      await within("the SSE reader to stop", pump);
+    },
+  };
+}
+
