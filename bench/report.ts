@@ -1,0 +1,118 @@
+import type { AgentStreamResult } from "./scenarios/agent-stream.ts";
+import type { DispatchResult } from "./scenarios/dispatch.ts";
+import type { FanoutResult } from "./scenarios/fanout.ts";
+import type { RunWritesResult } from "./scenarios/run-writes.ts";
+import type { ScalingResult } from "./scenarios/scaling.ts";
+
+/** What one bench run measured, as written to bench/results/latest.json. */
+export interface BenchResults {
+  meta: Record<string, unknown>;
+  dispatch?: DispatchResult;
+  scaling?: ScalingResult;
+  fanout?: FanoutResult;
+  agent?: AgentStreamResult;
+  writes?: RunWritesResult;
+  targets: TargetCheck[];
+}
+
+/** One target of the benchmark issue, checked against this run's ratios. */
+export interface TargetCheck {
+  id: string;
+  description: string;
+  /** "≥ 0.7" or "≤ 2". */
+  target: string;
+  value: number | null;
+  met: boolean | null;
+}
+
+function check(id: string, description: string, op: "≥" | "≤", bound: number, value: number | undefined | null): TargetCheck {
+  const v = value === undefined || value === null || !Number.isFinite(value) ? null : value;
+  return { id, description, target: `${op} ${bound}`, value: v, met: v === null ? null : op === "≥" ? v >= bound : v <= bound };
+}
+
+/** The issue's targets, from the ratios of one run; a scenario that did not run gives null. */
+export function checkTargets(r: BenchResults): TargetCheck[] {
+  const d = r.dispatch?.ratios;
+  const out = [
+    check("dispatch-vs-yoga", "dispatch (SQLite) req/s ÷ bare yoga echo", "≥", 0.7, d?.["tai42-sqlite/yoga"]),
+    check("dispatch-vs-mcp-stateless", "dispatch (SQLite) req/s ÷ MCP SDK, stateless", "≥", 3, d?.["tai42-sqlite/mcp-stateless"]),
+    check("dispatch-vs-mcp-session", "dispatch (SQLite) req/s ÷ MCP SDK, sessions", "≥", 3, d?.["tai42-sqlite/mcp-session"]),
+    check("dispatch-p99-at-50", `dispatch (SQLite) p99 ÷ bare yoga p99 at ${r.dispatch?.settings.connections ?? 50} connections`, "≤", 2, d?.["tai42-sqlite/yoga p99"]),
+    check("fanout-rate", "fan-out delivered events/s ÷ bare yoga + createPubSub", "≥", 0.8, r.fanout?.ratios.deliveryRate),
+    check("fanout-memory", "server RSS per idle subscriber ÷ baseline", "≤", 1.5, r.fanout?.ratios.memoryPerIdleSubscriber),
+  ];
+  if (r.agent?.measured) for (const p of r.agent.points) out.push(check(`agent-stream-${p.subscribers}`, `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`, "≥", 0.7, p.rateRatio));
+  else out.push(check("agent-stream", `agent streaming ÷ bare subscription (${r.agent ? r.agent.reason : "not run"})`, "≥", 0.7, null));
+  return out;
+}
+
+function table(title: string, head: string[], rows: (string | number)[][]): string {
+  const cells = [head, ...rows.map((r) => r.map((c) => String(c)))];
+  const widths = head.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [`\n${title}`, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+}
+
+/** The human-readable summary printed at the end of a run. */
+export function formatResults(r: BenchResults): string {
+  const parts: string[] = [];
+  if (r.dispatch) {
+    const s = r.dispatch.settings;
+    parts.push(
+      table(
+        `Dispatch: ${s.connections} connections, ${s.durationSeconds} s measured after ${s.warmupSeconds} s warm-up, ${s.rounds} round(s)`,
+        ["server", "req/s", "p50 ms", "p99 ms", "errors"],
+        Object.entries(r.dispatch.servers).map(([n, f]) => [n, f.rps.toFixed(0), f.p50, f.p99, f.errors + f.non2xx + f.timeouts]),
+      ),
+      table("Dispatch ratios", ["ratio", "value"], Object.entries(r.dispatch.ratios).map(([k, v]) => [k, v])),
+    );
+  }
+  if (r.scaling)
+    parts.push(
+      table(
+        "Scaling (SQLite dispatch vs bare yoga echo)",
+        ["connections", "tai42 req/s", "tai42 p99", "yoga req/s", "yoga p99", "req/s ratio", "p99 ratio"],
+        r.scaling.points.map((p) => [p.connections, p.tai42.rps.toFixed(0), p.tai42.p99, p.yoga.rps.toFixed(0), p.yoga.p99, p.rpsRatio, p.p99Ratio]),
+      ),
+    );
+  if (r.fanout) {
+    const f = r.fanout;
+    parts.push(
+      table(
+        `Fan-out: ${f.settings.subscribers} graphql-ws subscribers, ${f.settings.dispatches} dispatches`,
+        ["server", "deliveries", "events/s", "p50 ms", "p99 ms", "bytes/msg", "RSS KiB/idle sub", "heap KiB/idle sub"],
+        (["baseline", "tai42"] as const).map((k) => [
+          k === "baseline" ? "bare yoga + createPubSub" : "tai42 runEvents",
+          `${f[k].deliveries}/${f[k].expectedDeliveries}`,
+          f[k].eventsPerSecond,
+          f[k].p50,
+          f[k].p99,
+          f[k].messageBytes,
+          f[k].rssPerIdleSubscriberKiB,
+          f[k].heapPerIdleSubscriberKiB,
+        ]),
+      ),
+    );
+  }
+  if (r.agent) {
+    if (!r.agent.measured) parts.push(`\nAgent streaming: NOT MEASURED (${r.agent.reason})`);
+    else
+      parts.push(
+        table(
+          `Agent streaming: ${r.agent.settings.deltas} message deltas`,
+          ["subscribers", "tai42 events/s", "tai42 TTFE ms", "bare events/s", "bare TTFE ms", "rate ratio", "TTFE ratio"],
+          r.agent.points.map((p) => [p.subscribers, p.tai42.eventsPerSecond, p.tai42.ttfeMs, p.baseline.eventsPerSecond, p.baseline.ttfeMs, p.rateRatio, p.ttfeRatio]),
+        ),
+      );
+  }
+  if (r.writes)
+    parts.push(
+      table(
+        `Run writes of one dispatch (two transactions), ${r.writes.dispatches} in a row`,
+        ["path", "µs per dispatch"],
+        [...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (Prisma), ${k}`, v.usPerDispatch]), ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch]],
+      ),
+    );
+  parts.push(table("Targets", ["target", "bound", "value", "met"], r.targets.map((t) => [t.description, t.target, t.value ?? "n/a", t.met === null ? "not measured" : t.met ? "yes" : "NO"])));
+  return parts.join("\n");
+}

@@ -1,0 +1,94 @@
+import type { Child } from "../lib/child.ts";
+import type { ScratchDatabases } from "../lib/databases.ts";
+import { measureHttp, type HttpTarget, type LoadFigures } from "../lib/load.ts";
+import { round } from "../lib/percentiles.ts";
+import { startMcp, startRaw, startTai42, startYoga } from "../lib/servers.ts";
+import { checkTarget, mcpTarget, openMcpSessions, rawTarget, tai42Target, yogaTarget } from "../lib/targets.ts";
+import type { BenchSettings } from "../settings.ts";
+
+/** One server's figures: the mean over rounds, and each round. */
+export interface ServerFigures extends LoadFigures {
+  rounds: LoadFigures[];
+  /** tai42 only: what the database holds afterwards (every request a stored run). */
+  persisted?: { runs: number; succeeded: number; events: number };
+}
+
+/** Scenario 1: dispatch throughput and latency against the baselines and the peer. */
+export interface DispatchResult {
+  settings: BenchSettings["dispatch"];
+  servers: Record<string, ServerFigures>;
+  /** tai42 req/s over each other server's (and p99 over bare yoga's), per tai42 database. */
+  ratios: Record<string, number>;
+}
+
+interface Entry {
+  name: string;
+  child: Child;
+  target: HttpTarget;
+  rounds: LoadFigures[];
+}
+
+function mean(rounds: LoadFigures[]): LoadFigures {
+  const avg = (f: (r: LoadFigures) => number) => rounds.reduce((a, r) => a + f(r), 0) / rounds.length;
+  const sum = (f: (r: LoadFigures) => number) => rounds.reduce((a, r) => a + f(r), 0);
+  return {
+    connections: rounds[0].connections,
+    durationSeconds: round(sum((r) => r.durationSeconds)),
+    requests: sum((r) => r.requests),
+    rps: round(avg((r) => r.rps), 1),
+    p50: round(avg((r) => r.p50)),
+    p99: round(avg((r) => r.p99)),
+    mean: round(avg((r) => r.mean)),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+    timeouts: sum((r) => r.timeouts),
+  };
+}
+
+/**
+ * Starts every server, then loads each in turn with the same autocannon settings; with
+ * several rounds the order alternates (forward, then backward) so a drift in the
+ * machine's background load does not favour one server.
+ */
+export async function dispatchScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<DispatchResult> {
+  const s = settings.dispatch;
+  const started: Child[] = [];
+  const entries: Entry[] = [];
+  const add = async <C extends Child>(name: string, child: Promise<C>, target: (c: C) => Promise<HttpTarget> | HttpTarget) => {
+    const c = await child;
+    started.push(c);
+    entries.push({ name, child: c, target: await target(c), rounds: [] });
+  };
+  try {
+    await add("raw", startRaw(), (c) => rawTarget(c.url));
+    await add("yoga", startYoga(), (c) => yogaTarget(c.url));
+    await add("mcp-stateless", startMcp("stateless"), (c) => mcpTarget(c.url));
+    await add("mcp-session", startMcp("session"), async (c) => mcpTarget(c.url, await openMcpSessions(c.url, s.mcpSessions)));
+    await add("tai42-sqlite", startTai42(dbs, "sqlite"), (c) => tai42Target(c.url, c.key));
+    if (dbs.hasPostgres) await add("tai42-postgres", startTai42(dbs, "postgres"), (c) => tai42Target(c.url, c.key));
+    for (const e of entries) await checkTarget(e.name, e.target);
+
+    for (let r = 0; r < s.rounds; r++) {
+      const order = r % 2 === 0 ? entries : [...entries].reverse();
+      for (const e of order) {
+        const f = await measureHttp(e.target, s);
+        e.rounds.push(f);
+        log(`  dispatch round ${r + 1}/${s.rounds} ${e.name.padEnd(15)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors || f.non2xx ? `  (${f.errors} errors, ${f.non2xx} non-2xx)` : ""}`);
+      }
+    }
+
+    const servers: Record<string, ServerFigures> = {};
+    for (const e of entries) {
+      servers[e.name] = { ...mean(e.rounds), rounds: e.rounds };
+      if (e.name.startsWith("tai42")) servers[e.name].persisted = await e.child.call("persisted");
+    }
+    const ratios: Record<string, number> = {};
+    for (const t of Object.keys(servers).filter((n) => n.startsWith("tai42"))) {
+      for (const b of ["raw", "yoga", "mcp-stateless", "mcp-session"]) ratios[`${t}/${b}`] = round(servers[t].rps / servers[b].rps, 3);
+      ratios[`${t}/yoga p99`] = round(servers[t].p99 / servers.yoga.p99, 3);
+    }
+    return { settings: s, servers, ratios };
+  } finally {
+    await Promise.all(started.map((c) => c.stop()));
+  }
+}
