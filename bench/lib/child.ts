@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The bench folder; child scripts are named relative to it. */
@@ -31,7 +31,7 @@ export interface Child {
  * channel and --expose-gc, passing `arg` as JSON; resolves once it reports ready.
  */
 export function startChild(name: string, script: string, arg: unknown, options: ChildOptions = {}): Promise<Child> {
-  const child = spawn(process.execPath, ["--expose-gc", ...(options.nodeArgs ?? []), "--import", "tsx", join(BENCH_DIR, script), JSON.stringify(arg)], {
+  const child = spawn(process.execPath, ["--expose-gc", ...(options.nodeArgs ?? []), "--import", "tsx", resolve(BENCH_DIR, script), JSON.stringify(arg)], {
     stdio: ["ignore", "inherit", "pipe", "ipc"],
     env: { ...process.env, TAI_LOG: "silent", ...options.env },
   });

@@ -66,6 +66,9 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
     await add("mcp-session", startMcp("session"), async (c) => mcpTarget(c.url, await openMcpSessions(c.url, s.mcpSessions)));
     await add("tai42-sqlite", startTai42(dbs, "sqlite"), (c) => tai42Target(c.url, c.key));
     if (dbs.hasPostgres) await add("tai42-postgres", startTai42(dbs, "postgres"), (c) => tai42Target(c.url, c.key));
+    // Diagnostic, not a configuration: the same server with its two run writes answered
+    // from memory, showing what the rest of the dispatch path costs.
+    await add("tai42-nowrites", startTai42(dbs, "sqlite", { stubRunWrites: true }), (c) => tai42Target(c.url, c.key));
     for (const e of entries) await checkTarget(e.name, e.target);
 
     for (let r = 0; r < s.rounds; r++) {

@@ -34,7 +34,7 @@ describe("npm run bench with smoke settings", () => {
     const r = JSON.parse(readFileSync(out, "utf8"));
     expect(r.meta.smoke).toBe(true);
 
-    expect(Object.keys(r.dispatch.servers).sort()).toEqual(["mcp-session", "mcp-stateless", "raw", "tai42-sqlite", "yoga"]);
+    expect(Object.keys(r.dispatch.servers).sort()).toEqual(["mcp-session", "mcp-stateless", "raw", "tai42-nowrites", "tai42-sqlite", "yoga"]);
     for (const f of Object.values(r.dispatch.servers) as Record<string, unknown>[]) {
       for (const k of ["rps", "p50", "p99", "requests"]) expect(isNumber(f[k]), `dispatch ${k}`).toBe(true);
       expect(f.requests).toBeGreaterThan(0);
