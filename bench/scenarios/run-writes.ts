@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { openDb } from "../../src/db/client.ts";
-import type { RunRecord } from "../../src/dispatch/run-record.ts";
+import { newRun, type RunRecord } from "../../src/dispatch/run-record.ts";
 import { RunStore } from "../../src/dispatch/run-store.ts";
 import type { ScratchDatabases } from "../lib/databases.ts";
 import { round } from "../lib/percentiles.ts";
@@ -24,28 +23,7 @@ export interface RunWritesResult {
 }
 
 function echoRun(): RunRecord {
-  const now = new Date().toISOString();
-  return {
-    id: randomUUID(),
-    tool: "echo",
-    status: "RUNNING",
-    input: { text: ECHO_TEXT },
-    content: [],
-    data: null,
-    details: null,
-    isError: false,
-    errorKind: null,
-    errorMessage: null,
-    terminate: false,
-    attempts: [],
-    parentRunId: null,
-    door: "graphql",
-    callerRole: "USER",
-    callerKey: "bench",
-    policy: null,
-    startedAt: now,
-    finishedAt: null,
-  };
+  return newRun({ tool: "echo", input: { text: ECHO_TEXT }, door: "graphql", callerRole: "USER", callerKey: "bench" });
 }
 
 async function timeEach(n: number, one: () => Promise<void> | void): Promise<number> {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ErrorKind } from "../errors.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import type { ContentBlock } from "../tools/result.ts";
@@ -61,4 +62,29 @@ export interface RunEventRecord {
 
 export function isFinal(status: RunStatus): boolean {
   return status !== "RUNNING";
+}
+
+/** A new RUNNING run for a dispatch, before anything about its tool is known. */
+export function newRun(fields: { tool: string; input: unknown; door: Door; callerRole: string; callerKey: string | null; parentRunId?: string | null }): RunRecord {
+  return {
+    id: randomUUID(),
+    tool: fields.tool,
+    status: "RUNNING",
+    input: fields.input ?? null,
+    content: [],
+    data: null,
+    details: null,
+    isError: false,
+    errorKind: null,
+    errorMessage: null,
+    terminate: false,
+    attempts: [],
+    parentRunId: fields.parentRunId ?? null,
+    door: fields.door,
+    callerRole: fields.callerRole,
+    callerKey: fields.callerKey,
+    policy: null,
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+  };
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import type { Bus } from "../events/bus.ts";
@@ -13,7 +12,7 @@ import type { ToolContext } from "../tools/definition.ts";
 import { runWithRetry } from "./retry-loop.ts";
 import { isPark, type Park } from "../interactions/park.ts";
 import type { InteractionStore } from "../interactions/interaction-store.ts";
-import { isFinal, type AppliedPolicy, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
+import { isFinal, newRun, type AppliedPolicy, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import type { RunStore } from "./run-store.ts";
 
 /** One dispatch, as every door states it. */
@@ -84,28 +83,7 @@ export class Dispatcher {
 
   /** Runs a tool; also returns the unredacted output for in-process consumers. */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
-    const startedAt = new Date().toISOString();
-    const base: RunRecord = {
-      id: randomUUID(),
-      tool: req.tool,
-      status: "RUNNING",
-      input: req.input ?? null,
-      content: [],
-      data: null,
-      details: null,
-      isError: false,
-      errorKind: null,
-      errorMessage: null,
-      terminate: false,
-      attempts: [],
-      parentRunId: req.parentRunId ?? null,
-      door: req.door,
-      callerRole: req.caller.role,
-      callerKey: req.caller.keyName,
-      policy: null,
-      startedAt,
-      finishedAt: null,
-    };
+    const base = newRun({ tool: req.tool, input: req.input, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, parentRunId: req.parentRunId });
     if (this.closing) return this.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
     const entry = this.deps.surface.resolve(req.tool);

@@ -65,11 +65,12 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
   const d = doc as ManifestDocument;
   const issues: Issue[] = (await ctx.load(d.extensionsModules ?? [])).map((i) => ({ ...i, path: `/document/extensionsModules${i.path}` }));
   const known = (n: string) => Boolean(ctx.surface.base(n)) || ctx.presets.has(n);
-  const branches = new Set<string>();
+  // Every branch the document binds, so selection and retry may name them.
+  const branches = new Set(Object.entries(d.extensions ?? {}).flatMap(([tool, value]) => combosOf(value).map((combo) => branchName(tool, combo))));
 
   for (const list of ["include", "exclude"] as const)
     (d.tools?.[list] ?? []).forEach((n, i) => {
-      if (!isGlob(n) && !known(n) && !isBranchOf(n, d)) issues.push({ path: `/document/tools/${list}/${i}`, message: `unknown tool "${n}"` });
+      if (!isGlob(n) && !known(n) && !branches.has(n)) issues.push({ path: `/document/tools/${list}/${i}`, message: `unknown tool "${n}"` });
     });
 
   for (const [tool, value] of Object.entries(d.extensions ?? {})) {
@@ -87,7 +88,6 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
           issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `extension "${n}" comes from module "${ext.module}", which this manifest does not list in extensionsModules` });
         }
       });
-      branches.add(branchName(tool, combo));
       // Every write binds each combo once (then discards it), so a refused setting or a
       // refusing factory is reported here, at the door that wrote it.
       const base = bindable ? ctx.surface.base(tool) : undefined;
@@ -113,8 +113,4 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
     }
   }
   return issues;
-}
-
-function isBranchOf(name: string, d: ManifestDocument): boolean {
-  return Object.entries(d.extensions ?? {}).some(([tool, v]) => combosOf(v).some((combo) => branchName(tool, combo) === name));
 }

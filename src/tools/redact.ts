@@ -12,10 +12,6 @@ export function addSecret(value: string): void {
   if (value.length >= 4) secrets.add(value);
 }
 
-export function hasSecrets(): boolean {
-  return secrets.size > 0;
-}
-
 /** The process-wide secret values (read-only view), for scrubbers that must see them whole. */
 export function secretValues(): ReadonlySet<string> {
   return secrets;

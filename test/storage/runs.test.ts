@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
-import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
+import { newRun, type RunEventRecord, type RunRecord } from "../../src/dispatch/run-record.ts";
 import { ToolError } from "../../src/errors.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -13,28 +13,7 @@ import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /** A RUNNING run record as the chokepoint would write it. */
 function record(overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id: randomUUID(),
-    tool: "stored",
-    status: "RUNNING",
-    input: {},
-    content: [],
-    data: null,
-    details: null,
-    isError: false,
-    errorKind: null,
-    errorMessage: null,
-    terminate: false,
-    attempts: [],
-    parentRunId: null,
-    door: "runtime",
-    callerRole: "USER",
-    callerKey: null,
-    policy: null,
-    startedAt: new Date().toISOString(),
-    finishedAt: null,
-    ...overrides,
-  };
+  return { ...newRun({ tool: "stored", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), ...overrides };
 }
 
 describe("run storage", () => {
