@@ -17,10 +17,6 @@ program
   .description("serve GraphQL (HTTP, GraphiQL, graphql-ws, SSE) on HOST:PORT")
   .action(async () => {
     const s = await serve();
-    if (s.firstAdminKey) {
-      process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
-    }
-    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
     const shutdown = (signal: string) => {
       process.stdout.write(`${signal}: draining runs in flight…\n`);
       s.stop().then(
@@ -31,8 +27,14 @@ program
         },
       );
     };
+    // Installed before "listening" is printed: stdout to a pipe is synchronous, so a
+    // supervisor may send SIGTERM as soon as it reads that line.
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
+    if (s.firstAdminKey) {
+      process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
+    }
+    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
   });
 
 const tools = program.command("tools").description("list and run tools");
