@@ -30,6 +30,8 @@ export interface Config {
   publicUrl?: string;
   /** Seconds a graceful shutdown waits for runs in flight before cancelling them. @default 10 */
   shutdownGraceSeconds: number;
+  /** Variables `!ENV` markers may never name, besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY; a trailing `*` is a prefix). @default [] */
+  envDeny: string[];
 }
 
 export class ConfigError extends Error {
@@ -93,5 +95,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: bool(env, "TAI_DEMO", true),
     shutdownGraceSeconds: int(env, "TAI_SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
     publicUrl: env.TAI_PUBLIC_URL ? env.TAI_PUBLIC_URL.replace(/\/+$/, "") : undefined,
+    envDeny: (env.TAI_ENV_DENY ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }

@@ -74,7 +74,7 @@ export interface Issue {
 }
 
 /** The codes a rejected API request carries in `extensions.code`. */
-export type ApiErrorCode = "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "NOT_FOUND" | "CONFLICT";
+export type ApiErrorCode = "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "INVALID_INPUT" | "NOT_FOUND" | "CONFLICT";
 
 /** A rejected request. Domain code throws it; doors map it to their own error shape. */
 export class ApiError extends Error {

@@ -1,4 +1,4 @@
-import { scrubText } from "./tools/redact.ts";
+import type { Scrubber } from "./secrets/secrets.ts";
 
 /** A structured line logger (JSON to stderr). Never pass tool inputs or secrets as fields. */
 export interface Logger {
@@ -10,16 +10,28 @@ export interface Logger {
 
 export type LogSink = (line: string) => void;
 
-/** Lines go to `sink`; TAI_LOG=silent drops them. */
-export function createLogger(base: Record<string, unknown> = {}, sink: LogSink = defaultSink): Logger {
-  // Known secret values (resolved !ENV markers, ctx.redact) are scrubbed from every line.
-  const write = (level: string, message: string, fields?: Record<string, unknown>) =>
-    sink(scrubText(JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...base, ...fields })));
+/** Lines go to `sink`; TAI_LOG=silent drops them. `secrets` scrubs every line (the runtime's, see {@link scrubbingLogger}). */
+export function createLogger(base: Record<string, unknown> = {}, sink: LogSink = defaultSink, secrets?: Scrubber): Logger {
+  const write = (level: string, message: string, fields?: Record<string, unknown>) => {
+    const line = JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...base, ...fields });
+    sink(secrets ? secrets.scrubText(line) : line);
+  };
   return {
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
-    child: (fields) => createLogger({ ...base, ...fields }, sink),
+    child: (fields) => createLogger({ ...base, ...fields }, sink, secrets),
+  };
+}
+
+/** `log` with every message and field scrubbed of the known secrets first (the runtime wraps whatever logger it is given). */
+export function scrubbingLogger(log: Logger, secrets: Scrubber): Logger {
+  const fieldsOf = (f?: Record<string, unknown>) => (f ? secrets.scrub(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v instanceof Error ? `${v.name}: ${v.message}` : v]))) : f);
+  return {
+    info: (m, f) => log.info(secrets.scrubText(m), fieldsOf(f)),
+    warn: (m, f) => log.warn(secrets.scrubText(m), fieldsOf(f)),
+    error: (m, f) => log.error(secrets.scrubText(m), fieldsOf(f)),
+    child: (fields) => scrubbingLogger(log.child(fieldsOf(fields)!), secrets),
   };
 }
 

@@ -8,7 +8,11 @@ import { registerDemoTools } from "./demo/demo-tools.ts";
 import { Dispatcher } from "./dispatch/run-tool.ts";
 import { RunStore } from "./dispatch/run-store.ts";
 import { Bus } from "./events/bus.ts";
-import { createLogger, type Logger } from "./log.ts";
+import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
+import { Secrets } from "./secrets/secrets.ts";
+import { configuredCredentials } from "./secrets/credentials.ts";
+import { scrubbingWrites } from "./db/scrub-writes.ts";
+import { learnStoredMarkers } from "./secrets/stored-markers.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { Surface } from "./registry/surface.ts";
 import { StoredSurface } from "./registry/stored-surface.ts";
@@ -58,6 +62,8 @@ export interface Runtime {
   /** Stored presets and the active manifest, applied to the surface. */
   stored: StoredSurface;
   dispatcher: Dispatcher;
+  /** Every value never served or stored (docs/security-model.md §3), and the `!ENV` resolver. */
+  secrets: Secrets;
   instanceId: string;
   log: Logger;
   /** Spans of monitored calls (the built-in `monitor` extension). */
@@ -81,15 +87,22 @@ export interface Runtime {
 /** Builds a runtime over an already-migrated database (see `db/migrate.ts`). */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
-  const log = options.log ?? createLogger({ service: "tai42" });
+  // The secrets are known before anything is logged, stored or served: the configured
+  // credentials now, the stored markers' values when the stored surface loads below.
+  const secrets = new Secrets({ deny: config.envDeny });
+  for (const c of configuredCredentials(config)) secrets.add(c);
+  const log = scrubbingLogger(options.log ?? createLogger({ service: "tai42" }), secrets);
   const app = options.app ?? sharedApp;
   // Modules register on the shared handle; a runtime built with its own handle (tests)
   // still sees what modules register.
   if (options.loadModules ?? true) await loadModules(sharedApp, config.modules);
-  const { db, provider } = await openDb(config.databaseUrl);
+  const opened = await openDb(config.databaseUrl);
+  const { provider } = opened;
+  const db = scrubbingWrites(opened.db, secrets);
+  await learnStoredMarkers(db, secrets);
   const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: (e) => log.warn("redis error; events degrade until it returns", { error: e.message }) });
   const builtins = new App();
-  const spans = new SpanStore(db, bus);
+  const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";
   registerMonitor(builtins, spans);
   registerAskExternal(builtins);
@@ -125,7 +138,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   heartbeat.unref();
 
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
-  const dispatcher = new Dispatcher({ surface, runs, bus, log, instanceId, interactions: interactionStore, store: expiringStore(db) });
+  const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   const sweep = setInterval(() => {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
@@ -134,20 +147,21 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
+  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
   await agents.recover();
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
-  const stored = new StoredSurface(db, surface, bus, instanceId, log, extensionOf, (modules) => loadModules(sharedApp, modules));
+  const stored = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, (modules) => loadModules(sharedApp, modules));
   await stored.load();
   const changed = () => stored.changed();
-  const presets = new PresetService(db, surface, changed);
+  const presets = new PresetService(db, surface, changed, secrets.deny);
   const manifests = new ManifestService(
     db,
     async () => ({
       surface,
       extension: extensionOf,
+      secrets,
       presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)),
       baseModules: new Set(["builtin", "inline", ...config.modules]),
       load: async (modules: string[]) => {
@@ -191,6 +205,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     manifests,
     stored,
     dispatcher,
+    secrets,
     instanceId,
     log,
     recovered,

@@ -10,7 +10,7 @@ import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { toolResult } from "../tools/result.ts";
-import { scrubText, scrubValue } from "../tools/redact.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, valueOfTerminal, type AgentClass, type AgentContext, type AgentRunOptions } from "./agent.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
 import { agentEntry } from "./agent-entry.ts";
@@ -32,6 +32,7 @@ export interface AgentServiceDeps {
   runs: RunStore;
   bus: Bus;
   log: Logger;
+  secrets: Secrets;
   instanceId: string;
   /** Runtime-owned registrations; the built-in tools agent is registered here. */
   builtins: App;
@@ -136,7 +137,7 @@ export class AgentService {
 
   get services(): AgentServices {
     const d = this.deps;
-    return { surface: d.surface, threads: this.threads, skills: this.skills, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null };
+    return { surface: d.surface, threads: this.threads, skills: this.skills, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets };
   }
 
   /** Registered agents by name: built-ins first, later handles overriding them. */
@@ -202,7 +203,7 @@ export class AgentService {
         id: runId,
         agent: cls.toolName,
         threadId,
-        input: scrubValue(options) as Record<string, unknown>,
+        input: this.deps.secrets.scrub(options) as Record<string, unknown>,
         callerRole: req.caller.role,
         callerKey: req.caller.keyName,
         checkpoint: { instanceId: this.deps.instanceId, resumes: resuming?.id ?? null },
@@ -382,7 +383,7 @@ export class AgentService {
         for await (const event of agent.astream(options, ctx) as AsyncIterable<StreamEvent>) {
           // `seq` counts stored entries only: an entry that failed to store leaves no gap
           // (a gap would hold every joiner waiting for it to be filled from the log).
-          const rec = scrubValue({ ...event, agent: event.agent ?? null, seq: seq + 1, runId }) as AgentEventRecord;
+          const rec = this.deps.secrets.scrub({ ...event, agent: event.agent ?? null, seq: seq + 1, runId }) as AgentEventRecord;
           if (rec.final) {
             await this.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], checkpoint);
             seq = rec.seq;
@@ -397,7 +398,7 @@ export class AgentService {
       } catch (e) {
         const c = classifyAgentError(e, controller.signal.aborted);
         if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-        const rec: RunFailedRecord = { type: "run_failed", final: true, seq: ++seq, runId, kind: c.kind, message: scrubText(c.message) };
+        const rec: RunFailedRecord = { type: "run_failed", final: true, seq: ++seq, runId, kind: c.kind, message: this.deps.secrets.scrubText(c.message) };
         try {
           await this.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", null);
         } catch (err) {

@@ -16,6 +16,11 @@ export async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T
   const rt = await createRuntime({ config, log: createLogger({ service: "tai-cli" }) });
   try {
     return await fn(rt);
+  } catch (e) {
+    // The CLI's errors are an edge like any other: scrubbed of the runtime's secrets.
+    if (e instanceof ApiError) throw new ApiError(e.code, rt.secrets.scrubText(e.message), rt.secrets.scrub(e.issues));
+    if (e instanceof Error) e.message = rt.secrets.scrubText(e.message);
+    throw e;
   } finally {
     await rt.close();
   }

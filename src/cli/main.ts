@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
-import { scrubText } from "../tools/redact.ts";
 import { serve } from "../server/serve.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime } from "./cli-support.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
@@ -64,9 +63,9 @@ tools
     await withRuntime(async (rt) => {
       const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
       const run = await rt.dispatcher.run({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey });
-      process.stdout.write(JSON.stringify(run, null, 2) + "\n");
+      process.stdout.write(rt.secrets.scrubText(JSON.stringify(run, null, 2)) + "\n");
       if (run.status !== "SUCCEEDED") {
-        process.stderr.write(`${run.status}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}\n`);
+        process.stderr.write(rt.secrets.scrubText(`${run.status}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}\n`));
         process.exitCode = EXIT.runFailed;
       }
     });
@@ -104,10 +103,10 @@ keys
 registerCompositionCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
-  // Known secrets (resolved !ENV values) are scrubbed here as at every other edge.
+  // Errors from inside a runtime were scrubbed of its secrets by withRuntime.
   if (e instanceof ApiError) {
-    process.stderr.write(scrubText(`error (${e.code}): ${e.message}\n`));
-    for (const i of e.issues) process.stderr.write(scrubText(`  ${i.path || "/"}: ${i.message}\n`));
-  } else process.stderr.write(scrubText(`error: ${(e as Error).message ?? e}\n`));
+    process.stderr.write(`error (${e.code}): ${e.message}\n`);
+    for (const i of e.issues) process.stderr.write(`  ${i.path || "/"}: ${i.message}\n`);
+  } else process.stderr.write(`error: ${(e as Error).message ?? e}\n`);
   process.exitCode = EXIT.usage;
 });

@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { validate } from "../tools/json-schema.ts";
-import { addSecret, scrubValue, scrubValueOf } from "../tools/redact.ts";
+import type { Secrets, SecretScope } from "../secrets/secrets.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { runWithRetry } from "./retry-loop.ts";
@@ -37,6 +37,8 @@ export interface DispatchDeps {
   runs: RunStore;
   bus: Bus;
   log: Logger;
+  /** The runtime's secrets: `ctx.redact` adds to them; every record is scrubbed of them. */
+  secrets: Secrets;
   instanceId: string;
   interactions: InteractionStore;
   store: import("../db/expiring-store.ts").ExpiringStore;
@@ -67,8 +69,8 @@ export interface RunOutcome {
  */
 export class Dispatcher {
   private readonly inflight = new Map<string, InFlight>();
-  /** Per run: values its secret-tier child runs returned (scrubbed from its records). */
-  private readonly learned = new Map<string, Set<string>>();
+  /** Per run: a scope of the runtime's secrets holding what its secret-tier child runs returned. */
+  private readonly learned = new Map<string, SecretScope>();
   private closing = false;
   private readonly unlistenCancel: () => void;
 
@@ -259,12 +261,12 @@ export class Dispatcher {
           attempt: before + n,
           caller: opts.caller,
           log,
-          redact: (secret) => addSecret(secret),
+          redact: (secret) => this.deps.secrets.add(secret),
           runTool: async (name, childInput) => {
             const child = (await this.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id, signal })).output;
             // A secret-tier child's output may flow into this run's result: whatever this
             // run stores or publishes is scrubbed of it.
-            if (this.deps.surface.base(name)?.tier === "secret") learnSecrets(this.learned, run.id, child);
+            if (this.deps.surface.base(name)?.tier === "secret") this.scopeOf(run.id).learn([child.content, child.data, child.details]);
             return child;
           },
           openInteraction: (request) => {
@@ -282,7 +284,7 @@ export class Dispatcher {
       onRetry: async (attempt) => {
         attempt.number += before;
         run.attempts = [...run.attempts, attempt];
-        this.publish(await this.deps.runs.attemptFailed(this.snapshot(run, redact), attempt));
+        this.publish(await this.deps.runs.attemptFailed(this.snapshot(run, redact), this.scrubber(run.id).scrub(attempt)));
         stored.add(attempt.number);
       },
     });
@@ -327,7 +329,7 @@ export class Dispatcher {
     }
     await this.deps.interactions.attachState(run.id, ids, p.state);
     Object.assign(run, { status: "PARKED", finishedAt: null });
-    const parked = await this.deps.runs.finish(this.snapshot(run, opts.redact), last, "RUN_PARKED");
+    const parked = await this.deps.runs.finish(this.snapshot(run, opts.redact), last && this.scrubber(run.id).scrub(last), "RUN_PARKED");
     this.publish(parked);
     // An answer may have arrived before the park was stored (a fast callback).
     if (await this.deps.interactions.readyToResume(run.id)) return this.resume(run.id);
@@ -364,9 +366,11 @@ export class Dispatcher {
   /** Persists the outcome; a database blip is retried so a finished run is not lost. */
   private async persistOutcome(run: RunRecord, last: RunRecord["attempts"][number] | null, redact: boolean, log: Logger): Promise<RunEventRecord> {
     const snapshot = this.snapshot(run, redact);
+    // The last attempt is stored as its own row: scrubbed like the run it belongs to.
+    const attempt = last && this.scrubber(run.id).scrub(last);
     for (let i = 0; ; i++) {
       try {
-        return await this.deps.runs.finish(snapshot, last);
+        return await this.deps.runs.finish(snapshot, attempt);
       } catch (e) {
         if (i >= 4) throw e;
         log.warn("storing the run outcome failed; retrying", { error: (e as Error).message, try: i + 1 });
@@ -377,20 +381,23 @@ export class Dispatcher {
 
   /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed. */
   private snapshot(run: RunRecord, redact: boolean): RunRecord {
-    const learned = this.learned.get(run.id);
-    const scrub = (r: RunRecord) => (learned ? scrubValueOf(scrubValue(r), learned) : scrubValue(r));
+    const scrub = <T>(r: T) => this.scrubber(run.id).scrub(r);
     if (!redact) return scrub({ ...run });
     return { ...scrub(run), input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
   }
 
   private async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
-    const ended: RunRecord = scrubValue({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
-    const started = await this.deps.runs.start(scrubValue({ ...run }), null, this.deps.instanceId);
+    const ended: RunRecord = this.deps.secrets.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
+    const started = await this.deps.runs.start(this.deps.secrets.scrub({ ...run }), null, this.deps.instanceId);
     this.publish(started!);
     const finished = await this.deps.runs.finish(ended, null);
     this.publish(finished);
     return both(ended);
   }
+
+  /** What scrubs a run's records: its scope once its secret children taught it values, else the runtime's secrets. */
+  private scrubber = (runId: string): Secrets | SecretScope => this.learned.get(runId) ?? this.deps.secrets;
+  private scopeOf = (runId: string): SecretScope => this.learned.get(runId) ?? this.learned.set(runId, this.deps.secrets.scope()).get(runId)!;
 
   private publish(event: RunEventRecord): void {
     this.deps.bus.publish("runEvent", event);
@@ -401,19 +408,6 @@ export class Dispatcher {
 function defaultResume(answers: Record<string, unknown>): unknown {
   const values = Object.values(answers);
   return values.length === 1 ? values[0] : answers;
-}
-
-/** Remembers every string (≥ 4 characters) of a secret child's output against `runId`. */
-function learnSecrets(learned: Map<string, Set<string>>, runId: string, child: RunRecord): void {
-  const set = learned.get(runId) ?? new Set<string>();
-  const walk = (v: unknown): void => {
-    if (typeof v === "string") {
-      if (v.length >= 4) set.add(v);
-    } else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === "object") Object.values(v).forEach(walk);
-  };
-  walk([child.content, child.data, child.details]);
-  if (set.size) learned.set(runId, set);
 }
 
 function both(run: RunRecord): RunOutcome {

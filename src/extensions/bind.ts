@@ -1,10 +1,9 @@
 import { isDeepStrictEqual } from "node:util";
 import { describeIssues, ToolError } from "../errors.ts";
 import type { ComboItem } from "../manifests/manifest.ts";
-import { resolveMarkers } from "../presets/env-markers.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { schemaProblems, validate } from "../tools/json-schema.ts";
-import { addSecret } from "../tools/redact.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 import type { BranchTool, ExtensionDefinition } from "./extension.ts";
 
 /** A combo that cannot bind; names the extension and the tool. */
@@ -54,7 +53,7 @@ function baseLayer(base: SurfaceEntry): BranchTool {
  * (`!ENV` markers, only here) and validated against the extension's schema, then its
  * factory builds the next layer. Throws {@link BindError} naming extension and tool.
  */
-export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name: string) => ExtensionDefinition | undefined): SurfaceEntry {
+export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name: string) => ExtensionDefinition | undefined, secrets: Secrets): SurfaceEntry {
   let layer = baseLayer(base);
   const stack: ExtensionDefinition[] = [];
   for (const item of combo) {
@@ -68,7 +67,7 @@ export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name
     } else {
       let resolved: unknown;
       try {
-        resolved = resolveMarkers(raw ?? {}, `extension "${name}" on tool "${base.name}"`, addSecret);
+        resolved = secrets.resolve(raw ?? {}, `extension "${name}" on tool "${base.name}"`);
       } catch (e) {
         throw new BindError(name, base.name, (e as Error).message.replace(/^extension "[^"]+" on tool "[^"]+": /, ""));
       }

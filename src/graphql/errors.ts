@@ -1,22 +1,22 @@
 import { GraphQLError } from "graphql";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { scrubText, scrubValue } from "../tools/redact.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
 
 /**
  * Error masking at the edge, over every transport: an {@link ApiError} becomes a GraphQL
  * error with `extensions.code` and `issues`; a GraphQL error raised by the server itself
  * (syntax, validation, limits) passes through; anything else is logged and masked.
  */
-export function maskError(log: Logger) {
+export function maskError(log: Logger, secrets: Scrubber) {
   return (error: unknown, message: string): Error => {
     const original = error instanceof GraphQLError ? error.originalError : error;
     if (original instanceof ApiError) {
       const g = error instanceof GraphQLError ? error : undefined;
-      return new GraphQLError(scrubText(original.message), {
+      return new GraphQLError(secrets.scrubText(original.message), {
         nodes: g?.nodes,
         path: g?.path,
-        extensions: { code: original.code, ...(original.issues.length ? { issues: scrubValue(original.issues) } : {}) },
+        extensions: { code: original.code, ...(original.issues.length ? { issues: secrets.scrub(original.issues) } : {}) },
       });
     }
     if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;

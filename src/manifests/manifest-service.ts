@@ -3,6 +3,7 @@ import { isAdmin } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
+import { checkMarkerWrite } from "../secrets/markers.ts";
 import type { Manifest, ManifestDocument, ManifestVersion } from "./manifest.ts";
 import { documentIssues, type DocumentContext } from "./validate-document.ts";
 
@@ -64,9 +65,11 @@ export class ManifestService {
   /** Validates the whole document first, then creates (no expectedVersion) or updates (expectedVersion must match). */
   async put(input: ManifestInput, expectedVersion: number | null | undefined, caller: Caller): Promise<Manifest> {
     requireAdmin(caller, "write manifests");
+    const context = await this.context();
+    checkMarkerWrite(input.document, "/document", { admin: true, deny: context.secrets.deny });
     const issues: Issue[] = [];
     if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
-    issues.push(...(await documentIssues(input.document, await this.context())));
+    issues.push(...(await documentIssues(input.document, context)));
     if (issues.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(issues)}`, issues);
     const description = input.description ?? null;
     const document = input.document as never;

@@ -6,6 +6,7 @@ import type { ComboItem, ManifestDocument } from "./manifest.ts";
 import { isGlob } from "./selection.ts";
 import { BindError, bindCombo, branchName, itemName } from "../extensions/bind.ts";
 import type { ExtensionDefinition } from "../extensions/extension.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 
 const comboItem: JsonSchema = {
   oneOf: [
@@ -52,6 +53,8 @@ export interface DocumentContext {
   baseModules: Set<string>;
   /** Imports the document's extensionsModules; returns a problem per module that fails. */
   load(modules: string[]): Promise<Issue[]>;
+  /** Resolves `!ENV` settings when a combo binds. */
+  secrets: Secrets;
   cwd?: string;
 }
 
@@ -93,7 +96,7 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
       const base = bindable ? ctx.surface.base(tool) : undefined;
       if (base) {
         try {
-          bindCombo(base, combo, ctx.extension);
+          bindCombo(base, combo, ctx.extension, ctx.secrets);
         } catch (e) {
           if (!(e instanceof BindError)) throw e;
           issues.push({ path: `/document/extensions/${tool}/${c}`, message: e.message });

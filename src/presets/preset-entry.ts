@@ -2,7 +2,7 @@ import { ToolError } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
 import { describeIssues } from "../errors.ts";
-import { resolveMarkers } from "./env-markers.ts";
+import type { Secrets } from "../secrets/secrets.ts";
 import type { Preset } from "./preset.ts";
 
 /**
@@ -20,9 +20,10 @@ export function derivePresetSchema(base: JsonSchema, baked: string[]): JsonSchem
 
 /**
  * The surface entry of a preset: the base's body with baked constants. `!ENV` markers
- * are resolved at each run, never earlier, and their values are registered as secrets.
+ * are resolved at each run, never earlier, by the runtime's secrets (which refuse server
+ * configuration and remember each value).
  */
-export function presetEntry(preset: Preset, base: SurfaceEntry): SurfaceEntry {
+export function presetEntry(preset: Preset, base: SurfaceEntry, secrets: Secrets): SurfaceEntry {
   const baked = Object.keys(preset.fixedKwargs);
   return {
     name: preset.name,
@@ -43,7 +44,7 @@ export function presetEntry(preset: Preset, base: SurfaceEntry): SurfaceEntry {
     policyChain: [preset.name, ...base.policyChain],
     prepare: (input) => ({ ok: true, value: input }),
     invoke: async (input, ctx) => {
-      const resolved = resolveMarkers(preset.fixedKwargs, `preset "${preset.name}"`, (s) => ctx.redact(s)) as Record<string, unknown>;
+      const resolved = secrets.resolve(preset.fixedKwargs, `preset "${preset.name}"`) as Record<string, unknown>;
       const merged = { ...(input as Record<string, unknown>), ...resolved };
       const issues = validate(base.inputSchema, merged);
       if (issues.length) throw new ToolError(`preset "${preset.name}": the baked input does not fit "${base.name}": ${describeIssues(issues)}`, { kind: "INVALID_INPUT", retryable: false });

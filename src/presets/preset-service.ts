@@ -6,7 +6,7 @@ import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import { resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
-import { hasMarker, markerIssues, markerName } from "./env-markers.ts";
+import { checkMarkerWrite, hasMarker, markerIssues } from "../secrets/markers.ts";
 import type { Preset } from "./preset.ts";
 
 /** A preset write, as every door states it. */
@@ -45,6 +45,8 @@ export class PresetService {
     private readonly db: Db,
     private readonly surface: Surface,
     private readonly onChanged: () => Promise<void>,
+    /** Variables no marker may name besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY). */
+    private readonly envDeny: readonly string[] = [],
   ) {}
 
   async list(): Promise<Preset[]> {
@@ -113,6 +115,8 @@ export class PresetService {
   /** Every write rule; returns the resolved own policy. Throws BAD_USER_INPUT with all issues. */
   private async check(input: PresetInput, caller: Caller, updating: string | null): Promise<RetryPolicy | null> {
     requireAuthor(caller);
+    // Only an ADMIN references the environment, and nobody the server's own configuration.
+    checkMarkerWrite(input.fixedKwargs, "/fixedKwargs", { admin: caller.role === "ADMIN", deny: this.envDeny });
     const issues: Issue[] = [];
     if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
     if (typeof input.description !== "string" || !input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
@@ -168,7 +172,7 @@ export class PresetService {
         continue;
       }
       // A marker's value is only known when the preset runs; it is checked then.
-      if (markerName(value) !== null || hasMarker(value)) continue;
+      if (hasMarker(value)) continue;
       for (const i of validate(props[key], value)) issues.push({ path: path + i.path, message: i.message });
     }
     return issues;

@@ -12,6 +12,8 @@ import { toPreset } from "../presets/preset-service.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import type { SurfaceEntry } from "./surface-entry.ts";
 import type { Surface } from "./surface.ts";
+import type { Secrets } from "../secrets/secrets.ts";
+import { learnStoredMarkers } from "../secrets/stored-markers.ts";
 
 /**
  * Applies what is stored (presets and the active manifest) to the in-memory surface, on
@@ -28,6 +30,8 @@ export class StoredSurface {
     private readonly bus: Bus,
     private readonly instanceId: string,
     private readonly log: Logger,
+    /** Learns the stored markers' values at every load, and resolves markers at bind and run. */
+    private readonly secrets: Secrets,
     /** The extension catalog branches bind against. */
     private readonly catalog: (name: string) => ExtensionDefinition | undefined,
     /** Imports the active manifest's extensionsModules before its branches bind. */
@@ -41,7 +45,7 @@ export class StoredSurface {
 
   /** Reads presets and the active manifest, and swaps the surface in one rebuild. */
   async load(): Promise<void> {
-    const [rows, active] = await Promise.all([this.db.preset.findMany(), this.db.manifest.findFirst({ where: { active: true } })]);
+    const [rows, active] = await Promise.all([this.db.preset.findMany(), this.db.manifest.findFirst({ where: { active: true } }), learnStoredMarkers(this.db, this.secrets)]);
     this.presets = rows.map(toPreset);
     this.manifest = (active?.document as ManifestDocument | undefined) ?? null;
     if (this.manifest?.extensionsModules?.length) {
@@ -101,13 +105,13 @@ export class StoredSurface {
       const branch = branches.get(name);
       if (preset) {
         const base = resolve(preset.baseTool, depth + 1);
-        if (base) entry = presetEntry(preset, base);
+        if (base) entry = presetEntry(preset, base, this.secrets);
         else this.log.warn("a stored preset's base is missing; the preset is off the surface", { preset: name, baseTool: preset.baseTool });
       } else if (branch) {
         const base = resolve(branch.tool, depth + 1);
         try {
           if (!base) throw new Error(`its tool "${branch.tool}" is not on the surface`);
-          entry = bindCombo(base, branch.combo, this.catalog);
+          entry = bindCombo(base, branch.combo, this.catalog, this.secrets);
         } catch (e) {
           this.log.error("a branch of the active manifest does not bind; it is off the surface", { branch: name, error: (e as Error).message });
         }

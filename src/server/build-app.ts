@@ -10,6 +10,7 @@ import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
+import { useScrubbedResults } from "../graphql/scrub-results.ts";
 import { schema } from "../graphql/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
@@ -46,7 +47,7 @@ export function buildApp(rt: Runtime): TaiServer {
     landingPage: false,
     graphiql: config.graphiql ? { title: "tai42 GraphiQL", subscriptionsProtocol: "WS" } : false,
     renderGraphiQL: offlineGraphiQL(),
-    maskedErrors: { maskError: maskError(rt.log) },
+    maskedErrors: { maskError: maskError(rt.log, rt.secrets) },
     maxRequestBodySize: config.maxBodyBytes,
     // Same-origin only unless TAI_CORS_ORIGINS lists origins (yoga's default echoes any origin).
     cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] } : false,
@@ -57,6 +58,8 @@ export function buildApp(rt: Runtime): TaiServer {
       return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal };
     },
     plugins: [
+      // Every result, on every transport, leaves scrubbed of the runtime's secrets.
+      useScrubbedResults(rt.secrets),
       EnvelopArmorPlugin({
         maxDepth: { n: 12, ignoreIntrospection: true },
         maxAliases: { n: 15 },

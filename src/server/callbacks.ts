@@ -11,7 +11,8 @@ const STATUS: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER
 export async function handleCallback(rt: Runtime, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
   const reply = (status: number, body: unknown) => {
     res.writeHead(status, { "content-type": "application/json" });
-    res.end(JSON.stringify(body));
+    // An edge like any other: the body leaves scrubbed of the runtime's secrets.
+    res.end(rt.secrets.scrubText(JSON.stringify(body)));
   };
   if (req.method !== "POST") return reply(405, { error: "use POST with a JSON body" });
   let size = 0;

@@ -123,22 +123,22 @@ describe("attaching extensions through manifests", () => {
   });
 
   it("should resolve !ENV settings only at bind, refuse a missing variable by name, and serve the marker everywhere", async () => {
-    delete process.env.TAI_TEST_PREFIX;
-    const missing = await put("m", { extensions: { lookup: [{ name: "prefix", config: { prefix: "!ENV TAI_TEST_PREFIX" } }] } });
-    expect(issuesOf(missing)[0].message).toBe('extension "prefix" on tool "lookup": the environment variable TAI_TEST_PREFIX is not set');
-    process.env.TAI_TEST_PREFIX = "sekrit-prefix-123";
+    delete process.env.EXT_TEST_PREFIX;
+    const missing = await put("m", { extensions: { lookup: [{ name: "prefix", config: { prefix: "!ENV EXT_TEST_PREFIX" } }] } });
+    expect(issuesOf(missing)[0].message).toBe('extension "prefix" on tool "lookup": the environment variable EXT_TEST_PREFIX is not set');
+    process.env.EXT_TEST_PREFIX = "sekrit-prefix-123";
     try {
-      expect((await put("m", { extensions: { lookup: [{ name: "prefix", config: { prefix: "!ENV TAI_TEST_PREFIX" } }] } })).errors).toBeUndefined();
+      expect((await put("m", { extensions: { lookup: [{ name: "prefix", config: { prefix: "!ENV EXT_TEST_PREFIX" } }] } })).errors).toBeUndefined();
       await activate("m");
       const read = await gql(`{ manifest(name: "m") { document } tools { name } }`, {}, admin);
-      expect(read.text).toContain("!ENV TAI_TEST_PREFIX");
+      expect(read.text).toContain("!ENV EXT_TEST_PREFIX");
       const run = await gql(`mutation { dispatch(input: { tool: "lookup_prefix", input: { word: "a" } }) { status content { text } } }`, {}, user);
       expect(run.data!.dispatch.status).toBe("SUCCEEDED");
       expect(run.text).not.toContain("sekrit-prefix-123");
       const everything = JSON.stringify([await rt.db.manifest.findMany(), await rt.db.run.findMany(), await rt.db.runEvent.findMany()]) + rt.logLines.join("\n");
       expect(everything).not.toContain("sekrit-prefix-123");
     } finally {
-      delete process.env.TAI_TEST_PREFIX;
+      delete process.env.EXT_TEST_PREFIX;
     }
   });
 

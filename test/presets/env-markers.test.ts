@@ -13,8 +13,8 @@ describe('"!ENV NAME" markers in presets', () => {
   const responses: string[] = [];
 
   beforeEach(async () => {
-    process.env.TAI_TEST_TOKEN = SECRET;
-    delete process.env.TAI_TEST_MISSING;
+    process.env.EXT_TEST_TOKEN = SECRET;
+    delete process.env.EXT_TEST_MISSING;
     const app = new App();
     app.tool(
       { name: "call_api", description: "Calls an API with a token; echoes what it was given.", input: z.object({ url: z.string(), token: z.string() }) },
@@ -34,17 +34,17 @@ describe('"!ENV NAME" markers in presets', () => {
     }) as typeof gql;
   });
   afterEach(async () => {
-    delete process.env.TAI_TEST_TOKEN;
+    delete process.env.EXT_TEST_TOKEN;
     await rt.dispose();
   });
 
   it("should store and serve the marker, resolve it only at run time, and never reveal the value anywhere", async () => {
     const created = await gql(
-      `mutation { createPreset(input: { name: "call_prod", description: "prod", baseTool: "call_api", fixedKwargs: { token: "!ENV TAI_TEST_TOKEN" } }) { fixedKwargs } }`,
+      `mutation { createPreset(input: { name: "call_prod", description: "prod", baseTool: "call_api", fixedKwargs: { token: "!ENV EXT_TEST_TOKEN" } }) { fixedKwargs } }`,
       {},
       admin,
     );
-    expect(created.data!.createPreset.fixedKwargs).toEqual({ token: "!ENV TAI_TEST_TOKEN" });
+    expect(created.data!.createPreset.fixedKwargs).toEqual({ token: "!ENV EXT_TEST_TOKEN" });
     const run = await gql(`mutation { dispatch(input: { tool: "call_prod", input: { url: "https://api.example" } }) { id status data content { text } } }`, {}, admin);
     expect(run.data!.dispatch.status).toBe("SUCCEEDED");
     // The body got the real value; every record of it is scrubbed.
@@ -53,16 +53,16 @@ describe('"!ENV NAME" markers in presets', () => {
 
     const stored = JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.preset.findMany(), await rt.db.attempt.findMany()]);
     expect(stored).not.toContain(SECRET);
-    expect(stored).toContain("!ENV TAI_TEST_TOKEN");
+    expect(stored).toContain("!ENV EXT_TEST_TOKEN");
     expect(responses.join("\n")).not.toContain(SECRET);
     expect(rt.logLines.join("\n")).not.toContain(SECRET);
     expect(rt.logLines.join("\n")).toContain("[redacted]");
   });
 
   it("should fail the run with a clear message naming a missing variable (never a value)", async () => {
-    await gql(`mutation { createPreset(input: { name: "call_missing", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV TAI_TEST_MISSING" } }) { name } }`, {}, admin);
+    await gql(`mutation { createPreset(input: { name: "call_missing", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV EXT_TEST_MISSING" } }) { name } }`, {}, admin);
     const run = await gql(`mutation { dispatch(input: { tool: "call_missing", input: { url: "u" } }) { status errorKind errorMessage } }`, {}, admin);
-    expect(run.data!.dispatch).toEqual({ status: "FAILED", errorKind: "INTERNAL", errorMessage: 'preset "call_missing": the environment variable TAI_TEST_MISSING is not set' });
+    expect(run.data!.dispatch).toEqual({ status: "FAILED", errorKind: "INTERNAL", errorMessage: 'preset "call_missing": the environment variable EXT_TEST_MISSING is not set' });
   });
 
   it("should refuse a malformed marker at write time", async () => {

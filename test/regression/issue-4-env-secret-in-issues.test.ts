@@ -11,7 +11,7 @@ describe('"!ENV" settings in a refused manifest write (issue 4)', () => {
   let gql: ReturnType<typeof gqlClient>;
   let admin: string;
   beforeEach(async () => {
-    process.env.TAI_REGRESSION_TOKEN = SECRET;
+    process.env.EXT_REGRESSION_TOKEN = SECRET;
     const app = new App();
     app.tool({ name: "lookup", description: "Look a word up.", input: z.object({ word: z.string() }) }, ({ word }) => word);
     // A factory that quotes its settings when it refuses them.
@@ -29,13 +29,13 @@ describe('"!ENV" settings in a refused manifest write (issue 4)', () => {
     admin = await rt.keys.create("admin", "ADMIN");
   });
   afterEach(async () => {
-    delete process.env.TAI_REGRESSION_TOKEN;
+    delete process.env.EXT_REGRESSION_TOKEN;
     await rt.dispose();
   });
 
   it("should never show the resolved value in the error's extensions.issues, only the refusal naming extension and tool", async () => {
     const put = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, {
-      i: { name: "m", document: { extensions: { lookup: [{ name: "picky", config: { token: "!ENV TAI_REGRESSION_TOKEN" } }] } } },
+      i: { name: "m", document: { extensions: { lookup: [{ name: "picky", config: { token: "!ENV EXT_REGRESSION_TOKEN" } }] } } },
     }, admin);
     expect(put.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(put.errors?.[0].extensions?.issues?.[0]).toMatchObject({ path: "/document/extensions/lookup/0" });

@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from "vitest";
 import { z } from "zod";
+import { Secrets } from "../../src/secrets/secrets.ts";
 import { RunSecrets } from "../../src/agent/tools-agent/run-secrets.ts";
 import type { StreamEvent } from "../../src/agent/events.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -30,7 +31,7 @@ it("should not leak a secret tool's result that the model repeats across several
 });
 
 it("should stream text that only looks like the start of a secret once the next chunk shows it is not", async () => {
-  const secrets = new RunSecrets();
+  const secrets = new RunSecrets(new Secrets().scope());
   secrets.learn("hunter2-password");
   async function* deltas(): AsyncGenerator<StreamEvent> {
     for (const text of ["my ", "hun", "ter", "2-pass", "word is ", "hunt", "ing", " dogs"]) yield { type: "message_delta", final: false, text, agent: null };

@@ -1,29 +1,23 @@
 import type { StreamEvent } from "../events.ts";
-import { scrubValue, scrubValueOf, secretPrefixTail, secretValues } from "../../tools/redact.ts";
+import type { SecretScope } from "../../secrets/secrets.ts";
 
 /**
- * Values one run learned from secret-tier tools (their arguments and results). Everything
- * the run stores or publishes is scrubbed of them, so a model that repeats a secret
- * result in its answer streams "[redacted]" instead. Scoped to the run: nothing
- * process-wide grows.
+ * Values one run learned from secret-tier tools (their arguments and results), in a
+ * scope of the runtime's secrets. Everything the run stores or publishes is scrubbed of
+ * them and of the runtime's secrets, so a model that repeats a secret result in its
+ * answer streams "[redacted]" instead. Scoped to the run: nothing runtime-wide grows.
  */
 export class RunSecrets {
-  private readonly values = new Set<string>();
+  constructor(private readonly scope: SecretScope) {}
 
   /** Remembers every string of at least 4 characters inside `value`. */
   learn(value: unknown): void {
-    const walk = (v: unknown): void => {
-      if (typeof v === "string") {
-        if (v.length >= 4) this.values.add(v);
-      } else if (Array.isArray(v)) v.forEach(walk);
-      else if (v && typeof v === "object") Object.values(v).forEach(walk);
-    };
-    walk(value);
+    this.scope.learn(value);
   }
 
-  /** A deep copy of `value` with this run's and the process's known secrets replaced. */
+  /** A deep copy of `value` with this run's and the runtime's known secrets replaced. */
   scrub<T>(value: T): T {
-    return scrubValueOf(scrubValue(value), this.values);
+    return this.scope.scrub(value);
   }
 
   /**
@@ -47,7 +41,7 @@ export class RunSecrets {
       const agent = e.agent ?? null;
       if (held && held.agent !== agent) yield* flush();
       const text: string = this.scrub((held?.text ?? "") + e.text);
-      const keep = Math.max(secretPrefixTail(text, this.values), secretPrefixTail(text, secretValues()));
+      const keep = this.scope.prefixTail(text);
       held = keep ? { agent, text: text.slice(text.length - keep) } : null;
       if (keep < text.length) yield { ...e, text: text.slice(0, text.length - keep) };
     }

@@ -1,7 +1,7 @@
 import { isRedacted } from "../../auth/tiers.ts";
 import type { Issue } from "../../errors.ts";
 import { derivePresetSchema } from "../../presets/preset-entry.ts";
-import { hasMarker, markerName } from "../../presets/env-markers.ts";
+import { hasMarker } from "../../secrets/markers.ts";
 import type { Surface } from "../../registry/surface.ts";
 import type { ExecutionMode } from "../../tools/definition.ts";
 import { validate, type JsonSchema } from "../../tools/json-schema.ts";
@@ -71,7 +71,7 @@ export function presetSpecs(surface: Surface, presets: PresetSpec[], path: strin
     for (const [key, value] of Object.entries(p.fixedKwargs)) {
       const kp = `${at}/fixedKwargs/${key}`;
       if (!Object.hasOwn(props, key)) issues.push({ path: kp, message: `is not an input property of "${base.name}"` });
-      else if (markerName(value) !== null || hasMarker(value)) issues.push({ path: kp, message: "!ENV markers are not allowed in inline presets; store the preset instead" });
+      else if (hasMarker(value)) issues.push({ path: kp, message: "!ENV markers are not allowed in inline presets; store the preset instead" });
       else if ((base.bakedKeys ?? []).includes(key)) issues.push({ path: kp, message: `is already baked by "${base.name}"` });
       else for (const v of validate(props[key], value)) issues.push({ path: kp + v.path, message: v.message });
     }

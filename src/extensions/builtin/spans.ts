@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.ts";
 import type { Bus } from "../../events/bus.ts";
-import { scrubValue } from "../../tools/redact.ts";
+import type { Scrubber } from "../../secrets/secrets.ts";
 
 /** One traced call of a monitored branch. Times are ISO strings (they cross Redis). */
 export interface SpanRecord {
@@ -22,10 +22,10 @@ const CALLBACK_TOKEN = /\/callbacks\/[A-Za-z0-9_-]{20,100}/g;
  * Span attributes as stored and published: known secret values (resolved `!ENV`
  * settings, `ctx.redact`) scrubbed and callback tokens hidden, as in run records.
  */
-function sealed(attributes: Record<string, unknown>): Record<string, unknown> {
+function sealed(attributes: Record<string, unknown>, secrets: Scrubber): Record<string, unknown> {
   const text = JSON.stringify(attributes);
   const hidden = text.replace(CALLBACK_TOKEN, "/callbacks/[redacted]");
-  return scrubValue(hidden === text ? attributes : JSON.parse(hidden));
+  return secrets.scrub(hidden === text ? attributes : JSON.parse(hidden));
 }
 
 /** Spans are persisted and published on the bus (`span`) when they open and when they close. */
@@ -33,10 +33,11 @@ export class SpanStore {
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
+    private readonly secrets: Scrubber,
   ) {}
 
   async open(tool: string, runId: string, attributes: Record<string, unknown>): Promise<SpanRecord> {
-    attributes = sealed(attributes);
+    attributes = sealed(attributes, this.secrets);
     const span: SpanRecord = { id: randomUUID(), tool, runId, status: "RUNNING", attributes, startedAt: new Date().toISOString(), finishedAt: null };
     await this.db.span.create({ data: { id: span.id, tool, runId, status: span.status, attributes: attributes as never, startedAt: new Date(span.startedAt) } });
     this.bus.publish("span", span);
@@ -49,7 +50,7 @@ export class SpanStore {
       ...span,
       status,
       finishedAt: finishedAt.toISOString(),
-      attributes: { ...span.attributes, ...sealed(attributes), durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
+      attributes: { ...span.attributes, ...sealed(attributes, this.secrets), durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
     };
     await this.db.span.update({ where: { id: span.id }, data: { status, finishedAt, attributes: closed.attributes as never } });
     this.bus.publish("span", closed);

@@ -1,0 +1,32 @@
+import type { Scrubber } from "../secrets/secrets.ts";
+import type { Db } from "./client.ts";
+
+/** The write arguments that carry stored values. */
+const WRITE_FIELDS = ["data", "create", "update"] as const;
+
+/**
+ * The storage boundary (docs/security-model.md §3): every write through the database
+ * client (create, update, upsert, createMany, in a transaction or not) stores its values
+ * with each known secret replaced by "[redacted]". Reads are untouched. No code writes
+ * rows through raw SQL (only advisory locks and PRAGMAs run raw).
+ */
+export function scrubbingWrites(db: Db, secrets: Scrubber): Db {
+  return db.$extends({
+    name: "tai42-scrub-writes",
+    query: {
+      $allModels: {
+        async $allOperations({ args, query }) {
+          const a = args as Record<string, unknown> | undefined;
+          if (!a || typeof a !== "object") return query(args);
+          let scrubbed: Record<string, unknown> | null = null;
+          for (const field of WRITE_FIELDS) {
+            if (a[field] === undefined) continue;
+            const clean = secrets.scrub(a[field]);
+            if (clean !== a[field]) (scrubbed ??= { ...a })[field] = clean;
+          }
+          return query((scrubbed ?? args) as typeof args);
+        },
+      },
+    },
+  }) as unknown as Db;
+}

@@ -1,0 +1,81 @@
+import { REDACTED } from "../auth/tiers.ts";
+
+/** Values shorter than this are not tracked: scrubbing them would mangle ordinary text and protect nothing. */
+export const MIN_SECRET_LENGTH = 4;
+
+/** A value and, when it differs, its JSON-escaped form (a secret inside serialized JSON text). */
+export function formsOf(value: string): string[] {
+  const escaped = JSON.stringify(value).slice(1, -1);
+  return escaped === value ? [value] : [value, escaped];
+}
+
+/** Replaces every one of `values` (longest first, as given) inside `text` with "[redacted]". */
+export function scrubTextOf(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const s of values) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+const isPlain = (v: object) => {
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * A copy of `value` with every one of `values` inside its strings replaced (object keys
+ * are names, not values, and stay). Only arrays and plain objects are walked: dates, buffers and the database
+ * client's sentinels pass through untouched. Unchanged parts keep their identity.
+ */
+export function scrubValueOf<T>(value: T, values: readonly string[]): T {
+  if (!values.length) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return scrubTextOf(v, values);
+    if (Array.isArray(v)) {
+      const out = v.map(walk);
+      return out.some((x, i) => x !== v[i]) ? out : v;
+    }
+    if (v && typeof v === "object" && isPlain(v)) {
+      let changed = false;
+      const entries = Object.entries(v).map(([k, x]) => {
+        const x2 = walk(x);
+        if (x2 !== x) changed = true;
+        return [k, x2] as const;
+      });
+      if (!changed) return v;
+      const out = Object.create(Object.getPrototypeOf(v)) as Record<string, unknown>;
+      for (const [k, x] of entries) out[k] = x;
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/**
+ * How many characters at the end of `text` could be the start of one of `values` (the
+ * longest such tail, shorter than the value). A streamer holds that tail back until the
+ * next chunk shows whether a secret was being split across chunks.
+ */
+export function secretPrefixTail(text: string, values: Iterable<string>): number {
+  let keep = 0;
+  for (const s of values)
+    for (let k = Math.min(s.length - 1, text.length); k > keep; k--)
+      if (text.endsWith(s.slice(0, k))) {
+        keep = k;
+        break;
+      }
+  return keep;
+}
+
+/** Every string of at least {@link MIN_SECRET_LENGTH} characters inside `value`. */
+export function stringsIn(value: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === "string") {
+      if (v.length >= MIN_SECRET_LENGTH) out.push(v);
+    } else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(value);
+  return out;
+}
