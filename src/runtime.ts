@@ -8,6 +8,7 @@ import { registerDemoTools } from "./demo/demo-tools.ts";
 import { Dispatcher } from "./dispatch/run-tool.ts";
 import { RunStore } from "./dispatch/run-store.ts";
 import { Bus } from "./events/bus.ts";
+import { outageLog } from "./events/outage-log.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { Surface } from "./registry/surface.ts";
@@ -87,7 +88,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // still sees what modules register.
   if (options.loadModules ?? true) await loadModules(sharedApp, config.modules);
   const { db, provider } = await openDb(config.databaseUrl);
-  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: (e) => log.warn("redis error; events degrade until it returns", { error: e.message }) });
+  const redisOutage = outageLog(log, "redis");
+  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: redisOutage.error, onReady: redisOutage.recovered });
   const builtins = new App();
   const spans = new SpanStore(db, bus);
   builtins.currentModule = "builtin";
