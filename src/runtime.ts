@@ -13,6 +13,7 @@ import { Secrets } from "./secrets/secrets.ts";
 import { configuredCredentials } from "./secrets/credentials.ts";
 import { scrubbingWrites } from "./db/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
+import { outageLog } from "./events/outage-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { Surface } from "./registry/surface.ts";
 import { StoredSurface } from "./registry/stored-surface.ts";
@@ -100,7 +101,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { provider } = opened;
   const db = scrubbingWrites(opened.db, secrets);
   await learnStoredMarkers(db, secrets);
-  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: (e) => log.warn("redis error; events degrade until it returns", { error: e.message }) });
+  const redisOutage = outageLog(log, "redis");
+  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: redisOutage.error, onReady: redisOutage.recovered });
   const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";

@@ -7,6 +7,7 @@ import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { validate } from "../tools/json-schema.ts";
 import type { Secrets, SecretScope } from "../secrets/secrets.ts";
+import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { runWithRetry } from "./retry-loop.ts";
@@ -85,7 +86,10 @@ export class Dispatcher {
 
   /** Runs a tool; also returns the unredacted output for in-process consumers. */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
-    const base = newRun({ tool: req.tool, input: req.input, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, parentRunId: req.parentRunId });
+    // First, before anything recursive (scrubbing, validation, storage) reads the input.
+    const deep = tooDeepAt(req.input);
+    const base = newRun({ tool: req.tool, input: deep === null ? req.input : TOO_DEEP, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, parentRunId: req.parentRunId });
+    if (deep !== null) return this.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.closing) return this.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
     const entry = this.deps.surface.resolve(req.tool);

@@ -49,22 +49,27 @@ export class Bus {
   private readonly target: Target;
   private readonly prefix: string;
   private readonly redis: Redis[] = [];
-  private readonly counts = new Map<Topic, number>();
+  /**
+   * Listeners per topic. The target holds one listener per topic that fans out to these:
+   * a listener per subscriber on the target itself would trip Node's EventTarget leak
+   * warning past 10 subscribers, and make Redis's target parse each message once per
+   * subscriber.
+   */
+  private readonly listeners = new Map<Topic, Set<(payload: unknown) => void>>();
 
-  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void } = {}) {
+  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void } = {}) {
     this.prefix = options.prefix ?? "tai42:";
     if (options.redisUrl) {
       const onError = options.onError ?? (() => {});
-      const mk = () => {
-        const r = new Redis(options.redisUrl!, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+      const mk = (retries: number | null, offlineQueue: boolean) => {
+        const r = new Redis(options.redisUrl!, { maxRetriesPerRequest: retries, enableOfflineQueue: offlineQueue, lazyConnect: false });
         r.on("error", onError);
+        if (options.onReady) r.on("ready", options.onReady);
         this.redis.push(r);
         return r;
       };
-      const pub = mk();
-      const sub = new Redis(options.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
-      sub.on("error", onError);
-      this.redis.push(sub);
+      const pub = mk(1, false);
+      const sub = mk(null, true);
       // A publish while Redis is down must not become an unhandled rejection: events
       // degrade, the run that published them carries on and is persisted.
       const safePub = { publish: (ch: string, msg: string) => pub.publish(ch, msg).catch(onError) } as unknown as Redis;
@@ -80,21 +85,32 @@ export class Bus {
 
   /** Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do nothing). */
   listen<K extends Topic>(topic: K, listener: (payload: Topics[K]) => void): () => void {
-    const cb = (e: Event) => listener((e as CustomEvent<Topics[K]>).detail);
-    this.target.addEventListener(this.prefix + topic, cb);
-    this.counts.set(topic, this.listenerCount(topic) + 1);
-    let listening = true;
-    return () => {
-      if (!listening) return;
-      listening = false;
-      this.target.removeEventListener(this.prefix + topic, cb);
-      this.counts.set(topic, this.listenerCount(topic) - 1);
-    };
+    let set = this.listeners.get(topic);
+    if (!set) {
+      const all = (set = new Set());
+      this.listeners.set(topic, all);
+      this.target.addEventListener(this.prefix + topic, (e: Event) => {
+        const payload = (e as CustomEvent<unknown>).detail;
+        for (const l of [...all]) {
+          try {
+            l(payload);
+          } catch (err) {
+            // As EventTarget does for a throwing listener: reported, the others still run.
+            process.nextTick(() => {
+              throw err;
+            });
+          }
+        }
+      });
+    }
+    const own = (payload: unknown) => listener(payload as Topics[K]);
+    set.add(own);
+    return () => void set.delete(own);
   }
 
   /** Listeners of `topic` on this instance, subscribers included: what a leak check reads. */
   listenerCount(topic: Topic): number {
-    return this.counts.get(topic) ?? 0;
+    return this.listeners.get(topic)?.size ?? 0;
   }
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */

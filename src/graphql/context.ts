@@ -9,6 +9,12 @@ export interface GraphQLContext {
   caller: Caller | null;
   /** Aborted when the request or socket ends. */
   signal?: AbortSignal;
+  /**
+   * Registers a stream of an API key so that revoking the key ends it, by the bus and by
+   * polling (the server's `KeyStreams`); returns the release. Without it, streams listen
+   * to the bus alone.
+   */
+  holdKey?: (keyId: string, end: () => void) => () => void;
 }
 
 /** The caller, or UNAUTHENTICATED when the request carries no usable identity. */

@@ -1,4 +1,5 @@
 import { builder } from "./builder.ts";
+import { guardJsonDepth } from "./json-depth.ts";
 import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
@@ -12,4 +13,4 @@ import "./thread.ts";
 import "./skill.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
-export const schema = builder.toSchema({ sortSchema: false });
+export const schema = guardJsonDepth(builder.toSchema({ sortSchema: false }));

@@ -8,7 +8,8 @@ import type { GraphQLContext } from "./context.ts";
  * suspended, and leak, until its next event.
  *
  * The stream also ends, with UNAUTHENTICATED, when the caller's API key is revoked: on
- * every transport (graphql-ws closes the socket too; SSE has only the stream).
+ * every transport (graphql-ws closes the socket too; SSE has only the stream), through
+ * the bus and, where the server provides `ctx.holdKey`, by its polling too.
  */
 export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) => AsyncIterable<T>): AsyncIterableIterator<T> {
   const controller = new AbortController();
@@ -16,13 +17,15 @@ export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) =>
   ctx.signal?.addEventListener("abort", onOuter, { once: true });
   let revoked = false;
   const keyId = ctx.caller?.keyId;
-  const unlistenRevoked = keyId
-    ? ctx.runtime.bus.listen("keyRevoked", (e) => {
-        if (e.keyId !== keyId) return;
-        revoked = true;
-        controller.abort();
-      })
-    : () => {};
+  const onRevoked = () => {
+    revoked = true;
+    controller.abort();
+  };
+  const unlistenRevoked = !keyId
+    ? () => {}
+    : ctx.holdKey
+      ? ctx.holdKey(keyId, onRevoked)
+      : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked());
   const inner = open(controller.signal)[Symbol.asyncIterator]();
   const stop = async () => {
     ctx.signal?.removeEventListener("abort", onOuter);

@@ -46,15 +46,19 @@ export class StoredSurface {
   /** Reads presets and the active manifest, and swaps the surface in one rebuild. */
   async load(): Promise<void> {
     const [rows, active] = await Promise.all([this.db.preset.findMany(), this.db.manifest.findFirst({ where: { active: true } }), learnStoredMarkers(this.db, this.secrets)]);
-    this.presets = rows.map(toPreset);
-    this.manifest = (active?.document as ManifestDocument | undefined) ?? null;
-    if (this.manifest?.extensionsModules?.length) {
+    const manifest = (active?.document as ManifestDocument | undefined) ?? null;
+    // The modules load before the new manifest is applied: each registration in them
+    // rebuilds the surface, and a rebuild binding the new branches against a half-loaded
+    // module would log "does not bind" for extensions about to exist.
+    if (manifest?.extensionsModules?.length) {
       try {
-        await this.loadModules(this.manifest.extensionsModules);
+        await this.loadModules(manifest.extensionsModules);
       } catch (e) {
         this.log.error("an extension module of the active manifest failed to load; its branches stay off the surface", { error: (e as Error).message });
       }
     }
+    this.presets = rows.map(toPreset);
+    this.manifest = manifest;
     const policies = new Map<string, RetryPolicy>();
     for (const p of this.presets) if (p.retryPolicy) policies.set(p.name, p.retryPolicy);
     for (const [name, init] of Object.entries(this.manifest?.retry ?? {})) {

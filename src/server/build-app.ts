@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
 import { renderGraphiQL as renderOfflineGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
-import { WebSocketServer, type WebSocket } from "ws";
+import { WebSocketServer } from "ws";
 import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
@@ -15,11 +14,17 @@ import { schema } from "../graphql/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
 import { handleCallback } from "./callbacks.ts";
+import { csrfPrevention } from "./csrf.ts";
+import { KeyStreams } from "./key-streams.ts";
+import { operationLimits } from "./limits.ts";
+import { verifyOrigin } from "./origins.ts";
+import { closeReason, connectionAuthorization } from "./ws-auth.ts";
+import { logSocketFaults } from "./ws-faults.ts";
 
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
 const WS_CLOSE_GRACE_MS = 1000;
 
-/** How often open sockets' keys are checked for revocation (see `closeRevoked`). */
+/** How often the keys holding open streams are checked for revocation (see {@link KeyStreams}). */
 const REVOCATION_POLL_MS = 5000;
 
 /** The HTTP + WebSocket server around a runtime. */
@@ -41,6 +46,8 @@ interface ServerContext {
 /** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path. */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
+  const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
+  const holdKey = keyStreams.hold.bind(keyStreams);
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: "/graphql",
@@ -53,21 +60,15 @@ export function buildApp(rt: Runtime): TaiServer {
     cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] } : false,
     logging: false,
     context: async (init): Promise<GraphQLContext> => {
-      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null };
+      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey };
       const request = (init as unknown as { request: Request }).request;
-      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal };
+      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal, holdKey };
     },
     plugins: [
       // Every result, on every transport, leaves scrubbed of the runtime's secrets.
       useScrubbedResults(rt.secrets),
-      EnvelopArmorPlugin({
-        maxDepth: { n: 12, ignoreIntrospection: true },
-        maxAliases: { n: 15 },
-        maxDirectives: { n: 20 },
-        maxTokens: { n: 5000 },
-        costLimit: { maxCost: 20000 },
-        blockFieldSuggestion: { enabled: false },
-      }),
+      csrfPrevention(),
+      operationLimits(),
     ],
   });
 
@@ -76,21 +77,7 @@ export function buildApp(rt: Runtime): TaiServer {
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
   });
-  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes });
-  const socketsByKey = new Map<string, Set<WebSocket>>();
-  const closeRevoked = (keyId: string) => {
-    for (const s of socketsByKey.get(keyId) ?? []) s.close(4403, "Forbidden: the API key was revoked");
-    socketsByKey.delete(keyId);
-  };
-  const unlistenRevoked = rt.bus.listen("keyRevoked", ({ keyId }) => closeRevoked(keyId));
-  // A key revoked where no bus reaches this server (the CLI on a server without Redis)
-  // is found by polling the keys that hold sockets open.
-  const revocationPoll = setInterval(() => {
-    const ids = [...socketsByKey.entries()].filter(([, set]) => set.size).map(([id]) => id);
-    if (!ids.length) return;
-    rt.keys.revokedAmong(ids).then((revoked) => revoked.forEach(closeRevoked), (e: Error) => rt.log.warn("checking revoked keys failed", { error: e.message }));
-  }, REVOCATION_POLL_MS);
-  revocationPoll.unref();
+  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes, verifyClient: verifyOrigin(config.corsOrigins, rt.log.warn) });
 
   useServer<Record<string, unknown> | undefined, { caller?: Caller | null }>(
     {
@@ -98,20 +85,16 @@ export function buildApp(rt: Runtime): TaiServer {
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => never }).subscribe(args),
       // Authentication happens once, on connection_init; a bad key refuses the socket.
       onConnect: async (ctx) => {
-        const auth = ctx.connectionParams?.authorization;
+        const socket = ctx.extra.socket;
         try {
-          const caller = await authenticate(rt, typeof auth === "string" ? auth : undefined);
+          const caller = await authenticate(rt, connectionAuthorization(ctx.connectionParams));
           ctx.extra.caller = caller;
-          if (caller?.keyId) {
-            const set = socketsByKey.get(caller.keyId) ?? new Set();
-            set.add(ctx.extra.socket);
-            socketsByKey.set(caller.keyId, set);
-            ctx.extra.socket.once("close", () => set.delete(ctx.extra.socket));
-          }
+          if (caller?.keyId) socket.once("close", keyStreams.hold(caller.keyId, () => socket.close(4403, "Forbidden: the API key was revoked")));
           return true;
         } catch (e) {
-          if (e instanceof ApiError) return false;
-          throw e;
+          if (!(e instanceof ApiError)) throw e;
+          socket.close(4403, closeReason(`Forbidden: ${e.message}`)); // graphql-ws's own close says only "Forbidden"
+          return false;
         }
       },
       onSubscribe: async (ctx, _id, params) => {
@@ -143,6 +126,7 @@ export function buildApp(rt: Runtime): TaiServer {
     },
     wss,
   );
+  logSocketFaults(wss, rt.log);
 
   return {
     yoga: yoga as unknown as TaiServer["yoga"],
@@ -159,8 +143,7 @@ export function buildApp(rt: Runtime): TaiServer {
       });
     },
     async stop() {
-      unlistenRevoked();
-      clearInterval(revocationPoll);
+      keyStreams.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
       const sockets = [...wss.clients].map((c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))));
       for (const c of wss.clients) c.close(1001, "server shutting down");

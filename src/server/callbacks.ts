@@ -1,6 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import { tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
+
+/** An oversized body is drained up to this many times the limit before the socket is cut. */
+const DRAIN_FACTOR = 8;
 
 const STATUS: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER_INPUT: 400, FORBIDDEN: 403, UNAUTHENTICATED: 401 };
 
@@ -15,13 +19,21 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
     res.end(rt.secrets.scrubText(JSON.stringify(body)));
   };
   if (req.method !== "POST") return reply(405, { error: "use POST with a JSON body" });
+  const limit = rt.config.maxBodyBytes;
   let size = 0;
   const chunks: Buffer[] = [];
   try {
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > rt.config.maxBodyBytes) return reply(413, { error: `the body exceeds ${rt.config.maxBodyBytes} bytes` });
-      chunks.push(chunk as Buffer);
+      if (size <= limit) chunks.push(chunk as Buffer);
+      // An oversized body is read to its end (up to a bound), so the 413 reaches a client
+      // still sending and the connection closes cleanly: answering mid-body and closing
+      // with unread data in the socket makes the kernel reset it.
+      else if (size > limit * DRAIN_FACTOR) return void res.destroy();
+    }
+    if (size > limit) {
+      res.setHeader("connection", "close");
+      return reply(413, { error: `the body exceeds ${limit} bytes`, code: "BAD_USER_INPUT" });
     }
   } catch {
     // The client went away before the body ended: nobody is left to answer, nothing was
@@ -34,6 +46,8 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
   } catch (e) {
     return reply(400, { error: `the body is not valid JSON (${(e as Error).message})` });
   }
+  const deep = tooDeepAt(payload);
+  if (deep !== null) return reply(400, { error: tooDeepMessage(deep), code: "BAD_USER_INPUT" });
   try {
     const run = await rt.interactions.answerByToken(token, payload);
     return reply(200, { runId: run.id, status: run.status });

@@ -126,7 +126,7 @@ describe("GraphQL over HTTP (in-process)", () => {
       const res = await gql(yoga, `{ viewer { ${deep} } }`);
       expect(res.body.data).toBeUndefined();
       const messages = res.body.errors!.map((e) => e.message);
-      expect(messages).toContain("Syntax Error: Query depth limit of 12 exceeded, found 16.");
+      expect(messages).toContain("the operation exceeds a server limit: Query depth limit of 12 exceeded, found 16.");
     });
 
     it("should refuse a body over TAI_MAX_BODY_BYTES with 413 and store nothing", async () => {
