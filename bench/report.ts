@@ -3,6 +3,7 @@ import type { DispatchResult } from "./scenarios/dispatch.ts";
 import type { FanoutResult } from "./scenarios/fanout.ts";
 import type { RunWritesResult } from "./scenarios/run-writes.ts";
 import type { ScalingResult } from "./scenarios/scaling.ts";
+import type { StartupResult } from "./scenarios/startup.ts";
 
 /** What one bench run measured, as written to bench/results/latest.json. */
 export interface BenchResults {
@@ -12,6 +13,7 @@ export interface BenchResults {
   fanout?: FanoutResult;
   agent?: AgentStreamResult;
   writes?: RunWritesResult;
+  startup?: StartupResult;
   targets: TargetCheck[];
 }
 
@@ -55,7 +57,7 @@ function table(title: string, head: string[], rows: (string | number)[][]): stri
 
 /** The human-readable summary printed at the end of a run. */
 export function formatResults(r: BenchResults): string {
-  const parts: string[] = [];
+  const parts: string[] = [`\nNode ${String(r.meta.node ?? "?")} on ${String(r.meta.platform ?? "?")}, ${String(r.meta.cpus ?? "?")} CPU(s)`];
   if (r.dispatch) {
     const s = r.dispatch.settings;
     parts.push(
@@ -113,6 +115,20 @@ export function formatResults(r: BenchResults): string {
         [...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (Prisma), ${k}`, v.usPerDispatch]), ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch]],
       ),
     );
+  if (r.startup) {
+    const m = r.startup.medianMs;
+    parts.push(
+      table(
+        `Start-up (median of ${r.startup.settings.runs}; tai serve on a warm SQLite database, until "listening")`,
+        ["command", "ms", "÷ node -e 0"],
+        [
+          ["node -e 0", m.node, 1],
+          ["tai --help", m.help, r.startup.ratios["help/node"]],
+          ["tai serve", m.serve, r.startup.ratios["serve/node"]],
+        ],
+      ),
+    );
+  }
   parts.push(table("Targets", ["target", "bound", "value", "met"], r.targets.map((t) => [t.description, t.target, t.value ?? "n/a", t.met === null ? "not measured" : t.met ? "yes" : "NO"])));
   return parts.join("\n");
 }

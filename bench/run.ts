@@ -9,6 +9,7 @@ import { dispatchScenario } from "./scenarios/dispatch.ts";
 import { fanoutScenario } from "./scenarios/fanout.ts";
 import { runWritesScenario } from "./scenarios/run-writes.ts";
 import { scalingScenario } from "./scenarios/scaling.ts";
+import { startupScenario } from "./scenarios/startup.ts";
 import { readSettings } from "./settings.ts";
 
 /**
@@ -41,7 +42,7 @@ const results: BenchResults = {
   },
   targets: [],
 };
-log(`tai42 bench${settings.smoke ? " (smoke settings)" : ""}: ${settings.scenarios.join(", ")}${settings.postgresUrl ? " (with PostgreSQL)" : ""}`);
+log(`tai42 bench on Node ${process.versions.node}${settings.smoke ? " (smoke settings)" : ""}: ${settings.scenarios.join(", ")}${settings.postgresUrl ? " (with PostgreSQL)" : ""}`);
 
 const dbs = new ScratchDatabases(settings.postgresUrl);
 try {
@@ -53,6 +54,7 @@ try {
     else if (name === "fanout") results.fanout = await fanoutScenario(settings, dbs, log);
     else if (name === "agent") results.agent = await agentStreamScenario(settings, dbs, log);
     else if (name === "writes") results.writes = await runWritesScenario(settings, dbs, log);
+    else if (name === "startup") results.startup = await startupScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
 } finally {

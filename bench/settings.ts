@@ -12,9 +12,10 @@ export interface BenchSettings {
   scaling: { connections: number[]; warmupSeconds: number; durationSeconds: number };
   fanout: { subscribers: number; dispatches: number; concurrency: number; timeoutSeconds: number };
   agent: { deltas: number; subscribers: number[]; timeoutSeconds: number };
+  startup: { runs: number; timeoutSeconds: number };
 }
 
-export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes"] as const;
+export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "startup"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -24,6 +25,7 @@ const full: Omit<BenchSettings, "smoke" | "postgresUrl" | "scenarios" | "out"> =
   scaling: { connections: [1, 10, 50, 200], warmupSeconds: 2, durationSeconds: 5 },
   fanout: { subscribers: 1000, dispatches: 200, concurrency: 10, timeoutSeconds: 120 },
   agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90 },
+  startup: { runs: 7, timeoutSeconds: 60 },
 };
 
 const smoke: typeof full = {
@@ -31,12 +33,13 @@ const smoke: typeof full = {
   scaling: { connections: [1, 4], warmupSeconds: 0, durationSeconds: 1 },
   fanout: { subscribers: 10, dispatches: 5, concurrency: 2, timeoutSeconds: 30 },
   agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30 },
+  startup: { runs: 1, timeoutSeconds: 60 },
 };
 
 /**
  * Reads the command line and environment:
  * `--smoke` (BENCH_SMOKE=1), `--pg[=URL]` (BENCH_PG=1, or DATABASE_URL naming PostgreSQL),
- * `--only=dispatch,scaling,fanout,agent,writes`, `--out=FILE` (BENCH_OUT).
+ * `--only=dispatch,scaling,fanout,agent,writes,startup`, `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));

@@ -18,7 +18,7 @@ export class Gate {
   /** Closes the gate: later `pass()` calls wait until `open()`. */
   arm(): void {
     this.waiting = 0;
-    this.opened = new Promise((r) => (this.release = r));
+    ({ promise: this.opened, resolve: this.release } = Promise.withResolvers<void>());
   }
 
   async pass(): Promise<void> {

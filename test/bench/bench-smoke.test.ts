@@ -59,6 +59,11 @@ describe("npm run bench with smoke settings", () => {
     expect(isNumber(r.writes.runStore.sqlite.usPerDispatch)).toBe(true);
     expect(isNumber(r.writes.rawSqliteUsPerDispatch)).toBe(true);
 
+    for (const k of ["node", "help", "serve"]) expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
+    for (const v of Object.values(r.startup.ratios)) expect(isNumber(v)).toBe(true);
+    expect(r.meta.node).toBe(process.version);
+    expect(output).toContain(`Node ${process.version}`);
+
     expect(r.targets.length).toBeGreaterThan(0);
     for (const t of r.targets) {
       expect(t).toEqual({ id: expect.any(String), description: expect.any(String), target: expect.stringMatching(/^[≥≤] /), value: t.value === null ? null : expect.any(Number), met: t.value === null ? null : expect.any(Boolean) });

@@ -68,10 +68,10 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
       i++;
       continue;
     }
-    await new Promise<void>((r) => {
-      wake = r;
-      if (side.length || settled.has(i)) r();
-    });
+    const woken = Promise.withResolvers<void>();
+    wake = woken.resolve;
+    if (side.length || settled.has(i)) woken.resolve();
+    await woken.promise;
     wake = null;
   }
   while (side.length) yield side.shift()!;

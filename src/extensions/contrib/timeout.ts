@@ -14,21 +14,16 @@ export function registerTimeout(app: App): void {
         ...tool,
         timeoutSeconds: Math.min(tool.timeoutSeconds, seconds),
         run: (input, ctx) => {
-          const inner = new AbortController();
-          const onOuter = () => inner.abort(ctx.signal.reason);
-          ctx.signal.addEventListener("abort", onOuter, { once: true });
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          const expired = new Promise<never>((_, reject) => {
-            timer = setTimeout(() => {
-              const e = new ToolError(`"${tool.name}" took longer than ${seconds}s`, { kind: "TIMEOUT" });
-              inner.abort(e);
-              reject(e);
-            }, seconds * 1000);
-          });
-          return Promise.race([tool.run(input, { ...ctx, signal: inner.signal }), expired]).finally(() => {
-            clearTimeout(timer);
-            ctx.signal.removeEventListener("abort", onOuter);
-          });
+          // The tool's signal aborts with the caller's or with this timeout, whichever first.
+          const expiry = new AbortController();
+          const signal = AbortSignal.any([ctx.signal, expiry.signal]);
+          const expired = Promise.withResolvers<never>();
+          const timer = setTimeout(() => {
+            const e = new ToolError(`"${tool.name}" took longer than ${seconds}s`, { kind: "TIMEOUT" });
+            expiry.abort(e);
+            expired.reject(e);
+          }, seconds * 1000);
+          return Promise.race([tool.run(input, { ...ctx, signal }), expired.promise]).finally(() => clearTimeout(timer));
         },
       };
     },
