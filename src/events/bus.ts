@@ -73,7 +73,13 @@ export class Bus {
       // A publish while Redis is down must not become an unhandled rejection: events
       // degrade, the run that published them carries on and is persisted.
       const safePub = { publish: (ch: string, msg: string) => pub.publish(ch, msg).catch(onError) } as unknown as Redis;
-      this.target = createRedisEventTarget({ publishClient: safePub, subscribeClient: sub }) as unknown as Target;
+      // Likewise a SUBSCRIBE queued while Redis is down, rejected when the bus closes.
+      const safeSub = {
+        on: (event: string, cb: (...args: unknown[]) => void) => sub.on(event, cb),
+        subscribe: (ch: string) => sub.subscribe(ch).catch(onError),
+        unsubscribe: (ch: string) => sub.unsubscribe(ch).catch(onError),
+      } as unknown as Redis;
+      this.target = createRedisEventTarget({ publishClient: safePub, subscribeClient: safeSub }) as unknown as Target;
     } else {
       this.target = new EventTarget();
     }
