@@ -5,6 +5,7 @@ import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors
 import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
+import { unstorableIssues } from "../db/storable.ts";
 import { validate } from "../tools/json-schema.ts";
 import { addSecret, scrubValue, scrubValueOf } from "../tools/redact.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
@@ -83,12 +84,13 @@ export class Dispatcher {
 
   /** Runs a tool; also returns the unredacted output for in-process consumers. */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
-    const base = newRun({ tool: req.tool, input: req.input, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, parentRunId: req.parentRunId });
+    const base = newRun({ tool: req.tool, input: req.input, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, callerKeyId: req.caller.keyId, parentRunId: req.parentRunId });
     if (this.closing) return this.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
     const entry = this.deps.surface.resolve(req.tool);
     if (!entry) return this.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
     const redact = isRedacted(entry.tier);
+    base.tier = entry.tier;
     if (redact) base.input = REDACTED;
     if (!mayRun(req.caller.role, entry.tier))
       return this.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
@@ -221,6 +223,8 @@ export class Dispatcher {
 
   private validateInput(entry: SurfaceEntry, input: unknown): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, issues: [{ path: "", message: "must be an object" }] };
+    const unstorable = unstorableIssues(input);
+    if (unstorable.length) return { ok: false, issues: unstorable };
     const overridden = (entry.bakedKeys ?? []).filter((k) => Object.hasOwn(input, k));
     if (overridden.length)
       return { ok: false, issues: overridden.map((k) => ({ path: `/${k}`, message: `is baked by preset "${entry.name}" and cannot be overridden` })) };
@@ -345,7 +349,7 @@ export class Dispatcher {
     const run = (await this.deps.runs.get(runId))!;
     await this.deps.interactions.consume(ready.ids);
     const entry = this.deps.surface.base(run.tool);
-    const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: null };
+    const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: run.callerKeyId };
     const controller = new AbortController();
     const redact = run.input === REDACTED;
     const body = async (ctx: ToolContext) => {
