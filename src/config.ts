@@ -14,6 +14,8 @@ export interface Config {
   redisPrefix: string;
   /** Tool modules to load (TAI_MODULES). */
   modules: string[];
+  /** A folder whose .ts/.js files manifests may name in extensionsModules (TAI_EXTENSIONS_DIR). */
+  extensionsDir?: string;
   /** @default "USER" on a loopback bind, else "NONE" */
   anonymousRole: AnonymousRole;
   /** A bootstrap admin key accepted as given (stored hashed). */
@@ -84,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean),
+    extensionsDir: env.TAI_EXTENSIONS_DIR || undefined,
     anonymousRole: anon as AnonymousRole,
     adminKey,
     graphiql: bool(env, "TAI_GRAPHIQL", true),

@@ -61,9 +61,21 @@ export class ToolError extends Error {
    */
   static fromUnknown(error: unknown): ToolError {
     if (error instanceof ToolError) return error;
-    const name = error instanceof Error ? error.name : typeof error;
-    return new ToolError(`the tool failed unexpectedly (${name})`, { kind: "INTERNAL", cause: error });
+    return new ToolError(`the tool failed unexpectedly (${publicErrorName(error)})`, { kind: "INTERNAL", cause: error });
   }
+}
+
+// Classes of database drivers and clients (Prisma, pg, better-sqlite3, driver adapters).
+const DATABASE_ERROR = /prisma|driver|adapter|database|sqlite|postgres|^pg|sql/i;
+
+/**
+ * The class name of an unexpected error as a client may see it: a database driver's or
+ * client's class is never named (it tells an attacker which database and driver run
+ * here); it is "database error" instead.
+ */
+export function publicErrorName(error: unknown): string {
+  const name = error instanceof Error ? error.name : typeof error;
+  return DATABASE_ERROR.test(name) || (error instanceof Error && DATABASE_ERROR.test(error.constructor?.name ?? "")) ? "database error" : name;
 }
 
 /** One validation problem. Every validator of tai42 reports a list of these. */

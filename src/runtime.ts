@@ -15,6 +15,7 @@ import { scrubbingWrites } from "./db/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
 import { outageLog } from "./events/outage-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
+import { assertModulesAllowed, moduleRefusal } from "./manifests/module-allow-list.ts";
 import { Surface } from "./registry/surface.ts";
 import { StoredSurface } from "./registry/stored-surface.ts";
 import { PresetService } from "./presets/preset-service.ts";
@@ -154,7 +155,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
-  const stored = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, (modules) => loadModules(sharedApp, modules));
+  // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a
+  // stored manifest written before the rule is loaded.
+  const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
+  const stored = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, async (modules) => {
+    assertModulesAllowed(modules, allowList);
+    await loadModules(sharedApp, modules);
+  });
   await stored.load();
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny);
@@ -166,7 +173,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       secrets,
       presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)),
       baseModules: new Set(["builtin", "inline", ...config.modules]),
+      moduleRefusal: (ref: string) => moduleRefusal(ref, allowList),
       load: async (modules: string[]) => {
+        assertModulesAllowed(modules, allowList);
         const issues = [];
         for (const [i, m] of modules.entries()) {
           try {

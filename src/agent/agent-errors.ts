@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from "ai";
-import { ApiError, isErrorKind, ToolError, type ErrorKind } from "../errors.ts";
+import { ApiError, isErrorKind, publicErrorName, ToolError, type ErrorKind } from "../errors.ts";
 
 /** A run failure an agent raises on purpose, with its kind (docs/agent-stream.md §4). */
 export class AgentRunError extends Error {
@@ -48,8 +48,7 @@ export function classifyAgentError(error: unknown, aborted: boolean): { kind: Er
     return { kind: "NETWORK", message: `the LLM provider could not be reached: ${error.message}`, unexpected: false };
   const kind = (error as { kind?: unknown })?.kind;
   if (isErrorKind(kind) && error instanceof Error) return { kind, message: error.message, unexpected: false };
-  const name = error instanceof Error ? error.name : typeof error;
-  return { kind: "INTERNAL", message: `the agent failed unexpectedly (${name})`, unexpected: true };
+  return { kind: "INTERNAL", message: `the agent failed unexpectedly (${publicErrorName(error)})`, unexpected: true };
 }
 
 /** The provider's own error text out of a JSON error body, when it has one. */

@@ -1,10 +1,12 @@
+import { startedRun } from "../auth/visibility.ts";
 import { randomUUID } from "node:crypto";
 import type { App } from "../app.ts";
 import type { Caller } from "../auth/roles.ts";
 import type { Db } from "../db/client.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
-import { ApiError, ToolError } from "../errors.ts";
+import { unstorableIssues } from "../db/storable.ts";
+import { ApiError, describeIssues, ToolError } from "../errors.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
@@ -185,6 +187,8 @@ export class AgentService {
       const running = await this.store.runningOnThread(threadId);
       if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
     }
+    const unstorable = unstorableIssues(options);
+    if (unstorable.length) throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(unstorable)}`, unstorable);
     const parsed = cls.ToolInput.safeParse(options);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message }));
@@ -228,11 +232,13 @@ export class AgentService {
     return { runId, threadId, agent: cls.toolName };
   }
 
-  /** A run the caller may join (NOT_FOUND / FORBIDDEN otherwise). */
+  /**
+   * A run the caller may join: one it started, or any for an ADMIN. Another caller's run
+   * does not exist for it (NOT_FOUND), as every run door answers (auth/visibility.ts).
+   */
   async open(runId: string, caller: Caller): Promise<AgentRunRecord> {
     const run = await this.store.get(runId);
-    if (!run) throw new ApiError("NOT_FOUND", `no agent run with id "${runId}"`);
-    this.checkOwner(run, caller, "join");
+    if (!run || !startedRun(caller, run)) throw new ApiError("NOT_FOUND", `no agent run with id "${runId}"`);
     return run;
   }
 
@@ -354,8 +360,8 @@ export class AgentService {
   }
 
   private checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
-    if (caller.role === "ADMIN" || run.callerKey === caller.keyName) return;
-    throw new ApiError("FORBIDDEN", `only the caller who started agent run ${run.id}, or an ADMIN, may ${what} it${what === "join" ? "" : "s thread"}`);
+    if (startedRun(caller, run)) return;
+    throw new ApiError("FORBIDDEN", `only the caller who started agent run ${run.id}, or an ADMIN, may ${what} its thread`);
   }
 
   /** Runs the agent's stream in the background, storing then publishing each event. */

@@ -1,6 +1,7 @@
 import type { Caller } from "../auth/roles.ts";
 import { isAdmin } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
+import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, type Issue } from "../errors.ts";
 
 /** A stored, named instruction snippet an agent run can load by name. */
@@ -36,6 +37,7 @@ export class SkillStore {
     if (!NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
     if (!input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
     if (!input.instructions.trim()) issues.push({ path: "/instructions", message: "must not be empty" });
+    issues.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.instructions, "/instructions"));
     if (issues.length) throw ApiError.badInput(`invalid skill "${input.name}"`, issues);
     const row = await this.db.skill.upsert({
       where: { name: input.name },

@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import type { Db } from "../db/client.ts";
+import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, type Issue } from "../errors.ts";
 
 /** A message a caller records in a thread without running: `{ role, content }`. */
@@ -89,6 +90,7 @@ export function checkThreadMessages(messages: unknown): ThreadMessageInput[] {
     const { role, content, ...rest } = m as Record<string, unknown>;
     if (role !== "user" && role !== "assistant") issues.push({ path: `${path}/role`, message: 'must be "user" or "assistant"' });
     if (typeof content !== "string") issues.push({ path: `${path}/content`, message: "must be a string" });
+    else issues.push(...unstorableIssues(content, `${path}/content`));
     for (const k of Object.keys(rest)) issues.push({ path: `${path}/${k}`, message: "is not a message field (role, content)" });
   });
   if (issues.length) throw ApiError.badInput(`invalid thread messages: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);

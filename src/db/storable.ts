@@ -56,6 +56,45 @@ function fix(v: unknown): unknown {
   return out ?? v;
 }
 
+const UNSTORABLE_AT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** What is wrong with a text neither database can store, or null when it is storable. */
+function unstorableReason(s: string): string | null {
+  if (!UNSTORABLE.test(s)) return null;
+  const m = UNSTORABLE_AT.exec(s);
+  if (!m) return null;
+  return m[0] === "\u0000" ? "contains a NUL character (U+0000), which cannot be stored" : "contains a lone UTF-16 surrogate (not valid Unicode), which cannot be stored";
+}
+
+/**
+ * One issue per string (or object key) in `value` that neither database can store (a NUL
+ * character, a lone surrogate), each naming its JSON-pointer path under `path`. Writes of
+ * caller-supplied text that must be stored as given (presets, manifests, thread
+ * messages, answers, dispatch inputs) check this first and refuse with INVALID_INPUT /
+ * BAD_USER_INPUT, identically on SQLite and PostgreSQL (docs/security-model.md §6).
+ */
+export function unstorableIssues(value: unknown, path = ""): { path: string; message: string }[] {
+  const issues: { path: string; message: string }[] = [];
+  const walk = (v: unknown, at: string, depth: number): void => {
+    if (typeof v === "string") {
+      const reason = unstorableReason(v);
+      if (reason) issues.push({ path: at, message: reason });
+    } else if (v !== null && typeof v === "object" && !(v instanceof Date) && depth < 200 && issues.length < 50) {
+      if (Array.isArray(v)) v.forEach((item, i) => walk(item, `${at}/${i}`, depth + 1));
+      else
+        for (const [k, item] of Object.entries(v)) {
+          // The path names the key as both databases can show it (U+FFFD for what they cannot).
+          const p = `${at}/${storableText(k).replace(/~/g, "~0").replace(/\//g, "~1")}`;
+          const reason = unstorableReason(k);
+          if (reason) issues.push({ path: p, message: `the key ${reason}` });
+          walk(item, p, depth + 1);
+        }
+    }
+  };
+  walk(value, path, 0);
+  return issues;
+}
+
 /**
  * The stored form of an idempotency scope: its SHA-256. The scope joins caller, tool and
  * the caller's key with NUL separators, which PostgreSQL cannot store, and a caller's key

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Tier } from "../auth/roles.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import type { ContentBlock } from "../tools/result.ts";
@@ -45,6 +46,10 @@ export interface RunRecord {
   door: Door;
   callerRole: string;
   callerKey: string | null;
+  /** The root caller's key id (children carry their root's); null when anonymous. */
+  callerKeyId: string | null;
+  /** The tier of the tool run; null when unknown (see docs/security-model.md §2). */
+  tier: Tier | null;
   policy: AppliedPolicy | null;
   startedAt: string;
   finishedAt: string | null;
@@ -65,7 +70,7 @@ export function isFinal(status: RunStatus): boolean {
 }
 
 /** A new RUNNING run for a dispatch, before anything about its tool is known. */
-export function newRun(fields: { tool: string; input: unknown; door: Door; callerRole: string; callerKey: string | null; parentRunId?: string | null }): RunRecord {
+export function newRun(fields: { tool: string; input: unknown; door: Door; callerRole: string; callerKey: string | null; callerKeyId?: string | null; parentRunId?: string | null }): RunRecord {
   return {
     id: randomUUID(),
     tool: fields.tool,
@@ -83,6 +88,10 @@ export function newRun(fields: { tool: string; input: unknown; door: Door; calle
     door: fields.door,
     callerRole: fields.callerRole,
     callerKey: fields.callerKey,
+    callerKeyId: fields.callerKeyId ?? null,
+    // Until the tool is resolved nothing of any tier has run: a run refused before that
+    // (unknown tool, shutdown) is a read-tier record of the caller's own request.
+    tier: "read",
     policy: null,
     startedAt: new Date().toISOString(),
     finishedAt: null,

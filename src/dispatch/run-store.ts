@@ -2,6 +2,8 @@ import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
 import { lockEventLog } from "../db/event-log.ts";
 import { scopeKey, storableJson, storableText, storableTextOrNull } from "../db/storable.ts";
+import type { Tier } from "../auth/roles.ts";
+import type { RunScope } from "../auth/visibility.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { AppliedPolicy, AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
 
@@ -40,6 +42,8 @@ export class RunStore {
             door: run.door,
             callerRole: run.callerRole,
             callerKey: storableTextOrNull(run.callerKey),
+            callerKeyId: run.callerKeyId,
+            tier: run.tier,
             idempotencyScope: scope === null ? null : scopeKey(scope),
             parentRunId: run.parentRunId,
             instanceId,
@@ -121,9 +125,10 @@ export class RunStore {
     return row ? toRecord(row) : null;
   }
 
-  /** Newest first, keyset-paginated on (startedAt, id). */
-  async list(filter: { tool?: string; status?: RunStatus }, first: number, after?: { startedAt: Date; id: string }): Promise<RunRecord[]> {
+  /** Newest first, keyset-paginated on (startedAt, id), within `scope` (the caller's visible runs). */
+  async list(filter: { tool?: string; status?: RunStatus }, first: number, after?: { startedAt: Date; id: string }, scope: RunScope = { all: true }): Promise<RunRecord[]> {
     const where = {
+      ...scopeWhere(scope),
       ...(filter.tool ? { tool: storableText(filter.tool) } : {}),
       ...(filter.status ? { status: filter.status } : {}),
       ...(after ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] } : {}),
@@ -137,10 +142,17 @@ export class RunStore {
     return rows.map(toRecord);
   }
 
-  /** Persisted events after `afterSeq`, oldest first. */
-  async events(filter: { runId?: string; tool?: string }, afterSeq: number, limit = 10_000): Promise<RunEventRecord[]> {
+  /** Which of these run ids are runs within `scope`. */
+  async visibleIds(ids: string[], scope: RunScope): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.db.run.findMany({ where: { id: { in: ids }, ...scopeWhere(scope) }, select: { id: true } });
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Persisted events after `afterSeq`, oldest first, of the runs within `scope`. */
+  async events(filter: { runId?: string; tool?: string }, afterSeq: number, limit = 10_000, scope: RunScope = { all: true }): Promise<RunEventRecord[]> {
     const rows = await this.db.runEvent.findMany({
-      where: { seq: { gt: afterSeq }, ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.tool ? { tool: storableText(filter.tool) } : {}) },
+      where: { seq: { gt: afterSeq }, ...(scope.all ? {} : { run: scopeWhere(scope) }), ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.tool ? { tool: storableText(filter.tool) } : {}) },
       orderBy: { seq: "asc" },
       take: limit,
     });
@@ -189,6 +201,16 @@ function toEvent(r: EventRow): RunEventRecord {
   return { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool, run: r.snapshot as unknown as RunRecord };
 }
 
+/**
+ * The database form of a visibility scope (the rule is `auth/visibility.ts`): the runs
+ * of one key, or the anonymous ones (no key id and no key name), within the tiers.
+ */
+function scopeWhere(scope: RunScope) {
+  if (scope.all) return {};
+  const owner = scope.keyId === null ? { callerKeyId: null, callerKey: null } : { callerKeyId: scope.keyId };
+  return { ...owner, tier: { in: [...scope.tiers] } };
+}
+
 function attemptData(runId: string, a: AttemptRecord) {
   return {
     runId,
@@ -226,6 +248,8 @@ function toRecord(row: RunRow): RunRecord {
     door: row.door as Door,
     callerRole: row.callerRole,
     callerKey: row.callerKey,
+    callerKeyId: row.callerKeyId,
+    tier: (row.tier ?? null) as Tier | null,
     policy: (row.policy ?? null) as AppliedPolicy | null,
     startedAt: row.startedAt.toISOString(),
     finishedAt: iso(row.finishedAt),

@@ -5,6 +5,7 @@ import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors
 import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
+import { unstorableIssues } from "../db/storable.ts";
 import { validate } from "../tools/json-schema.ts";
 import type { Secrets, SecretScope } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
@@ -88,13 +89,14 @@ export class Dispatcher {
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
-    const base = newRun({ tool: req.tool, input: deep === null ? req.input : TOO_DEEP, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, parentRunId: req.parentRunId });
+    const base = newRun({ tool: req.tool, input: deep === null ? req.input : TOO_DEEP, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, callerKeyId: req.caller.keyId, parentRunId: req.parentRunId });
     if (deep !== null) return this.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.closing) return this.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
     const entry = this.deps.surface.resolve(req.tool);
     if (!entry) return this.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
     const redact = isRedacted(entry.tier);
+    base.tier = entry.tier;
     if (redact) base.input = REDACTED;
     if (!mayRun(req.caller.role, entry.tier))
       return this.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
@@ -227,6 +229,8 @@ export class Dispatcher {
 
   private validateInput(entry: SurfaceEntry, input: unknown): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, issues: [{ path: "", message: "must be an object" }] };
+    const unstorable = unstorableIssues(input);
+    if (unstorable.length) return { ok: false, issues: unstorable };
     const overridden = (entry.bakedKeys ?? []).filter((k) => Object.hasOwn(input, k));
     if (overridden.length)
       return { ok: false, issues: overridden.map((k) => ({ path: `/${k}`, message: `is baked by preset "${entry.name}" and cannot be overridden` })) };
@@ -351,7 +355,7 @@ export class Dispatcher {
     const run = (await this.deps.runs.get(runId))!;
     await this.deps.interactions.consume(ready.ids);
     const entry = this.deps.surface.base(run.tool);
-    const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: null };
+    const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: run.callerKeyId };
     const controller = new AbortController();
     const redact = run.input === REDACTED;
     const body = async (ctx: ToolContext) => {

@@ -1,3 +1,4 @@
+import { startedRun } from "../auth/visibility.ts";
 import { GraphQLError } from "graphql";
 import type { Caller } from "../auth/roles.ts";
 import type { AgentRunOptions } from "../agent/agent.ts";
@@ -187,7 +188,8 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, { id }, ctx) => {
       const caller = requireCaller(ctx);
-      return (await ctx.runtime.agents.store.get(String(id))) ? ctx.runtime.agents.open(String(id), caller) : null;
+      const run = await ctx.runtime.agents.store.get(String(id));
+      return run && startedRun(caller, run) ? run : null;
     },
   }),
 }));

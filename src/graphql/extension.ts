@@ -4,6 +4,10 @@ import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
 import { RunStatusEnum } from "./enums.ts";
 import { closeWith } from "./stream.ts";
+import type { Caller } from "../auth/roles.ts";
+import { maySeeRun, runScope } from "../auth/visibility.ts";
+import { visibleRecords } from "../dispatch/visible-records.ts";
+import type { GraphQLContext } from "./context.ts";
 
 const ExtensionKindEnum = builder.enumType("ExtensionKind", { values: ["WRAPPER", "TRANSFORMER", "BACKEND"] as const });
 
@@ -42,11 +46,12 @@ builder.queryFields((t) => ({
   }),
   recentSpans: t.field({
     type: [SpanRef],
-    description: "The latest spans, newest first.",
+    description: "The latest spans of runs the caller may see, newest first.",
     args: { tool: t.arg.string(), first: t.arg.int() },
     resolve: (_r, { tool, first }, ctx) => {
-      requireCaller(ctx);
-      return ctx.runtime.spans.list(tool ?? undefined, Math.min(Math.max(first ?? 50, 1), 500));
+      const caller = requireCaller(ctx);
+      const want = Math.min(Math.max(first ?? 50, 1), 500);
+      return visibleRecords(ctx.runtime.runs, runScope(caller), want, (skip, take) => ctx.runtime.spans.list(tool ?? undefined, take, skip));
     },
   }),
 }));
@@ -54,12 +59,27 @@ builder.queryFields((t) => ({
 builder.subscriptionFields((t) => ({
   spans: t.field({
     type: SpanRef,
-    description: "Spans as they open (RUNNING) and close (with status and durationMs).",
+    description: "Spans of runs the caller may see, as they open (RUNNING) and close (with status and durationMs).",
     args: { tool: t.arg.string() },
     subscribe: (_r, { tool }, ctx) => {
-      requireCaller(ctx);
-      return closeWith(ctx, (signal) => ctx.runtime.bus.subscribe("span", { signal, filter: (s) => !tool || s.tool === tool }));
+      const caller = requireCaller(ctx);
+      return closeWith(ctx, (signal) => visibleSpans(ctx, caller, ctx.runtime.bus.subscribe("span", { signal, filter: (s) => !tool || s.tool === tool })));
     },
     resolve: (s: SpanRecord) => s,
   }),
 }));
+
+/** The spans of `stream` whose run `caller` may see; each run is looked up once. */
+async function* visibleSpans(ctx: GraphQLContext, caller: Caller, stream: AsyncIterable<SpanRecord>): AsyncGenerator<SpanRecord> {
+  const seen = new Map<string, boolean>();
+  for await (const span of stream) {
+    let visible = seen.get(span.runId);
+    if (visible === undefined) {
+      const run = await ctx.runtime.runs.get(span.runId);
+      visible = Boolean(run && maySeeRun(caller, run));
+      if (seen.size > 1000) seen.clear();
+      seen.set(span.runId, visible);
+    }
+    if (visible) yield span;
+  }
+}

@@ -44,10 +44,8 @@ builder.queryFields((t) => ({
   interactions: t.field({
     type: [InteractionRef],
     args: { status: t.arg.string({ description: "PENDING | ANSWERED | EXPIRED | CANCELLED" }) },
-    resolve: (_r, { status }, ctx) => {
-      requireCaller(ctx);
-      return ctx.runtime.interactions.list(status ?? undefined);
-    },
+    description: "The newest 500 interactions of runs the caller may see.",
+    resolve: (_r, { status }, ctx) => ctx.runtime.interactions.list(status ?? undefined, requireCaller(ctx)),
   }),
 }));
 

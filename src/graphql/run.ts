@@ -9,6 +9,7 @@ import { ErrorKindEnum, RunEventTypeEnum, RunStatusEnum } from "./enums.ts";
 import { closeWith } from "./stream.ts";
 import { RetryPolicyRef } from "./tool.ts";
 import { replayThenLive } from "../dispatch/run-events.ts";
+import { maySeeRun, runScope } from "../auth/visibility.ts";
 
 const AttemptRef = builder.objectRef<AttemptRecord>("Attempt").implement({
   fields: (t) => ({
@@ -105,21 +106,23 @@ builder.queryFields((t) => ({
     type: ToolRunRef,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_r, { id }, ctx) => {
-      requireCaller(ctx);
-      return ctx.runtime.runs.get(String(id));
+    description: "A run; null when there is none the caller may see (docs/security-model.md §2).",
+    resolve: async (_r, { id }, ctx) => {
+      const caller = requireCaller(ctx);
+      const run = await ctx.runtime.runs.get(String(id));
+      return run && maySeeRun(caller, run) ? run : null;
     },
   }),
   runs: t.field({
     type: ToolRunConnectionRef,
-    description: "Runs, newest first (relay-style connection).",
+    description: "The runs the caller may see, newest first (relay-style connection).",
     args: { tool: t.arg.string(), status: t.arg({ type: RunStatusEnum }), first: t.arg.int(), after: t.arg.string() },
     resolve: async (_r, args, ctx) => {
-      requireCaller(ctx);
+      const caller = requireCaller(ctx);
       const first = args.first ?? 20;
       if (first < 1 || first > 200) throw ApiError.badInput(`"first" must be from 1 to 200 (got ${first})`, [{ path: "/first", message: "must be from 1 to 200" }]);
       const after = args.after ? parseCursor(args.after) : undefined;
-      const rows = await ctx.runtime.runs.list({ tool: args.tool ?? undefined, status: args.status ?? undefined }, first + 1, after);
+      const rows = await ctx.runtime.runs.list({ tool: args.tool ?? undefined, status: args.status ?? undefined }, first + 1, after, runScope(caller));
       const page = rows.slice(0, first);
       const edges = page.map((node) => ({ cursor: cursorOf(node), node }));
       return {
@@ -153,14 +156,12 @@ builder.mutationFields((t) => ({
   }),
   cancelRun: t.field({
     type: ToolRunRef,
-    description: "Aborts the attempt in flight; no retry follows. Only the run's own caller or an ADMIN may cancel.",
+    description: "Aborts the attempt in flight; no retry follows. Only a run the caller may see (its own, or any for an ADMIN) can be cancelled.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_r, { id }, ctx) => {
       const caller = requireCaller(ctx);
       const run = await ctx.runtime.runs.get(String(id));
-      if (!run) throw new ApiError("NOT_FOUND", `no run with id "${id}"`);
-      if (caller.role !== "ADMIN" && run.callerKey !== caller.keyName)
-        throw new ApiError("FORBIDDEN", "only the caller who started a run, or an ADMIN, may cancel it");
+      if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${id}"`);
       return (await ctx.runtime.dispatcher.cancel(run.id))!;
     },
   }),
@@ -171,10 +172,14 @@ builder.subscriptionFields((t) => ({
     type: RunEventRef,
     description: "Run events, optionally for one run or tool. With afterSeq, persisted events after it are replayed first, then live ones follow.",
     args: { runId: t.arg.id(), tool: t.arg.string(), afterSeq: t.arg.int() },
-    subscribe: (_r, args, ctx) => {
-      requireCaller(ctx);
+    subscribe: async (_r, args, ctx) => {
+      const caller = requireCaller(ctx);
       const filter = { runId: args.runId ? String(args.runId) : undefined, tool: args.tool ?? undefined };
-      return closeWith(ctx, (signal) => lagAware(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal)));
+      if (filter.runId) {
+        const run = await ctx.runtime.runs.get(filter.runId);
+        if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${filter.runId}"`);
+      }
+      return closeWith(ctx, (signal) => lagAware(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal, caller)));
     },
     resolve: (e: RunEventRecord) => e,
   }),

@@ -1,7 +1,10 @@
 import type { Caller } from "../auth/roles.ts";
+import { maySeeRun, runScope } from "../auth/visibility.ts";
+import { visibleRecords } from "../dispatch/visible-records.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
+import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { validate } from "../tools/json-schema.ts";
@@ -22,21 +25,24 @@ export class InteractionService {
     private readonly log: Logger,
   ) {}
 
-  list(status?: string): Promise<InteractionRecord[]> {
-    return this.store.list(status);
+  /** The newest 500 interactions of runs `caller` may see (auth/visibility.ts). */
+  list(status: string | undefined, caller: Caller): Promise<InteractionRecord[]> {
+    return visibleRecords(this.runs, runScope(caller), 500, (skip, take) => this.store.list(status, take, skip));
   }
 
   forRun(runId: string): Promise<InteractionRecord[]> {
     return this.store.forRun(runId);
   }
 
-  /** Answers as an API caller: "caller" interactions only by the run's caller or an ADMIN. */
+  /**
+   * Answers as an API caller: only an interaction of a run the caller may see (its own;
+   * any for an ADMIN), so "caller" interactions are answered by that caller or an ADMIN.
+   */
   async answer(id: string, answer: unknown, caller: Caller): Promise<RunRecord> {
     const interaction = await this.store.get(id);
-    if (!interaction) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
-    const run = await this.runs.get(interaction.runId);
-    if (interaction.to === "caller" && caller.role !== "ADMIN" && run?.callerKey !== caller.keyName)
-      throw new ApiError("FORBIDDEN", "this interaction is addressed to the run's caller; only that caller or an ADMIN may answer it");
+    const run = interaction && (await this.runs.get(interaction.runId));
+    // An interaction of a run the caller may not see does not exist for it.
+    if (!interaction || !run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
     if (caller.role === "READER") throw new ApiError("FORBIDDEN", "a READER may not answer interactions");
     return this.accept(interaction, answer);
   }
@@ -61,6 +67,8 @@ export class InteractionService {
       await this.expireDue();
       throw new ApiError("CONFLICT", `interaction "${interaction.id}" expired at ${interaction.expiresAt}`);
     }
+    const unstorable = unstorableIssues(answer, "/answer");
+    if (unstorable.length) throw ApiError.badInput(`the answer cannot be stored: ${describeIssues(unstorable)}`, unstorable);
     if (interaction.answerFormat) {
       const issues = validate(interaction.answerFormat, answer);
       if (issues.length) throw ApiError.badInput(`the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`, issues.map((i) => ({ path: `/answer${i.path}`, message: i.message })));

@@ -69,8 +69,9 @@ export class InteractionStore {
     return (await this.db.interaction.findMany({ where: { runId }, orderBy: { createdAt: "asc" } })).map(toInteraction);
   }
 
-  async list(status?: string): Promise<InteractionRecord[]> {
-    return (await this.db.interaction.findMany({ where: status ? { status } : {}, orderBy: { createdAt: "desc" }, take: 500 })).map(toInteraction);
+  /** Newest first. */
+  async list(status?: string, take = 500, skip = 0): Promise<InteractionRecord[]> {
+    return (await this.db.interaction.findMany({ where: status ? { status } : {}, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take, skip })).map(toInteraction);
   }
 
   /** PENDING → ANSWERED; false when it was not pending (a second answer loses). */

@@ -5,7 +5,8 @@ import { isUniqueViolation } from "../db/client.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import { checkMarkerWrite } from "../secrets/markers.ts";
 import type { Manifest, ManifestDocument, ManifestVersion } from "./manifest.ts";
-import { documentIssues, type DocumentContext } from "./validate-document.ts";
+import { unstorableIssues } from "../db/storable.ts";
+import { documentIssues, importFreeIssues, type DocumentContext } from "./validate-document.ts";
 
 /** A manifest write. */
 export interface ManifestInput {
@@ -62,22 +63,32 @@ export class ManifestService {
     return rows.map((v) => ({ version: v.version, description: v.description, document: v.document as ManifestDocument, createdAt: v.createdAt.toISOString() }));
   }
 
-  /** Validates the whole document first, then creates (no expectedVersion) or updates (expectedVersion must match). */
+  /**
+   * Validates the whole document first, then creates (no expectedVersion) or updates
+   * (expectedVersion must match). Validate first, import last: the checks that need no
+   * import (role, name, shape, unstorable text, the module allow-list, the version) run
+   * first, and a write refused by any of them imports nothing. Only then are the allowed
+   * modules imported, because binding the extensions validates their settings.
+   */
   async put(input: ManifestInput, expectedVersion: number | null | undefined, caller: Caller): Promise<Manifest> {
     requireAdmin(caller, "write manifests");
     const context = await this.context();
     checkMarkerWrite(input.document, "/document", { admin: true, deny: context.secrets.deny });
-    const issues: Issue[] = [];
-    if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
-    issues.push(...(await documentIssues(input.document, context)));
+    const early: Issue[] = [];
+    if (typeof input.name !== "string" || !NAME.test(input.name)) early.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
+    early.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.document, "/document"));
+    early.push(...importFreeIssues(input.document, context));
+    if (early.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(early)}`, early);
+    const current = await this.get(input.name);
+    if (!current && expectedVersion != null && expectedVersion !== 0)
+      throw new ApiError("NOT_FOUND", `no manifest named "${input.name}" (expectedVersion ${expectedVersion} was given)`);
+    if (current && expectedVersion != null && current.version !== expectedVersion) throw stale(input.name, current.version, expectedVersion);
+    const issues = await documentIssues(input.document, context);
     if (issues.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(issues)}`, issues);
     const description = input.description ?? null;
     const document = input.document as never;
 
-    const current = await this.get(input.name);
     if (!current) {
-      if (expectedVersion != null && expectedVersion !== 0)
-        throw new ApiError("NOT_FOUND", `no manifest named "${input.name}" (expectedVersion ${expectedVersion} was given)`);
       try {
         await this.db.$transaction([
           this.db.manifest.create({ data: { name: input.name, description, document, version: 1 } }),
@@ -98,12 +109,7 @@ export class ManifestService {
           await tx.manifestVersion.create({ data: { manifestName: input.name, version: next, description, document } });
         });
       } catch (e) {
-        if (e instanceof StaleVersion || isUniqueViolation(e)) {
-          const now = await this.get(input.name);
-          throw new ApiError("CONFLICT", `manifest "${input.name}" is at version ${now?.version}, not the expected ${expectedVersion}; re-read it and retry`, [
-            { path: "/expectedVersion", message: `is stale (current ${now?.version})` },
-          ]);
-        }
+        if (e instanceof StaleVersion || isUniqueViolation(e)) throw stale(input.name, (await this.get(input.name))?.version, expectedVersion);
         throw e;
       }
       if (current.active) await this.onChanged();
@@ -140,6 +146,12 @@ export class ManifestService {
 }
 
 class StaleVersion extends Error {}
+
+function stale(name: string, current: number | undefined, expected: number): ApiError {
+  return new ApiError("CONFLICT", `manifest "${name}" is at version ${current}, not the expected ${expected}; re-read it and retry`, [
+    { path: "/expectedVersion", message: `is stale (current ${current})` },
+  ]);
+}
 
 function requireAdmin(caller: Caller, what: string): void {
   if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} (you are ${caller.role})`);

@@ -51,7 +51,9 @@ export interface DocumentContext {
   presets: Set<string>;
   /** Modules loaded without a manifest (built-ins, TAI_MODULES): their extensions need no listing. */
   baseModules: Set<string>;
-  /** Imports the document's extensionsModules; returns a problem per module that fails. */
+  /** Why the document may not name a module (`module-allow-list.ts`), or null. Checked before any import. */
+  moduleRefusal(ref: string): string | null;
+  /** Imports the document's extensionsModules (all allowed); returns a problem per module that fails. */
   load(modules: string[]): Promise<Issue[]>;
   /** Resolves `!ENV` settings when a combo binds. */
   secrets: Secrets;
@@ -59,12 +61,26 @@ export interface DocumentContext {
 }
 
 /**
- * Every problem with a manifest document: its shape, then unknown tools, extensions,
- * modules and retry targets, each issue naming the item.
+ * The problems found without importing anything: the document's shape, and modules a
+ * manifest may not name. A document with any of them is refused before any import.
  */
-export async function documentIssues(doc: unknown, ctx: DocumentContext): Promise<Issue[]> {
+export function importFreeIssues(doc: unknown, ctx: Pick<DocumentContext, "moduleRefusal">): Issue[] {
   const shape = validate(MANIFEST_DOCUMENT_SCHEMA, doc).map((i) => ({ path: `/document${i.path}`, message: i.message }));
   if (shape.length) return shape;
+  return ((doc as ManifestDocument).extensionsModules ?? []).flatMap((m, i) => {
+    const refusal = ctx.moduleRefusal(m);
+    return refusal ? [{ path: `/document/extensionsModules/${i}`, message: refusal }] : [];
+  });
+}
+
+/**
+ * Every problem with a manifest document: its shape and refused modules (then nothing is
+ * imported), then, after importing its allowed modules (binding needs their extensions),
+ * unknown tools, extensions, modules, settings and retry targets, each issue naming the item.
+ */
+export async function documentIssues(doc: unknown, ctx: DocumentContext): Promise<Issue[]> {
+  const early = importFreeIssues(doc, ctx);
+  if (early.length) return early;
   const d = doc as ManifestDocument;
   const issues: Issue[] = (await ctx.load(d.extensionsModules ?? [])).map((i) => ({ ...i, path: `/document/extensionsModules${i.path}` }));
   const known = (n: string) => Boolean(ctx.surface.base(n)) || ctx.presets.has(n);

@@ -2,6 +2,7 @@ import type { Caller } from "../auth/roles.ts";
 import { mayAuthorOver } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
+import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import { resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
@@ -121,6 +122,7 @@ export class PresetService {
     if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
     if (typeof input.description !== "string" || !input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
     if (!input.fixedKwargs || typeof input.fixedKwargs !== "object" || Array.isArray(input.fixedKwargs)) issues.push({ path: "/fixedKwargs", message: "must be an object" });
+    issues.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.fixedKwargs, "/fixedKwargs"), ...unstorableIssues(input.retryPolicy, "/retryPolicy"));
     const existing = this.surface.base(input.name);
     if (!updating && existing && existing.origin !== "PRESET") issues.push({ path: "/name", message: `is already the name of a ${existing.origin.toLowerCase()} on the surface` });
 

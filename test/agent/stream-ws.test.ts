@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Client } from "graphql-ws";
 import type { ScriptedToolCall, ScriptView } from "../../src/agent/providers/scripted-model.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { collect, until, wsClient, type Collected } from "../graphql/support.ts";
 import { agentTestApp } from "./fixtures.ts";
 import { useScript } from "./support.ts";
@@ -182,7 +182,7 @@ describe("agentStream over graphql-ws (real sockets)", () => {
         expectWellFormed(events, sub);
         expect(kinds(events)).toEqual(["tool_call_step", "run_usage", "suspended_final"]);
         const final = events.at(-1)!;
-        const interactions = await r.interactions.list("PENDING");
+        const interactions = await r.interactions.list("PENDING", as("ADMIN"));
         expect(final).toMatchObject({ __typename: "SuspendedFinal", interactionIds: [interactions[0].id], callerInteractionIds: [], threadId: expect.any(String) });
         expect(Date.parse(final.expiryAt as string)).toBe(Date.parse(interactions[0].expiresAt!));
         return { r, final, interactionId: interactions[0].id };
@@ -213,7 +213,7 @@ describe("agentStream over graphql-ws (real sockets)", () => {
         useScript(r.agents, "s", (v) => (v.prompt.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }, { toolName: "confirm_with_caller", input: { what: "the plan" } }] }));
         const { events } = await stream({ input: { userMessage: "go", toolNames: ["approve_spend", "confirm_with_caller"], llmProvider: "s" } });
         const final = events.at(-1)!;
-        const pending = await r.interactions.list("PENDING");
+        const pending = await r.interactions.list("PENDING", as("ADMIN"));
         const toCaller = pending.filter((i) => i.to === "caller").map((i) => i.id);
         expect(final.type).toBe("suspended_final");
         expect((final.interactionIds as string[]).sort()).toEqual(pending.map((i) => i.id).sort());
@@ -274,13 +274,13 @@ describe("agentStream over graphql-ws (real sockets)", () => {
       void r;
     });
 
-    it("should refuse to let another caller join a run", async () => {
+    it("should answer NOT_FOUND to another caller joining a run, as if it did not exist", async () => {
       const r = await start();
       useScript(r.agents, "s", [{ text: "mine" }]);
       const { events } = await stream({ input: { userMessage: "x", llmProvider: "s" } });
       const otherKey = await r.keys.create("other-user", "USER");
       const { sub } = await stream({ input: {}, runId: events[0].runId }, client(otherKey));
-      expect(sub.errors).toMatchObject([{ extensions: { code: "FORBIDDEN" } }]);
+      expect(sub.errors).toMatchObject([{ extensions: { code: "NOT_FOUND" } }]);
     });
   });
 

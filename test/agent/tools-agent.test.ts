@@ -370,7 +370,7 @@ describe("parked calls", () => {
     expect(types(log).at(-1)).toBe("message_final");
     const [parked] = await r.runs.list({ tool: "approve_spend" }, 1);
     expect(parked.status).toBe("CANCELLED");
-    expect(await r.interactions.list("PENDING")).toEqual([]);
+    expect(await r.interactions.list("PENDING", as("ADMIN"))).toEqual([]);
   });
 });
 

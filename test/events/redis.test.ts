@@ -117,7 +117,7 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       const { a, b, prefix } = await pair();
       const first = await a.dispatcher.run({ tool: "add", input: { a: 1, b: 1 }, caller: as("USER"), door: "runtime" });
       const controller = new AbortController();
-      const stream = replayThenLive(b, { tool: "add" }, 0, controller.signal);
+      const stream = replayThenLive(b, { tool: "add" }, 0, controller.signal, as("USER"));
       const got: RunEventRecord[] = [];
       const reader = (async () => {
         for await (const e of stream) {

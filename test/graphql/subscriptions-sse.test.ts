@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { callerOf } from "../../src/auth/roles.ts";
+import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { RUN_EVENTS, sseReader, until, within, type RunEventData } from "./support.ts";
+
+// The subscribers here are anonymous: they see the runs started anonymously (docs/security-model.md §2).
+const anonymousUser = callerOf("USER");
 
 describe("subscriptions over SSE (real listening server)", () => {
   let rt: TestRuntime | undefined;
@@ -46,7 +50,7 @@ describe("subscriptions over SSE (real listening server)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     await until("the subscription to listen on the bus", () => listeners() === 1);
-    const run = await rt!.dispatcher.run({ tool: "echo", input: { text: "over sse" }, caller: as("USER"), door: "runtime" });
+    const run = await rt!.dispatcher.run({ tool: "echo", input: { text: "over sse" }, caller: anonymousUser, door: "runtime" });
     await until("two events", () => stream.nexts().length >= 2);
     const events = stream.nexts<RunEventData>();
     expect(events.every((e) => e.errors === undefined)).toBe(true);
@@ -59,8 +63,8 @@ describe("subscriptions over SSE (real listening server)", () => {
 
   it("should replay from afterSeq over SSE as it does over graphql-ws", async () => {
     await start();
-    const a = await rt!.dispatcher.run({ tool: "echo", input: { text: "a" }, caller: as("USER"), door: "runtime" });
-    const b = await rt!.dispatcher.run({ tool: "echo", input: { text: "b" }, caller: as("USER"), door: "runtime" });
+    const a = await rt!.dispatcher.run({ tool: "echo", input: { text: "a" }, caller: anonymousUser, door: "runtime" });
+    const b = await rt!.dispatcher.run({ tool: "echo", input: { text: "b" }, caller: anonymousUser, door: "runtime" });
     const [, firstFinished] = await rt!.runs.events({ runId: a.id }, 0);
     const { stream } = await subscribe(RUN_EVENTS, { afterSeq: firstFinished.seq });
     await until("the replayed events", () => stream.nexts().length >= 2);

@@ -5,7 +5,8 @@ import type { Client } from "graphql-ws";
 import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
 import { Bus, SubscriberOverflowError } from "../../src/events/bus.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { callerOf } from "../../src/auth/roles.ts";
+import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { collect, RUN_EVENTS, until, within, wsClient, wsUrl, type RunEventData } from "./support.ts";
 
 interface Started {
@@ -13,6 +14,9 @@ interface Started {
   app: TaiServer;
   url: string;
 }
+
+// The subscribers here are anonymous: they see the runs started anonymously (docs/security-model.md §2).
+const anonymousUser = callerOf("USER");
 
 describe("subscriptions over graphql-ws (real sockets)", () => {
   let started: Started | undefined;
@@ -44,7 +48,7 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
   });
 
   const listeners = (topic: "runEvent" | "toolsChanged" = "runEvent") => started!.rt.bus.listenerCount(topic);
-  const echo = (text: string) => started!.rt.dispatcher.run({ tool: "echo", input: { text }, caller: as("USER"), door: "runtime" });
+  const echo = (text: string) => started!.rt.dispatcher.run({ tool: "echo", input: { text }, caller: anonymousUser, door: "runtime" });
   const seqs = (events: RunEventData[]) => events.map((e) => e.runEvents.seq);
   const expectIncreasing = (values: number[]) => values.forEach((v, i) => i && expect(v).toBeGreaterThan(values[i - 1]));
 
@@ -124,7 +128,7 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const sub = collect<RunEventData>(client(), RUN_EVENTS, { tool: "calculate" });
       await until("the subscription to listen", () => listeners() === 1);
       await echo("not this one");
-      const calc = await rt.dispatcher.run({ tool: "calculate", input: { op: "add", a: 1, b: 2 }, caller: as("USER"), door: "runtime" });
+      const calc = await rt.dispatcher.run({ tool: "calculate", input: { op: "add", a: 1, b: 2 }, caller: anonymousUser, door: "runtime" });
       await echo("nor this one");
       await sub.waitForData(2);
       await new Promise((r) => setTimeout(r, 100));
@@ -136,7 +140,7 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
 
     it("should deliver only the events of the run it filters on, replayed and live", async () => {
       const { rt } = await start();
-      const pending = rt.dispatcher.run({ tool: "sleep", input: { seconds: 0.5 }, caller: as("USER"), door: "runtime" });
+      const pending = rt.dispatcher.run({ tool: "sleep", input: { seconds: 0.5 }, caller: anonymousUser, door: "runtime" });
       let runId: string | undefined;
       await until("the sleep run to start", async () => Boolean((runId = (await rt.runs.list({ tool: "sleep" }, 1))[0]?.id)));
       await echo("other");
@@ -282,7 +286,7 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       // Stop reading: the kernel buffers fill, the server's sends stall, and events queue
       // up for this subscriber until its bounded buffer overflows.
       (ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
-      const run = { id: "fake", tool: "echo", status: "RUNNING", input: { text: "x".repeat(64 * 1024) } } as unknown as RunRecord;
+      const run = { id: "fake", tool: "echo", status: "RUNNING", tier: "read", callerKey: null, callerKeyId: null, input: { text: "x".repeat(64 * 1024) } } as unknown as RunRecord;
       let seq = 0;
       const deadline = Date.now() + 20_000;
       while (listeners() === 1) {

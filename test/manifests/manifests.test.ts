@@ -20,7 +20,7 @@ describe("manifests", () => {
     app.tool({ name: "search_web", description: "Search.", input: z.object({ q: z.string() }) }, ({ q }) => `results for ${q}`);
     app.tool({ name: "search_docs", description: "Search docs.", input: z.object({ q: z.string() }) }, ({ q }) => `docs for ${q}`);
     app.tool({ name: "delete_all", description: "Dangerous.", input: z.object({}), tier: "write" }, () => "deleted");
-    rt = await testRuntime({ app, config: { demo: false } });
+    rt = await testRuntime({ app, config: { demo: false, extensionsDir: "does" } });
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
     user = await rt.keys.create("user", "USER");
@@ -54,7 +54,7 @@ describe("manifests", () => {
     expect(denied.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND" });
     expect((await gql(`{ activeManifest { name } }`, {}, user)).data!.activeManifest).toEqual({ name: "search-only" });
 
-    const again = await testRuntime({ app: rt.app, databaseUrl: rt.config.databaseUrl, config: { demo: false } });
+    const again = await testRuntime({ app: rt.app, databaseUrl: rt.config.databaseUrl, config: { demo: false, extensionsDir: "does" } });
     try {
       expect(again.surface.list({ origin: "TOOL" }).map((e) => e.name)).toEqual(["search_docs", "search_web"]);
     } finally {

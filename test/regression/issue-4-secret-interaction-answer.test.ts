@@ -29,9 +29,11 @@ describe("the answer to a secret-tier run's interaction (issue 4)", () => {
     expect(parked.status).toBe("PARKED");
     const done = await gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status data } }`, { id: parked.interactions[0].id, a: { code: ANSWER } }, admin);
     expect(done.data!.answerInteraction).toEqual({ status: "SUCCEEDED", data: "[redacted]" });
-    const listed = await gql(`{ interactions { id status answer } }`, {}, reader);
+    // Even the ADMIN, who sees the run, is served the answer redacted (a READER sees neither: docs/security-model.md §2).
+    expect((await gql(`{ interactions { id } }`, {}, reader)).data!.interactions).toEqual([]);
+    const listed = await gql(`{ interactions { id status answer } }`, {}, admin);
     expect(listed.data!.interactions).toEqual([{ id: parked.interactions[0].id, status: "ANSWERED", answer: "[redacted]" }]);
-    const run = await gql(`query($id: ID!) { run(id: $id) { interactions { answer } } }`, { id: parked.id }, reader);
+    const run = await gql(`query($id: ID!) { run(id: $id) { interactions { answer } } }`, { id: parked.id }, admin);
     expect(run.data!.run.interactions).toEqual([{ answer: "[redacted]" }]);
     expect(listed.text + run.text + done.text).not.toContain(ANSWER);
   });

@@ -77,21 +77,27 @@ describe("run storage", () => {
       expect(back!.content).toEqual(run.content);
     });
 
-    it("should store NUL characters and lone surrogates as U+FFFD on either database instead of failing", async () => {
+    it("should store NUL characters and lone surrogates of tool output as U+FFFD on either database, and refuse them in input as INVALID_INPUT", async () => {
       app.tool({ name: "nul_error", description: "Fails with a NUL in its message.", input: z.object({}) }, () => {
         throw new ToolError("bad\u0000byte", { kind: "UPSTREAM" });
       });
       const value = { "k\u0000ey": ["a\u0000b", "lone \ud800 high", "lone \udc00 low", "pair 🚀 kept"] };
-      const run = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
+      app.tool({ name: "nul_output", description: "Returns text no database stores as is.", input: z.object({}) }, () => ({ value }));
+      const run = await rt.dispatcher.run({ tool: "nul_output", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
       expect(run.status).toBe("SUCCEEDED");
       const fixed = { "k\uFFFDey": ["a\uFFFDb", "lone \uFFFD high", "lone \uFFFD low", "pair 🚀 kept"] };
       const back = await rt.runs.get(run.id);
-      expect(back!.input).toEqual({ value: fixed });
       expect(back!.data).toEqual({ value: fixed });
       const events = await rt.runs.events({ runId: run.id }, 0);
       expect(events.at(-1)!.run.data).toEqual({ value: fixed });
-      const again = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
+      const again = await rt.dispatcher.run({ tool: "nul_output", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
       expect(again.id).toBe(run.id);
+
+      // Caller input that cannot be stored as given is refused, naming the path, and recorded storably.
+      const refused = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime" });
+      expect(refused).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
+      expect(refused.errorMessage).toContain("/value/k\uFFFDey/0");
+      expect((await rt.runs.get(refused.id))!.input).toEqual({ value: fixed });
 
       const failed = await rt.dispatcher.run({ tool: "nul_error", input: {}, caller: as("USER"), door: "runtime" });
       expect((await rt.runs.get(failed.id))).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "bad\uFFFDbyte" });

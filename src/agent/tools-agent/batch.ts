@@ -1,3 +1,4 @@
+import { publicErrorName } from "../../errors.ts";
 import type { ExecutionMode } from "../../tools/definition.ts";
 import type { StreamEvent } from "../events.ts";
 import type { CallOutcome } from "./checkpoint.ts";
@@ -33,7 +34,7 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
     side.push(e);
     wake?.();
   };
-  const safe = (it: BatchItem) => it.run(emit).catch((e: unknown): CallOutcome => ({ status: "done", isError: true, result: { kind: "INTERNAL", message: `the call failed unexpectedly (${(e as Error)?.name ?? typeof e})` }, modelOutput: { type: "error-text", value: "the call failed unexpectedly" }, terminate: false, value: null }));
+  const safe = (it: BatchItem) => it.run(emit).catch((e: unknown): CallOutcome => ({ status: "done", isError: true, result: { kind: "INTERNAL", message: `the call failed unexpectedly (${publicErrorName(e)})` }, modelOutput: { type: "error-text", value: "the call failed unexpectedly" }, terminate: false, value: null }));
 
   const promises: Promise<CallOutcome>[] = [];
   let barrier: Promise<unknown> = Promise.resolve();

@@ -57,8 +57,9 @@ export class SpanStore {
     return closed;
   }
 
-  async list(tool?: string, take = 100): Promise<SpanRecord[]> {
-    const rows = await this.db.span.findMany({ where: tool ? { tool } : {}, orderBy: { startedAt: "desc" }, take });
+  /** Newest first. */
+  async list(tool?: string, take = 100, skip = 0): Promise<SpanRecord[]> {
+    const rows = await this.db.span.findMany({ where: tool ? { tool } : {}, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take, skip });
     return rows.map((r) => ({
       id: r.id,
       tool: r.tool,
