@@ -4,6 +4,8 @@ import type { Db } from "./client.ts";
 /** The write arguments that carry stored values. */
 const WRITE_FIELDS = ["data", "create", "update"] as const;
 
+type Query = (args: unknown) => Promise<unknown>;
+
 /**
  * The storage boundary (docs/security-model.md §3): every write through the database
  * client (create, update, upsert, createMany, in a transaction or not) stores its values
@@ -11,22 +13,17 @@ const WRITE_FIELDS = ["data", "create", "update"] as const;
  * rows through raw SQL (only advisory locks and PRAGMAs run raw).
  */
 export function scrubbingWrites(db: Db, secrets: Scrubber): Db {
-  return db.$extends({
-    name: "tai42-scrub-writes",
-    query: {
-      $allModels: {
-        async $allOperations({ args, query }) {
-          const a = args as Record<string, unknown> | undefined;
-          if (!a || typeof a !== "object") return query(args);
-          let scrubbed: Record<string, unknown> | null = null;
-          for (const field of WRITE_FIELDS) {
-            if (a[field] === undefined) continue;
-            const clean = secrets.scrub(a[field]);
-            if (clean !== a[field]) (scrubbed ??= { ...a })[field] = clean;
-          }
-          return query((scrubbed ?? args) as typeof args);
-        },
-      },
-    },
-  }) as unknown as Db;
+  const scrubbed = ({ args, query }: { args: unknown; query: Query }) => {
+    const a = args as Record<string, unknown> | undefined;
+    if (!a || typeof a !== "object") return query(args);
+    let out: Record<string, unknown> | null = null;
+    for (const field of WRITE_FIELDS) {
+      if (a[field] === undefined) continue;
+      const clean = secrets.scrub(a[field]);
+      if (clean !== a[field]) (out ??= { ...a })[field] = clean;
+    }
+    return query(out ?? args);
+  };
+  const writes = { create: scrubbed, createMany: scrubbed, createManyAndReturn: scrubbed, update: scrubbed, updateMany: scrubbed, updateManyAndReturn: scrubbed, upsert: scrubbed };
+  return db.$extends({ name: "tai42-scrub-writes", query: { $allModels: writes as never } }) as unknown as Db;
 }
