@@ -5,6 +5,7 @@ import WebSocket from "ws";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
+import { until } from "../graphql/support.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -184,7 +185,7 @@ describe("built-in and contrib extensions", () => {
             },
           );
         });
-        await new Promise((r) => setTimeout(r, 200));
+        await until("the spans subscription to listen", () => rt.bus.listenerCount("span") === 1);
         await dispatch("lookup_monitor", { word: "abc" });
         await done;
         expect(seen.map((s) => s.status)).toEqual(["RUNNING", "SUCCEEDED"]);
