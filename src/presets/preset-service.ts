@@ -80,6 +80,7 @@ export class PresetService {
     // Rewriting a preset over a fenced or secret base is authoring over it, whatever the new base.
     const was = this.surface.base(current.baseTool);
     if (was && !mayAuthorOver(caller.role, was.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`);
+    requireMarkerAuthor(current, caller, "update");
     const policy = await this.check(input, caller, name);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
     const { count } = await this.db.preset.updateMany({
@@ -102,6 +103,7 @@ export class PresetService {
     if (!current) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
     const base = this.surface.base(current.baseTool);
     if (base && !mayAuthorOver(caller.role, base.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete a preset over the ${base.tier}-tier tool "${base.name}"`);
+    requireMarkerAuthor(current, caller, "delete");
     const dependants = await this.db.preset.findMany({ where: { baseTool: name }, select: { name: true }, orderBy: { name: "asc" } });
     if (dependants.length)
       throw new ApiError(
@@ -197,4 +199,10 @@ export class PresetService {
 
 function requireAuthor(caller: Caller): void {
   if (caller.role === "READER") throw new ApiError("FORBIDDEN", "a READER may not write presets");
+}
+
+/** A preset holding `!ENV` markers was written by an ADMIN; only an ADMIN may rewrite or delete it. */
+function requireMarkerAuthor(current: Preset, caller: Caller, what: "update" | "delete"): void {
+  if (caller.role !== "ADMIN" && hasMarker(current.fixedKwargs))
+    throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} preset "${current.name}": it holds !ENV markers (you are ${caller.role})`);
 }

@@ -51,22 +51,6 @@ export function scrubValueOf<T>(value: T, values: readonly string[]): T {
   return walk(value) as T;
 }
 
-/**
- * How many characters at the end of `text` could be the start of one of `values` (the
- * longest such tail, shorter than the value). A streamer holds that tail back until the
- * next chunk shows whether a secret was being split across chunks.
- */
-export function secretPrefixTail(text: string, values: Iterable<string>): number {
-  let keep = 0;
-  for (const s of values)
-    for (let k = Math.min(s.length - 1, text.length); k > keep; k--)
-      if (text.endsWith(s.slice(0, k))) {
-        keep = k;
-        break;
-      }
-  return keep;
-}
-
 /** Every string of at least {@link MIN_SECRET_LENGTH} characters inside `value`. */
 export function stringsIn(value: unknown): string[] {
   const out: string[] = [];

@@ -1,6 +1,6 @@
 import { ToolError } from "../errors.ts";
 import { isServerConfigName, markerName, markersIn } from "./markers.ts";
-import { formsOf, MIN_SECRET_LENGTH, scrubTextOf, scrubValueOf, secretPrefixTail, stringsIn } from "./scrub.ts";
+import { formsOf, MIN_SECRET_LENGTH, scrubTextOf, scrubValueOf, stringsIn } from "./scrub.ts";
 
 /** What can scrub: the runtime's {@link Secrets} or one run's {@link SecretScope}. */
 export interface Scrubber {
@@ -37,11 +37,6 @@ class ValueSet implements Scrubber {
     return own.length ? all.sort((a, b) => b.length - a.length) : all;
   }
 
-  /** The raw values known here and to the parent. */
-  known(): string[] {
-    return [...this.values, ...(this.parent?.known() ?? [])];
-  }
-
   scrubText(text: string): string {
     const forms = this.forms();
     return forms.length ? scrubTextOf(text, forms) : text;
@@ -51,9 +46,14 @@ class ValueSet implements Scrubber {
     return scrubValueOf(value, this.forms());
   }
 
-  /** How many characters at the end of `text` could start a known secret (see `secretPrefixTail`). */
-  prefixTail(text: string): number {
-    return secretPrefixTail(text, this.known());
+  /**
+   * The length of the longest known secret (in any of its forms). A streamer holds back
+   * one character less than this at the end of what it has, whatever the text says: a
+   * hold-back that depended on whether the text starts a secret would tell the caller,
+   * one guessed character at a time, what the secret is.
+   */
+  longest(): number {
+    return this.forms()[0]?.length ?? 0;
   }
 }
 

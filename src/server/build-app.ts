@@ -18,6 +18,7 @@ import { csrfPrevention } from "./csrf.ts";
 import { KeyStreams } from "./key-streams.ts";
 import { operationLimits } from "./limits.ts";
 import { verifyOrigin } from "./origins.ts";
+import { hostGuard, refuseHost } from "./hosts.ts";
 import { closeReason, connectionAuthorization } from "./ws-auth.ts";
 import { logSocketFaults } from "./ws-faults.ts";
 
@@ -72,12 +73,14 @@ export function buildApp(rt: Runtime): TaiServer {
     ],
   });
 
+  const hostOk = hostGuard(config);
   const server = createServer((req, res) => {
+    if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
   });
-  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes, verifyClient: verifyOrigin(config.corsOrigins, rt.log.warn) });
+  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes, verifyClient: verifyOrigin(config.corsOrigins, rt.log.warn, hostOk) });
 
   useServer<Record<string, unknown> | undefined, { caller?: Caller | null }>(
     {

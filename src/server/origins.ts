@@ -24,9 +24,17 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   return allowed.some((a) => a.replace(/\/+$/, "").toLowerCase() === url.origin.toLowerCase());
 }
 
-/** ws's `verifyClient`: refuses a disallowed origin with HTTP 403 before the upgrade, logging one warn line. */
-export function verifyOrigin(allowed: readonly string[], warn: (message: string, fields: Record<string, unknown>) => void) {
+/**
+ * ws's `verifyClient`: refuses a disallowed origin (or, on a loopback bind, a `Host` the
+ * DNS rebinding guard refuses — see hosts.ts) with HTTP 403 before the upgrade, logging
+ * one warn line.
+ */
+export function verifyOrigin(allowed: readonly string[], warn: (message: string, fields: Record<string, unknown>) => void, hostOk?: ((host: string | undefined) => boolean) | null) {
   return (info: { origin?: string; req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void): void => {
+    if (hostOk && !hostOk(info.req.headers.host)) {
+      warn("refused a WebSocket upgrade for a host a loopback server does not answer for", { host: String(info.req.headers.host).slice(0, 200) });
+      return done(false, 403, "Forbidden: this server is bound to loopback and does not answer for that host");
+    }
     // ws passes `Origin` (or the legacy `Sec-WebSocket-Origin`) as info.origin; absent means undefined.
     const origin = info.req.headers.origin ?? (info.req.headers["sec-websocket-origin"] as string | undefined);
     if (originAllowed(origin, info.req.headers.host, allowed)) return done(true);

@@ -81,7 +81,8 @@ app.extension({ name: "edge_ext_${suffix}", kind: "WRAPPER", description: "d", c
     await first.db.manifest.create({
       data: { name: "m", active: true, document: { extensionsModules: [module], extensions: { [`edge_tool_${suffix}`]: [`edge_ext_${suffix}`] } } },
     });
-    const second = await testRuntime({ databaseUrl: first.config.databaseUrl });
+    // The module lies in the extensions folder, so the manifest allow-list admits it.
+    const second = await testRuntime({ databaseUrl: first.config.databaseUrl, config: { extensionsDir: dir } });
     cleanups.push(() => second.close());
     expect(second.surface.resolve(`edge_tool_${suffix}_edge_ext_${suffix}`)).toBeDefined();
     expect(second.logLines.filter((l) => l.includes("does not bind"))).toEqual([]);

@@ -45,6 +45,19 @@ describe("who may reference the environment (security model §4)", () => {
     expect((await rt.db.preset.findUnique({ where: { name: "mine" } }))!.fixedKwargs).toEqual({ text: "plain" });
   });
 
+  it("should let only an ADMIN rewrite or delete a preset an ADMIN wrote with a marker", async () => {
+    await gql(createPreset("vault", "!ENV EXT_RULES_OK"), {}, admin);
+    const updated = await gql(
+      `mutation { updatePreset(name: "vault", expectedVersion: 1, input: { name: "vault", description: "x", baseTool: "echo", fixedKwargs: { text: "plain" } }) { version } }`,
+      {},
+      user,
+    );
+    expect(updated.errors?.[0].extensions?.code).toBe("FORBIDDEN");
+    const deleted = await gql(`mutation { deletePreset(name: "vault") }`, {}, user);
+    expect(deleted.errors?.[0].extensions?.code).toBe("FORBIDDEN");
+    expect((await rt.db.preset.findUnique({ where: { name: "vault" } }))!.fixedKwargs).toEqual({ text: "!ENV EXT_RULES_OK" });
+  });
+
   it("should refuse, even for an ADMIN, a marker naming TAI_*, DATABASE_URL, REDIS_URL or a TAI_ENV_DENY name, with INVALID_INPUT naming the variable", async () => {
     for (const name of ["TAI_ANYTHING", "DATABASE_URL", "REDIS_URL", "INTERNAL_TOKEN", "VAULT_ROOT", "VAULT_ADDR"]) {
       const r = await gql(createPreset(`p_${name.toLowerCase()}`, `!ENV ${name}`), {}, admin);

@@ -43,8 +43,8 @@ describe("the runtime's secrets module", () => {
     expect(s.scrubText("vault-value")).toBe("vault-value");
   });
 
-  it("should know the configured credentials, including connection-URL passwords", () => {
+  it("should know the configured credentials, including connection-URL passwords as written and decoded", () => {
     const config = { ...loadConfig({ TAI_ADMIN_KEY: "admin-key-0123456789" }), databaseUrl: "postgresql://u:db%40pass@h/db", redisUrl: "redis://:redis-pass@h:6379" };
-    expect(configuredCredentials(config, { TAI_DEMO_SIGNING_KEY: "sign-key", ANTHROPIC_API_KEY: "anthropic-key" }).sort()).toEqual(["admin-key-0123456789", "anthropic-key", "db@pass", "redis-pass", "sign-key"]);
+    expect(configuredCredentials(config, { TAI_DEMO_SIGNING_KEY: "sign-key", ANTHROPIC_API_KEY: "anthropic-key" }).sort()).toEqual(["admin-key-0123456789", "anthropic-key", "db%40pass", "db@pass", "redis-pass", "sign-key"]);
   });
 });

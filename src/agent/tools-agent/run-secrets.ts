@@ -22,9 +22,11 @@ export class RunSecrets {
 
   /**
    * Scrubs a run's events. A model streams an answer in arbitrary chunks, so a secret it
-   * repeats may be split across MessageDeltas that are each harmless alone: the end of
-   * a delta that could be the start of a secret is held back and sent with the next
-   * delta of the same agent (or alone, before any other event).
+   * repeats may be split across MessageDeltas that are each harmless alone: the last
+   * (longest secret − 1) characters are always held back and sent with the next delta
+   * of the same agent (or alone, before any other event). The lag is constant: it never
+   * depends on whether the text could start a secret, so how the deltas are cut tells a
+   * caller nothing about any secret's characters.
    */
   async *scrubStream(events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
     let held: { agent: string | null; text: string } | null = null;
@@ -41,7 +43,7 @@ export class RunSecrets {
       const agent = e.agent ?? null;
       if (held && held.agent !== agent) yield* flush();
       const text: string = this.scrub((held?.text ?? "") + e.text);
-      const keep = this.scope.prefixTail(text);
+      const keep = Math.min(text.length, Math.max(0, this.scope.longest() - 1));
       held = keep ? { agent, text: text.slice(text.length - keep) } : null;
       if (keep < text.length) yield { ...e, text: text.slice(0, text.length - keep) };
     }
