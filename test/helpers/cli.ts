@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
 const BIN = fileURLToPath(new URL("../../bin/tai.mjs", import.meta.url));
@@ -98,4 +99,13 @@ export function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
       else active--;
     }
   };
+}
+
+/** A TCP port free on 127.0.0.1 right now, for a `tai serve` child to listen on. */
+export async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
 }

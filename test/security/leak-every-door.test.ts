@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../helpers/cli.ts";
+import { freePort, runCli } from "../helpers/cli.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { collect, until, wsClient } from "../graphql/support.ts";
 
@@ -26,14 +25,6 @@ const SECRETS = { ALPHA, BETA, ADMIN_KEY, SIGNING_KEY, SIGNATURE };
 const root = resolve(import.meta.dirname, "..", "..");
 const seen: string[] = [];
 const note = (what: string, text: string) => seen.push(`--- ${what}\n${text}`);
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 interface Server {
   url: string;

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +10,7 @@ import type { RunRecord } from "../../src/dispatch/run-record.ts";
 import { RunStore } from "../../src/dispatch/run-store.ts";
 import { emptyPostgresDatabase, freshDatabase, testDbKind } from "../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { freePort } from "../helpers/cli.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -144,14 +144,6 @@ interface ServerProcess {
   output: () => string;
   /** Sends `signal` and resolves with the exit code (bounded). */
   stop(signal: NodeJS.Signals, withinMs?: number): Promise<number | null>;
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 const root = resolve(import.meta.dirname, "..", "..");
