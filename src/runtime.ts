@@ -7,6 +7,7 @@ import { InstanceRegistry } from "./db/instances.ts";
 import { registerDemoTools } from "./demo/demo-tools.ts";
 import { Dispatcher } from "./dispatch/run-tool.ts";
 import { RunStore } from "./dispatch/run-store.ts";
+import { LogWriter } from "./runlog/log-writer.ts";
 import { Bus } from "./events/bus.ts";
 import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
 import { Secrets } from "./secrets/secrets.ts";
@@ -114,7 +115,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (config.demo) registerDemoTools(builtins, db);
   const apps = [...new Set([builtins, sharedApp, app])];
   const surface = new Surface(apps);
-  const runs = new RunStore(db);
+  const runLog = new LogWriter(opened.driver, secrets);
+  const runs = new RunStore(db, runLog);
   const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
   const instances = new InstanceRegistry(db, heartbeatMs);
   const instanceId = instances.id;
@@ -150,7 +152,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
+  const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
   await agents.recover();
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
@@ -229,6 +231,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       stored.close();
       await agents.close(config.shutdownGraceSeconds * 1000);
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
+      await runLog.idle();
       await instances.leave();
       await bus.close();
       await db.$disconnect();

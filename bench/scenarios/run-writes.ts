@@ -1,6 +1,8 @@
 import Database from "better-sqlite3";
 import { openDb } from "../../src/db/client.ts";
 import { newRun, type RunRecord } from "../../src/dispatch/run-record.ts";
+import { LogWriter } from "../../src/runlog/log-writer.ts";
+import { Secrets } from "../../src/secrets/secrets.ts";
 import { RunStore } from "../../src/dispatch/run-store.ts";
 import type { ScratchDatabases } from "../lib/databases.ts";
 import { round } from "../lib/percentiles.ts";
@@ -34,9 +36,9 @@ async function timeEach(n: number, one: () => Promise<void> | void): Promise<num
 }
 
 async function runStoreCost(url: string, n: number): Promise<number> {
-  const { db } = await openDb(url);
+  const { db, driver } = await openDb(url);
   try {
-    const runs = new RunStore(db);
+    const runs = new RunStore(db, new LogWriter(driver, new Secrets()));
     return await timeEach(n, async () => {
       const run = echoRun();
       await runs.start(run, null, "bench");

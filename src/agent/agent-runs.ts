@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import type { LogWriter } from "../runlog/log-writer.ts";
 import type { AgentLogEntry, AgentEventRecord } from "./events.ts";
 
 export const AGENT_RUN_STATUSES = ["RUNNING", "SUCCEEDED", "INTERRUPTED", "SUSPENDED", "ASKED", "FAILED", "CANCELLED", "RESUMED"] as const;
@@ -50,7 +51,10 @@ function toRecord(row: Row): AgentRunRecord {
  * reader never sees a finished run without its terminal or the other way round.
  */
 export class AgentRunStore {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly log: LogWriter,
+  ) {}
 
   async create(run: Omit<AgentRunRecord, "final" | "finishedAt" | "status">): Promise<void> {
     await this.db.agentRun.create({
@@ -73,19 +77,14 @@ export class AgentRunStore {
     return row ? toRecord(row) : null;
   }
 
+  /** Stores one entry (group-committed with other writes of the run log, `runlog/log-writer.ts`). */
   async appendEvent(event: AgentEventRecord): Promise<void> {
-    await this.db.agentEvent.create({ data: { runId: event.runId, type: event.type, payload: event as unknown as Json } });
+    await this.log.write({ kind: "agentEvent", runId: event.runId, type: event.type, payload: event });
   }
 
   /** Stores the last entry (terminal or failure) and the run's end in one transaction. */
   async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown): Promise<void> {
-    await this.db.$transaction([
-      this.db.agentEvent.create({ data: { runId: entry.runId, type: entry.type, payload: entry as unknown as Json } }),
-      this.db.agentRun.update({
-        where: { id: entry.runId },
-        data: { status, final: entry as unknown as Json, checkpoint: (checkpoint ?? null) as Json, finishedAt: new Date() },
-      }),
-    ]);
+    await this.log.write({ kind: "agentFinish", runId: entry.runId, type: entry.type, payload: entry, status, checkpoint, finishedAt: new Date().toISOString() });
   }
 
   /** The run's log entries with `seq > afterSeq`, oldest first. */

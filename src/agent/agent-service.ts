@@ -4,6 +4,7 @@ import type { App } from "../app.ts";
 import type { Caller } from "../auth/roles.ts";
 import type { Db } from "../db/client.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
+import type { LogWriter } from "../runlog/log-writer.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues, ToolError } from "../errors.ts";
@@ -32,6 +33,8 @@ export interface AgentServiceDeps {
   surface: Surface;
   dispatcher: Dispatcher;
   runs: RunStore;
+  /** The run log's writer: agent stream entries are group-committed with tool runs' events. */
+  runLog: LogWriter;
   bus: Bus;
   log: Logger;
   secrets: Secrets;
@@ -121,7 +124,7 @@ export class AgentService {
     this.providers = new ProviderRegistry(deps.env ?? process.env);
     this.threads = new ThreadStore(deps.db);
     this.skills = new SkillStore(deps.db);
-    this.store = new AgentRunStore(deps.db);
+    this.store = new AgentRunStore(deps.db, deps.runLog);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => this.invokeAsTool(c, input, ctx))));
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
     if (deps.liveInstances) {

@@ -1,8 +1,9 @@
 import { resolve } from "node:path";
-import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client.ts";
+import { capturingSqliteFactory, type SqliteDriver } from "./sqlite-driver.ts";
 
 /**
  * The database handle every domain module uses. Both generated clients have the same
@@ -11,6 +12,14 @@ import { PrismaClient as PostgresClient } from "./generated/postgres/client.ts";
 export type Db = SqliteClient;
 export type DbProvider = "sqlite" | "postgres";
 
+/**
+ * The driver under Prisma's adapter, shared with it: what the run log's few hot-path
+ * statements use (`src/runlog/`), prepared once. SQLite: the one connection Prisma's
+ * adapter holds, entered through the adapter's own transaction lock. PostgreSQL: the
+ * pool Prisma's adapter draws from.
+ */
+export type Driver = { kind: "sqlite"; connection: () => Promise<SqliteDriver> } | { kind: "postgres"; pool: pg.Pool };
+
 export function providerOf(url: string): DbProvider {
   if (url.startsWith("file:")) return "sqlite";
   if (url.startsWith("postgres://") || url.startsWith("postgresql://")) return "postgres";
@@ -18,19 +27,21 @@ export function providerOf(url: string): DbProvider {
 }
 
 /** Opens the client for `url`: SQLite (WAL) or PostgreSQL, chosen by scheme. */
-export async function openDb(url: string): Promise<{ db: Db; provider: DbProvider }> {
+export async function openDb(url: string): Promise<{ db: Db; provider: DbProvider; driver: Driver }> {
   const provider = providerOf(url);
   if (provider === "sqlite") {
     const file = resolve(url.slice("file:".length).split("?")[0]);
-    const db = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}` }) });
+    const { factory, driver } = capturingSqliteFactory(file);
+    const db = new SqliteClient({ adapter: factory });
     // WAL lets readers proceed during a write; busy_timeout makes writers queue, not fail.
     await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await db.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
     await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
-    return { db, provider };
+    return { db, provider, driver: { kind: "sqlite", connection: driver } };
   }
-  const db = new PostgresClient({ adapter: new PrismaPg({ connectionString: url, max: 10 }) }) as unknown as Db;
-  return { db, provider };
+  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const db = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }) as unknown as Db;
+  return { db, provider, driver: { kind: "postgres", pool } };
 }
 
 /** Whether an error is a unique-constraint violation (Prisma P2002). */

@@ -1,7 +1,7 @@
 import type { Db } from "../db/client.ts";
-import { isUniqueViolation } from "../db/client.ts";
+import type { LogWriter } from "../runlog/log-writer.ts";
 import { lockEventLog } from "../db/event-log.ts";
-import { scopeKey, storableJson, storableText, storableTextOrNull } from "../db/storable.ts";
+import { scopeKey, storableJson, storableText } from "../db/storable.ts";
 import type { Tier } from "../auth/roles.ts";
 import type { RunScope } from "../auth/visibility.ts";
 import type { ErrorKind } from "../errors.ts";
@@ -17,59 +17,25 @@ const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /** A persisted-state view of runs: every write of the run lifecycle, in one place. */
 export class RunStore {
-  constructor(private readonly db: Db) {}
-
-  /** The event-log lock for a batch transaction (PostgreSQL only; see `db/event-log.ts`). */
-  private lockLog() {
-    const lock = lockEventLog(this.db, this.db, "RunEvent");
-    return lock ? [lock] : [];
-  }
+  constructor(
+    private readonly db: Db,
+    private readonly log: LogWriter,
+  ) {}
 
   /**
    * Inserts a run and its RUN_STARTED event in one transaction. Returns null when the
    * idempotency scope is already taken (the caller then waits for the first run).
    */
   async start(run: RunRecord, scope: string | null, instanceId: string): Promise<RunEventRecord | null> {
-    try {
-      const ev = await this.db.$transaction([
-        this.db.run.create({
-          data: {
-            id: run.id,
-            tool: storableText(run.tool),
-            status: run.status,
-            input: json(run.input),
-            content: json(run.content)!,
-            door: run.door,
-            callerRole: run.callerRole,
-            callerKey: storableTextOrNull(run.callerKey),
-            callerKeyId: run.callerKeyId,
-            tier: run.tier,
-            idempotencyScope: scope === null ? null : scopeKey(scope),
-            parentRunId: run.parentRunId,
-            instanceId,
-            policy: json(run.policy ?? undefined),
-            startedAt: new Date(run.startedAt),
-          },
-        }),
-        ...this.lockLog(),
-        this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type: "RUN_STARTED", snapshot: json(run)!, at: new Date(run.startedAt) } }),
-      ] as never);
-      return { seq: (ev as { seq: number }[]).at(-1)!.seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
-    } catch (e) {
-      if (scope && isUniqueViolation(e)) return null;
-      throw e;
-    }
+    const seq = await this.log.write({ kind: "start", run, scope: scope === null ? null : scopeKey(scope), instanceId, at: run.startedAt });
+    return seq === null ? null : { seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
   }
 
   /** Records a failed attempt that will be retried, with its ATTEMPT_FAILED event. */
   async attemptFailed(run: RunRecord, attempt: AttemptRecord): Promise<RunEventRecord> {
     const at = attempt.finishedAt ?? new Date().toISOString();
-    const written = await this.db.$transaction([
-      this.db.attempt.create({ data: attemptData(run.id, attempt) }),
-      ...this.lockLog(),
-      this.db.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type: "ATTEMPT_FAILED", snapshot: json(run)!, at: new Date(at) } }),
-    ] as never);
-    return { seq: (written as { seq: number }[]).at(-1)!.seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
+    const seq = await this.log.write({ kind: "attempt", run, attempt, at });
+    return { seq: seq!, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
   }
 
   /**
@@ -80,27 +46,8 @@ export class RunStore {
    */
   async finish(run: RunRecord, lastAttempt: AttemptRecord | null, type: RunEventType = "RUN_FINISHED"): Promise<RunEventRecord> {
     const at = run.finishedAt ?? new Date().toISOString();
-    const written = await this.db.$transaction(async (tx) => {
-      const { count } = await tx.run.updateMany({
-        where: { id: run.id, status: "RUNNING" },
-        data: {
-          status: run.status,
-          content: json(run.content)!,
-          data: json(run.data ?? undefined),
-          details: json(run.details ?? undefined),
-          isError: run.isError,
-          errorKind: run.errorKind,
-          errorMessage: storableTextOrNull(run.errorMessage),
-          terminate: run.terminate,
-          finishedAt: run.finishedAt ? new Date(run.finishedAt) : null,
-        },
-      });
-      if (count === 0) return null;
-      if (lastAttempt) await tx.attempt.create({ data: attemptData(run.id, lastAttempt) });
-      await lockEventLog(this.db, tx, "RunEvent");
-      return tx.runEvent.create({ data: { runId: run.id, tool: storableText(run.tool), type, snapshot: json(run)!, at: new Date(at) } });
-    }, TX);
-    if (written) return { seq: written.seq, type, at, runId: run.id, tool: run.tool, run };
+    const seq = await this.log.write({ kind: "finish", run, attempt: lastAttempt, type, at });
+    if (seq !== null) return { seq, type, at, runId: run.id, tool: run.tool, run };
     const last = await this.db.runEvent.findFirst({ where: { runId: run.id }, orderBy: { seq: "desc" } });
     if (!last) throw new Error(`run ${run.id} is not stored`);
     return toEvent(last);
@@ -209,18 +156,6 @@ function scopeWhere(scope: RunScope) {
   if (scope.all) return {};
   const owner = scope.keyId === null ? { callerKeyId: null, callerKey: null } : { callerKeyId: scope.keyId };
   return { ...owner, tier: { in: [...scope.tiers] } };
-}
-
-function attemptData(runId: string, a: AttemptRecord) {
-  return {
-    runId,
-    number: a.number,
-    startedAt: new Date(a.startedAt),
-    finishedAt: a.finishedAt ? new Date(a.finishedAt) : null,
-    errorKind: a.errorKind,
-    errorMessage: storableTextOrNull(a.errorMessage),
-    waitSeconds: a.waitSeconds,
-  };
 }
 
 function toRecord(row: RunRow): RunRecord {

@@ -7,6 +7,8 @@ import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { openDb } from "../../src/db/client.ts";
 import type { RunRecord } from "../../src/dispatch/run-record.ts";
+import { LogWriter } from "../../src/runlog/log-writer.ts";
+import { Secrets } from "../../src/secrets/secrets.ts";
 import { RunStore } from "../../src/dispatch/run-store.ts";
 import { emptyPostgresDatabase, freshDatabase, testDbKind } from "../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -202,9 +204,9 @@ type Run = Pick<RunRecord, "id" | "status" | "errorKind" | "errorMessage" | "fin
 
 /** Reads a run straight from the database file, without starting a runtime (which would recover it). */
 async function storedRun(databaseUrl: string, id: string): Promise<RunRecord | null> {
-  const { db } = await openDb(databaseUrl);
+  const { db, driver } = await openDb(databaseUrl);
   try {
-    return await new RunStore(db).get(id);
+    return await new RunStore(db, new LogWriter(driver, new Secrets())).get(id);
   } finally {
     await db.$disconnect();
   }

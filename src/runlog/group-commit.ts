@@ -1,0 +1,61 @@
+/**
+ * Group commit: every job submitted while a batch is being written joins the next
+ * batch, and each batch is written by one call of `write` (one transaction). Jobs
+ * submitted in the same turn of the event loop (the requests one poll of the sockets
+ * produced) start a batch together. Each caller awaits its own job's result; a job that
+ * failed rejects only its own caller.
+ */
+export class GroupCommit<J, R> {
+  private queue: { job: J; ok: (r: R) => void; fail: (e: unknown) => void }[] = [];
+  private writing = false;
+  private scheduled = false;
+  /** Batches written, and jobs in them (for the benchmark's batch-size figure). */
+  readonly stats = { batches: 0, jobs: 0 };
+
+  constructor(private readonly write: (jobs: J[]) => Promise<(R | Error)[]>) {}
+
+  submit(job: J): Promise<R> {
+    return new Promise<R>((ok, fail) => {
+      this.queue.push({ job, ok, fail });
+      if (!this.writing && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          void this.flush();
+        });
+      }
+    });
+  }
+
+  /** Resolves once every job submitted so far is written. */
+  async idle(): Promise<void> {
+    while (this.queue.length || this.writing || this.scheduled) await new Promise((r) => setImmediate(r));
+  }
+
+  private async flush(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    try {
+      while (this.queue.length) {
+        const batch = this.queue;
+        this.queue = [];
+        this.stats.batches++;
+        this.stats.jobs += batch.length;
+        let results: (R | Error)[];
+        try {
+          results = await this.write(batch.map((b) => b.job));
+        } catch (e) {
+          for (const b of batch) b.fail(e);
+          continue;
+        }
+        batch.forEach((b, i) => {
+          const r = results[i];
+          if (r instanceof Error) b.fail(r);
+          else b.ok(r);
+        });
+      }
+    } finally {
+      this.writing = false;
+    }
+  }
+}

@@ -1,0 +1,122 @@
+import type pg from "pg";
+import type { JobResult, LogBackend, LogJob } from "./jobs.ts";
+import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRow, type OutcomeRow, type RunRow } from "./rows.ts";
+
+/**
+ * The run log on PostgreSQL: a batch is ONE statement, so one round trip and one
+ * (implicit) transaction, prepared once per pooled connection. Its data-modifying CTEs
+ * insert the new runs (a taken idempotency scope is skipped, not an error), settle the
+ * finished ones (only those still RUNNING), add the attempts, then take the event-log
+ * lock and insert every event whose write went through. The lock is held from that last
+ * insert to the statement's commit, inside the one round trip: seq order stays commit
+ * order across instances (`db/event-log.ts`) without holding anything across round trips.
+ * Agent stream entries are a second statement of the batch; they need no lock (their
+ * order is their run's own `seq`).
+ */
+export function pgLog(pool: pg.Pool): LogBackend {
+  const write = async (jobs: readonly LogJob[]): Promise<(JobResult | Error)[]> => {
+    const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish");
+    const agentJobs = jobs.filter((j) => j.kind === "agentEvent" || j.kind === "agentFinish");
+    const [seqs] = await Promise.all([runJobs.length ? writeRunJobs(pool, runJobs) : new Map<string, number>(), agentJobs.length ? writeAgentJobs(pool, agentJobs) : null]);
+    return jobs.map((j) => (j.kind === "agentEvent" || j.kind === "agentFinish" ? null : (seqs.get(eventKey(j.run.id, typeOf(j))) ?? null)));
+  };
+  return {
+    async write(jobs) {
+      try {
+        return await write(jobs);
+      } catch (e) {
+        if (jobs.length === 1) return [e instanceof Error ? e : new Error(String(e))];
+        // One job made the statement fail: write each alone, so only its caller fails.
+        const results: (JobResult | Error)[] = [];
+        for (const j of jobs) results.push((await this.write([j]))[0]);
+        return results;
+      }
+    },
+  };
+}
+
+const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.type);
+// A batch holds at most one event per (run, type): a run's next write waits for its previous one.
+const eventKey = (runId: string, type: string) => `${runId} ${type}`;
+
+const RUN_LOG_SQL = `
+WITH ins AS (
+  INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
+  SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[])
+  ON CONFLICT DO NOTHING
+  RETURNING "id"
+), upd AS (
+  UPDATE "Run" r SET "status"=v.status,"content"=v.content,"data"=v.data,"details"=v.details,"isError"=v.is_error,"errorKind"=v.error_kind,"errorMessage"=v.error_message,"terminate"=v.terminate,"finishedAt"=v.finished_at
+  FROM unnest($16::text[],$17::text[],$18::jsonb[],$19::jsonb[],$20::jsonb[],$21::boolean[],$22::text[],$23::text[],$24::boolean[],$25::timestamp(3)[])
+    AS v(id,status,content,data,details,is_error,error_kind,error_message,terminate,finished_at)
+  WHERE r."id"=v.id AND r."status"='RUNNING'
+  RETURNING r."id"
+), att AS (
+  INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
+  SELECT a.run_id,a.number,a.started_at,a.finished_at,a.error_kind,a.error_message,a.wait_seconds
+  FROM unnest($26::text[],$27::int[],$28::timestamp(3)[],$29::timestamp(3)[],$30::text[],$31::text[],$32::float8[],$33::boolean[])
+    AS a(run_id,number,started_at,finished_at,error_kind,error_message,wait_seconds,on_settle)
+  WHERE NOT a.on_settle OR a.run_id IN (SELECT "id" FROM upd)
+), lk AS MATERIALIZED (
+  SELECT pg_advisory_xact_lock(hashtext('tai42:RunEvent')) IS NULL AS taken
+), ev AS (
+  INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
+  SELECT e.run_id,e.tool,e.type,e.snapshot,e.at
+  FROM unnest($34::text[],$35::text[],$36::text[],$37::jsonb[],$38::timestamp(3)[],$39::text[]) WITH ORDINALITY AS e(run_id,tool,type,snapshot,at,gate,n)
+  CROSS JOIN lk
+  WHERE e.gate='none' OR (e.gate='start' AND e.run_id IN (SELECT "id" FROM ins)) OR (e.gate='settle' AND e.run_id IN (SELECT "id" FROM upd))
+  ORDER BY e.n
+  RETURNING "seq","runId","type"
+)
+SELECT "seq","runId","type" FROM ev`;
+
+/** Column arrays for `unnest`, one per field of `rows`, in `fields` order. */
+function columns<T>(rows: T[], fields: (keyof T)[]): unknown[][] {
+  return fields.map((f) => rows.map((r) => r[f] ?? null));
+}
+
+async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<Map<string, number>> {
+  const runs: RunRow[] = [];
+  const outcomes: OutcomeRow[] = [];
+  const attempts: (AttemptRow & { onSettle: boolean })[] = [];
+  const events: (EventRow & { gate: string })[] = [];
+  for (const j of jobs) {
+    if (j.kind === "start") {
+      runs.push(runRow(j.run, j.scope, j.instanceId));
+      events.push({ ...eventRow(j.run, "RUN_STARTED", j.at), gate: "start" });
+    } else if (j.kind === "attempt") {
+      attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: false });
+      events.push({ ...eventRow(j.run, "ATTEMPT_FAILED", j.at), gate: "none" });
+    } else {
+      outcomes.push(outcomeRow(j.run));
+      if (j.attempt) attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: true });
+      events.push({ ...eventRow(j.run, j.type, j.at), gate: "settle" });
+    }
+  }
+  const values = [
+    ...columns(runs, ["id", "tool", "status", "input", "content", "door", "callerRole", "callerKey", "callerKeyId", "tier", "idempotencyScope", "parentRunId", "instanceId", "policy", "startedAt"]),
+    ...columns(outcomes, ["id", "status", "content", "data", "details", "isError", "errorKind", "errorMessage", "terminate", "finishedAt"]),
+    ...columns(attempts, ["runId", "number", "startedAt", "finishedAt", "errorKind", "errorMessage", "waitSeconds", "onSettle"]),
+    ...columns(events, ["runId", "tool", "type", "snapshot", "at", "gate"]),
+  ];
+  const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({ name: "tai42-run-log", text: RUN_LOG_SQL, values });
+  return new Map(rows.map((r) => [eventKey(r.runId, r.type), Number(r.seq)]));
+}
+
+const AGENT_LOG_SQL = `
+WITH ev AS (
+  INSERT INTO "AgentEvent" ("runId","type","payload")
+  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[]) WITH ORDINALITY AS e(run_id,type,payload,n) ORDER BY e.n
+), fin AS (
+  UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at
+  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[]) AS v(id,status,final,checkpoint,finished_at)
+  WHERE r."id"=v.id
+)
+SELECT 1`;
+
+async function writeAgentJobs(pool: pg.Pool, jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<void> {
+  const events = jobs.map((j) => ({ runId: j.runId, type: j.type, payload: JSON.stringify(j.payload) }));
+  const ends = jobs.flatMap((j) => (j.kind === "agentFinish" ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt }] : []));
+  const values = [...columns(events, ["runId", "type", "payload"]), ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"])];
+  await pool.query({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
+}

@@ -1,0 +1,106 @@
+import type { Statement } from "better-sqlite3";
+import type { SqliteDriver } from "../db/sqlite-driver.ts";
+import type { JobResult, LogBackend, LogJob } from "./jobs.ts";
+import { attemptRow, eventRow, outcomeRow, runRow } from "./rows.ts";
+
+// Times as Prisma's SQLite adapter writes them (ISO 8601, "+00:00" for "Z"), so that
+// Prisma reads these rows back exactly like its own.
+const time = (iso: string | null) => (iso === null ? null : new Date(iso).toISOString().replace("Z", "+00:00"));
+const bool = (b: boolean) => (b ? 1 : 0);
+
+/**
+ * The run log on SQLite: each batch is one transaction on the connection Prisma's adapter
+ * holds, every statement prepared once. A job runs inside a savepoint, so a job that
+ * fails (a unique idempotency scope already taken, anything unexpected) is undone alone
+ * and the rest of its batch commits.
+ */
+export function sqliteLog(connection: () => Promise<SqliteDriver>): LogBackend {
+  let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements> } | null = null;
+  return {
+    async write(jobs) {
+      const driver = await connection();
+      if (prepared?.driver !== driver) prepared = { driver, s: statements(driver) };
+      const s = prepared.s;
+      return driver.transaction(() =>
+        jobs.map((job): JobResult | Error => {
+          s.savepoint.run();
+          try {
+            const r = writeJob(s, job);
+            s.release.run();
+            return r;
+          } catch (e) {
+            s.rollbackTo.run();
+            s.release.run();
+            return e instanceof Error ? e : new Error(String(e));
+          }
+        }),
+      );
+    },
+  };
+}
+
+function statements({ database: db }: SqliteDriver) {
+  const st = (sql: string) => db.prepare(sql);
+  return {
+    savepoint: st("SAVEPOINT job"),
+    release: st("RELEASE job"),
+    rollbackTo: st("ROLLBACK TO job"),
+    insertRun: st(
+      `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
+       VALUES (@id,@tool,@status,@input,@content,@door,@callerRole,@callerKey,@callerKeyId,@tier,@idempotencyScope,@parentRunId,@instanceId,@policy,@startedAt)
+       ON CONFLICT ("idempotencyScope") DO NOTHING`,
+    ),
+    settleRun: st(
+      `UPDATE "Run" SET "status"=@status,"content"=@content,"data"=@data,"details"=@details,"isError"=@isError,"errorKind"=@errorKind,"errorMessage"=@errorMessage,"terminate"=@terminate,"finishedAt"=@finishedAt
+       WHERE "id"=@id AND "status"='RUNNING'`,
+    ),
+    insertAttempt: st(
+      `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
+       VALUES (@runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds)`,
+    ),
+    insertEvent: st(`INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at") VALUES (@runId,@tool,@type,@snapshot,@at)`),
+    insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
+    endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=?`),
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+function insertEvent(s: Statements, row: ReturnType<typeof eventRow>): number {
+  return Number(s.insertEvent.run({ ...row, at: time(row.at) }).lastInsertRowid);
+}
+
+function insertAttempt(s: Statements, row: ReturnType<typeof attemptRow>): void {
+  s.insertAttempt.run({ ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) });
+}
+
+function writeJob(s: Statements, job: LogJob): JobResult {
+  switch (job.kind) {
+    case "start": {
+      const row = runRow(job.run, job.scope, job.instanceId);
+      // Only the idempotency scope can be taken (ids are random UUIDs): no row, no event.
+      if (run(s.insertRun, { ...row, startedAt: time(row.startedAt) }) === 0) return null;
+      return insertEvent(s, eventRow(job.run, "RUN_STARTED", job.at));
+    }
+    case "attempt":
+      insertAttempt(s, attemptRow(job.run.id, job.attempt));
+      return insertEvent(s, eventRow(job.run, "ATTEMPT_FAILED", job.at));
+    case "finish": {
+      const row = outcomeRow(job.run);
+      if (run(s.settleRun, { ...row, isError: bool(row.isError), terminate: bool(row.terminate), finishedAt: time(row.finishedAt) }) === 0) return null;
+      if (job.attempt) insertAttempt(s, attemptRow(job.run.id, job.attempt));
+      return insertEvent(s, eventRow(job.run, job.type, job.at));
+    }
+    case "agentEvent":
+      s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(new Date().toISOString()));
+      return null;
+    case "agentFinish":
+      s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(job.finishedAt));
+      s.endAgentRun.run(job.status, JSON.stringify(job.payload), JSON.stringify(job.checkpoint ?? null), time(job.finishedAt), job.runId);
+      return null;
+  }
+}
+
+function run(statement: Statement, params: object): number {
+  return statement.run(params).changes;
+}
