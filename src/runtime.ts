@@ -8,6 +8,7 @@ import { registerDemoTools } from "./demo/demo-tools.ts";
 import { Dispatcher } from "./dispatch/run-tool.ts";
 import { RunStore } from "./dispatch/run-store.ts";
 import { LogWriter } from "./runlog/log-writer.ts";
+import { OrderedRunEvents } from "./runlog/ordered-feed.ts";
 import { Bus } from "./events/bus.ts";
 import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
 import { Secrets } from "./secrets/secrets.ts";
@@ -60,6 +61,8 @@ export interface Runtime {
   bus: Bus;
   keys: KeyStore;
   runs: RunStore;
+  /** The run event log, live, in seq order with no gap, whichever instance wrote it. */
+  runFeed: OrderedRunEvents;
   presets: PresetService;
   manifests: ManifestService;
   /** Stored presets and the active manifest, applied to the surface. */
@@ -117,6 +120,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const surface = new Surface(apps);
   const runLog = new LogWriter(opened.driver, secrets);
   const runs = new RunStore(db, runLog);
+  const runFeed = new OrderedRunEvents(bus, runs, log);
   const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
   const instances = new InstanceRegistry(db, heartbeatMs);
   const instanceId = instances.id;
@@ -214,6 +218,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     bus,
     keys,
     runs,
+    runFeed,
     presets,
     manifests,
     stored,
@@ -233,6 +238,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
       await runLog.idle();
       await instances.leave();
+      runFeed.close();
       await bus.close();
       await db.$disconnect();
     },

@@ -11,32 +11,32 @@ export interface RunEventFilter {
 
 /**
  * The run event stream: with `afterSeq`, persisted events after it (oldest first), then
- * live ones; an event is delivered once even when it is both replayed and live.
- * Subscribes to the live bus before reading the log, so nothing falls between the two.
+ * live ones from the ordered feed (`runlog/ordered-feed.ts`), so every event is delivered
+ * once, in seq order, with no gap, whichever instances wrote it. Subscribes to the feed
+ * before reading the log, so nothing falls between the two.
  * Only events of runs `caller` may see are delivered (`auth/visibility.ts`), replayed or live.
  */
-export async function* replayThenLive(rt: Pick<Runtime, "bus" | "runs">, filter: RunEventFilter, afterSeq: number | null, signal: AbortSignal, caller: Caller): AsyncGenerator<RunEventRecord> {
+export async function* replayThenLive(rt: Pick<Runtime, "runFeed" | "runs">, filter: RunEventFilter, afterSeq: number | null, signal: AbortSignal, caller: Caller): AsyncGenerator<RunEventRecord> {
   const scope = runScope(caller);
   const matches = (e: RunEventRecord) => (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
-  const live = rt.bus.subscribe("runEvent", { signal, filter: matches });
-  const replayed = new Set<number>();
+  const live = rt.runFeed.subscribe({ signal, filter: matches });
+  let cursor = afterSeq ?? 0;
   try {
     if (afterSeq !== null) {
-      let cursor = afterSeq;
       for (;;) {
         const page = await rt.runs.events(filter, cursor, 500, scope);
         for (const e of page) {
           if (signal.aborted) return;
-          replayed.add(e.seq);
+          cursor = e.seq;
           yield e;
         }
         if (page.length < 500) break;
-        cursor = page[page.length - 1].seq;
       }
     }
+    // The feed delivers in seq order: what the replay already gave is everything up to `cursor`.
     for await (const e of live) {
-      if (replayed.size && replayed.delete(e.seq)) continue;
-      if (afterSeq !== null && e.seq <= afterSeq) continue;
+      if (e.seq <= cursor) continue;
+      cursor = e.seq;
       yield e;
     }
   } finally {

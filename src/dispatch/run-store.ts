@@ -106,6 +106,17 @@ export class RunStore {
     return rows.map(toEvent);
   }
 
+  /** Every stored event with `after < seq ≤ upTo`, of all runs, oldest first (the ordered feed's gap reads). */
+  async between(after: number, upTo: number, limit: number): Promise<RunEventRecord[]> {
+    const rows = await this.db.runEvent.findMany({ where: { seq: { gt: after, lte: upTo } }, orderBy: { seq: "asc" }, take: limit });
+    return rows.map(toEvent);
+  }
+
+  /** The highest stored event seq (0 when the log is empty). */
+  async lastSeq(): Promise<number> {
+    return (await this.db.runEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+  }
+
   /**
    * Fails the runs left RUNNING by instances that are gone (see `db/instances.ts`) as
    * INTERNAL "interrupted by restart", each with its RUN_FINISHED event; returns those

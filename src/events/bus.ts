@@ -1,5 +1,8 @@
 import { Redis } from "ioredis";
 import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import { boundedSubscription, type SubscribeOptions } from "./subscription.ts";
+
+export { SubscriberOverflowError, type SubscribeOptions } from "./subscription.ts";
 
 /** Topics carried by the bus; payloads are JSON (they may cross Redis). */
 export interface Topics {
@@ -14,24 +17,6 @@ export interface Topics {
   span: import("../extensions/builtin/spans.ts").SpanRecord;
 }
 export type Topic = keyof Topics;
-
-/** Raised into a subscriber's iterator when it fell behind its bounded buffer. */
-export class SubscriberOverflowError extends Error {
-  constructor(readonly bufferSize: number) {
-    super(`subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`);
-    this.name = "SubscriberOverflowError";
-  }
-}
-
-/** Options of {@link Bus.subscribe}. */
-export interface SubscribeOptions<T> {
-  /** Ends the iterator when aborted. */
-  signal?: AbortSignal;
-  /** Events queued for this subscriber before it is closed as lagging. @default 1000 */
-  bufferSize?: number;
-  /** Drops payloads the subscriber does not want, before they are queued. */
-  filter?: (payload: T) => boolean;
-}
 
 interface Target {
   addEventListener(type: string, cb: (e: Event) => void): void;
@@ -56,6 +41,9 @@ export class Bus {
    * subscriber.
    */
   private readonly listeners = new Map<Topic, Set<(payload: unknown) => void>>();
+  /** Listeners internal to a fan-out that reports its own subscribers ({@link Bus.countAlso}). */
+  private readonly uncounted = new Set<(payload: unknown) => void>();
+  private readonly derived: { topic: Topic; count: () => number }[] = [];
 
   constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void } = {}) {
     this.prefix = options.prefix ?? "tai42:";
@@ -90,7 +78,7 @@ export class Bus {
   }
 
   /** Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do nothing). */
-  listen<K extends Topic>(topic: K, listener: (payload: Topics[K]) => void): () => void {
+  listen<K extends Topic>(topic: K, listener: (payload: Topics[K]) => void, options: { counted?: boolean } = {}): () => void {
     let set = this.listeners.get(topic);
     if (!set) {
       const all = (set = new Set());
@@ -111,78 +99,32 @@ export class Bus {
     }
     const own = (payload: unknown) => listener(payload as Topics[K]);
     set.add(own);
-    return () => void set.delete(own);
+    if (options.counted === false) this.uncounted.add(own);
+    return () => {
+      set.delete(own);
+      this.uncounted.delete(own);
+    };
+  }
+
+  /**
+   * Counts `count()` among the listeners of `topic`: a consumer that listens once and
+   * fans out to its own subscribers (the ordered run event feed) reports them here.
+   */
+  countAlso(topic: Topic, count: () => number): void {
+    this.derived.push({ topic, count });
   }
 
   /** Listeners of `topic` on this instance, subscribers included: what a leak check reads. */
   listenerCount(topic: Topic): number {
-    return this.listeners.get(topic)?.size ?? 0;
+    let n = 0;
+    for (const l of this.listeners.get(topic) ?? []) if (!this.uncounted.has(l)) n++;
+    for (const d of this.derived) if (d.topic === topic) n += d.count();
+    return n;
   }
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */
   subscribe<K extends Topic>(topic: K, options: SubscribeOptions<Topics[K]> = {}): AsyncIterableIterator<Topics[K]> {
-    const size = options.bufferSize ?? 1000;
-    const queue: Topics[K][] = [];
-    let waiting: ((r: IteratorResult<Topics[K]>) => void) | null = null;
-    let failWaiting: ((e: Error) => void) | null = null;
-    let failure: Error | null = null;
-    let done = false;
-
-    const finish = () => {
-      if (done) return;
-      done = true;
-      unlisten();
-      options.signal?.removeEventListener("abort", finish);
-      queue.length = 0;
-      if (waiting) waiting({ value: undefined, done: true });
-      waiting = failWaiting = null;
-    };
-    const unlisten = this.listen(topic, (payload) => {
-      if (done || failure) return;
-      if (options.filter && !options.filter(payload)) return;
-      if (waiting) {
-        const w = waiting;
-        waiting = failWaiting = null;
-        w({ value: payload, done: false });
-      } else if (queue.length >= size) {
-        failure = new SubscriberOverflowError(size);
-        queue.length = 0;
-        unlisten();
-      } else queue.push(payload);
-    });
-    if (options.signal?.aborted) finish();
-    else options.signal?.addEventListener("abort", finish, { once: true });
-
-    const iterator: AsyncIterableIterator<Topics[K]> = {
-      next() {
-        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
-        if (failure) {
-          // Thrown once; the iterator is done after that, as the protocol wants.
-          const f = failure;
-          failure = null;
-          finish();
-          return Promise.reject(f);
-        }
-        if (done) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((ok, fail) => {
-          waiting = ok;
-          failWaiting = fail;
-        });
-      },
-      return() {
-        finish();
-        return Promise.resolve({ value: undefined, done: true });
-      },
-      throw(e?: unknown) {
-        finish();
-        return Promise.reject(e);
-      },
-      [Symbol.asyncIterator]() {
-        return iterator;
-      },
-    };
-    void failWaiting;
-    return iterator;
+    return boundedSubscription((deliver) => this.listen(topic, deliver), options);
   }
 
   /**

@@ -1,0 +1,85 @@
+/** Raised into a subscriber's iterator when it fell behind its bounded buffer. */
+export class SubscriberOverflowError extends Error {
+  constructor(readonly bufferSize: number) {
+    super(`subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`);
+    this.name = "SubscriberOverflowError";
+  }
+}
+
+/** Options of a subscription (`Bus.subscribe`, `OrderedRunEvents.subscribe`). */
+export interface SubscribeOptions<T> {
+  /** Ends the iterator when aborted. */
+  signal?: AbortSignal;
+  /** Events queued for this subscriber before it is closed as lagging. @default 1000 */
+  bufferSize?: number;
+  /** Drops payloads the subscriber does not want, before they are queued. */
+  filter?: (payload: T) => boolean;
+}
+
+/**
+ * An async iterator over what `listen` delivers, with a bounded queue of its own: a slow
+ * consumer is closed with {@link SubscriberOverflowError}, never allowed to grow memory
+ * or crash the process (yoga's default repeater throws past 1,024 queued events).
+ * `listen` registers a listener and returns the function that removes it.
+ */
+export function boundedSubscription<T>(listen: (deliver: (payload: T) => void) => () => void, options: SubscribeOptions<T> = {}): AsyncIterableIterator<T> {
+  const size = options.bufferSize ?? 1000;
+  const queue: T[] = [];
+  let waiting: ((r: IteratorResult<T>) => void) | null = null;
+  let failure: Error | null = null;
+  let done = false;
+
+  const finish = () => {
+    if (done) return;
+    done = true;
+    unlisten();
+    options.signal?.removeEventListener("abort", finish);
+    queue.length = 0;
+    if (waiting) waiting({ value: undefined, done: true });
+    waiting = null;
+  };
+  const unlisten = listen((payload) => {
+    if (done || failure) return;
+    if (options.filter && !options.filter(payload)) return;
+    if (waiting) {
+      const w = waiting;
+      waiting = null;
+      w({ value: payload, done: false });
+    } else if (queue.length >= size) {
+      failure = new SubscriberOverflowError(size);
+      queue.length = 0;
+      unlisten();
+    } else queue.push(payload);
+  });
+  if (options.signal?.aborted) finish();
+  else options.signal?.addEventListener("abort", finish, { once: true });
+
+  const iterator: AsyncIterableIterator<T> = {
+    next() {
+      if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+      if (failure) {
+        // Thrown once; the iterator is done after that, as the protocol wants.
+        const f = failure;
+        failure = null;
+        finish();
+        return Promise.reject(f);
+      }
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((ok) => {
+        waiting = ok;
+      });
+    },
+    return() {
+      finish();
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    throw(e?: unknown) {
+      finish();
+      return Promise.reject(e);
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

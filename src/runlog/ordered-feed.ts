@@ -1,0 +1,167 @@
+import type { Bus } from "../events/bus.ts";
+import { boundedSubscription, type SubscribeOptions } from "../events/subscription.ts";
+import type { Logger } from "../log.ts";
+import type { RunEventRecord } from "../dispatch/run-record.ts";
+
+/** How long the feed waits, idle with subscribers, before it reads the log for an event pub/sub lost. */
+const POLL_MS = 2000;
+/** How long an event held behind a gap waits for the missing one before the store is read. */
+const GAP_GRACE_MS = 20;
+
+/** What the feed reads from the stored log. */
+export interface RunEventSource {
+  /** Every stored event with `after < seq ≤ upTo` (all runs), oldest first, at most `limit`. */
+  between(after: number, upTo: number, limit: number): Promise<RunEventRecord[]>;
+  /** The highest stored seq (0 when the log is empty). */
+  lastSeq(): Promise<number>;
+}
+
+/**
+ * This instance's view of the run event log, live and in seq order with no gap
+ * (docs/run-lifecycle.md §9). Events reach the bus after their commit, but from several
+ * writers (instances) and, through Redis, at most once and in any order across
+ * publishers. The feed delivers them strictly by seq: an event that arrives ahead of a
+ * missing one is held, and the gap is read from the store once for every subscriber.
+ *
+ * Reading the store settles a gap exactly, because an event's seq is drawn under the
+ * event-log lock and the lock is held until commit (`db/event-log.ts`): once an event
+ * with seq S is published, every seq below S is committed or will never exist. A seq
+ * that is not stored by then (a rolled-back batch on PostgreSQL) is skipped.
+ */
+export class OrderedRunEvents {
+  private next: number | null = null;
+  private readonly held = new Map<number, RunEventRecord>();
+  private readonly listeners = new Set<(e: RunEventRecord) => void>();
+  private filling = false;
+  private gapTimer: NodeJS.Timeout | null = null;
+  private startAtFirstSeen = false;
+  private readonly unlisten: () => void;
+  private readonly ready: Promise<void>;
+  private readonly poll: NodeJS.Timeout;
+  private lastDelivery = Date.now();
+
+  constructor(
+    bus: Bus,
+    private readonly source: RunEventSource,
+    private readonly log: Logger,
+  ) {
+    this.unlisten = bus.listen("runEvent", (e) => this.receive(e), { counted: false });
+    bus.countAlso("runEvent", () => this.listeners.size);
+    this.ready = source.lastSeq().then(
+      (last) => this.begin(last + 1),
+      (e: Error) => {
+        log.warn("reading the run event log's last seq failed; starting from the first event seen", { error: e.message });
+        this.startAtFirstSeen = true;
+        if (this.held.size) this.begin(Math.min(...this.held.keys()));
+      },
+    );
+    this.poll = setInterval(() => this.tick(), POLL_MS);
+    this.poll.unref();
+  }
+
+  /** Live events from now on, in seq order, through a bounded queue (see `events/subscription.ts`). */
+  subscribe(options: SubscribeOptions<RunEventRecord> = {}): AsyncIterableIterator<RunEventRecord> {
+    return boundedSubscription((deliver) => {
+      this.listeners.add(deliver);
+      return () => void this.listeners.delete(deliver);
+    }, options);
+  }
+
+  /** Resolves once the feed knows where the log stands (its first read). */
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  close(): void {
+    this.unlisten();
+    clearInterval(this.poll);
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.listeners.clear();
+  }
+
+  private begin(next: number): void {
+    this.next = next;
+    for (const seq of this.held.keys()) if (seq < next) this.held.delete(seq);
+    this.drain();
+  }
+
+  private receive(e: RunEventRecord): void {
+    if (this.next === null && this.startAtFirstSeen) this.next = e.seq;
+    if (this.next !== null && e.seq < this.next) return;
+    this.held.set(e.seq, e);
+    if (this.next !== null) this.drain();
+  }
+
+  /** Delivers what is contiguous; a held event past a gap starts one read of the gap. */
+  private drain(): void {
+    this.drainContiguous();
+    if (!this.held.size || this.gapTimer) return;
+    if (!this.listeners.size) {
+      // Nobody is listening: no one needs the gap, so it is not read. (A subscriber that
+      // joins later replays what it missed from the store, `dispatch/run-events.ts`.)
+      this.next = Math.min(...this.held.keys());
+      this.drainContiguous();
+      return;
+    }
+    // The missing event usually arrives a moment later from the other publisher; read
+    // the store only if it has not.
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = null;
+      void this.fill();
+    }, GAP_GRACE_MS);
+  }
+
+  private drainContiguous(): void {
+    if (this.next === null) return;
+    for (let e = this.held.get(this.next); e; e = this.held.get(this.next)) {
+      this.held.delete(this.next);
+      this.next++;
+      this.deliver(e);
+    }
+  }
+
+  private deliver(e: RunEventRecord): void {
+    this.lastDelivery = Date.now();
+    for (const l of [...this.listeners]) l(e);
+  }
+
+  /** Reads the gap below the highest held event from the store, then delivers through it. */
+  private async fill(): Promise<void> {
+    if (this.filling || this.next === null) return;
+    this.filling = true;
+    try {
+      while (this.held.size && this.next !== null) {
+        const upTo = Math.max(...this.held.keys());
+        const from: number = this.next;
+        const stored = await this.source.between(from - 1, upTo, upTo - from + 1);
+        // Events may have arrived (and been delivered) while the store was read.
+        let next: number = this.next;
+        for (const e of stored) if (e.seq >= next) this.held.set(e.seq, e);
+        // Whatever is still missing up to `upTo` will never exist: step over it.
+        for (; next <= upTo; next++) {
+          const e = this.held.get(next);
+          this.held.delete(next);
+          this.next = next + 1;
+          if (e) this.deliver(e);
+        }
+        this.drainContiguous();
+      }
+    } catch (e) {
+      this.log.warn("reading a gap of the run event log failed; retrying at the next event or poll", { error: (e as Error).message });
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  /** With subscribers and nothing delivered for a while: reads what pub/sub may have lost. */
+  private tick(): void {
+    if (!this.listeners.size || this.next === null || this.filling || Date.now() - this.lastDelivery < POLL_MS) return;
+    const from = this.next;
+    this.source.between(from - 1, Number.MAX_SAFE_INTEGER, 500).then(
+      (events) => {
+        for (const e of events) this.receive(e);
+      },
+      (e: Error) => this.log.warn("polling the run event log failed", { error: e.message }),
+    );
+  }
+}
