@@ -9,6 +9,7 @@ import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
 import { InFlight } from "../runlog/in-flight.ts";
+import { failAgentRuns } from "../runlog/orphan-sweep.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
@@ -46,12 +47,12 @@ export interface AgentServiceDeps {
   /** Provider settings (TAI_LLM_*, ANTHROPIC_API_KEY). @default process.env */
   env?: NodeJS.ProcessEnv;
   /**
-   * The ids of the server instances still live. Contract: may forget instances that are
-   * gone; a run whose instance is not listed is failed as "interrupted by restart".
+   * The ids of the server instances still live, for {@link AgentService.recover} called
+   * without them. Contract: may forget instances that are gone; a run whose instance is
+   * not listed is failed as "interrupted by restart". The runtime's periodic sweep is
+   * `runlog/orphan-sweep.ts`.
    */
   liveInstances?: () => Promise<string[]>;
-  /** Milliseconds between sweeps for runs of instances that are gone. @default 10000 */
-  recoverEveryMs?: number;
 }
 
 /** One start, as every door states it. */
@@ -94,7 +95,6 @@ export class AgentService {
   readonly skills: SkillStore;
   readonly store: AgentRunStore;
   private readonly inflight = new InFlight<void>();
-  private readonly sweep: NodeJS.Timeout | null = null;
 
   constructor(private readonly deps: AgentServiceDeps) {
     this.providers = new ProviderRegistry(deps.env ?? process.env);
@@ -103,12 +103,6 @@ export class AgentService {
     this.store = new AgentRunStore(deps.db);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
-    if (deps.liveInstances) {
-      this.sweep = setInterval(() => {
-        this.recover().catch((e: Error) => deps.log.warn("failing interrupted agent runs failed", { error: e.message }));
-      }, deps.recoverEveryMs ?? 10_000);
-      this.sweep.unref();
-    }
   }
 
   /** Interactions arrive after construction in some runtimes; suspends need them. */
@@ -214,25 +208,35 @@ export class AgentService {
     return view;
   }
 
-  /** Fails runs left RUNNING by instances that are gone ("interrupted by restart"). */
+  /**
+   * Fails runs left RUNNING by instances that are gone ("interrupted by restart") and
+   * publishes their `run_failed` records. The runtime does this on its heartbeat
+   * (`runlog/orphan-sweep.ts`); `liveIds` defaults to `liveInstances()`.
+   */
   async recover(liveIds?: string[]): Promise<string[]> {
-    const live = new Set([this.deps.instanceId, ...(liveIds ?? (await this.deps.liveInstances?.()) ?? [])]);
-    const failed: string[] = [];
+    return failAgentRuns({ agents: this, bus: this.deps.bus, log: this.deps.log }, liveIds ?? (await this.deps.liveInstances?.()) ?? []);
+  }
+
+  /**
+   * Fails the runs left RUNNING by instances not in `liveIds` (never this one's), each
+   * with a `run_failed` record after its last stored event; returns those records, not
+   * yet published. A run is failed once, whichever instances sweep at the same time.
+   */
+  async failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]> {
+    const live = new Set([this.deps.instanceId, ...liveIds]);
+    const failed: RunFailedRecord[] = [];
     for (const run of await this.store.orphans(live)) {
       const entry: RunFailedRecord = { type: "run_failed", final: true, seq: (await this.store.lastSeq(run.id)) + 1, runId: run.id, kind: "INTERNAL", message: "interrupted by restart" };
       const { count } = await this.deps.db.agentRun.updateMany({ where: { id: run.id, status: "RUNNING" }, data: { status: "FAILED", final: entry as never, finishedAt: new Date() } });
       if (!count) continue;
       await this.store.appendEvent(entry as never);
-      this.deps.bus.publish("agentEvent", entry);
-      failed.push(run.id);
+      failed.push(entry);
     }
-    if (failed.length) this.deps.log.warn("agent runs interrupted by a restart were marked FAILED", { count: failed.length });
     return failed;
   }
 
   /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest. */
   async close(graceMs: number): Promise<void> {
-    if (this.sweep) clearInterval(this.sweep);
     await this.inflight.drain(graceMs);
   }
 
