@@ -61,8 +61,9 @@ export interface RunOutcome {
  * {@link Dispatcher.run}; no other code invokes a body. Pipeline (docs/run-lifecycle.md):
  * resolve → authorize → validate → idempotency → persist+publish RUN_STARTED →
  * retry loop (timeout + AbortSignal per attempt) → output validation → persist+publish.
- * Expected failures are data: `run` resolves with a FAILED/CANCELLED record, never throws
- * for them.
+ * Admission is here; the steps after it are `run-execute.ts` (retry loop), `run-settle.ts`
+ * (output validation, persist+publish) and `park-resume.ts`. Expected failures are
+ * data: `run` resolves with a FAILED/CANCELLED record, never throws for them.
  */
 export class Dispatcher {
   private readonly inflight = new InFlight<RunOutcome>();
