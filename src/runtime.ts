@@ -30,6 +30,7 @@ import { registerAskExternal } from "./extensions/builtin/ask-external.ts";
 import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
 import type { ExtensionDefinition } from "./extensions/extension.ts";
 import { AgentService } from "./agent/agent-service.ts";
+import { OrphanSweep } from "./runlog/orphan-sweep.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -125,26 +126,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const instances = new InstanceRegistry(db, heartbeatMs);
   const instanceId = instances.id;
   await instances.register();
-  // Runs left RUNNING by an instance that is gone (it stopped beating, or its process
-  // died on this host) were interrupted: at start, and at every heartbeat after.
-  const failInterrupted = async () => {
-    const events = await runs.failInterrupted(await instances.liveIds());
-    for (const e of events) bus.publish("runEvent", e);
-    if (events.length) log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
-    return events.map((e) => e.runId);
-  };
-  const recovered = await failInterrupted();
-  let beating = false;
-  const heartbeat = setInterval(() => {
-    if (beating) return;
-    beating = true;
-    instances
-      .beat()
-      .then(failInterrupted)
-      .catch((e: Error) => log.warn("heartbeat failed", { error: e.message }))
-      .finally(() => (beating = false));
-  }, heartbeatMs);
-  heartbeat.unref();
 
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
   const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
@@ -156,8 +137,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
-  await agents.recover();
+  const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds() });
+  // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
+  // its process died on this host) were interrupted: at start, and at every heartbeat after.
+  const orphans = new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs });
+  const recovered = await orphans.start();
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
@@ -230,7 +214,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       if (closed) return;
       closed = true;
-      clearInterval(heartbeat);
+      orphans.stop();
       clearInterval(sweep);
       unwatch.forEach((u) => u());
       stored.close();

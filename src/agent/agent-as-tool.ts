@@ -1,0 +1,39 @@
+import { ApiError, ToolError } from "../errors.ts";
+import type { ToolContext } from "../tools/definition.ts";
+import { toolResult } from "../tools/result.ts";
+import { valueOfTerminal, type AgentClass } from "./agent.ts";
+import { AgentRunFailedError } from "./agent-errors.ts";
+import type { AgentService, StartedRun } from "./agent-service.ts";
+
+/**
+ * An agent dispatched as a tool (its surface entry, `agent-entry.ts`): start, drain, map
+ * the end to a tool outcome. A refused start, a failed run and an approval interrupt are
+ * ToolErrors (never retried); aborting the attempt cancels the run.
+ */
+export async function invokeAsTool(agents: Pick<AgentService, "start" | "awaitEnd" | "cancel">, cls: AgentClass, input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+  let started: StartedRun;
+  try {
+    started = await agents.start({ agent: cls.toolName, options: input, caller: ctx.caller });
+  } catch (e) {
+    if (e instanceof ApiError) {
+      const kind = e.code === "BAD_USER_INPUT" ? "INVALID_INPUT" : e.code === "FORBIDDEN" ? "PERMISSION_DENIED" : e.code === "NOT_FOUND" ? "NOT_FOUND" : "CONFLICT";
+      throw new ToolError(e.message, { kind, retryable: false });
+    }
+    throw e;
+  }
+  const onAbort = () => agents.cancel(started.runId);
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const { final } = await agents.awaitEnd(started);
+    if (final.type === "interrupt_final")
+      throw new ToolError(`agent run ${started.runId} on thread ${started.threadId} stopped at an approval interrupt (${final.reason ?? final.interruptId}); resume it with agentStream or runAgent({ threadId, resume })`, { kind: "CONFLICT", retryable: false });
+    const value = valueOfTerminal(final);
+    const details = { agentRunId: started.runId, threadId: started.threadId };
+    return toolResult({ data: value === undefined ? null : value, details });
+  } catch (e) {
+    if (e instanceof AgentRunFailedError) throw new ToolError(`agent run ${e.runId} failed: ${e.message}`, { kind: e.kind, retryable: false });
+    throw e;
+  } finally {
+    ctx.signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from "node:crypto";
+import type { Caller } from "../auth/roles.ts";
+import { startedRun } from "../auth/visibility.ts";
+import { unstorableIssues } from "../db/storable.ts";
+import { ApiError, describeIssues } from "../errors.ts";
+import type { AgentClass, AgentRunOptions } from "./agent.ts";
+import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
+import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
+
+export const DEFAULT_AGENT = "tools_agent";
+
+/** A start that passed admission: its run is stored RUNNING, ready to launch. */
+export interface AdmittedRun extends StartedRun {
+  agentInstance: InstanceType<AgentClass>;
+  /** The options the run starts with: parsed, inherited from the paused run on a resume, with the thread. */
+  options: AgentRunOptions;
+  /** The caller the run acts as: on a resume, never above the paused run's role. */
+  caller: Caller;
+  /** The paused run this one resumes (already claimed), or null. */
+  resuming: AgentRunRecord | null;
+  /** What the agent's `prepare` returned. */
+  prepared: unknown;
+}
+
+/**
+ * Admission of a start (docs/agent-stream.md §3.1, §6): options and agent validated, the
+ * thread's owner checked, a paused run claimed for a resume, the run stored, and no rival
+ * running the thread. Every rejection is an ApiError, and leaves nothing stored.
+ */
+export async function admitStart(
+  agents: Pick<AgentService, "store" | "threads" | "services" | "classes">,
+  deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
+  req: StartRequest,
+): Promise<AdmittedRun> {
+  let options = Object.fromEntries(Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null)) as AgentRunOptions;
+  let agentName = req.agent ?? undefined;
+  let resuming: AgentRunRecord | null = null;
+  if (options.resume !== undefined) {
+    if (!options.threadId) throw ApiError.badInput("resume needs the threadId of the paused run", [{ path: "/threadId", message: "is required with resume" }]);
+    if (options.userMessage !== undefined) throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
+    const paused = await agents.store.latestOnThread(options.threadId);
+    if (!paused) throw new ApiError("NOT_FOUND", `no agent run on thread "${options.threadId}"`);
+    checkOwner(paused, req.caller, "resume");
+    if (!PAUSED.includes(paused.status)) throw new ApiError("CONFLICT", `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`);
+    if (options.resumeCheckpointId && options.resumeCheckpointId !== paused.id)
+      throw new ApiError("CONFLICT", `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`, [{ path: "/resumeCheckpointId", message: "is stale" }]);
+    if (agentName && agentName !== paused.agent) throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [{ path: "/agent", message: `must be "${paused.agent}"` }]);
+    agentName = paused.agent;
+    const inherited = Object.fromEntries(Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)));
+    options = { ...inherited, ...options };
+    resuming = paused;
+  }
+  const name = agentName ?? DEFAULT_AGENT;
+  const cls = agents.classes().get(name);
+  if (!cls) throw ApiError.badInput(`no agent named "${name}" (known: ${[...agents.classes().keys()].join(", ")})`, [{ path: "/agent", message: `no agent named "${name}"` }]);
+  const threadId = options.threadId ?? randomUUID();
+  if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200) throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
+  if (!resuming) {
+    await checkThread(agents, threadId, req.caller, "use");
+    const running = await agents.store.runningOnThread(threadId);
+    if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
+  }
+  const unstorable = unstorableIssues(options);
+  if (unstorable.length) throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(unstorable)}`, unstorable);
+  const parsed = cls.ToolInput.safeParse(options);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message }));
+    throw ApiError.badInput(`invalid input for agent "${name}": ${issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`, issues);
+  }
+  options = { ...options, ...(parsed.data as Record<string, unknown>), threadId };
+  const agent = new cls();
+  const prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming });
+  if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
+
+  const runId = randomUUID();
+  let created = false;
+  try {
+    checkThreadOwner(await agents.threads.ensure(threadId, ownerKey(req.caller)), threadId, req.caller, "use");
+    await agents.store.create({
+      id: runId,
+      agent: cls.toolName,
+      threadId,
+      input: deps.secrets.scrub(options) as Record<string, unknown>,
+      callerRole: req.caller.role,
+      callerKey: req.caller.keyName,
+      checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null },
+      startedAt: new Date().toISOString(),
+    });
+    created = true;
+    const rival = await agents.store.rivalOnThread(threadId, runId, resuming);
+    if (rival)
+      throw new ApiError(
+        "CONFLICT",
+        rival.status === "RUNNING" ? `thread "${threadId}" has a run in progress (${rival.id}); wait for it to end` : `thread "${threadId}" moved on since run ${resuming!.id} paused (run ${rival.id}); there is nothing to resume`,
+      );
+  } catch (e) {
+    if (created) await agents.store.discard(runId);
+    if (resuming) await agents.store.unclaim(resuming.id, resuming.status);
+    throw e;
+  }
+  // A resume never raises the rights the paused conversation ran with: an ADMIN who
+  // approves a USER's pending call lets the loop go on with the USER's role.
+  const caller = resuming ? { ...req.caller, role: lowerRole(req.caller.role, resuming.callerRole as Caller["role"]) } : req.caller;
+  return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared };
+}
+
+/**
+ * Only the thread's owner (the caller who created it: same key, or both anonymous) or an
+ * ADMIN may use, read or write a thread. A thread from before owners were recorded
+ * belongs to the caller of its first run. False when the thread does not exist yet.
+ */
+export async function checkThread(agents: Pick<AgentService, "store" | "threads">, threadId: string, caller: Caller, what: string): Promise<boolean> {
+  const owner = await agents.threads.owner(threadId);
+  if (owner === undefined) return false;
+  if (owner !== null) checkThreadOwner(owner, threadId, caller, what);
+  else {
+    const first = await agents.store.firstOnThread(threadId);
+    if (first) checkOwner(first, caller, what);
+  }
+  return true;
+}
+
+/** Throws FORBIDDEN unless the caller owns the thread (`owner`, as {@link ownerKey} records it) or is an ADMIN. */
+export function checkThreadOwner(owner: string | null, threadId: string, caller: Caller, what: string): void {
+  if (owner === null || caller.role === "ADMIN" || owner === ownerKey(caller)) return;
+  throw new ApiError("FORBIDDEN", `only the caller who created thread "${threadId}", or an ADMIN, may ${what} it`);
+}
+
+/** How a thread records its owner: the key name, or "" for the anonymous caller. */
+export function ownerKey(caller: Caller): string {
+  return caller.keyName ?? "";
+}
+
+function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
+  if (startedRun(caller, run)) return;
+  throw new ApiError("FORBIDDEN", `only the caller who started agent run ${run.id}, or an ADMIN, may ${what} its thread`);
+}
+
+const RANK: Record<Caller["role"], number> = { READER: 0, USER: 1, ADMIN: 2 };
+
+/** The less privileged of two roles (an unknown role counts as READER). */
+function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
+  return (RANK[a] ?? 0) <= (RANK[b] ?? 0) ? a : b;
+}

@@ -1,0 +1,77 @@
+import type { Caller } from "../auth/roles.ts";
+import { REDACTED } from "../auth/tiers.ts";
+import { ToolError, type ErrorKind } from "../errors.ts";
+import type { Park } from "../interactions/park.ts";
+import type { Logger } from "../log.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ToolContext } from "../tools/definition.ts";
+import { execute, type RunSteps } from "./run-execute.ts";
+import type { AttemptRecord, RunRecord } from "./run-record.ts";
+import { both, failure } from "./run-settle.ts";
+import type { RunOutcome } from "./run-tool.ts";
+
+/**
+ * Stores a park (docs/run-lifecycle.md §5): its interactions opened, its state attached,
+ * the run PARKED with a RUN_PARKED event. A park with nothing to wait on fails the run.
+ */
+export async function park(steps: RunSteps, entry: SurfaceEntry, run: RunRecord, p: Park, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
+  const { deps, settle } = steps;
+  const ids = [...(p.interactionIds ?? [])];
+  for (const req of p.interactions ?? []) ids.push((await deps.interactions.open(run.id, entry.name, req)).id);
+  if (!ids.length) {
+    Object.assign(run, failure("INTERNAL", `"${entry.name}" returned a park with no interaction to wait on`));
+    return settle.finish(run, last, redact, log);
+  }
+  await deps.interactions.attachState(run.id, ids, p.state);
+  Object.assign(run, { status: "PARKED", finishedAt: null });
+  const parked = await deps.runs.finish(settle.snapshot(run, redact), last && settle.scrubber(run.id).scrub(last), "RUN_PARKED");
+  settle.publish(parked);
+  // An answer may have arrived before the park was stored (a fast callback).
+  if (await deps.interactions.readyToResume(run.id)) return resume(steps, run.id);
+  return { run: parked.run, output: { ...run } };
+}
+
+/**
+ * Resumes a PARKED run whose interactions are all answered, on this instance: the
+ * entry's `resume` (default: the answer itself) runs through the same settle path.
+ * If another instance is already resuming it, waits for that outcome.
+ */
+export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome> {
+  const { deps } = steps;
+  const ready = await deps.interactions.readyToResume(runId);
+  if (!ready || !(await deps.runs.claimParked(runId, deps.instanceId))) return both(await steps.awaitFinal(runId));
+  const run = (await deps.runs.get(runId))!;
+  await deps.interactions.consume(ready.ids);
+  const entry = deps.surface.base(run.tool);
+  const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: run.callerKeyId };
+  const controller = new AbortController();
+  const redact = run.input === REDACTED;
+  const body = async (ctx: ToolContext) => {
+    if (!entry) throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, { kind: "NOT_FOUND" });
+    return entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers);
+  };
+  const done = execute(steps, entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true });
+  steps.inflight.add(runId, controller, done);
+  return done;
+}
+
+/**
+ * Ends a PARKED run without resuming it (cancelled, or an interaction expired); null
+ * when it was no longer parked.
+ */
+export async function endParked(steps: RunSteps, runId: string, status: "CANCELLED" | "FAILED", message: string, kind: ErrorKind): Promise<RunRecord | null> {
+  const { deps, settle } = steps;
+  if (!(await deps.runs.claimParked(runId, deps.instanceId))) return null;
+  const run = (await deps.runs.get(runId))!;
+  await deps.interactions.cancelOpen(runId);
+  Object.assign(run, failure(kind, message), { status, finishedAt: new Date().toISOString() });
+  const ended = await deps.runs.finish(settle.snapshot(run, run.input === REDACTED), null);
+  settle.publish(ended);
+  return ended.run;
+}
+
+/** Without a `resume`, a resumed run's output is the answer (or, for several, answers by id). */
+function defaultResume(answers: Record<string, unknown>): unknown {
+  const values = Object.values(answers);
+  return values.length === 1 ? values[0] : answers;
+}

@@ -1,0 +1,103 @@
+import type { Caller } from "../auth/roles.ts";
+import { isPark, type Park } from "../interactions/park.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ToolContext } from "../tools/definition.ts";
+import { normalizeResult, type ToolResult } from "../tools/result.ts";
+import type { InFlight } from "../runlog/in-flight.ts";
+import { park } from "./park-resume.ts";
+import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
+import type { RunRecord } from "./run-record.ts";
+import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
+import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
+
+/** What the steps of a run (execute, park, resume) share with the {@link Dispatcher} that owns them. */
+export interface RunSteps {
+  readonly deps: DispatchDeps;
+  readonly settle: RunSettle;
+  /** The runs in flight on this instance. */
+  readonly inflight: InFlight<RunOutcome>;
+  /** A child run, through the chokepoint (`ctx.runTool`). */
+  runDetailed(req: RunRequest): Promise<RunOutcome>;
+  /** Resolves with the run once it is no longer RUNNING (any instance). */
+  awaitFinal(runId: string): Promise<RunRecord>;
+}
+
+/** How one execution of a run goes. */
+export interface ExecuteOptions {
+  caller: Caller;
+  /** Overrides the entry's per-attempt timeout (capped by it only if smaller). */
+  timeoutSeconds?: number;
+  /** Aborts the attempt in flight: cancel, shutdown, the parent's attempt ending. */
+  controller: AbortController;
+  /** The entry is SECRET-tier: its stored and published records are redacted. */
+  redact: boolean;
+  policy?: RunRecord["policy"];
+  /** A parked run resuming: it may have interactions open from before its park. */
+  resumed?: boolean;
+}
+
+/**
+ * Runs `body` in the retry loop and settles the run (docs/run-lifecycle.md §2, steps 6–8):
+ * SUCCEEDED/FAILED/CANCELLED, or PARKED when a pausing entry returned a park.
+ */
+export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunRecord, body: (ctx: ToolContext) => Promise<unknown>, opts: ExecuteOptions): Promise<RunOutcome> {
+  const { deps, settle } = steps;
+  const { controller, redact } = opts;
+  // Interactions of a run are opened only through its ctx (or were, before a resume):
+  // a run that opened none has none to cancel, and skips that database round trip.
+  let mayHaveOpen = opts.resumed ?? false;
+  const log = deps.log.child({ runId: run.id, tool: entry.name });
+  const timeoutSeconds = Math.min(opts.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
+  const before = run.attempts.length;
+  // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
+  const stored = new Set<number>();
+  const outcome = await runWithRetry<ToolResult | Park>({
+    policy: opts.policy ?? undefined,
+    timeoutSeconds,
+    signal: controller.signal,
+    attempt: async (n, signal) => {
+      const ctx: ToolContext = {
+        signal,
+        runId: run.id,
+        attempt: before + n,
+        caller: opts.caller,
+        log,
+        redact: (secret) => deps.secrets.add(secret),
+        runTool: async (name, childInput) => {
+          const child = (await steps.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id, signal })).output;
+          // A secret-tier child's output may flow into this run's result: whatever this
+          // run stores or publishes is scrubbed of it.
+          if (deps.surface.base(name)?.tier === "secret") settle.scopeOf(run.id).learn([child.content, child.data, child.details]);
+          return child;
+        },
+        openInteraction: (request) => {
+          mayHaveOpen = true;
+          return deps.interactions.open(run.id, entry.name, request);
+        },
+        store: deps.store,
+      };
+      const value = await body(ctx);
+      if (isPark(value)) return value;
+      const result = normalizeResult(entry.name, value);
+      if (result.isError) throw new ReturnedError(result);
+      return result;
+    },
+    onRetry: async (attempt) => {
+      attempt.number += before;
+      run.attempts = [...run.attempts, attempt];
+      settle.publish(await deps.runs.attemptFailed(settle.snapshot(run, redact), settle.scrubber(run.id).scrub(attempt)));
+      stored.add(attempt.number);
+    },
+  });
+  for (const a of outcome.attempts) if (!stored.has(a.number)) a.number += before;
+  const last = outcome.attempts[outcome.attempts.length - 1] ?? null;
+  const unstored = last && !stored.has(last.number) ? last : null;
+  run.attempts = [...run.attempts.slice(0, before), ...outcome.attempts];
+  run.finishedAt = new Date().toISOString();
+  if (outcome.ok && isPark(outcome.value)) {
+    if (entry.pauses) return park(steps, entry, run, outcome.value, unstored, redact, log);
+    Object.assign(run, failure("INTERNAL", `"${entry.name}" returned a park, but only tools in the pausing set and branches of pausing extensions may pause`));
+  } else applyOutcome(entry, run, outcome as RetryLoopOutcome<ToolResult>, last, redact, log);
+  if (mayHaveOpen) await deps.interactions.cancelOpen(run.id);
+  return settle.finish(run, unstored, redact, log);
+}

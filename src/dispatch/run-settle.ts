@@ -1,0 +1,119 @@
+import { REDACTED } from "../auth/tiers.ts";
+import { describeIssues, ToolError, type ErrorKind } from "../errors.ts";
+import type { Logger } from "../log.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { Secrets, SecretScope } from "../secrets/secrets.ts";
+import { validate } from "../tools/json-schema.ts";
+import type { ToolResult } from "../tools/result.ts";
+import type { RetryLoopOutcome } from "./retry-loop.ts";
+import type { AttemptRecord, RunEventRecord, RunRecord } from "./run-record.ts";
+import type { DispatchDeps, RunOutcome } from "./run-tool.ts";
+
+/**
+ * The last step of a run (docs/run-lifecycle.md §2, steps 7–8): the record as stored and
+ * published, scrubbed of every secret it may hold, and its closing event on the bus. It
+ * also holds, per run, the secrets its secret-tier child runs taught it.
+ */
+export class RunSettle {
+  /** Per run: a scope of the runtime's secrets holding what its secret-tier child runs returned. */
+  private readonly learned = new Map<string, SecretScope>();
+
+  constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
+
+  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed. */
+  snapshot(run: RunRecord, redact: boolean): RunRecord {
+    const scrub = <T>(r: T) => this.scrubber(run.id).scrub(r);
+    if (!redact) return scrub({ ...run });
+    return { ...scrub(run), input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
+  }
+
+  /** What scrubs a run's records: its scope once its secret children taught it values, else the runtime's secrets. */
+  scrubber(runId: string): Secrets | SecretScope {
+    return this.learned.get(runId) ?? this.deps.secrets;
+  }
+
+  /** The run's own scope of secrets, created on first use. */
+  scopeOf(runId: string): SecretScope {
+    return this.learned.get(runId) ?? this.learned.set(runId, this.deps.secrets.scope()).get(runId)!;
+  }
+
+  publish(event: RunEventRecord): void {
+    this.deps.bus.publish("runEvent", event);
+  }
+
+  /**
+   * Stores the run's outcome with its RUN_FINISHED event (and `last`, the attempt not
+   * stored yet), forgets what the run learned, and publishes the event.
+   */
+  async finish(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
+    const ended = await this.persistOutcome(run, last, redact, log);
+    this.learned.delete(run.id);
+    this.publish(ended);
+    return { run: ended.run, output: { ...run } };
+  }
+
+  /** A rejection (docs/run-lifecycle.md §2, steps 1–4) is still a run: stored and published, started and finished. */
+  async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
+    const ended: RunRecord = this.deps.secrets.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
+    const started = await this.deps.runs.start(this.deps.secrets.scrub({ ...run }), null, this.deps.instanceId);
+    this.publish(started!);
+    const finished = await this.deps.runs.finish(ended, null);
+    this.publish(finished);
+    return both(ended);
+  }
+
+  /** Persists the outcome; a database blip is retried so a finished run is not lost. */
+  private async persistOutcome(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunEventRecord> {
+    const snapshot = this.snapshot(run, redact);
+    // The last attempt is stored as its own row: scrubbed like the run it belongs to.
+    const attempt = last && this.scrubber(run.id).scrub(last);
+    for (let i = 0; ; i++) {
+      try {
+        return await this.deps.runs.finish(snapshot, attempt);
+      } catch (e) {
+        if (i >= 4) throw e;
+        log.warn("storing the run outcome failed; retrying", { error: (e as Error).message, try: i + 1 });
+        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
+      }
+    }
+  }
+}
+
+/**
+ * Writes the retry loop's outcome onto the record: SUCCEEDED once the output validates
+ * against the entry's output schema, else FAILED (or CANCELLED) with the error's kind.
+ */
+export function applyOutcome(entry: SurfaceEntry, run: RunRecord, outcome: RetryLoopOutcome<ToolResult>, last: AttemptRecord | null, redact: boolean, log: Logger): void {
+  if (outcome.ok) {
+    const result = outcome.value;
+    const problems = entry.outputSchema && result.data !== undefined ? validate(entry.outputSchema, result.data) : [];
+    if (entry.outputSchema && result.data === undefined) problems.push({ path: "", message: "the tool returned no structured data, but declares an output schema" });
+    if (problems.length) {
+      Object.assign(run, failure("INTERNAL", `the output of "${entry.name}" does not match its output schema: ${redact ? "see details" : describeIssues(problems)}`));
+      if (last) Object.assign(last, { errorKind: "INTERNAL", errorMessage: run.errorMessage });
+    } else Object.assign(run, { status: "SUCCEEDED", content: result.content, data: result.data ?? null, details: result.details ?? null, terminate: result.terminate });
+    return;
+  }
+  const e = outcome.error;
+  const returned = e instanceof ReturnedError ? e.result : null;
+  Object.assign(run, failure(e.kind, e.message), e.kind === "CANCELLED" ? { status: "CANCELLED" } : {});
+  if (returned) Object.assign(run, { content: returned.content, details: returned.details ?? null, terminate: returned.terminate, data: returned.data ?? null });
+  if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined)) log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
+}
+
+/** An outcome whose stored record is also its output (nothing to redact). */
+export function both(run: RunRecord): RunOutcome {
+  return { run, output: run };
+}
+
+/** The fields of a FAILED record. */
+export function failure(kind: ErrorKind, message: string) {
+  return { status: "FAILED" as const, isError: true, errorKind: kind, errorMessage: message };
+}
+
+/** A body returned an error result (not thrown): never retried, recorded with its kind. */
+export class ReturnedError extends ToolError {
+  constructor(readonly result: ToolResult) {
+    super(result.errorMessage ?? "the tool reported an error", { kind: result.errorKind ?? "UPSTREAM", retryable: false });
+  }
+}

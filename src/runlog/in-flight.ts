@@ -1,0 +1,64 @@
+/** One run in flight on this instance: what aborts it, and what settles when it has ended. */
+export interface InFlightRun<T> {
+  controller: AbortController;
+  done: Promise<T>;
+}
+
+/**
+ * The runs in flight on this instance, of one run engine (tool runs, agent runs): what
+ * cancels a run held here, what waits for it, and the drain at shutdown. The owner
+ * consults {@link InFlight.closing} to refuse new runs once a drain has begun.
+ */
+export class InFlight<T> {
+  private readonly runs = new Map<string, InFlightRun<T>>();
+  private draining = false;
+
+  /** True once {@link InFlight.drain} was called: the owner accepts no new runs. */
+  get closing(): boolean {
+    return this.draining;
+  }
+
+  get size(): number {
+    return this.runs.size;
+  }
+
+  /**
+   * Tracks a run until `done` settles (resolved or rejected). A later `add` of the same
+   * id (a park resumed inside its own dispatch) replaces it; the earlier one's end then
+   * leaves the later one tracked.
+   */
+  add(id: string, controller: AbortController, done: Promise<T>): void {
+    const run = { controller, done };
+    this.runs.set(id, run);
+    const forget = () => {
+      if (this.runs.get(id) === run) this.runs.delete(id);
+    };
+    done.then(forget, forget);
+  }
+
+  get(id: string): InFlightRun<T> | undefined {
+    return this.runs.get(id);
+  }
+
+  /** Aborts a run held here with `reason`; false when this instance does not hold it. */
+  abort(id: string, reason?: unknown): boolean {
+    const run = this.runs.get(id);
+    if (!run) return false;
+    run.controller.abort(reason);
+    return true;
+  }
+
+  /**
+   * Stops accepting runs ({@link InFlight.closing}), waits up to `graceMs` for those in
+   * flight, then aborts the rest with `abortReason` and waits for them to settle.
+   */
+  async drain(graceMs: number, abortReason?: unknown): Promise<void> {
+    this.draining = true;
+    const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.done));
+    const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
+    if ((await Promise.race([all(), timer])) === "timeout") {
+      for (const r of this.runs.values()) r.controller.abort(abortReason);
+      await all();
+    }
+  }
+}

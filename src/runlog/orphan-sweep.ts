@@ -1,0 +1,95 @@
+import type { RunFailedRecord } from "../agent/events.ts";
+import type { InstanceRegistry } from "../db/instances.ts";
+import type { RunStore } from "../dispatch/run-store.ts";
+import type { Bus } from "../events/bus.ts";
+import type { Logger } from "../log.ts";
+
+/** What fails agent runs left RUNNING by instances that are gone. */
+export interface AgentOrphans {
+  /**
+   * Fails the agent runs of instances not in `liveIds` as "interrupted by restart".
+   * Contract: stores each run's `run_failed` record exactly once (across instances) and
+   * returns those records, not yet published.
+   */
+  failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
+}
+
+/** What {@link OrphanSweep} needs from the runtime. */
+export interface OrphanSweepDeps {
+  /** This instance's heartbeat, and which instances are live. */
+  instances: Pick<InstanceRegistry, "beat" | "liveIds">;
+  runs: Pick<RunStore, "failInterrupted">;
+  agents: AgentOrphans;
+  bus: Bus;
+  log: Logger;
+  /** Milliseconds between heartbeats, each followed by a sweep. */
+  everyMs: number;
+}
+
+/** The runs one sweep failed, by engine. */
+export interface SweepResult {
+  runs: string[];
+  agentRuns: string[];
+}
+
+/**
+ * The one recovery of both run engines (docs/run-lifecycle.md §8, docs/agent-stream.md
+ * §4): tool runs and agent runs left RUNNING by an instance that is gone (it stopped
+ * beating, or its process died on this host) were interrupted, and are failed as such.
+ * A sweep runs at start, then after every heartbeat of this instance, on one timer.
+ */
+export class OrphanSweep {
+  private timer: NodeJS.Timeout | null = null;
+  private beating = false;
+
+  constructor(private readonly deps: OrphanSweepDeps) {}
+
+  /** The first sweep, then the heartbeat timer; resolves with the tool runs the first sweep failed. */
+  async start(): Promise<string[]> {
+    const { runs } = await this.sweep();
+    this.timer = setInterval(() => void this.tick(), this.deps.everyMs);
+    this.timer.unref();
+    return runs;
+  }
+
+  /** Stops the timer (a sweep under way finishes). */
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Fails what instances not in `liveIds` (default: those found live now) left RUNNING, and publishes each closing record. */
+  async sweep(liveIds?: string[]): Promise<SweepResult> {
+    const live = liveIds ?? (await this.deps.instances.liveIds());
+    return { runs: await failToolRuns(this.deps, live), agentRuns: await failAgentRuns(this.deps, live) };
+  }
+
+  private async tick(): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
+    try {
+      await this.deps.instances.beat();
+      await this.sweep();
+    } catch (e) {
+      this.deps.log.warn("heartbeat failed", { error: (e as Error).message });
+    } finally {
+      this.beating = false;
+    }
+  }
+}
+
+/** Fails the tool runs of instances not in `liveIds` and publishes their RUN_FINISHED events; returns their ids. */
+async function failToolRuns(deps: Pick<OrphanSweepDeps, "runs" | "bus" | "log">, liveIds: string[]): Promise<string[]> {
+  const events = await deps.runs.failInterrupted(liveIds);
+  for (const e of events) deps.bus.publish("runEvent", e);
+  if (events.length) deps.log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
+  return events.map((e) => e.runId);
+}
+
+/** Fails the agent runs of instances not in `liveIds` and publishes their `run_failed` records; returns their ids. */
+export async function failAgentRuns(deps: Pick<OrphanSweepDeps, "agents" | "bus" | "log">, liveIds: string[]): Promise<string[]> {
+  const failed = await deps.agents.failInterrupted(liveIds);
+  for (const rec of failed) deps.bus.publish("agentEvent", rec);
+  if (failed.length) deps.log.warn("agent runs interrupted by a restart were marked FAILED", { count: failed.length });
+  return failed.map((rec) => rec.runId);
+}

@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunFailedRecord } from "../../src/agent/events.ts";
+import type { RunEventRecord } from "../../src/dispatch/run-record.ts";
+import type { Bus } from "../../src/events/bus.ts";
+import { createLogger } from "../../src/log.ts";
+import { OrphanSweep } from "../../src/runlog/orphan-sweep.ts";
+
+const toolEvent = (runId: string) => ({ runId, type: "RUN_FINISHED" }) as RunEventRecord;
+const agentFailure = (runId: string): RunFailedRecord => ({ type: "run_failed", final: true, seq: 2, runId, kind: "INTERNAL", message: "interrupted by restart" });
+
+/** A sweep over fakes: `orphans` is what each engine fails at the next sweep (then nothing). */
+function fixture(orphans: { tools: string[]; agents: string[] }) {
+  const calls: string[] = [];
+  const published: [string, string][] = [];
+  const lines: string[] = [];
+  const sweep = new OrphanSweep({
+    instances: {
+      beat: async () => void calls.push("beat"),
+      liveIds: async () => (calls.push("liveIds"), ["me"]),
+    },
+    runs: { failInterrupted: async (live) => (calls.push(`runs ${live}`), orphans.tools.splice(0).map(toolEvent)) },
+    agents: { failInterrupted: async (live) => (calls.push(`agents ${live}`), orphans.agents.splice(0).map(agentFailure)) },
+    bus: { publish: (channel: string, e: { runId: string }) => published.push([channel, e.runId]) } as unknown as Bus,
+    log: createLogger({}, (line) => lines.push(line)),
+    everyMs: 20,
+  });
+  return { sweep, calls, published, lines };
+}
+
+describe("the orphan sweep", () => {
+  const started: OrphanSweep[] = [];
+  afterEach(() => started.splice(0).forEach((s) => s.stop()));
+
+  it("should fail both engines' orphans at start, publish each closing record and return the tool runs", async () => {
+    const f = fixture({ tools: ["t1"], agents: ["a1", "a2"] });
+    started.push(f.sweep);
+    expect(await f.sweep.start()).toEqual(["t1"]);
+    expect(f.calls).toEqual(["liveIds", "runs me", "agents me"]);
+    expect(f.published).toEqual([
+      ["runEvent", "t1"],
+      ["agentEvent", "a1"],
+      ["agentEvent", "a2"],
+    ]);
+    expect(f.lines.map((l) => JSON.parse(l).msg)).toEqual(["runs interrupted by a restart were marked FAILED", "agent runs interrupted by a restart were marked FAILED"]);
+  });
+
+  it("should beat, then sweep, on every tick of one timer until stopped", async () => {
+    const f = fixture({ tools: [], agents: [] });
+    started.push(f.sweep);
+    await f.sweep.start();
+    await new Promise((r) => setTimeout(r, 70));
+    f.sweep.stop();
+    const ticks = f.calls.slice(3);
+    expect(ticks.length).toBeGreaterThanOrEqual(4);
+    expect(ticks.slice(0, 4)).toEqual(["beat", "liveIds", "runs me", "agents me"]);
+    const after = f.calls.length;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(f.calls.length).toBe(after);
+  });
+});
