@@ -9,7 +9,8 @@ import { benchProvider } from "./bench-model.ts";
 
 /**
  * The server under test: tai42 as `tai serve` builds it (demo tools, default config,
- * run persistence on the given database), on 127.0.0.1 on a free port. Bench-only
+ * run persistence on the given database, events through Redis when a URL is given), on
+ * 127.0.0.1 on a free port. Bench-only
  * instrumentation, outside the server code: the moment each run event is handed to the
  * bus (publish → receive latency), a scripted streaming provider, and counts of what was
  * persisted (so a result can show every dispatch was stored). With `stubRunWrites`, a
@@ -17,11 +18,19 @@ import { benchProvider } from "./bench-model.ts";
  * the dispatch path costs.
  */
 runChild(async () => {
-  const { databaseUrl, deltas = 1000, stubRunWrites = false } = childArgs<{ databaseUrl: string; deltas?: number; stubRunWrites?: boolean }>();
-  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent" }), port: 0 };
+  const { databaseUrl, deltas = 1000, stubRunWrites = false, redisUrl, redisPrefix, keyName = "bench" } = childArgs<{
+    databaseUrl: string;
+    deltas?: number;
+    stubRunWrites?: boolean;
+    redisUrl?: string;
+    redisPrefix?: string;
+    /** Key names are unique in a database: instances sharing one name theirs apart. */
+    keyName?: string;
+  }>();
+  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent", REDIS_URL: redisUrl, TAI_REDIS_PREFIX: redisPrefix }), port: 0 };
   await migrate(config.databaseUrl);
   const rt = await createRuntime({ config, loadModules: false });
-  const key = await rt.keys.create("bench", "USER");
+  const key = await rt.keys.create(keyName, "USER");
 
   const published = new Map<number, number>();
   const publish = rt.bus.publish.bind(rt.bus);
