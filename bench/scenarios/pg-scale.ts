@@ -5,6 +5,7 @@ import type { ScratchDatabases, ScratchDb } from "../lib/databases.ts";
 import { figuresLine, meanFigures, measureSplit, type HttpTarget, type LoadFigures, type SplitFigures } from "../lib/load.ts";
 import { round } from "../lib/percentiles.ts";
 import { LockSampler, type LockWaitFigures } from "../lib/pg-locks.ts";
+import { waitFor } from "../lib/send.ts";
 import { startTai42, startYoga, type Tai42Child } from "../lib/servers.ts";
 import { checkTarget, tai42Target, yogaTarget } from "../lib/targets.ts";
 import { withoutPassword, type BenchSettings } from "../settings.ts";
@@ -33,6 +34,12 @@ export interface PgScaleResult {
   ratios: { "two/one": number; "two/one p99": number; "one/yoga": number; "two/yoga": number };
   /** What the shared database holds afterwards (every request a stored run). */
   persisted: { runs: number; succeeded: number; events: number };
+  /**
+   * Waits before each window until neither instance had a dispatch in flight: the
+   * leftovers of the previous load (requests whose connection autocannon closed) would
+   * otherwise take the server's time in a window that does not count them.
+   */
+  drain: { longestSeconds: number; timedOut: number };
 }
 
 /** Whether Redis answers at `url`; the error's message when not. */
@@ -50,20 +57,30 @@ async function pingRedis(url: string): Promise<string | null> {
   }
 }
 
-/** Subscribers per channel under `prefix`: proof that both instances listen on the shared Redis. */
-async function redisSubscribers(url: string, prefix: string): Promise<Record<string, number>> {
+/**
+ * Subscribers per channel under `prefix`, once every instance's key store listens to
+ * `keyRevoked` (they do from start-up; 10 s at most): proof that both instances share
+ * the Redis.
+ */
+async function redisSubscribers(url: string, prefix: string, instances: number): Promise<Record<string, number>> {
   const r = new Redis(url, { maxRetriesPerRequest: 1 });
   try {
-    const channels = ((await r.call("PUBSUB", "CHANNELS", `${prefix}*`)) as string[]).sort();
-    if (!channels.length) return {};
-    const counts = (await r.call("PUBSUB", "NUMSUB", ...channels)) as (string | number)[];
-    const out: Record<string, number> = {};
-    for (let i = 0; i < counts.length; i += 2) out[String(counts[i]).slice(prefix.length)] = Number(counts[i + 1]);
+    let out: Record<string, number> = {};
+    await waitFor(async () => {
+      const channels = ((await r.call("PUBSUB", "CHANNELS", `${prefix}*`)) as string[]).sort();
+      const counts = channels.length ? ((await r.call("PUBSUB", "NUMSUB", ...channels)) as (string | number)[]) : [];
+      out = {};
+      for (let i = 0; i < counts.length; i += 2) out[String(counts[i]).slice(prefix.length)] = Number(counts[i + 1]);
+      return (out.keyRevoked ?? 0) >= instances;
+    }, 10_000);
     return out;
   } finally {
     r.disconnect();
   }
 }
+
+/** How long a window waits at most for the previous load's leftover dispatches. */
+const DRAIN_TIMEOUT_MS = 120_000;
 
 interface Config {
   name: "yoga" | "one" | "two";
@@ -98,7 +115,17 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
     await checkTarget("yoga", yogaTarget(yoga.url));
     await checkTarget("tai42 A", a);
     await checkTarget("tai42 B", b);
-    const subscribers = redis ? await redisSubscribers(redis.url, prefix) : null;
+    const subscribers = redis ? await redisSubscribers(redis.url, prefix, instances.length) : null;
+    if (subscribers && (subscribers.keyRevoked ?? 0) < instances.length) log(`  Redis: fewer subscribers than instances on ${prefix}keyRevoked: ${JSON.stringify(subscribers)}`);
+    const drain = { longestSeconds: 0, timedOut: 0 };
+    const drained = async () => {
+      const t = performance.now();
+      const idle = await waitFor(async () => (await Promise.all(instances.map((c) => c.call<number>("inFlight")))).every((n) => n === 0), DRAIN_TIMEOUT_MS);
+      const seconds = (performance.now() - t) / 1000;
+      drain.longestSeconds = Math.max(drain.longestSeconds, round(seconds, 1));
+      if (!idle) drain.timedOut++;
+      if (seconds > 1 || !idle) log(`  pg-scale: ${idle ? "leftover dispatches done" : "dispatches still in flight"} after ${seconds.toFixed(1)} s`);
+    };
 
     const database = new URL(db.url).pathname.slice(1);
     const configs: Config[] = [
@@ -110,7 +137,11 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
     for (let r = 0; r < s.rounds; r++) {
       for (const c of r % 2 === 0 ? configs : [...configs].reverse()) {
         const targets = c.targets(r);
-        if (s.warmupSeconds > 0) await measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.warmupSeconds });
+        await drained();
+        if (s.warmupSeconds > 0) {
+          await measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.warmupSeconds });
+          await drained();
+        }
         const measure = () => measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.durationSeconds });
         const f = c.sampler ? await c.sampler.during(measure) : await measure();
         c.rounds.push(f);
@@ -125,6 +156,8 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
       return f;
     };
     const [y, one, two] = configs.map(figures);
+    await drained();
+    const persisted = await instances[0].call<PgScaleResult["persisted"]>("persisted");
     for (const [name, f] of [["one", one], ["two", two]] as const) {
       const w = f.lockWait!;
       log(`  pg-scale lock wait (${name}): ${w.samples} samples, advisory waiter in ${(w.advisoryWaitShare * 100).toFixed(1)} %, queue mean ${w.advisoryQueueMean} max ${w.advisoryQueueMax}; holder idle in transaction in ${(w.holderIdleInTransactionShare * 100).toFixed(1)} %`);
@@ -141,7 +174,8 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
         "one/yoga": round(one.rps / y.rps, 3),
         "two/yoga": round(two.rps / y.rps, 3),
       },
-      persisted: await instances[0].call("persisted"),
+      persisted,
+      drain,
     };
   } finally {
     await Promise.all(started.map((c) => c.stop()));

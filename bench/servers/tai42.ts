@@ -10,12 +10,12 @@ import { benchProvider } from "./bench-model.ts";
 /**
  * The server under test: tai42 as `tai serve` builds it (demo tools, default config,
  * run persistence on the given database, events through Redis when a URL is given), on
- * 127.0.0.1 on a free port. Bench-only
- * instrumentation, outside the server code: the moment each run event is handed to the
- * bus (publish → receive latency), a scripted streaming provider, and counts of what was
- * persisted (so a result can show every dispatch was stored). With `stubRunWrites`, a
- * diagnostic only: the run store's writes answer from memory, to show what the rest of
- * the dispatch path costs.
+ * 127.0.0.1 on a free port. Bench-only instrumentation, outside the server code: the
+ * moment each run event is handed to the bus (publish → receive latency), a scripted
+ * streaming provider, dispatches in flight, and counts of what was persisted (so a
+ * result can show every dispatch was stored).
+ * With `stubRunWrites`, a diagnostic only: the run store's writes answer from memory, to
+ * show what the rest of the dispatch path costs.
  */
 runChild(async () => {
   const { databaseUrl, deltas = 1000, stubRunWrites = false, redisUrl, redisPrefix, keyName = "bench" } = childArgs<{
@@ -41,6 +41,20 @@ runChild(async () => {
 
   if (stubRunWrites) stubRunStore(rt);
 
+  // Dispatches in flight, so a scenario can wait until a load's leftovers are done (the
+  // server goes on with requests whose connection the load generator closed) before it
+  // measures the next window.
+  let inFlight = 0;
+  const run = rt.dispatcher.run.bind(rt.dispatcher);
+  rt.dispatcher.run = async (req) => {
+    inFlight++;
+    try {
+      return await run(req);
+    } finally {
+      inFlight--;
+    }
+  };
+
   const gate = new Gate();
   rt.agents.providers.register(benchProvider(streamText(deltas).text, gate));
 
@@ -54,6 +68,7 @@ runChild(async () => {
       mark: () => Number(process.hrtime.bigint() / 1000n),
       published: () => Object.fromEntries(published),
       resetPublished: () => published.clear(),
+      inFlight: () => inFlight,
       persisted: async () => ({ runs: await rt.db.run.count(), succeeded: await rt.db.run.count({ where: { status: "SUCCEEDED" } }), events: await rt.db.runEvent.count() }),
       listeners: (topic) => rt.bus.listenerCount(topic as "runEvent" | "agentEvent"),
       arm: () => gate.arm(),
