@@ -7,10 +7,11 @@ import { checkTargets, formatResults, type BenchResults } from "./report.ts";
 import { agentStreamScenario } from "./scenarios/agent-stream.ts";
 import { dispatchScenario } from "./scenarios/dispatch.ts";
 import { fanoutScenario } from "./scenarios/fanout.ts";
+import { pgScaleScenario } from "./scenarios/pg-scale.ts";
 import { runWritesScenario } from "./scenarios/run-writes.ts";
 import { scalingScenario } from "./scenarios/scaling.ts";
 import { startupScenario } from "./scenarios/startup.ts";
-import { readSettings } from "./settings.ts";
+import { readSettings, withoutPassword } from "./settings.ts";
 
 /**
  * `npm run bench`: every scenario in one run, each server in its own child process on
@@ -37,12 +38,13 @@ const results: BenchResults = {
     loadavgBefore: loadavg().map((l) => Math.round(l * 100) / 100),
     commit: git("rev-parse", "--short", "HEAD"),
     smoke: settings.smoke,
+    quick: settings.quick,
     postgres: settings.postgresUrl !== null,
-    settings,
+    settings: { ...settings, postgresUrl: withoutPassword(settings.postgresUrl), redisUrl: withoutPassword(settings.redisUrl) },
   },
   targets: [],
 };
-log(`tai42 bench on Node ${process.versions.node}${settings.smoke ? " (smoke settings)" : ""}: ${settings.scenarios.join(", ")}${settings.postgresUrl ? " (with PostgreSQL)" : ""}`);
+log(`tai42 bench on Node ${process.versions.node}${settings.smoke ? " (smoke settings)" : settings.quick ? " (quick settings)" : ""}: ${settings.scenarios.join(", ")}${settings.postgresUrl ? " (with PostgreSQL)" : ""}`);
 
 const dbs = new ScratchDatabases(settings.postgresUrl);
 try {
@@ -55,6 +57,7 @@ try {
     else if (name === "agent") results.agent = await agentStreamScenario(settings, dbs, log);
     else if (name === "writes") results.writes = await runWritesScenario(settings, dbs, log);
     else if (name === "startup") results.startup = await startupScenario(settings, dbs, log);
+    else if (name === "pg-scale") results.pgScale = await pgScaleScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
 } finally {

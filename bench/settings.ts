@@ -2,61 +2,114 @@
 export interface BenchSettings {
   /** Tiny settings that only prove the script works (BENCH_SMOKE=1 or --smoke). */
   smoke: boolean;
-  /** PostgreSQL server for the tai42-on-PostgreSQL dispatch figures (a scratch database is created on it), or null. */
+  /** The full loads with short windows, one round (BENCH_QUICK=1 or --quick): a check, not a record. */
+  quick: boolean;
+  /** PostgreSQL server for the tai42-on-PostgreSQL figures (scratch databases are created on it), or null. */
   postgresUrl: string | null;
+  /** Redis the two instances of `pg-scale` share (BENCH_REDIS_URL or --redis=URL). */
+  redisUrl: string;
   /** Scenarios to run. */
   scenarios: ScenarioName[];
   /** Where the results JSON is written. */
   out: string;
-  dispatch: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; mcpSessions: number };
+  dispatch: {
+    connections: number;
+    warmupSeconds: number;
+    durationSeconds: number;
+    rounds: number;
+    mcpSessions: number;
+    /** The short 1-connection measurement of tai42 (SQLite) and bare yoga: latency at no queueing. */
+    oneConnection: { warmupSeconds: number; durationSeconds: number };
+  };
   scaling: { connections: number[]; warmupSeconds: number; durationSeconds: number };
   fanout: { subscribers: number; dispatches: number; concurrency: number; timeoutSeconds: number };
   agent: { deltas: number; subscribers: number[]; timeoutSeconds: number };
+  writes: { dispatches: number };
   startup: { runs: number; timeoutSeconds: number };
+  /** Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two. */
+  pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
 }
 
-export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "startup"] as const;
+export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "startup", "pg-scale"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
+/** Scenarios that need PostgreSQL: run by default only with --pg. */
+const NEEDS_PG: readonly ScenarioName[] = ["pg-scale"];
 
 export const DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres";
+export const DEFAULT_REDIS = "redis://127.0.0.1:6379";
 
-const full: Omit<BenchSettings, "smoke" | "postgresUrl" | "scenarios" | "out"> = {
-  dispatch: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, mcpSessions: 50 },
+type Loads = Omit<BenchSettings, "smoke" | "quick" | "postgresUrl" | "redisUrl" | "scenarios" | "out">;
+
+const full: Loads = {
+  dispatch: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, mcpSessions: 50, oneConnection: { warmupSeconds: 1, durationSeconds: 3 } },
   scaling: { connections: [1, 10, 50, 200], warmupSeconds: 2, durationSeconds: 5 },
   fanout: { subscribers: 1000, dispatches: 200, concurrency: 10, timeoutSeconds: 120 },
   agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90 },
+  writes: { dispatches: 500 },
   startup: { runs: 7, timeoutSeconds: 60 },
+  pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
 };
 
-const smoke: typeof full = {
-  dispatch: { connections: 2, warmupSeconds: 0, durationSeconds: 1, rounds: 1, mcpSessions: 2 },
+const quick: Loads = {
+  dispatch: { ...full.dispatch, warmupSeconds: 1, durationSeconds: 3, rounds: 1, oneConnection: { warmupSeconds: 1, durationSeconds: 2 } },
+  scaling: { ...full.scaling, warmupSeconds: 1, durationSeconds: 2 },
+  fanout: { ...full.fanout, dispatches: 100 },
+  agent: { ...full.agent, deltas: 300 },
+  writes: { dispatches: 200 },
+  startup: { runs: 3, timeoutSeconds: 60 },
+  pgScale: { ...full.pgScale, warmupSeconds: 1, durationSeconds: 4, rounds: 1 },
+};
+
+const smoke: Loads = {
+  dispatch: { connections: 2, warmupSeconds: 0, durationSeconds: 1, rounds: 1, mcpSessions: 2, oneConnection: { warmupSeconds: 0, durationSeconds: 1 } },
   scaling: { connections: [1, 4], warmupSeconds: 0, durationSeconds: 1 },
   fanout: { subscribers: 10, dispatches: 5, concurrency: 2, timeoutSeconds: 30 },
   agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30 },
+  writes: { dispatches: 20 },
   startup: { runs: 1, timeoutSeconds: 60 },
+  pgScale: { connections: 4, warmupSeconds: 0, durationSeconds: 1, rounds: 1, sampleMs: 50 },
 };
+
+const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").toLowerCase());
 
 /**
  * Reads the command line and environment:
- * `--smoke` (BENCH_SMOKE=1), `--pg[=URL]` (BENCH_PG=1, or DATABASE_URL naming PostgreSQL),
- * `--only=dispatch,scaling,fanout,agent,writes,startup`, `--out=FILE` (BENCH_OUT).
+ * `--smoke` (BENCH_SMOKE=1), `--quick` (BENCH_QUICK=1), `--pg[=URL]` (BENCH_PG=1, or
+ * DATABASE_URL naming PostgreSQL), `--redis=URL` (BENCH_REDIS_URL),
+ * `--only=dispatch,scaling,fanout,agent,writes,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   const value = (name: string) => flag(name)?.split("=").slice(1).join("=") || undefined;
-  for (const a of argv) if (!/^--(smoke|pg|only|out)(=.*)?$/.test(a)) throw new Error(`unknown argument "${a}" (known: --smoke, --pg[=URL], --only=${SCENARIOS.join(",")}, --out=FILE)`);
-  const isSmoke = Boolean(flag("smoke")) || ["1", "true", "yes"].includes((env.BENCH_SMOKE ?? "").toLowerCase());
+  for (const a of argv)
+    if (!/^--(smoke|quick|pg|redis|only|out)(=.*)?$/.test(a)) throw new Error(`unknown argument "${a}" (known: --smoke, --quick, --pg[=URL], --redis=URL, --only=${SCENARIOS.join(",")}, --out=FILE)`);
+  const isSmoke = Boolean(flag("smoke")) || yes(env.BENCH_SMOKE);
+  const isQuick = Boolean(flag("quick")) || yes(env.BENCH_QUICK);
+  if (isSmoke && isQuick) throw new Error("--smoke and --quick exclude each other");
   let postgresUrl: string | null = null;
   if (flag("pg")) postgresUrl = value("pg") ?? DEFAULT_PG;
-  else if (["1", "true", "yes"].includes((env.BENCH_PG ?? "").toLowerCase())) postgresUrl = DEFAULT_PG;
+  else if (yes(env.BENCH_PG)) postgresUrl = DEFAULT_PG;
   else if (/^postgres(ql)?:\/\//.test(env.DATABASE_URL ?? "")) postgresUrl = env.DATABASE_URL!;
   const only = value("only")?.split(",").map((s) => s.trim());
   for (const s of only ?? []) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (known: ${SCENARIOS.join(", ")})`);
+  for (const s of only ?? []) if (NEEDS_PG.includes(s as ScenarioName) && !postgresUrl) throw new Error(`scenario "${s}" needs PostgreSQL: add --pg[=URL] (or BENCH_PG=1)`);
+  const redisUrl = value("redis") ?? env.BENCH_REDIS_URL ?? DEFAULT_REDIS;
+  if (!/^rediss?:\/\//.test(redisUrl)) throw new Error(`--redis must be a redis:// or rediss:// URL (got "${redisUrl}")`);
   return {
     smoke: isSmoke,
+    quick: isQuick,
     postgresUrl,
-    scenarios: (only as ScenarioName[] | undefined) ?? [...SCENARIOS],
+    redisUrl,
+    scenarios: (only as ScenarioName[] | undefined) ?? SCENARIOS.filter((s) => postgresUrl || !NEEDS_PG.includes(s)),
     out: value("out") ?? env.BENCH_OUT ?? "bench/results/latest.json",
-    ...(isSmoke ? smoke : full),
+    ...(isSmoke ? smoke : isQuick ? quick : full),
   };
+}
+
+/** A URL as results and messages may show it: without its password. */
+export function withoutPassword<T extends string | null>(url: T): T {
+  if (!url) return url;
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.toString() as T;
 }

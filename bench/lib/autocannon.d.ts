@@ -35,6 +35,11 @@ declare module "autocannon" {
     non2xx: number;
     "2xx": number;
   }
-  function autocannon(options: Options): Promise<Result>;
+  /** What autocannon returns without a callback: the result's promise, and its events. */
+  export interface Instance extends Promise<Result> {
+    /** Every response, with its time in milliseconds (a float; the result's histogram holds whole milliseconds). */
+    on(event: "response", listener: (client: Client, statusCode: number, resBytes: number, responseTimeMs: number) => void): this;
+  }
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

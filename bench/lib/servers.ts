@@ -11,14 +11,36 @@ export const startRaw = () => startChild("raw node:http", "servers/raw-http.ts",
 export const startYoga = () => startChild("bare yoga", "servers/bare-yoga.ts", {});
 export const startMcp = (mode: "stateless" | "session") => startChild(`MCP SDK (${mode})`, "servers/mcp-sdk.ts", { mode });
 
-/** Starts tai42 on a fresh scratch database (dropped when the child stops). */
-export async function startTai42(dbs: ScratchDatabases, kind: "sqlite" | "postgres", options: { deltas?: number; nodeArgs?: string[]; stubRunWrites?: boolean } = {}): Promise<Tai42Child> {
-  const db = await dbs.create(kind);
+/** Options of {@link startTai42}. */
+export interface Tai42Options {
+  deltas?: number;
+  nodeArgs?: string[];
+  stubRunWrites?: boolean;
+  /** A database shared with other instances: used as it is and not dropped when this child stops. */
+  db?: ScratchDb;
+  /** Events through Redis (REDIS_URL, TAI_REDIS_PREFIX) instead of in-process. */
+  redis?: { url: string; prefix: string };
+  /** Told apart in error messages when several instances run. */
+  label?: string;
+}
+
+/** Starts tai42 on a fresh scratch database (dropped when the child stops), or on `options.db`. */
+export async function startTai42(dbs: ScratchDatabases, kind: "sqlite" | "postgres", options: Tai42Options = {}): Promise<Tai42Child> {
+  const db = options.db ?? (await dbs.create(kind));
+  const owned = !options.db;
+  const drop = async () => {
+    if (owned) await db.drop();
+  };
   let child: Child;
   try {
-    child = await startChild(`tai42 (${kind}${options.stubRunWrites ? ", run writes stubbed" : ""})`, "servers/tai42.ts", { databaseUrl: db.url, deltas: options.deltas, stubRunWrites: options.stubRunWrites }, { nodeArgs: options.nodeArgs });
+    child = await startChild(
+      `tai42${options.label ? ` ${options.label}` : ""} (${kind}${options.stubRunWrites ? ", run writes stubbed" : ""}${options.redis ? ", Redis" : ""})`,
+      "servers/tai42.ts",
+      { databaseUrl: db.url, deltas: options.deltas, stubRunWrites: options.stubRunWrites, redisUrl: options.redis?.url, redisPrefix: options.redis?.prefix, keyName: options.label ? `bench-${options.label}` : undefined },
+      { nodeArgs: options.nodeArgs },
+    );
   } catch (e) {
-    await db.drop();
+    await drop();
     throw e;
   }
   const key = await child.call<string>("key");
@@ -28,7 +50,7 @@ export async function startTai42(dbs: ScratchDatabases, kind: "sqlite" | "postgr
     key,
     async stop() {
       await child.stop();
-      await db.drop();
+      await drop();
     },
   };
 }

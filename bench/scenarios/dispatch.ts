@@ -1,6 +1,6 @@
 import type { Child } from "../lib/child.ts";
 import type { ScratchDatabases } from "../lib/databases.ts";
-import { measureHttp, type HttpTarget, type LoadFigures } from "../lib/load.ts";
+import { figuresLine, meanFigures, measureHttp, type HttpTarget, type LoadFigures } from "../lib/load.ts";
 import { round } from "../lib/percentiles.ts";
 import { startMcp, startRaw, startTai42, startYoga } from "../lib/servers.ts";
 import { checkTarget, mcpTarget, openMcpSessions, rawTarget, tai42Target, yogaTarget } from "../lib/targets.ts";
@@ -19,6 +19,17 @@ export interface DispatchResult {
   servers: Record<string, ServerFigures>;
   /** tai42 req/s over each other server's (and p99 over bare yoga's), per tai42 database. */
   ratios: Record<string, number>;
+  /**
+   * tai42 (SQLite) and bare yoga at 1 connection, a short window each after the rounds:
+   * latency with no queue. Exact latencies (every response timed), as autocannon's
+   * histogram has whole milliseconds only.
+   */
+  oneConnection: {
+    settings: BenchSettings["dispatch"]["oneConnection"];
+    servers: Record<"tai42-sqlite" | "yoga", LoadFigures>;
+    /** tai42 (SQLite) over bare yoga: req/s, and p50. */
+    ratios: { "tai42-sqlite/yoga": number; "tai42-sqlite/yoga p50": number };
+  };
 }
 
 interface Entry {
@@ -26,23 +37,6 @@ interface Entry {
   child: Child;
   target: HttpTarget;
   rounds: LoadFigures[];
-}
-
-function mean(rounds: LoadFigures[]): LoadFigures {
-  const avg = (f: (r: LoadFigures) => number) => rounds.reduce((a, r) => a + f(r), 0) / rounds.length;
-  const sum = (f: (r: LoadFigures) => number) => rounds.reduce((a, r) => a + f(r), 0);
-  return {
-    connections: rounds[0].connections,
-    durationSeconds: round(sum((r) => r.durationSeconds)),
-    requests: sum((r) => r.requests),
-    rps: round(avg((r) => r.rps), 1),
-    p50: round(avg((r) => r.p50)),
-    p99: round(avg((r) => r.p99)),
-    mean: round(avg((r) => r.mean)),
-    errors: sum((r) => r.errors),
-    non2xx: sum((r) => r.non2xx),
-    timeouts: sum((r) => r.timeouts),
-  };
 }
 
 /**
@@ -76,13 +70,13 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
       for (const e of order) {
         const f = await measureHttp(e.target, s);
         e.rounds.push(f);
-        log(`  dispatch round ${r + 1}/${s.rounds} ${e.name.padEnd(15)} ${f.rps.toFixed(0).padStart(6)} req/s  p50 ${f.p50} ms  p99 ${f.p99} ms${f.errors || f.non2xx ? `  (${f.errors} errors, ${f.non2xx} non-2xx)` : ""}`);
+        log(`  dispatch round ${r + 1}/${s.rounds} ${e.name.padEnd(15)} ${figuresLine(f)}`);
       }
     }
 
     const servers: Record<string, ServerFigures> = {};
     for (const e of entries) {
-      servers[e.name] = { ...mean(e.rounds), rounds: e.rounds };
+      servers[e.name] = { ...meanFigures(e.rounds), rounds: e.rounds };
       if (e.name.startsWith("tai42")) servers[e.name].persisted = await e.child.call("persisted");
     }
     const ratios: Record<string, number> = {};
@@ -90,7 +84,19 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
       for (const b of ["raw", "yoga", "mcp-stateless", "mcp-session"]) ratios[`${t}/${b}`] = round(servers[t].rps / servers[b].rps, 3);
       ratios[`${t}/yoga p99`] = round(servers[t].p99 / servers.yoga.p99, 3);
     }
-    return { settings: s, servers, ratios };
+
+    const one = { connections: 1, ...s.oneConnection };
+    const at1 = {} as DispatchResult["oneConnection"]["servers"];
+    for (const name of ["tai42-sqlite", "yoga"] as const) {
+      const f = (at1[name] = await measureHttp(entries.find((e) => e.name === name)!.target, one, { exactLatency: true }));
+      log(`  dispatch 1 connection ${name.padEnd(12)} ${figuresLine(f)}`);
+    }
+    const oneConnection: DispatchResult["oneConnection"] = {
+      settings: s.oneConnection,
+      servers: at1,
+      ratios: { "tai42-sqlite/yoga": round(at1["tai42-sqlite"].rps / at1.yoga.rps, 3), "tai42-sqlite/yoga p50": round(at1["tai42-sqlite"].p50 / at1.yoga.p50, 3) },
+    };
+    return { settings: s, servers, ratios, oneConnection };
   } finally {
     await Promise.all(started.map((c) => c.stop()));
   }

@@ -74,7 +74,7 @@ function rawSqliteCost(file: string, n: number): Promise<number> {
 }
 
 export async function runWritesScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<RunWritesResult> {
-  const n = settings.smoke ? 20 : 500;
+  const n = settings.writes.dispatches;
   const runStore: RunWritesResult["runStore"] = {};
   for (const kind of dbs.hasPostgres ? (["sqlite", "postgres"] as const) : (["sqlite"] as const)) {
     const db = await dbs.create(kind);

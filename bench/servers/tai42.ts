@@ -9,19 +9,28 @@ import { benchProvider } from "./bench-model.ts";
 
 /**
  * The server under test: tai42 as `tai serve` builds it (demo tools, default config,
- * run persistence on the given database), on 127.0.0.1 on a free port. Bench-only
- * instrumentation, outside the server code: the moment each run event is handed to the
- * bus (publish → receive latency), a scripted streaming provider, and counts of what was
- * persisted (so a result can show every dispatch was stored). With `stubRunWrites`, a
- * diagnostic only: the run store's writes answer from memory, to show what the rest of
- * the dispatch path costs.
+ * run persistence on the given database, events through Redis when a URL is given), on
+ * 127.0.0.1 on a free port. Bench-only instrumentation, outside the server code: the
+ * moment each run event is handed to the bus (publish → receive latency), a scripted
+ * streaming provider, dispatches in flight, and counts of what was persisted (so a
+ * result can show every dispatch was stored).
+ * With `stubRunWrites`, a diagnostic only: the run store's writes answer from memory, to
+ * show what the rest of the dispatch path costs.
  */
 runChild(async () => {
-  const { databaseUrl, deltas = 1000, stubRunWrites = false } = childArgs<{ databaseUrl: string; deltas?: number; stubRunWrites?: boolean }>();
-  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent" }), port: 0 };
+  const { databaseUrl, deltas = 1000, stubRunWrites = false, redisUrl, redisPrefix, keyName = "bench" } = childArgs<{
+    databaseUrl: string;
+    deltas?: number;
+    stubRunWrites?: boolean;
+    redisUrl?: string;
+    redisPrefix?: string;
+    /** Key names are unique in a database: instances sharing one name theirs apart. */
+    keyName?: string;
+  }>();
+  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent", REDIS_URL: redisUrl, TAI_REDIS_PREFIX: redisPrefix }), port: 0 };
   await migrate(config.databaseUrl);
   const rt = await createRuntime({ config, loadModules: false });
-  const key = await rt.keys.create("bench", "USER");
+  const key = await rt.keys.create(keyName, "USER");
 
   const published = new Map<number, number>();
   const publish = rt.bus.publish.bind(rt.bus);
@@ -31,6 +40,20 @@ runChild(async () => {
   }) as typeof rt.bus.publish;
 
   if (stubRunWrites) stubRunStore(rt);
+
+  // Dispatches in flight, so a scenario can wait until a load's leftovers are done (the
+  // server goes on with requests whose connection the load generator closed) before it
+  // measures the next window.
+  let inFlight = 0;
+  const run = rt.dispatcher.run.bind(rt.dispatcher);
+  rt.dispatcher.run = async (req) => {
+    inFlight++;
+    try {
+      return await run(req);
+    } finally {
+      inFlight--;
+    }
+  };
 
   const gate = new Gate();
   rt.agents.providers.register(benchProvider(streamText(deltas).text, gate));
@@ -45,6 +68,7 @@ runChild(async () => {
       mark: () => Number(process.hrtime.bigint() / 1000n),
       published: () => Object.fromEntries(published),
       resetPublished: () => published.clear(),
+      inFlight: () => inFlight,
       persisted: async () => ({ runs: await rt.db.run.count(), succeeded: await rt.db.run.count({ where: { status: "SUCCEEDED" } }), events: await rt.db.runEvent.count() }),
       listeners: (topic) => rt.bus.listenerCount(topic as "runEvent" | "agentEvent"),
       arm: () => gate.arm(),

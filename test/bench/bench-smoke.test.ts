@@ -41,6 +41,13 @@ describe("npm run bench with smoke settings", () => {
     }
     expect(r.dispatch.servers["tai42-sqlite"].persisted.runs).toBeGreaterThan(0);
     for (const v of Object.values(r.dispatch.ratios)) expect(isNumber(v)).toBe(true);
+    for (const name of ["tai42-sqlite", "yoga"]) {
+      const f = r.dispatch.oneConnection.servers[name];
+      expect(f.connections).toBe(1);
+      expect(f.requests).toBeGreaterThan(0);
+      for (const k of ["rps", "p50", "p99"]) expect(isNumber(f[k]), `dispatch at 1 connection, ${name} ${k}`).toBe(true);
+    }
+    for (const v of Object.values(r.dispatch.oneConnection.ratios)) expect(isNumber(v)).toBe(true);
 
     expect(r.scaling.points.map((p: { connections: number }) => p.connections)).toEqual(r.meta.settings.scaling.connections);
 
@@ -64,6 +71,10 @@ describe("npm run bench with smoke settings", () => {
     expect(r.meta.node).toBe(process.version);
     expect(output).toContain(`Node ${process.version}`);
 
+    // Without PostgreSQL, pg-scale does not run and the PostgreSQL target is not listed.
+    expect(r.pgScale).toBeUndefined();
+    expect(r.targets.map((t: { id: string }) => t.id)).toContain("dispatch-p50-at-1");
+    expect(r.targets.map((t: { id: string }) => t.id)).not.toContain("pg-dispatch-vs-yoga");
     expect(r.targets.length).toBeGreaterThan(0);
     for (const t of r.targets) {
       expect(t).toEqual({ id: expect.any(String), description: expect.any(String), target: expect.stringMatching(/^[≥≤] /), value: t.value === null ? null : expect.any(Number), met: t.value === null ? null : expect.any(Boolean) });
