@@ -64,3 +64,24 @@ export type JobResult = number | null;
 export interface LogBackend {
   write(jobs: readonly LogJob[]): Promise<(JobResult | Error)[]>;
 }
+
+/**
+ * A backend over `write`, which writes a whole batch in one transaction or throws: when a
+ * batch fails (rolled back whole), it is written again one job per transaction, so only
+ * the failing job's caller gets the error.
+ */
+export function isolatingFailures(write: (jobs: readonly LogJob[]) => Promise<(JobResult | Error)[]>): LogBackend {
+  const backend: LogBackend = {
+    async write(jobs) {
+      try {
+        return await write(jobs);
+      } catch (e) {
+        if (jobs.length === 1) return [e instanceof Error ? e : new Error(String(e))];
+        const results: (JobResult | Error)[] = [];
+        for (const j of jobs) results.push((await backend.write([j]))[0]);
+        return results;
+      }
+    },
+  };
+  return backend;
+}

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { JobResult, LogBackend, LogJob } from "./jobs.ts";
+import { isolatingFailures, type JobResult, type LogBackend, type LogJob } from "./jobs.ts";
 import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRow, type OutcomeRow, type RunRow } from "./rows.ts";
 
 /**
@@ -20,19 +20,7 @@ export function pgLog(pool: pg.Pool): LogBackend {
     const [seqs] = await Promise.all([runJobs.length ? writeRunJobs(pool, runJobs) : new Map<string, number>(), agentJobs.length ? writeAgentJobs(pool, agentJobs) : null]);
     return jobs.map((j) => (j.kind === "agentEvent" || j.kind === "agentFinish" ? null : (seqs.get(eventKey(j.run.id, typeOf(j))) ?? null)));
   };
-  return {
-    async write(jobs) {
-      try {
-        return await write(jobs);
-      } catch (e) {
-        if (jobs.length === 1) return [e instanceof Error ? e : new Error(String(e))];
-        // One job made the statement fail: write each alone, so only its caller fails.
-        const results: (JobResult | Error)[] = [];
-        for (const j of jobs) results.push((await this.write([j]))[0]);
-        return results;
-      }
-    },
-  };
+  return isolatingFailures(write);
 }
 
 const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.type);

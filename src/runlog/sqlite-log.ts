@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDriver } from "../db/sqlite-driver.ts";
-import type { JobResult, LogBackend, LogJob } from "./jobs.ts";
+import { isolatingFailures, type JobResult, type LogBackend, type LogJob } from "./jobs.ts";
 import { attemptRow, eventRow, outcomeRow, runRow } from "./rows.ts";
 
 // Times as Prisma's SQLite adapter writes them (ISO 8601, "+00:00" for "Z"), so that
@@ -10,41 +10,24 @@ const bool = (b: boolean) => (b ? 1 : 0);
 
 /**
  * The run log on SQLite: each batch is one transaction on the connection Prisma's adapter
- * holds, every statement prepared once. A job runs inside a savepoint, so a job that
- * fails (a unique idempotency scope already taken, anything unexpected) is undone alone
- * and the rest of its batch commits.
+ * holds, every statement prepared once. A taken idempotency scope is not an error (the
+ * insert does nothing); a job that fails for any other reason rolls its batch back, and
+ * the batch is written again one job per transaction, so only that job's caller fails.
  */
 export function sqliteLog(connection: () => Promise<SqliteDriver>): LogBackend {
   let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements> } | null = null;
-  return {
-    async write(jobs) {
-      const driver = await connection();
-      if (prepared?.driver !== driver) prepared = { driver, s: statements(driver) };
-      const s = prepared.s;
-      return driver.transaction(() =>
-        jobs.map((job): JobResult | Error => {
-          s.savepoint.run();
-          try {
-            const r = writeJob(s, job);
-            s.release.run();
-            return r;
-          } catch (e) {
-            s.rollbackTo.run();
-            s.release.run();
-            return e instanceof Error ? e : new Error(String(e));
-          }
-        }),
-      );
-    },
+  const write = async (jobs: readonly LogJob[]): Promise<(JobResult | Error)[]> => {
+    const driver = await connection();
+    if (prepared?.driver !== driver) prepared = { driver, s: statements(driver) };
+    const s = prepared.s;
+    return driver.transaction(() => jobs.map((job) => writeJob(s, job)));
   };
+  return isolatingFailures(write);
 }
 
 function statements({ database: db }: SqliteDriver) {
   const st = (sql: string) => db.prepare(sql);
   return {
-    savepoint: st("SAVEPOINT job"),
-    release: st("RELEASE job"),
-    rollbackTo: st("ROLLBACK TO job"),
     insertRun: st(
       `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
        VALUES (@id,@tool,@status,@input,@content,@door,@callerRole,@callerKey,@callerKeyId,@tier,@idempotencyScope,@parentRunId,@instanceId,@policy,@startedAt)

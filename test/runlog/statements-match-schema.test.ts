@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newRun, type RunRecord } from "../../src/dispatch/run-record.ts";
+import type { AgentLogEntry } from "../../src/agent/events.ts";
+import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+
+/**
+ * The run log's statements bypass Prisma (`src/runlog/`): what they write must read back
+ * through Prisma exactly like what Prisma itself writes, on SQLite and (under
+ * `npm run test:pg`) on PostgreSQL. Every column of Run, Attempt, RunEvent, AgentEvent and
+ * the end of AgentRun is written here with values and with nulls.
+ */
+describe("the run log's statements against the Prisma schema", () => {
+  let rt: TestRuntime;
+  beforeEach(async () => {
+    rt = await testRuntime();
+  });
+  afterEach(() => rt.dispose());
+
+  const full = (): RunRecord => ({
+    ...newRun({ tool: "storé\u0000d", input: { a: [1, "two", { three: null }], "k\u0000": true }, door: "graphql", callerRole: "USER", callerKey: "key-user", callerKeyId: "kid-1", parentRunId: "parent-1" }),
+    tier: "write",
+    policy: { maxAttempts: 3, kinds: ["UNAVAILABLE"], backoff: { initialSeconds: 0.5, multiplier: 2, capSeconds: 4 }, declaredOn: "storé" } as unknown as RunRecord["policy"],
+  });
+
+  it("should read back a started, retried and finished run written by the log exactly as recorded, with text made storable", async () => {
+    const run = full();
+    const started = await rt.runs.start(run, "scope-1", rt.instanceId);
+    expect(started?.type).toBe("RUN_STARTED");
+    const attempt1 = { number: 1, startedAt: new Date(Date.now() - 50).toISOString(), finishedAt: new Date(Date.now() - 40).toISOString(), errorKind: "UNAVAILABLE" as const, errorMessage: "down\u0000", waitSeconds: 0.5 };
+    const retried = await rt.runs.attemptFailed({ ...run, attempts: [attempt1] }, attempt1);
+    const attempt2 = { number: 2, startedAt: new Date(Date.now() - 10).toISOString(), finishedAt: new Date().toISOString(), errorKind: null, errorMessage: null, waitSeconds: null };
+    const done: RunRecord = { ...run, status: "SUCCEEDED", content: [{ type: "text", text: "ok" }], data: { n: 1.5, list: [true, false] }, details: { why: "because" }, terminate: true, attempts: [attempt1, attempt2], finishedAt: new Date().toISOString() };
+    const finished = await rt.runs.finish(done, attempt2);
+    expect([started!.seq < retried.seq, retried.seq < finished.seq]).toEqual([true, true]);
+
+    const stored = await rt.runs.get(run.id);
+    expect(stored).toEqual({ ...done, tool: "storé\uFFFDd", input: { a: [1, "two", { three: null }], "k\uFFFD": true }, attempts: [{ ...attempt1, errorMessage: "down\uFFFD" }, attempt2] });
+    expect((await rt.runs.byScope("scope-1"))?.id).toBe(run.id);
+    const events = await rt.runs.events({ runId: run.id }, 0);
+    expect(events.map((e) => [e.seq, e.type, e.tool, e.runId])).toEqual([
+      [started!.seq, "RUN_STARTED", "storé\uFFFDd", run.id],
+      [retried.seq, "ATTEMPT_FAILED", "storé\uFFFDd", run.id],
+      [finished.seq, "RUN_FINISHED", "storé\uFFFDd", run.id],
+    ]);
+    expect(events[2].run).toEqual(JSON.parse(JSON.stringify({ ...done, tool: "storé\uFFFDd", input: stored!.input, attempts: stored!.attempts })));
+    expect(events.map((e) => e.at)).toEqual([run.startedAt, attempt1.finishedAt, done.finishedAt]);
+  });
+
+  it("should store nulls as nulls: a run with no input, policy, key, data or details reads back with each null", async () => {
+    const run: RunRecord = { ...newRun({ tool: "bare", input: null, door: "runtime", callerRole: "READER", callerKey: null }), tier: null };
+    await rt.runs.start(run, null, rt.instanceId);
+    await rt.runs.finish({ ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "boom", finishedAt: new Date().toISOString() }, null);
+    const stored = await rt.runs.get(run.id);
+    expect(stored).toMatchObject({ input: null, policy: null, callerKey: null, callerKeyId: null, tier: null, data: null, details: null, parentRunId: null, status: "FAILED", isError: true, terminate: false, attempts: [] });
+  });
+
+  it("should refuse a second run with a taken idempotency scope without failing, and keep the first", async () => {
+    const first = full();
+    const second = full();
+    const [a, b] = await Promise.all([rt.runs.start(first, "shared", rt.instanceId), rt.runs.start(second, "shared", rt.instanceId)]);
+    expect([a === null, b === null].sort()).toEqual([false, true]);
+    expect(await rt.runs.get(a ? second.id : first.id)).toBeNull();
+    expect((await rt.runs.byScope("shared"))?.id).toBe(a ? first.id : second.id);
+  });
+
+  it("should write an agent run's entries and its end so that they read back through Prisma", async () => {
+    const store = rt.agents.store;
+    await store.create({ id: "agent-run-1", agent: "tools_agent", threadId: null, input: { userMessage: "hi" }, callerRole: "USER", callerKey: null, checkpoint: { instanceId: rt.instanceId }, startedAt: new Date().toISOString() });
+    const delta = { type: "message_delta", delta: "he\u0000llo", agent: null, seq: 1, runId: "agent-run-1" } as unknown as Parameters<typeof store.appendEvent>[0];
+    await store.appendEvent(delta);
+    const final = { type: "message_final", final: true, message: "hello", agent: null, seq: 2, runId: "agent-run-1" } as unknown as AgentLogEntry;
+    await store.finish(final, "SUCCEEDED", { resumable: false });
+    expect(await store.events("agent-run-1", 0)).toEqual([{ ...delta, delta: "he\uFFFDllo" }, final]);
+    expect(await store.get("agent-run-1")).toMatchObject({ status: "SUCCEEDED", final, checkpoint: { resumable: false } });
+    expect((await store.get("agent-run-1"))?.finishedAt).toEqual(expect.any(String));
+  });
+});
