@@ -9,8 +9,8 @@ type Query = (args: unknown) => Promise<unknown>;
 /**
  * The storage boundary (docs/security-model.md §3): every write through the database
  * client (create, update, upsert, createMany, in a transaction or not) stores its values
- * with each known secret replaced by "[redacted]". Reads are untouched. No code writes
- * rows through raw SQL (only advisory locks and PRAGMAs run raw).
+ * with each known secret replaced by "[redacted]". Reads are untouched. The run log's
+ * statements bypass Prisma; its writer scrubs them itself (`runlog/log-writer.ts`).
  */
 export function scrubbingWrites(db: Db, secrets: Scrubber): Db {
   const scrubbed = ({ args, query }: { args: unknown; query: Query }) => {
