@@ -6,9 +6,9 @@ import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
  * hot-path statements (`src/runlog/sqlite-log.ts`).
  *
  * The adapter has one connection and a lock it takes for Prisma's transactions.
- * {@link SqliteDriver.transaction} takes that same lock (through the adapter's own
- * `startTransaction`), so a batch never runs inside, or interleaves with, an interactive
- * transaction of Prisma's; the batch itself is synchronous from BEGIN to COMMIT.
+ * {@link SqliteDriver.transaction} never runs inside, or interleaves with, an interactive
+ * transaction of Prisma's: when one is open it waits for the adapter's lock; the batch
+ * itself is synchronous from BEGIN to COMMIT.
  */
 export interface SqliteDriver {
   /** The connection (better-sqlite3), for preparing statements once. */
@@ -47,13 +47,29 @@ export function capturingSqliteFactory(file: string): { factory: PrismaBetterSql
 
 function driverOver(adapter: Adapter): SqliteDriver {
   const database = adapter.client;
+  const begin = database.prepare("BEGIN");
   const commit = database.prepare("COMMIT");
   const rollback = database.prepare("ROLLBACK");
+  const inOwnTransaction = <T>(work: () => T): T => {
+    begin.run();
+    try {
+      const result = work();
+      commit.run();
+      return result;
+    } catch (e) {
+      if (database.inTransaction) rollback.run();
+      throw e;
+    }
+  };
   return {
     database,
     async transaction<T>(work: () => T): Promise<T> {
-      // The adapter's transaction takes its lock and runs BEGIN; Prisma's engine would
-      // then send COMMIT itself, so this does, before releasing the lock.
+      // No transaction of Prisma's is open on the connection: BEGIN … COMMIT runs
+      // synchronously, so none can start in between. (Prisma's adapter takes its lock and
+      // runs BEGIN in one synchronous step, and releases it only after its COMMIT.)
+      if (!database.inTransaction) return inOwnTransaction(work);
+      // One is open: wait for it through the adapter's own lock. Its transaction object
+      // only releases the lock: Prisma's engine sends COMMIT itself, so this does too.
       const tx = await adapter.startTransaction();
       let result: T;
       try {

@@ -2,7 +2,9 @@
  * Group commit: every job submitted while a batch is being written joins the next
  * batch, and each batch is written by one call of `write` (one transaction). Jobs
  * submitted in the same turn of the event loop (the requests one poll of the sockets
- * produced) start a batch together. Each caller awaits its own job's result; a job that
+ * produced) start a batch together. Waiting for that turn's end also yields to the
+ * sockets between a dispatch's two writes, which keeps SQLite's synchronous writes from
+ * serving one request end to end while the others wait unparsed (the p99 tail). Each caller awaits its own job's result; a job that
  * failed rejects only its own caller.
  */
 export class GroupCommit<J, R> {
