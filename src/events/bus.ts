@@ -61,11 +61,24 @@ export class Bus {
       // A publish while Redis is down must not become an unhandled rejection: events
       // degrade, the run that published them carries on and is persisted.
       const safePub = { publish: (ch: string, msg: string) => pub.publish(ch, msg).catch(onError) } as unknown as Redis;
-      // Likewise a SUBSCRIBE queued while Redis is down, rejected when the bus closes.
+      // A SUBSCRIBE is sent only on a ready connection, and every channel wanted is
+      // subscribed again at each "ready": one issued while connecting could be dropped
+      // (measured: the first instance of two started together never got the channels it
+      // subscribed at start, so runCancel and runEvent never reached it).
+      const wanted = new Set<string>();
+      sub.on("ready", () => {
+        for (const ch of wanted) sub.subscribe(ch).catch(onError);
+      });
       const safeSub = {
         on: (event: string, cb: (...args: unknown[]) => void) => sub.on(event, cb),
-        subscribe: (ch: string) => sub.subscribe(ch).catch(onError),
-        unsubscribe: (ch: string) => sub.unsubscribe(ch).catch(onError),
+        subscribe: (ch: string) => {
+          wanted.add(ch);
+          if (sub.status === "ready") sub.subscribe(ch).catch(onError);
+        },
+        unsubscribe: (ch: string) => {
+          wanted.delete(ch);
+          if (sub.status === "ready") sub.unsubscribe(ch).catch(onError);
+        },
       } as unknown as Redis;
       this.target = createRedisEventTarget({ publishClient: safePub, subscribeClient: safeSub }) as unknown as Target;
     } else {
