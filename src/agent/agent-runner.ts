@@ -6,6 +6,9 @@ import type { AgentService, AgentServiceDeps } from "./agent-service.ts";
 import type { AdmittedRun } from "./agent-start.ts";
 import type { AgentEventRecord, RunFailedRecord, StreamEvent, TerminalEvent } from "./events.ts";
 
+/** Entries a run may have submitted and not yet seen stored. */
+const MAX_UNSTORED = 256;
+
 const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
   message_final: "SUCCEEDED",
   structured_final: "SUCCEEDED",
@@ -17,7 +20,7 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
 /**
  * Runs an admitted run's stream in the background (a run does not belong to its
  * subscriber), tracked in `inflight` until it ends: each event is scrubbed, stored with
- * its seq, then published. A thrown error, an abort or a stream that ends without a
+ * its seq (group-committed with the entries after it), then published. A thrown error, an abort or a stream that ends without a
  * terminal ends the run with a `run_failed` record (docs/agent-stream.md §4).
  */
 export function launchRun(
@@ -44,28 +47,46 @@ export function launchRun(
       checkpoint = value;
     },
   };
-  let seq = 0;
+  // Entries are submitted as the stream yields them and group-committed; each is
+  // published once its batch commits (in order: batches commit in order). `stored` is the
+  // last seq known stored: the writer stores nothing of a run after an entry it failed to
+  // store (`runlog/jobs.ts`), so the stored entries are exactly 1..stored, with no gap.
+  let next = 0;
+  let stored = 0;
+  let failure: unknown = null;
+  const writes: Promise<void>[] = [];
+  const settle = () => Promise.all(writes.splice(0));
   const done = (async () => {
     try {
       for await (const event of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
-        // `seq` counts stored entries only: an entry that failed to store leaves no gap
-        // (a gap would hold every joiner waiting for it to be filled from the log).
-        const rec = secrets.scrub({ ...event, agent: event.agent ?? null, seq: seq + 1, runId }) as AgentEventRecord;
+        if (failure) throw failure;
+        const rec = secrets.scrub({ ...event, agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
         if (rec.final) {
+          await settle();
+          if (failure) throw failure;
           await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], checkpoint);
-          seq = rec.seq;
+          stored = rec.seq;
           bus.publish("agentEvent", rec);
           return;
         }
-        await agents.store.appendEvent(rec);
-        seq = rec.seq;
-        bus.publish("agentEvent", rec);
+        writes.push(
+          agents.store.appendEvent(rec).then(
+            () => {
+              stored = rec.seq;
+              bus.publish("agentEvent", rec);
+            },
+            (e: unknown) => void (failure ??= e),
+          ),
+        );
+        // Bounded: a stream far ahead of its storage waits for it.
+        if (writes.length >= MAX_UNSTORED) await writes.shift();
       }
       throw new Error("agent stream contract violated: the stream ended without a terminal event");
     } catch (e) {
+      await settle();
       const c = classifyAgentError(e, controller.signal.aborted);
       if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-      const rec: RunFailedRecord = { type: "run_failed", final: true, seq: ++seq, runId, kind: c.kind, message: secrets.scrubText(c.message) };
+      const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
       try {
         await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", null);
       } catch (err) {

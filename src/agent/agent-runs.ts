@@ -90,7 +90,11 @@ export class AgentRunStore {
   /** The run's log entries with `seq > afterSeq`, oldest first. */
   async events(runId: string, afterSeq: number): Promise<AgentLogEntry[]> {
     const rows = await this.db.agentEvent.findMany({ where: { runId }, orderBy: { seq: "asc" } });
-    return rows.map((r) => r.payload as unknown as AgentLogEntry).filter((e) => e.seq > afterSeq);
+    // Rows are inserted in a run's seq order; sorting keeps that true whatever a batch did.
+    return rows
+      .map((r) => r.payload as unknown as AgentLogEntry)
+      .filter((e) => e.seq > afterSeq)
+      .sort((a, b) => a.seq - b.seq);
   }
 
   /** The newest run on a thread. */

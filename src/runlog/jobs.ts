@@ -60,28 +60,50 @@ export interface AgentFinishJob {
 /** What a job resolves with: a run event's seq, or null (see each job). */
 export type JobResult = number | null;
 
-/** A database's way of writing one batch: one result (or error) per job, in order. */
-export interface LogBackend {
-  write(jobs: readonly LogJob[]): Promise<(JobResult | Error)[]>;
-}
+/**
+ * A database's way of writing one batch in one transaction: one result per job, in
+ * order. It throws (having rolled the whole batch back) when any job fails for a reason
+ * other than those the jobs above answer with null.
+ */
+export type WriteBatch = (jobs: readonly LogJob[]) => Promise<JobResult[]>;
 
 /**
- * A backend over `write`, which writes a whole batch in one transaction or throws: when a
- * batch fails (rolled back whole), it is written again one job per transaction, so only
- * the failing job's caller gets the error.
+ * Writes batches through `write`; when one fails it is written again one job per
+ * transaction, so only the failing job's caller gets the error. An agent stream whose
+ * entry failed is *broken*: its later entries fail without being written, until its end
+ * (`agentFinish`) is written, so its stored entries never have a gap in `seq` even though
+ * a run submits entries before the earlier ones are committed (`agent/agent-runner.ts`).
  */
-export function isolatingFailures(write: (jobs: readonly LogJob[]) => Promise<(JobResult | Error)[]>): LogBackend {
-  const backend: LogBackend = {
-    async write(jobs) {
-      try {
-        return await write(jobs);
-      } catch (e) {
-        if (jobs.length === 1) return [e instanceof Error ? e : new Error(String(e))];
-        const results: (JobResult | Error)[] = [];
-        for (const j of jobs) results.push((await backend.write([j]))[0]);
-        return results;
-      }
-    },
+export function isolatingFailures(write: WriteBatch): (jobs: readonly LogJob[]) => Promise<(JobResult | Error)[]> {
+  const broken = new Set<string>();
+  const refused = (j: LogJob) => j.kind === "agentEvent" && broken.has(j.runId);
+  const settled = (j: LogJob, r: JobResult | Error) => {
+    if (j.kind === "agentEvent" && r instanceof Error) broken.add(j.runId);
+    if (j.kind === "agentFinish") broken.delete(j.runId);
+    return r;
   };
-  return backend;
+  const one = async (j: LogJob): Promise<JobResult | Error> => {
+    if (refused(j)) return new Error(`an earlier entry of agent run ${j.kind === "agentEvent" ? j.runId : ""} could not be stored`);
+    try {
+      return settled(j, (await write([j]))[0]);
+    } catch (e) {
+      return settled(j, e instanceof Error ? e : new Error(String(e)));
+    }
+  };
+  return async (jobs) => {
+    if (jobs.length === 1 || jobs.some(refused)) {
+      const results: (JobResult | Error)[] = [];
+      for (const j of jobs) results.push(await one(j));
+      return results;
+    }
+    try {
+      const results = await write(jobs);
+      jobs.forEach((j, i) => settled(j, results[i]));
+      return results;
+    } catch {
+      const results: (JobResult | Error)[] = [];
+      for (const j of jobs) results.push(await one(j));
+      return results;
+    }
+  };
 }

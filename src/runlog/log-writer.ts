@@ -2,7 +2,7 @@ import type { Driver } from "../db/client.ts";
 import { storableJson } from "../db/storable.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { GroupCommit } from "./group-commit.ts";
-import type { JobResult, LogBackend, LogJob } from "./jobs.ts";
+import { isolatingFailures, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
 import { pgLog } from "./pg-log.ts";
 import { sqliteLog } from "./sqlite-log.ts";
 
@@ -13,12 +13,24 @@ import { sqliteLog } from "./sqlite-log.ts";
  * `pg-log.ts`). Every job is scrubbed of known secrets here, before it reaches a
  * statement: these writes do not pass Prisma's scrubbing extension.
  */
+const isAgentJob = (j: LogJob) => j.kind === "agentEvent" || j.kind === "agentFinish";
+
 export class LogWriter {
   private readonly commits: GroupCommit<LogJob, JobResult>;
 
   constructor(driver: Driver, private readonly scrubber: Scrubber) {
-    const backend: LogBackend = driver.kind === "sqlite" ? sqliteLog(driver.connection) : pgLog(driver.pool);
-    this.commits = new GroupCommit((jobs) => backend.write(jobs));
+    const batch: WriteBatch = driver.kind === "sqlite" ? sqliteLog(driver.connection) : pgLog(driver.pool);
+    const isolated = isolatingFailures(batch);
+    // Tool-run writes and agent stream entries are separate transactions of a batch, so
+    // that a failure of one never rolls back (and then repeats) the other.
+    this.commits = new GroupCommit(async (jobs) => {
+      const agent = jobs.filter(isAgentJob);
+      const runs = jobs.filter((j) => !isAgentJob(j));
+      const [a, r] = await Promise.all([agent.length ? isolated(agent) : [], runs.length ? isolated(runs) : []]);
+      let ai = 0;
+      let ri = 0;
+      return jobs.map((j) => (isAgentJob(j) ? a[ai++] : r[ri++]));
+    });
   }
 
   /** Writes `job` with the next batch; resolves once that batch is committed. */

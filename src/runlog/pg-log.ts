@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { isolatingFailures, type JobResult, type LogBackend, type LogJob } from "./jobs.ts";
+import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
 import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRow, type OutcomeRow, type RunRow } from "./rows.ts";
 
 /**
@@ -10,17 +10,22 @@ import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRo
  * lock and insert every event whose write went through. The lock is held from that last
  * insert to the statement's commit, inside the one round trip: seq order stays commit
  * order across instances (`db/event-log.ts`) without holding anything across round trips.
- * Agent stream entries are a second statement of the batch; they need no lock (their
- * order is their run's own `seq`).
+ * Agent stream entries are their own batches, one statement each; they need no lock
+ * (their order is their run's own `seq`).
  */
-export function pgLog(pool: pg.Pool): LogBackend {
-  const write = async (jobs: readonly LogJob[]): Promise<(JobResult | Error)[]> => {
+export function pgLog(pool: pg.Pool): WriteBatch {
+  // The writer hands over tool-run jobs and agent entries in separate batches.
+  const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish");
-    const agentJobs = jobs.filter((j) => j.kind === "agentEvent" || j.kind === "agentFinish");
-    const [seqs] = await Promise.all([runJobs.length ? writeRunJobs(pool, runJobs) : new Map<string, number>(), agentJobs.length ? writeAgentJobs(pool, agentJobs) : null]);
-    return jobs.map((j) => (j.kind === "agentEvent" || j.kind === "agentFinish" ? null : (seqs.get(eventKey(j.run.id, typeOf(j))) ?? null)));
+    if (!runJobs.length) {
+      await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
+      return jobs.map(() => null);
+    }
+    if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
+    const seqs = await writeRunJobs(pool, runJobs);
+    return runJobs.map((j) => seqs.get(eventKey(j.run.id, typeOf(j))) ?? null);
   };
-  return isolatingFailures(write);
+  return write;
 }
 
 const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.type);

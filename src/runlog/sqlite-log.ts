@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDriver } from "../db/sqlite-driver.ts";
-import { isolatingFailures, type JobResult, type LogBackend, type LogJob } from "./jobs.ts";
+import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
 import { attemptRow, eventRow, outcomeRow, runRow } from "./rows.ts";
 
 // Times as Prisma's SQLite adapter writes them (ISO 8601, "+00:00" for "Z"), so that
@@ -14,15 +14,15 @@ const bool = (b: boolean) => (b ? 1 : 0);
  * insert does nothing); a job that fails for any other reason rolls its batch back, and
  * the batch is written again one job per transaction, so only that job's caller fails.
  */
-export function sqliteLog(connection: () => Promise<SqliteDriver>): LogBackend {
+export function sqliteLog(connection: () => Promise<SqliteDriver>): WriteBatch {
   let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements> } | null = null;
-  const write = async (jobs: readonly LogJob[]): Promise<(JobResult | Error)[]> => {
+  const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const driver = await connection();
     if (prepared?.driver !== driver) prepared = { driver, s: statements(driver) };
     const s = prepared.s;
     return driver.transaction(() => jobs.map((job) => writeJob(s, job)));
   };
-  return isolatingFailures(write);
+  return write;
 }
 
 function statements({ database: db }: SqliteDriver) {
