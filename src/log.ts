@@ -35,6 +35,18 @@ export function scrubbingLogger(log: Logger, secrets: Scrubber): Logger {
   };
 }
 
+/** `log.child(fields)`, made only when first written to (a run's logger, which most runs never use). */
+export function lazyChild(log: Logger, fields: Record<string, unknown>): Logger {
+  let child: Logger | null = null;
+  const get = () => (child ??= log.child(fields));
+  return {
+    info: (m, f) => get().info(m, f),
+    warn: (m, f) => get().warn(m, f),
+    error: (m, f) => get().error(m, f),
+    child: (more) => get().child(more),
+  };
+}
+
 function defaultSink(line: string): void {
   if (process.env.TAI_LOG === "silent") return;
   process.stderr.write(line + "\n");

@@ -1,4 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
+import { lazyChild } from "../log.ts";
 import { isPark, type Park } from "../interactions/park.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
@@ -46,7 +47,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   // Interactions of a run are opened only through its ctx (or were, before a resume):
   // a run that opened none has none to cancel, and skips that database round trip.
   let mayHaveOpen = opts.resumed ?? false;
-  const log = deps.log.child({ runId: run.id, tool: entry.name });
+  const log = lazyChild(deps.log, { runId: run.id, tool: entry.name });
   const timeoutSeconds = Math.min(opts.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
   const before = run.attempts.length;
   // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
