@@ -41,6 +41,15 @@ export interface RuntimeOptions {
   sweepMs?: number;
   /** Seconds between instance heartbeats. @default 10 */
   heartbeatSeconds?: number;
+  /**
+   * The instance duties this process takes on. `"server"`: it registers as an instance and
+   * beats, fails the runs of instances that are gone, expires interactions and recovers
+   * agent runs. `"runs"` (a one-shot `tai tools run`): it registers and beats, so that no
+   * server takes its runs for orphans, and does nothing else. `"none"` (a one-shot command
+   * that reads or writes stored data): no instance duty at all.
+   * @default "server"
+   */
+  duties?: "server" | "runs" | "none";
 }
 
 /**
@@ -118,7 +127,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
   const instances = new InstanceRegistry(db, heartbeatMs);
   const instanceId = instances.id;
-  await instances.register();
+  const duties = options.duties ?? "server";
+  if (duties !== "none") await instances.register();
   // Runs left RUNNING by an instance that is gone (it stopped beating, or its process
   // died on this host) were interrupted: at start, and at every heartbeat after.
   const failInterrupted = async () => {
@@ -127,31 +137,31 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     if (events.length) log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
     return events.map((e) => e.runId);
   };
-  const recovered = await failInterrupted();
+  const recovered = duties === "server" ? await failInterrupted() : [];
   let beating = false;
-  const heartbeat = setInterval(() => {
+  const heartbeat = duties === "none" ? undefined : setInterval(() => {
     if (beating) return;
     beating = true;
     instances
       .beat()
-      .then(failInterrupted)
+      .then(() => (duties === "server" ? failInterrupted() : undefined))
       .catch((e: Error) => log.warn("heartbeat failed", { error: e.message }))
       .finally(() => (beating = false));
   }, heartbeatMs);
-  heartbeat.unref();
+  heartbeat?.unref();
 
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
   const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
-  const sweep = setInterval(() => {
+  const sweep = duties !== "server" ? undefined : setInterval(() => {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
   }, options.sweepMs ?? 1000);
-  sweep.unref();
+  sweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds(), recoverEveryMs: heartbeatMs });
-  await agents.recover();
+  const agents = new AgentService({ db, surface, dispatcher, runs, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: duties === "server" ? () => instances.liveIds() : undefined, recoverEveryMs: heartbeatMs });
+  if (duties === "server") await agents.recover();
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
@@ -229,7 +239,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       stored.close();
       await agents.close(config.shutdownGraceSeconds * 1000);
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
-      await instances.leave();
+      if (duties !== "none") await instances.leave();
       await bus.close();
       await db.$disconnect();
     },
