@@ -119,9 +119,17 @@ function pruneOrphans(root) {
   if (existsSync(dist)) walk(dist);
 }
 
+/** The sources whose compiled JavaScript is not in dist/ (removed by hand, say). */
+function missingOutputs(root) {
+  return inputs(root).filter((rel) => /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) && !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))));
+}
+
 /** Compiles src/ into dist/ and stamps it; throws when tsc reports an error. */
 export function build(root = here, { quiet = false } = {}) {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+  if (!existsSync(tsc)) throw new Error("typescript is not installed (a dev dependency): install with them (`npm ci`) to build dist/");
+  // tsc's incremental state trusts its outputs to be there; when some are gone, start over.
+  if (missingOutputs(root).length) rmSync(join(root, "dist", ".tsbuildinfo"), { force: true });
   const r = builtin("node:child_process").spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit", encoding: "utf8" });
   if (r.status !== 0) {
     if (quiet) process.stderr.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
@@ -141,7 +149,8 @@ export function build(root = here, { quiet = false } = {}) {
  * When only mtimes moved (same contents), the stamp is refreshed so the next check is cheap.
  */
 export function buildIfStale(root = here, options = {}) {
-  const s = staleness(root);
+  const missing = existsSync(join(root, STAMP)) ? missingOutputs(root) : [];
+  const s = staleness(root) ?? (missing.length ? { reason: "dist/ lacks the output of some sources", changed: missing } : null);
   if (!s) {
     refreshStamp(root);
     return null;

@@ -162,6 +162,11 @@ describe("stale compiled output", () => {
       expect(rebuilt.stderr).toContain("building dist/");
       expect((await tai()).stdout).toContain("v2 from");
       expect((await buildIfStale()).stderr).toBe("");
+
+      // An output removed by hand is rebuilt too, though tsc's incremental state says current.
+      rmSync(join(checkout, "dist", "cli", "main.js"));
+      expect((await buildIfStale()).stderr).toContain("src/cli/main.ts");
+      expect((await tai()).stdout).toContain("v2 from");
     },
     SLOW,
   );
