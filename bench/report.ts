@@ -47,6 +47,12 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     check("dispatch-p99-at-50", `dispatch (SQLite) p99 ÷ bare yoga p99 at ${r.dispatch?.settings.connections ?? 50} connections`, "≤", 2, d?.["tai42-sqlite/yoga p99"]),
     check("dispatch-p50-at-1", "dispatch (SQLite) p50 ÷ bare yoga p50 at 1 connection", "≤", 2, r.dispatch?.oneConnection?.ratios["tai42-sqlite/yoga p50"]),
   ];
+  const st = r.startup;
+  out.push(
+    check("startup-help", "tai --help ÷ a bare commander script", "≤", 3, st?.ratios["help/commander"]),
+    check("startup-serve-warm", "tai serve until listening (warm SQLite) ÷ bare yoga with the same imports", "≤", 2, st?.ratios["serveWarm/bareYoga"]),
+    check("startup-tools-list", "tai tools list (warm SQLite), ms", "≤", 1000, st?.medianMs.toolsList),
+  );
   if (r.agent?.measured) for (const p of r.agent.points) out.push(check(`agent-stream-${p.subscribers}`, `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`, "≥", 0.7, p.rateRatio));
   else out.push(check("agent-stream", `agent streaming ÷ bare subscription (${r.agent ? r.agent.reason : "not run"})`, "≥", 0.7, null));
   out.push(
@@ -141,15 +147,23 @@ export function formatResults(r: BenchResults): string {
       ),
     );
   if (r.startup) {
-    const m = r.startup.medianMs;
+    const { medianMs: m, cpuMs: c, ratios } = r.startup;
+    const row = (name: string, k: keyof typeof m, ratio: number | string = "") => [name, m[k], c ? c[k] : "n/a", ratio];
     parts.push(
       table(
-        `Start-up (median of ${r.startup.settings.runs}; tai serve on a warm SQLite database, until "listening")`,
-        ["command", "ms", "÷ node -e 0"],
+        `Start-up (median of ${r.startup.settings.runs}; a server until it prints "listening"; tai with Node's compile cache, baselines without)`,
+        ["command", "wall ms", "CPU ms", "ratio"],
         [
-          ["node -e 0", m.node, 1],
-          ["tai --help", m.help, r.startup.ratios["help/node"]],
-          ["tai serve", m.serve, r.startup.ratios["serve/node"]],
+          row("node -e 0", "node"),
+          row("bare commander script --help", "commander"),
+          row("tai --help", "help", `${ratios["help/commander"]} × commander`),
+          row("tai tools list (warm SQLite)", "toolsList"),
+          row(`bare yoga + graphql-ws, same ${r.startup.baselineImports.length} imports`, "bareYoga"),
+          row("tai serve (warm SQLite)", "serveWarm", `${ratios["serveWarm/bareYoga"]} × bare yoga`),
+          row("tai serve (fresh SQLite: migrate, first key)", "serveFresh", `${ratios["serveFresh/bareYoga"]} × bare yoga`),
+          row("diagnostic: tai --help, no compile cache", "helpNoCache"),
+          row("diagnostic: tai tools list, no compile cache", "toolsListNoCache"),
+          row("diagnostic: tai serve (warm), no compile cache", "serveWarmNoCache"),
         ],
       ),
     );

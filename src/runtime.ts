@@ -44,6 +44,15 @@ export interface RuntimeOptions {
   sweepMs?: number;
   /** Seconds between instance heartbeats. @default 10 */
   heartbeatSeconds?: number;
+  /**
+   * The instance duties this process takes on. `"server"`: it registers as an instance and
+   * beats, fails the runs of instances that are gone, expires interactions and recovers
+   * agent runs. `"runs"` (a one-shot `tai tools run`): it registers and beats, so that no
+   * server takes its runs for orphans, and does nothing else. `"none"` (a one-shot command
+   * that reads or writes stored data): no instance duty at all.
+   * @default "server"
+   */
+  duties?: "server" | "runs" | "none";
 }
 
 /**
@@ -125,23 +134,25 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
   const instances = new InstanceRegistry(db, heartbeatMs);
   const instanceId = instances.id;
-  await instances.register();
+  const duties = options.duties ?? "server";
+  if (duties !== "none") await instances.register();
 
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
   const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
-  const sweep = setInterval(() => {
+  const sweep = duties !== "server" ? undefined : setInterval(() => {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
   }, options.sweepMs ?? 1000);
-  sweep.unref();
+  sweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: () => instances.liveIds() });
+  const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: duties === "server" ? () => instances.liveIds() : undefined });
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
-  // its process died on this host) were interrupted: at start, and at every heartbeat after.
-  const orphans = new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs });
-  const recovered = await orphans.start();
+  // its process died on this host) were interrupted: at start, and at every heartbeat
+  // after. A one-shot command takes no server duties; `tools run` only beats.
+  const orphans = duties === "none" ? null : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server" });
+  const recovered = orphans ? await orphans.start() : [];
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
@@ -214,14 +225,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       if (closed) return;
       closed = true;
-      orphans.stop();
+      orphans?.stop();
       clearInterval(sweep);
       unwatch.forEach((u) => u());
       stored.close();
       await agents.close(config.shutdownGraceSeconds * 1000);
       await dispatcher.drain(config.shutdownGraceSeconds * 1000);
       await runLog.idle();
-      await instances.leave();
+      if (duties !== "none") await instances.leave();
       runFeed.close();
       await bus.close();
       await db.$disconnect();

@@ -1,30 +1,20 @@
 import { InvalidArgumentError } from "commander";
-import { isRole, type Caller, type Role } from "../auth/roles.ts";
-import { loadConfig } from "../config.ts";
-import { migrate } from "../db/migrate.ts";
+import { isRole, type Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
-import { createLogger } from "../log.ts";
-import { createRuntime, type Runtime } from "../runtime.ts";
-import { authenticate } from "../server/authenticate.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
 
 /** Exit codes: 0 ok / run SUCCEEDED, 1 run FAILED or CANCELLED, 2 bad usage or rejected request. */
 export const EXIT = { ok: 0, runFailed: 1, usage: 2 } as const;
 
-export async function withRuntime<T>(fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  await migrate(config.databaseUrl);
-  const rt = await createRuntime({ config, log: createLogger({ service: "tai-cli" }) });
-  try {
-    return await fn(rt);
-  } catch (e) {
-    // The CLI's errors are an edge like any other: scrubbed of the runtime's secrets.
-    if (e instanceof ApiError) throw new ApiError(e.code, rt.secrets.scrubText(e.message), rt.secrets.scrub(e.issues));
-    if (e instanceof Error) e.message = rt.secrets.scrubText(e.message);
-    throw e;
-  } finally {
-    await rt.close();
-  }
-}
+// What a command runs on is imported when the command runs, not at start: `tai --help`
+// loads commander and the command definitions only, a read of stored data no runtime.
+
+/** Runs a command over a runtime with no server duties (cli-runtime.ts). */
+export const withRuntime: typeof import("./cli-runtime.ts").withRuntime = async (needs, fn) => (await import("./cli-runtime.ts")).withRuntime(needs, fn);
+/** Runs a command over the stored data alone (open-store.ts). */
+export const withStore: typeof import("./open-store.ts").withStore = async (fn) => (await import("./open-store.ts")).withStore(fn);
+/** The caller a command runs as (cli-runtime.ts). */
+export const cliCaller: typeof import("./cli-runtime.ts").cliCaller = async (rt, key) => (await import("./cli-runtime.ts")).cliCaller(rt, key);
 
 export function parseJsonObject(value: string): Record<string, unknown> {
   let parsed: unknown;
@@ -43,10 +33,9 @@ export function parseRole(value: string): Role {
   return r;
 }
 
-/** The CLI caller: the --key (or TAI_KEY) holder, else the configured anonymous role. */
-export async function cliCaller(rt: Runtime, key?: string): Promise<Caller> {
-  const caller = await authenticate(rt, key ? `Bearer ${key}` : undefined);
-  if (!caller) throw new ApiError("UNAUTHENTICATED", "anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): pass --key or set TAI_KEY");
-  return caller;
+/** The CLI's errors are an edge like any other: scrubbed of the secrets known where they arose. */
+export function scrubbedError(e: unknown, secrets: Scrubber): unknown {
+  if (e instanceof ApiError) return new ApiError(e.code, secrets.scrubText(e.message), secrets.scrub(e.issues));
+  if (e instanceof Error) e.message = secrets.scrubText(e.message);
+  return e;
 }
-

@@ -1,8 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { Command } from "commander";
-import { cliCaller, parseJsonObject, withRuntime } from "./cli-support.ts";
-import { formatOf, parseManifest, serializeManifest, type FileFormat } from "./manifest-file.ts";
+import { cliCaller, parseJsonObject, withRuntime, withStore } from "./cli-support.ts";
+import type { FileFormat } from "./manifest-file.ts";
+
+// A write is validated against the whole surface (a runtime with no server duties); a
+// read opens only the stored data. The manifest file format (YAML) loads when used.
+const manifestFile = () => import("./manifest-file.ts");
 
 type KeyOpt = { key?: string };
 const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
@@ -14,8 +18,8 @@ export function registerCompositionCommands(program: Command): void {
     .command("list")
     .option("--json", "print JSON")
     .action(async (opts: { json?: boolean }) => {
-      await withRuntime(async (rt) => {
-        const list = await rt.presets.list();
+      await withStore(async (s) => {
+        const list = await s.presets();
         if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         for (const p of list) process.stdout.write(`${p.name.padEnd(28)} v${String(p.version).padEnd(4)} ${p.baseTool.padEnd(24)} ${JSON.stringify(p.fixedKwargs)}\n`);
       });
@@ -29,7 +33,7 @@ export function registerCompositionCommands(program: Command): void {
     .option("--retry <json>", "its own retry policy as JSON (default: inherit)", parseJsonObject)
     .option("--key <key>", "API key (default: $TAI_KEY, else the anonymous role)")
     .action(async (name: string, opts: KeyOpt & { base: string; kwargs: Record<string, unknown>; description?: string; retry?: Record<string, unknown> }) => {
-      await withRuntime(async (rt) => {
+      await withRuntime({ duties: "none" }, async (rt) => {
         const caller = await cliCaller(rt, keyOf(opts));
         const p = await rt.presets.create(
           { name, baseTool: opts.base, fixedKwargs: opts.kwargs, description: opts.description ?? `${opts.base} with ${Object.keys(opts.kwargs).join(", ") || "no"} baked`, retryPolicy: opts.retry as never },
@@ -43,7 +47,7 @@ export function registerCompositionCommands(program: Command): void {
     .argument("<name>", "preset name")
     .option("--key <key>", "API key")
     .action(async (name: string, opts: KeyOpt) => {
-      await withRuntime(async (rt) => {
+      await withRuntime({ duties: "none" }, async (rt) => {
         await rt.presets.delete(name, await cliCaller(rt, keyOf(opts)));
         process.stderr.write(`deleted preset "${name}"\n`);
       });
@@ -51,8 +55,8 @@ export function registerCompositionCommands(program: Command): void {
 
   const manifests = program.command("manifests").description("list, import, export and activate manifests (JSON or YAML files)");
   manifests.command("list").action(async () => {
-    await withRuntime(async (rt) => {
-      for (const m of await rt.manifests.list()) process.stdout.write(`${m.active ? "*" : " "} ${m.name.padEnd(28)} v${m.version}  ${m.description ?? ""}\n`);
+    await withStore(async (s) => {
+      for (const m of await s.manifests()) process.stdout.write(`${m.active ? "*" : " "} ${m.name.padEnd(28)} v${m.version}  ${m.description ?? ""}\n`);
     });
   });
   manifests
@@ -61,8 +65,9 @@ export function registerCompositionCommands(program: Command): void {
     .option("--expected-version <n>", "the version being replaced (default: the current one)", (v) => Number.parseInt(v, 10))
     .option("--key <key>", "an ADMIN API key (default: $TAI_KEY)")
     .action(async (file: string, opts: KeyOpt & { expectedVersion?: number }) => {
+      const { formatOf, parseManifest } = await manifestFile();
       const input = parseManifest(readFileSync(file, "utf8"), formatOf(file), file);
-      await withRuntime(async (rt) => {
+      await withRuntime({ duties: "none" }, async (rt) => {
         const caller = await cliCaller(rt, keyOf(opts));
         const current = await rt.manifests.get(input.name);
         if (current && isDeepStrictEqual(current.document, input.document) && (current.description ?? null) === (input.description ?? null)) {
@@ -79,10 +84,11 @@ export function registerCompositionCommands(program: Command): void {
     .option("--out <file>", "write to a file (format from its extension) instead of stdout")
     .option("--format <format>", "json or yaml (stdout only)", "yaml")
     .action(async (name: string, opts: { out?: string; format: string }) => {
+      const { formatOf, serializeManifest } = await manifestFile();
       const format = (opts.out ? formatOf(opts.out) : opts.format) as FileFormat;
       if (format !== "json" && format !== "yaml") throw new Error(`--format must be json or yaml (got "${opts.format}")`);
-      await withRuntime(async (rt) => {
-        const m = await rt.manifests.get(name);
+      await withStore(async (s) => {
+        const m = await s.manifest(name);
         if (!m) throw new Error(`no manifest named "${name}"`);
         const text = serializeManifest(m, format);
         if (opts.out) writeFileSync(opts.out, text);
@@ -94,7 +100,7 @@ export function registerCompositionCommands(program: Command): void {
     .argument("<name>", "manifest name")
     .option("--key <key>", "an ADMIN API key (default: $TAI_KEY)")
     .action(async (name: string, opts: KeyOpt) => {
-      await withRuntime(async (rt) => {
+      await withRuntime({ duties: "none" }, async (rt) => {
         const m = await rt.manifests.activate(name, await cliCaller(rt, keyOf(opts)));
         process.stderr.write(`activated manifest "${m.name}" (v${m.version})\n`);
       });

@@ -1,8 +1,7 @@
 import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
-import { serve } from "../server/serve.ts";
-import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime } from "./cli-support.ts";
+import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
 
 const program = new Command("tai")
@@ -15,6 +14,8 @@ program
   .command("serve")
   .description("serve GraphQL (HTTP, GraphiQL, graphql-ws, SSE) on HOST:PORT")
   .action(async () => {
+    // The server loads only for `serve` (cli-support.ts says why).
+    const { serve } = await import("../server/serve.ts");
     const s = await serve();
     const shutdown = (signal: string) => {
       process.stdout.write(`${signal}: draining runs in flight…\n`);
@@ -42,7 +43,7 @@ tools
   .description("list the tool surface")
   .option("--json", "print JSON")
   .action(async (opts: { json?: boolean }) => {
-    await withRuntime(async (rt) => {
+    await withRuntime({ duties: "none", publishes: false }, async (rt) => {
       const list = rt.surface.list();
       if (opts.json) {
         process.stdout.write(JSON.stringify(list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema })), null, 2) + "\n");
@@ -60,7 +61,7 @@ tools
   .option("--key <key>", "API key to run as (default: $TAI_KEY, else the anonymous role)")
   .option("--idempotency-key <key>", "return the first run for a re-issued request")
   .action(async (name: string, opts: { input: Record<string, unknown>; key?: string; idempotencyKey?: string }) => {
-    await withRuntime(async (rt) => {
+    await withRuntime({ duties: "runs" }, async (rt) => {
       const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
       const run = await rt.dispatcher.run({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey });
       process.stdout.write(rt.secrets.scrubText(JSON.stringify(run, null, 2)) + "\n");
@@ -77,8 +78,8 @@ keys
   .argument("<name>", "key name")
   .requiredOption("--role <role>", "READER, USER or ADMIN", parseRole)
   .action(async (name: string, opts: { role: Role }) => {
-    await withRuntime(async (rt) => {
-      const key = await rt.keys.create(name, opts.role);
+    await withStore(async (s) => {
+      const key = await (await s.keys()).create(name, opts.role);
       process.stdout.write(`${key}\n`);
       process.stderr.write(`created ${opts.role} key "${name}"; it is shown once and stored hashed\n`);
     });
@@ -87,16 +88,16 @@ keys
   .command("revoke")
   .argument("<name>", "key name")
   .action(async (name: string) => {
-    await withRuntime(async (rt) => {
-      await rt.keys.revoke(name);
+    await withStore(async (s) => {
+      await (await s.keys()).revoke(name);
       process.stderr.write(`revoked key "${name}"\n`);
     });
   });
 keys
   .command("list")
   .action(async () => {
-    await withRuntime(async (rt) => {
-      for (const k of await rt.keys.list()) process.stdout.write(`${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`);
+    await withStore(async (s) => {
+      for (const k of await (await s.keys()).list()) process.stdout.write(`${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`);
     });
   });
 

@@ -6,7 +6,15 @@ import Database from "better-sqlite3";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const script = join(root, "scripts", "prisma.mjs");
-const sqliteMigrations = join(root, "prisma", "sqlite", "migrations");
+const migrationsOf = (provider: "sqlite" | "postgres") => join(root, "prisma", provider, "migrations");
+
+/** The migrations of `provider` shipped with this build, by folder name. */
+function wantedMigrations(provider: "sqlite" | "postgres"): string[] {
+  const dir = migrationsOf(provider);
+  return readdirSync(dir).filter((d) => existsSync(join(dir, d, "migration.sql")));
+}
+
+const APPLIED = "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL";
 
 /**
  * Whether every SQLite migration is already recorded as applied. Checked with a plain
@@ -15,11 +23,11 @@ const sqliteMigrations = join(root, "prisma", "sqlite", "migrations");
  */
 function sqliteUpToDate(file: string): boolean {
   if (!existsSync(file)) return false;
-  const wanted = readdirSync(sqliteMigrations).filter((d) => existsSync(join(sqliteMigrations, d, "migration.sql")));
+  const wanted = wantedMigrations("sqlite");
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true });
-    const rows = db.prepare("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL").all() as { migration_name: string }[];
+    const rows = db.prepare(APPLIED).all() as { migration_name: string }[];
     const applied = new Set(rows.map((r) => r.migration_name));
     return wanted.every((d) => applied.has(d));
   } catch {
@@ -30,12 +38,40 @@ function sqliteUpToDate(file: string): boolean {
 }
 
 /**
- * Applies pending migrations to `url` through the Prisma CLI (JS/WASM schema engine).
- * The SQLite path is resolved against the current working directory.
+ * Whether every PostgreSQL migration is already recorded as applied: one read on one
+ * connection, instead of starting the Prisma CLI (seconds) to find nothing to do. A
+ * missing table or any other failure answers "no", and `migrate deploy` decides.
  */
-export function migrate(url: string): Promise<void> {
+async function postgresUpToDate(url: string): Promise<boolean> {
+  const wanted = wantedMigrations("postgres");
+  const { default: pg } = await import("pg");
+  let client: InstanceType<typeof pg.Client> | undefined;
+  try {
+    // Prisma's `?schema=` names the schema its tables live in; pg would not understand it.
+    const u = new URL(url);
+    const schema = u.searchParams.get("schema");
+    u.searchParams.delete("schema");
+    client = new pg.Client({ connectionString: u.href, connectionTimeoutMillis: 10_000 });
+    await client.connect();
+    const table = schema ? `"${schema.replaceAll('"', '""')}"._prisma_migrations` : "_prisma_migrations";
+    const { rows } = await client.query<{ migration_name: string }>(APPLIED.replace("_prisma_migrations", table));
+    const applied = new Set(rows.map((r) => r.migration_name));
+    return wanted.every((d) => applied.has(d));
+  } catch {
+    return false;
+  } finally {
+    await client?.end().catch(() => {});
+  }
+}
+
+/**
+ * Applies pending migrations to `url` through the Prisma CLI (JS/WASM schema engine).
+ * The SQLite path is resolved against the current working directory. When the database
+ * is current, this costs one read and no child process.
+ */
+export async function migrate(url: string): Promise<void> {
   const target = url.startsWith("file:") ? `file:${resolve(url.slice(5).split("?")[0])}` : url;
-  if (target.startsWith("file:") && sqliteUpToDate(target.slice(5))) return Promise.resolve();
+  if (target.startsWith("file:") ? sqliteUpToDate(target.slice(5)) : await postgresUpToDate(target)) return;
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, [script, "deploy", target], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

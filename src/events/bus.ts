@@ -1,8 +1,12 @@
-import { Redis } from "ioredis";
-import { createRedisEventTarget } from "@graphql-yoga/redis-event-target";
+import { createRequire } from "node:module";
+import type { Redis } from "ioredis";
 import { boundedSubscription, type SubscribeOptions } from "./subscription.ts";
 
 export { SubscriberOverflowError, type SubscribeOptions } from "./subscription.ts";
+
+// Redis's client and event target load only when a Redis URL is configured: the embedded
+// default never pays for them at start.
+const require = createRequire(import.meta.url);
 
 /** Topics carried by the bus; payloads are JSON (they may cross Redis). */
 export interface Topics {
@@ -48,6 +52,8 @@ export class Bus {
   constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void } = {}) {
     this.prefix = options.prefix ?? "tai42:";
     if (options.redisUrl) {
+      const { Redis } = require("ioredis") as typeof import("ioredis");
+      const { createRedisEventTarget } = require("@graphql-yoga/redis-event-target") as typeof import("@graphql-yoga/redis-event-target");
       const onError = options.onError ?? (() => {});
       const mk = (retries: number | null, offlineQueue: boolean) => {
         const r = new Redis(options.redisUrl!, { maxRetriesPerRequest: retries, enableOfflineQueue: offlineQueue, lazyConnect: false });

@@ -21,6 +21,22 @@ export function isPackageSpecifier(ref: string): boolean {
   return !/\.(ts|js|mjs|mts|cjs|cts)$/.test(ref) && !ref.startsWith(".") && !ref.startsWith("/");
 }
 
+/** Whether this code runs compiled (dist/*.js) rather than from its TypeScript sources. */
+const compiled = import.meta.url.endsWith(".js");
+let typeScript: Promise<void> | undefined;
+
+/**
+ * Makes `.ts` modules importable: compiled tai42 registers tsx the first time one is
+ * loaded, and only then (Node's own type stripping rejects constructor parameter
+ * properties and other TypeScript-only syntax). Running from the sources, whatever runs
+ * them (tsx, vitest) already does.
+ */
+export function supportTypeScript(url: string): Promise<void> {
+  if (!compiled || !/\.[mc]?ts$/.test(url)) return Promise.resolve();
+  typeScript ??= import("tsx/esm/api").then(({ register }) => void register());
+  return typeScript;
+}
+
 /** The import URL of a module reference: a path relative to `cwd`, or a package specifier. */
 export function moduleUrl(ref: string, cwd = process.cwd()): string {
   return isPackageSpecifier(ref) ? import.meta.resolve(ref) : pathToFileURL(resolve(cwd, ref)).href;
@@ -40,6 +56,7 @@ export async function loadModules(app: App, paths: string[], cwd = process.cwd()
     } catch {
       throw new ModuleLoadError(path, "no such package or export");
     }
+    await supportTypeScript(url);
     app.currentModule = path;
     try {
       await import(url);

@@ -24,6 +24,8 @@ export interface OrphanSweepDeps {
   log: Logger;
   /** Milliseconds between heartbeats, each followed by a sweep. */
   everyMs: number;
+  /** Whether to sweep at all; without, only the heartbeat runs (`tools run`: its runs must not look orphaned). @default true */
+  sweeps?: boolean;
 }
 
 /** The runs one sweep failed, by engine. */
@@ -46,7 +48,7 @@ export class OrphanSweep {
 
   /** The first sweep, then the heartbeat timer; resolves with the tool runs the first sweep failed. */
   async start(): Promise<string[]> {
-    const { runs } = await this.sweep();
+    const { runs } = this.deps.sweeps === false ? { runs: [] } : await this.sweep();
     this.timer = setInterval(() => void this.tick(), this.deps.everyMs);
     this.timer.unref();
     return runs;
@@ -69,7 +71,7 @@ export class OrphanSweep {
     this.beating = true;
     try {
       await this.deps.instances.beat();
-      await this.sweep();
+      if (this.deps.sweeps !== false) await this.sweep();
     } catch (e) {
       this.deps.log.warn("heartbeat failed", { error: (e as Error).message });
     } finally {

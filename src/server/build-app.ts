@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
-import { renderGraphiQL as renderOfflineGraphiQL } from "@graphql-yoga/render-graphiql";
 import type { ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
@@ -166,9 +165,17 @@ export function buildApp(rt: Runtime): TaiServer {
  * GraphiQL's page, served without the network. Yoga's own page loads GraphiQL's scripts,
  * styles and editor workers from unpkg.com, so on an offline machine it stays blank;
  * `@graphql-yoga/render-graphiql` inlines the same bundle. The page is rendered once:
- * its options never change.
+ * its options never change. That bundle is about 9 MB of JavaScript, so it is loaded on
+ * the first request for the page, not at start.
  */
-function offlineGraphiQL(): (options: GraphiQLOptions) => string {
-  let page: string | undefined;
-  return (options) => (page ??= renderOfflineGraphiQL(options));
+function offlineGraphiQL(): (options: GraphiQLOptions) => Promise<string> {
+  let page: Promise<string> | undefined;
+  return (options) =>
+    (page ??= import("@graphql-yoga/render-graphiql").then(
+      (m) => m.renderGraphiQL(options),
+      (e: unknown) => {
+        page = undefined;
+        throw e;
+      },
+    ));
 }

@@ -66,8 +66,10 @@ describe("npm run bench with smoke settings", () => {
     expect(isNumber(r.writes.runStore.sqlite.usPerDispatch)).toBe(true);
     expect(isNumber(r.writes.rawSqliteUsPerDispatch)).toBe(true);
 
-    for (const k of ["node", "help", "serve"]) expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
+    for (const k of ["node", "commander", "help", "toolsList", "bareYoga", "serveWarm", "serveFresh"]) expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
+    expect(Object.keys(r.startup.ratios).sort()).toEqual(["help/commander", "serveFresh/bareYoga", "serveWarm/bareYoga"]);
     for (const v of Object.values(r.startup.ratios)) expect(isNumber(v)).toBe(true);
+    expect(r.startup.baselineImports).toEqual(expect.arrayContaining(["commander", "graphql-yoga"]));
     expect(r.meta.node).toBe(process.version);
     expect(output).toContain(`Node ${process.version}`);
 

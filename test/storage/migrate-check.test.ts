@@ -1,0 +1,59 @@
+import * as childProcess from "node:child_process";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { migrate } from "../../src/db/migrate.ts";
+import { emptyPostgresDatabase, requirePostgres, testRunDir } from "../helpers/databases.ts";
+
+// Every Prisma CLI run is a child process: counting spawns counts `migrate deploy` runs.
+vi.mock("node:child_process", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:child_process")>();
+  return { ...actual, spawn: vi.fn(actual.spawn) };
+});
+
+const hasPostgres = await requirePostgres();
+
+afterEach(() => {
+  vi.mocked(childProcess.spawn).mockClear();
+  vi.restoreAllMocks();
+});
+
+describe("the migration check at start", () => {
+  it("should migrate an empty SQLite database through the Prisma CLI, then find it current with one read and no child process", async () => {
+    const url = `file:${join(testRunDir(), `migrate-check-${process.pid}-${Date.now()}.db`)}`;
+    await migrate(url);
+    expect(childProcess.spawn).toHaveBeenCalledTimes(1);
+
+    vi.mocked(childProcess.spawn).mockClear();
+    const prepare = vi.spyOn(Database.prototype, "prepare");
+    await migrate(url);
+    expect(childProcess.spawn).not.toHaveBeenCalled();
+    expect(prepare).toHaveBeenCalledTimes(1);
+  }, 120_000);
+
+  it.skipIf(!hasPostgres)("should migrate an empty PostgreSQL database through the Prisma CLI, then find it current with one read and no child process", async () => {
+    const db = await emptyPostgresDatabase();
+    try {
+      await migrate(db.url);
+      expect(childProcess.spawn).toHaveBeenCalledTimes(1);
+
+      vi.mocked(childProcess.spawn).mockClear();
+      const connect = vi.spyOn(pg.Client.prototype, "connect");
+      const query = vi.spyOn(pg.Client.prototype, "query");
+      await migrate(db.url);
+      expect(childProcess.spawn).not.toHaveBeenCalled();
+      expect(connect).toHaveBeenCalledTimes(1);
+      expect(query).toHaveBeenCalledTimes(1);
+    } finally {
+      await db.drop();
+    }
+  }, 120_000);
+
+  it("should leave an unreachable PostgreSQL server to migrate deploy, whose failure names no password", async () => {
+    const error = (await migrate("postgresql://tai:s3cret-pass@127.0.0.1:1/none").catch((e: unknown) => e)) as Error;
+    expect(error.message).toMatch(/database migration failed/);
+    expect(error.message).not.toContain("s3cret-pass");
+    expect(childProcess.spawn).toHaveBeenCalledTimes(1);
+  }, 120_000);
+});
