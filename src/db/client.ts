@@ -40,6 +40,9 @@ export async function openDb(url: string): Promise<{ db: Db; provider: DbProvide
     return { db, provider, driver: { kind: "sqlite", connection: driver } };
   }
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle pooled connection that dies (a database restart, a terminated backend) is
+  // dropped by the pool; without a listener its 'error' event would end the process.
+  pool.on("error", () => {});
   const db = new PostgresClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) }) as unknown as Db;
   return { db, provider, driver: { kind: "postgres", pool } };
 }
