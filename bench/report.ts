@@ -143,7 +143,7 @@ export function formatResults(r: BenchResults): string {
       table(
         `Run writes of one dispatch (two transactions), ${r.writes.dispatches} in a row`,
         ["path", "µs per dispatch"],
-        [...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (Prisma), ${k}`, v.usPerDispatch]), ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch]],
+        [...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (the run log's writer), ${k}`, v.usPerDispatch]), ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch]],
       ),
     );
   if (r.startup) {

@@ -12,9 +12,10 @@ import type { BenchSettings } from "../settings.ts";
 /**
  * What the storage design costs a dispatch, measured without HTTP or GraphQL: the two
  * transactions every dispatch writes (run + RUN_STARTED, then outcome + RUN_FINISHED),
- * one after the other, through tai42's RunStore (Prisma 6.19, JS query compiler, driver
- * adapter), against the same two transactions as prepared statements on the raw
- * better-sqlite3 driver: the floor of SQLite itself. Microseconds per dispatch.
+ * one after the other, through tai42's RunStore (the run log's writer: group commit,
+ * statements prepared on the driver under Prisma's adapter, `src/runlog/`), against the
+ * same two transactions as prepared statements on the raw better-sqlite3 driver: the
+ * floor of SQLite itself. Microseconds per dispatch.
  */
 export interface RunWritesResult {
   dispatches: number;
