@@ -50,7 +50,8 @@ export class LogWriter {
 
   private stored(job: LogJob): LogJob {
     const clean = this.scrubber.scrub(job);
-    if (clean.kind === "agentEvent" || clean.kind === "agentFinish") return { ...clean, payload: storableJson(clean.payload) };
+    if (clean.kind === "agentEvent") return { ...clean, payload: storableJson(clean.payload) };
+    if (clean.kind === "agentFinish") return { ...clean, payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };
     return clean;
   }
 }

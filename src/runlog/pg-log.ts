@@ -7,7 +7,10 @@ import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRo
  * (implicit) transaction, prepared once per pooled connection. Its data-modifying CTEs
  * insert the new runs (a taken idempotency scope is skipped, not an error), settle the
  * finished ones (only those still RUNNING), add the attempts, then take the event-log
- * lock and insert every event whose write went through. The lock is held from that last
+ * lock and insert every event whose write went through. The lock is taken only after the
+ * run inserts and settles have completed (`lk` reads them): those may wait for another
+ * instance's uncommitted rows, and waiting with the lock held would deadlock with that
+ * instance taking the lock next (the orphan sweep, too, writes its row before the lock). The lock is held from that last
  * insert to the statement's commit, inside the one round trip: seq order stays commit
  * order across instances (`db/event-log.ts`) without holding anything across round trips.
  * Agent stream entries are their own batches, one statement each; they need no lock
@@ -51,7 +54,11 @@ WITH ins AS (
     AS a(run_id,number,started_at,finished_at,error_kind,error_message,wait_seconds,on_settle)
   WHERE NOT a.on_settle OR a.run_id IN (SELECT "id" FROM upd)
 ), lk AS MATERIALIZED (
+  -- Only once every run of the batch is inserted and settled: a row write may wait for
+  -- another instance's uncommitted one, which never waits with the lock held (it would
+  -- deadlock with that instance taking the lock next).
   SELECT pg_advisory_xact_lock(hashtext('tai42:RunEvent')) IS NULL AS taken
+  FROM (SELECT count(*) FROM ins) i, (SELECT count(*) FROM upd) u
 ), ev AS (
   INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
   SELECT e.run_id,e.tool,e.type,e.snapshot,e.at

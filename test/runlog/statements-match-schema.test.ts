@@ -74,4 +74,12 @@ describe("the run log's statements against the Prisma schema", () => {
     expect(await store.get("agent-run-1")).toMatchObject({ status: "SUCCEEDED", final, checkpoint: { resumable: false } });
     expect((await store.get("agent-run-1"))?.finishedAt).toEqual(expect.any(String));
   });
+
+  it("should store an agent run's end whose checkpoint holds a NUL character and a lone surrogate, made storable like its entries", async () => {
+    const store = rt.agents.store;
+    await store.create({ id: "agent-run-2", agent: "tools_agent", threadId: null, input: {}, callerRole: "USER", callerKey: null, checkpoint: { instanceId: rt.instanceId }, startedAt: new Date().toISOString() });
+    const final = { type: "suspended_final", final: true, agent: null, seq: 1, runId: "agent-run-2" } as unknown as AgentLogEntry;
+    await store.finish(final, "SUSPENDED", { pending: [{ input: "a\u0000b", note: "x\uD800y", "k\u0000": 1 }] });
+    expect(await store.get("agent-run-2")).toMatchObject({ status: "SUSPENDED", checkpoint: { pending: [{ input: "a\uFFFDb", note: "x\uFFFDy", "k\uFFFD": 1 }] } });
+  });
 });
