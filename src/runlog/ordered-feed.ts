@@ -7,6 +7,20 @@ import type { RunEventRecord } from "../dispatch/run-record.ts";
 const POLL_MS = 2000;
 /** How long an event held behind a gap waits for the missing one before the store is read. */
 const GAP_GRACE_MS = 20;
+/** The most events one read of a gap asks the store for (a long gap is read in pages). */
+const FILL_PAGE = 1000;
+
+/** The lowest and highest of `seqs` (a loop: spreading a large map into Math.min overflows the stack). */
+function lowest(seqs: Iterable<number>): number {
+  let m = Infinity;
+  for (const s of seqs) if (s < m) m = s;
+  return m;
+}
+function highest(seqs: Iterable<number>): number {
+  let m = -Infinity;
+  for (const s of seqs) if (s > m) m = s;
+  return m;
+}
 
 /** What the feed reads from the stored log. */
 export interface RunEventSource {
@@ -52,7 +66,7 @@ export class OrderedRunEvents {
       (e: Error) => {
         log.warn("reading the run event log's last seq failed; starting from the first event seen", { error: e.message });
         this.startAtFirstSeen = true;
-        if (this.held.size) this.begin(Math.min(...this.held.keys()));
+        if (this.held.size) this.begin(lowest(this.held.keys()));
       },
     );
     this.poll = setInterval(() => this.tick(), POLL_MS);
@@ -99,7 +113,7 @@ export class OrderedRunEvents {
     if (!this.listeners.size) {
       // Nobody is listening: no one needs the gap, so it is not read. (A subscriber that
       // joins later replays what it missed from the store, `dispatch/run-events.ts`.)
-      this.next = Math.min(...this.held.keys());
+      this.next = lowest(this.held.keys());
       this.drainContiguous();
       return;
     }
@@ -125,14 +139,15 @@ export class OrderedRunEvents {
     for (const l of [...this.listeners]) l(e);
   }
 
-  /** Reads the gap below the highest held event from the store, then delivers through it. */
+  /** Reads the gap below the highest held event from the store (in pages), then delivers through it. */
   private async fill(): Promise<void> {
     if (this.filling || this.next === null) return;
     this.filling = true;
     try {
       while (this.held.size && this.next !== null) {
-        const upTo = Math.max(...this.held.keys());
         const from: number = this.next;
+        // Up to the highest held event, a page at a time: every seq in the range is read.
+        const upTo = Math.min(highest(this.held.keys()), from + FILL_PAGE - 1);
         const stored = await this.source.between(from - 1, upTo, upTo - from + 1);
         // Events may have arrived (and been delivered) while the store was read.
         let next: number = this.next;

@@ -4,7 +4,7 @@ import { Bus } from "../../src/events/bus.ts";
 import { createLogger } from "../../src/log.ts";
 import { OrderedRunEvents } from "../../src/runlog/ordered-feed.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { until } from "../graphql/support.ts";
+import { until, within } from "../graphql/support.ts";
 
 /**
  * The ordered feed over a real store: events written to the log, then published on a bus
@@ -63,5 +63,39 @@ describe("the ordered run event feed", () => {
     expect(bus.listenerCount("runEvent")).toBe(2);
     controller.abort();
     await until("the subscribers to leave", () => bus.listenerCount("runEvent") === 0);
+  });
+});
+
+describe("the ordered run event feed with a long gap", () => {
+  it("should step over a seq that will never exist and deliver every event held behind it, however many arrived meanwhile", async () => {
+    // Seq 1 will never exist (a batch rolled back on PostgreSQL consumed it): every later
+    // event is held until the gap is read from the store. A busy cluster sends well over
+    // 100,000 events in the minute a slow store read or a lost Redis can hold a gap open.
+    const count = 150_000;
+    const run = newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null });
+    const event = (seq: number): RunEventRecord => ({ seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: "t", run });
+    const source = {
+      lastSeq: async () => 0,
+      between: async (after: number, upTo: number, limit: number) => {
+        const out: RunEventRecord[] = [];
+        for (let s = Math.max(after + 1, 2); s <= upTo && out.length < limit; s++) out.push(event(s));
+        return out;
+      },
+    };
+    const bus = new Bus();
+    const feed = new OrderedRunEvents(bus, source, createLogger({}, () => {}));
+    try {
+      await feed.whenReady();
+      const got: number[] = [];
+      const sub = feed.subscribe({ filter: (e) => e.seq === 2 || e.seq === count });
+      const reading = (async () => {
+        for await (const e of sub) if (got.push(e.seq) === 2) return;
+      })();
+      for (let seq = 2; seq <= count; seq++) bus.publish("runEvent", event(seq));
+      await within("the held events to be delivered", reading, 20_000);
+      expect(got).toEqual([2, count]);
+    } finally {
+      feed.close();
+    }
   });
 });
