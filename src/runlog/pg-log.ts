@@ -39,7 +39,7 @@ const RUN_LOG_SQL = `
 WITH ins AS (
   INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
   SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[])
-  ON CONFLICT DO NOTHING
+  ON CONFLICT ("idempotencyScope") DO NOTHING
   RETURNING "id"
 ), upd AS (
   UPDATE "Run" r SET "status"=v.status,"content"=v.content,"data"=v.data,"details"=v.details,"isError"=v.is_error,"errorKind"=v.error_kind,"errorMessage"=v.error_message,"terminate"=v.terminate,"finishedAt"=v.finished_at

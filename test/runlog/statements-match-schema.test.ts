@@ -63,6 +63,15 @@ describe("the run log's statements against the Prisma schema", () => {
     expect((await rt.runs.byScope("shared"))?.id).toBe(a ? first.id : second.id);
   });
 
+  it("should fail the start of a run whose id is already stored, not answer it as a taken idempotency scope", async () => {
+    // What a batch written again after its commit was lost in transit (a connection that
+    // died at COMMIT) looks like: answering null would send the dispatch to wait on itself.
+    const run = full();
+    await rt.runs.start(run, "scope-a", rt.instanceId);
+    await expect(rt.runs.start(run, "scope-b", rt.instanceId)).rejects.toThrow();
+    await expect(rt.runs.start({ ...run }, null, rt.instanceId)).rejects.toThrow();
+  });
+
   it("should write an agent run's entries and its end so that they read back through Prisma", async () => {
     const store = rt.agents.store;
     await store.create({ id: "agent-run-1", agent: "tools_agent", threadId: null, input: { userMessage: "hi" }, callerRole: "USER", callerKey: null, checkpoint: { instanceId: rt.instanceId }, startedAt: new Date().toISOString() });
