@@ -25,6 +25,10 @@ export function pgLog(pool: pg.Pool): WriteBatch {
       return jobs.map(() => null);
     }
     if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
+    // One statement sees the batch's runs as they were before it: two writes of one run
+    // would both pass its RUNNING check (two closing events) and share one seq. They are
+    // written one job per transaction instead (`isolatingFailures`), in order.
+    if (new Set(runJobs.map((j) => j.run.id)).size !== runJobs.length) throw new Error("a run-log batch writes one run twice");
     const seqs = await writeRunJobs(pool, runJobs);
     return runJobs.map((j) => seqs.get(eventKey(j.run.id, typeOf(j))) ?? null);
   };
@@ -32,7 +36,7 @@ export function pgLog(pool: pg.Pool): WriteBatch {
 }
 
 const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.type);
-// A batch holds at most one event per (run, type): a run's next write waits for its previous one.
+// A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
 const RUN_LOG_SQL = `

@@ -72,6 +72,18 @@ describe("the run log's statements against the Prisma schema", () => {
     await expect(rt.runs.start({ ...run }, null, rt.instanceId)).rejects.toThrow();
   });
 
+  it("should settle a run finished twice at once only by the first, with one closing event, as two writes one after the other would", async () => {
+    const run = full();
+    await rt.runs.start(run, null, rt.instanceId);
+    const succeeded: RunRecord = { ...run, status: "SUCCEEDED", finishedAt: new Date().toISOString() };
+    const cancelled: RunRecord = { ...run, status: "CANCELLED", isError: true, errorKind: "CANCELLED", errorMessage: "cancelled", finishedAt: new Date().toISOString() };
+    const [a, b] = await Promise.all([rt.runs.finish(succeeded, null), rt.runs.finish(cancelled, null)]);
+    const closing = (await rt.runs.events({ runId: run.id }, 0)).filter((e) => e.type === "RUN_FINISHED");
+    expect(closing).toHaveLength(1);
+    expect([a.seq, b.seq]).toEqual([closing[0].seq, closing[0].seq]);
+    expect((await rt.runs.get(run.id))?.status).toBe(closing[0].run.status);
+  });
+
   it("should write an agent run's entries and its end so that they read back through Prisma", async () => {
     const store = rt.agents.store;
     await store.create({ id: "agent-run-1", agent: "tools_agent", threadId: null, input: { userMessage: "hi" }, callerRole: "USER", callerKey: null, checkpoint: { instanceId: rt.instanceId }, startedAt: new Date().toISOString() });
