@@ -43,6 +43,9 @@ const RUN_LOG_SQL = `
 WITH ins AS (
   INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
   SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[])
+  -- In scope order (column 11): two instances' batches taking the same scopes wait on
+  -- each other's in one order, never in a cycle.
+  ORDER BY 11
   ON CONFLICT ("idempotencyScope") DO NOTHING
   RETURNING "id"
 ), upd AS (

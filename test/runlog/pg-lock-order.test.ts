@@ -65,4 +65,33 @@ describe.runIf(onPg)("the run log's lock order on PostgreSQL", () => {
     expect(started).toBeNull();
     expect((await rt.runs.byScope("shared"))?.id).toBe("other-run");
   });
+
+  it("should insert the runs of a batch in idempotency-scope order, so that two instances taking the same two scopes never wait on each other", async () => {
+    const db = await freshDatabase("postgres");
+    drop = db.drop;
+    rt = await testRuntime({ databaseUrl: db.url, kind: "postgres" });
+    const [lo, hi] = ["first", "second"].sort((a, b) => (scopeKey(a) < scopeKey(b) ? -1 : 1));
+
+    // Another instance's batch holding both scopes, inserting in scope order: it has the lower one.
+    other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    await other.query("BEGIN");
+    await other.query("SET LOCAL deadlock_timeout = '10ms'");
+    const insert = (id: string, scope: string) =>
+      other!.query(`INSERT INTO "Run" ("id","tool","status","content","door","callerRole","instanceId","idempotencyScope") VALUES ($1,'t','RUNNING','[]','runtime','USER','other-instance',$2)`, [id, scopeKey(scope)]);
+    await insert("other-lo", lo);
+
+    // This instance's batch is given the same scopes the other way round.
+    const fresh = (): RunRecord => ({ ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), tier: "read" });
+    const batch = Promise.all([rt.runs.start(fresh(), hi, rt.instanceId), rt.runs.start(fresh(), lo, rt.instanceId)]);
+    await until("the batch to wait on the other instance's uncommitted scope", async () => {
+      const { rows } = await other!.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+      return rows.length > 0;
+    });
+    await insert("other-hi", hi);
+    await other.query("COMMIT");
+
+    expect(await batch).toEqual([null, null]);
+    expect([(await rt.runs.byScope(lo))?.id, (await rt.runs.byScope(hi))?.id]).toEqual(["other-lo", "other-hi"]);
+  });
 });
