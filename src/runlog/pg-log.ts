@@ -10,9 +10,10 @@ import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRo
  * lock and insert every event whose write went through. The lock is taken only after the
  * run inserts and settles have completed (`lk` reads them): those may wait for another
  * instance's uncommitted rows, and waiting with the lock held would deadlock with that
- * instance taking the lock next (the orphan sweep, too, writes its row before the lock). The lock is held from that last
- * insert to the statement's commit, inside the one round trip: seq order stays commit
- * order across instances (`db/event-log.ts`) without holding anything across round trips.
+ * instance taking the lock next (the orphan sweep, too, writes its row before the lock).
+ * The lock is held from that last insert to the statement's commit, inside the one round
+ * trip: seq order stays commit order across instances (`db/event-log.ts`) without
+ * holding anything across round trips.
  * Agent stream entries are their own batches, one statement each; they need no lock
  * (their order is their run's own `seq`).
  */
