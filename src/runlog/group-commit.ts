@@ -4,15 +4,15 @@
  * submitted in the same turn of the event loop (the requests one poll of the sockets
  * produced) start a batch together. Waiting for that turn's end also yields to the
  * sockets between a dispatch's two writes, which keeps SQLite's synchronous writes from
- * serving one request end to end while the others wait unparsed (the p99 tail). Each caller awaits its own job's result; a job that
- * failed rejects only its own caller.
+ * serving one request end to end while the others wait unparsed (the p99 tail). Each
+ * caller awaits its own job's result; a job that failed rejects only its own caller.
  */
 export class GroupCommit<J, R> {
   private queue: { job: J; ok: (r: R) => void; fail: (e: unknown) => void }[] = [];
   private writing = false;
   private scheduled = false;
-  /** Batches written, and jobs in them (for the benchmark's batch-size figure). */
-  readonly stats = { batches: 0, jobs: 0 };
+  /** Callers of {@link idle} waiting for the queue to drain. */
+  private drained: (() => void)[] = [];
 
   constructor(private readonly write: (jobs: J[]) => Promise<(R | Error)[]>) {}
 
@@ -30,8 +30,9 @@ export class GroupCommit<J, R> {
   }
 
   /** Resolves once every job submitted so far is written. */
-  async idle(): Promise<void> {
-    while (this.queue.length || this.writing || this.scheduled) await new Promise((r) => setImmediate(r));
+  idle(): Promise<void> {
+    if (!this.queue.length && !this.writing && !this.scheduled) return Promise.resolve();
+    return new Promise((r) => this.drained.push(r));
   }
 
   private async flush(): Promise<void> {
@@ -41,8 +42,6 @@ export class GroupCommit<J, R> {
       while (this.queue.length) {
         const batch = this.queue;
         this.queue = [];
-        this.stats.batches++;
-        this.stats.jobs += batch.length;
         let results: (R | Error)[];
         try {
           results = await this.write(batch.map((b) => b.job));
@@ -58,6 +57,7 @@ export class GroupCommit<J, R> {
       }
     } finally {
       this.writing = false;
+      for (const r of this.drained.splice(0)) r();
     }
   }
 }

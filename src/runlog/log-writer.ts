@@ -38,11 +38,6 @@ export class LogWriter {
     return this.commits.submit(this.stored(job));
   }
 
-  /** Batches written so far and the jobs in them. */
-  get stats(): { batches: number; jobs: number } {
-    return this.commits.stats;
-  }
-
   /** Resolves once everything submitted so far is written. */
   idle(): Promise<void> {
     return this.commits.idle();

@@ -1,7 +1,5 @@
 import { storableJson, storableText, storableTextOrNull } from "../db/storable.ts";
-import type { Scrubber } from "../secrets/secrets.ts";
 import type { AttemptRecord, RunRecord } from "../dispatch/run-record.ts";
-import type { LogJob } from "./jobs.ts";
 
 /**
  * The stored form of the run log's values, shared by both databases' statements: text
@@ -103,9 +101,4 @@ export function attemptRow(runId: string, a: AttemptRecord): AttemptRow {
 
 export function eventRow(run: RunRecord, type: string, at: string): EventRow {
   return { runId: run.id, tool: storableText(run.tool), type, snapshot: jsonText(run), at };
-}
-
-/** `job` with every value scrubbed of the secrets `scrubber` knows (a no-op copy when none match). */
-export function scrubbed(job: LogJob, scrubber: Scrubber): LogJob {
-  return scrubber.scrub(job);
 }
