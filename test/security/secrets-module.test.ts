@@ -18,6 +18,17 @@ describe("the runtime's secrets module", () => {
     expect(s.scrubText("abc abcd")).toBe("abc abcd");
   });
 
+  it("should leave server-made ids, instants and digests whole unless a secret is the whole token", () => {
+    const s = new Secrets();
+    const id = "2b1f2026-9c3e-4b5a-8d7f-0123456789ab";
+    s.add("2026");
+    s.add("7e3a9c1d-0b2f-4e6a-9d8c-5f4e3d2c1b0a");
+    const digest = `sha256:${"2026".repeat(16)}`;
+    expect(s.scrub({ id, at: "2026-11-30T20:19:31.123Z", scope: digest })).toEqual({ id, at: "2026-11-30T20:19:31.123Z", scope: digest });
+    expect(s.scrub({ token: "7e3a9c1d-0b2f-4e6a-9d8c-5f4e3d2c1b0a" })).toEqual({ token: "[redacted]" });
+    expect(s.scrubText("the PIN is 2026, not 2025")).toBe("the PIN is [redacted], not 2025");
+  });
+
   it("should scrub a longer secret whole when a shorter one is inside it", () => {
     const s = new Secrets();
     s.add("token");
