@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { Redis } from "ioredis";
 import { boundedSubscription, type SubscribeOptions } from "./subscription.ts";
 
-export { SubscriberOverflowError, type SubscribeOptions } from "./subscription.ts";
+export { ResumableStreamError, SubscriberOverflowError, type SubscribeOptions } from "./subscription.ts";
 
 // Redis's client and event target load only when a Redis URL is configured: the embedded
 // default never pays for them at start.

@@ -1,7 +1,17 @@
+/** A subscription the server closed on purpose; the subscriber resumes by afterSeq without loss. `code` is the API's. */
+export class ResumableStreamError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
 /** Raised into a subscriber's iterator when it fell behind its bounded buffer. */
-export class SubscriberOverflowError extends Error {
+export class SubscriberOverflowError extends ResumableStreamError {
   constructor(readonly bufferSize: number) {
-    super(`subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`);
+    super(`subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`, "SUBSCRIBER_LAGGING");
     this.name = "SubscriberOverflowError";
   }
 }
@@ -20,9 +30,13 @@ export interface SubscribeOptions<T> {
  * An async iterator over what `listen` delivers, with a bounded queue of its own: a slow
  * consumer is closed with {@link SubscriberOverflowError}, never allowed to grow memory
  * or crash the process (yoga's default repeater throws past 1,024 queued events).
- * `listen` registers a listener and returns the function that removes it.
+ * `listen` registers a listener and returns the function that removes it; the source may
+ * also end the subscription with an error through `fail` (after what is queued).
  */
-export function boundedSubscription<T>(listen: (deliver: (payload: T) => void) => () => void, options: SubscribeOptions<T> = {}): AsyncIterableIterator<T> {
+export function boundedSubscription<T>(
+  listen: (deliver: (payload: T) => void, fail: (error: Error) => void) => () => void,
+  options: SubscribeOptions<T> = {},
+): AsyncIterableIterator<T> {
   const size = options.bufferSize ?? 1000;
   const queue: T[] = [];
   let waiting: ((r: IteratorResult<T>) => void) | null = null;
@@ -38,6 +52,19 @@ export function boundedSubscription<T>(listen: (deliver: (payload: T) => void) =
     if (waiting) waiting({ value: undefined, done: true });
     waiting = null;
   };
+  const fail = (error: Error) => {
+    if (done || failure) return;
+    failure = error;
+    unlisten();
+    if (waiting && !queue.length) {
+      const w = waiting;
+      waiting = null;
+      failure = null;
+      finish();
+      // Resolving the pending next() with a rejected promise rejects it.
+      w(Promise.reject(error) as unknown as IteratorResult<T>);
+    }
+  };
   const unlisten = listen((payload) => {
     if (done || failure) return;
     if (options.filter && !options.filter(payload)) return;
@@ -50,7 +77,7 @@ export function boundedSubscription<T>(listen: (deliver: (payload: T) => void) =
       queue.length = 0;
       unlisten();
     } else queue.push(payload);
-  });
+  }, (error) => fail(error));
   if (options.signal?.aborted) finish();
   else options.signal?.addEventListener("abort", finish, { once: true });
 

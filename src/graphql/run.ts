@@ -1,7 +1,7 @@
 import { GraphQLError } from "graphql";
 import { ApiError } from "../errors.ts";
 import type { AttemptRecord, RunEventRecord, RunRecord } from "../dispatch/run-record.ts";
-import { SubscriberOverflowError } from "../events/bus.ts";
+import { ResumableStreamError } from "../events/bus.ts";
 import type { ContentBlock } from "../tools/result.ts";
 import { builder } from "./builder.ts";
 import { requireCaller, type GraphQLContext } from "./context.ts";
@@ -185,7 +185,7 @@ builder.subscriptionFields((t) => ({
   }),
 }));
 
-/** Turns a lagging subscriber's overflow into a clear error telling where to resume. */
+/** Turns a subscription the server closed (a lagging subscriber, an unreadable gap) into a clear error telling where to resume. */
 async function* lagAware(stream: AsyncIterable<RunEventRecord>): AsyncGenerator<RunEventRecord> {
   let last: number | null = null;
   try {
@@ -194,8 +194,8 @@ async function* lagAware(stream: AsyncIterable<RunEventRecord>): AsyncGenerator<
       yield e;
     }
   } catch (e) {
-    if (e instanceof SubscriberOverflowError)
-      throw new GraphQLError(`${e.message}; resubscribe with afterSeq: ${last ?? 0} to resume without loss`, { extensions: { code: "SUBSCRIBER_LAGGING", afterSeq: last ?? 0 } });
+    if (e instanceof ResumableStreamError)
+      throw new GraphQLError(`${e.message}; resubscribe with afterSeq: ${last ?? 0} to resume without loss`, { extensions: { code: e.code, afterSeq: last ?? 0 } });
     throw e;
   }
 }

@@ -1,5 +1,5 @@
 import type { Bus } from "../events/bus.ts";
-import { boundedSubscription, type SubscribeOptions } from "../events/subscription.ts";
+import { boundedSubscription, ResumableStreamError, type SubscribeOptions } from "../events/subscription.ts";
 import type { Logger } from "../log.ts";
 import type { RunEventRecord } from "../dispatch/run-record.ts";
 
@@ -9,6 +9,20 @@ const POLL_MS = 2000;
 const GAP_GRACE_MS = 20;
 /** The most events one read of a gap asks the store for (a long gap is read in pages). */
 const FILL_PAGE = 1000;
+/**
+ * The most events held behind a gap the store could not be read for. Past it, the
+ * subscribers are closed with {@link FeedGapError} (they resume from the store by
+ * afterSeq) and the feed steps over the gap: memory stays bounded while the store is down.
+ */
+export const MAX_HELD_ON_FAILURE = 10_000;
+
+/** Raised into the feed's subscribers when a gap could not be read and too much is held behind it. */
+export class FeedGapError extends ResumableStreamError {
+  constructor(readonly from: number) {
+    super(`the run event feed could not read events from seq ${from} from the store, so the subscription was closed`, "EVENTS_UNAVAILABLE");
+    this.name = "FeedGapError";
+  }
+}
 
 /** The lowest and highest of `seqs` (a loop: spreading a large map into Math.min overflows the stack). */
 function lowest(seqs: Iterable<number>): number {
@@ -45,7 +59,8 @@ export interface RunEventSource {
 export class OrderedRunEvents {
   private next: number | null = null;
   private readonly held = new Map<number, RunEventRecord>();
-  private readonly listeners = new Set<(e: RunEventRecord) => void>();
+  /** Each subscriber's delivery, and how to end it with an error. */
+  private readonly listeners = new Map<(e: RunEventRecord) => void, (error: Error) => void>();
   private filling = false;
   private gapTimer: NodeJS.Timeout | null = null;
   private startAtFirstSeen = false;
@@ -75,8 +90,8 @@ export class OrderedRunEvents {
 
   /** Live events from now on, in seq order, through a bounded queue (see `events/subscription.ts`). */
   subscribe(options: SubscribeOptions<RunEventRecord> = {}): AsyncIterableIterator<RunEventRecord> {
-    return boundedSubscription((deliver) => {
-      this.listeners.add(deliver);
+    return boundedSubscription((deliver, fail) => {
+      this.listeners.set(deliver, fail);
       return () => void this.listeners.delete(deliver);
     }, options);
   }
@@ -136,7 +151,7 @@ export class OrderedRunEvents {
 
   private deliver(e: RunEventRecord): void {
     this.lastDelivery = Date.now();
-    for (const l of [...this.listeners]) l(e);
+    for (const l of [...this.listeners.keys()]) l(e);
   }
 
   /** Reads the gap below the highest held event from the store (in pages), then delivers through it. */
@@ -163,8 +178,24 @@ export class OrderedRunEvents {
       }
     } catch (e) {
       this.log.warn("reading a gap of the run event log failed; retrying at the next event or poll", { error: (e as Error).message });
+      if (this.held.size > MAX_HELD_ON_FAILURE) this.abandonGap();
     } finally {
       this.filling = false;
+    }
+  }
+
+  /**
+   * The store cannot be read and too much is held: every subscriber is closed with an
+   * error naming the seq to replay from (so none sees a gap), and the feed moves on.
+   */
+  private abandonGap(): void {
+    const error = new FeedGapError(this.next ?? 0);
+    this.log.warn("closing the run event feed's subscribers: a gap could not be read and too many events were held behind it", { from: this.next, held: this.held.size });
+    for (const fail of [...this.listeners.values()]) fail(error);
+    this.listeners.clear();
+    while (this.held.size) {
+      this.next = lowest(this.held.keys());
+      this.drainContiguous();
     }
   }
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { newRun, type RunEventRecord } from "../../src/dispatch/run-record.ts";
 import { Bus } from "../../src/events/bus.ts";
 import { createLogger } from "../../src/log.ts";
-import { OrderedRunEvents } from "../../src/runlog/ordered-feed.ts";
+import { FeedGapError, MAX_HELD_ON_FAILURE, OrderedRunEvents } from "../../src/runlog/ordered-feed.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until, within } from "../graphql/support.ts";
 
@@ -94,6 +94,52 @@ describe("the ordered run event feed with a long gap", () => {
       for (let seq = 2; seq <= count; seq++) bus.publish("runEvent", event(seq));
       await within("the held events to be delivered", reading, 20_000);
       expect(got).toEqual([2, count]);
+    } finally {
+      feed.close();
+    }
+  });
+});
+
+describe("the ordered run event feed when the store cannot be read", () => {
+  it("should close its subscribers with an error naming the seq to replay from, and hold no more than its bound", async () => {
+    // Seq 1 was never published and the store is down: every later event is held behind
+    // the gap. Past the bound the subscribers are closed (they replay from the store by
+    // afterSeq later) and the feed steps over the gap instead of growing without end.
+    const run = newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null });
+    const event = (seq: number): RunEventRecord => ({ seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: "t", run });
+    const source = { lastSeq: async () => 0, between: async (): Promise<RunEventRecord[]> => Promise.reject(new Error("the store is down")) };
+    const bus = new Bus();
+    const feed = new OrderedRunEvents(bus, source, createLogger({}, () => {}));
+    try {
+      await feed.whenReady();
+      const sub = feed.subscribe();
+      const outcome = (async () => {
+        try {
+          for await (const e of sub) return `delivered ${e.seq}`;
+          return "ended";
+        } catch (e) {
+          return e instanceof FeedGapError ? `closed from ${e.from} (${e.code})` : String(e);
+        }
+      })();
+      let seq = 2;
+      const publishUntilClosed = async () => {
+        while (bus.listenerCount("runEvent") > 0 && seq < 10 * MAX_HELD_ON_FAILURE) {
+          for (let i = 0; i < 1000; i++) bus.publish("runEvent", event(seq++));
+          await new Promise((r) => setImmediate(r));
+        }
+      };
+      await within("the feed to close its subscriber", Promise.all([outcome, publishUntilClosed()]), 20_000);
+      expect(await outcome).toBe("closed from 1 (EVENTS_UNAVAILABLE)");
+      expect(seq).toBeLessThan(10 * MAX_HELD_ON_FAILURE);
+      const late: number[] = [];
+      const again = feed.subscribe();
+      const reading = (async () => {
+        for await (const e of again) if (late.push(e.seq) === 2) return;
+      })();
+      bus.publish("runEvent", event(seq));
+      bus.publish("runEvent", event(seq + 1));
+      await within("a new subscriber to get live events after the gap", reading);
+      expect(late).toEqual([seq, seq + 1]);
     } finally {
       feed.close();
     }
