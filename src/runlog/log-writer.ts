@@ -1,5 +1,5 @@
 import type { Driver } from "../db/client.ts";
-import { storableJson } from "../db/storable.ts";
+import { storableJson, storableText } from "../db/storable.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { isolatingFailures, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
@@ -45,8 +45,10 @@ export class LogWriter {
 
   private stored(job: LogJob): LogJob {
     const clean = this.scrubber.scrub(job);
-    if (clean.kind === "agentEvent") return { ...clean, payload: storableJson(clean.payload) };
-    if (clean.kind === "agentFinish") return { ...clean, payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };
+    // An agent's entries are its own: their type, like their payload, may hold what no column stores (a NUL).
+    if (clean.kind === "agentEvent") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };
+    if (clean.kind === "agentFinish")
+      return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };
     return clean;
   }
 }

@@ -32,4 +32,9 @@ describe("agent stream entries in the run log", () => {
     expect((await rt.agents.store.events("run-a", 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(await rt.agents.store.lastSeq("run-a")).toBe(5);
   });
+
+  it("should store an entry whose type holds text no column can store, with the character replaced", async () => {
+    await rt.agents.store.appendEvent({ ...delta(1), type: "custom\u0000step" } as unknown as AgentEventRecord);
+    expect((await rt.agents.store.events("run-a", 0)).map((e) => e.type)).toEqual(["custom\uFFFDstep"]);
+  });
 });
