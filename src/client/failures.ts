@@ -9,7 +9,8 @@ export interface Failure {
   /**
    * `never`: the server refused (a bad key, a bad request, a failed agent run): resuming
    * would be refused the same way. `now`: the server closed a subscriber that fell behind
-   * (SUBSCRIBER_LAGGING) and asks it to resume. `later`: the connection was lost.
+   * (SUBSCRIBER_LAGGING) and asks it to resume. `later`: the connection was lost, or the
+   * server could not read the events to send (EVENTS_UNAVAILABLE) and will later.
    */
   resume: "never" | "now" | "later";
 }
@@ -48,7 +49,11 @@ export function classify(cause: unknown): Failure {
 /** GraphQL errors that ended a subscription (a graphql-ws `error` message, or a `next` carrying errors). */
 export function fromGraphQLErrors(errors: readonly TaiErrorEntry[], data?: unknown): Failure {
   const error = new TaiGraphQLError(errors, data);
-  return { error, resume: errors.some((e) => e.extensions?.code === "SUBSCRIBER_LAGGING") ? "now" : "never" };
+  const code = (e: TaiErrorEntry) => e.extensions?.code;
+  // The server closed the stream on purpose and said where to resume: a lagging
+  // subscriber resumes now; events the store could not serve are replayed a moment later.
+  if (errors.some((e) => code(e) === "SUBSCRIBER_LAGGING")) return { error, resume: "now" };
+  return { error, resume: errors.some((e) => code(e) === "EVENTS_UNAVAILABLE") ? "later" : "never" };
 }
 
 function fromClose(event: { code: number; reason: string }): Failure {

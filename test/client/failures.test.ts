@@ -37,8 +37,9 @@ describe("how a stream's failure is classified", () => {
     expect(classify(new TypeError("terminated"))).toMatchObject({ resume: "later", error: { message: "the connection was lost: terminated" } });
   });
 
-  it("should give up on GraphQL errors unless the server says the subscriber lagged", () => {
+  it("should give up on GraphQL errors unless the server closed the stream to be resumed (a lagging subscriber now, an unreadable store later)", () => {
     expect(classify([{ message: "no", extensions: { code: "FORBIDDEN" } }])).toMatchObject({ resume: "never", error: { code: "FORBIDDEN" } });
     expect(classify([{ message: "behind", extensions: { code: "SUBSCRIBER_LAGGING", afterSeq: 3 } }])).toMatchObject({ resume: "now" });
+    expect(classify([{ message: "store down", extensions: { code: "EVENTS_UNAVAILABLE", afterSeq: 3 } }])).toMatchObject({ resume: "later" });
   });
 });
