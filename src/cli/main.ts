@@ -2,6 +2,7 @@ import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
+import { registerCheckCommand } from "./check-command.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
 
 const program = new Command("tai")
@@ -71,6 +72,8 @@ tools
       }
     });
   });
+
+registerCheckCommand(program);
 
 const keys = program.command("keys").description("manage API keys (local operator: needs access to the database)");
 keys
