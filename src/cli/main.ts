@@ -3,6 +3,7 @@ import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
+import { registerMcpCommand } from "./mcp-command.ts";
 
 const program = new Command("tai")
   .description("tai42: the OS for AI tools")
@@ -102,6 +103,7 @@ keys
   });
 
 registerCompositionCommands(program);
+registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   // Errors from inside a runtime were scrubbed of its secrets by withRuntime.
