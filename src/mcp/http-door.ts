@@ -3,6 +3,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema, type InitializeRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
+import type { Surface } from "../registry/surface.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "../server/authenticate.ts";
 import { originAllowed } from "../server/origins.ts";
@@ -32,6 +33,9 @@ export interface McpHttpOptions {
 }
 
 type Headers = Record<string, string>;
+
+/** How long the headers of a streamed answer wait for its first event (sent together, they cost one write). */
+const ANSWER_HEADERS_HOLD_MS = 50;
 
 /**
  * MCP over Streamable HTTP (docs/mcp.md), built on the SDK's web-standard transport: a
@@ -100,21 +104,23 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       res.writeHead(202, cors).end();
       return;
     }
-    const init = requests.find((r) => isInitializeRequest(r)) as InitializeRequest | undefined;
+    const init = requests.find((r) => r.method === "initialize" && isInitializeRequest(r)) as InitializeRequest | undefined;
     const opened = init && !session && config.mcpSessions ? await sessions.open(caller, init.params) : null;
     const current = session ?? opened;
-    // A call streams its answer (SSE) when it may send before it answers: progress, an
-    // elicitation, or an end without an answer (a cancellation, which needs a session).
-    const streamed = requests.some((r) => r.method === "tools/call" && (current !== null || (r.params?._meta as { progressToken?: unknown } | undefined)?.progressToken !== undefined));
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !streamed });
+    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !answersAsStream(requests, current, rt.surface) });
     const gone = new AbortController();
     const elicit: Elicit | null = current?.elicitation ? (extra, params, signal) => relay.ask(current.id, transport, extra.requestId, params, AbortSignal.any([signal, gone.signal])) : null;
     const server = createMcpServer(rt, { caller, elicit });
     await server.connect(transport);
-    // A cancelled request is never answered: its stream ends once nothing else is on it,
-    // after the SDK server has taken the cancellation (it does so on a microtask).
+    // A cancelled request is never answered: a JSON answer becomes an empty 202, and a
+    // stream ends once nothing else is on it, after the SDK server has taken the
+    // cancellation (it does so on a microtask). A batch's stream ends with its client.
+    let answerCancelled = () => {};
+    const cancelledAnswer = new Promise<null>((resolve) => (answerCancelled = () => resolve(null)));
     const cancelled = () => {
-      if (requests.length === 1) setImmediate(() => void transport.close());
+      if (requests.length !== 1) return;
+      answerCancelled();
+      setImmediate(() => void transport.close());
     };
     const release = current ? relay.hold(current.id, requests.map((r) => r.id), { transport, cancelled }) : () => {};
     // A client that goes away does not cancel its calls (MCP: disconnection is not
@@ -124,8 +130,9 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       release();
     });
     const parsed: JSONRPCRequest | JSONRPCRequest[] = Array.isArray(body) ? requests : requests[0];
-    const response = await transport.handleRequest(webRequest(req), { parsedBody: parsed });
-    await sendResponse(res, response, opened ? { ...cors, "mcp-session-id": opened.id } : cors);
+    const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: parsed }), cancelledAnswer]);
+    if (!response) return void res.writeHead(202, cors).end();
+    await sendResponse(res, response, opened ? { ...cors, "mcp-session-id": opened.id } : cors, ANSWER_HEADERS_HOLD_MS);
   }
 
   /** A GET: the stream of server notifications (`notifications/tools/list_changed`), with or without a session. */
@@ -160,4 +167,19 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       sessions.dispose();
     },
   };
+}
+
+/**
+ * Whether the answer to these requests is an event stream (SSE) rather than one JSON
+ * body: when a call may send something before it answers, that is progress (the client
+ * sent a progress token), or an elicitation (a tool that may pause, and a session whose
+ * client can be asked). Anything else answers as JSON.
+ */
+function answersAsStream(requests: JSONRPCRequest[], session: McpSession | null, surface: Surface): boolean {
+  return requests.some((r) => {
+    if (r.method !== "tools/call") return false;
+    const params = r.params as { name?: unknown; _meta?: { progressToken?: unknown } } | undefined;
+    if (params?._meta?.progressToken !== undefined) return true;
+    return session?.elicitation === true && typeof params?.name === "string" && surface.resolve(params.name)?.pauses === true;
+  });
 }

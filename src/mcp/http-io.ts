@@ -15,30 +15,47 @@ export function webRequest(req: IncomingMessage): Request {
 
 /**
  * Writes the transport's answer to the node response, with `extra` headers. A JSON
- * answer is written at once; an event stream is piped as it comes, and abandoned when
- * the client goes away.
+ * answer is written at once. An event stream is piped as it comes, and abandoned when
+ * the client goes away; its headers wait up to `holdHeadersMs` for its first event, and
+ * events that come together (a call's answer and the stream's end) leave in one write:
+ * the socket is corked until the next turn of the event loop. A call that answers
+ * quickly costs one write, like a JSON answer.
  */
-export async function sendResponse(res: ServerResponse, response: Response, extra: Record<string, string>): Promise<void> {
+export async function sendResponse(res: ServerResponse, response: Response, extra: Record<string, string>, holdHeadersMs = 0): Promise<void> {
   const headers: Record<string, string> = { ...extra };
   response.headers.forEach((value, name) => (headers[name] = value));
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
   if (!headers["content-type"]?.startsWith("text/event-stream")) return void res.end(Buffer.from(await response.arrayBuffer()));
-  res.flushHeaders();
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once("close", cancel);
+  const early = setTimeout(() => res.flushHeaders(), holdHeadersMs);
+  let corked: NodeJS.Immediate | null = null;
+  const flush = () => {
+    if (!corked) return;
+    clearImmediate(corked);
+    corked = null;
+    res.uncork();
+  };
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      clearTimeout(early);
+      if (!corked) {
+        res.cork();
+        corked = setImmediate(flush);
+      }
       res.write(value);
     }
   } catch {
     // The stream failed or was cancelled: the response ends here.
   } finally {
+    clearTimeout(early);
     res.off("close", cancel);
     res.end();
+    flush();
   }
 }
 

@@ -36,14 +36,17 @@ const PREFIX = "mcp-session:";
  * continues on any other.
  */
 export class McpSessions {
-  private readonly cache = new Map<string, { session: McpSession | null; at: number; refreshed: number }>();
+  /** By session id (hashing it on every request would cost more than the lookup). */
+  private readonly cache = new Map<string, { session: McpSession | null; hash: string; at: number; refreshed: number }>();
   private readonly unlisten: () => void;
 
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
   ) {
-    this.unlisten = bus.listen("mcpSessionClosed", ({ sessionHash }) => this.cache.delete(sessionHash));
+    this.unlisten = bus.listen("mcpSessionClosed", ({ sessionHash }) => {
+      for (const [id, entry] of this.cache) if (entry.hash === sessionHash) this.cache.delete(id);
+    });
   }
 
   /** Opens a session for `caller` at `initialize`; returns it with its new id. */
@@ -58,25 +61,25 @@ export class McpSessions {
     const now = Date.now();
     await this.db.cacheEntry.create({ data: { key: PREFIX + hashOf(id), tool: "mcp-session", value: stored as never, expiresAt: new Date(now + TTL_SECONDS * 1000) } });
     const session = sessionOf(id, stored);
-    this.cache.set(hashOf(id), { session, at: now, refreshed: now });
+    this.cache.set(id, { session, hash: hashOf(id), at: now, refreshed: now });
     return session;
   }
 
   /** The live session with this id, or null when it is unknown, expired or deleted. */
   async find(id: string): Promise<McpSession | null> {
-    const hash = hashOf(id);
     const now = Date.now();
-    const hit = this.cache.get(hash);
+    const hit = this.cache.get(id);
     if (hit && now - hit.at < CACHE_MS) {
-      if (hit.session && now - hit.refreshed > REFRESH_MS) this.refresh(hash, hit);
+      if (hit.session && now - hit.refreshed > REFRESH_MS) this.refresh(hit);
       return hit.session;
     }
+    const hash = hashOf(id);
     const row = await this.db.cacheEntry.findUnique({ where: { key: PREFIX + hash } });
     const session = row && row.expiresAt.getTime() > now ? sessionOf(id, row.value as unknown as Stored) : null;
     if (this.cache.size > 10_000) this.cache.clear();
-    const entry = { session, at: now, refreshed: row ? row.expiresAt.getTime() - TTL_SECONDS * 1000 : now };
-    this.cache.set(hash, entry);
-    if (session && now - entry.refreshed > REFRESH_MS) this.refresh(hash, entry);
+    const entry = { session, hash, at: now, refreshed: row ? row.expiresAt.getTime() - TTL_SECONDS * 1000 : now };
+    this.cache.set(id, entry);
+    if (session && now - entry.refreshed > REFRESH_MS) this.refresh(entry);
     return session;
   }
 
@@ -84,7 +87,7 @@ export class McpSessions {
   async close(id: string): Promise<void> {
     const hash = hashOf(id);
     await this.db.cacheEntry.deleteMany({ where: { key: PREFIX + hash } });
-    this.cache.delete(hash);
+    this.cache.delete(id);
     this.bus.publish("mcpSessionClosed", { sessionHash: hash });
   }
 
@@ -93,10 +96,10 @@ export class McpSessions {
   }
 
   /** Slides a used session's expiry (not awaited: a failure only shortens its life). */
-  private refresh(hash: string, entry: { refreshed: number }): void {
+  private refresh(entry: { hash: string; refreshed: number }): void {
     entry.refreshed = Date.now();
     this.db.cacheEntry
-      .updateMany({ where: { key: PREFIX + hash }, data: { expiresAt: new Date(entry.refreshed + TTL_SECONDS * 1000) } })
+      .updateMany({ where: { key: PREFIX + entry.hash }, data: { expiresAt: new Date(entry.refreshed + TTL_SECONDS * 1000) } })
       .catch(() => {});
   }
 }
