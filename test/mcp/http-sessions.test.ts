@@ -3,14 +3,14 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import { App } from "../../src/app.ts";
 import { callerOf } from "../../src/auth/roles.ts";
-import { park } from "../../src/interactions/park.ts";
 import { until } from "../graphql/support.ts";
 import { freshDatabase, redisTestUrl, requirePostgres, requireRedis } from "../helpers/databases.ts";
 import { redisSubscribed } from "../helpers/redis.ts";
 import { connect, startServer, type McpTestServer } from "./support.ts";
+// The tools both instances serve (`approve` parks, `wait_for_cancel` runs until
+// cancelled), registered on the shared handle every runtime of this file sees.
+import "../fixtures/mcp-tools.ts";
 
 /**
  * Sessions across instances (docs/mcp.md): two servers over one PostgreSQL database and
@@ -19,25 +19,6 @@ import { connect, startServer, type McpTestServer } from "./support.ts";
  * this file; elsewhere it is skipped.
  */
 const ready = (await requirePostgres()) && (await requireRedis());
-
-function tools(): App {
-  const app = new App();
-  app.tool(
-    {
-      name: "approve",
-      description: "Ask a person to approve an amount.",
-      input: z.object({ amount: z.number() }),
-      tier: "write",
-      pauses: true,
-      resume: (state, answers) => ({ amount: (state as { amount: number }).amount, approved: (Object.values(answers)[0] as { ok: boolean }).ok }),
-    },
-    ({ amount }) => park({ interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }], state: { amount } }),
-  );
-  app.tool({ name: "wait_for_cancel", description: "Runs until it is cancelled.", input: z.object({}), timeoutSeconds: 60 }, (_input, ctx) => {
-    return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));
-  });
-  return app;
-}
 
 describe.skipIf(!ready)("MCP sessions across two instances", () => {
   let a: McpTestServer;
@@ -51,8 +32,8 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     drop = db.drop;
     const prefix = `tai42-test-${randomUUID()}:`;
     const config = { redisUrl: redisTestUrl(), redisPrefix: prefix };
-    a = await startServer({ app: tools(), databaseUrl: db.url, config });
-    b = await startServer({ app: tools(), databaseUrl: db.url, config });
+    a = await startServer({ databaseUrl: db.url, config });
+    b = await startServer({ databaseUrl: db.url, config });
     await redisSubscribed(prefix, ["mcpClientMessage", "mcpSessionClosed", "configChanged"]);
     key = await a.rt.keys.create("mcp-session-user", "USER");
   });
