@@ -1,10 +1,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type CallToolResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { callerOf } from "../../src/auth/roles.ts";
 import { park } from "../../src/interactions/park.ts";
+import { until } from "../graphql/support.ts";
 import { connect, startServer, textOf, type McpTestServer } from "./support.ts";
 
 /**
@@ -84,6 +85,48 @@ describe("tools/list", () => {
     expect(Object.keys(preset.inputSchema.properties ?? {})).toEqual(["a"]);
     const result = await (await client(keys.USER)).callTool({ name: "add_ten", arguments: { a: 5 } });
     expect(result.structuredContent).toEqual({ result: 15 });
+  });
+});
+
+describe("notifications/tools/list_changed", () => {
+  /** A client whose notification stream (its GET) is open, with the list_changed it receives. */
+  async function watching(key: string) {
+    const changes: unknown[] = [];
+    let streamOpen = false;
+    const { client: c } = await connect(server.url, {
+      key,
+      fetch: async (url, init) => {
+        const res = await fetch(url, init);
+        if ((init?.method ?? "GET") === "GET" && res.status === 200) streamOpen = true;
+        return res;
+      },
+    });
+    clients.push(c);
+    c.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changes.push(n));
+    await until("the notification stream to open", () => streamOpen);
+    return { client: c, changes };
+  }
+
+  it("should announce each preset created, updated or deleted on the notification stream, without a session", async () => {
+    const { client: c, changes } = await watching(keys.USER);
+    const admin = callerOf("ADMIN");
+    await server.rt.presets.create({ name: "double_three", description: "Double three.", baseTool: "counted", fixedKwargs: { n: 3 } }, admin);
+    await until("list_changed after the preset was created", () => changes.length === 1);
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain("double_three");
+    await server.rt.presets.update("double_three", { name: "double_three", description: "Double four.", baseTool: "counted", fixedKwargs: { n: 4 } }, 1, admin);
+    await until("list_changed after the preset was updated", () => changes.length === 2);
+    await server.rt.presets.delete("double_three", admin);
+    await until("list_changed after the preset was deleted", () => changes.length === 3);
+    expect((await c.listTools()).tools.map((t) => t.name)).not.toContain("double_three");
+  });
+
+  it("should not announce a change to a tier above the caller's role", async () => {
+    const { changes } = await watching(keys.READER);
+    const admin = callerOf("ADMIN");
+    await server.rt.presets.create({ name: "hidden_write", description: "A write preset.", baseTool: "counted", fixedKwargs: { n: 1 } }, admin);
+    await server.rt.presets.create({ name: "visible_read", description: "A read preset.", baseTool: "echo", fixedKwargs: { text: "hi" } }, admin);
+    await until("list_changed for the read preset", () => changes.length >= 1);
+    expect(changes, "one announcement: the write preset's was not for a READER").toHaveLength(1);
   });
 });
 
