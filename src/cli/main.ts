@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
 import { registerCheckCommand } from "./check-command.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
+import { registerMcpCommand } from "./mcp-command.ts";
 
 const program = new Command("tai")
   .description("tai42: the OS for AI tools")
@@ -105,6 +106,7 @@ keys
   });
 
 registerCompositionCommands(program);
+registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   // Errors from inside a runtime were scrubbed of its secrets by withRuntime.

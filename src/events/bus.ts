@@ -19,6 +19,10 @@ export interface Topics {
   /** Presets or the active manifest changed on `instanceId`; others reload them. */
   configChanged: { instanceId: string };
   span: import("../extensions/builtin/spans.ts").SpanRecord;
+  /** A message an MCP client posted on a session, for the instance whose request it concerns (docs/mcp.md). */
+  mcpClientMessage: { sessionId: string; message: unknown };
+  /** An MCP session was deleted; instances drop it from their caches. */
+  mcpSessionClosed: { sessionHash: string };
 }
 export type Topic = keyof Topics;
 

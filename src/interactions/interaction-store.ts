@@ -18,6 +18,7 @@ export function toInteraction(r: Row): InteractionRecord {
     expiresAt: r.expiresAt?.toISOString() ?? null,
     answer: r.answer ?? null,
     answeredAt: r.answeredAt?.toISOString() ?? null,
+    callback: r.callbackHash !== null,
     createdAt: r.createdAt.toISOString(),
   };
 }

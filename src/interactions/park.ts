@@ -58,5 +58,7 @@ export interface InteractionRecord {
   answeredAt: string | null;
   /** Only present right after opening (the token is never stored). */
   callbackUrl?: string | null;
+  /** Whether it is answered through a callback URL (an external system), not by a person. */
+  callback: boolean;
   createdAt: string;
 }

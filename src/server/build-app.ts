@@ -20,6 +20,7 @@ import { verifyOrigin } from "./origins.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
 import { closeReason, connectionAuthorization } from "./ws-auth.ts";
 import { logSocketFaults } from "./ws-faults.ts";
+import { mcpHttpDoor } from "../mcp/http-door.ts";
 
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
 const WS_CLOSE_GRACE_MS = 1000;
@@ -73,8 +74,10 @@ export function buildApp(rt: Runtime): TaiServer {
   });
 
   const hostOk = hostGuard(config);
+  const mcp = mcpHttpDoor(rt, { holdKey });
   const server = createServer((req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
+    if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
@@ -146,6 +149,7 @@ export function buildApp(rt: Runtime): TaiServer {
     },
     async stop() {
       keyStreams.close();
+      mcp.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
       const sockets = [...wss.clients].map((c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))));
       for (const c of wss.clients) c.close(1001, "server shutting down");
