@@ -8,6 +8,7 @@ import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
+import { useInputErrorCodes } from "../graphql/input-error-codes.ts";
 import { useScrubbedResults } from "../graphql/scrub-results.ts";
 import { schema } from "../graphql/schema.ts";
 import type { Runtime } from "../runtime.ts";
@@ -69,6 +70,7 @@ export function buildApp(rt: Runtime): TaiServer {
       useScrubbedResults(rt.secrets),
       csrfPrevention(),
       operationLimits(),
+      useInputErrorCodes(),
     ],
   });
 
