@@ -23,6 +23,8 @@ export interface Topics {
   mcpClientMessage: { sessionId: string; message: unknown };
   /** An MCP session was deleted; instances drop it from their caches. */
   mcpSessionClosed: { sessionHash: string };
+  /** An interaction as stored (its answer left out), when it opens and when it closes. */
+  interaction: import("../interactions/interaction-store.ts").PublishedInteraction;
 }
 export type Topic = keyof Topics;
 
