@@ -1,4 +1,5 @@
 import {
+  AgentRunsQuery,
   AgentStreamSubscription,
   AnswerInteractionMutation,
   DispatchMutation,
@@ -6,8 +7,10 @@ import {
   RunQuery,
   RunsQuery,
   type AgentRunInput,
+  type AgentRunPage,
+  type AgentRunsFilter,
   type RunEvent,
-  type RunStatus,
+  type RunsFilter,
   type StreamEvent,
   type ToolRun,
   type ToolRunPage,
@@ -86,8 +89,10 @@ export interface TaiClient {
   dispatch(tool: string, input: Record<string, unknown>, options?: DispatchOptions): Promise<ToolRun>;
   /** A run by id; null when there is none the caller may see. */
   run(id: string, options?: RequestOptions): Promise<ToolRun | null>;
-  /** One page of the runs the caller may see, newest first. */
-  runs(filter?: { tool?: string; status?: RunStatus; first?: number; after?: string }, options?: RequestOptions): Promise<ToolRunPage>;
+  /** One page of the runs the caller may see, newest first, with `totalCount` under the same filter. */
+  runs(filter?: RunsFilter, options?: RequestOptions): Promise<ToolRunPage>;
+  /** One page of the agent runs the caller may see, newest first, with `totalCount`. */
+  agentRuns(filter?: AgentRunsFilter, options?: RequestOptions): Promise<AgentRunPage>;
   /** Answers an interaction of a parked run, and returns the run (resumed once all its interactions are answered). */
   answerInteraction(id: string, answer: unknown, options?: RequestOptions): Promise<ToolRun>;
   /**
@@ -178,6 +183,10 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
 
     async runs(filter = {}, opts) {
       return (await request(RunsQuery, filter, opts)).runs;
+    },
+
+    async agentRuns(filter = {}, opts) {
+      return (await request(AgentRunsQuery, filter, opts)).agentRuns;
     },
 
     async answerInteraction(id, answer, opts) {

@@ -46,18 +46,56 @@ export const RunQuery = graphql(
 
 export const RunsQuery = graphql(
   `
-    query Runs($tool: String, $status: RunStatus, $first: Int, $after: String) {
-      runs(tool: $tool, status: $status, first: $first, after: $after) {
+    query Runs(
+      $tool: String
+      $status: RunStatus
+      $door: Door
+      $parentRunId: ID
+      $startedAfter: DateTime
+      $startedBefore: DateTime
+      $first: Int
+      $after: String
+    ) {
+      runs(
+        tool: $tool
+        status: $status
+        door: $door
+        parentRunId: $parentRunId
+        startedAfter: $startedAfter
+        startedBefore: $startedBefore
+        first: $first
+        after: $after
+      ) {
         edges { cursor node { ...ToolRunFields } }
         pageInfo { hasNextPage endCursor }
+        totalCount
       }
     }
   `,
   [ToolRunFields],
 );
 
-/** One page of runs, newest first: `pageInfo.endCursor` is the `after` of the next page. */
+/** One page of runs, newest first: `pageInfo.endCursor` is the `after` of the next page; `totalCount` counts every run under the filter. */
 export type ToolRunPage = ResultOf<typeof RunsQuery>["runs"];
+
+/** What `runs` filters on (every field optional; times are ISO-8601). */
+export type RunsFilter = Omit<VariablesOf<typeof RunsQuery>, "first" | "after"> & { first?: number; after?: string };
+
+export const AgentRunsQuery = graphql(`
+  query AgentRuns($status: AgentRunStatus, $agent: String, $first: Int, $after: String) {
+    agentRuns(status: $status, agent: $agent, first: $first, after: $after) {
+      edges { cursor node { id agent status threadId lastSeq startedAt finishedAt errorKind errorMessage } }
+      pageInfo { hasNextPage endCursor }
+      totalCount
+    }
+  }
+`);
+
+/** One page of agent runs, newest first. */
+export type AgentRunPage = ResultOf<typeof AgentRunsQuery>["agentRuns"];
+
+/** What `agentRuns` filters on. */
+export type AgentRunsFilter = { status?: VariablesOf<typeof AgentRunsQuery>["status"]; agent?: string; first?: number; after?: string };
 
 export const AnswerInteractionMutation = graphql(
   `

@@ -95,6 +95,22 @@ describe("tai42/client over HTTP (a real listening server)", () => {
       expect(new Set(ids).size).toBe(ids.length);
       expect([...first.edges, ...second.edges].every((e) => e.node.tool === "echo" && e.node.status === "SUCCEEDED")).toBe(true);
     });
+
+    it("should filter runs by door and start time, counting every match in totalCount", async () => {
+      const since = new Date().toISOString();
+      for (const text of ["x", "y", "z"]) await client.dispatch("echo", { text: `window-${text}` });
+      const page = await client.runs({ tool: "echo", door: "graphql", startedAfter: since, first: 2 });
+      expect(page.totalCount).toBe(3);
+      expect(page.edges.map((e) => e.node.door)).toEqual(["graphql", "graphql"]);
+      expect((await client.runs({ tool: "echo", door: "cli", startedAfter: since })).totalCount).toBe(0);
+    });
+
+    it("should page through the agent runs the caller started", async () => {
+      for await (const e of client.agentStream({ userMessage: "hello" })) if (e.final) break;
+      const page = await client.agentRuns({ first: 1 });
+      expect(page.totalCount).toBeGreaterThanOrEqual(1);
+      expect(page.edges[0].node).toMatchObject({ agent: expect.any(String), status: "SUCCEEDED" });
+    });
   });
 
   describe("answerInteraction", () => {
