@@ -1,6 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, isJSONRPCRequest, JSONRPCMessageSchema, type InitializeRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  isInitializeRequest,
+  isJSONRPCRequest,
+  JSONRPCMessageSchema,
+  type InitializeRequest,
+  type JSONRPCNotification,
+  type JSONRPCRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
@@ -11,6 +18,7 @@ import { readBody } from "../server/read-body.ts";
 import { corsHeaders, sendError, sendPreflight, sendResponse, webRequest } from "./http-io.ts";
 import { watchToolList } from "./list-changed.ts";
 import { createMcpServer } from "./mcp-server.ts";
+import { answerPlainCall, plainCall, type PlainCall } from "./plain-call.ts";
 import { SessionRelay } from "./session-relay.ts";
 import { McpSessions, ownsSession, type McpSession } from "./sessions.ts";
 import type { Elicit } from "./tool-call.ts";
@@ -95,6 +103,10 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
     } catch {
       return sendError(res, 400, -32700, "Parse error: Invalid JSON", cors);
     }
+    // One plain tools/call that sends nothing before its answer: answered without the SDK's
+    // server and transport, exactly as they would answer it (plain-call.ts).
+    const call = plainCall(req, body);
+    if (call && !sendsBeforeAnswer(call.params, session, rt.surface)) return answerPlain(res, caller, session, cors, call);
     const messages = Array.isArray(body) ? body : [body];
     const requests = messages.filter(isJSONRPCRequest);
     const others = messages.filter((m) => !isJSONRPCRequest(m));
@@ -122,7 +134,12 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       answerCancelled();
       setImmediate(() => void transport.close());
     };
-    const release = current ? relay.hold(current.id, requests.map((r) => r.id), { transport, cancelled }) : () => {};
+    // The SDK server aborts the request's handler (its `extra.signal`), which cancels the run.
+    const cancel = (notification: JSONRPCNotification) => {
+      transport.onmessage?.(notification);
+      cancelled();
+    };
+    const release = current ? relay.hold(current.id, requests.map((r) => r.id), { cancel }) : () => {};
     // A client that goes away does not cancel its calls (MCP: disconnection is not
     // cancellation); only what waits on it (an elicitation) gives up.
     res.once("close", () => {
@@ -133,6 +150,27 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
     const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: parsed }), cancelledAnswer]);
     if (!response) return void res.writeHead(202, cors).end();
     await sendResponse(res, response, opened ? { ...cors, "mcp-session-id": opened.id } : cors, ANSWER_HEADERS_HOLD_MS);
+  }
+
+  /**
+   * A plain call (plain-call.ts): its answer is one JSON body, with the headers the SDK's
+   * transport gives it; a cancelled call is answered with an empty 202, as there.
+   */
+  async function answerPlain(res: ServerResponse, caller: Caller, session: McpSession | null, cors: Headers, call: PlainCall): Promise<void> {
+    const stop = new AbortController();
+    let cancelled = false;
+    const cancel = (notification: JSONRPCNotification) => {
+      if (cancelled) return;
+      cancelled = true;
+      stop.abort((notification.params as { reason?: unknown } | undefined)?.reason);
+      res.writeHead(202, cors).end();
+    };
+    const release = session ? relay.hold(session.id, [call.id], { cancel }) : () => {};
+    res.once("close", release);
+    const answer = await answerPlainCall(rt, { caller, elicit: null }, call, stop.signal);
+    if (cancelled) return;
+    const json = JSON.stringify(answer);
+    res.writeHead(200, { ...cors, "content-type": "application/json" }).end(json);
   }
 
   /** A GET: the stream of server notifications (`notifications/tools/list_changed`), with or without a session. */
@@ -176,10 +214,13 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
  * client can be asked). Anything else answers as JSON.
  */
 function answersAsStream(requests: JSONRPCRequest[], session: McpSession | null, surface: Surface): boolean {
-  return requests.some((r) => {
-    if (r.method !== "tools/call") return false;
-    const params = r.params as { name?: unknown; _meta?: { progressToken?: unknown } } | undefined;
-    if (params?._meta?.progressToken !== undefined) return true;
-    return session?.elicitation === true && typeof params?.name === "string" && surface.resolve(params.name)?.pauses === true;
-  });
+  return requests.some((r) => r.method === "tools/call" && sendsBeforeAnswer(r.params as CallParams | undefined, session, surface));
+}
+
+type CallParams = { name?: unknown; _meta?: { progressToken?: unknown } };
+
+/** Whether a `tools/call` may send something before its answer: progress, or an elicitation. */
+function sendsBeforeAnswer(params: CallParams | undefined, session: McpSession | null, surface: Surface): boolean {
+  if (params?._meta?.progressToken !== undefined) return true;
+  return session?.elicitation === true && typeof params?.name === "string" && surface.resolve(params.name)?.pauses === true;
 }

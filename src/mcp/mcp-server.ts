@@ -32,7 +32,8 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
   return server;
 }
 
-async function masked<T>(rt: Runtime, answer: () => Promise<T>): Promise<T> {
+/** Runs a request's answer; an unexpected failure is logged and becomes a masked internal error. */
+export async function masked<T>(rt: Runtime, answer: () => Promise<T>): Promise<T> {
   try {
     return await answer();
   } catch (e) {

@@ -7,6 +7,7 @@ import {
   isJSONRPCResultResponse,
   type ElicitRequestFormParams,
   type ElicitResult,
+  type JSONRPCNotification,
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Bus } from "../events/bus.ts";
@@ -16,10 +17,9 @@ interface Waiter {
   settle(message: unknown): void;
 }
 
-/** A request in flight on this instance: the transport serving it, and what to do once it is cancelled. */
-interface Live {
-  transport: Transport;
-  cancelled(): void;
+/** A request in flight on this instance: what cancels it (the client's `notifications/cancelled`, as posted). */
+export interface Live {
+  cancel(notification: JSONRPCNotification): void;
 }
 
 /**
@@ -39,7 +39,7 @@ export class SessionRelay {
     this.unlisten = bus.listen("mcpClientMessage", ({ sessionId, message }) => void this.deliver(sessionId, message));
   }
 
-  /** Registers requests of a session in flight on `transport` here; returns the release. */
+  /** Registers requests of a session in flight here; returns the release. */
   hold(sessionId: string, ids: RequestId[], live: Live): () => void {
     const held = this.live.get(sessionId) ?? new Map<RequestId, Live>();
     this.live.set(sessionId, held);
@@ -108,9 +108,7 @@ export class SessionRelay {
       const requestId = (message.params as { requestId?: RequestId } | undefined)?.requestId;
       const live = requestId === undefined ? undefined : this.live.get(sessionId)?.get(requestId);
       if (!live) return false;
-      // The SDK server aborts the request's handler (its `extra.signal`), which cancels the run.
-      live.transport.onmessage?.(message);
-      live.cancelled();
+      live.cancel(message);
       return true;
     }
     // Other notifications (initialized, roots changed, progress) concern no request here.
