@@ -1,8 +1,8 @@
-import { randomUUID } from "node:crypto";
 import type { Tier } from "../auth/roles.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import type { ContentBlock } from "../tools/result.ts";
+import { newRunId } from "./run-id.ts";
 
 export const RUN_STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "PARKED", "CANCELLED"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -74,7 +74,7 @@ export function isFinal(status: RunStatus): boolean {
 /** A new RUNNING run for a dispatch, before anything about its tool is known. */
 export function newRun(fields: { tool: string; input: unknown; door: Door; callerRole: string; callerKey: string | null; callerKeyId?: string | null; parentRunId?: string | null }): RunRecord {
   return {
-    id: randomUUID(),
+    id: newRunId(),
     tool: fields.tool,
     status: "RUNNING",
     input: fields.input ?? null,
