@@ -142,9 +142,18 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
     const release = current ? relay.hold(current.id, requests.map((r) => r.id), { cancel }) : () => {};
     // A client that goes away does not cancel its calls (MCP: disconnection is not
     // cancellation); only what waits on it (an elicitation) gives up.
+    // A revoked key's open answer stream (progress, elicitation) ends like its GET streams.
+    const releaseKey =
+      caller.keyId && options.holdKey
+        ? options.holdKey(caller.keyId, () => {
+            gone.abort(new Error("the key was revoked"));
+            void transport.close();
+          })
+        : () => {};
     res.once("close", () => {
       gone.abort(new Error("the client went away"));
       release();
+      releaseKey();
     });
     const parsed: JSONRPCRequest | JSONRPCRequest[] = Array.isArray(body) ? requests : requests[0];
     const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: parsed }), cancelledAnswer]);

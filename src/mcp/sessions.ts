@@ -28,6 +28,9 @@ const REFRESH_MS = 3600_000;
 const CACHE_MS = 5_000;
 const PREFIX = "mcp-session:";
 
+/** What {@link McpSessions.open} issues: "mcp_" and 32 random bytes in base64url. */
+const SESSION_ID = /^mcp_[A-Za-z0-9_-]{43}$/;
+
 /**
  * MCP sessions (docs/mcp.md, "Sessions across instances"). A session is a row of the
  * shared expiring store, keyed by a hash of its id: the id is 256 random bits, shown only
@@ -65,8 +68,10 @@ export class McpSessions {
     return session;
   }
 
-  /** The live session with this id, or null when it is unknown, expired or deleted. */
+  /** The live session with this id, or null when it is unknown, expired, deleted or not shaped like one of ours. */
   async find(id: string): Promise<McpSession | null> {
+    // Not one this server could have issued: no lookup, and nothing cached for it.
+    if (!SESSION_ID.test(id)) return null;
     const now = Date.now();
     const hit = this.cache.get(id);
     if (hit && now - hit.at < CACHE_MS) {

@@ -108,8 +108,12 @@ async function answerParked(rt: Runtime, elicit: Elicit, caller: Caller, parked:
       } catch (e) {
         if (!(e instanceof ApiError)) throw e;
         if (e.code === "BAD_USER_INPUT" && ++refused < MAX_REFUSALS) refusal = `the answer was refused: ${e.message}`;
-        // Answered meanwhile from elsewhere, or expired: whatever the run became.
-        else run = await rt.dispatcher.awaitFinal(runId);
+        else {
+          // Answered meanwhile from elsewhere, expired, or refused too often: whatever the
+          // run became (still parked after the last refusal: its park is answered elsewhere).
+          run = await rt.dispatcher.awaitFinal(runId);
+          if (refused >= MAX_REFUSALS) break;
+        }
       }
     }
   } finally {

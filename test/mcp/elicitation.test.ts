@@ -106,6 +106,14 @@ describe("a run that parks, with a client that can be asked", () => {
     expect(textOf(result)).toBe("1234");
   });
 
+  it("should stop asking after three refused answers and return the run still parked", async () => {
+    const wrong = { action: "accept" as const, content: { answer: "12" } };
+    const { client, asked } = await answering([wrong, wrong, wrong, wrong, wrong]);
+    const result = await call(client, "pin");
+    expect(asked).toHaveLength(3);
+    expect(await runOf(result)).toMatchObject({ status: "PARKED" });
+  });
+
   it("should cancel the run when the user declines", async () => {
     const { client } = await answering([{ action: "decline" }]);
     const result = await call(client, "approve", { amount: 1 });
