@@ -112,7 +112,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Modules register on the shared handle; a runtime built with its own handle (tests)
   // still sees what modules register.
   if (options.loadModules ?? true) await loadModules(sharedApp, config.modules);
-  const opened = await openDb(config.databaseUrl);
+  const opened = await openDb(config.databaseUrl, { pool: config.dbPool });
   const { provider } = opened;
   const db = scrubbingWrites(opened.db, secrets);
   await learnStoredMarkers(db, secrets);

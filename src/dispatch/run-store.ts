@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import { lockEventLog } from "../db/event-log.ts";
+import { TX } from "../db/contention.ts";
 import { scopeKey, storableJson, storableText } from "../db/storable.ts";
 import type { Tier } from "../auth/roles.ts";
 import type { RunScope } from "../auth/visibility.ts";
@@ -149,9 +150,6 @@ export class RunStore {
 /** The message of a run failed because its instance went away mid-run. */
 export const INTERRUPTED = "interrupted by restart";
 
-// Interactive transactions wait for a pooled connection under load rather than failing at
-// Prisma's 2 s default.
-const TX = { maxWait: 10_000, timeout: 20_000 };
 
 type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 
