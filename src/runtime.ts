@@ -138,14 +138,25 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (duties !== "none") await instances.register();
 
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
-  const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
+  const dispatcher = new Dispatcher({
+    surface,
+    runs,
+    bus,
+    log,
+    secrets,
+    instanceId,
+    interactions: interactionStore,
+    store: expiringStore(db),
+    // A name written on another instance a moment ago is looked up again before NOT_FOUND.
+    refresh: () => stored.sync.refreshIfStale(),
+  });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   const sweep = duties !== "server" ? undefined : setInterval(() => {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
   }, options.sweepMs ?? 1000);
   sweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
-  surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
+  surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
   const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: duties === "server" ? () => instances.liveIds() : undefined });
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
@@ -164,6 +175,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     await loadModules(sharedApp, modules);
   });
   await stored.load();
+  // Converges with writes whose bus message was lost, and with the CLI's (docs/deploy.md).
+  if (duties === "server") stored.sync.start(config.syncSeconds * 1000);
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny);
   const manifests = new ManifestService(
@@ -189,7 +202,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       },
     }),
     changed,
-    provider,
   );
 
   let closed = false;

@@ -44,6 +44,8 @@ export interface DispatchDeps {
   instanceId: string;
   interactions: InteractionStore;
   store: import("../db/expiring-store.ts").ExpiringStore;
+  /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
+  refresh?: () => Promise<boolean>;
 }
 
 /**
@@ -94,7 +96,8 @@ export class Dispatcher {
     if (deep !== null) return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
-    const entry = this.deps.surface.resolve(req.tool);
+    // A name created on another instance a moment ago may not have reached this one yet.
+    const entry = this.deps.surface.resolve(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? this.deps.surface.resolve(req.tool) : undefined);
     if (!entry) return this.settle.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;

@@ -43,7 +43,7 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
       nullable: true,
       description: "null = exactly one attempt.",
       resolve: (e, _a, ctx) => {
-        const p = ctx.runtime.surface.policyFor(e);
+        const p = ctx.surface.policyFor(e);
         return p ? { ...p.policy, declaredOn: p.declaredOn } : null;
       },
     }),
@@ -61,7 +61,7 @@ builder.queryFields((t) => ({
     args: { origin: t.arg({ type: ToolOriginEnum }), tier: t.arg({ type: TierEnum }), search: t.arg.string() },
     resolve: (_r, args, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.surface.list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined });
+      return ctx.surface.list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined });
     },
   }),
   tool: t.field({
@@ -70,7 +70,7 @@ builder.queryFields((t) => ({
     args: { name: t.arg.string({ required: true }) },
     resolve: (_r, { name }, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.surface.resolve(name) ?? null;
+      return ctx.surface.resolve(name) ?? null;
     },
   }),
 }));
@@ -78,11 +78,12 @@ builder.queryFields((t) => ({
 builder.subscriptionFields((t) => ({
   toolsChanged: t.field({
     type: [ToolRef],
-    description: "The whole surface, each time it changes (MCP's list_changed).",
+    description: "The whole surface, each time this server's surface changes (MCP's list_changed); never the list from before the change.",
     subscribe: (_r, _a, ctx) => {
       requireCaller(ctx);
       return closeWith(ctx, (signal) => ctx.runtime.bus.subscribe("toolsChanged", { signal, bufferSize: 16 }));
     },
+    // The surface as it is now, not as the operation began: the event fires after this instance applied the change.
     resolve: (_p, _a, ctx) => ctx.runtime.surface.list(),
   }),
 }));

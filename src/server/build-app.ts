@@ -9,6 +9,7 @@ import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
 import { useScrubbedResults } from "../graphql/scrub-results.ts";
+import { usePinnedSurface } from "../graphql/pinned-surface.ts";
 import { schema } from "../graphql/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
@@ -60,13 +61,16 @@ export function buildApp(rt: Runtime): TaiServer {
     cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] } : false,
     logging: false,
     context: async (init): Promise<GraphQLContext> => {
-      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey };
+      // The current surface; a query pins one snapshot of it (usePinnedSurface).
+      const surface = rt.surface;
+      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey, surface };
       const request = (init as unknown as { request: Request }).request;
-      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal, holdKey };
+      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal, holdKey, surface };
     },
     plugins: [
       // Every result, on every transport, leaves scrubbed of the runtime's secrets.
       useScrubbedResults(rt.secrets),
+      usePinnedSurface(rt.surface),
       csrfPrevention(),
       operationLimits(),
     ],
