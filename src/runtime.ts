@@ -31,6 +31,7 @@ import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
 import type { ExtensionDefinition } from "./extensions/extension.ts";
 import { AgentService } from "./agent/agent-service.ts";
 import { OrphanSweep } from "./runlog/orphan-sweep.ts";
+import { Fencing } from "./runlog/fencing.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -42,7 +43,7 @@ export interface RuntimeOptions {
   log?: Logger;
   /** Milliseconds between interaction-expiry sweeps. @default 1000 */
   sweepMs?: number;
-  /** Seconds between instance heartbeats. @default 10 */
+  /** Seconds between instance heartbeats, overriding TAI_HEARTBEAT_SECONDS; an instance is then gone after three missed. @default config.heartbeatSeconds (and config.deadAfterSeconds) */
   heartbeatSeconds?: number;
   /**
    * The instance duties this process takes on. `"server"`: it registers as an instance and
@@ -131,8 +132,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runLog = new LogWriter(opened.driver, secrets);
   const runs = new RunStore(db, runLog);
   const runFeed = new OrderedRunEvents(bus, runs, log);
-  const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
-  const instances = new InstanceRegistry(db, heartbeatMs);
+  const heartbeatMs = (options.heartbeatSeconds ?? config.heartbeatSeconds) * 1000;
+  const instances = new InstanceRegistry(db, heartbeatMs, options.heartbeatSeconds === undefined ? config.deadAfterSeconds * 1000 : heartbeatMs * 3);
   const instanceId = instances.id;
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
@@ -162,7 +163,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
   // its process died on this host) were interrupted: at start, and at every heartbeat
   // after. A one-shot command takes no server duties; `tools run` only beats.
-  const orphans = duties === "none" ? null : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server" });
+  const fencing = new Fencing({ db, tools: dispatcher, agents, log });
+  const orphans = duties === "none" ? null : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server", fence: (gone) => fencing.check(gone).then(() => {}) });
   const recovered = orphans ? await orphans.start() : [];
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */

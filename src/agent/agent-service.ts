@@ -246,4 +246,14 @@ export class AgentService {
   get runningCount(): number {
     return this.inflight.size;
   }
+
+  /** The ids of the agent runs executing on this instance. */
+  runningIds(): string[] {
+    return this.inflight.ids();
+  }
+
+  /** Stops a run executing here that another instance already failed (`runlog/fencing.ts`); nothing more of it is stored. */
+  fence(runId: string, reason: string): boolean {
+    return this.inflight.abort(runId, new Error(reason));
+  }
 }

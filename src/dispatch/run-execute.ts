@@ -10,6 +10,7 @@ import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
 import type { RunRecord } from "./run-record.ts";
 import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
+import { ToolError } from "../errors.ts";
 
 /** What the steps of a run (execute, park, resume) share with the {@link Dispatcher} that owns them. */
 export interface RunSteps {
@@ -86,7 +87,11 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
     onRetry: async (attempt) => {
       attempt.number += before;
       run.attempts = [...run.attempts, attempt];
-      settle.publish(await deps.runs.attemptFailed(settle.snapshot(run, redact), settle.scrubber(run.id).scrub(attempt)));
+      const event = await deps.runs.attemptFailed(settle.snapshot(run, redact), settle.scrubber(run.id).scrub(attempt));
+      // Another instance already ended the run (this one looked gone): no retry, and the
+      // stored outcome stands (the finish below writes nothing over it).
+      if (!event) return void controller.abort(new ToolError(FENCED, { kind: "CANCELLED" }));
+      settle.publish(event);
       stored.add(attempt.number);
     },
   });
@@ -102,3 +107,6 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   if (mayHaveOpen) await deps.interactions.cancelOpen(run.id);
   return settle.finish(run, unstored, redact, log);
 }
+
+/** Why a run is stopped on the instance that executes it after another instance ended it. */
+export const FENCED = "this instance was declared gone (its heartbeat lapsed) and the run was failed by another instance; it was stopped here and nothing more is recorded";

@@ -220,6 +220,21 @@ export class Dispatcher {
     return this.inflight.size;
   }
 
+  /** The ids of the runs executing on this instance. */
+  runningIds(): string[] {
+    return this.inflight.ids();
+  }
+
+  /**
+   * Stops a run executing here whose outcome another instance already stored (it was
+   * failed while this instance looked gone): its attempt is aborted with `reason`, and
+   * nothing it does after is recorded (the store keeps the first outcome). False when
+   * this instance does not hold it.
+   */
+  fence(runId: string, reason: string): boolean {
+    return this.inflight.abort(runId, new ToolError(reason, { kind: "CANCELLED" }));
+  }
+
   private abortLocal(runId: string): boolean {
     return this.inflight.abort(runId, new ToolError("the run was cancelled", { kind: "CANCELLED" }));
   }
