@@ -32,6 +32,9 @@ import type { ExtensionDefinition } from "./extensions/extension.ts";
 import { AgentService } from "./agent/agent-service.ts";
 import { OrphanSweep } from "./runlog/orphan-sweep.ts";
 import { Fencing } from "./runlog/fencing.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { metricSources } from "./ops/metric-sources.ts";
+import { startTracing } from "./ops/tracing.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -43,8 +46,10 @@ export interface RuntimeOptions {
   log?: Logger;
   /** Milliseconds between interaction-expiry sweeps. @default 1000 */
   sweepMs?: number;
-  /** Seconds between instance heartbeats, overriding TAI_HEARTBEAT_SECONDS; an instance is then gone after three missed. @default config.heartbeatSeconds (and config.deadAfterSeconds) */
+  /** Seconds between instance heartbeats; instances are declared gone after three missed. @default config.heartbeatSeconds and config.deadAfterSeconds */
   heartbeatSeconds?: number;
+  /** Where run and attempt spans go besides OTLP (tests: an InMemorySpanExporter); with it, tracing is on. */
+  traceExporter?: import("@opentelemetry/sdk-trace").SpanExporter;
   /**
    * The instance duties this process takes on. `"server"`: it registers as an instance and
    * beats, fails the runs of instances that are gone, expires interactions and recovers
@@ -97,6 +102,10 @@ export interface Runtime {
   publicUrl: string;
   /** Runs failed as "interrupted by restart" at start. */
   recovered: string[];
+  /** Prometheus metrics of this runtime (`/metrics`, docs/deploy.md). */
+  metrics: Metrics;
+  /** Stops accepting runs and waits for those in flight (cancelling them past the grace period); the first step of {@link Runtime.close}. */
+  drain(): Promise<void>;
   /** Stops accepting runs, drains or cancels those in flight, closes connections. */
   close(): Promise<void>;
 }
@@ -118,7 +127,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const db = scrubbingWrites(opened.db, secrets);
   await learnStoredMarkers(db, secrets);
   const redisOutage = outageLog(log, "redis");
-  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: redisOutage.error, onReady: redisOutage.recovered });
+  const metrics = new Metrics();
+  const onRedisError = (e: Error) => {
+    metrics.redisError();
+    redisOutage.error(e);
+  };
+  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: onRedisError, onReady: redisOutage.recovered, onLagging: (topic) => metrics.laggingClosed(topic) });
   const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";
@@ -129,12 +143,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (config.demo) registerDemoTools(builtins, db);
   const apps = [...new Set([builtins, sharedApp, app])];
   const surface = new Surface(apps);
-  const runLog = new LogWriter(opened.driver, secrets);
+  const runLog = new LogWriter(opened.driver, secrets, (size, seconds) => metrics.logBatch(size, seconds));
   const runs = new RunStore(db, runLog);
   const runFeed = new OrderedRunEvents(bus, runs, log);
   const heartbeatMs = (options.heartbeatSeconds ?? config.heartbeatSeconds) * 1000;
   const instances = new InstanceRegistry(db, heartbeatMs, options.heartbeatSeconds === undefined ? config.deadAfterSeconds * 1000 : heartbeatMs * 3);
   const instanceId = instances.id;
+  const tracing = await startTracing({ url: config.otlpTracesUrl, exporter: options.traceExporter, instanceId }, secrets);
+  spans.tracer = tracing?.monitor ?? null;
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
 
@@ -150,6 +166,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     store: expiringStore(db),
     // A name written on another instance a moment ago is looked up again before NOT_FOUND.
     refresh: () => stored.sync.refreshIfStale(),
+    observer: metrics,
+    tracer: tracing?.runs,
   });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   const sweep = duties !== "server" ? undefined : setInterval(() => {
@@ -179,6 +197,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   await stored.load();
   // Converges with writes whose bus message was lost, and with the CLI's (docs/deploy.md).
   if (duties === "server") stored.sync.start(config.syncSeconds * 1000);
+  metrics.bind(metricSources({ surface, dispatcher, agents, bus, driver: opened.driver, instances: duties === "none" ? null : instances, stored }));
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny);
   const manifests = new ManifestService(
@@ -207,6 +226,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
 
   let closed = false;
+  let draining: Promise<void> | null = null;
   const runtime: Runtime = {
     publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
     interactions,
@@ -236,6 +256,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     instanceId,
     log,
     recovered,
+    metrics,
+    drain() {
+      draining ??= (async () => {
+        await agents.close(config.shutdownGraceSeconds * 1000);
+        await dispatcher.drain(config.shutdownGraceSeconds * 1000);
+      })();
+      return draining;
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -243,9 +271,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       clearInterval(sweep);
       unwatch.forEach((u) => u());
       stored.close();
-      await agents.close(config.shutdownGraceSeconds * 1000);
-      await dispatcher.drain(config.shutdownGraceSeconds * 1000);
+      await runtime.drain();
       await runLog.idle();
+      await tracing?.shutdown().catch((e: Error) => log.warn("flushing traces failed", { error: e.message }));
       if (duties !== "none") await instances.leave();
       runFeed.close();
       await bus.close();

@@ -10,6 +10,7 @@ import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
 import type { RunRecord } from "./run-record.ts";
 import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
+import type { RunTrace } from "./observe.ts";
 import { ToolError } from "../errors.ts";
 
 /** What the steps of a run (execute, park, resume) share with the {@link Dispatcher} that owns them. */
@@ -36,6 +37,8 @@ export interface ExecuteOptions {
   policy?: RunRecord["policy"];
   /** A parked run resuming: it may have interactions open from before its park. */
   resumed?: boolean;
+  /** The run's span; each attempt gets a child span (tracing on). */
+  trace?: RunTrace;
 }
 
 /**
@@ -78,7 +81,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         },
         store: deps.store,
       };
-      const value = await body(ctx);
+      const value = await (opts.trace ? opts.trace.attempt(before + n, () => body(ctx)) : body(ctx));
       if (isPark(value)) return value;
       const result = normalizeResult(entry.name, value);
       if (result.isError) throw new ReturnedError(result);
@@ -95,6 +98,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
       stored.add(attempt.number);
     },
   });
+  deps.observer?.attempted(entry.name, outcome.attempts.length);
   for (const a of outcome.attempts) if (!stored.has(a.number)) a.number += before;
   const last = outcome.attempts[outcome.attempts.length - 1] ?? null;
   const unstored = last && !stored.has(last.number) ? last : null;

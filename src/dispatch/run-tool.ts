@@ -16,6 +16,7 @@ import { execute, type RunSteps } from "./run-execute.ts";
 import { isFinal, newRun, type AppliedPolicy, type Door, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import type { RunStore } from "./run-store.ts";
+import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
 
 /** One dispatch, as every door states it. */
 export interface RunRequest {
@@ -46,6 +47,10 @@ export interface DispatchDeps {
   store: import("../db/expiring-store.ts").ExpiringStore;
   /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
   refresh?: () => Promise<boolean>;
+  /** Metrics of every dispatch and execution. */
+  observer?: DispatchObserver;
+  /** OpenTelemetry spans of runs and attempts; absent when tracing is off. */
+  tracer?: RunTracer;
 }
 
 /**
@@ -90,6 +95,23 @@ export class Dispatcher {
    * (docs/run-lifecycle.md §2, steps 1–5) is here; {@link execute} runs and settles it.
    */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
+    const { observer, tracer } = this.deps;
+    if (!observer && !tracer) return this.admit(req);
+    const started = performance.now();
+    const trace = tracer?.startRun(req);
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.admit(req, trace);
+    } catch (e) {
+      trace?.fail(e);
+      throw e;
+    }
+    trace?.end(outcome.run);
+    observer?.dispatched(outcome.run, req.door, (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  private async admit(req: RunRequest, trace?: RunTrace): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
     const base = newRun({ tool: req.tool, input: deep === null ? req.input : TOO_DEEP, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, callerKeyId: req.caller.keyId, parentRunId: req.parentRunId });
@@ -135,6 +157,7 @@ export class Dispatcher {
       controller,
       redact,
       policy: base.policy,
+      trace,
     });
     this.inflight.add(base.id, controller, done);
     try {

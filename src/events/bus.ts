@@ -58,8 +58,12 @@ export class Bus {
   private readonly uncounted = new Set<(payload: unknown) => void>();
   private readonly derived: { topic: Topic; count: () => number }[] = [];
 
-  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void } = {}) {
+  /** Called when a subscriber of `topic` is closed for lagging (metrics). */
+  private readonly onLagging?: (topic: Topic) => void;
+
+  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void; onLagging?: (topic: Topic) => void } = {}) {
     this.prefix = options.prefix ?? "tai42:";
+    this.onLagging = options.onLagging;
     if (options.redisUrl) {
       const { Redis } = require("ioredis") as typeof import("ioredis");
       const { createRedisEventTarget } = require("@graphql-yoga/redis-event-target") as typeof import("@graphql-yoga/redis-event-target");
@@ -156,7 +160,12 @@ export class Bus {
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */
   subscribe<K extends Topic>(topic: K, options: SubscribeOptions<Topics[K]> = {}): AsyncIterableIterator<Topics[K]> {
-    return boundedSubscription((deliver) => this.listen(topic, deliver), options);
+    return boundedSubscription((deliver) => this.listen(topic, deliver), { ...options, onOverflow: () => this.laggingClosed(topic) });
+  }
+
+  /** Reports a subscriber of `topic` closed for lagging (also by fan-outs with their own queues, such as the ordered run feed). */
+  laggingClosed(topic: Topic): void {
+    this.onLagging?.(topic);
   }
 
   /**

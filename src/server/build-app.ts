@@ -21,6 +21,8 @@ import { verifyOrigin } from "./origins.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
 import { closeReason, connectionAuthorization } from "./ws-auth.ts";
 import { logSocketFaults } from "./ws-faults.ts";
+import { opsRoutes } from "./ops-routes.ts";
+import { Readiness } from "./ready.ts";
 
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
 const WS_CLOSE_GRACE_MS = 1000;
@@ -32,6 +34,8 @@ const REVOCATION_POLL_MS = 5000;
 export interface TaiServer {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   server: Server;
+  /** What `/ready` answers; a graceful stop drains it first (`serve.ts`). */
+  readiness: Readiness;
   /** Listens; resolves with the bound URL of /graphql. */
   start(port?: number, host?: string): Promise<string>;
   /** Stops accepting connections and closes every socket. */
@@ -77,8 +81,11 @@ export function buildApp(rt: Runtime): TaiServer {
   });
 
   const hostOk = hostGuard(config);
+  const readiness = new Readiness(rt);
+  const ops = opsRoutes(rt, readiness);
   const server = createServer((req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
+    if (ops(req, res)) return;
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
@@ -137,6 +144,7 @@ export function buildApp(rt: Runtime): TaiServer {
   return {
     yoga: yoga as unknown as TaiServer["yoga"],
     server,
+    readiness,
     start(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {
         server.once("error", reject);
