@@ -93,8 +93,10 @@ describe("contention errors", () => {
   it.skipIf(!hasPostgres)("should type as UNAVAILABLE a query that found no pooled connection in time (pg's pool timeout)", async () => {
     const fresh = await freshDatabase("postgres");
     drops.push(fresh.drop);
-    const pool = new pg.Pool({ connectionString: fresh.url, max: 1, connectionTimeoutMillis: 50 });
+    const pool = new pg.Pool({ connectionString: fresh.url, max: 1, connectionTimeoutMillis: 10_000 });
     const client = await pool.connect();
+    // Short only once the one connection is held: on a loaded machine connecting alone can take longer.
+    pool.options.connectionTimeoutMillis = 50;
     const error = await pool.query("SELECT 1").catch((e: unknown) => e);
     client.release();
     await pool.end();
