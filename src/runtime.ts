@@ -137,7 +137,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
 
-  const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
+  const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`, bus);
   const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   const sweep = duties !== "server" ? undefined : setInterval(() => {

@@ -19,6 +19,8 @@ export interface Topics {
   /** Presets or the active manifest changed on `instanceId`; others reload them. */
   configChanged: { instanceId: string };
   span: import("../extensions/builtin/spans.ts").SpanRecord;
+  /** An interaction as stored (its answer left out), when it opens and when it closes. */
+  interaction: import("../interactions/interaction-store.ts").PublishedInteraction;
 }
 export type Topic = keyof Topics;
 

@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
-import type { ExecutionArgs } from "graphql";
+import { GraphQLError, type ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
+import { useInputErrorCodes } from "../graphql/input-error-codes.ts";
 import { useScrubbedResults } from "../graphql/scrub-results.ts";
 import { schema } from "../graphql/schema.ts";
 import type { Runtime } from "../runtime.ts";
@@ -19,7 +20,7 @@ import { KeyStreams } from "./key-streams.ts";
 import { operationLimits } from "./limits.ts";
 import { verifyOrigin } from "./origins.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
-import { closeReason, connectionAuthorization } from "./ws-auth.ts";
+import { closeReason, connectionAuthorization, operationAuthorization } from "./ws-auth.ts";
 import { logSocketFaults } from "./ws-faults.ts";
 
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
@@ -70,6 +71,7 @@ export function buildApp(rt: Runtime): TaiServer {
       useScrubbedResults(rt.secrets),
       csrfPrevention(),
       operationLimits(),
+      useInputErrorCodes(),
     ],
   });
 
@@ -88,7 +90,7 @@ export function buildApp(rt: Runtime): TaiServer {
     {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => never }).execute(args),
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => never }).subscribe(args),
-      // Authentication happens once, on connection_init; a bad key refuses the socket.
+      // The socket is authenticated once, on connection_init; a bad key refuses it.
       onConnect: async (ctx) => {
         const socket = ctx.extra.socket;
         try {
@@ -103,12 +105,22 @@ export function buildApp(rt: Runtime): TaiServer {
         }
       },
       onSubscribe: async (ctx, _id, params) => {
+        // An operation carrying its own Authorization header (GraphiQL sends its Headers tab
+        // so) runs as that key; the socket's caller otherwise. A bad key fails the operation.
+        let caller = ctx.extra.caller ?? null;
+        try {
+          const authorization = operationAuthorization(params.extensions);
+          if (authorization !== undefined) caller = await authenticate(rt, authorization);
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e;
+          return [new GraphQLError(e.message, { extensions: { code: e.code } })];
+        }
         const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
-          wsCaller: ctx.extra.caller ?? null,
+          wsCaller: caller,
         });
         let document;
         try {

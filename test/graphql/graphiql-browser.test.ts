@@ -94,6 +94,32 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
     expect(pageErrors).toEqual([]);
   });
 
+  it("should run a subscription as the key typed in the Headers tab, over graphql-ws", async () => {
+    const { url, page } = await open();
+    const key = await rt!.keys.create("graphiql-admin", "ADMIN");
+    const admin = (await rt!.keys.verify(key))!;
+    const run = await rt!.dispatcher.run({ tool: "echo", input: { text: "the admin's" }, caller: admin, door: "runtime" });
+    await page.goto(`${url}?query=${encodeURIComponent(`subscription { runEvents(runId: "${run.id}", afterSeq: 0) { type run { id } } }`)}`);
+    await editorOf(page);
+    const response = page.locator(".graphiql-response");
+
+    // As the anonymous caller (USER on loopback), the admin's run does not exist.
+    await page.locator(".graphiql-execute-button").click();
+    await until("the anonymous refusal to show", async () => (await response.innerText()).includes("NOT_FOUND"), 20_000);
+
+    await page.locator('.graphiql-editor-tools button[data-name="headers"]').click();
+    const headers = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="headers.json"]');
+    await headers.click();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${key}` }));
+    await page.locator(".graphiql-execute-button").click();
+    await until("the admin's replayed events to show", async () => (await response.innerText()).includes("RUN_FINISHED"), 20_000);
+    expect(await response.innerText()).toContain(run.id);
+    expect(offsite).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
   it("should run the query given in the page URL", async () => {
     const { url, page } = await open();
     await page.goto(`${url}?query=${encodeURIComponent("query Who { viewer { role authenticated } }")}`);
