@@ -42,7 +42,7 @@ describe.skipIf(!present)("the dashboard's interactions screen, in headless Chro
     const server = await suite.serve({ app: parkingTools() });
     const dash = await suite.open("/dashboard#/interactions");
     const { page } = dash;
-    await until("the page to subscribe to runEvents", () => server.rt.bus.listenerCount("runEvent") >= 1);
+    await until("the page to subscribe to interactionsChanged", () => server.rt.bus.listenerCount("interaction") >= 1);
     const parked = (await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "approve_spend", input: { amount: 120 } })).data!.dispatch;
     expect(parked.status).toBe("PARKED");
 

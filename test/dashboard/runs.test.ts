@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { until } from "../graphql/support.ts";
 import { chromiumPresent } from "../helpers/chromium.ts";
@@ -16,6 +17,10 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
   async function open(path: string) {
     const app = new App();
     gate = gatedTool(app);
+    app.tool({ name: "echo_twice", description: "Echoes its text twice, as two child runs.", input: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
+      await ctx.runTool("echo", { text });
+      return (await ctx.runTool("echo", { text })).data;
+    });
     server = await suite.serve({ app });
     const dash = await suite.open(path);
     return { page: dash.page, server, dash };
@@ -90,6 +95,34 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
     await expect(attempts.first().innerText()).resolves.toContain("UNAVAILABLE");
     await expect(page.getByRole("region", { name: "Output" }).innerText()).resolves.toContain('"answeredOnAttempt": 3');
     await dash.screenshot("run-detail");
+    dash.expectClean();
+  });
+
+  it("should show the runs a run started, each linking to its own detail, and link back to their parent", async () => {
+    const { page, server, dash } = await open("/dashboard#/runs");
+    const parent = (await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "echo_twice", input: { text: "hi" } })).data!.dispatch;
+    expect(parent.status).toBe("SUCCEEDED");
+    await page.goto(`${server.origin}/dashboard#/runs/${parent.id}`);
+    const children = page.getByRole("region", { name: "Children" }).locator("tbody tr");
+    await expect.poll(() => children.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-tool")))).toEqual(["echo", "echo"]);
+    await children.first().locator("a[href^='#/runs/']").click();
+    await page.getByTestId("run-detail").getByText("Started by").waitFor();
+    await page.getByTestId("run-detail").locator(`a[href="#/runs/${parent.id}"]`).click();
+    await page.getByRole("region", { name: "Children" }).waitFor();
+    dash.expectClean();
+  });
+
+  it("should count the runs matching the filter, and show older ones a page at a time", async () => {
+    const { page, server, dash } = await open("/dashboard#/runs");
+    await listening();
+    for (let i = 0; i < 52; i++) await server.gql(DISPATCH, { tool: "echo", input: { text: `run ${i}` } });
+    await page.reload();
+    await page.getByTestId("run-count").getByText("50 of 52 runs").waitFor();
+    await page.getByRole("button", { name: "Show older runs" }).click();
+    await page.getByTestId("run-count").getByText("52 of 52 runs").waitFor();
+    await expect(page.getByRole("button", { name: "Show older runs" }).count()).resolves.toBe(0);
+    await server.gql(DISPATCH, { tool: "calculate", input: { op: "add", a: 1, b: 1 } });
+    await page.getByTestId("run-count").getByText("53 of 53 runs").waitFor();
     dash.expectClean();
   });
 

@@ -1,11 +1,11 @@
-import { useCallback, useState } from "react";
+import { useState } from "react";
 import { StatusBadge } from "../../components/badges.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import { Empty, ErrorNote } from "../../components/notes.tsx";
 import { ShortId, Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
-import { INTERACTION_STATUSES, InteractionsQuery, type Interaction } from "../../data/interactions.ts";
-import type { RunEvent, ToolRun } from "../../data/runs.ts";
+import { INTERACTION_STATUSES, InteractionsChangedSubscription, InteractionsQuery, type Interaction } from "../../data/interactions.ts";
+import type { ToolRun } from "../../data/runs.ts";
 import { useQuery } from "../../data/use-query.ts";
 import { useStream } from "../../data/use-stream.ts";
 import { linkTo } from "../../route.ts";
@@ -15,19 +15,14 @@ import { AnswerForm } from "./answer-form.tsx";
 /**
  * Interactions by status: pending ones with an answer form drawn from their
  * answerFormat; answered, expired and cancelled ones with what became of them. The list
- * is read again whenever a run parks or finishes.
+ * is read again each time an interaction opens or closes (interactionsChanged).
  */
 export function InteractionsScreen() {
   const client = useClient();
-  const [status, setStatus] = useState<string>("PENDING");
+  const [status, setStatus] = useState<(typeof INTERACTION_STATUSES)[number]>("PENDING");
   const list = useQuery(InteractionsQuery, { status });
   const { reload } = list;
-  useStream(
-    () => client.runEvents(),
-    useCallback((e: RunEvent) => (e.type === "RUN_PARKED" || e.type === "RUN_FINISHED" ? reload() : undefined), [reload]),
-    [client],
-    { onReopen: reload },
-  );
+  useStream(() => client.subscribe(InteractionsChangedSubscription), reload, [client], { onReopen: reload });
   const items = list.data?.interactions ?? [];
   const [answered, setAnswered] = useState<{ question: string; run: ToolRun } | null>(null);
   return (

@@ -7,29 +7,44 @@ import { ErrorNote } from "../../components/notes.tsx";
 import { Duration, ShortId, Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
 import { messageOf } from "../../data/errors.ts";
-import { CancelRunMutation, isOpen, type RunEvent, type ToolRun } from "../../data/runs.ts";
+import { CancelRunMutation, isOpen, RunLinksQuery, type RunEvent, type RunLinks, type RunLogEntry, type ToolRun } from "../../data/runs.ts";
 import { useAction } from "../../data/use-action.ts";
 import { useStream } from "../../data/use-stream.ts";
 import { linkTo } from "../../route.ts";
 import { RunAttempts } from "./run-attempts.tsx";
 import { RunEvents } from "./run-events.tsx";
 import { RunOutput } from "./run-outcome.tsx";
+import { RunTable } from "./run-table.tsx";
 
 /**
- * One run, live: read once, then every event of its log from the first (runEvents with
- * `afterSeq: 0` replays the stored ones, then follows), each followed by a fresh read.
+ * One run, live: the run and its stored events, parent and children are read, then the
+ * run's events after the last stored one follow (runEvents with `afterSeq`), each followed
+ * by a fresh read. While the run is open, a child it starts is picked up as well.
  */
 export function RunDetail({ id }: { id: string }) {
   const client = useClient();
   const [run, setRun] = useState<ToolRun | null | undefined>(undefined);
-  const [events, setEvents] = useState<RunEvent[]>([]);
+  const [links, setLinks] = useState<RunLinks | null>(null);
+  const [events, setEvents] = useState<RunLogEntry[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
+  const refresh = useCallback(() => setTick((t) => t + 1), []);
+  // Where the log has been read up to; null until the stored events are in.
+  const lastSeq = useRef<number | null>(null);
 
   useEffect(() => {
     let current = true;
-    client.run(id).then(
-      (r) => current && setRun(r),
+    Promise.all([client.run(id), client.request(RunLinksQuery, { id })]).then(
+      ([r, l]) => {
+        if (!current) return;
+        if (lastSeq.current === null) {
+          const stored = l.run?.events ?? [];
+          lastSeq.current = stored.reduce((m, e) => Math.max(m, e.seq), 0);
+          setEvents(stored);
+        }
+        setRun(r);
+        setLinks(l.run);
+      },
       (e: unknown) => current && setError(messageOf(e)),
     );
     return () => {
@@ -37,23 +52,24 @@ export function RunDetail({ id }: { id: string }) {
     };
   }, [client, id, tick]);
 
-  // Where the log was read up to: a stream opened again after a lost connection continues there.
-  const lastSeq = useRef(0);
+  const ready = run !== undefined && run !== null;
   const stream = useStream(
-    () => client.runEvents({ runId: id, afterSeq: lastSeq.current }),
-    useCallback((e: RunEvent) => {
+    ready ? () => client.runEvents({ runId: id, afterSeq: lastSeq.current ?? 0 }) : null,
+    (e: RunEvent) => {
       lastSeq.current = e.seq;
       setEvents((es) => [...es, e]);
-      setTick((t) => t + 1);
-    }, []),
-    [client, id],
+      refresh();
+    },
+    [client, id, ready],
   );
+  const open = ready && isOpen(run);
+  useStream(open ? () => client.runEvents() : null, (e: RunEvent) => e.run.parentRunId === id && refresh(), [client, id, open]);
 
   if (run === undefined) return error ? <ErrorNote error={error} /> : <div className="panel empty">Loading run…</div>;
   if (run === null) return <div className="panel empty">There is no run {id} that you may see.</div>;
   return (
     <div className="stack" data-testid="run-detail" data-status={run.status}>
-      <RunHeader run={run} live={stream.live} />
+      <RunHeader run={run} parent={links?.parent ?? null} live={stream.live} />
       <ErrorNote error={error ?? stream.error} />
       <div className="split even">
         <Panel title="Input">
@@ -66,11 +82,16 @@ export function RunDetail({ id }: { id: string }) {
       <RunAttempts run={run} />
       {run.interactions.length > 0 && <RunInteractions run={run} />}
       <RunEvents events={events} />
+      {!!links?.children.length && (
+        <Panel title="Children" heading={<h2>Runs it started</h2>} aside={<span className="muted">{links.children.length}</span>} flush>
+          <RunTable runs={links.children} />
+        </Panel>
+      )}
     </div>
   );
 }
 
-function RunHeader({ run, live }: { run: ToolRun; live: boolean }) {
+function RunHeader({ run, parent, live }: { run: ToolRun; parent: RunLinks["parent"]; live: boolean }) {
   const client = useClient();
   const { busy: cancelling, error, run: act } = useAction();
   const cancel = () => act(() => client.request(CancelRunMutation, { id: run.id }));
@@ -112,11 +133,19 @@ function RunHeader({ run, live }: { run: ToolRun; live: boolean }) {
           </dd>
           {run.parentRunId && (
             <>
-              <dt>Parent</dt>
+              <dt>Started by</dt>
               <dd>
-                <a href={linkTo("runs", run.parentRunId)}>
-                  <ShortId id={run.parentRunId} />
-                </a>
+                {parent ? (
+                  <a href={linkTo("runs", parent.id)}>
+                    <span className="mono">{parent.tool}</span> <ShortId id={parent.id} />
+                  </a>
+                ) : (
+                  // Not a tool run the caller may open: an agent run's tool call, say.
+                  <span title={run.parentRunId}>
+                    {run.door === "agent" ? "agent run " : "run "}
+                    <ShortId id={run.parentRunId} />
+                  </span>
+                )}
               </dd>
             </>
           )}

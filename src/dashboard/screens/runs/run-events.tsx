@@ -1,10 +1,10 @@
 import { StatusBadge } from "../../components/badges.tsx";
 import { Panel } from "../../components/panel.tsx";
 import { Time } from "../../components/time.tsx";
-import type { RunEvent } from "../../data/runs.ts";
+import type { RunLogEntry } from "../../data/runs.ts";
 
 /** A run's event log, in seq order, as the subscription delivered it. */
-export function RunEvents({ events }: { events: readonly RunEvent[] }) {
+export function RunEvents({ events }: { events: readonly RunLogEntry[] }) {
   return (
     <Panel title="Events" aside={<span className="muted">{events.length}</span>} flush>
       {events.length === 0 ? (

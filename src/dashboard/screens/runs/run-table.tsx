@@ -1,10 +1,10 @@
 import { StatusBadge } from "../../components/badges.tsx";
 import { Duration, ShortId, Time } from "../../components/time.tsx";
-import type { ToolRun } from "../../data/runs.ts";
+import type { RunRow } from "../../data/runs.ts";
 import { linkTo } from "../../route.ts";
 
 /** Runs as rows: status, tool, id (first 8 characters), door, start and duration; each links to its detail. */
-export function RunTable({ runs, compact = false, empty = "No runs yet." }: { runs: readonly ToolRun[]; compact?: boolean; empty?: string }) {
+export function RunTable({ runs, compact = false, empty = "No runs yet." }: { runs: readonly RunRow[]; compact?: boolean; empty?: string }) {
   if (!runs.length) return <div className="empty">{empty}</div>;
   return (
     <table className="table" data-testid="run-table">

@@ -4,7 +4,7 @@ import { JsonView } from "../../components/json-view.tsx";
 import { LiveFlag } from "../../components/live-flag.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
 import { Panel } from "../../components/panel.tsx";
-import { Duration, ShortId, Time } from "../../components/time.tsx";
+import { Duration, formatDuration, ShortId, Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
 import { mergeSpans, RecentSpansQuery, SpansSubscription, type Span } from "../../data/spans.ts";
 import { useQuery } from "../../data/use-query.ts";
@@ -74,9 +74,7 @@ function SpanRow({ span, open, onToggle }: { span: Span; open: boolean; onToggle
         <td>
           <Time at={span.startedAt} />
         </td>
-        <td>
-          <Duration from={span.startedAt} to={span.finishedAt} />
-        </td>
+        <td>{span.durationMs != null ? formatDuration(span.durationMs) : <Duration from={span.startedAt} to={span.finishedAt} />}</td>
         <td>
           <button className="small" onClick={onToggle}>
             {open ? "Hide" : "Attributes"}
