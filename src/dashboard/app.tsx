@@ -8,7 +8,7 @@ import { InteractionsScreen } from "./screens/interactions/interactions-screen.t
 import { RunsScreen } from "./screens/runs/runs-screen.tsx";
 import { SpansScreen } from "./screens/spans/spans-screen.tsx";
 import { ToolsScreen } from "./screens/tools/tools-screen.tsx";
-import { isAdmin } from "./data/viewer.ts";
+import { isAdmin } from "./api/viewer.ts";
 
 const TITLES: Record<Screen, { title: string; about: string }> = {
   tools: { title: "Tools", about: "The surface: tools, presets, branches and agents, each with a run form." },

@@ -1,8 +1,8 @@
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { createTaiClient, type TaiClient } from "tai42/client";
-import { ViewerQuery, type Viewer } from "./data/viewer.ts";
+import { ViewerQuery, type Viewer } from "./api/viewer.ts";
 import { endpoint, storeKey, storedKey } from "./session.ts";
-import { messageOf } from "./data/errors.ts";
+import { messageOf } from "./api/errors.ts";
 
 /** What every screen reads: the client (for the key in use) and who the server sees. */
 export interface Connection {

@@ -1,6 +1,6 @@
-import { useQuery } from "../../data/use-query.ts";
-import { AgentsQuery } from "../../data/agents.ts";
-import type { Tool } from "../../data/tools.ts";
+import { useQuery } from "../../api/use-query.ts";
+import { AgentsQuery } from "../../api/agents.ts";
+import type { Tool } from "../../api/tools.ts";
 import { TierBadge } from "../../components/badges.tsx";
 import type { AgentSetup } from "./use-agent-session.ts";
 

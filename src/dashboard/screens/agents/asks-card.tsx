@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { JsonEditor } from "../../components/json-editor.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
-import type { Ask, Terminal } from "../../data/agents.ts";
+import type { Ask, Terminal } from "../../api/agents.ts";
 
 /** An AsksFinal: the agent's questions to you, each with a form from its answerFormat; the answers resume the thread. */
 export function AsksCard({ event, active, onAnswer }: { event: Extract<Terminal, { __typename: "AsksFinal" }>; active: boolean; onAnswer(resume: { answers: Record<string, unknown> }): void }) {

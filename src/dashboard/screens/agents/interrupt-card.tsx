@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { JsonEditor } from "../../components/json-editor.tsx";
 import { JsonView } from "../../components/json-view.tsx";
-import { interruptActions, type Decision, type Terminal } from "../../data/agents.ts";
+import { interruptActions, type Decision, type Terminal } from "../../api/agents.ts";
 
 type Choice = "approve" | "edit" | "reject";
 

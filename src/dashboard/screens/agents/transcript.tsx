@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import type { TranscriptItem } from "../../data/agents.ts";
+import type { TranscriptItem } from "../../api/agents.ts";
 import { linkTo } from "../../route.ts";
 import { AsksCard } from "./asks-card.tsx";
 import { InterruptCard } from "./interrupt-card.tsx";

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import type { AgentRunInput, TaiStream } from "tai42/client";
 import { useClient } from "../../connection.tsx";
-import { AgentRunQuery, applyEvent, emptyTranscript, type RunTranscript, type StreamEvent } from "../../data/agents.ts";
-import { messageOf } from "../../data/errors.ts";
+import { AgentRunQuery, applyEvent, emptyTranscript, type RunTranscript, type StreamEvent } from "../../api/agents.ts";
+import { messageOf } from "../../api/errors.ts";
 
 /** One run of the conversation: what started it, and what it streamed. */
 export interface Turn {

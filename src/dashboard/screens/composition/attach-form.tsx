@@ -2,10 +2,10 @@ import { useState } from "react";
 import { ErrorNote } from "../../components/notes.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
 import { useClient } from "../../connection.tsx";
-import { PutManifestMutation, withCombo, type Extension, type Manifest } from "../../data/composition.ts";
-import { useAction } from "../../data/use-action.ts";
-import { ToolsQuery } from "../../data/tools.ts";
-import { useQuery } from "../../data/use-query.ts";
+import { PutManifestMutation, withCombo, type Extension, type Manifest } from "../../api/composition.ts";
+import { useAction } from "../../api/use-action.ts";
+import { ToolsQuery } from "../../api/tools.ts";
+import { useQuery } from "../../api/use-query.ts";
 
 /**
  * Attaches an extension to a tool in a manifest: its settings form is drawn from the

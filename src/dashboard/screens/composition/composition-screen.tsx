@@ -1,7 +1,7 @@
 import { useState } from "react";
 import { ForbiddenNote } from "../../components/notes.tsx";
 import { useConnection } from "../../connection.tsx";
-import { isAdmin } from "../../data/viewer.ts";
+import { isAdmin } from "../../api/viewer.ts";
 import { ExtensionsPanel } from "./extensions-panel.tsx";
 import { ManifestsPanel } from "./manifests-panel.tsx";
 import { PresetsPanel } from "./presets-panel.tsx";

@@ -2,8 +2,8 @@ import { useState } from "react";
 import { Badge } from "../../components/badges.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import { ExtensionsQuery, ManifestsQuery, type Extension, type Manifest } from "../../data/composition.ts";
-import { useQuery } from "../../data/use-query.ts";
+import { ExtensionsQuery, ManifestsQuery, type Extension, type Manifest } from "../../api/composition.ts";
+import { useQuery } from "../../api/use-query.ts";
 import { AttachForm } from "./attach-form.tsx";
 
 /** Where an extension is attached: each manifest's tool and the settings it was given. */

@@ -4,9 +4,9 @@ import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
 import { Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
-import { ActivateManifestMutation, ManifestsQuery, type Manifest } from "../../data/composition.ts";
-import { useAction } from "../../data/use-action.ts";
-import { useQuery } from "../../data/use-query.ts";
+import { ActivateManifestMutation, ManifestsQuery, type Manifest } from "../../api/composition.ts";
+import { useAction } from "../../api/use-action.ts";
+import { useQuery } from "../../api/use-query.ts";
 
 /** Stored manifests: each one's document and versions; activating one swaps the surface. */
 export function ManifestsPanel() {

@@ -3,12 +3,12 @@ import { JsonEditor } from "../../components/json-editor.tsx";
 import { ErrorNote, ForbiddenNote } from "../../components/notes.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
 import { useClient, useConnection } from "../../connection.tsx";
-import { CreatePresetMutation, UpdatePresetMutation, type Preset } from "../../data/composition.ts";
-import { codeOf, messageOf } from "../../data/errors.ts";
-import { ToolsQuery } from "../../data/tools.ts";
-import { useAction } from "../../data/use-action.ts";
-import { useQuery } from "../../data/use-query.ts";
-import { canAuthorOver, type Tier } from "../../data/viewer.ts";
+import { CreatePresetMutation, UpdatePresetMutation, type Preset } from "../../api/composition.ts";
+import { codeOf, messageOf } from "../../api/errors.ts";
+import { ToolsQuery } from "../../api/tools.ts";
+import { useAction } from "../../api/use-action.ts";
+import { useQuery } from "../../api/use-query.ts";
+import { canAuthorOver, type Tier } from "../../api/viewer.ts";
 
 /** The base's input schema with nothing required: the baked inputs are any subset of it. */
 function bakeable(schema: Record<string, unknown> | undefined): Record<string, unknown> {

@@ -2,8 +2,8 @@ import { useState } from "react";
 import { TierBadge } from "../../components/badges.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import { PresetsQuery, type Preset } from "../../data/composition.ts";
-import { useQuery } from "../../data/use-query.ts";
+import { PresetsQuery, type Preset } from "../../api/composition.ts";
+import { useQuery } from "../../api/use-query.ts";
 import { PresetEditor } from "./preset-editor.tsx";
 
 /** Stored presets, and an editor to create one or save a new version of one. */

@@ -3,9 +3,9 @@ import { JsonEditor } from "../../components/json-editor.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
 import { useClient } from "../../connection.tsx";
-import { useAction } from "../../data/use-action.ts";
-import type { Interaction } from "../../data/interactions.ts";
-import type { ToolRun } from "../../data/runs.ts";
+import { useAction } from "../../api/use-action.ts";
+import type { Interaction } from "../../api/interactions.ts";
+import type { ToolRun } from "../../api/runs.ts";
 
 /**
  * The answer to a pending interaction, drawn from its answerFormat (typed as JSON when it

@@ -1,8 +1,8 @@
 import { useState } from "react";
 import { LiveFlag } from "../../components/live-flag.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import type { RunFilter } from "../../data/runs.ts";
-import { useLiveRuns } from "../../data/use-live-runs.ts";
+import type { RunFilter } from "../../api/runs.ts";
+import { useLiveRuns } from "../../api/use-live-runs.ts";
 import { RunTable } from "./run-table.tsx";
 
 const PAGE = 50;

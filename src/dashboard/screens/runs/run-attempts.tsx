@@ -1,6 +1,6 @@
 import { Panel } from "../../components/panel.tsx";
 import { Duration, formatDuration, Time } from "../../components/time.tsx";
-import type { ToolRun } from "../../data/runs.ts";
+import type { ToolRun } from "../../api/runs.ts";
 
 /** Every attempt of a run, with the wait the retry policy took before the next one. */
 export function RunAttempts({ run }: { run: ToolRun }) {

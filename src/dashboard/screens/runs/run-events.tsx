@@ -1,7 +1,7 @@
 import { StatusBadge } from "../../components/badges.tsx";
 import { Panel } from "../../components/panel.tsx";
 import { Time } from "../../components/time.tsx";
-import type { RunLogEntry } from "../../data/runs.ts";
+import type { RunLogEntry } from "../../api/runs.ts";
 
 /** A run's event log, in seq order, as the subscription delivered it. */
 export function RunEvents({ events }: { events: readonly RunLogEntry[] }) {

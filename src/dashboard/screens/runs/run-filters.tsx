@@ -1,6 +1,6 @@
-import { useQuery } from "../../data/use-query.ts";
-import { ToolsQuery } from "../../data/tools.ts";
-import { DOORS, NO_FILTER, RUN_STATUSES, type RunFilter } from "../../data/runs.ts";
+import { useQuery } from "../../api/use-query.ts";
+import { ToolsQuery } from "../../api/tools.ts";
+import { DOORS, NO_FILTER, RUN_STATUSES, type RunFilter } from "../../api/runs.ts";
 
 /** Tool, status and door selectors of the runs list. */
 export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange(f: RunFilter): void }) {

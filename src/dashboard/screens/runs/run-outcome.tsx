@@ -1,7 +1,7 @@
 import { StatusBadge } from "../../components/badges.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import { ShortId } from "../../components/time.tsx";
-import type { ToolRun } from "../../data/runs.ts";
+import type { ToolRun } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 
 /** What a run produced: its text blocks and structured data, or its error. */

@@ -1,6 +1,6 @@
 import { StatusBadge } from "../../components/badges.tsx";
 import { Duration, ShortId, Time } from "../../components/time.tsx";
-import type { RunRow } from "../../data/runs.ts";
+import type { RunRow } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 
 /** Runs as rows: status, tool, id (first 8 characters), door, start and duration; each links to its detail. */

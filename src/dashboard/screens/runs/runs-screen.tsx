@@ -1,5 +1,5 @@
 import { useState } from "react";
-import { NO_FILTER, type RunFilter } from "../../data/runs.ts";
+import { NO_FILTER, type RunFilter } from "../../api/runs.ts";
 import { LiveRunTable } from "./live-run-table.tsx";
 import { RunDetail } from "./run-detail.tsx";
 import { RunFilters } from "./run-filters.tsx";

@@ -6,9 +6,9 @@ import { ErrorNote } from "../../components/notes.tsx";
 import { Panel } from "../../components/panel.tsx";
 import { Duration, formatDuration, ShortId, Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
-import { mergeSpans, RecentSpansQuery, SpansSubscription, type Span } from "../../data/spans.ts";
-import { useQuery } from "../../data/use-query.ts";
-import { useStream } from "../../data/use-stream.ts";
+import { mergeSpans, RecentSpansQuery, SpansSubscription, type Span } from "../../api/spans.ts";
+import { useQuery } from "../../api/use-query.ts";
+import { useStream } from "../../api/use-stream.ts";
 import { linkTo } from "../../route.ts";
 
 /** Spans: the latest ones, then each as it opens and closes (the `spans` subscription). */

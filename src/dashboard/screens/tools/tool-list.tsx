@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { OriginBadge, TierBadge } from "../../components/badges.tsx";
-import type { Tool } from "../../data/tools.ts";
+import type { Tool } from "../../api/tools.ts";
 import { linkTo } from "../../route.ts";
 
 const ORIGINS = { "": "all", TOOL: "tools", PRESET: "presets", BRANCH: "branches", AGENT: "agents" } as const;

@@ -3,9 +3,9 @@ import { JsonEditor } from "../../components/json-editor.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
 import { useClient } from "../../connection.tsx";
-import { useAction } from "../../data/use-action.ts";
-import type { ToolRun } from "../../data/runs.ts";
-import type { Tool } from "../../data/tools.ts";
+import { useAction } from "../../api/use-action.ts";
+import type { ToolRun } from "../../api/runs.ts";
+import type { Tool } from "../../api/tools.ts";
 import { RunOutcome } from "../runs/run-outcome.tsx";
 
 /**

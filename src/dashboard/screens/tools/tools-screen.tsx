@@ -1,10 +1,10 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { ErrorNote } from "../../components/notes.tsx";
 import { useClient, useConnection } from "../../connection.tsx";
-import { canRun, type Tier } from "../../data/viewer.ts";
-import { sortTools, ToolsChangedSubscription, ToolsQuery, type Tool } from "../../data/tools.ts";
-import { useQuery } from "../../data/use-query.ts";
-import { useStream } from "../../data/use-stream.ts";
+import { canRun, type Tier } from "../../api/viewer.ts";
+import { sortTools, ToolsChangedSubscription, ToolsQuery, type Tool } from "../../api/tools.ts";
+import { useQuery } from "../../api/use-query.ts";
+import { useStream } from "../../api/use-stream.ts";
 import { ToolDetail } from "./tool-detail.tsx";
 import { ToolList } from "./tool-list.tsx";
 
