@@ -47,6 +47,43 @@ describe.skipIf(!present)("the dashboard's agent console, in headless Chromium",
     dash.expectClean();
   });
 
+  it("should decide an interrupt after a page reload, from the list of recent agent runs", async () => {
+    server = await suite.serve();
+    dash = await suite.open("/dashboard#/agents");
+    const { page } = dash;
+    await send("Remember colour is green");
+    await page.getByTestId("interrupt").waitFor();
+    await page.reload();
+
+    await page.locator("[data-testid=agent-runs] button[data-status=INTERRUPTED]").click();
+    const interrupt = page.getByTestId("interrupt");
+    await expect(interrupt.innerText()).resolves.toContain('"green"');
+    await interrupt.getByRole("radio", { name: "edit" }).click();
+    await interrupt.getByLabel("Arguments to run it with").fill('{ "key": "colour", "value": "teal" }');
+    await interrupt.getByRole("button", { name: "Run with these arguments" }).click();
+    const resumed = page.locator(".turn").nth(1);
+    await resumed.and(page.locator("[data-streaming=no]")).waitFor();
+    expect((await server.rt.db.kvEntry.findUnique({ where: { key: "colour" } }))?.value).toBe("teal");
+    await page.locator("[data-testid=agent-runs] button[data-status=RESUMED]").waitFor();
+    dash.expectClean();
+  });
+
+  it("should answer the agent's question and let it go on", async () => {
+    server = await suite.serve();
+    dash = await suite.open("/dashboard#/agents");
+    const { page } = dash;
+    await send("Ask me which city to remember");
+    const asks = page.getByTestId("asks");
+    await asks.waitFor();
+    await asks.getByRole("textbox").fill("Lyon");
+    await asks.getByRole("button", { name: "Send answer" }).click();
+    const resumed = page.locator(".turn").nth(1);
+    await resumed.and(page.locator("[data-streaming=no]")).waitFor();
+    await expect(resumed.locator("[data-testid=tool-step][data-tool=ask_caller]").innerText()).resolves.toContain("Lyon");
+    await dash.screenshot("agents-asks");
+    dash.expectClean();
+  });
+
   it("should continue the same thread with the next message", async () => {
     server = await suite.serve();
     dash = await suite.open("/dashboard#/agents");

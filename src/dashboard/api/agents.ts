@@ -1,8 +1,14 @@
-import { graphql, type StreamEvent } from "tai42/client";
+import { graphql, type ResultOf, type StreamEvent } from "tai42/client";
 
 export type { StreamEvent };
 
 export const AgentsQuery = graphql(`query Agents { agents { name description specRunnable } }`);
+
+/** The caller's latest agent runs (every run for an ADMIN), newest first. */
+export const AgentRunsQuery = graphql(`
+  query AgentRuns($first: Int) { agentRuns(first: $first) { edges { node { id agent status startedAt threadId } } } }
+`);
+export type AgentRunItem = ResultOf<typeof AgentRunsQuery>["agentRuns"]["edges"][number]["node"];
 
 /** The thread a run belongs to (every run has one: the given one or a new one). */
 export const AgentRunQuery = graphql(`query AgentRun($id: ID!) { agentRun(id: $id) { id threadId status } }`);

@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { useSurface } from "../tools/tools-screen.tsx";
+import { AgentRuns } from "./agent-runs.tsx";
 import { AgentSetupPanel } from "./agent-setup.tsx";
 import { Transcript } from "./transcript.tsx";
 import { useAgentSession, type AgentSetup } from "./use-agent-session.ts";
@@ -17,7 +18,10 @@ export function AgentsScreen() {
 
   return (
     <div className="split agents">
-      <AgentSetupPanel setup={setup} onChange={setSetup} tools={tools ?? []} threadId={session.threadId} onNewThread={session.reset} />
+      <div className="stack">
+        <AgentSetupPanel setup={setup} onChange={setSetup} tools={tools ?? []} threadId={session.threadId} onNewThread={session.reset} />
+        <AgentRuns onOpen={session.join} changed={session.turns.filter((t) => !t.streaming).length} />
+      </div>
       <section className="panel console" aria-label="Conversation">
         <header>
           <h2>Conversation</h2>

@@ -34,7 +34,7 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
     <div className="turn" data-run={tr.runId ?? ""} data-streaming={turn.streaming ? "yes" : "no"}>
       {turn.prompt.kind === "user" ? <div className="bubble user">{turn.prompt.text}</div> : <div className="resume-chip">↻ {turn.prompt.text}</div>}
       {tr.items.map((item, i) => (
-        <Item key={i} item={item} />
+        <Item key={i} item={item} ended={!turn.streaming} />
       ))}
       {turn.streaming && !final && <div className="typing">streaming…</div>}
       {final?.__typename === "StructuredFinal" && (
@@ -64,7 +64,8 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
   );
 }
 
-function Item({ item }: { item: TranscriptItem }) {
+/** One line of a run; `ended`: the run stopped (a call with no result then waits on a decision or an answer). */
+function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
   switch (item.kind) {
     case "text":
       return (
@@ -88,7 +89,7 @@ function Item({ item }: { item: TranscriptItem }) {
             <span>
               <span className="faint">{item.agent ? `${item.agent} called` : "called"}</span> <strong className="mono">{item.tool}</strong>
             </span>
-            <span className={item.result ? (item.result.isError ? "bad-text" : "ok-text") : "faint"}>{item.result ? (item.result.isError ? "error" : "done") : "running…"}</span>
+            <span className={item.result ? (item.result.isError ? "bad-text" : "ok-text") : "faint"}>{item.result ? (item.result.isError ? "error" : "done") : ended ? "not run yet" : "running…"}</span>
           </div>
           <JsonView value={item.args} />
           {item.result && (

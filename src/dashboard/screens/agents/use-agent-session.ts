@@ -30,6 +30,8 @@ export interface AgentSession {
   send(text: string, setup: AgentSetup): void;
   /** Resumes the thread's paused run with `resume` (decisions, answers, or {} after a park). */
   resume(pausedRunId: string, resume: unknown, label: string): void;
+  /** Opens a stored run (replayed from its first event, then live until it ends) and continues its thread. */
+  join(runId: string): void;
   /** Forgets the thread: the next message starts a new one. */
   reset(): void;
 }
@@ -54,13 +56,13 @@ export function useAgentSession(): AgentSession {
       () => null,
     );
 
-  async function stream(input: AgentRunInput, prompt: Turn["prompt"]) {
+  async function stream(input: AgentRunInput, prompt: Turn["prompt"], join?: { runId: string; afterSeq: number }) {
     const key = ++keys.current;
     const update = (f: (t: Turn) => Turn) => setTurns((ts) => ts.map((t) => (t.key === key ? f(t) : t)));
     setTurns((ts) => [...ts, { key, prompt, transcript: emptyTranscript(), streaming: true, error: null }]);
     let s: TaiStream<StreamEvent> | undefined;
     try {
-      s = client.agentStream(input);
+      s = client.agentStream(input, join);
       open.current.add(s);
       let first = true;
       for await (const e of s) {
@@ -75,6 +77,12 @@ export function useAgentSession(): AgentSession {
       if (s) open.current.delete(s);
     }
   }
+
+  const reset = () => {
+    open.current.forEach((s) => void s.return?.());
+    setTurns([]);
+    setThreadId(null);
+  };
 
   return {
     threadId,
@@ -98,10 +106,11 @@ export function useAgentSession(): AgentSession {
         await stream({ threadId: thread ?? undefined, resume, resumeCheckpointId: pausedRunId }, { kind: "resume", text: label });
       })();
     },
-    reset() {
-      open.current.forEach((s) => void s.return?.());
-      setTurns([]);
-      setThreadId(null);
+    join(runId) {
+      reset();
+      void threadOf(runId).then(setThreadId);
+      void stream({}, { kind: "resume", text: `run ${runId.slice(0, 8)}, from its first event` }, { runId, afterSeq: 0 });
     },
+    reset,
   };
 }
