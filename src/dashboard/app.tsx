@@ -1,4 +1,5 @@
 import { Fallback } from "./components/fallback.tsx";
+import { ForbiddenNote } from "./components/notes.tsx";
 import { ConnectionProvider, useConnection } from "./connection.tsx";
 import { IdentityBar } from "./identity-bar.tsx";
 import { linkTo, SCREENS, useRoute, type Route, type Screen } from "./route.ts";
@@ -30,7 +31,7 @@ export function App() {
 
 function Shell() {
   const route = useRoute();
-  const { viewer } = useConnection();
+  const { viewer, viewerError } = useConnection();
   const { title, about } = TITLES[route.screen];
   return (
     <div className="shell">
@@ -65,6 +66,14 @@ function Shell() {
           <IdentityBar />
         </header>
         <main className="content">
+          {viewerError && (
+            <div className="note bad" role="alert">
+              The server refused the key: {viewerError}. Change it or forget it (top right).
+            </div>
+          )}
+          {viewer && !viewer.role && (
+            <ForbiddenNote>This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.</ForbiddenNote>
+          )}
           <Fallback key={`${route.screen}/${route.item ?? ""}`} what="This screen">
             <Current route={route} />
           </Fallback>

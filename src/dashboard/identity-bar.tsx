@@ -51,7 +51,6 @@ export function IdentityBar() {
   return (
     <div className="identity">
       {who}
-      {viewerError && <span className="note bad">{viewerError}</span>}
       <button onClick={() => setEditing(true)}>{apiKey ? "Change key" : "Enter API key"}</button>
       {apiKey && <button onClick={() => setApiKey(null)}>Forget key</button>}
     </div>

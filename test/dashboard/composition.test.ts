@@ -131,6 +131,26 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     dash.expectClean();
   });
 
+  it("should ask for a key where anonymous callers have no access, and refuse a wrong key by name", async () => {
+    server = await suite.serve({ config: { anonymousRole: "NONE" } });
+    dash = await suite.open("/dashboard");
+    const { page } = dash;
+    await page.getByTestId("forbidden-note").filter({ hasText: "anonymous callers no access" }).waitFor();
+    await page.getByRole("button", { name: "Enter API key" }).click();
+    await page.getByLabel("API key").fill("not-a-key-of-this-server");
+    await page.getByRole("button", { name: "Use key" }).click();
+    await page.getByText("key refused").waitFor();
+    await page.getByRole("alert").filter({ hasText: "The server refused the key: UNAUTHENTICATED: the API key is unknown or revoked" }).waitFor();
+    const user = await server.rt.keys.create("dev", "USER");
+    await page.getByRole("button", { name: "Change key" }).click();
+    await page.getByLabel("API key").fill(user);
+    await page.getByRole("button", { name: "Use key" }).click();
+    await page.getByTestId("viewer-role").filter({ hasText: "USER" }).waitFor();
+    await page.getByTestId("tool-list").locator('a[data-tool="echo"]').waitFor();
+    expect(await page.getByText("anonymous callers no access").count()).toBe(0);
+    dash.expectClean();
+  });
+
   it("should hide composition actions from a non-ADMIN key and explain why", async () => {
     server = await suite.serve();
     const user = await server.rt.keys.create("dev", "USER");
