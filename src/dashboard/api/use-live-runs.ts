@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import type { VariablesOf } from "tai42/client";
 import { useClient } from "../connection.tsx";
-import { messageOf } from "./errors.ts";
 import { emptyRuns, RunListQuery, visible, withEvent, withListed, type LiveRuns, type RunEvent, type RunFilter, type RunRow } from "./runs.ts";
+import { useQuery } from "./use-query.ts";
 import { useStream, type StreamState } from "./use-stream.ts";
 
 type ListVariables = VariablesOf<typeof RunListQuery>;
@@ -26,9 +26,6 @@ export interface LiveRunList {
 export function useLiveRuns(filter: RunFilter, first = 50): LiveRunList {
   const client = useClient();
   const [state, setState] = useState<LiveRuns>(emptyRuns);
-  const [error, setError] = useState<string | null>(null);
-  const [loading, setLoading] = useState(true);
-  const [tick, setTick] = useState(0);
   const tool = filter.tool || undefined;
   // The last event seen, and on which subscription (a tool filter, or none).
   const last = useRef<{ tool: string | undefined; seq: number } | null>(null);
@@ -42,31 +39,16 @@ export function useLiveRuns(filter: RunFilter, first = 50): LiveRunList {
     },
     [client, tool],
     // Before any event, there is no place to continue from: read the list again.
-    { onReopen: () => lastSeq() === undefined && setTick((t) => t + 1) },
+    { onReopen: () => lastSeq() === undefined && list.reload() },
   );
 
+  // Declared after the stream on purpose: effects run in order, so the subscription opens before the list is read.
+  const variables: ListVariables = { tool, status: (filter.status || undefined) as ListVariables["status"], door: (filter.door || undefined) as ListVariables["door"], first };
+  const list = useQuery(RunListQuery, variables);
   useEffect(() => {
-    let current = true;
-    setLoading(true);
-    const variables: ListVariables = { tool, status: (filter.status || undefined) as ListVariables["status"], door: (filter.door || undefined) as ListVariables["door"], first };
-    client.request(RunListQuery, variables).then(
-      ({ runs }) => {
-        if (!current) return;
-        setState((s) => withListed(s, runs.edges.map((e) => e.node), runs.totalCount));
-        setError(null);
-        setLoading(false);
-      },
-      (e: unknown) => {
-        if (!current) return;
-        setError(messageOf(e));
-        setLoading(false);
-      },
-    );
-    return () => {
-      current = false;
-    };
-  }, [client, tool, filter.status, filter.door, first, tick]);
+    if (list.data) setState((s) => withListed(s, list.data!.runs.edges.map((e) => e.node), list.data!.runs.totalCount));
+  }, [list.data]);
 
   const shown = visible(state, filter);
-  return { runs: shown.runs.slice(0, first), total: shown.total, stream, error, loading };
+  return { runs: shown.runs.slice(0, first), total: shown.total, stream, error: list.error, loading: list.loading };
 }
