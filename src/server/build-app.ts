@@ -15,6 +15,7 @@ import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
 import { handleCallback } from "./callbacks.ts";
 import { csrfPrevention } from "./csrf.ts";
+import { dashboardRoutes } from "./dashboard.ts";
 import { KeyStreams } from "./key-streams.ts";
 import { operationLimits } from "./limits.ts";
 import { verifyOrigin } from "./origins.ts";
@@ -45,7 +46,7 @@ interface ServerContext {
   wsCaller?: Caller | null;
 }
 
-/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path. */
+/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path, and serves the dashboard (`/dashboard`). */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
   const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
@@ -77,9 +78,11 @@ export function buildApp(rt: Runtime): TaiServer {
 
   const hostOk = hostGuard(config);
   const mcp = mcpHttpDoor(rt, { holdKey });
+  const dashboard = dashboardRoutes();
   const server = createServer((req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
     if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
+    if (dashboard(req, res)) return;
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
