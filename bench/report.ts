@@ -44,6 +44,8 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     check("dispatch-vs-yoga", "dispatch (SQLite) req/s ÷ bare yoga echo", "≥", 0.7, d?.["tai42-sqlite/yoga"]),
     check("dispatch-vs-mcp-stateless", "dispatch (SQLite) req/s ÷ MCP SDK, stateless", "≥", 2, d?.["tai42-sqlite/mcp-stateless"]),
     check("dispatch-vs-mcp-session", "dispatch (SQLite) req/s ÷ MCP SDK, sessions", "≥", 1.2, d?.["tai42-sqlite/mcp-session"]),
+    check("mcp-door-vs-mcp-stateless", "tai42 MCP door (SQLite, every run persisted) req/s ÷ MCP SDK, stateless", "≥", 1, d?.["tai42-mcp-stateless/mcp-stateless"]),
+    check("mcp-door-vs-mcp-session", "tai42 MCP door (SQLite, every run persisted) req/s ÷ MCP SDK, sessions", "≥", 1, d?.["tai42-mcp-session/mcp-session"]),
     check("dispatch-p99-at-50", `dispatch (SQLite) p99 ÷ bare yoga p99 at ${r.dispatch?.settings.connections ?? 50} connections`, "≤", 2, d?.["tai42-sqlite/yoga p99"]),
     check("dispatch-p50-at-1", "dispatch (SQLite) p50 ÷ bare yoga p50 at 1 connection", "≤", 2, r.dispatch?.oneConnection?.ratios["tai42-sqlite/yoga p50"]),
   ];

@@ -8,13 +8,16 @@
 //   node scripts/prisma.mjs new-migration NAME    write a migration for both providers
 //   node scripts/prisma.mjs derive                only rewrite prisma/postgres/schema.prisma
 import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, writeFileSync, existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const prismaCli = join(root, "node_modules", "prisma", "build", "index.js");
+// Resolved like any dependency: in a checkout it is under ./node_modules; in an installed
+// tai42 npm hoists it beside tai42, into the user's node_modules.
+const prismaCli = createRequire(import.meta.url).resolve("prisma/build/index.js");
 const sqliteSchema = join(root, "prisma", "sqlite", "schema.prisma");
 const postgresSchema = join(root, "prisma", "postgres", "schema.prisma");
 

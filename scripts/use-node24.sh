@@ -1,18 +1,19 @@
 # Source this file (bash): `. scripts/use-node24.sh`
 #
-# When the machine's `node` is older than 22.12 (tai42's floor), installs Node.js 24 LTS
-# from the npm registry (package node-linux-<arch>, which ships the binary and its C
-# headers) into a cache folder outside the repo, puts it first on PATH for the rest of
-# the shell, and points npm_config_nodedir at its headers so native addons
-# (better-sqlite3, built from source by node-gyp) build against it without downloading
-# anything. Needs only the npm registry. A `node` that is already new enough is kept.
+# When the machine's `node` is not 22.15+ or 24 (what tai42 and its development tools
+# admit together: README, Development), installs Node.js 24 LTS from the npm registry
+# (package node-linux-<arch>, which ships the binary and its C headers) into a cache
+# folder outside the repo, puts it first on PATH for the rest of the shell, and points
+# npm_config_nodedir at its headers so native addons (better-sqlite3, built from source
+# by node-gyp) build against it without downloading anything. Needs only the npm
+# registry. A `node` that is already one of those is kept.
 #
 #   TAI_NODE_VERSION  version to install (default below)
 #   TAI_NODE_HOME     where to install it (default $HOME/.cache/tai42-node<major>)
 
 _tai_node_ok() {
   command -v node >/dev/null 2>&1 &&
-    node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 22 || (a === 22 && b >= 12) ? 0 : 1)' 2>/dev/null
+    node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit((a === 22 && b >= 15) || a === 24 ? 0 : 1)' 2>/dev/null
 }
 
 _tai_use_node24() {
@@ -40,7 +41,7 @@ _tai_use_node24() {
 }
 
 if _tai_node_ok; then
-  echo "use-node24: $(command -v node) $(node -v) is new enough" >&2
+  echo "use-node24: $(command -v node) $(node -v) will do" >&2
 else
   _tai_use_node24 || { echo "use-node24: could not install Node.js 24" >&2; return 1 2>/dev/null || exit 1; }
 fi

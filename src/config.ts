@@ -35,6 +35,11 @@ export interface Config extends OpsConfig {
   shutdownGraceSeconds: number;
   /** Variables `!ENV` markers may never name, besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY; a trailing `*` is a prefix). @default [] */
   envDeny: string[];
+  /**
+   * `/mcp` issues a session at `initialize` (TAI_MCP_SESSIONS); a request without one is
+   * still served statelessly. Off: never a session (docs/mcp.md). @default true
+   */
+  mcpSessions: boolean;
 }
 
 export class ConfigError extends Error {
@@ -104,5 +109,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     ...loadOpsConfig(env, (variable, message) => new ConfigError(variable, message)),
+    mcpSessions: bool(env, "TAI_MCP_SESSIONS", true),
   };
 }

@@ -154,7 +154,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
 
-  const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`);
+  const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`, bus);
   const dispatcher = new Dispatcher({
     surface,
     runs,

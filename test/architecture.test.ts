@@ -9,7 +9,9 @@ import { beforeAll, describe, expect, it } from "vitest";
  *   `src/registry/` runs a tool definition's body;
  * - domain code knows nothing about GraphQL: only the GraphQL door (`src/graphql/`), the
  *   server that mounts it and the CLI that starts the server import GraphQL packages or
- *   `src/graphql/`, directly or through other modules.
+ *   `src/graphql/`, directly or through other modules;
+ * - the typed client (`tai42/client`, `src/client/`) runs in a browser: it imports nothing
+ *   of the server, no Node built-in, and only the client packages it names.
  */
 
 const root = resolve(import.meta.dirname, "..");
@@ -153,10 +155,11 @@ function importsOf(file: string): string[] {
 
 /**
  * The folders of src/ that may know about GraphQL: the GraphQL door, the server that
- * mounts it, and the CLI (whose `tai serve` starts that server). Everything else is
- * domain code, shared by every door.
+ * mounts it, the CLI (whose `tai serve` starts that server), and the typed client that
+ * speaks GraphQL to it from the other side. Everything else is domain code, shared by
+ * every door.
  */
-const GRAPHQL_DOORS = ["src/graphql/", "src/server/", "src/cli/"];
+const GRAPHQL_DOORS = ["src/graphql/", "src/server/", "src/cli/", "src/client/"];
 
 describe("domain code and GraphQL", () => {
   const files = sourceFiles(src);
@@ -199,5 +202,44 @@ describe("domain code and GraphQL", () => {
       }
     }
     expect(offenders, "an import chain from domain code reaches GraphQL").toEqual([]);
+  });
+});
+
+/** The packages tai42/client may import (a bare name or one of its subpaths), and why. */
+const CLIENT_PACKAGES: Record<string, string> = {
+  "graphql-ws": "subscriptions over WebSocket (its browser-safe `graphql-ws/client` entry)",
+  "graphql-sse": "subscriptions over SSE",
+  "gql.tada": "typed documents",
+  graphql: "printing a document to its query text",
+};
+
+describe("tai42/client's import graph", () => {
+  const client = join(src, "client");
+  const files = sourceFiles(client);
+  const packageOf = (spec: string) => (spec.startsWith("@") ? spec.split("/").slice(0, 2) : spec.split("/").slice(0, 1)).join("/");
+
+  it("should check the client's sources (the scan is not vacuous)", () => {
+    expect(files.map(rel)).toEqual(expect.arrayContaining(["src/client/index.ts", "src/client/create-client.ts", "src/client/resuming-stream.ts"]));
+  });
+
+  it("should stay inside src/client/ and the client packages: no server code, no Node built-in", () => {
+    const offenders = files.flatMap((f) =>
+      importsOf(f)
+        .filter((spec) => (spec.startsWith(".") ? !resolve(dirname(f), spec).startsWith(client + "/") : !(packageOf(spec) in CLIENT_PACKAGES)))
+        .map((spec) => `${rel(f)} imports "${spec}"`),
+    );
+    expect(offenders, `tai42/client runs in browsers: it may import only src/client/ and ${Object.keys(CLIENT_PACKAGES).join(", ")}`).toEqual([]);
+  });
+
+  it("should import graphql-ws only through its client entry, which holds no server code", () => {
+    const specs = files.flatMap((f) => importsOf(f).filter((spec) => packageOf(spec) === "graphql-ws"));
+    expect(specs.length).toBeGreaterThan(0);
+    expect(new Set(specs)).toEqual(new Set(["graphql-ws/client"]));
+  });
+
+  it("should depend on every client package at run time (package.json dependencies)", () => {
+    const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const used = new Set(files.flatMap((f) => importsOf(f).filter((spec) => !spec.startsWith(".") && !spec.startsWith("node:")).map(packageOf)));
+    for (const name of used) expect(dependencies, name).toHaveProperty([name]);
   });
 });

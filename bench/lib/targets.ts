@@ -30,23 +30,28 @@ export function tai42Target(url: string, key: string): HttpTarget {
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-/** (c) the MCP SDK peer: one `tools/call` of echo per request; with sessions, one per connection. */
-export function mcpTarget(url: string, sessions: string[] = []): HttpTarget {
+/**
+ * (c) an MCP server (the SDK peer, or tai42's `/mcp` with its API key): one `tools/call`
+ * of echo per request; with sessions, one per connection.
+ */
+export function mcpTarget(url: string, sessions: string[] = [], key?: string): HttpTarget {
+  const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   return {
     url,
-    headers: sessions.length ? { ...MCP_HEADERS, "mcp-protocol-version": LATEST_PROTOCOL_VERSION } : MCP_HEADERS,
+    headers: sessions.length ? { ...MCP_HEADERS, ...auth, "mcp-protocol-version": LATEST_PROTOCOL_VERSION } : { ...MCP_HEADERS, ...auth },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: ECHO_TEXT } } }),
     headersFor: sessions.length ? (i) => ({ "mcp-session-id": sessions[i % sessions.length] }) : undefined,
   };
 }
 
 /** Opens `n` MCP sessions the way a client does (initialize, then notifications/initialized); returns their ids. */
-export async function openMcpSessions(url: string, n: number): Promise<string[]> {
+export async function openMcpSessions(url: string, n: number, key?: string): Promise<string[]> {
+  const headers: Record<string, string> = key ? { ...MCP_HEADERS, authorization: `Bearer ${key}` } : MCP_HEADERS;
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
     const init = await fetch(url, {
       method: "POST",
-      headers: MCP_HEADERS,
+      headers,
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } } }),
     });
     const id = init.headers.get("mcp-session-id");
@@ -54,7 +59,7 @@ export async function openMcpSessions(url: string, n: number): Promise<string[]>
     if (!init.ok || !id) throw new Error(`MCP initialize failed: HTTP ${init.status}`);
     const ack = await fetch(url, {
       method: "POST",
-      headers: { ...MCP_HEADERS, "mcp-session-id": id, "mcp-protocol-version": LATEST_PROTOCOL_VERSION },
+      headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": LATEST_PROTOCOL_VERSION },
       body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
     });
     await ack.text();

@@ -13,11 +13,11 @@ export interface ServerFigures extends LoadFigures {
   persisted?: { runs: number; succeeded: number; events: number };
 }
 
-/** Scenario 1: dispatch throughput and latency against the baselines and the peer. */
+/** Scenario 1: dispatch throughput and latency against the baselines and the peer, over GraphQL and over MCP. */
 export interface DispatchResult {
   settings: BenchSettings["dispatch"];
   servers: Record<string, ServerFigures>;
-  /** tai42 req/s over each other server's (and p99 over bare yoga's), per tai42 database. */
+  /** tai42 req/s over each other server's (and p99 over bare yoga's), per tai42 server (databases and the MCP door). */
   ratios: Record<string, number>;
   /**
    * tai42 (SQLite) and bare yoga at 1 connection, a short window each after the rounds:
@@ -60,6 +60,11 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
     await add("mcp-session", startMcp("session"), async (c) => mcpTarget(c.url, await openMcpSessions(c.url, s.mcpSessions)));
     await add("tai42-sqlite", startTai42(dbs, "sqlite"), (c) => tai42Target(c.url, c.key));
     if (dbs.hasPostgres) await add("tai42-postgres", startTai42(dbs, "postgres"), (c) => tai42Target(c.url, c.key));
+    // tai42's MCP door (`/mcp`, every run persisted) against the SDK peer in the same mode,
+    // each on a server and database of its own so that its persisted count is its own.
+    const mcpUrl = (graphqlUrl: string) => graphqlUrl.replace(/\/graphql$/, "/mcp");
+    await add("tai42-mcp-stateless", startTai42(dbs, "sqlite", { label: "mcp-stateless" }), (c) => mcpTarget(mcpUrl(c.url), [], c.key));
+    await add("tai42-mcp-session", startTai42(dbs, "sqlite", { label: "mcp-session" }), async (c) => mcpTarget(mcpUrl(c.url), await openMcpSessions(mcpUrl(c.url), s.mcpSessions, c.key), c.key));
     // Diagnostic, not a configuration: the same server with its two run writes answered
     // from memory, showing what the rest of the dispatch path costs.
     await add("tai42-nowrites", startTai42(dbs, "sqlite", { stubRunWrites: true }), (c) => tai42Target(c.url, c.key));

@@ -1,4 +1,6 @@
+import type { AgentRunScope } from "../auth/visibility.ts";
 import type { Db } from "../db/client.ts";
+import { storableText } from "../db/storable.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import type { AgentLogEntry, AgentEventRecord } from "./events.ts";
 
@@ -24,6 +26,22 @@ export interface AgentRunRecord {
   checkpoint: unknown;
   startedAt: string;
   finishedAt: string | null;
+}
+
+/** Which agent runs a list wants; every given field must match. */
+export interface AgentRunFilter {
+  status?: AgentRunStatus;
+  /** The agent's tool name, e.g. "tools_agent". */
+  agent?: string;
+}
+
+/** The database form of a list's filter within a visibility scope (the rule is `auth/visibility.ts`). */
+function filterWhere(filter: AgentRunFilter, scope: AgentRunScope) {
+  return {
+    ...(scope.all ? {} : { callerKey: scope.keyName }),
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.agent ? { agent: storableText(filter.agent) } : {}),
+  };
 }
 
 type Row = Awaited<ReturnType<Db["agentRun"]["findUniqueOrThrow"]>>;
@@ -75,6 +93,24 @@ export class AgentRunStore {
   async get(id: string): Promise<AgentRunRecord | null> {
     const row = await this.db.agentRun.findUnique({ where: { id } });
     return row ? toRecord(row) : null;
+  }
+
+  /** Newest first, keyset-paginated on (startedAt, id), within `scope` (the caller's visible runs). */
+  async list(filter: AgentRunFilter, first: number, after: { startedAt: Date; id: string } | undefined, scope: AgentRunScope): Promise<AgentRunRecord[]> {
+    const rows = await this.db.agentRun.findMany({
+      where: {
+        ...filterWhere(filter, scope),
+        ...(after ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] } : {}),
+      },
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      take: first,
+    });
+    return rows.map(toRecord);
+  }
+
+  /** How many agent runs within `scope` match `filter`. */
+  count(filter: AgentRunFilter, scope: AgentRunScope): Promise<number> {
+    return this.db.agentRun.count({ where: filterWhere(filter, scope) });
   }
 
   /** Stores one entry (group-committed with other writes of the run log, `runlog/log-writer.ts`). */

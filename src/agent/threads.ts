@@ -9,9 +9,13 @@ export interface ThreadMessageInput {
   content: string;
 }
 
+/** Who wrote a thread message. */
+export const THREAD_MESSAGE_ROLES = ["user", "assistant", "tool"] as const;
+export type ThreadMessageRole = (typeof THREAD_MESSAGE_ROLES)[number];
+
 /** A message as stored: display text plus the provider-level message to replay. */
 export interface StoredMessage {
-  role: "user" | "assistant" | "tool";
+  role: ThreadMessageRole;
   content: string;
   /** The model message (tool calls, tool results) a later run replays. */
   message?: ModelMessage;
@@ -20,7 +24,7 @@ export interface StoredMessage {
 /** A thread as every read serves it. */
 export interface ThreadView {
   id: string;
-  messages: { role: string; content: string; at: string; data: unknown }[];
+  messages: { role: ThreadMessageRole; content: string; at: string; data: unknown }[];
   createdAt: string;
   updatedAt: string;
 }
@@ -69,7 +73,7 @@ export class ThreadStore {
       id: row.id,
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
-      messages: row.messages.map((m) => ({ role: m.role, content: m.content, at: m.at.toISOString(), data: m.data ?? null })),
+      messages: row.messages.map((m) => ({ role: m.role as ThreadMessageRole, content: m.content, at: m.at.toISOString(), data: m.data ?? null })),
     };
   }
 

@@ -54,6 +54,19 @@ function startedBy(keyId: string | null, run: RunOwnership): boolean {
 }
 
 /**
+ * The agent runs a caller may see, as a database query needs it: `all`, or the runs
+ * started by one key, by name (`keyName`; null = the anonymous runs). Agent runs record
+ * no tool tier, so only the ownership half of the rule applies ({@link startedRun}).
+ */
+export type AgentRunScope = { all: true } | { all: false; keyName: string | null };
+
+/** The scope of agent runs `caller` may see. */
+export function agentRunScope(caller: Caller): AgentRunScope {
+  if (isAdmin(caller.role)) return { all: true };
+  return { all: false, keyName: caller.keyId === null ? null : caller.keyName };
+}
+
+/**
  * Whether `caller` started a run that records no tier (agent runs): the ownership half
  * of the rule, for records whose tier is not a tool tier. ADMIN: always.
  */

@@ -2,7 +2,9 @@ import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
+import { registerCheckCommand } from "./check-command.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
+import { registerMcpCommand } from "./mcp-command.ts";
 
 const program = new Command("tai")
   .description("tai42: the OS for AI tools")
@@ -34,7 +36,7 @@ program
     if (s.firstAdminKey) {
       process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
     }
-    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
+    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
   });
 
 const tools = program.command("tools").description("list and run tools");
@@ -72,6 +74,8 @@ tools
     });
   });
 
+registerCheckCommand(program);
+
 const keys = program.command("keys").description("manage API keys (local operator: needs access to the database)");
 keys
   .command("create")
@@ -102,6 +106,7 @@ keys
   });
 
 registerCompositionCommands(program);
+registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   // Errors from inside a runtime were scrubbed of its secrets by withRuntime.

@@ -9,8 +9,10 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_EVENT_TYPES = ["RUN_STARTED", "ATTEMPT_FAILED", "RUN_PARKED", "RUN_FINISHED"] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
+/** The doors a run can come through. */
+export const DOORS = ["graphql", "agent", "extension", "cli", "mcp", "runtime"] as const;
 /** The door a run came through. */
-export type Door = "graphql" | "agent" | "extension" | "cli" | "mcp" | "runtime";
+export type Door = (typeof DOORS)[number];
 
 /** One attempt of a run's retry loop. Times are ISO strings (they cross Redis as JSON). */
 export interface AttemptRecord {

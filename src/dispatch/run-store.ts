@@ -16,6 +16,19 @@ type AttemptRow = Awaited<ReturnType<Db["attempt"]["findUniqueOrThrow"]>>;
 const json = (v: unknown) => (v === undefined ? undefined : (storableJson(v) as Json));
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
+/** Which runs a list wants; every given field must match. */
+export interface RunFilter {
+  tool?: string;
+  status?: RunStatus;
+  door?: Door;
+  /** The runs a run started (`ctx.runTool`, an agent's tool calls, extensions). */
+  parentRunId?: string;
+  /** Runs started strictly after this instant. */
+  startedAfter?: Date;
+  /** Runs started strictly before this instant. */
+  startedBefore?: Date;
+}
+
 /** A persisted-state view of runs: every write of the run lifecycle, in one place. */
 export class RunStore {
   constructor(
@@ -78,17 +91,31 @@ export class RunStore {
   }
 
   /** Newest first, keyset-paginated on (startedAt, id), within `scope` (the caller's visible runs). */
-  async list(filter: { tool?: string; status?: RunStatus }, first: number, after?: { startedAt: Date; id: string }, scope: RunScope = { all: true }): Promise<RunRecord[]> {
+  async list(filter: RunFilter, first: number, after?: { startedAt: Date; id: string }, scope: RunScope = { all: true }): Promise<RunRecord[]> {
     const where = {
-      ...scopeWhere(scope),
-      ...(filter.tool ? { tool: storableText(filter.tool) } : {}),
-      ...(filter.status ? { status: filter.status } : {}),
+      ...filterWhere(filter, scope),
       ...(after ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] } : {}),
     };
     const rows = await this.db.run.findMany({
       where,
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
       take: first,
+      include: { attempts: { orderBy: { number: "asc" } } },
+    });
+    return rows.map(toRecord);
+  }
+
+  /** How many runs within `scope` match `filter`. */
+  count(filter: RunFilter, scope: RunScope = { all: true }): Promise<number> {
+    return this.db.run.count({ where: filterWhere(filter, scope) });
+  }
+
+  /** Up to `take` runs started by the run `parentRunId`, oldest first, within `scope`. */
+  async children(parentRunId: string, take: number, scope: RunScope = { all: true }): Promise<RunRecord[]> {
+    const rows = await this.db.run.findMany({
+      where: filterWhere({ parentRunId }, scope),
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+      take,
       include: { attempts: { orderBy: { number: "asc" } } },
     });
     return rows.map(toRecord);
@@ -162,6 +189,19 @@ type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 
 function toEvent(r: EventRow): RunEventRecord {
   return { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool, run: r.snapshot as unknown as RunRecord };
+}
+
+/** The database form of a list's filter within a visibility scope. */
+function filterWhere(filter: RunFilter, scope: RunScope) {
+  const startedAt = { ...(filter.startedAfter ? { gt: filter.startedAfter } : {}), ...(filter.startedBefore ? { lt: filter.startedBefore } : {}) };
+  return {
+    ...scopeWhere(scope),
+    ...(filter.tool ? { tool: storableText(filter.tool) } : {}),
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.door ? { door: filter.door } : {}),
+    ...(filter.parentRunId ? { parentRunId: storableText(filter.parentRunId) } : {}),
+    ...(Object.keys(startedAt).length ? { startedAt } : {}),
+  };
 }
 
 /**

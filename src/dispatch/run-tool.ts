@@ -30,8 +30,17 @@ export interface RunRequest {
   /** Overrides the entry's per-attempt timeout (capped by it only if smaller). */
   timeoutSeconds?: number;
   parentRunId?: string;
-  /** The parent attempt's signal (a child run through `ctx.runTool`): when it aborts, this run is cancelled too. */
+  /**
+   * The caller's signal (a parent attempt's through `ctx.runTool`, a door's cancellation):
+   * when it aborts, this run is cancelled too. A `ToolError` reason is the run's message.
+   */
   signal?: AbortSignal;
+  /**
+   * Called with the id of the run this dispatch follows as soon as it is known, before its
+   * RUN_STARTED is published (for a re-issued idempotency key, the first run's id).
+   * Contract: synchronous and cheap; it must not throw.
+   */
+  onRun?: (runId: string) => void;
 }
 
 /** What the chokepoint needs from the runtime. */
@@ -139,16 +148,17 @@ export class Dispatcher {
     const scope = req.idempotencyKey ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}` : null;
     if (scope) {
       const first = await this.deps.runs.byScope(scope);
-      if (first) return both(await this.awaitFinal(first.id));
+      if (first) return this.follow(req, first.id);
     }
+    req.onRun?.(base.id);
     const started = await this.deps.runs.start(this.settle.snapshot(base, redact), scope, this.deps.instanceId);
-    if (!started) return both(await this.awaitFinal((await this.deps.runs.byScope(scope!))!.id));
+    if (!started) return this.follow(req, (await this.deps.runs.byScope(scope!))!.id);
     this.settle.publish(started);
 
     const controller = new AbortController();
     // A child run ends with its parent's attempt (cancel, timeout, shutdown).
     const parent = req.signal;
-    const onParentAbort = () => controller.abort(new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }));
+    const onParentAbort = () => controller.abort(parent?.reason instanceof ToolError ? parent.reason : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }));
     if (parent?.aborted) onParentAbort();
     else parent?.addEventListener("abort", onParentAbort, { once: true });
     const done = execute(this.steps, entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
@@ -256,6 +266,12 @@ export class Dispatcher {
    */
   fence(runId: string, reason: string): boolean {
     return this.inflight.abort(runId, new ToolError(reason, { kind: "CANCELLED" }));
+  }
+
+  /** A re-issued idempotency key: the first run's outcome, once it has one. */
+  private async follow(req: RunRequest, runId: string): Promise<RunOutcome> {
+    req.onRun?.(runId);
+    return both(await this.awaitFinal(runId));
   }
 
   private abortLocal(runId: string): boolean {

@@ -1,4 +1,5 @@
-import type { RunScope } from "../auth/visibility.ts";
+import type { Caller } from "../auth/roles.ts";
+import { maySeeRun, type RunScope } from "../auth/visibility.ts";
 import type { RunStore } from "./run-store.ts";
 
 /**
@@ -17,4 +18,23 @@ export async function visibleRecords<T extends { runId: string }>(runs: RunStore
     if (rows.length < size) break;
   }
   return out;
+}
+
+/**
+ * The records of a live `stream` tied to runs (spans, interactions) whose run `caller`
+ * may see (`auth/visibility.ts`). Each run is looked up once; the verdicts of up to
+ * 1,000 runs are remembered, then forgotten together.
+ */
+export async function* visibleStream<T extends { runId: string }>(runs: Pick<RunStore, "get">, caller: Caller, stream: AsyncIterable<T>): AsyncGenerator<T> {
+  const seen = new Map<string, boolean>();
+  for await (const record of stream) {
+    let visible = seen.get(record.runId);
+    if (visible === undefined) {
+      const run = await runs.get(record.runId);
+      visible = Boolean(run && maySeeRun(caller, run));
+      if (seen.size > 1000) seen.clear();
+      seen.set(record.runId, visible);
+    }
+    if (visible) yield record;
+  }
 }

@@ -24,6 +24,12 @@ export interface Topics {
   /** Presets or the active manifest changed on `instanceId` (stored surface `version`); others reload them. */
   configChanged: { instanceId: string; version?: number };
   span: import("../extensions/builtin/spans.ts").SpanRecord;
+  /** A message an MCP client posted on a session, for the instance whose request it concerns (docs/mcp.md). */
+  mcpClientMessage: { sessionId: string; message: unknown };
+  /** An MCP session was deleted; instances drop it from their caches. */
+  mcpSessionClosed: { sessionHash: string };
+  /** An interaction as stored (its answer left out), when it opens and when it closes. */
+  interaction: import("../interactions/interaction-store.ts").PublishedInteraction;
 }
 export type Topic = keyof Topics;
 

@@ -1,15 +1,12 @@
-import { startedRun } from "../auth/visibility.ts";
 import { GraphQLError } from "graphql";
 import type { Caller } from "../auth/roles.ts";
 import type { AgentRunOptions } from "../agent/agent.ts";
 import { AgentRunFailedError } from "../agent/agent-errors.ts";
 import type { StartRequest } from "../agent/agent-service.ts";
-import type { AgentRunRecord } from "../agent/agent-runs.ts";
 import type { AgentEventRecord, AgentLogEntry } from "../agent/events.ts";
 import { SubscriberOverflowError } from "../events/bus.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
-import { ErrorKindEnum } from "./enums.ts";
 import { closeWith } from "./stream.ts";
 
 type Ev<T extends AgentEventRecord["type"]> = Extract<AgentEventRecord, { type: T }>;
@@ -20,7 +17,7 @@ const StreamEventBaseRef = builder.interfaceRef<AgentEventRecord>("StreamEventBa
     type: t.exposeString("type", { description: 'The snake_case member name, e.g. "message_delta".' }),
     final: t.exposeBoolean("final", { description: "True for the one terminal event of a run." }),
     seq: t.exposeInt("seq", { description: "1 for a run's first event, then +1 for each next one." }),
-    runId: t.exposeID("runId"),
+    runId: t.exposeID("runId", { description: "The agent run it belongs to." }),
     agent: t.string({ nullable: true, description: "The sub-agent that produced the event; null for the run's own agent.", resolve: (e) => e.agent ?? null }),
   }),
 });
@@ -29,45 +26,45 @@ function member<T extends AgentEventRecord["type"]>(name: string, type: T, descr
   return builder.objectRef<Ev<T>>(name).implement({ description, interfaces: [StreamEventBaseRef], isTypeOf: (e) => (e as AgentEventRecord).type === type, fields });
 }
 
-const MessageDeltaRef = member("MessageDelta", "message_delta", "A chunk of model text as it streams.", (t) => ({ text: t.exposeString("text") }));
-const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({ text: t.exposeString("text") }));
-const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({ text: t.exposeString("text") }));
+const MessageDeltaRef = member("MessageDelta", "message_delta", "A chunk of model text as it streams.", (t) => ({ text: t.exposeString("text", { description: "The chunk; the deltas of a run concatenate to its text." }) }));
+const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({ text: t.exposeString("text", { description: "The whole answer." }) }));
+const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({ text: t.exposeString("text", { description: "The reasoning text." }) }));
 const RunUsageRef = member("RunUsage", "run_usage", "Token totals of the run's model calls, right before the terminal.", (t) => ({
-  inputTokens: t.int({ nullable: true, resolve: (e) => e.inputTokens }),
-  outputTokens: t.int({ nullable: true, resolve: (e) => e.outputTokens }),
-  totalTokens: t.int({ nullable: true, resolve: (e) => e.totalTokens }),
-  model: t.string({ nullable: true, resolve: (e) => e.model }),
+  inputTokens: t.int({ nullable: true, description: "Prompt tokens, when the provider reports them.", resolve: (e) => e.inputTokens }),
+  outputTokens: t.int({ nullable: true, description: "Completion tokens, when the provider reports them.", resolve: (e) => e.outputTokens }),
+  totalTokens: t.int({ nullable: true, description: "All tokens, when the provider reports them.", resolve: (e) => e.totalTokens }),
+  model: t.string({ nullable: true, description: "The model that answered.", resolve: (e) => e.model }),
 }));
 const StructuredFinalRef = member("StructuredFinal", "structured_final", "A structured answer (the validated responseFormat object). Terminal.", (t) => ({
-  data: t.field({ type: "JSON", nullable: true, resolve: (e) => e.data }),
+  data: t.field({ type: "JSON", nullable: true, description: "The answer, valid against the run's responseFormat.", resolve: (e) => e.data }),
 }));
 const ToolCallStepRef = member("ToolCallStep", "tool_call_step", "One tool call the model made.", (t) => ({
-  tool: t.exposeString("tool"),
-  args: t.field({ type: "JSONObject", resolve: (e) => e.args }),
-  callId: t.exposeString("callId"),
+  tool: t.exposeString("tool", { description: "The tool called." }),
+  args: t.field({ type: "JSONObject", description: "Its arguments.", resolve: (e) => e.args }),
+  callId: t.exposeString("callId", { description: "Pairs the call with its ToolResultStep." }),
 }));
 const ToolResultStepRef = member("ToolResultStep", "tool_result_step", "The outcome of the call with the same callId.", (t) => ({
-  tool: t.exposeString("tool"),
-  callId: t.exposeString("callId"),
-  result: t.field({ type: "JSON", nullable: true, resolve: (e) => e.result }),
-  isError: t.exposeBoolean("isError"),
+  tool: t.exposeString("tool", { description: "The tool called." }),
+  callId: t.exposeString("callId", { description: "The callId of its ToolCallStep." }),
+  result: t.field({ type: "JSON", nullable: true, description: "What the tool returned, as the model sees it.", resolve: (e) => e.result }),
+  isError: t.exposeBoolean("isError", { description: "True when the call failed (the model sees the error)." }),
 }));
 const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run waits for an approval decision; resume with { threadId, resume }. Terminal.", (t) => ({
-  interruptId: t.exposeString("interruptId"),
-  payload: t.field({ type: "JSON", nullable: true, resolve: (e) => e.payload }),
-  reason: t.string({ nullable: true, resolve: (e) => e.reason }),
+  interruptId: t.exposeString("interruptId", { description: "The pause to resume; resumeCheckpointId guards it." }),
+  payload: t.field({ type: "JSON", nullable: true, description: "The pending calls and the decisions each allows.", resolve: (e) => e.payload }),
+  reason: t.string({ nullable: true, description: "Why the run paused.", resolve: (e) => e.reason }),
 }));
 const SuspendedFinalRef = member("SuspendedFinal", "suspended_final", "A tool parked on interactions; answer them, then resume. Terminal.", (t) => ({
-  interactionIds: t.stringList({ resolve: (e) => e.interactionIds }),
-  threadId: t.exposeString("threadId"),
-  callerInteractionIds: t.stringList({ resolve: (e) => e.callerInteractionIds }),
-  expiryAt: t.string({ nullable: true, resolve: (e) => e.expiryAt }),
+  interactionIds: t.stringList({ description: "The interactions the parked tool waits on.", resolve: (e) => e.interactionIds }),
+  threadId: t.exposeString("threadId", { description: "The thread to resume on." }),
+  callerInteractionIds: t.stringList({ description: "Those of interactionIds the caller answers (to: caller).", resolve: (e) => e.callerInteractionIds }),
+  expiryAt: t.field({ type: "DateTime", nullable: true, description: "When the first of them expires; null: never.", resolve: (e) => e.expiryAt }),
 }));
 const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its caller; resume with the answers. Terminal.", (t) => ({
-  asks: t.field({ type: ["JSONObject"], resolve: (e) => e.asks }),
+  asks: t.field({ type: ["JSONObject"], description: "The questions: { id, callId, question, answerFormat, to }.", resolve: (e) => e.asks }),
 }));
 
-const StreamEventRef = builder.unionType("StreamEvent", {
+export const StreamEventRef = builder.unionType("StreamEvent", {
   description: "Every event an agent run streams (docs/agent-stream.md).",
   types: [MessageDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
   resolveType: (e) => TYPENAMES[(e as AgentEventRecord).type],
@@ -87,24 +84,26 @@ const TYPENAMES: Record<AgentEventRecord["type"], string> = {
 };
 
 const PresetSpecInput = builder.inputType("PresetSpecInput", {
+  description: "A preset that exists for one agent run only (no !ENV markers).",
   fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string({ required: true }),
-    baseTool: t.string({ required: true }),
-    fixedKwargs: t.field({ type: "JSONObject", required: true }),
+    name: t.string({ required: true, description: "The name the agent calls it by." }),
+    description: t.string({ required: true, description: "What the model reads." }),
+    baseTool: t.string({ required: true, description: "A tool, branch or preset on the surface." }),
+    fixedKwargs: t.field({ type: "JSONObject", required: true, description: "Baked inputs." }),
   }),
 });
 
 const SubAgentSpecInput = builder.inputType("SubAgentSpecInput", {
+  description: "A sub-agent the run's agent may call as a tool.",
   fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string({ required: true }),
-    systemPrompt: t.string(),
-    toolNames: t.stringList(),
-    presets: t.field({ type: [PresetSpecInput] }),
-    responseFormat: t.field({ type: "JSONObject" }),
-    skills: t.stringList(),
-    inlineSkills: t.field({ type: ["JSONObject"] }),
+    name: t.string({ required: true, description: "The tool name the parent calls it by." }),
+    description: t.string({ required: true, description: "What the parent model reads." }),
+    systemPrompt: t.string({ description: "Its system message." }),
+    toolNames: t.stringList({ description: "The surface names it may call." }),
+    presets: t.field({ type: [PresetSpecInput], description: "Presets for it alone." }),
+    responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema its answer must match." }),
+    skills: t.stringList({ description: "Stored skills it loads by name." }),
+    inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
   }),
 });
 
@@ -112,22 +111,22 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
   description: "A run of an agent; with threadId + resume, the resume of the thread's paused run.",
   fields: (t) => ({
     agent: t.string({ description: "Default: the built-in tools agent (tools_agent)." }),
-    toolNames: t.stringList(),
-    presets: t.field({ type: [PresetSpecInput] }),
-    subagents: t.field({ type: [SubAgentSpecInput] }),
+    toolNames: t.stringList({ description: "The surface names the agent may call." }),
+    presets: t.field({ type: [PresetSpecInput], description: "Presets for this run alone." }),
+    subagents: t.field({ type: [SubAgentSpecInput], description: "Sub-agents it may call as tools." }),
     systemMessage: t.string({ description: "Templated: {{name}} is replaced from variables." }),
     userMessage: t.string({ description: "Templated: {{name}} is replaced from variables." }),
     variables: t.field({ type: "JSONObject", description: "Values of the {{name}} placeholders." }),
     responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema the final answer must match (→ StructuredFinal)." }),
     interruptOn: t.field({ type: "JSONObject", description: "Tool → true | { allowedDecisions, description }: approval gates (→ InterruptFinal)." }),
-    skills: t.stringList(),
-    inlineSkills: t.field({ type: ["JSONObject"] }),
-    recursionLimit: t.int(),
-    threadId: t.string(),
+    skills: t.stringList({ description: "Stored skills to load by name." }),
+    inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
+    recursionLimit: t.int({ description: "The most model turns before the run fails." }),
+    threadId: t.string({ description: "Continue (or start) this thread; its history is read first." }),
     resume: t.field({ type: "JSON", description: "Decisions ({ decisions: [...] }) or answers ({ answers: { id: answer } }) for the paused run." }),
     resumeCheckpointId: t.string({ description: "The paused run's id, as a guard against resuming another pause." }),
-    llmProvider: t.string(),
-    llmKwargs: t.field({ type: "JSONObject" }),
+    llmProvider: t.string({ description: "The provider to use; default: the configured one." }),
+    llmKwargs: t.field({ type: "JSONObject", description: "Provider options (model, temperature, ...)." }),
     extra: t.field({ type: "JSONObject", description: "Role-specific agent params, merged into the run options." }),
   }),
 });
@@ -141,55 +140,32 @@ function toStart(input: AgentRunInputShape, caller: Caller): StartRequest {
 }
 
 const AgentRunResultRef = builder.objectRef<{ runId: string; threadId: string | null; final: AgentEventRecord }>("AgentRunResult").implement({
+  description: "The end of an agent run that runAgent drained.",
   fields: (t) => ({
-    runId: t.exposeID("runId"),
-    threadId: t.string({ nullable: true, resolve: (r) => r.threadId }),
-    final: t.field({ type: StreamEventRef, resolve: (r) => r.final }),
-  }),
-});
-
-const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").implement({
-  description: "One agent run. Its events stream through agentStream(runId, afterSeq).",
-  fields: (t) => ({
-    id: t.exposeID("id"),
-    agent: t.exposeString("agent"),
-    threadId: t.string({ nullable: true, resolve: (r) => r.threadId }),
-    status: t.exposeString("status", { description: "RUNNING, SUCCEEDED, INTERRUPTED, SUSPENDED, ASKED, FAILED, CANCELLED or RESUMED." }),
-    final: t.field({ type: StreamEventRef, nullable: true, description: "The terminal event, once there is one.", resolve: (r) => (r.final && r.final.type !== "run_failed" ? r.final : null) }),
-    errorKind: t.field({ type: ErrorKindEnum, nullable: true, resolve: (r) => (r.final?.type === "run_failed" ? r.final.kind : null) }),
-    errorMessage: t.string({ nullable: true, resolve: (r) => (r.final?.type === "run_failed" ? r.final.message : null) }),
-    lastSeq: t.int({ nullable: true, resolve: (r) => r.final?.seq ?? null }),
-    startedAt: t.field({ type: "DateTime", resolve: (r) => r.startedAt }),
-    finishedAt: t.field({ type: "DateTime", nullable: true, resolve: (r) => r.finishedAt }),
+    runId: t.exposeID("runId", { description: "The agent run." }),
+    threadId: t.string({ nullable: true, description: "Its thread, when it ran on one.", resolve: (r) => r.threadId }),
+    final: t.field({ type: StreamEventRef, description: "Its terminal event.", resolve: (r) => r.final }),
   }),
 });
 
 const AgentInfoRef = builder.objectRef<{ name: string; description: string; inputSchema: Record<string, unknown>; specRunnable: boolean; presetBakeableFields: string[] }>("AgentInfo").implement({
+  description: "A registered agent.",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    description: t.exposeString("description"),
-    inputSchema: t.field({ type: "JSONObject", resolve: (a) => a.inputSchema }),
-    specRunnable: t.exposeBoolean("specRunnable"),
-    presetBakeableFields: t.exposeStringList("presetBakeableFields"),
+    name: t.exposeString("name", { description: "Its tool name (AgentRunInput.agent)." }),
+    description: t.exposeString("description", { description: "What it does." }),
+    inputSchema: t.field({ type: "JSONObject", description: "The JSON Schema of its tool input.", resolve: (a) => a.inputSchema }),
+    specRunnable: t.exposeBoolean("specRunnable", { description: "It runs from a spec (toolNames, presets, subagents); every field is preset-bakeable." }),
+    presetBakeableFields: t.exposeStringList("presetBakeableFields", { description: "The input fields a preset may bake." }),
   }),
 });
 
 builder.queryFields((t) => ({
   agents: t.field({
     type: [AgentInfoRef],
+    description: "Every registered agent.",
     resolve: (_r, _a, ctx) => {
       requireCaller(ctx);
       return ctx.runtime.agents.list();
-    },
-  }),
-  agentRun: t.field({
-    type: AgentRunRef,
-    nullable: true,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_r, { id }, ctx) => {
-      const caller = requireCaller(ctx);
-      const run = await ctx.runtime.agents.store.get(String(id));
-      return run && startedRun(caller, run) ? run : null;
     },
   }),
 }));
@@ -198,7 +174,7 @@ builder.mutationFields((t) => ({
   runAgent: t.field({
     type: AgentRunResultRef,
     description: "Runs (or resumes) an agent to its end and returns its terminal event. A failed run is an AGENT_RUN_FAILED error.",
-    args: { input: t.arg({ type: AgentRunInput, required: true }) },
+    args: { input: t.arg({ type: AgentRunInput, required: true, description: "The run (or resume)." }) },
     resolve: async (_r, { input }, ctx) => {
       const caller = requireCaller(ctx);
       try {
@@ -216,7 +192,11 @@ builder.subscriptionFields((t) => ({
   agentStream: t.field({
     type: StreamEventRef,
     description: "Starts a run and streams its events; with runId, joins that run: events after afterSeq are replayed, then live ones follow until the terminal.",
-    args: { input: t.arg({ type: AgentRunInput, required: true }), afterSeq: t.arg.int(), runId: t.arg.id() },
+    args: {
+      input: t.arg({ type: AgentRunInput, required: true, description: "The run to start; ignored when runId joins a run." }),
+      afterSeq: t.arg.int({ description: "With runId: replay the events after this seq first (0: all)." }),
+      runId: t.arg.id({ description: "Join this run instead of starting one; NOT_FOUND when the caller may not see it." }),
+    },
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const agents = ctx.runtime.agents;

@@ -7,13 +7,14 @@ import { TierEnum } from "./enums.ts";
 import { RetryPolicyRef } from "./tool.ts";
 
 export const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
+  description: "A retry policy to declare (docs/run-lifecycle.md); omitted backoff values take the defaults.",
   fields: (t) => ({
     maxAttempts: t.int({ required: true, description: "The total attempt budget, the first included: 1 means no retry." }),
     idempotent: t.boolean({ required: true, description: "Required true when maxAttempts > 1." }),
     retryable: t.field({ type: "JSON", description: "true (default transient kinds) | false | [ErrorKind]" }),
-    initialSeconds: t.float(),
-    multiplier: t.float(),
-    capSeconds: t.float(),
+    initialSeconds: t.float({ description: "The wait before the first retry." }),
+    multiplier: t.float({ description: "Each next wait is the last one times this." }),
+    capSeconds: t.float({ description: "The longest wait." }),
   }),
 });
 
@@ -29,9 +30,10 @@ export function policyInit(p: RetryPolicyArg | null | undefined): RetryPolicyIni
 }
 
 const PresetInputRef = builder.inputType("PresetInput", {
+  description: "A stored preset: a base tool run with baked inputs.",
   fields: (t) => ({
-    name: t.string({ required: true }),
-    description: t.string({ required: true }),
+    name: t.string({ required: true, description: "The name it is dispatched by; wire-safe." }),
+    description: t.string({ required: true, description: "What a model reads." }),
     baseTool: t.string({ required: true, description: "A tool, a branch or another preset." }),
     fixedKwargs: t.field({ type: "JSONObject", required: true, description: 'Baked inputs; "!ENV NAME" is resolved from the environment when the preset runs.' }),
     retryPolicy: t.field({ type: RetryPolicyInput, description: "Omit to inherit the first declared ancestor's policy." }),
@@ -39,10 +41,11 @@ const PresetInputRef = builder.inputType("PresetInput", {
 });
 
 export const PresetRef = builder.objectRef<Preset>("Preset").implement({
+  description: "A stored composition: a base tool run with baked inputs.",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    description: t.exposeString("description"),
-    baseTool: t.exposeString("baseTool"),
+    name: t.exposeString("name", { description: "The name it is dispatched by." }),
+    description: t.exposeString("description", { description: "What a model reads." }),
+    baseTool: t.exposeString("baseTool", { description: "The tool, branch or preset it builds on." }),
     fixedKwargs: t.field({ type: "JSONObject", description: '"!ENV NAME" markers are served as markers.', resolve: (p) => p.fixedKwargs }),
     retryPolicy: t.field({
       type: RetryPolicyRef,
@@ -56,9 +59,9 @@ export const PresetRef = builder.objectRef<Preset>("Preset").implement({
       },
     }),
     tier: t.field({ type: TierEnum, description: "The base's tier.", resolve: (p, _a, ctx) => ctx.surface.base(p.baseTool)?.tier ?? "read" }),
-    version: t.exposeInt("version"),
-    createdAt: t.field({ type: "DateTime", resolve: (p) => p.createdAt }),
-    updatedAt: t.field({ type: "DateTime", resolve: (p) => p.updatedAt }),
+    version: t.exposeInt("version", { description: "1 at creation, +1 per update; updatePreset's expectedVersion." }),
+    createdAt: t.field({ type: "DateTime", description: "When it was created.", resolve: (p) => p.createdAt }),
+    updatedAt: t.field({ type: "DateTime", description: "When it last changed.", resolve: (p) => p.updatedAt }),
   }),
 });
 
@@ -69,6 +72,7 @@ function toInput(i: { name: string; description: string; baseTool: string; fixed
 builder.queryFields((t) => ({
   presets: t.field({
     type: [PresetRef],
+    description: "Every stored preset.",
     resolve: (_r, _a, ctx) => {
       requireCaller(ctx);
       return ctx.runtime.presets.list();
@@ -77,7 +81,8 @@ builder.queryFields((t) => ({
   preset: t.field({
     type: PresetRef,
     nullable: true,
-    args: { name: t.arg.string({ required: true }) },
+    description: "One stored preset; null when there is none.",
+    args: { name: t.arg.string({ required: true, description: "The preset's name." }) },
     resolve: (_r, { name }, ctx) => {
       requireCaller(ctx);
       return ctx.runtime.presets.get(name);
@@ -88,18 +93,23 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPreset: t.field({
     type: PresetRef,
-    args: { input: t.arg({ type: PresetInputRef, required: true }) },
+    description: "Stores a new preset (CONFLICT when the name is taken). !ENV markers: ADMIN only; over fenced or secret bases: ADMIN only.",
+    args: { input: t.arg({ type: PresetInputRef, required: true, description: "The preset." }) },
     resolve: (_r, { input }, ctx) => ctx.runtime.presets.create(toInput(input), requireCaller(ctx)),
   }),
   updatePreset: t.field({
     type: PresetRef,
     description: "Applies only if the stored version is expectedVersion (else CONFLICT).",
-    args: { name: t.arg.string({ required: true }), input: t.arg({ type: PresetInputRef, required: true }), expectedVersion: t.arg.int({ required: true }) },
+    args: {
+      name: t.arg.string({ required: true, description: "The preset to update." }),
+      input: t.arg({ type: PresetInputRef, required: true, description: "Its new definition." }),
+      expectedVersion: t.arg.int({ required: true, description: "The version read before the change." }),
+    },
     resolve: (_r, { name, input, expectedVersion }, ctx) => ctx.runtime.presets.update(name, toInput(input), expectedVersion, requireCaller(ctx)),
   }),
   deletePreset: t.boolean({
     description: "Refused while other presets build on it.",
-    args: { name: t.arg.string({ required: true }) },
+    args: { name: t.arg.string({ required: true, description: "The preset's name." }) },
     resolve: async (_r, { name }, ctx) => {
       await ctx.runtime.presets.delete(name, requireCaller(ctx));
       return true;

@@ -5,97 +5,74 @@ import { ResumableStreamError } from "../events/bus.ts";
 import type { ContentBlock } from "../tools/result.ts";
 import { builder } from "./builder.ts";
 import { requireCaller, type GraphQLContext } from "./context.ts";
-import { ErrorKindEnum, RunEventTypeEnum, RunStatusEnum } from "./enums.ts";
+import type { Role } from "../auth/roles.ts";
+import { DoorEnum, ErrorKindEnum, RoleEnum, RunEventTypeEnum, RunStatusEnum } from "./enums.ts";
 import { closeWith } from "./stream.ts";
 import { RetryPolicyRef } from "./tool.ts";
 import { replayThenLive } from "../dispatch/run-events.ts";
-import { maySeeRun, runScope } from "../auth/visibility.ts";
+import { maySeeRun } from "../auth/visibility.ts";
 
 const AttemptRef = builder.objectRef<AttemptRecord>("Attempt").implement({
+  description: "One attempt of a run's retry loop.",
   fields: (t) => ({
-    number: t.exposeInt("number"),
-    startedAt: t.field({ type: "DateTime", resolve: (a) => a.startedAt }),
-    finishedAt: t.field({ type: "DateTime", nullable: true, resolve: (a) => a.finishedAt }),
-    errorKind: t.field({ type: ErrorKindEnum, nullable: true, resolve: (a) => a.errorKind }),
-    errorMessage: t.string({ nullable: true, resolve: (a) => a.errorMessage }),
+    number: t.exposeInt("number", { description: "1 for the first attempt, then +1 for each retry." }),
+    startedAt: t.field({ type: "DateTime", description: "When the attempt began.", resolve: (a) => a.startedAt }),
+    finishedAt: t.field({ type: "DateTime", nullable: true, description: "When it ended; null while it runs.", resolve: (a) => a.finishedAt }),
+    errorKind: t.field({ type: ErrorKindEnum, nullable: true, description: "Why it failed; null when it did not.", resolve: (a) => a.errorKind }),
+    errorMessage: t.string({ nullable: true, description: "What went wrong, when it failed.", resolve: (a) => a.errorMessage }),
     waitSeconds: t.float({ nullable: true, description: "Seconds waited after this attempt before the next.", resolve: (a) => a.waitSeconds }),
   }),
 });
 
 const ContentBlockRef = builder.objectRef<ContentBlock>("ContentBlock").implement({
+  description: "One block of a tool result, as a model reads it.",
   fields: (t) => ({
-    type: t.exposeString("type"),
-    text: t.string({ nullable: true, resolve: (b) => b.text ?? null }),
-    data: t.field({ type: "JSON", nullable: true, resolve: (b) => b.data ?? null }),
-    mimeType: t.string({ nullable: true, resolve: (b) => b.mimeType ?? null }),
+    type: t.exposeString("type", { description: 'The block kind, e.g. "text" or "image".' }),
+    text: t.string({ nullable: true, description: "The text of a text block.", resolve: (b) => b.text ?? null }),
+    data: t.field({ type: "JSON", nullable: true, description: "The payload of a non-text block.", resolve: (b) => b.data ?? null }),
+    mimeType: t.string({ nullable: true, description: "The media type of a non-text block.", resolve: (b) => b.mimeType ?? null }),
   }),
 });
 
 export const ToolRunRef = builder.objectRef<RunRecord>("ToolRun").implement({
   description: "One dispatch. Failures are data: status, errorKind and errorMessage.",
   fields: (t) => ({
-    id: t.exposeID("id"),
-    tool: t.exposeString("tool"),
-    status: t.field({ type: RunStatusEnum, resolve: (r) => r.status }),
+    id: t.exposeID("id", { description: "The run's id." }),
+    tool: t.exposeString("tool", { description: "The name it was dispatched to." }),
+    status: t.field({ type: RunStatusEnum, description: "Where the run is in its lifecycle.", resolve: (r) => r.status }),
     input: t.field({ type: "JSON", nullable: true, description: '"[redacted]" for SECRET tools.', resolve: (r) => r.input }),
-    content: t.field({ type: [ContentBlockRef], resolve: (r) => r.content }),
-    data: t.field({ type: "JSON", nullable: true, resolve: (r) => r.data }),
-    details: t.field({ type: "JSON", nullable: true, resolve: (r) => r.details }),
-    isError: t.exposeBoolean("isError"),
-    errorKind: t.field({ type: ErrorKindEnum, nullable: true, resolve: (r) => r.errorKind }),
-    errorMessage: t.string({ nullable: true, resolve: (r) => r.errorMessage }),
-    terminate: t.exposeBoolean("terminate"),
-    attempts: t.field({ type: [AttemptRef], resolve: (r) => r.attempts }),
+    content: t.field({ type: [ContentBlockRef], description: "The result's blocks for a model.", resolve: (r) => r.content }),
+    data: t.field({ type: "JSON", nullable: true, description: "The structured result.", resolve: (r) => r.data }),
+    details: t.field({ type: "JSON", nullable: true, description: "Facts not shown to a model (e.g. validation issues).", resolve: (r) => r.details }),
+    isError: t.exposeBoolean("isError", { description: "True when the result reports an error." }),
+    errorKind: t.field({ type: ErrorKindEnum, nullable: true, description: "Why the run failed; null unless FAILED or CANCELLED.", resolve: (r) => r.errorKind }),
+    errorMessage: t.string({ nullable: true, description: "What went wrong.", resolve: (r) => r.errorMessage }),
+    terminate: t.exposeBoolean("terminate", { description: "The result asks an agent loop to stop after this batch." }),
+    attempts: t.field({ type: [AttemptRef], description: "Every attempt, the first one first.", resolve: (r) => r.attempts }),
     retryPolicy: t.field({ type: RetryPolicyRef, nullable: true, description: "The policy this run was executed with.", resolve: (r) => r.policy }),
-    parentRunId: t.id({ nullable: true, resolve: (r) => r.parentRunId }),
-    door: t.exposeString("door", { description: "graphql | agent | extension | cli | mcp | runtime" }),
-    callerRole: t.exposeString("callerRole"),
-    startedAt: t.field({ type: "DateTime", resolve: (r) => r.startedAt }),
-    finishedAt: t.field({ type: "DateTime", nullable: true, resolve: (r) => r.finishedAt }),
+    parentRunId: t.id({ nullable: true, description: "The run that started this one; null for a run a caller dispatched.", resolve: (r) => r.parentRunId }),
+    door: t.field({ type: DoorEnum, description: "The door the run came through.", resolve: (r) => r.door }),
+    callerRole: t.field({ type: RoleEnum, description: "The role of the caller that started the run (an anonymous caller's is TAI_ANONYMOUS_ROLE).", resolve: (r) => r.callerRole as Role }),
+    startedAt: t.field({ type: "DateTime", description: "When the run was admitted.", resolve: (r) => r.startedAt }),
+    finishedAt: t.field({ type: "DateTime", nullable: true, description: "When it ended; null while RUNNING or PARKED.", resolve: (r) => r.finishedAt }),
   }),
 });
 
-const RunEventRef = builder.objectRef<RunEventRecord>("RunEvent").implement({
+export const RunEventRef = builder.objectRef<RunEventRecord>("RunEvent").implement({
+  description: "One entry of the run event log.",
   fields: (t) => ({
-    seq: t.exposeInt("seq"),
-    type: t.field({ type: RunEventTypeEnum, resolve: (e) => e.type }),
-    run: t.field({ type: ToolRunRef, resolve: (e) => e.run }),
-    at: t.field({ type: "DateTime", resolve: (e) => e.at }),
+    seq: t.exposeInt("seq", { description: "Its place in the log: global and strictly increasing; pass as afterSeq to resume after it." }),
+    type: t.field({ type: RunEventTypeEnum, description: "What happened.", resolve: (e) => e.type }),
+    run: t.field({ type: ToolRunRef, description: "The run as it was when the event happened.", resolve: (e) => e.run }),
+    at: t.field({ type: "DateTime", description: "When it happened.", resolve: (e) => e.at }),
   }),
 });
-
-const PageInfoRef = builder.objectRef<{ hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null }>("PageInfo").implement({
-  fields: (t) => ({
-    hasNextPage: t.exposeBoolean("hasNextPage"),
-    hasPreviousPage: t.exposeBoolean("hasPreviousPage"),
-    startCursor: t.string({ nullable: true, resolve: (p) => p.startCursor }),
-    endCursor: t.string({ nullable: true, resolve: (p) => p.endCursor }),
-  }),
-});
-const ToolRunEdgeRef = builder.objectRef<{ cursor: string; node: RunRecord }>("ToolRunEdge").implement({
-  fields: (t) => ({ cursor: t.exposeString("cursor"), node: t.field({ type: ToolRunRef, resolve: (e) => e.node }) }),
-});
-const ToolRunConnectionRef = builder
-  .objectRef<{ edges: { cursor: string; node: RunRecord }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } }>("ToolRunConnection")
-  .implement({
-    fields: (t) => ({
-      edges: t.field({ type: [ToolRunEdgeRef], resolve: (c) => c.edges }),
-      pageInfo: t.field({ type: PageInfoRef, resolve: (c) => c.pageInfo }),
-    }),
-  });
-
-const cursorOf = (r: RunRecord) => Buffer.from(`${r.startedAt}|${r.id}`).toString("base64url");
-function parseCursor(cursor: string): { startedAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, "base64url").toString().split("|");
-  const startedAt = new Date(at ?? "");
-  if (!id || Number.isNaN(startedAt.getTime())) throw ApiError.badInput(`"after" is not a cursor this API issued`, [{ path: "/after", message: "is not a valid cursor" }]);
-  return { startedAt, id };
-}
 
 const DispatchInput = builder.inputType("DispatchInput", {
+  description: "A tool call.",
   fields: (t) => ({
-    tool: t.string({ required: true }),
-    input: t.field({ type: "JSONObject", required: true }),
+    tool: t.string({ required: true, description: "A name on the surface: a tool, preset, branch or agent." }),
+    input: t.field({ type: "JSONObject", required: true, description: "The arguments, validated against the tool's inputSchema." }),
     idempotencyKey: t.string({ description: "A re-issued dispatch with the same key, tool and caller returns the first run." }),
     timeoutSeconds: t.float({ description: "Per-attempt timeout; can only shorten the tool's own." }),
   }),
@@ -105,30 +82,12 @@ builder.queryFields((t) => ({
   run: t.field({
     type: ToolRunRef,
     nullable: true,
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The run's id." }) },
     description: "A run; null when there is none the caller may see (docs/security-model.md §2).",
     resolve: async (_r, { id }, ctx) => {
       const caller = requireCaller(ctx);
       const run = await ctx.runtime.runs.get(String(id));
       return run && maySeeRun(caller, run) ? run : null;
-    },
-  }),
-  runs: t.field({
-    type: ToolRunConnectionRef,
-    description: "The runs the caller may see, newest first (relay-style connection).",
-    args: { tool: t.arg.string(), status: t.arg({ type: RunStatusEnum }), first: t.arg.int(), after: t.arg.string() },
-    resolve: async (_r, args, ctx) => {
-      const caller = requireCaller(ctx);
-      const first = args.first ?? 20;
-      if (first < 1 || first > 200) throw ApiError.badInput(`"first" must be from 1 to 200 (got ${first})`, [{ path: "/first", message: "must be from 1 to 200" }]);
-      const after = args.after ? parseCursor(args.after) : undefined;
-      const rows = await ctx.runtime.runs.list({ tool: args.tool ?? undefined, status: args.status ?? undefined }, first + 1, after, runScope(caller));
-      const page = rows.slice(0, first);
-      const edges = page.map((node) => ({ cursor: cursorOf(node), node }));
-      return {
-        edges,
-        pageInfo: { hasNextPage: rows.length > first, hasPreviousPage: Boolean(after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
-      };
     },
   }),
 }));
@@ -137,7 +96,7 @@ builder.mutationFields((t) => ({
   dispatch: t.field({
     type: ToolRunRef,
     description: "Runs a tool through the chokepoint. A failed, forbidden or invalid run is returned as data (status FAILED).",
-    args: { input: t.arg({ type: DispatchInput, required: true }) },
+    args: { input: t.arg({ type: DispatchInput, required: true, description: "The tool and its arguments." }) },
     resolve: (_r, { input }, ctx) => {
       const caller = requireCaller(ctx);
       if (input.timeoutSeconds != null && !(input.timeoutSeconds > 0))
@@ -157,7 +116,7 @@ builder.mutationFields((t) => ({
   cancelRun: t.field({
     type: ToolRunRef,
     description: "Aborts the attempt in flight; no retry follows. Only a run the caller may see (its own, or any for an ADMIN) can be cancelled.",
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, description: "The run's id." }) },
     resolve: async (_r, { id }, ctx) => {
       const caller = requireCaller(ctx);
       const run = await ctx.runtime.runs.get(String(id));
@@ -171,7 +130,11 @@ builder.subscriptionFields((t) => ({
   runEvents: t.field({
     type: RunEventRef,
     description: "Run events, optionally for one run or tool. With afterSeq, persisted events after it are replayed first, then live ones follow.",
-    args: { runId: t.arg.id(), tool: t.arg.string(), afterSeq: t.arg.int() },
+    args: {
+      runId: t.arg.id({ description: "Only this run's events; NOT_FOUND when the caller may not see it." }),
+      tool: t.arg.string({ description: "Only the events of runs of this tool." }),
+      afterSeq: t.arg.int({ description: "Replay the stored events after this seq first (0: all)." }),
+    },
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const filter = { runId: args.runId ? String(args.runId) : undefined, tool: args.tool ?? undefined };

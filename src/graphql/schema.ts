@@ -4,11 +4,14 @@ import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
 import "./run.ts";
+import "./run-list.ts";
+import "./run-tree.ts";
 import "./preset.ts";
 import "./manifest.ts";
 import "./interaction.ts";
 import "./extension.ts";
 import "./agent.ts";
+import "./agent-run.ts";
 import "./thread.ts";
 import "./skill.ts";
 

@@ -6,10 +6,11 @@ import { ErrorKindEnum, ExecutionModeEnum, TierEnum, ToolOriginEnum } from "./en
 import { closeWith } from "./stream.ts";
 
 export const RetryBackoffRef = builder.objectRef<RetryPolicy["backoff"]>("RetryBackoff").implement({
+  description: "The wait before retry n: initialSeconds × multiplier^(n−1), capped at capSeconds.",
   fields: (t) => ({
-    initialSeconds: t.exposeFloat("initialSeconds"),
-    multiplier: t.exposeFloat("multiplier"),
-    capSeconds: t.exposeFloat("capSeconds"),
+    initialSeconds: t.exposeFloat("initialSeconds", { description: "The wait before the first retry." }),
+    multiplier: t.exposeFloat("multiplier", { description: "Each next wait is the last one times this." }),
+    capSeconds: t.exposeFloat("capSeconds", { description: "The longest wait (a server's Retry-After may exceed it)." }),
   }),
 });
 
@@ -19,10 +20,10 @@ export type PolicyView = RetryPolicy & { declaredOn: string };
 export const RetryPolicyRef = builder.objectRef<PolicyView>("RetryPolicy").implement({
   description: "An effective retry policy. `retryableKinds` is resolved: true → the default transient kinds, false → [].",
   fields: (t) => ({
-    maxAttempts: t.exposeInt("maxAttempts"),
-    idempotent: t.exposeBoolean("idempotent"),
-    retryableKinds: t.field({ type: [ErrorKindEnum], resolve: (p) => [...p.retryableKinds] }),
-    backoff: t.field({ type: RetryBackoffRef, resolve: (p) => p.backoff }),
+    maxAttempts: t.exposeInt("maxAttempts", { description: "The total attempt budget, the first included." }),
+    idempotent: t.exposeBoolean("idempotent", { description: "The tool is safe to run again; required for any retry." }),
+    retryableKinds: t.field({ type: [ErrorKindEnum], description: "The failure kinds that are retried.", resolve: (p) => [...p.retryableKinds] }),
+    backoff: t.field({ type: RetryBackoffRef, description: "The waits between attempts.", resolve: (p) => p.backoff }),
     declaredOn: t.exposeString("declaredOn", { description: "The name whose declaration applies (inheritance)." }),
   }),
 });
@@ -30,14 +31,14 @@ export const RetryPolicyRef = builder.objectRef<PolicyView>("RetryPolicy").imple
 export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
   description: "One callable name on the surface: a tool, preset, branch or agent.",
   fields: (t) => ({
-    name: t.exposeString("name"),
-    label: t.string({ nullable: true, resolve: (e) => e.label ?? null }),
-    description: t.exposeString("description"),
-    origin: t.field({ type: ToolOriginEnum, resolve: (e) => e.origin }),
-    tier: t.field({ type: TierEnum, resolve: (e) => e.tier }),
+    name: t.exposeString("name", { description: "The name dispatch takes." }),
+    label: t.string({ nullable: true, description: "A display label, when an extension gave one.", resolve: (e) => e.label ?? null }),
+    description: t.exposeString("description", { description: "What it does: the text a model reads." }),
+    origin: t.field({ type: ToolOriginEnum, description: "Where the name comes from.", resolve: (e) => e.origin }),
+    tier: t.field({ type: TierEnum, description: "Who may run it.", resolve: (e) => e.tier }),
     inputSchema: t.field({ type: "JSONObject", description: "JSON Schema draft 2020-12.", resolve: (e) => e.inputSchema }),
-    outputSchema: t.field({ type: "JSONObject", nullable: true, resolve: (e) => e.outputSchema ?? null }),
-    executionMode: t.field({ type: ExecutionModeEnum, resolve: (e) => e.executionMode }),
+    outputSchema: t.field({ type: "JSONObject", nullable: true, description: "The JSON Schema its result is validated against; null: none.", resolve: (e) => e.outputSchema ?? null }),
+    executionMode: t.field({ type: ExecutionModeEnum, description: "How an agent runs its calls.", resolve: (e) => e.executionMode }),
     retryPolicy: t.field({
       type: RetryPolicyRef,
       nullable: true,
@@ -47,18 +48,23 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
         return p ? { ...p.policy, declaredOn: p.declaredOn } : null;
       },
     }),
-    pauses: t.exposeBoolean("pauses"),
-    timeoutSeconds: t.exposeFloat("timeoutSeconds"),
-    baseTool: t.string({ nullable: true, resolve: (e) => e.baseTool ?? null }),
-    extensionStack: t.stringList({ resolve: (e) => e.extensionStack }),
-    fixedKwargs: t.field({ type: "JSONObject", nullable: true, resolve: (e) => e.fixedKwargs ?? null }),
+    pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
+    timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),
+    baseTool: t.string({ nullable: true, description: "What a PRESET or BRANCH builds on.", resolve: (e) => e.baseTool ?? null }),
+    extensionStack: t.stringList({ description: "A BRANCH's extensions, innermost first.", resolve: (e) => e.extensionStack }),
+    fixedKwargs: t.field({ type: "JSONObject", nullable: true, description: 'A PRESET\'s baked inputs ("!ENV NAME" markers served as markers).', resolve: (e) => e.fixedKwargs ?? null }),
   }),
 });
 
 builder.queryFields((t) => ({
   tools: t.field({
     type: [ToolRef],
-    args: { origin: t.arg({ type: ToolOriginEnum }), tier: t.arg({ type: TierEnum }), search: t.arg.string() },
+    description: "The surface: every name dispatch takes.",
+    args: {
+      origin: t.arg({ type: ToolOriginEnum, description: "Only names of this origin." }),
+      tier: t.arg({ type: TierEnum, description: "Only names of this tier." }),
+      search: t.arg.string({ description: "Only names whose name, label or description contains this text (any case)." }),
+    },
     resolve: (_r, args, ctx) => {
       requireCaller(ctx);
       return ctx.surface.list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined });
@@ -67,7 +73,8 @@ builder.queryFields((t) => ({
   tool: t.field({
     type: ToolRef,
     nullable: true,
-    args: { name: t.arg.string({ required: true }) },
+    description: "One name on the surface; null when there is none.",
+    args: { name: t.arg.string({ required: true, description: "The name." }) },
     resolve: (_r, { name }, ctx) => {
       requireCaller(ctx);
       return ctx.surface.resolve(name) ?? null;

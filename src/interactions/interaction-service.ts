@@ -9,7 +9,7 @@ import { ApiError, describeIssues } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { validate } from "../tools/json-schema.ts";
 import type { InteractionStore } from "./interaction-store.ts";
-import type { InteractionRecord } from "./park.ts";
+import type { InteractionRecord, InteractionStatus } from "./park.ts";
 
 /**
  * Answers and expiry of interactions (SPEC §9). An answer is validated against the
@@ -26,8 +26,13 @@ export class InteractionService {
   ) {}
 
   /** The newest 500 interactions of runs `caller` may see (auth/visibility.ts). */
-  list(status: string | undefined, caller: Caller): Promise<InteractionRecord[]> {
+  list(status: InteractionStatus | undefined, caller: Caller): Promise<InteractionRecord[]> {
     return visibleRecords(this.runs, runScope(caller), 500, (skip, take) => this.store.list(status, take, skip));
+  }
+
+  /** The stored interaction, whoever may see it: callers check its run's visibility. */
+  get(id: string): Promise<InteractionRecord | null> {
+    return this.store.get(id);
   }
 
   forRun(runId: string): Promise<InteractionRecord[]> {

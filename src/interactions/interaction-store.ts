@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Db } from "../db/client.ts";
-import type { InteractionRecord, InteractionRequest, OpenedInteraction } from "./park.ts";
+import type { Bus } from "../events/bus.ts";
+import type { InteractionRecord, InteractionRequest, InteractionStatus, OpenedInteraction } from "./park.ts";
 
 type Row = Awaited<ReturnType<Db["interaction"]["findUniqueOrThrow"]>>;
 
@@ -12,29 +13,49 @@ export function toInteraction(r: Row): InteractionRecord {
     runId: r.runId,
     tool: r.tool,
     question: r.question,
-    to: r.to as "user" | "caller",
+    to: r.to as InteractionRecord["to"],
     answerFormat: (r.answerFormat ?? null) as InteractionRecord["answerFormat"],
     status: r.status as InteractionRecord["status"],
     expiresAt: r.expiresAt?.toISOString() ?? null,
     answer: r.answer ?? null,
     answeredAt: r.answeredAt?.toISOString() ?? null,
+    callback: r.callbackHash !== null,
     createdAt: r.createdAt.toISOString(),
   };
 }
 
-/** Persistence of interactions; every status change is a guarded (compare-and-set) update. */
+/**
+ * An interaction as the bus carries it. The answer never crosses the bus: a secret-tier
+ * run's answer becomes its output, which is never published (SPEC §1); a reader that
+ * needs it reads the stored interaction.
+ */
+export function withoutAnswer(i: InteractionRecord): PublishedInteraction {
+  const { answer: _answer, ...rest } = i;
+  return rest;
+}
+
+/** An interaction as the bus carries it: no answer. */
+export type PublishedInteraction = Omit<InteractionRecord, "answer">;
+
+/**
+ * Persistence of interactions; every status change is a guarded (compare-and-set) update.
+ * Each interaction is published on the bus (`interaction`) as stored, without its answer,
+ * once when it opens and once when it closes (answered, expired or cancelled), after the
+ * write.
+ */
 export class InteractionStore {
   constructor(
     private readonly db: Db,
     /** Builds the public callback URL for a token. Contract: pure. */
     private readonly callbackUrl: (token: string) => string,
+    private readonly bus: Pick<Bus, "publish">,
   ) {}
 
   /** Opens one interaction (PENDING). */
   async open(runId: string, tool: string, req: InteractionRequest): Promise<OpenedInteraction> {
     const id = randomUUID();
     const token = req.callback ? randomBytes(32).toString("base64url") : null;
-    await this.db.interaction.create({
+    const row = await this.db.interaction.create({
       data: {
         id,
         runId,
@@ -47,6 +68,7 @@ export class InteractionStore {
         callbackHash: token ? hashToken(token) : null,
       },
     });
+    this.bus.publish("interaction", withoutAnswer(toInteraction(row)));
     return { id, ...(token ? { callbackUrl: this.callbackUrl(token) } : {}) };
   }
 
@@ -70,13 +92,14 @@ export class InteractionStore {
   }
 
   /** Newest first. */
-  async list(status?: string, take = 500, skip = 0): Promise<InteractionRecord[]> {
+  async list(status?: InteractionStatus, take = 500, skip = 0): Promise<InteractionRecord[]> {
     return (await this.db.interaction.findMany({ where: status ? { status } : {}, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take, skip })).map(toInteraction);
   }
 
   /** PENDING → ANSWERED; false when it was not pending (a second answer loses). */
   async answer(id: string, answer: unknown): Promise<boolean> {
     const { count } = await this.db.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status: "ANSWERED", answer: answer as never, answeredAt: new Date() } });
+    if (count === 1) await this.published(id);
     return count === 1;
   }
 
@@ -95,17 +118,28 @@ export class InteractionStore {
 
   /** Marks the run's open interactions CANCELLED (the run ended without them). */
   async cancelOpen(runId: string): Promise<void> {
-    await this.db.interaction.updateMany({ where: { runId, status: "PENDING" }, data: { status: "CANCELLED" } });
+    const open = await this.db.interaction.findMany({ where: { runId, status: "PENDING" }, select: { id: true } });
+    for (const { id } of open) await this.close(id, "CANCELLED");
   }
 
   /** PENDING interactions past their expiry → EXPIRED; returns their run ids. */
   async expireDue(now = new Date()): Promise<string[]> {
     const due = await this.db.interaction.findMany({ where: { status: "PENDING", expiresAt: { lt: now } }, select: { id: true, runId: true } });
     const runs = new Set<string>();
-    for (const d of due) {
-      const { count } = await this.db.interaction.updateMany({ where: { id: d.id, status: "PENDING" }, data: { status: "EXPIRED" } });
-      if (count) runs.add(d.runId);
-    }
+    for (const d of due) if (await this.close(d.id, "EXPIRED")) runs.add(d.runId);
     return [...runs];
+  }
+
+  /** PENDING → `status`; false when it was no longer pending. */
+  private async close(id: string, status: "EXPIRED" | "CANCELLED"): Promise<boolean> {
+    const { count } = await this.db.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status } });
+    if (count === 1) await this.published(id);
+    return count === 1;
+  }
+
+  /** Publishes the interaction as stored now. */
+  private async published(id: string): Promise<void> {
+    const row = await this.db.interaction.findUnique({ where: { id } });
+    if (row) this.bus.publish("interaction", withoutAnswer(toInteraction(row)));
   }
 }

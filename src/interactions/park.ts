@@ -1,10 +1,18 @@
 import type { JsonSchema } from "../tools/json-schema.ts";
 
+/** Who answers an interaction: a user of the platform, or the caller who started the run. */
+export const INTERACTION_RECIPIENTS = ["user", "caller"] as const;
+export type InteractionRecipient = (typeof INTERACTION_RECIPIENTS)[number];
+
+/** The statuses of an interaction: PENDING until answered, expired or cancelled. */
+export const INTERACTION_STATUSES = ["PENDING", "ANSWERED", "EXPIRED", "CANCELLED"] as const;
+export type InteractionStatus = (typeof INTERACTION_STATUSES)[number];
+
 /** A question a parked run waits on. */
 export interface InteractionRequest {
   question: string;
-  /** Who answers: a user of the platform, or the caller who started the run. @default "user" */
-  to?: "user" | "caller";
+  /** Who answers. @default "user" */
+  to?: InteractionRecipient;
   /** The answer must validate against this schema. @default any JSON */
   answerFormat?: JsonSchema;
   /** After this many seconds the run fails with TIMEOUT. @default no expiry */
@@ -50,13 +58,15 @@ export interface InteractionRecord {
   runId: string;
   tool: string;
   question: string;
-  to: "user" | "caller";
+  to: InteractionRecipient;
   answerFormat: JsonSchema | null;
-  status: "PENDING" | "ANSWERED" | "EXPIRED" | "CANCELLED";
+  status: InteractionStatus;
   expiresAt: string | null;
   answer: unknown;
   answeredAt: string | null;
   /** Only present right after opening (the token is never stored). */
   callbackUrl?: string | null;
+  /** Whether it is answered through a callback URL (an external system), not by a person. */
+  callback: boolean;
   createdAt: string;
 }

@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { App } from "../app.ts";
+import { describeImportFailure } from "./import-failure.ts";
 
 /** A module named in TAI_MODULES (or a manifest) that failed to load. */
 export class ModuleLoadError extends Error {
@@ -56,15 +58,14 @@ export async function loadModules(app: App, paths: string[], cwd = process.cwd()
     } catch {
       throw new ModuleLoadError(path, "no such package or export");
     }
+    if (url.startsWith("file:") && !existsSync(fileURLToPath(url))) throw new ModuleLoadError(path, "file not found");
     await supportTypeScript(url);
     app.currentModule = path;
     try {
       await import(url);
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      const missing = err.code === "ERR_MODULE_NOT_FOUND" && err.message.includes(url.startsWith("file:") ? fileURLToPath(url) : url);
-      const reason = missing ? "file not found" : `${err.name ?? "Error"}: ${err.message}`;
-      throw new ModuleLoadError(path, reason);
+      const err = e as Error;
+      throw new ModuleLoadError(path, describeImportFailure(e, path, cwd) ?? `${err.name ?? "Error"}: ${err.message}`);
     } finally {
       app.currentModule = "inline";
     }

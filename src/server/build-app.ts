@@ -1,13 +1,14 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
-import type { ExecutionArgs } from "graphql";
+import { GraphQLError, type ExecutionArgs } from "graphql";
 import { useServer } from "graphql-ws/use/ws";
 import { WebSocketServer } from "ws";
 import type { Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
+import { useInputErrorCodes } from "../graphql/input-error-codes.ts";
 import { useScrubbedResults } from "../graphql/scrub-results.ts";
 import { usePinnedSurface } from "../graphql/pinned-surface.ts";
 import { schema } from "../graphql/schema.ts";
@@ -15,14 +16,16 @@ import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
 import { handleCallback } from "./callbacks.ts";
 import { csrfPrevention } from "./csrf.ts";
+import { dashboardRoutes } from "./dashboard.ts";
 import { KeyStreams } from "./key-streams.ts";
 import { operationLimits } from "./limits.ts";
 import { verifyOrigin } from "./origins.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
-import { closeReason, connectionAuthorization } from "./ws-auth.ts";
+import { closeReason, connectionAuthorization, operationAuthorization } from "./ws-auth.ts";
 import { logSocketFaults } from "./ws-faults.ts";
 import { opsRoutes } from "./ops-routes.ts";
 import { Readiness } from "./ready.ts";
+import { mcpHttpDoor } from "../mcp/http-door.ts";
 
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
 const WS_CLOSE_GRACE_MS = 1000;
@@ -48,7 +51,7 @@ interface ServerContext {
   wsCaller?: Caller | null;
 }
 
-/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path. */
+/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path, and serves the dashboard (`/dashboard`). */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
   const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
@@ -77,15 +80,20 @@ export function buildApp(rt: Runtime): TaiServer {
       usePinnedSurface(rt.surface),
       csrfPrevention(),
       operationLimits(),
+      useInputErrorCodes(),
     ],
   });
 
   const hostOk = hostGuard(config);
   const readiness = new Readiness(rt);
   const ops = opsRoutes(rt, readiness);
+  const mcp = mcpHttpDoor(rt, { holdKey });
+  const dashboard = dashboardRoutes();
   const server = createServer((req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
     if (ops(req, res)) return;
+    if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
+    if (dashboard(req, res)) return;
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
@@ -96,7 +104,7 @@ export function buildApp(rt: Runtime): TaiServer {
     {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => never }).execute(args),
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => never }).subscribe(args),
-      // Authentication happens once, on connection_init; a bad key refuses the socket.
+      // The socket is authenticated once, on connection_init; a bad key refuses it.
       onConnect: async (ctx) => {
         const socket = ctx.extra.socket;
         try {
@@ -111,12 +119,22 @@ export function buildApp(rt: Runtime): TaiServer {
         }
       },
       onSubscribe: async (ctx, _id, params) => {
+        // An operation carrying its own Authorization header (GraphiQL sends its Headers tab
+        // so) runs as that key; the socket's caller otherwise. A bad key fails the operation.
+        let caller = ctx.extra.caller ?? null;
+        try {
+          const authorization = operationAuthorization(params.extensions);
+          if (authorization !== undefined) caller = await authenticate(rt, authorization);
+        } catch (e) {
+          if (!(e instanceof ApiError)) throw e;
+          return [new GraphQLError(e.message, { extensions: { code: e.code } })];
+        }
         const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,
           params,
-          wsCaller: ctx.extra.caller ?? null,
+          wsCaller: caller,
         });
         let document;
         try {
@@ -158,6 +176,7 @@ export function buildApp(rt: Runtime): TaiServer {
     },
     async stop() {
       keyStreams.close();
+      mcp.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
       const sockets = [...wss.clients].map((c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))));
       for (const c of wss.clients) c.close(1001, "server shutting down");

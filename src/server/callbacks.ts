@@ -2,9 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
-
-/** An oversized body is drained up to this many times the limit before the socket is cut. */
-const DRAIN_FACTOR = 8;
+import { readBody } from "./read-body.ts";
 
 const STATUS: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER_INPUT: 400, FORBIDDEN: 403, UNAUTHENTICATED: 401 };
 
@@ -20,29 +18,16 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
   };
   if (req.method !== "POST") return reply(405, { error: "use POST with a JSON body" });
   const limit = rt.config.maxBodyBytes;
-  let size = 0;
-  const chunks: Buffer[] = [];
-  try {
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size <= limit) chunks.push(chunk as Buffer);
-      // An oversized body is read to its end (up to a bound), so the 413 reaches a client
-      // still sending and the connection closes cleanly: answering mid-body and closing
-      // with unread data in the socket makes the kernel reset it.
-      else if (size > limit * DRAIN_FACTOR) return void res.destroy();
-    }
-    if (size > limit) {
-      res.setHeader("connection", "close");
-      return reply(413, { error: `the body exceeds ${limit} bytes`, code: "BAD_USER_INPUT" });
-    }
-  } catch {
-    // The client went away before the body ended: nobody is left to answer, nothing was
-    // answered. (Left uncaught, this rejection would take the whole server down.)
-    return void res.destroy();
+  const read = await readBody(req, limit);
+  // Nobody is left to answer, or the client kept sending far past the limit.
+  if (!read.ok && read.reason === "gone") return void res.destroy();
+  if (!read.ok) {
+    res.setHeader("connection", "close");
+    return reply(413, { error: `the body exceeds ${limit} bytes`, code: "BAD_USER_INPUT" });
   }
   let payload: unknown;
   try {
-    payload = chunks.length ? JSON.parse(Buffer.concat(chunks).toString("utf8")) : null;
+    payload = read.body.length ? JSON.parse(read.body.toString("utf8")) : null;
   } catch (e) {
     return reply(400, { error: `the body is not valid JSON (${(e as Error).message})` });
   }

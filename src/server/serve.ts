@@ -20,7 +20,14 @@ export async function serve(config: Config = loadConfig()): Promise<Served> {
   const runtime = await createRuntime({ config });
   const firstAdminKey = await runtime.keys.bootstrap(config.adminKey);
   const app = buildApp(runtime);
-  const url = await app.start(config.port, config.host);
+  let url: string;
+  try {
+    url = await app.start(config.port, config.host);
+  } catch (e) {
+    await app.stop();
+    await runtime.close();
+    throw listenError(e, config.port, config.host);
+  }
   let stopping: Promise<void> | null = null;
   return {
     url,
@@ -45,4 +52,14 @@ export async function serve(config: Config = loadConfig()): Promise<Served> {
       return stopping;
     },
   };
+}
+
+/** A failed listen, said in terms of the setting that fixes it (PORT or HOST). */
+export function listenError(e: unknown, port: number, host: string): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  const where = `port ${port} on ${host}`;
+  if (code === "EADDRINUSE") return new Error(`${where} is in use: set PORT to another port`, { cause: e });
+  if (code === "EACCES") return new Error(`${where} needs privileges this process lacks: set PORT to a port above 1023`, { cause: e });
+  if (code === "EADDRNOTAVAIL") return new Error(`${host} is not an address of this machine: set HOST to one (127.0.0.1 or 0.0.0.0)`, { cause: e });
+  return e instanceof Error ? e : new Error(String(e));
 }

@@ -9,9 +9,16 @@ import type { Logger } from "../log.ts";
  * Here a client fault is one `warn` line without a stack; anything else is logged as an
  * error and the socket closed with 4500 as graphql-ws does.
  *
- * Install after `useServer`: its per-connection `error` listener is replaced.
+ * Install after `useServer`: its server-wide and per-connection `error` listeners are replaced.
  */
 export function logSocketFaults(wss: WebSocketServer, log: Logger): void {
+  // ws forwards the HTTP server's own errors to the WebSocket server, where graphql-ws
+  // would print them with a stack trace. A failed listen (a port in use) is what
+  // `start()` rejects with and `serve()` reports, naming PORT; a later one is logged.
+  wss.removeAllListeners("error");
+  wss.on("error", (err: Error) => {
+    if (wss.options.server?.listening) log.error("HTTP server error", { error: err.message });
+  });
   wss.on("connection", (socket) => {
     socket.removeAllListeners("error");
     socket.on("error", (err: Error & { code?: string }) => {

@@ -6,6 +6,9 @@ import { z } from "zod";
 import { App } from "../../src/app.ts";
 import type { Role, Tier } from "../../src/auth/roles.ts";
 import type { RunRecord } from "../../src/dispatch/run-record.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { limiter, runCli } from "../helpers/cli.ts";
 import { freshDatabase } from "../helpers/databases.ts";
@@ -98,6 +101,34 @@ describe("the tier matrix through the GraphQL dispatch mutation", () => {
       expect(body.errors, "a forbidden run is data, not a GraphQL error").toBeUndefined();
       expect(body.data!.dispatch).toMatchObject({ door: "graphql", callerRole: pair.role });
       await expectVerdict(body.data!.dispatch, pair, "graphql");
+      expect(bodyRuns[pair.tier] - before, "body runs").toBe(pair.allowed ? 1 : 0);
+    });
+  }
+});
+
+describe("the tier matrix through the MCP door (tools/list and tools/call on /mcp)", () => {
+  const clients = {} as Record<Role, Client>;
+  beforeAll(async () => {
+    const url = (await server.start(0, "127.0.0.1")).replace(/\/graphql$/, "/mcp");
+    for (const role of ROLES) {
+      clients[role] = new Client({ name: "tier-matrix", version: "1.0.0" });
+      await clients[role].connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${keys[role]}` } } }));
+    }
+  });
+  afterAll(async () => {
+    for (const role of ROLES) await clients[role]?.close();
+  });
+
+  for (const pair of PAIRS) {
+    it(label(pair), async () => {
+      const listed = (await clients[pair.role].listTools()).tools.some((t) => t.name === `tier_${pair.tier}`);
+      expect(listed, "listed exactly when the role may run it").toBe(pair.allowed);
+      const before = bodyRuns[pair.tier];
+      const result = (await clients[pair.role].callTool({ name: `tier_${pair.tier}`, arguments: { note: "mcp" } })) as CallToolResult;
+      if (pair.allowed) expect(result.isError, "a permitted run succeeds").toBeFalsy();
+      else expect(result).toMatchObject({ isError: true, structuredContent: { status: "FAILED", error: { kind: "PERMISSION_DENIED" } } });
+      const run = await rt.runs.get(result._meta!["tai42/runId"] as string);
+      await expectVerdict(run!, pair, "mcp");
       expect(bodyRuns[pair.tier] - before, "body runs").toBe(pair.allowed ? 1 : 0);
     });
   }

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
@@ -8,6 +7,7 @@ import { replayThenLive } from "../../src/dispatch/run-events.ts";
 import { freshDatabase, redisTestUrl, requirePostgres, requireRedis } from "../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { tcpLink, through } from "../helpers/tcp-link.ts";
+import { redisSubscribed } from "../helpers/redis.ts";
 
 /**
  * Several instances sharing one PostgreSQL database and one Redis. Under CI=true an
@@ -71,19 +71,7 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
   }
 
   /** Waits until both instances' Redis subscriptions for `topics` are in place (SUBSCRIBE is asynchronous). */
-  async function subscribed(prefix: string, topics: string[], count = 2): Promise<void> {
-    const r = new Redis(redisTestUrl(), { lazyConnect: true });
-    await r.connect();
-    try {
-      await waitFor(`Redis subscribers on ${topics.join(", ")}`, async () => {
-        const reply = (await r.pubsub("NUMSUB", ...topics.map((t) => prefix + t))) as (string | number)[];
-        const counts = reply.filter((_, i) => i % 2 === 1).map(Number);
-        return counts.every((n) => n >= count) ? true : undefined;
-      });
-    } finally {
-      r.disconnect();
-    }
-  }
+  const subscribed = (prefix: string, topics: string[], count = 2) => redisSubscribed(prefix, topics, count);
 
   describe("events", () => {
     it("should deliver a run dispatched on one instance to the other instance's bus", async () => {

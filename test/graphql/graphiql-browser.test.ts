@@ -1,24 +1,12 @@
-import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { z } from "zod";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
+import { chromiumPresent, launchChromium } from "../helpers/chromium.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until } from "./support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = "/tmp/graphiql.png";
-
-/** Waits a bounded time for Debian's Chromium (it may still be installing); under CI=true its absence fails. */
-async function chromiumPresent(): Promise<boolean> {
-  try {
-    await until(`${CHROMIUM} to exist`, () => existsSync(CHROMIUM), 30_000);
-    return true;
-  } catch (e) {
-    if (process.env.CI === "true") throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium): ${(e as Error).message}`);
-    return false;
-  }
-}
 
 const present = await chromiumPresent();
 
@@ -31,11 +19,7 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-      timeout: 30_000,
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
@@ -106,6 +90,32 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
     rt!.app.tool({ name: "from_the_browser_test", description: "Registered while GraphiQL listens.", input: z.object({}) }, () => "ok");
     const response = page.locator(".graphiql-response");
     await until("the live event to show", async () => (await response.innerText()).includes("from_the_browser_test"), 20_000);
+    expect(offsite).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("should run a subscription as the key typed in the Headers tab, over graphql-ws", async () => {
+    const { url, page } = await open();
+    const key = await rt!.keys.create("graphiql-admin", "ADMIN");
+    const admin = (await rt!.keys.verify(key))!;
+    const run = await rt!.dispatcher.run({ tool: "echo", input: { text: "the admin's" }, caller: admin, door: "runtime" });
+    await page.goto(`${url}?query=${encodeURIComponent(`subscription { runEvents(runId: "${run.id}", afterSeq: 0) { type run { id } } }`)}`);
+    await editorOf(page);
+    const response = page.locator(".graphiql-response");
+
+    // As the anonymous caller (USER on loopback), the admin's run does not exist.
+    await page.locator(".graphiql-execute-button").click();
+    await until("the anonymous refusal to show", async () => (await response.innerText()).includes("NOT_FOUND"), 20_000);
+
+    await page.locator('.graphiql-editor-tools button[data-name="headers"]').click();
+    const headers = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="headers.json"]');
+    await headers.click();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.press("Delete");
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${key}` }));
+    await page.locator(".graphiql-execute-button").click();
+    await until("the admin's replayed events to show", async () => (await response.innerText()).includes("RUN_FINISHED"), 20_000);
+    expect(await response.innerText()).toContain(run.id);
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);
   });

@@ -13,12 +13,13 @@ export interface CliResult {
 }
 
 /**
- * Runs `node bin/tai.mjs ...args` from the repository root. The child gets a clean tai
- * environment (no inherited TAI_*, DATABASE_URL or HOST) plus `env`, with TAI_LOG=silent.
+ * Runs `node bin/tai.mjs ...args` from `cwd` (default: the repository root). The child gets
+ * a clean tai environment (no inherited TAI_*, DATABASE_URL or HOST) plus `env`, with
+ * TAI_LOG=silent.
  */
-export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000, cwd = ROOT): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnTai(args, env);
+    const child = spawnTai(args, env, cwd);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -32,9 +33,9 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
   });
 }
 
-function spawnTai(args: string[], env: Record<string, string | undefined>): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
+function spawnTai(args: string[], env: Record<string, string | undefined>, cwd = ROOT): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TAI_") && !["DATABASE_URL", "HOST", "PORT", "REDIS_URL"].includes(k)));
-  return spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...base, TAI_LOG: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  return spawn(process.execPath, [BIN, ...args], { cwd, env: { ...base, TAI_LOG: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
 }
 
 /** A long-running `tai` child (e.g. `tai serve`). */

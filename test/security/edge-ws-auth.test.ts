@@ -22,6 +22,7 @@ describe("graphql-ws connectionParams authorization", () => {
   it("should read the key under any capitalisation of its name", async () => {
     s = await startServer({ TAI_ANONYMOUS_ROLE: "NONE" });
     const key = await s.rt.keys.create("browser", "ADMIN");
+    expect(await viewer({ authorization: `Bearer ${key}` })).toEqual({ data: { viewer: { role: "ADMIN", keyName: "browser" } } });
     expect(await viewer({ Authorization: `Bearer ${key}` })).toEqual({ data: { viewer: { role: "ADMIN", keyName: "browser" } } });
     expect(await viewer({ AUTHORIZATION: `Bearer ${key}` })).toEqual({ data: { viewer: { role: "ADMIN", keyName: "browser" } } });
   });

@@ -1,0 +1,234 @@
+import {
+  AgentRunsQuery,
+  AgentStreamSubscription,
+  AnswerInteractionMutation,
+  DispatchMutation,
+  RunEventsSubscription,
+  RunQuery,
+  RunsQuery,
+  type AgentRunInput,
+  type AgentRunPage,
+  type AgentRunsFilter,
+  type RunEvent,
+  type RunsFilter,
+  type StreamEvent,
+  type ToolRun,
+  type ToolRunPage,
+} from "./documents.ts";
+import { Channel } from "./channel.ts";
+import { TaiGraphQLError, TaiTransportError } from "./errors.ts";
+import { classify } from "./failures.ts";
+import type { TadaDocumentNode } from "./graphql.ts";
+import { postOperation, queryOf, type HttpOptions } from "./http.ts";
+import { ResumingStream } from "./resuming-stream.ts";
+import { retryPolicy, type RetryOptions } from "./retry.ts";
+import { sseTransport } from "./sse-transport.ts";
+import type { Transport } from "./transport.ts";
+import { wsTransport } from "./ws-transport.ts";
+
+/** Options of {@link createTaiClient}. */
+export interface TaiClientOptions {
+  /** The URL of tai42's /graphql endpoint. In a browser it may be relative to the page ("/graphql"). */
+  url: string;
+  /** An API key, sent as `Authorization: Bearer <key>` (and as graphql-ws `connectionParams.authorization`). Anonymous without one. */
+  apiKey?: string;
+  /**
+   * How subscriptions travel: graphql-ws over one WebSocket, or GraphQL over SSE with one
+   * streamed request per subscription. Requests always use HTTP POST.
+   * @default "ws"
+   */
+  transport?: "ws" | "sse";
+  /** A WebSocket constructor, for a runtime without a global one (Node before 22: `import WebSocket from "ws"`). @default globalThis.WebSocket */
+  webSocketImpl?: unknown;
+  /** The fetch used for requests and SSE streams. @default globalThis.fetch */
+  fetch?: typeof fetch;
+  /** How `runEvents` and `agentStream` retry resuming after a lost connection. */
+  retry?: RetryOptions;
+}
+
+/** Per-call options of a request. */
+export interface RequestOptions {
+  /** Aborts the request. */
+  signal?: AbortSignal;
+}
+
+/** The arguments after a document: its variables (optional when the document requires none), then options. */
+export type OperationArgs<Variables> = {} extends Variables ? [variables?: Variables, options?: RequestOptions] : [variables: Variables, options?: RequestOptions];
+
+/** A subscription as an async iterator: `for await` reads it; `break` (or `return()`) ends it on the server. */
+export interface TaiSubscription<T> extends AsyncIterableIterator<T, undefined> {
+  /** Ends the subscription, on the server too; a pending `next()` resolves as done. */
+  return(): Promise<IteratorResult<T, undefined>>;
+}
+
+/** A subscription that resumes on its own after a lost connection (see {@link TaiClient.runEvents}). */
+export interface TaiStream<T> extends TaiSubscription<T> {
+  /** The `seq` of the last value delivered: where to continue from (`afterSeq`), e.g. after a page reload. */
+  readonly lastSeq: number | undefined;
+}
+
+/** The options of a dispatch besides the tool and its input. */
+export interface DispatchOptions extends RequestOptions {
+  /** A re-issued dispatch with the same key, tool and caller returns the first run instead of running again. */
+  idempotencyKey?: string;
+  /** Shortens the tool's own timeout for this run. */
+  timeoutSeconds?: number;
+}
+
+/** A typed client of one tai42 server. */
+export interface TaiClient {
+  /** Runs a query or mutation over HTTP and returns its typed `data`; throws {@link TaiGraphQLError} when the server answers with errors. */
+  request<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...args: OperationArgs<Variables>): Promise<Result>;
+  /**
+   * Runs a subscription and yields each event's typed `data`. An event carrying errors
+   * ends it with a {@link TaiGraphQLError}; a lost connection ends it with a
+   * {@link TaiTransportError} (this one does not resume: `runEvents` and `agentStream` do).
+   */
+  subscribe<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...args: OperationArgs<Variables>): TaiSubscription<Result>;
+  /** Runs a tool through the dispatch chokepoint and returns its run: a failed, forbidden or invalid run is data (`status: "FAILED"`, `errorKind`). */
+  dispatch(tool: string, input: Record<string, unknown>, options?: DispatchOptions): Promise<ToolRun>;
+  /** A run by id; null when there is none the caller may see. */
+  run(id: string, options?: RequestOptions): Promise<ToolRun | null>;
+  /** One page of the runs the caller may see, newest first, with `totalCount` under the same filter. */
+  runs(filter?: RunsFilter, options?: RequestOptions): Promise<ToolRunPage>;
+  /** One page of the agent runs the caller may see, newest first, with `totalCount`. */
+  agentRuns(filter?: AgentRunsFilter, options?: RequestOptions): Promise<AgentRunPage>;
+  /** Answers an interaction of a parked run, and returns the run (resumed once all its interactions are answered). */
+  answerInteraction(id: string, answer: unknown, options?: RequestOptions): Promise<ToolRun>;
+  /**
+   * Run events, each exactly once and in `seq` order, resumed on their own from the last
+   * `seq` after a lost connection. With `afterSeq`, the stored events after it are
+   * replayed first; without it, the stream starts live (and until its first event
+   * arrives, a lost connection may lose events: pass `afterSeq` to be exact from the start).
+   */
+  runEvents(filter?: { afterSeq?: number; runId?: string; tool?: string }): TaiStream<RunEvent>;
+  /**
+   * Starts an agent run (or, with `runId`, joins one after `afterSeq`) and yields its
+   * events, each exactly once and in order, until the terminal event (`final: true`).
+   * After a lost connection it joins the run again from the last `seq` seen; a connection
+   * lost before the first event of a new run ends the stream (resubscribing could start a
+   * second run). A failed run ends it with a {@link TaiGraphQLError} (`AGENT_RUN_FAILED`).
+   */
+  agentStream(input: AgentRunInput, options?: { runId?: string; afterSeq?: number }): TaiStream<StreamEvent>;
+  /** Ends every open subscription and closes the client's connections. */
+  close(): Promise<void>;
+}
+
+/** Creates a typed client of the tai42 server at `options.url`; works in browsers and in Node. */
+export function createTaiClient(options: TaiClientOptions): TaiClient {
+  if (options.transport !== undefined && options.transport !== "ws" && options.transport !== "sse") {
+    throw new TypeError(`createTaiClient: transport must be "ws" or "sse" (got ${JSON.stringify(options.transport)})`);
+  }
+  const url = absoluteUrl(options.url);
+  const http: HttpOptions = { url, apiKey: options.apiKey, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) };
+  const retry = retryPolicy(options.retry);
+  const transport: Transport =
+    options.transport === "sse"
+      ? sseTransport({ url, apiKey: options.apiKey, fetch: options.fetch })
+      : wsTransport({ url, apiKey: options.apiKey, webSocketImpl: options.webSocketImpl });
+  const open = new Set<{ return(): Promise<unknown> }>();
+  let closed = false;
+
+  const ensureOpen = () => {
+    if (closed) throw new TaiTransportError("the client is closed");
+  };
+
+  function request<R, V>(document: TadaDocumentNode<R, V>, ...[variables, opts]: OperationArgs<V>): Promise<R> {
+    return postOperation(http, { query: queryOf(document), variables: variables as Record<string, unknown> | undefined }, opts?.signal) as Promise<R>;
+  }
+
+  function stream<T>(query: string, variables: Record<string, unknown>, cursor: ConstructorParameters<typeof ResumingStream<T>>[3]): TaiStream<T> {
+    ensureOpen();
+    const s: ResumingStream<T> = new ResumingStream<T>(transport, query, variables, cursor, retry, () => open.delete(s));
+    open.add(s);
+    return s;
+  }
+
+  return {
+    request,
+
+    subscribe<R, V>(document: TadaDocumentNode<R, V>, ...[variables]: OperationArgs<V>): TaiSubscription<R> {
+      ensureOpen();
+      const channel: Channel<R> = new Channel<R>(() => {
+        open.delete(channel);
+        unsubscribe();
+      });
+      const end = (error?: unknown) => {
+        open.delete(channel);
+        channel.end(error);
+      };
+      const unsubscribe = transport.subscribe(
+        { query: queryOf(document), variables: variables as Record<string, unknown> | undefined },
+        {
+          next: (result) => {
+            if (!result.errors?.length) return channel.push(result.data as R);
+            end(new TaiGraphQLError(result.errors, result.data));
+            unsubscribe();
+          },
+          error: (cause) => end(classify(cause).error),
+          complete: () => end(),
+        },
+      );
+      open.add(channel);
+      return channel;
+    },
+
+    async dispatch(tool, input, { idempotencyKey, timeoutSeconds, signal } = {}) {
+      return (await request(DispatchMutation, { input: { tool, input, idempotencyKey, timeoutSeconds } }, { signal })).dispatch;
+    },
+
+    async run(id, opts) {
+      return (await request(RunQuery, { id }, opts)).run;
+    },
+
+    async runs(filter = {}, opts) {
+      return (await request(RunsQuery, filter, opts)).runs;
+    },
+
+    async agentRuns(filter = {}, opts) {
+      return (await request(AgentRunsQuery, filter, opts)).agentRuns;
+    },
+
+    async answerInteraction(id, answer, opts) {
+      return (await request(AnswerInteractionMutation, { id, answer }, opts)).answerInteraction;
+    },
+
+    runEvents({ afterSeq, runId, tool } = {}) {
+      return stream<RunEvent>(queryOf(RunEventsSubscription), { runId, tool, afterSeq }, {
+        pick: (data) => (data as { runEvents: RunEvent }).runEvents,
+        seq: (e) => e.seq,
+        isFinal: () => false,
+        resumeAfter: (last) => ({ runId, tool, afterSeq: last ? last.seq : afterSeq }),
+      });
+    },
+
+    agentStream(input, { runId, afterSeq } = {}) {
+      return stream<StreamEvent>(queryOf(AgentStreamSubscription), { input, runId, afterSeq }, {
+        pick: (data) => (data as { agentStream: StreamEvent }).agentStream,
+        seq: (e) => e.seq,
+        isFinal: (e) => e.final,
+        resumeAfter: (last) => {
+          if (last) return { input, runId: last.runId, afterSeq: last.seq };
+          if (runId) return { input, runId, afterSeq };
+          return { cannotResume: "the connection was lost before the run's first event, so its runId is unknown (subscribing again would start a second run)" };
+        },
+      });
+    },
+
+    async close() {
+      closed = true;
+      await Promise.all([...open].map((s) => s.return()));
+      await transport.dispose();
+    },
+  };
+}
+
+/** `url` as an absolute URL: a relative one resolves against the page in a browser. */
+function absoluteUrl(url: string): string {
+  const base = (globalThis as { location?: { href?: string } }).location?.href;
+  try {
+    return new URL(url, base).href;
+  } catch {
+    throw new TypeError(`createTaiClient: url must be an absolute http(s) URL of /graphql${base ? " or a path on this page's origin" : ""} (got "${url}")`);
+  }
+}

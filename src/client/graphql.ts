@@ -1,0 +1,47 @@
+import { initGraphQLTada } from "gql.tada";
+import type { CheckDocument } from "./check-document.ts";
+import type { introspection } from "./graphql-env.ts";
+
+/**
+ * tai42's schema as gql.tada sees it: the introspection generated from schema.graphql
+ * (`npm run client:introspection`) and the custom scalars' TypeScript types.
+ */
+export interface TaiSchema {
+  introspection: introspection;
+  scalars: {
+    /** An ISO 8601 date-time string at UTC, as the server writes it. */
+    DateTime: string;
+    /** Any JSON value. */
+    JSON: unknown;
+    /** A JSON object. */
+    JSONObject: Record<string, unknown>;
+  };
+}
+
+const tada = initGraphQLTada<TaiSchema>();
+type Tada = typeof tada;
+/** A fragment document, as the second argument of {@link graphql} takes them. */
+type FragmentDocument = NonNullable<Parameters<Tada>[1]>[number];
+
+/**
+ * gql.tada's `graphql` over tai42's schema, with one more check: a field the schema does
+ * not have is a type error ({@link CheckDocument}), where gql.tada alone types it `unknown`.
+ */
+export interface TaiGraphQL extends Pick<Tada, "scalar" | "persisted" | "__name"> {
+  // The directive below is a JSDoc comment so that the emitted declarations keep it: the
+  // instantiation `typeof tada<In, Fragments>` also meets gql.tada's first overload (its
+  // turbo cache), whose constraint a string `In` fails; ReturnType reads the last, general one.
+  /** @ts-ignore see above */
+  <const In extends string, const Fragments extends readonly FragmentDocument[] = readonly []>(input: In & CheckDocument<In>, fragments?: Fragments): ReturnType<typeof tada<In, Fragments>>;
+}
+
+/**
+ * Types a GraphQL document against tai42's schema, with no build step: the result and the
+ * variables of `graphql(\`query { … }\`)` are inferred by the TypeScript compiler, and a
+ * field the schema does not have is a type error. Fragments are passed as the second
+ * argument (`graphql(query, [Fragment])`) and read with {@link readFragment}.
+ */
+export const graphql: TaiGraphQL = tada as TaiGraphQL;
+
+export { readFragment } from "gql.tada";
+export type { FragmentOf, ResultOf, VariablesOf, TadaDocumentNode } from "gql.tada";

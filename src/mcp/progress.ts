@@ -1,0 +1,57 @@
+import type { ProgressToken, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { RunEventRecord } from "../dispatch/run-record.ts";
+import type { Bus } from "../events/bus.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
+
+/** Follows the runs of one `tools/call` and reports their events as progress. */
+export interface ProgressFollower {
+  /** Reports the events of `runId` from now on. */
+  follow(runId: string): void;
+  /** Stops reporting (before the call answers). */
+  stop(): void;
+}
+
+/**
+ * `notifications/progress` from a run's events (docs/mcp.md): one notification per
+ * event, `progress` counting them, `message` saying what happened. Best effort: events
+ * reach it through the bus. Messages leave scrubbed of the runtime's secrets (the events
+ * themselves are already redacted for secret-tier runs).
+ */
+export function followProgress(bus: Bus, secrets: Scrubber, token: ProgressToken, send: (n: ServerNotification) => Promise<void>): ProgressFollower {
+  const runs = new Set<string>();
+  let count = 0;
+  let unlisten: (() => void) | null = null;
+  const onEvent = (e: RunEventRecord) => {
+    if (!runs.has(e.runId)) return;
+    const message = secrets.scrubText(describe(e));
+    send({ method: "notifications/progress", params: { progressToken: token, progress: ++count, message } }).catch(() => {});
+  };
+  return {
+    follow(runId) {
+      runs.add(runId);
+      unlisten ??= bus.listen("runEvent", onEvent);
+    },
+    stop() {
+      unlisten?.();
+      unlisten = null;
+    },
+  };
+}
+
+/** One event in words. */
+function describe(e: RunEventRecord): string {
+  const run = e.run;
+  switch (e.type) {
+    case "RUN_STARTED":
+      return `run ${run.id} of "${run.tool}" started`;
+    case "ATTEMPT_FAILED": {
+      const a = run.attempts.at(-1);
+      const wait = a?.waitSeconds != null ? `; retrying in ${a.waitSeconds} s` : "";
+      return `attempt ${a?.number ?? run.attempts.length} failed (${a?.errorKind ?? "INTERNAL"}: ${a?.errorMessage ?? ""})${wait}`;
+    }
+    case "RUN_PARKED":
+      return `run ${run.id} parked: waiting on an interaction`;
+    case "RUN_FINISHED":
+      return `run ${run.id} ${run.status}${run.errorKind ? ` (${run.errorKind})` : ""}`;
+  }
+}

@@ -1,0 +1,53 @@
+import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { Caller } from "../auth/roles.ts";
+import { isRedacted, mayRun } from "../auth/tiers.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { Surface } from "../registry/surface.ts";
+import type { JsonSchema } from "../tools/json-schema.ts";
+
+/**
+ * The output schema MCP clients are told about, or undefined. MCP wants an object root,
+ * and the official client validates every `structuredContent` of a tool that declares
+ * one: a secret-tier tool's output reaches every door redacted, so it declares none.
+ */
+export function advertisedOutputSchema(entry: SurfaceEntry | undefined): JsonSchema | undefined {
+  const schema = entry?.outputSchema;
+  if (!schema || isRedacted(entry.tier) || schema.type !== "object") return undefined;
+  return schema;
+}
+
+/**
+ * The hints MCP clients read, derived from the tier and the retry policy:
+ * `readOnlyHint` for `read`; `destructiveHint` for `write` and `fenced` (a `secret` tool
+ * leaves it to MCP's default); `idempotentHint` from the effective policy's
+ * `idempotent` claim.
+ */
+export function annotationsOf(entry: SurfaceEntry, idempotent: boolean): ToolAnnotations {
+  const annotations: ToolAnnotations = { readOnlyHint: entry.tier === "read", idempotentHint: idempotent };
+  if (entry.label) annotations.title = entry.label;
+  if (entry.tier === "write" || entry.tier === "fenced") annotations.destructiveHint = true;
+  return annotations;
+}
+
+/** One surface entry as an MCP tool. */
+export function mcpTool(entry: SurfaceEntry, surface: Surface): Tool {
+  const policy = surface.policyFor(entry);
+  const outputSchema = advertisedOutputSchema(entry);
+  return {
+    name: entry.name,
+    ...(entry.label ? { title: entry.label } : {}),
+    description: entry.description,
+    inputSchema: entry.inputSchema as Tool["inputSchema"],
+    ...(outputSchema ? { outputSchema: outputSchema as Tool["outputSchema"] } : {}),
+    annotations: annotationsOf(entry, policy?.policy.idempotent === true),
+    _meta: { "tai42/origin": entry.origin, "tai42/tier": entry.tier, "tai42/pauses": entry.pauses },
+  };
+}
+
+/** The tools `caller` may run, as `tools/list` answers them: the active surface filtered by tier. */
+export function toolsFor(surface: Surface, caller: Caller): Tool[] {
+  return surface
+    .list()
+    .filter((e) => mayRun(caller.role, e.tier))
+    .map((e) => mcpTool(e, surface));
+}
