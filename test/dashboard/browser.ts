@@ -14,7 +14,7 @@ export interface DashboardPage {
   context: BrowserContext;
   /** Every URL the page requested (documents, scripts, styles, fetches, WebSockets). */
   requests: string[];
-  /** Uncaught exceptions and console errors. */
+  /** Uncaught exceptions, console errors and Content-Security-Policy violations (even ones the page caught). */
   errors: string[];
   /** Saves a full-page screenshot as test-artifacts/dashboard/<name>.png. */
   screenshot(name: string): Promise<void>;
@@ -36,6 +36,11 @@ export async function openDashboard(browser: Browser, origin: string, path = "/d
   const errors: string[] = [];
   const wsOrigin = origin.replace(/^http/, "ws");
   await context.route(/.*/, (route) => (route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort()));
+  // Chromium tells the console nothing of a refused eval the page caught (ajv, say, catches
+  // its own): each violation is said as a console error, so expectClean() fails on it.
+  await context.addInitScript(() =>
+    document.addEventListener("securitypolicyviolation", (e) => console.error(`Content-Security-Policy violation: ${e.effectiveDirective} refused ${e.blockedURI}`)),
+  );
   page.on("request", (r) => requests.push(r.url()));
   page.on("websocket", (ws) => requests.push(ws.url()));
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));

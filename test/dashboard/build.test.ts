@@ -11,18 +11,38 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);
 
 describe("the dashboard bundle", () => {
-  it("should hold only browser code: the dashboard, tai42/client, the tier matrix and browser packages", async () => {
+  /** What esbuild read (`inputs`), what of it the script holds (`shipped`: tree-shaking drops the rest), and the script. */
+  let bundle: { inputs: string[]; shipped: string[]; script: string };
+  // node_modules may be a link to another checkout's: a package is what follows its last "node_modules/".
+  const inPackage = (i: string) => /(^|\/)node_modules\/(.*)$/.exec(i)?.[2];
+  const packageOf = (p: string) => p.split("/").slice(0, p.startsWith("@") ? 2 : 1).join("/");
+
+  beforeAll(async () => {
     const result = await esbuildAt(ROOT).build({ ...bundleOptions(ROOT, { quiet: true }), write: false });
-    const inputs = Object.keys(result.metafile.inputs);
+    const scripts = Object.values(result.metafile.outputs).filter((o) => o.entryPoint);
+    const shipped = scripts.flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([name]) => name));
+    const script = result.outputFiles.filter((f) => f.path.endsWith(".js")).map((f) => f.text).join("\n");
+    bundle = { inputs: Object.keys(result.metafile.inputs), shipped, script };
+  }, 120_000);
+
+  it("should hold only browser code: the dashboard, tai42/client, the tier matrix and browser packages", () => {
+    const { inputs } = bundle;
     expect(inputs.some((i) => i.startsWith("src/dashboard/"))).toBe(true);
     expect(inputs.some((i) => i.startsWith("src/client/"))).toBe(true);
-    // node_modules may be a link to another checkout's: a package is what follows its last "node_modules/".
-    const inPackage = (i: string) => /(^|\/)node_modules\/(.*)$/.exec(i)?.[2];
     const allowed = (i: string) => /^(src\/dashboard\/|src\/client\/)/.test(i) || ["src/auth/tiers.ts", "src/auth/roles.ts"].includes(i) || inPackage(i) !== undefined;
     expect(inputs.filter((i) => !allowed(i))).toEqual([]);
-    const packages = new Set(inputs.map(inPackage).filter((p) => p !== undefined).map((p) => p.split("/").slice(0, p.startsWith("@") ? 2 : 1).join("/")));
+    const packages = new Set(inputs.map(inPackage).filter((p) => p !== undefined).map(packageOf));
     expect(packages).toContain("react");
     for (const p of ["graphql-yoga", "@prisma/client", "@pothos/core", "ws", "better-sqlite3", "zod"]) expect(packages, p).not.toContain(p);
+  });
+
+  it("should run no code made from strings (no eval, no new Function), which the page's Content-Security-Policy forbids", () => {
+    // @rjsf/core's test helpers import @rjsf/validator-ajv8 (so esbuild reads ajv); none of it may be shipped.
+    const shipped = new Set(bundle.shipped.map(inPackage).filter((p) => p !== undefined).map(packageOf));
+    expect(shipped).toContain("@rjsf/core");
+    for (const p of ["ajv", "@rjsf/validator-ajv8"]) expect(shipped, p).not.toContain(p);
+    const evals = [/\bnew Function\s*\(/, /(?<![\w$.])Function\s*\(/, /(?<![\w$.])eval\s*\(/].flatMap((re) => bundle.script.match(new RegExp(re, "g")) ?? []);
+    expect(evals).toEqual([]);
   });
 });
 

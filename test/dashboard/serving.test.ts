@@ -40,7 +40,7 @@ describe("serving the dashboard", () => {
     expect(res.headers.location).toBe("/dashboard");
   });
 
-  it("should serve the page with a self-only Content-Security-Policy, no framing and no caching", async () => {
+  it("should serve the page with a self-only Content-Security-Policy (no inline script, no eval), no framing and no caching", async () => {
     const res = await raw(server.origin, "/dashboard");
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
@@ -51,7 +51,8 @@ describe("serving the dashboard", () => {
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("connect-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
-    expect(csp).not.toMatch(/unsafe-inline|https?:|\*/);
+    expect(csp).toContain("script-src 'self';");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|wasm-unsafe-eval|https?:|\*/);
     // No inline script: the one script is a file of the server.
     expect(page.match(/<script\b[^>]*>/g)).toEqual([`<script type="module" src="${script}">`]);
     expect((await raw(server.origin, "/dashboard/")).status).toBe(200);

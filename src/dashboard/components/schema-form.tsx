@@ -1,12 +1,8 @@
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
-import { customizeValidator, type CustomValidatorOptionsType } from "@rjsf/validator-ajv8";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ReactNode } from "react";
+import { formValidator } from "../forms/validator.ts";
 import { Fallback } from "./fallback.tsx";
-
-/** Tool schemas are JSON Schema draft 2020-12 (`z.toJSONSchema`): the validator speaks that draft. */
-const validator = customizeValidator({ AjvClass: Ajv2020 as unknown as CustomValidatorOptionsType["AjvClass"] });
 
 /**
  * The schema as the form draws it: `$schema` goes (the validator is 2020-12 whatever it
@@ -44,7 +40,7 @@ export interface SchemaFormProps {
 }
 
 /**
- * A react-jsonschema-form drawn from a JSON Schema, validated (ajv) before `onSubmit`.
+ * A react-jsonschema-form drawn from a JSON Schema, validated (draft 2020-12, without eval) before `onSubmit`.
  * A schema the form cannot draw shows as a note, not as a broken page.
  */
 export function SchemaForm(props: SchemaFormProps) {
@@ -59,7 +55,7 @@ function DrawnForm({ schema, id, submitLabel, value, onChange, onSubmit, disable
   return (
     <Form
       schema={formSchema(schema)}
-      validator={validator}
+      validator={formValidator}
       formData={value}
       idPrefix={id}
       className="rjsf"
