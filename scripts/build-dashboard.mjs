@@ -45,6 +45,10 @@ export function bundleOptions(root, { quiet = false } = {}) {
     // `tai42/client` resolves to its TypeScript source, bundled like the dashboard's own.
     conditions: ["tai42-source"],
     define: { "process.env.NODE_ENV": '"production"' },
+    // @rjsf/core's test registry imports the ajv validator without declaring it; nothing
+    // the dashboard uses reaches that code, and the forms validate without eval
+    // (src/dashboard/forms/), so it is never bundled or installed.
+    external: ["@rjsf/validator-ajv8"],
     metafile: true,
     logLevel: quiet ? "error" : "warning",
   };

@@ -158,7 +158,12 @@ export class Dispatcher {
     const controller = new AbortController();
     // A child run ends with its parent's attempt (cancel, timeout, shutdown).
     const parent = req.signal;
-    const onParentAbort = () => controller.abort(parent?.reason instanceof ToolError ? parent.reason : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }));
+    // A door's own cancellation (a CANCELLED ToolError) keeps its message; a parent's
+    // timeout or failure still cancels the child: the child did not time out itself.
+    const onParentAbort = () =>
+      controller.abort(
+        parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED" ? parent.reason : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
+      );
     if (parent?.aborted) onParentAbort();
     else parent?.addEventListener("abort", onParentAbort, { once: true });
     const done = execute(this.steps, entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
