@@ -154,6 +154,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
 
+  let storedSurface: StoredSurface | null = null;
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`, bus);
   const dispatcher = new Dispatcher({
     surface,
@@ -165,7 +166,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     interactions: interactionStore,
     store: expiringStore(db),
     // A name written on another instance a moment ago is looked up again before NOT_FOUND.
-    refresh: () => stored.sync.refreshIfStale(),
+    // (`stored` is built below, once the dispatcher exists: until then there is nothing to refresh.)
+    refresh: async () => (storedSurface ? storedSurface.sync.refreshIfStale() : false),
     observer: metrics,
     tracer: tracing?.runs,
   });
@@ -190,13 +192,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a
   // stored manifest written before the rule is loaded.
   const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
-  const stored = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, async (modules) => {
+  const stored: StoredSurface = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, async (modules) => {
     assertModulesAllowed(modules, allowList);
     await loadModules(sharedApp, modules);
   });
+  storedSurface = stored;
   await stored.load();
   // Converges with writes whose bus message was lost, and with the CLI's (docs/deploy.md).
-  if (duties === "server") stored.sync.start(config.syncSeconds * 1000);
+  // Long-lived run processes (`tai mcp`, usually without Redis) converge like servers do.
+  if (duties !== "none") stored.sync.start(config.syncSeconds * 1000);
   metrics.bind(metricSources({ surface, dispatcher, agents, bus, driver: opened.driver, instances: duties === "none" ? null : instances, stored }));
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny);

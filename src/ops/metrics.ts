@@ -4,6 +4,9 @@ import type { Door, RunRecord } from "../dispatch/run-record.ts";
 
 /** The label a dispatch of a name that is not on the surface counts under: callers choose names, and labels must stay few. */
 export const UNKNOWN_TOOL = "(unknown)";
+/** Past this many distinct tool labels, further names count as {@link OTHER_TOOLS}: presets come and go, series stay. */
+export const MAX_TOOL_LABELS = 500;
+export const OTHER_TOOLS = "(other)";
 
 /** The subscriber kinds `tai42_subscribers` reports (bus topics a client can subscribe to). */
 export const SUBSCRIBER_KINDS = ["runEvent", "agentEvent", "toolsChanged", "span"] as const;
@@ -122,16 +125,28 @@ export class Metrics implements DispatchObserver {
     this.sources = sources;
   }
 
+  /** The tool names labelled so far (bounded by {@link MAX_TOOL_LABELS}). */
+  private readonly toolLabels = new Set<string>();
+
+  /** The label a tool is counted under: its name, until too many names were seen. */
+  private toolLabel(name: string): string {
+    if (this.toolLabels.has(name)) return name;
+    if (this.toolLabels.size >= MAX_TOOL_LABELS) return OTHER_TOOLS;
+    this.toolLabels.add(name);
+    return name;
+  }
+
   dispatched(run: RunRecord, door: Door, seconds: number): void {
-    const tool = this.sources && !this.sources.known(run.tool) ? UNKNOWN_TOOL : run.tool;
+    const tool = this.sources && !this.sources.known(run.tool) ? UNKNOWN_TOOL : this.toolLabel(run.tool);
     this.dispatches.labels(tool, run.status, door).inc();
     this.duration.labels(tool, door).observe(seconds);
   }
 
   attempted(tool: string, attempts: number): void {
     if (attempts <= 0) return;
-    this.attempts.labels(tool).inc(attempts);
-    if (attempts > 1) this.retries.labels(tool).inc(attempts - 1);
+    const label = this.toolLabel(tool);
+    this.attempts.labels(label).inc(attempts);
+    if (attempts > 1) this.retries.labels(label).inc(attempts - 1);
   }
 
   /** A run-log batch of `size` jobs was written in `seconds`. */

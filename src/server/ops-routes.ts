@@ -1,3 +1,4 @@
+import { ApiError } from "../errors.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { MetricsAccess } from "../ops/ops-config.ts";
 import type { Runtime } from "../runtime.ts";
@@ -34,7 +35,12 @@ export function opsRoutes(rt: Runtime, readiness: Readiness): (req: IncomingMess
     }
     if (path === "/health") send(res, 200, { status: "ok" });
     else if (path === "/ready") void readiness.check().then((a) => send(res, a.status === "ready" ? 200 : 503, a));
-    else void metrics(rt, req, res);
+    else
+      metrics(rt, req, res).catch((e: Error) => {
+        rt.log.error("serving /metrics failed", { error: e.message });
+        if (!res.headersSent) send(res, 500, { errors: [{ message: "the metrics could not be read", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
+        else res.destroy();
+      });
     return true;
   };
 }
@@ -46,7 +52,8 @@ async function metrics(rt: Runtime, req: IncomingMessage, res: ServerResponse): 
   if (access !== "public" && req.headers.authorization) {
     try {
       role = (await authenticate(rt, req.headers.authorization))?.role ?? null;
-    } catch {
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
       return send(res, 401, { errors: [{ message: "the API key is malformed, unknown or revoked", extensions: { code: "UNAUTHENTICATED" } }] }, { "www-authenticate": "Bearer" });
     }
   }

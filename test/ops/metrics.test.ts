@@ -7,6 +7,8 @@ import { get } from "./support.ts";
 import { freePort } from "../helpers/cli.ts";
 import { until } from "../graphql/support.ts";
 import type { Config } from "../../src/config.ts";
+import { MAX_TOOL_LABELS, Metrics, OTHER_TOOLS } from "../../src/ops/metrics.ts";
+import { newRun } from "../../src/dispatch/run-record.ts";
 
 /**
  * `/metrics` (docs/deploy.md §"Metrics"): Prometheus text, `tai42_` names, counters that
@@ -73,6 +75,18 @@ describe("/metrics", () => {
     expect(sample(after, "tai42_surface_version")).toBe(0);
     expect(sample(after, "tai42_redis_errors_total")).toBe(0);
     expect(after).toContain("# TYPE tai42_dispatch_duration_seconds histogram");
+  });
+
+  it("should count tools past the label bound as (other), however many presets come and go", async () => {
+    const m = new Metrics();
+    for (let i = 0; i < MAX_TOOL_LABELS + 50; i++) {
+      const run = { ...newRun({ tool: `preset_${i}`, input: {}, door: "graphql", callerRole: "USER", callerKey: null }), status: "SUCCEEDED" as const };
+      m.dispatched(run, "graphql", 0.01);
+    }
+    const text = await m.text();
+    const tools = new Set([...text.matchAll(/^tai42_dispatches_total\{[^}]*tool="([^"]*)"/gm)].map((x) => x[1]));
+    expect(tools.size).toBe(MAX_TOOL_LABELS + 1);
+    expect(sample(text, "tai42_dispatches_total", { tool: OTHER_TOOLS, status: "SUCCEEDED", door: "graphql" })).toBe(50);
   });
 
   it("should keep each runtime's counters apart in one process", async () => {
