@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Compiles src/ to dist/ (JavaScript, declarations, source maps) with tsc and stamps the
+// Compiles src/ to dist/ (JavaScript, declarations, source maps) with tsc, bundles the
+// dashboard (src/dashboard/ → dist/dashboard/, scripts/build-dashboard.mjs) and stamps the
 // result, so that `bin/tai.mjs` can tell compiled output from stale output cheaply.
 //
 //   node scripts/build.mjs              build (incremental: tsc keeps dist/.tsbuildinfo)
@@ -22,6 +23,15 @@ export const STAMP = join("dist", ".build-stamp.json");
 
 /** Files that are not TypeScript but ship beside the compiled code (copied as they are). */
 const ASSET = /\.(mjs|cjs|json)$/;
+
+/**
+ * The dashboard's bundler, loaded only for a checkout that has a dashboard: `bin/tai.mjs`
+ * imports this file on every command, and a checkout without src/dashboard/ need not ship it.
+ */
+const dashboard = () => builtin("node:module").createRequire(import.meta.url)("./build-dashboard.mjs");
+
+/** Whether src/dashboard/ is there (then dist/dashboard/ is built from it, not by tsc). */
+const withDashboard = (root) => existsSync(join(root, "src", "dashboard", "main.tsx"));
 
 /** Whether `root` is a development checkout (sources and build config present), not an installed package. */
 export function isCheckout(root = here) {
@@ -113,18 +123,20 @@ function pruneOrphans(root) {
       }
       const rel = relative(dist, abs).split(sep).join("/");
       if (rel.startsWith(".")) continue; // .tsbuildinfo, .build-stamp.json
+      if (rel.startsWith("dashboard/")) continue; // the bundle, rebuilt whole by every build
       if (!sourceOf(rel).some((s) => existsSync(join(root, "src", s)))) rmSync(abs);
     }
   };
   if (existsSync(dist)) walk(dist);
 }
 
-/** The sources whose compiled JavaScript is not in dist/ (removed by hand, say). */
+/** The sources whose compiled JavaScript is not in dist/ (removed by hand, say), and the dashboard's entry when its bundle is gone. */
 function missingOutputs(root) {
-  return inputs(root).filter((rel) => /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) && !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))));
+  const compiled = inputs(root).filter((rel) => /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) && !rel.startsWith("src/dashboard/") && !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))));
+  return withDashboard(root) && dashboard().dashboardMissing(root) ? [...compiled, "src/dashboard/main.tsx"] : compiled;
 }
 
-/** Compiles src/ into dist/ and stamps it; throws when tsc reports an error. */
+/** Compiles src/ into dist/, bundles the dashboard and stamps it; throws when tsc or esbuild reports an error. */
 export function build(root = here, { quiet = false } = {}) {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
   if (!existsSync(tsc)) throw new Error("typescript is not installed (a dev dependency): install with them (`npm ci`) to build dist/");
@@ -141,6 +153,7 @@ export function build(root = here, { quiet = false } = {}) {
     copyFileSync(join(root, rel), to);
   }
   pruneOrphans(root);
+  if (withDashboard(root)) dashboard().buildDashboard(root, { quiet });
   writeStamp(root);
 }
 

@@ -1,7 +1,8 @@
 import type { AnonymousRole } from "./auth/roles.ts";
+import { loadOpsConfig, type OpsConfig } from "./ops/ops-config.ts";
 
-/** Server configuration, read from the environment (README has the table). */
-export interface Config {
+/** Server configuration, read from the environment (README has the table; docs/deploy.md the operations part). */
+export interface Config extends OpsConfig {
   /** @default 4000 */
   port: number;
   /** @default "127.0.0.1" */
@@ -107,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(",")
       .map((s) => s.trim())
       .filter(Boolean),
+    ...loadOpsConfig(env, (variable, message) => new ConfigError(variable, message)),
     mcpSessions: bool(env, "TAI_MCP_SESSIONS", true),
   };
 }

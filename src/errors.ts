@@ -85,19 +85,25 @@ export interface Issue {
   message: string;
 }
 
-/** The codes a rejected API request carries in `extensions.code`. */
-export type ApiErrorCode = "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "INVALID_INPUT" | "NOT_FOUND" | "CONFLICT";
+/**
+ * The codes a rejected API request carries in `extensions.code`. `CONFLICT` and
+ * `UNAVAILABLE` raised by contention (`db/contention.ts`) also carry `retryable: true`.
+ */
+export type ApiErrorCode = "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "INVALID_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAVAILABLE";
 
 /** A rejected request. Domain code throws it; doors map it to their own error shape. */
 export class ApiError extends Error {
   readonly code: ApiErrorCode;
   readonly issues: Issue[];
+  /** The same request may succeed if sent again unchanged (contention, a busy database). */
+  readonly retryable: boolean;
 
-  constructor(code: ApiErrorCode, message: string, issues: Issue[] = []) {
+  constructor(code: ApiErrorCode, message: string, issues: Issue[] = [], options: { retryable?: boolean } = {}) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.issues = issues;
+    this.retryable = options.retryable ?? false;
   }
 
   static badInput(message: string, issues: Issue[] = []): ApiError {

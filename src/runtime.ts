@@ -31,6 +31,10 @@ import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
 import type { ExtensionDefinition } from "./extensions/extension.ts";
 import { AgentService } from "./agent/agent-service.ts";
 import { OrphanSweep } from "./runlog/orphan-sweep.ts";
+import { Fencing } from "./runlog/fencing.ts";
+import { Metrics } from "./ops/metrics.ts";
+import { metricSources } from "./ops/metric-sources.ts";
+import { startTracing } from "./ops/tracing.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -42,8 +46,10 @@ export interface RuntimeOptions {
   log?: Logger;
   /** Milliseconds between interaction-expiry sweeps. @default 1000 */
   sweepMs?: number;
-  /** Seconds between instance heartbeats. @default 10 */
+  /** Seconds between instance heartbeats; instances are declared gone after three missed. @default config.heartbeatSeconds and config.deadAfterSeconds */
   heartbeatSeconds?: number;
+  /** Where run and attempt spans go besides OTLP (tests: an InMemorySpanExporter); with it, tracing is on. */
+  traceExporter?: import("@opentelemetry/sdk-trace").SpanExporter;
   /**
    * The instance duties this process takes on. `"server"`: it registers as an instance and
    * beats, fails the runs of instances that are gone, expires interactions and recovers
@@ -96,6 +102,10 @@ export interface Runtime {
   publicUrl: string;
   /** Runs failed as "interrupted by restart" at start. */
   recovered: string[];
+  /** Prometheus metrics of this runtime (`/metrics`, docs/deploy.md). */
+  metrics: Metrics;
+  /** Stops accepting runs and waits for those in flight (cancelling them past the grace period); the first step of {@link Runtime.close}. */
+  drain(): Promise<void>;
   /** Stops accepting runs, drains or cancels those in flight, closes connections. */
   close(): Promise<void>;
 }
@@ -112,12 +122,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Modules register on the shared handle; a runtime built with its own handle (tests)
   // still sees what modules register.
   if (options.loadModules ?? true) await loadModules(sharedApp, config.modules);
-  const opened = await openDb(config.databaseUrl);
+  const opened = await openDb(config.databaseUrl, { pool: config.dbPool });
   const { provider } = opened;
   const db = scrubbingWrites(opened.db, secrets);
   await learnStoredMarkers(db, secrets);
   const redisOutage = outageLog(log, "redis");
-  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: redisOutage.error, onReady: redisOutage.recovered });
+  const metrics = new Metrics();
+  const onRedisError = (e: Error) => {
+    metrics.redisError();
+    redisOutage.error(e);
+  };
+  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: onRedisError, onReady: redisOutage.recovered, onLagging: (topic) => metrics.laggingClosed(topic) });
   const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";
@@ -128,30 +143,48 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (config.demo) registerDemoTools(builtins, db);
   const apps = [...new Set([builtins, sharedApp, app])];
   const surface = new Surface(apps);
-  const runLog = new LogWriter(opened.driver, secrets);
+  const runLog = new LogWriter(opened.driver, secrets, (size, seconds) => metrics.logBatch(size, seconds));
   const runs = new RunStore(db, runLog);
   const runFeed = new OrderedRunEvents(bus, runs, log);
-  const heartbeatMs = (options.heartbeatSeconds ?? 10) * 1000;
-  const instances = new InstanceRegistry(db, heartbeatMs);
+  const heartbeatMs = (options.heartbeatSeconds ?? config.heartbeatSeconds) * 1000;
+  const instances = new InstanceRegistry(db, heartbeatMs, options.heartbeatSeconds === undefined ? config.deadAfterSeconds * 1000 : heartbeatMs * 3);
   const instanceId = instances.id;
+  const tracing = await startTracing({ url: config.otlpTracesUrl, exporter: options.traceExporter, instanceId }, secrets);
+  spans.tracer = tracing?.monitor ?? null;
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
 
+  let storedSurface: StoredSurface | null = null;
   const interactionStore = new InteractionStore(db, (token) => `${runtime.publicUrl}/callbacks/${token}`, bus);
-  const dispatcher = new Dispatcher({ surface, runs, bus, log, secrets, instanceId, interactions: interactionStore, store: expiringStore(db) });
+  const dispatcher = new Dispatcher({
+    surface,
+    runs,
+    bus,
+    log,
+    secrets,
+    instanceId,
+    interactions: interactionStore,
+    store: expiringStore(db),
+    // A name written on another instance a moment ago is looked up again before NOT_FOUND.
+    // (`stored` is built below, once the dispatcher exists: until then there is nothing to refresh.)
+    refresh: async () => (storedSurface ? storedSurface.sync.refreshIfStale() : false),
+    observer: metrics,
+    tracer: tracing?.runs,
+  });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   const sweep = duties !== "server" ? undefined : setInterval(() => {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
   }, options.sweepMs ?? 1000);
   sweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
-  surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString() }));
+  surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
   const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: duties === "server" ? () => instances.liveIds() : undefined });
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
   // its process died on this host) were interrupted: at start, and at every heartbeat
   // after. A one-shot command takes no server duties; `tools run` only beats.
-  const orphans = duties === "none" ? null : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server" });
+  const fencing = new Fencing({ db, tools: dispatcher, agents, log });
+  const orphans = duties === "none" ? null : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server", fence: (gone) => fencing.check(gone).then(() => {}) });
   const recovered = orphans ? await orphans.start() : [];
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
@@ -159,11 +192,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a
   // stored manifest written before the rule is loaded.
   const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
-  const stored = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, async (modules) => {
+  const stored: StoredSurface = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, async (modules) => {
     assertModulesAllowed(modules, allowList);
     await loadModules(sharedApp, modules);
   });
+  storedSurface = stored;
   await stored.load();
+  // Converges with writes whose bus message was lost, and with the CLI's (docs/deploy.md).
+  // Long-lived run processes (`tai mcp`, usually without Redis) converge like servers do.
+  if (duties !== "none") stored.sync.start(config.syncSeconds * 1000);
+  metrics.bind(metricSources({ surface, dispatcher, agents, bus, driver: opened.driver, instances: duties === "none" ? null : instances, stored }));
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny);
   const manifests = new ManifestService(
@@ -189,10 +227,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       },
     }),
     changed,
-    provider,
   );
 
   let closed = false;
+  let draining: Promise<void> | null = null;
   const runtime: Runtime = {
     publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
     interactions,
@@ -222,6 +260,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     instanceId,
     log,
     recovered,
+    metrics,
+    drain() {
+      draining ??= (async () => {
+        await agents.close(config.shutdownGraceSeconds * 1000);
+        await dispatcher.drain(config.shutdownGraceSeconds * 1000);
+      })();
+      return draining;
+    },
     async close() {
       if (closed) return;
       closed = true;
@@ -229,9 +275,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       clearInterval(sweep);
       unwatch.forEach((u) => u());
       stored.close();
-      await agents.close(config.shutdownGraceSeconds * 1000);
-      await dispatcher.drain(config.shutdownGraceSeconds * 1000);
+      await runtime.drain();
       await runLog.idle();
+      await tracing?.shutdown().catch((e: Error) => log.warn("flushing traces failed", { error: e.message }));
       if (duties !== "none") await instances.leave();
       runFeed.close();
       await bus.close();

@@ -64,7 +64,8 @@ export function launchRun(
         if (rec.final) {
           await settle();
           if (failure) throw failure;
-          await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], checkpoint);
+          // Not stored: another instance failed the run meanwhile (fencing); its record stands.
+          if (!(await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], checkpoint))) return;
           stored = rec.seq;
           bus.publish("agentEvent", rec);
           return;
@@ -88,7 +89,7 @@ export function launchRun(
       if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
       const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
       try {
-        await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", null);
+        if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", null))) return;
       } catch (err) {
         log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
       }

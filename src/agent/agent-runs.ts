@@ -118,9 +118,13 @@ export class AgentRunStore {
     await this.log.write({ kind: "agentEvent", runId: event.runId, type: event.type, payload: event });
   }
 
-  /** Stores the last entry (terminal or failure) and the run's end in one transaction. */
-  async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown): Promise<void> {
-    await this.log.write({ kind: "agentFinish", runId: entry.runId, type: entry.type, payload: entry, status, checkpoint, finishedAt: new Date().toISOString() });
+  /**
+   * Stores the last entry (terminal or failure) and the run's end in one transaction, if
+   * the run is still RUNNING; false when another instance had already ended it (fencing:
+   * its first outcome stands, and nothing is stored).
+   */
+  async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown): Promise<boolean> {
+    return (await this.log.write({ kind: "agentFinish", runId: entry.runId, type: entry.type, payload: entry, status, checkpoint, finishedAt: new Date().toISOString() })) !== null;
   }
 
   /** The run's log entries with `seq > afterSeq`, oldest first. */

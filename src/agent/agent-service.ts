@@ -134,7 +134,7 @@ export class AgentService {
    * set. Every rejection happens here, before anything is stored (ApiError).
    */
   async start(req: StartRequest): Promise<StartedRun> {
-    if (this.inflight.closing) throw new ApiError("CONFLICT", "the server is shutting down; no new agent runs are accepted");
+    if (this.inflight.closing) throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], { retryable: true });
     const run = await admitStart(this, this.deps, req);
     launchRun(this, this.deps, this.inflight, run);
     return { runId: run.runId, threadId: run.threadId, agent: run.agent };
@@ -245,5 +245,15 @@ export class AgentService {
 
   get runningCount(): number {
     return this.inflight.size;
+  }
+
+  /** The ids of the agent runs executing on this instance. */
+  runningIds(): string[] {
+    return this.inflight.ids();
+  }
+
+  /** Stops a run executing here that another instance already failed (`runlog/fencing.ts`); nothing more of it is stored. */
+  fence(runId: string, reason: string): boolean {
+    return this.inflight.abort(runId, new Error(reason));
   }
 }

@@ -3,6 +3,7 @@ import { isAdmin } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, type Issue } from "../errors.ts";
+import { writeSurface } from "../registry/surface-version.ts";
 
 /** A stored, named instruction snippet an agent run can load by name. */
 export interface Skill {
@@ -39,18 +40,23 @@ export class SkillStore {
     if (!input.instructions.trim()) issues.push({ path: "/instructions", message: "must not be empty" });
     issues.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.instructions, "/instructions"));
     if (issues.length) throw ApiError.badInput(`invalid skill "${input.name}"`, issues);
-    const row = await this.db.skill.upsert({
-      where: { name: input.name },
-      create: input,
-      update: { description: input.description, instructions: input.instructions },
-    });
+    // A configuration write: the stored surface version moves with it (registry/surface-version.ts).
+    const row = await writeSurface(this.db, (tx) =>
+      tx.skill.upsert({
+        where: { name: input.name },
+        create: input,
+        update: { description: input.description, instructions: input.instructions },
+      }),
+    );
     return toSkill(row);
   }
 
   async delete(name: string, caller: Caller): Promise<boolean> {
     if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete skills (you are ${caller.role})`);
-    const { count } = await this.db.skill.deleteMany({ where: { name } });
-    if (!count) throw new ApiError("NOT_FOUND", `no skill named "${name}"`);
+    await writeSurface(this.db, async (tx) => {
+      const { count } = await tx.skill.deleteMany({ where: { name } });
+      if (!count) throw new ApiError("NOT_FOUND", `no skill named "${name}"`);
+    });
     return true;
   }
 }

@@ -36,7 +36,7 @@ program
     if (s.firstAdminKey) {
       process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
     }
-    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
+    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
   });
 
 const tools = program.command("tools").description("list and run tools");

@@ -41,7 +41,7 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
   for (const c of configuredCredentials(config)) secrets.add(c);
   const opened = await openDb(config.databaseUrl);
   const db = scrubbingWrites(opened.db, secrets);
-  const manifests = new ManifestService(db, refuse, refuse, opened.provider);
+  const manifests = new ManifestService(db, refuse, refuse);
   let bus: Bus | undefined;
   let keys: KeyStore | undefined;
   const store: Store = {

@@ -50,7 +50,9 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
     if (!entry) throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, { kind: "NOT_FOUND" });
     return entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers);
   };
-  const done = execute(steps, entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true });
+  const trace = deps.tracer?.startRun({ tool: run.tool, door: run.door, caller, parentRunId: run.parentRunId ?? undefined });
+  const done = execute(steps, entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true, trace });
+  if (trace) done.then((o) => trace.end(o.run), (e: unknown) => trace.fail(e));
   steps.inflight.add(runId, controller, done);
   return done;
 }

@@ -10,6 +10,8 @@ import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
 import type { RunRecord } from "./run-record.ts";
 import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
+import type { RunTrace } from "./observe.ts";
+import { ToolError } from "../errors.ts";
 
 /** What the steps of a run (execute, park, resume) share with the {@link Dispatcher} that owns them. */
 export interface RunSteps {
@@ -35,6 +37,8 @@ export interface ExecuteOptions {
   policy?: RunRecord["policy"];
   /** A parked run resuming: it may have interactions open from before its park. */
   resumed?: boolean;
+  /** The run's span; each attempt gets a child span (tracing on). */
+  trace?: RunTrace;
 }
 
 /**
@@ -77,7 +81,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         },
         store: deps.store,
       };
-      const value = await body(ctx);
+      const value = await (opts.trace ? opts.trace.attempt(before + n, () => body(ctx)) : body(ctx));
       if (isPark(value)) return value;
       const result = normalizeResult(entry.name, value);
       if (result.isError) throw new ReturnedError(result);
@@ -86,10 +90,15 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
     onRetry: async (attempt) => {
       attempt.number += before;
       run.attempts = [...run.attempts, attempt];
-      settle.publish(await deps.runs.attemptFailed(settle.snapshot(run, redact), settle.scrubber(run.id).scrub(attempt)));
+      const event = await deps.runs.attemptFailed(settle.snapshot(run, redact), settle.scrubber(run.id).scrub(attempt));
+      // Another instance already ended the run (this one looked gone): no retry, and the
+      // stored outcome stands (the finish below writes nothing over it).
+      if (!event) return void controller.abort(new ToolError(FENCED, { kind: "CANCELLED" }));
+      settle.publish(event);
       stored.add(attempt.number);
     },
   });
+  deps.observer?.attempted(entry.name, outcome.attempts.length);
   for (const a of outcome.attempts) if (!stored.has(a.number)) a.number += before;
   const last = outcome.attempts[outcome.attempts.length - 1] ?? null;
   const unstored = last && !stored.has(last.number) ? last : null;
@@ -102,3 +111,6 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   if (mayHaveOpen) await deps.interactions.cancelOpen(run.id);
   return settle.finish(run, unstored, redact, log);
 }
+
+/** Why a run is stopped on the instance that executes it after another instance ended it. */
+export const FENCED = "this instance was declared gone (its heartbeat lapsed) and the run was failed by another instance; it was stopped here and nothing more is recorded";

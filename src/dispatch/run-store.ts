@@ -1,6 +1,7 @@
 import type { Db } from "../db/client.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import { lockEventLog } from "../db/event-log.ts";
+import { TX } from "../db/contention.ts";
 import { scopeKey, storableJson, storableText } from "../db/storable.ts";
 import type { Tier } from "../auth/roles.ts";
 import type { RunScope } from "../auth/visibility.ts";
@@ -44,11 +45,15 @@ export class RunStore {
     return seq === null ? null : { seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
   }
 
-  /** Records a failed attempt that will be retried, with its ATTEMPT_FAILED event. */
-  async attemptFailed(run: RunRecord, attempt: AttemptRecord): Promise<RunEventRecord> {
+  /**
+   * Records a failed attempt that will be retried, with its ATTEMPT_FAILED event; null
+   * (nothing written) when the run is no longer RUNNING: another instance ended it, and
+   * the caller must stop it (fencing, docs/run-lifecycle.md §8).
+   */
+  async attemptFailed(run: RunRecord, attempt: AttemptRecord): Promise<RunEventRecord | null> {
     const at = attempt.finishedAt ?? new Date().toISOString();
     const seq = await this.log.write({ kind: "attempt", run, attempt, at });
-    return { seq: seq!, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
+    return seq === null ? null : { seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
   }
 
   /**
@@ -147,21 +152,24 @@ export class RunStore {
   /**
    * Fails the runs left RUNNING by instances that are gone (see `db/instances.ts`) as
    * INTERNAL "interrupted by restart", each with its RUN_FINISHED event; returns those
-   * events for publishing. Safe to run from several instances at once: a run is failed,
-   * and its event written, exactly once.
+   * events for publishing. With `whyGone`, each run's `details.interrupted` says which
+   * instance held it and why that instance was declared gone. Safe to run from several
+   * instances at once: a run is failed, and its event written, exactly once.
    */
-  async failInterrupted(liveInstanceIds: string[]): Promise<RunEventRecord[]> {
-    const stale = await this.db.run.findMany({ where: { status: "RUNNING", instanceId: { notIn: liveInstanceIds } }, select: { id: true } });
+  async failInterrupted(liveInstanceIds: string[], whyGone?: (instanceId: string) => string): Promise<RunEventRecord[]> {
+    const stale = await this.db.run.findMany({ where: { status: "RUNNING", instanceId: { notIn: liveInstanceIds } }, select: { id: true, instanceId: true } });
     const events: RunEventRecord[] = [];
-    for (const { id } of stale) {
+    for (const { id, instanceId } of stale) {
       const run = await this.get(id);
       if (!run || run.status !== "RUNNING") continue;
       const now = new Date();
-      const done: RunRecord = { ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now.toISOString() };
+      // The run records why: which instance held it and why it was declared gone.
+      const details = whyGone ? { interrupted: { instanceId, reason: whyGone(instanceId) } } : run.details;
+      const done: RunRecord = { ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, details, finishedAt: now.toISOString() };
       const ev = await this.db.$transaction(async (tx) => {
         const { count } = await tx.run.updateMany({
           where: { id, status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
-          data: { status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now },
+          data: { status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now, ...(whyGone ? { details: json(details) } : {}) },
         });
         if (count !== 1) return null;
         await lockEventLog(this.db, tx, "RunEvent");
@@ -176,9 +184,6 @@ export class RunStore {
 /** The message of a run failed because its instance went away mid-run. */
 export const INTERRUPTED = "interrupted by restart";
 
-// Interactive transactions wait for a pooled connection under load rather than failing at
-// Prisma's 2 s default.
-const TX = { maxWait: 10_000, timeout: 20_000 };
 
 type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 

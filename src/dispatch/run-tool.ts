@@ -16,6 +16,7 @@ import { execute, type RunSteps } from "./run-execute.ts";
 import { isFinal, newRun, type AppliedPolicy, type Door, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import type { RunStore } from "./run-store.ts";
+import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
 
 /** One dispatch, as every door states it. */
 export interface RunRequest {
@@ -53,6 +54,12 @@ export interface DispatchDeps {
   instanceId: string;
   interactions: InteractionStore;
   store: import("../db/expiring-store.ts").ExpiringStore;
+  /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
+  refresh?: () => Promise<boolean>;
+  /** Metrics of every dispatch and execution. */
+  observer?: DispatchObserver;
+  /** OpenTelemetry spans of runs and attempts; absent when tracing is off. */
+  tracer?: RunTracer;
 }
 
 /**
@@ -97,13 +104,31 @@ export class Dispatcher {
    * (docs/run-lifecycle.md §2, steps 1–5) is here; {@link execute} runs and settles it.
    */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
+    const { observer, tracer } = this.deps;
+    if (!observer && !tracer) return this.admit(req);
+    const started = performance.now();
+    const trace = tracer?.startRun(req);
+    let outcome: RunOutcome;
+    try {
+      outcome = await this.admit(req, trace);
+    } catch (e) {
+      trace?.fail(e);
+      throw e;
+    }
+    trace?.end(outcome.run);
+    observer?.dispatched(outcome.run, req.door, (performance.now() - started) / 1000);
+    return outcome;
+  }
+
+  private async admit(req: RunRequest, trace?: RunTrace): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
     const base = newRun({ tool: req.tool, input: deep === null ? req.input : TOO_DEEP, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, callerKeyId: req.caller.keyId, parentRunId: req.parentRunId });
     if (deep !== null) return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
-    const entry = this.deps.surface.resolve(req.tool);
+    // A name created on another instance a moment ago may not have reached this one yet.
+    const entry = this.deps.surface.resolve(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? this.deps.surface.resolve(req.tool) : undefined);
     if (!entry) return this.settle.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
@@ -133,7 +158,12 @@ export class Dispatcher {
     const controller = new AbortController();
     // A child run ends with its parent's attempt (cancel, timeout, shutdown).
     const parent = req.signal;
-    const onParentAbort = () => controller.abort(parent?.reason instanceof ToolError ? parent.reason : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }));
+    // A door's own cancellation (a CANCELLED ToolError) keeps its message; a parent's
+    // timeout or failure still cancels the child: the child did not time out itself.
+    const onParentAbort = () =>
+      controller.abort(
+        parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED" ? parent.reason : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
+      );
     if (parent?.aborted) onParentAbort();
     else parent?.addEventListener("abort", onParentAbort, { once: true });
     const done = execute(this.steps, entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
@@ -142,6 +172,7 @@ export class Dispatcher {
       controller,
       redact,
       policy: base.policy,
+      trace,
     });
     this.inflight.add(base.id, controller, done);
     try {
@@ -225,6 +256,21 @@ export class Dispatcher {
 
   get runningCount(): number {
     return this.inflight.size;
+  }
+
+  /** The ids of the runs executing on this instance. */
+  runningIds(): string[] {
+    return this.inflight.ids();
+  }
+
+  /**
+   * Stops a run executing here whose outcome another instance already stored (it was
+   * failed while this instance looked gone): its attempt is aborted with `reason`, and
+   * nothing it does after is recorded (the store keeps the first outcome). False when
+   * this instance does not hold it.
+   */
+  fence(runId: string, reason: string): boolean {
+    return this.inflight.abort(runId, new ToolError(reason, { kind: "CANCELLED" }));
   }
 
   /** A re-issued idempotency key: the first run's outcome, once it has one. */

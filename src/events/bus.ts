@@ -13,11 +13,16 @@ export interface Topics {
   runEvent: import("../dispatch/run-record.ts").RunEventRecord;
   /** One entry of an agent run's log (docs/agent-stream.md). */
   agentEvent: import("../agent/events.ts").AgentLogEntry;
-  toolsChanged: { at: string };
+  /**
+   * This instance's surface changed (it is rebuilt already): never carried across
+   * instances, so a subscriber that lists the surface on it never gets the list from
+   * before the change (each instance fires its own once it has applied a change).
+   */
+  toolsChanged: { at: string; version?: number };
   keyRevoked: { keyId: string };
   runCancel: { runId: string };
-  /** Presets or the active manifest changed on `instanceId`; others reload them. */
-  configChanged: { instanceId: string };
+  /** Presets or the active manifest changed on `instanceId` (stored surface `version`); others reload them. */
+  configChanged: { instanceId: string; version?: number };
   span: import("../extensions/builtin/spans.ts").SpanRecord;
   /** A message an MCP client posted on a session, for the instance whose request it concerns (docs/mcp.md). */
   mcpClientMessage: { sessionId: string; message: unknown };
@@ -27,6 +32,9 @@ export interface Topics {
   interaction: import("../interactions/interaction-store.ts").PublishedInteraction;
 }
 export type Topic = keyof Topics;
+
+/** Topics that stay in this process even when Redis is configured. */
+const LOCAL_TOPICS: ReadonlySet<Topic> = new Set(["toolsChanged"]);
 
 interface Target {
   addEventListener(type: string, cb: (e: Event) => void): void;
@@ -42,6 +50,7 @@ interface Target {
  */
 export class Bus {
   private readonly target: Target;
+  private readonly local: Target = new EventTarget();
   private readonly prefix: string;
   private readonly redis: Redis[] = [];
   /**
@@ -55,8 +64,12 @@ export class Bus {
   private readonly uncounted = new Set<(payload: unknown) => void>();
   private readonly derived: { topic: Topic; count: () => number }[] = [];
 
-  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void } = {}) {
+  /** Called when a subscriber of `topic` is closed for lagging (metrics). */
+  private readonly onLagging?: (topic: Topic) => void;
+
+  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void; onLagging?: (topic: Topic) => void } = {}) {
     this.prefix = options.prefix ?? "tai42:";
+    this.onLagging = options.onLagging;
     if (options.redisUrl) {
       const { Redis } = require("ioredis") as typeof import("ioredis");
       const { createRedisEventTarget } = require("@graphql-yoga/redis-event-target") as typeof import("@graphql-yoga/redis-event-target");
@@ -99,7 +112,11 @@ export class Bus {
   }
 
   publish<K extends Topic>(topic: K, payload: Topics[K]): void {
-    this.target.dispatchEvent(new CustomEvent(this.prefix + topic, { detail: payload }));
+    this.targetOf(topic).dispatchEvent(new CustomEvent(this.prefix + topic, { detail: payload }));
+  }
+
+  private targetOf(topic: Topic): Target {
+    return LOCAL_TOPICS.has(topic) ? this.local : this.target;
   }
 
   /** Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do nothing). */
@@ -108,7 +125,7 @@ export class Bus {
     if (!set) {
       const all = (set = new Set());
       this.listeners.set(topic, all);
-      this.target.addEventListener(this.prefix + topic, (e: Event) => {
+      this.targetOf(topic).addEventListener(this.prefix + topic, (e: Event) => {
         const payload = (e as CustomEvent<unknown>).detail;
         for (const l of [...all]) {
           try {
@@ -149,7 +166,32 @@ export class Bus {
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */
   subscribe<K extends Topic>(topic: K, options: SubscribeOptions<Topics[K]> = {}): AsyncIterableIterator<Topics[K]> {
-    return boundedSubscription((deliver) => this.listen(topic, deliver), options);
+    return boundedSubscription((deliver) => this.listen(topic, deliver), { ...options, onOverflow: () => this.laggingClosed(topic) });
+  }
+
+  /** Reports a subscriber of `topic` closed for lagging (also by fan-outs with their own queues, such as the ordered run feed). */
+  laggingClosed(topic: Topic): void {
+    this.onLagging?.(topic);
+  }
+
+  /**
+   * Throws unless Redis answers a PING within `timeoutMs` (readiness); resolves at once
+   * without Redis. Never queues: a connection that is down fails at once.
+   */
+  async ping(timeoutMs = 2000): Promise<void> {
+    const pub = this.redis[0];
+    if (!pub) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([pub.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)))]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether this bus crosses instances through Redis. */
+  get distributed(): boolean {
+    return this.redis.length > 0;
   }
 
   /**

@@ -24,6 +24,8 @@ export interface SubscribeOptions<T> {
   bufferSize?: number;
   /** Drops payloads the subscriber does not want, before they are queued. */
   filter?: (payload: T) => boolean;
+  /** Called once when the subscriber is closed for lagging (metrics). */
+  onOverflow?: () => void;
 }
 
 /**
@@ -76,6 +78,7 @@ export function boundedSubscription<T>(
       failure = new SubscriberOverflowError(size);
       queue.length = 0;
       unlisten();
+      options.onOverflow?.();
     } else queue.push(payload);
   }, (error) => fail(error));
   if (options.signal?.aborted) finish();

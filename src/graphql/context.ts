@@ -2,11 +2,19 @@ import type { Caller } from "../auth/roles.ts";
 import { isAdmin } from "../auth/tiers.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
+import type { SurfaceView } from "../registry/surface-snapshot.ts";
 
 /** What every resolver receives: the runtime and who is calling (null: no access). */
 export interface GraphQLContext {
   runtime: Runtime;
   caller: Caller | null;
+  /**
+   * The surface this operation reads. A query reads one snapshot, taken as it begins
+   * (`pinned-surface.ts`): the tools it lists and the manifest it names always agree. A
+   * mutation reads the current surface (its results show what it wrote), and so does a
+   * subscription (its events show what changed).
+   */
+  surface: SurfaceView;
   /** Aborted when the request or socket ends. */
   signal?: AbortSignal;
   /**

@@ -30,8 +30,9 @@ export const InteractionRef = builder.objectRef<InteractionRecord>("Interaction"
         // One from the bus carries no answer (it never crosses it): the stored one is read.
         const answer = i.answer === undefined ? ((await ctx.runtime.interactions.get(i.id))?.answer ?? null) : i.answer;
         if (answer === null) return null;
-        const entry = ctx.runtime.surface.base(i.tool);
-        const secret = entry ? isRedacted(entry.tier) : (await ctx.runtime.runs.get(i.runId))?.input === REDACTED;
+        // The tier the run ran at, as stored: today's surface may hold another entry of that name.
+        const run = await ctx.runtime.runs.get(i.runId);
+        const secret = run?.tier ? isRedacted(run.tier) : run ? run.input === REDACTED : true;
         return secret ? REDACTED : answer;
       },
     }),

@@ -39,9 +39,9 @@ builder.queryFields((t) => ({
   manifests: t.field({
     type: [ManifestRef],
     description: "Every stored manifest.",
-    resolve: (_r, _a, ctx) => {
+    resolve: async (_r, _a, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.manifests.list();
+      return (await ctx.runtime.manifests.list()).map((m) => servedActive(m, ctx.surface.activeManifest));
     },
   }),
   manifest: t.field({
@@ -49,18 +49,19 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "One stored manifest; null when there is none.",
     args: { name: t.arg.string({ required: true, description: "The manifest's name." }) },
-    resolve: (_r, { name }, ctx) => {
+    resolve: async (_r, { name }, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.manifests.get(name);
+      const m = await ctx.runtime.manifests.get(name);
+      return m && servedActive(m, ctx.surface.activeManifest);
     },
   }),
   activeManifest: t.field({
     type: ManifestRef,
     nullable: true,
-    description: "The manifest the surface is built from; null when none is active.",
+    description: "The manifest the tools of this response come from (the surface this server serves).",
     resolve: (_r, _a, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.manifests.active();
+      return ctx.surface.activeManifest;
     },
   }),
 }));
@@ -91,3 +92,8 @@ builder.mutationFields((t) => ({
     },
   }),
 }));
+
+/** A stored manifest with `active` as the response's surface has it, so that it agrees with `tools` and `activeManifest`. */
+function servedActive(m: Manifest, active: Manifest | null): Manifest {
+  return { ...m, active: m.name === active?.name };
+}

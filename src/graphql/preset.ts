@@ -52,13 +52,13 @@ export const PresetRef = builder.objectRef<Preset>("Preset").implement({
       nullable: true,
       description: "The effective policy: its own declaration, or the first declared ancestor's.",
       resolve: (p, _a, ctx) => {
-        const entry = ctx.runtime.surface.base(p.name);
-        const eff = entry ? ctx.runtime.surface.policyFor(entry) : undefined;
+        const entry = ctx.surface.base(p.name);
+        const eff = entry ? ctx.surface.policyFor(entry) : undefined;
         if (eff) return { ...eff.policy, declaredOn: eff.declaredOn };
         return p.retryPolicy ? { ...p.retryPolicy, declaredOn: p.name } : null;
       },
     }),
-    tier: t.field({ type: TierEnum, description: "The base's tier.", resolve: (p, _a, ctx) => ctx.runtime.surface.base(p.baseTool)?.tier ?? "read" }),
+    tier: t.field({ type: TierEnum, description: "The base's tier.", resolve: (p, _a, ctx) => ctx.surface.base(p.baseTool)?.tier ?? "read" }),
     version: t.exposeInt("version", { description: "1 at creation, +1 per update; updatePreset's expectedVersion." }),
     createdAt: t.field({ type: "DateTime", description: "When it was created.", resolve: (p) => p.createdAt }),
     updatedAt: t.field({ type: "DateTime", description: "When it last changed.", resolve: (p) => p.updatedAt }),

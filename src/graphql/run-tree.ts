@@ -11,11 +11,17 @@ import { RunEventRef, ToolRunRef } from "./run.ts";
 builder.objectFields(ToolRunRef, (t) => ({
   events: t.field({
     type: [RunEventRef],
-    description: "The run's stored events, in seq order (what runEvents(runId, afterSeq: 0) replays).",
-    resolve: async (r, _a, ctx) => {
+    description: "The run's stored events, in seq order (what runEvents(runId, afterSeq) replays), at most `first` of them after `afterSeq`.",
+    args: {
+      afterSeq: t.arg.int({ description: "Only events after this seq (page on with the last seq read).", defaultValue: 0 }),
+      first: t.arg.int({ description: "At most this many, 1 to 1000.", defaultValue: 100 }),
+    },
+    resolve: async (r, { afterSeq, first }, ctx) => {
       const caller = requireCaller(ctx);
+      const take = first ?? 100;
+      if (take < 1 || take > 1000) throw ApiError.badInput(`"first" must be from 1 to 1000 (got ${take})`, [{ path: "/first", message: "must be from 1 to 1000" }]);
       if (!maySeeRun(caller, r)) return [];
-      return ctx.runtime.runs.events({ runId: r.id }, 0, 10_000, runScope(caller));
+      return ctx.runtime.runs.events({ runId: r.id }, afterSeq ?? 0, take, runScope(caller));
     },
   }),
   parent: t.field({

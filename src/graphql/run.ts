@@ -142,23 +142,27 @@ builder.subscriptionFields((t) => ({
         const run = await ctx.runtime.runs.get(filter.runId);
         if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${filter.runId}"`);
       }
-      return closeWith(ctx, (signal) => lagAware(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal, caller)));
+      return closeWith(ctx, (signal) => lagAware(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal, caller), args.afterSeq ?? null));
     },
     resolve: (e: RunEventRecord) => e,
   }),
 }));
 
 /** Turns a subscription the server closed (a lagging subscriber, an unreadable gap) into a clear error telling where to resume. */
-async function* lagAware(stream: AsyncIterable<RunEventRecord>): AsyncGenerator<RunEventRecord> {
-  let last: number | null = null;
+async function* lagAware(stream: AsyncIterable<RunEventRecord>, afterSeq: number | null): AsyncGenerator<RunEventRecord> {
+  // Where to resume: the last event delivered, else where the subscriber asked to start
+  // (never 0 for one that started later: that would replay the whole log).
+  let last: number | null = afterSeq;
   try {
     for await (const e of stream) {
       last = e.seq;
       yield e;
     }
   } catch (e) {
-    if (e instanceof ResumableStreamError)
-      throw new GraphQLError(`${e.message}; resubscribe with afterSeq: ${last ?? 0} to resume without loss`, { extensions: { code: e.code, afterSeq: last ?? 0 } });
+    if (e instanceof ResumableStreamError) {
+      if (last === null) throw new GraphQLError(`${e.message}; resubscribe to continue (nothing was delivered yet)`, { extensions: { code: e.code } });
+      throw new GraphQLError(`${e.message}; resubscribe with afterSeq: ${last} to resume without loss`, { extensions: { code: e.code, afterSeq: last } });
+    }
     throw e;
   }
 }

@@ -44,7 +44,7 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
       nullable: true,
       description: "null = exactly one attempt.",
       resolve: (e, _a, ctx) => {
-        const p = ctx.runtime.surface.policyFor(e);
+        const p = ctx.surface.policyFor(e);
         return p ? { ...p.policy, declaredOn: p.declaredOn } : null;
       },
     }),
@@ -67,7 +67,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_r, args, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.surface.list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined });
+      return ctx.surface.list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined });
     },
   }),
   tool: t.field({
@@ -77,7 +77,7 @@ builder.queryFields((t) => ({
     args: { name: t.arg.string({ required: true, description: "The name." }) },
     resolve: (_r, { name }, ctx) => {
       requireCaller(ctx);
-      return ctx.runtime.surface.resolve(name) ?? null;
+      return ctx.surface.resolve(name) ?? null;
     },
   }),
 }));
@@ -85,11 +85,12 @@ builder.queryFields((t) => ({
 builder.subscriptionFields((t) => ({
   toolsChanged: t.field({
     type: [ToolRef],
-    description: "The whole surface, each time it changes (MCP's list_changed).",
+    description: "The whole surface, each time this server's surface changes (MCP's list_changed); never the list from before the change.",
     subscribe: (_r, _a, ctx) => {
       requireCaller(ctx);
       return closeWith(ctx, (signal) => ctx.runtime.bus.subscribe("toolsChanged", { signal, bufferSize: 16 }));
     },
+    // The surface as it is now, not as the operation began: the event fires after this instance applied the change.
     resolve: (_p, _a, ctx) => ctx.runtime.surface.list(),
   }),
 }));

@@ -6,6 +6,7 @@ import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import { checkMarkerWrite } from "../secrets/markers.ts";
 import type { Manifest, ManifestDocument, ManifestVersion } from "./manifest.ts";
 import { unstorableIssues } from "../db/storable.ts";
+import { writeSurface } from "../registry/surface-version.ts";
 import { documentIssues, importFreeIssues, type DocumentContext } from "./validate-document.ts";
 
 /** A manifest write. */
@@ -18,7 +19,8 @@ export interface ManifestInput {
 const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 type Row = Awaited<ReturnType<Db["manifest"]["findUniqueOrThrow"]>>;
 
-function toManifest(r: Row): Manifest {
+/** A stored manifest row as every door serves it. */
+export function toManifest(r: Row): Manifest {
   return {
     name: r.name,
     description: r.description,
@@ -32,16 +34,15 @@ function toManifest(r: Row): Manifest {
 
 /**
  * Stored, versioned manifests. Writes and activation are admin-only and validated before
- * anything is stored; every version is kept. `onChanged` re-applies the active manifest
- * to the surface (here and on every instance).
+ * anything is stored; every version is kept. Every write bumps the stored surface version
+ * in its transaction (`registry/surface-version.ts`), and `onChanged` re-applies the
+ * active manifest to the surface (here at once, and on every instance).
  */
 export class ManifestService {
   constructor(
     private readonly db: Db,
     private readonly context: () => Promise<DocumentContext>,
     private readonly onChanged: () => Promise<void>,
-    /** On PostgreSQL, activation takes an advisory lock so two activations never leave two manifests active. */
-    private readonly provider: "sqlite" | "postgres" = "sqlite",
   ) {}
 
   async list(): Promise<Manifest[]> {
@@ -90,10 +91,10 @@ export class ManifestService {
 
     if (!current) {
       try {
-        await this.db.$transaction([
-          this.db.manifest.create({ data: { name: input.name, description, document, version: 1 } }),
-          this.db.manifestVersion.create({ data: { manifestName: input.name, version: 1, description, document } }),
-        ]);
+        await writeSurface(this.db, async (tx) => {
+          await tx.manifest.create({ data: { name: input.name, description, document, version: 1 } });
+          await tx.manifestVersion.create({ data: { manifestName: input.name, version: 1, description, document } });
+        });
       } catch (e) {
         if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `manifest "${input.name}" was created concurrently; re-read it and pass expectedVersion`);
         throw e;
@@ -103,7 +104,7 @@ export class ManifestService {
         throw new ApiError("CONFLICT", `manifest "${input.name}" exists at version ${current.version}; pass expectedVersion to update it`, [{ path: "/expectedVersion", message: "is required to update" }]);
       const next = expectedVersion + 1;
       try {
-        await this.db.$transaction(async (tx) => {
+        await writeSurface(this.db, async (tx) => {
           const { count } = await tx.manifest.updateMany({ where: { name: input.name, version: expectedVersion }, data: { description, document, version: next } });
           if (count === 0) throw new StaleVersion();
           await tx.manifestVersion.create({ data: { manifestName: input.name, version: next, description, document } });
@@ -124,15 +125,18 @@ export class ManifestService {
     if (!target) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
     const issues = await documentIssues(target.document, await this.context());
     if (issues.length) throw ApiError.badInput(`manifest "${name}" no longer validates: ${describeIssues(issues)}`, issues);
-    await this.db.$transaction(async (tx) => {
-      // Under READ COMMITTED two concurrent "deactivate all, activate one" could each miss
-      // the other's activation; the lock serialises them (SQLite serialises writers anyway).
-      if (this.provider === "postgres") await tx.$executeRawUnsafe("SELECT pg_advisory_xact_lock(4242420001)");
+    // Under READ COMMITTED two concurrent "deactivate all, activate one" could each miss
+    // the other's activation: the version bump that opens the write holds its row lock to
+    // the commit, so they run one after the other (SQLite serialises writers anyway).
+    const activated = await writeSurface(this.db, async (tx) => {
       await tx.manifest.updateMany({ where: { active: true }, data: { active: false } });
-      await tx.manifest.update({ where: { name }, data: { active: true } });
+      const { count } = await tx.manifest.updateMany({ where: { name }, data: { active: true } });
+      if (!count) throw new ApiError("NOT_FOUND", `no manifest named "${name}" (it was deleted concurrently)`);
+      return tx.manifest.findUniqueOrThrow({ where: { name } });
     });
     await this.onChanged();
-    return (await this.get(name))!;
+    // As this activation left it: a later activation may already have replaced it.
+    return toManifest(activated);
   }
 
   /** Deletes a manifest and its history; the active one is refused. */
@@ -141,7 +145,10 @@ export class ManifestService {
     const current = await this.get(name);
     if (!current) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
     if (current.active) throw new ApiError("CONFLICT", `manifest "${name}" is active; activate another one before deleting it`);
-    await this.db.manifest.deleteMany({ where: { name, active: false } });
+    await writeSurface(this.db, async (tx) => {
+      const { count } = await tx.manifest.deleteMany({ where: { name, active: false } });
+      if (!count) throw new ApiError("CONFLICT", `manifest "${name}" was activated or deleted concurrently; re-read it`);
+    });
   }
 }
 

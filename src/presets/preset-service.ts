@@ -5,6 +5,7 @@ import { isUniqueViolation } from "../db/client.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
+import { writeSurface } from "../registry/surface-version.ts";
 import { resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
 import { checkMarkerWrite, hasMarker, markerIssues } from "../secrets/markers.ts";
@@ -62,7 +63,9 @@ export class PresetService {
   async create(input: PresetInput, caller: Caller): Promise<Preset> {
     const policy = await this.check(input, caller, null);
     try {
-      await this.db.preset.create({ data: { name: input.name, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? undefined) as never } });
+      await writeSurface(this.db, (tx) =>
+        tx.preset.create({ data: { name: input.name, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? undefined) as never } }),
+      );
     } catch (e) {
       if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `a preset named "${input.name}" already exists`, [{ path: "/name", message: "is taken" }]);
       throw e;
@@ -83,10 +86,12 @@ export class PresetService {
     requireMarkerAuthor(current, caller, "update");
     const policy = await this.check(input, caller, name);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
-    const { count } = await this.db.preset.updateMany({
-      where: { name, version: expectedVersion },
-      data: { description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? null) as never, version: { increment: 1 } },
-    });
+    const { count } = await writeSurface(this.db, (tx) =>
+      tx.preset.updateMany({
+        where: { name, version: expectedVersion },
+        data: { description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? null) as never, version: { increment: 1 } },
+      }),
+    );
     if (count === 0) {
       const now = await this.get(name);
       if (!now) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
@@ -104,14 +109,18 @@ export class PresetService {
     const base = this.surface.base(current.baseTool);
     if (base && !mayAuthorOver(caller.role, base.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete a preset over the ${base.tier}-tier tool "${base.name}"`);
     requireMarkerAuthor(current, caller, "delete");
-    const dependants = await this.db.preset.findMany({ where: { baseTool: name }, select: { name: true }, orderBy: { name: "asc" } });
-    if (dependants.length)
-      throw new ApiError(
-        "CONFLICT",
-        `preset "${name}" cannot be deleted: ${dependants.map((d) => `"${d.name}"`).join(", ")} build${dependants.length === 1 ? "s" : ""} on it`,
-        dependants.map((d) => ({ path: `/dependants/${d.name}`, message: `preset "${d.name}" builds on "${name}"` })),
-      );
-    await this.db.preset.delete({ where: { name } });
+    // Inside the write: a preset created over this one concurrently is seen (the version bump serialises them).
+    await writeSurface(this.db, async (tx) => {
+      const dependants = await tx.preset.findMany({ where: { baseTool: name }, select: { name: true }, orderBy: { name: "asc" } });
+      if (dependants.length)
+        throw new ApiError(
+          "CONFLICT",
+          `preset "${name}" cannot be deleted: ${dependants.map((d) => `"${d.name}"`).join(", ")} build${dependants.length === 1 ? "s" : ""} on it`,
+          dependants.map((d) => ({ path: `/dependants/${d.name}`, message: `preset "${d.name}" builds on "${name}"` })),
+        );
+      const { count } = await tx.preset.deleteMany({ where: { name } });
+      if (!count) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
+    });
     await this.onChanged();
   }
 

@@ -1,4 +1,5 @@
 import type { Bus } from "../events/bus.ts";
+import { toManifest } from "../manifests/manifest-service.ts";
 import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { combosOf } from "../manifests/validate-document.ts";
@@ -14,21 +15,29 @@ import type { SurfaceEntry } from "./surface-entry.ts";
 import type { Surface } from "./surface.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { learnStoredMarkers } from "../secrets/stored-markers.ts";
+import { SurfaceSync } from "./surface-sync.ts";
+import { readSurfaceVersion } from "./surface-version.ts";
 
 /**
  * Applies what is stored (presets and the active manifest) to the in-memory surface, on
- * start and after every write; other instances reload on the bus's `configChanged`.
+ * start and after every write, and keeps it converged with the other instances and the
+ * CLI through {@link SurfaceSync} (the bus's `configChanged`, and a poll of the stored
+ * surface version every `TAI_SYNC_SECONDS`).
  */
 export class StoredSurface {
   private presets: Preset[] = [];
   private manifest: ManifestDocument | null = null;
-  private readonly unlisten: () => void;
+  private applied = 0;
+  private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
+  /** The convergence with the store: bus fast path, version poll, refresh on a miss. */
+  readonly sync: SurfaceSync;
 
   constructor(
     private readonly db: Db,
     private readonly surface: Surface,
-    private readonly bus: Bus,
-    private readonly instanceId: string,
+    bus: Bus,
+    instanceId: string,
     private readonly log: Logger,
     /** Learns the stored markers' values at every load, and resolves markers at bind and run. */
     private readonly secrets: Secrets,
@@ -38,13 +47,47 @@ export class StoredSurface {
     private readonly loadModules: (modules: string[]) => Promise<unknown> = async () => {},
   ) {
     surface.addSource((resolveBase) => this.storedEntries(resolveBase), "composed");
-    this.unlisten = bus.listen("configChanged", ({ instanceId: from }) => {
-      if (from !== instanceId) this.load().catch((e: Error) => log.error("reloading stored configuration failed", { error: e.message }));
-    });
+    this.sync = new SurfaceSync(db, this, bus, instanceId, log);
   }
 
-  /** Reads presets and the active manifest, and swaps the surface in one rebuild. */
-  async load(): Promise<void> {
+  /** The stored surface version the applied state was read at. */
+  get version(): number {
+    return this.applied;
+  }
+
+  /** How many loads have applied so far (metrics). */
+  loads = 0;
+
+  /**
+   * Reads presets and the active manifest, and swaps the surface in one rebuild. Loads
+   * run one at a time; a call made while one runs (which may have read before the
+   * caller's write) is answered by the next one, shared by every caller that waited.
+   */
+  load(): Promise<void> {
+    if (!this.running) {
+      this.running = this.loadOnce().finally(() => {
+        this.running = null;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => {})
+      .then(() => {
+        this.queued = null;
+        return this.load();
+      });
+    return this.queued;
+  }
+
+  /** After a local write: applies it here, then tells the other instances (never throws once the write is stored). */
+  changed(): Promise<void> {
+    return this.sync.changed();
+  }
+
+  private async loadOnce(): Promise<void> {
+    // The version first: data read after it is at least that new, so a write that lands
+    // in between is seen again at the next check rather than missed.
+    const version = await readSurfaceVersion(this.db);
     const [rows, active] = await Promise.all([this.db.preset.findMany(), this.db.manifest.findFirst({ where: { active: true } }), learnStoredMarkers(this.db, this.secrets)]);
     const manifest = (active?.document as ManifestDocument | undefined) ?? null;
     // The modules load before the new manifest is applied: each registration in them
@@ -70,13 +113,10 @@ export class StoredSurface {
     }
     this.surface.setDeclaredPolicies(policies);
     this.surface.setSelection(this.manifest ? selectionOf(this.manifest) : null);
+    this.surface.setStored({ version, activeManifest: active ? toManifest(active) : null });
+    this.applied = version;
+    this.loads++;
     this.surface.rebuild();
-  }
-
-  /** After a local write: reload here, then tell the other instances. */
-  async changed(): Promise<void> {
-    await this.load();
-    this.bus.publish("configChanged", { instanceId: this.instanceId });
   }
 
   /** The active manifest's extensions map, normalised (bound by the extensions layer). */
@@ -85,7 +125,7 @@ export class StoredSurface {
   }
 
   close(): void {
-    this.unlisten();
+    this.sync.close();
   }
 
   /**

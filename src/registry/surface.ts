@@ -3,6 +3,8 @@ import type { ToolDefinition } from "../tools/definition.ts";
 import type { EffectivePolicy, RetryPolicy } from "../retry/policy.ts";
 import type { SurfaceEntry, ToolOrigin } from "./surface-entry.ts";
 import type { Tier } from "../auth/roles.ts";
+import { SurfaceSnapshot, type StoredState, type SurfaceView } from "./surface-snapshot.ts";
+import type { Manifest } from "../manifests/manifest.ts";
 
 /** Builds the entries a source contributes (presets, branches, agents). */
 export type EntrySource = (resolveBase: (name: string) => SurfaceEntry | undefined) => SurfaceEntry[];
@@ -17,19 +19,21 @@ export interface SurfaceFilter {
 
 /**
  * The tool surface: what callers can see and dispatch. Rebuilt from the app's tools and
- * the registered entry sources; lookups are lock-free reads of an immutable snapshot, so
- * a rebuild swaps the whole surface atomically.
+ * the registered entry sources into an immutable {@link SurfaceSnapshot}; lookups read
+ * the current snapshot, and a rebuild swaps the whole surface atomically. A reader that
+ * must see one version across several lookups holds {@link Surface.snapshot}.
  */
-export class Surface {
-  private entries = new Map<string, SurfaceEntry>();
+export class Surface implements SurfaceView {
+  private current: SurfaceSnapshot;
   private readonly sources: EntrySource[] = [];
-  private readonly extraPolicies = new Map<string, RetryPolicy>();
+  private policies: ReadonlyMap<string, RetryPolicy> = new Map();
+  private stored: StoredState = { version: 0, activeManifest: null };
   private readonly listeners = new Set<() => void>();
   private selection: ((name: string) => boolean) | null = null;
 
   /** `apps`: the handles whose tools and declarations make up the surface, in order. */
   constructor(private readonly apps: App[]) {
-    this.rebuild();
+    this.current = this.build();
   }
 
   /**
@@ -42,13 +46,32 @@ export class Surface {
   }
   private primaryCount = 0;
 
-  /** Recomputes every entry and notifies listeners (toolsChanged). */
+  /** Recomputes every entry, swaps the new snapshot in and notifies listeners (toolsChanged). */
   rebuild(): void {
+    this.current = this.build();
+    for (const l of this.listeners) l();
+  }
+
+  private build(): SurfaceSnapshot {
     const next = new Map<string, SurfaceEntry>();
     for (const app of this.apps) for (const def of app.tools.values()) next.set(def.name, entryForTool(def));
     for (const source of this.sources) for (const e of source((n) => next.get(n))) if (!next.has(e.name)) next.set(e.name, e);
-    this.entries = next;
-    for (const l of this.listeners) l();
+    return new SurfaceSnapshot(next, this.selection, this.policies, this.apps, this.stored);
+  }
+
+  /** The current state, immutable: every lookup on it answers from one version. */
+  snapshot(): SurfaceSnapshot {
+    return this.current;
+  }
+
+  /** The stored surface version the current state was built from. */
+  get version(): number {
+    return this.current.version;
+  }
+
+  /** The manifest the current state applies. */
+  get activeManifest(): Manifest | null {
+    return this.current.activeManifest;
   }
 
   /** Contract: called after every rebuild. */
@@ -66,60 +89,38 @@ export class Surface {
     this.selection = selected;
   }
 
-  /** A dispatchable entry (listed and selected), or undefined. */
-  resolve(name: string): SurfaceEntry | undefined {
-    const e = this.entries.get(name);
-    return e && this.exposed(e) ? e : undefined;
+  /** Records what the stored part of the surface was read from; takes effect at the next rebuild. */
+  setStored(stored: StoredState): void {
+    this.stored = stored;
   }
 
-  private exposed(e: SurfaceEntry): boolean {
-    return e.listed && (!this.selection || this.selection(e.name));
+  /** A dispatchable entry (listed and selected), or undefined. */
+  resolve(name: string): SurfaceEntry | undefined {
+    return this.current.resolve(name);
   }
 
   /** Any entry, curated ones included: what presets, extensions and agents build on. */
   base(name: string): SurfaceEntry | undefined {
-    return this.entries.get(name);
+    return this.current.base(name);
   }
 
   list(filter: SurfaceFilter = {}): SurfaceEntry[] {
-    const q = filter.search?.toLowerCase();
-    return [...this.entries.values()]
-      .filter((e) => this.exposed(e))
-      .filter((e) => !filter.origin || e.origin === filter.origin)
-      .filter((e) => !filter.tier || e.tier === filter.tier)
-      .filter((e) => !q || [e.name, e.label ?? "", e.description].some((s) => s.toLowerCase().includes(q)))
-      .sort((a, b) => a.name.localeCompare(b.name));
+    return this.current.list(filter);
   }
 
-  /** Replaces the declarations that come from stored data (manifest `retry`). */
+  /** Replaces the declarations that come from stored data (manifest `retry`); takes effect at the next rebuild. */
   setDeclaredPolicies(policies: Map<string, RetryPolicy>): void {
-    this.extraPolicies.clear();
-    for (const [k, v] of policies) this.extraPolicies.set(k, v);
+    this.policies = new Map(policies);
   }
 
   /** The declaration on exactly `name`, if any. */
   declaredOn(name: string): RetryPolicy | undefined {
-    const stored = this.extraPolicies.get(name);
-    if (stored) return stored;
-    // Later apps win, as they do for tool definitions: a user tool shadowing a demo tool of
-    // the same name never inherits the shadowed tool's policy.
-    const owner = this.ownerOf(name);
-    if (owner?.policies.has(name)) return owner.policies.get(name);
-    return [...this.apps].reverse().find((a) => !a.tools.has(name) && a.policies.has(name))?.policies.get(name);
-  }
-
-  /** The last app that registers a tool named `name` (the one whose definition is on the surface). */
-  private ownerOf(name: string): App | undefined {
-    return [...this.apps].reverse().find((a) => a.tools.has(name));
+    return this.current.declaredOn(name);
   }
 
   /** The policy that applies to an entry: the first declaration along its chain. */
   policyFor(entry: SurfaceEntry): EffectivePolicy | undefined {
-    for (const name of entry.policyChain) {
-      const policy = this.declaredOn(name);
-      if (policy) return { policy, declaredOn: name };
-    }
-    return undefined;
+    return this.current.policyFor(entry);
   }
 }
 

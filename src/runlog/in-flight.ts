@@ -36,6 +36,11 @@ export class InFlight<T> {
     done.then(forget, forget);
   }
 
+  /** The ids of the runs in flight. */
+  ids(): string[] {
+    return [...this.runs.keys()];
+  }
+
   get(id: string): InFlightRun<T> | undefined {
     return this.runs.get(id);
   }

@@ -18,7 +18,10 @@ export interface StartJob {
   at: string;
 }
 
-/** A failed attempt that will be retried, with its ATTEMPT_FAILED event. Result: the seq. */
+/**
+ * A failed attempt that will be retried, with its ATTEMPT_FAILED event, written only if the
+ * run is still RUNNING. Result: the seq, or null when the run had already ended elsewhere.
+ */
 export interface AttemptJob {
   kind: "attempt";
   run: RunRecord;
@@ -46,7 +49,7 @@ export interface AgentEventJob {
   payload: unknown;
 }
 
-/** An agent run's last entry and its end, together. Result: null. */
+/** An agent run's last entry and its end, together, written only while the run is RUNNING. Result: 1 when written, null when the run had already ended. */
 export interface AgentFinishJob {
   kind: "agentFinish";
   runId: string;

@@ -2,7 +2,7 @@ import type { Driver } from "../db/client.ts";
 import { storableJson, storableText } from "../db/storable.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { GroupCommit } from "./group-commit.ts";
-import { isolatingFailures, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
+import { isolatingFailures, type JobResult, type LogJob } from "./jobs.ts";
 import { pgLog } from "./pg-log.ts";
 import { sqliteLog } from "./sqlite-log.ts";
 
@@ -18,19 +18,35 @@ const isAgentJob = (j: LogJob) => j.kind === "agentEvent" || j.kind === "agentFi
 export class LogWriter {
   private readonly commits: GroupCommit<LogJob, JobResult>;
 
-  constructor(driver: Driver, private readonly scrubber: Scrubber) {
-    const batch: WriteBatch = driver.kind === "sqlite" ? sqliteLog(driver.connection) : pgLog(driver.pool);
-    const isolated = isolatingFailures(batch);
+  constructor(
+    driver: Driver,
+    private readonly scrubber: Scrubber,
+    /** Told each batch's size and the seconds it took to write and commit (metrics). */
+    onBatch?: (size: number, seconds: number) => void,
+  ) {
+    const isolated = isolatingFailures(driver.kind === "sqlite" ? sqliteLog(driver.connection) : pgLog(driver.pool));
     // Tool-run writes and agent stream entries are separate transactions of a batch, so
     // that a failure of one never rolls back (and then repeats) the other.
-    this.commits = new GroupCommit(async (jobs) => {
+    const write = async (jobs: LogJob[]) => {
       const agent = jobs.filter(isAgentJob);
       const runs = jobs.filter((j) => !isAgentJob(j));
       const [a, r] = await Promise.all([agent.length ? isolated(agent) : [], runs.length ? isolated(runs) : []]);
       let ai = 0;
       let ri = 0;
       return jobs.map((j) => (isAgentJob(j) ? a[ai++] : r[ri++]));
-    });
+    };
+    this.commits = new GroupCommit(
+      onBatch
+        ? async (jobs) => {
+            const started = performance.now();
+            try {
+              return await write(jobs);
+            } finally {
+              onBatch(jobs.length, (performance.now() - started) / 1000);
+            }
+          }
+        : write,
+    );
   }
 
   /** Writes `job` with the next batch; resolves once that batch is committed. */

@@ -70,7 +70,7 @@ export class OrderedRunEvents {
   private lastDelivery = Date.now();
 
   constructor(
-    bus: Bus,
+    private readonly bus: Bus,
     private readonly source: RunEventSource,
     private readonly log: Logger,
   ) {
@@ -93,7 +93,7 @@ export class OrderedRunEvents {
     return boundedSubscription((deliver, fail) => {
       this.listeners.set(deliver, fail);
       return () => void this.listeners.delete(deliver);
-    }, options);
+    }, { ...options, onOverflow: () => this.bus.laggingClosed("runEvent") });
   }
 
   /** Resolves once the feed knows where the log stands (its first read). */

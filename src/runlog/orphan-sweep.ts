@@ -16,8 +16,13 @@ export interface AgentOrphans {
 
 /** What {@link OrphanSweep} needs from the runtime. */
 export interface OrphanSweepDeps {
-  /** This instance's heartbeat, and which instances are live. */
-  instances: Pick<InstanceRegistry, "beat" | "liveIds">;
+  /** This instance's heartbeat, which instances are live, and why the others are not. */
+  instances: {
+    /** Resolves false when this instance had been declared gone (see {@link InstanceRegistry.beat}). */
+    beat(): Promise<boolean | void>;
+    liveIds(): Promise<string[]>;
+    whyGone?(instanceId: string): string;
+  };
   runs: Pick<RunStore, "failInterrupted">;
   agents: AgentOrphans;
   bus: Bus;
@@ -26,6 +31,11 @@ export interface OrphanSweepDeps {
   everyMs: number;
   /** Whether to sweep at all; without, only the heartbeat runs (`tools run`: its runs must not look orphaned). @default true */
   sweeps?: boolean;
+  /**
+   * After each heartbeat: stops the runs held here that another instance already ended
+   * (`runlog/fencing.ts`). `declaredGone`: the beat found this instance's row removed.
+   */
+  fence?: (declaredGone: boolean) => Promise<void>;
 }
 
 /** The runs one sweep failed, by engine. */
@@ -70,7 +80,8 @@ export class OrphanSweep {
     if (this.beating) return;
     this.beating = true;
     try {
-      await this.deps.instances.beat();
+      const live = await this.deps.instances.beat();
+      await this.deps.fence?.(live === false);
       if (this.deps.sweeps !== false) await this.sweep();
     } catch (e) {
       this.deps.log.warn("heartbeat failed", { error: (e as Error).message });
@@ -81,8 +92,9 @@ export class OrphanSweep {
 }
 
 /** Fails the tool runs of instances not in `liveIds` and publishes their RUN_FINISHED events; returns their ids. */
-async function failToolRuns(deps: Pick<OrphanSweepDeps, "runs" | "bus" | "log">, liveIds: string[]): Promise<string[]> {
-  const events = await deps.runs.failInterrupted(liveIds);
+async function failToolRuns(deps: Pick<OrphanSweepDeps, "instances" | "runs" | "bus" | "log">, liveIds: string[]): Promise<string[]> {
+  const whyGone = deps.instances.whyGone?.bind(deps.instances);
+  const events = await deps.runs.failInterrupted(liveIds, whyGone);
   for (const e of events) deps.bus.publish("runEvent", e);
   if (events.length) deps.log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
   return events.map((e) => e.runId);

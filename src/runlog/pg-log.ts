@@ -6,7 +6,8 @@ import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRo
  * The run log on PostgreSQL: a batch is ONE statement, so one round trip and one
  * (implicit) transaction, prepared once per pooled connection. Its data-modifying CTEs
  * insert the new runs (a taken idempotency scope is skipped, not an error), settle the
- * finished ones (only those still RUNNING), add the attempts, then take the event-log
+ * finished ones (only those still RUNNING), add the attempts (a retried one only while its
+ * run is still RUNNING), then take the event-log
  * lock and insert every event whose write went through. The lock is taken only after the
  * run inserts and settles have completed (`lk` reads them): those may wait for another
  * instance's uncommitted rows, and waiting with the lock held would deadlock with that
@@ -22,8 +23,8 @@ export function pgLog(pool: pg.Pool): WriteBatch {
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish");
     if (!runJobs.length) {
-      await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
-      return jobs.map(() => null);
+      const ended = await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
+      return jobs.map((j) => (j.kind === "agentFinish" && ended.has(j.runId) ? 1 : null));
     }
     if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
     // One statement sees the batch's runs as they were before it: two writes of one run
@@ -55,24 +56,29 @@ WITH ins AS (
     AS v(id,status,content,data,details,is_error,error_kind,error_message,terminate,finished_at)
   WHERE r."id"=v.id AND r."status"='RUNNING'
   RETURNING r."id"
+), live AS (
+  -- A retried attempt is recorded only while its run is still RUNNING: a run another
+  -- instance already failed (this one was declared gone) keeps that first outcome. The
+  -- share lock waits out a sweep settling the run right now.
+  SELECT "id" FROM "Run" WHERE "id" = ANY($26::text[]) AND "status"='RUNNING' FOR SHARE
 ), att AS (
   INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
   SELECT a.run_id,a.number,a.started_at,a.finished_at,a.error_kind,a.error_message,a.wait_seconds
   FROM unnest($26::text[],$27::int[],$28::timestamp(3)[],$29::timestamp(3)[],$30::text[],$31::text[],$32::float8[],$33::boolean[])
     AS a(run_id,number,started_at,finished_at,error_kind,error_message,wait_seconds,on_settle)
-  WHERE NOT a.on_settle OR a.run_id IN (SELECT "id" FROM upd)
+  WHERE (NOT a.on_settle AND a.run_id IN (SELECT "id" FROM live)) OR (a.on_settle AND a.run_id IN (SELECT "id" FROM upd))
 ), lk AS MATERIALIZED (
-  -- Only once every run of the batch is inserted and settled: a row write may wait for
-  -- another instance's uncommitted one, which never waits with the lock held (it would
-  -- deadlock with that instance taking the lock next).
+  -- Only once every run of the batch is inserted, settled and share-locked: a row write
+  -- may wait for another instance's uncommitted one, which never waits with the lock held
+  -- (it would deadlock with that instance taking the lock next).
   SELECT pg_advisory_xact_lock(hashtext('tai42:RunEvent')) IS NULL AS taken
-  FROM (SELECT count(*) FROM ins) i, (SELECT count(*) FROM upd) u
+  FROM (SELECT count(*) FROM ins) i, (SELECT count(*) FROM upd) u, (SELECT count(*) FROM live) l
 ), ev AS (
   INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
   SELECT e.run_id,e.tool,e.type,e.snapshot,e.at
   FROM unnest($34::text[],$35::text[],$36::text[],$37::jsonb[],$38::timestamp(3)[],$39::text[]) WITH ORDINALITY AS e(run_id,tool,type,snapshot,at,gate,n)
   CROSS JOIN lk
-  WHERE e.gate='none' OR (e.gate='start' AND e.run_id IN (SELECT "id" FROM ins)) OR (e.gate='settle' AND e.run_id IN (SELECT "id" FROM upd))
+  WHERE (e.gate='running' AND e.run_id IN (SELECT "id" FROM live)) OR (e.gate='start' AND e.run_id IN (SELECT "id" FROM ins)) OR (e.gate='settle' AND e.run_id IN (SELECT "id" FROM upd))
   ORDER BY e.n
   RETURNING "seq","runId","type"
 )
@@ -94,7 +100,7 @@ async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentE
       events.push({ ...eventRow(j.run, "RUN_STARTED", j.at), gate: "start" });
     } else if (j.kind === "attempt") {
       attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: false });
-      events.push({ ...eventRow(j.run, "ATTEMPT_FAILED", j.at), gate: "none" });
+      events.push({ ...eventRow(j.run, "ATTEMPT_FAILED", j.at), gate: "running" });
     } else {
       outcomes.push(outcomeRow(j.run));
       if (j.attempt) attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: true });
@@ -111,20 +117,27 @@ async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentE
   return new Map(rows.map((r) => [eventKey(r.runId, r.type), Number(r.seq)]));
 }
 
+// A run's end (and its last entry) is written only while it is still RUNNING: a run
+// another instance already failed keeps that first outcome (fencing).
 const AGENT_LOG_SQL = `
-WITH ev AS (
-  INSERT INTO "AgentEvent" ("runId","type","payload")
-  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[]) WITH ORDINALITY AS e(run_id,type,payload,n) ORDER BY e.n
-), fin AS (
+WITH fin AS (
   UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at
   FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[]) AS v(id,status,final,checkpoint,finished_at)
-  WHERE r."id"=v.id
+  WHERE r."id"=v.id AND r."status"='RUNNING'
+  RETURNING r."id"
+), ev AS (
+  INSERT INTO "AgentEvent" ("runId","type","payload")
+  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[],$9::boolean[]) WITH ORDINALITY AS e(run_id,type,payload,ends,n)
+  WHERE NOT e.ends OR e.run_id IN (SELECT "id" FROM fin)
+  ORDER BY e.n
 )
-SELECT 1`;
+SELECT "id" FROM fin`;
 
-async function writeAgentJobs(pool: pg.Pool, jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<void> {
-  const events = jobs.map((j) => ({ runId: j.runId, type: j.type, payload: JSON.stringify(j.payload) }));
+/** Writes agent entries and ends; resolves with the ids of the runs whose end was written. */
+async function writeAgentJobs(pool: pg.Pool, jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<Set<string>> {
+  const events = jobs.map((j) => ({ runId: j.runId, type: j.type, payload: JSON.stringify(j.payload), ends: j.kind === "agentFinish" }));
   const ends = jobs.flatMap((j) => (j.kind === "agentFinish" ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt }] : []));
-  const values = [...columns(events, ["runId", "type", "payload"]), ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"])];
-  await pool.query({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
+  const values = [...columns(events, ["runId", "type", "payload"]), ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]), ...columns(events, ["ends"])];
+  const { rows } = await pool.query<{ id: string }>({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
+  return new Set(rows.map((r) => r.id));
 }

@@ -41,9 +41,16 @@ function statements({ database: db }: SqliteDriver) {
       `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
        VALUES (@runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds)`,
     ),
+    // A write statement, not a read followed by one: a deferred transaction whose first
+    // statement reads cannot take the write lock after another process committed
+    // (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out).
+    insertAttemptIfRunning: st(
+      `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
+       SELECT @runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
+    ),
     insertEvent: st(`INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at") VALUES (@runId,@tool,@type,@snapshot,@at)`),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
-    endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=?`),
+    endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=? AND "status"='RUNNING'`),
   };
 }
 
@@ -65,9 +72,12 @@ function writeJob(s: Statements, job: LogJob): JobResult {
       if (run(s.insertRun, { ...row, startedAt: time(row.startedAt) }) === 0) return null;
       return insertEvent(s, eventRow(job.run, "RUN_STARTED", job.at));
     }
-    case "attempt":
-      insertAttempt(s, attemptRow(job.run.id, job.attempt));
+    case "attempt": {
+      // Only while the run is RUNNING: a run another instance failed keeps that first outcome.
+      const row = attemptRow(job.run.id, job.attempt);
+      if (run(s.insertAttemptIfRunning, { ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) }) === 0) return null;
       return insertEvent(s, eventRow(job.run, "ATTEMPT_FAILED", job.at));
+    }
     case "finish": {
       const row = outcomeRow(job.run);
       if (run(s.settleRun, { ...row, isError: bool(row.isError), terminate: bool(row.terminate), finishedAt: time(row.finishedAt) }) === 0) return null;
@@ -78,12 +88,13 @@ function writeJob(s: Statements, job: LogJob): JobResult {
       s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(new Date().toISOString()));
       return null;
     case "agentFinish":
+      // Only while RUNNING: a run another instance already failed keeps that first outcome.
+      if (run(s.endAgentRun, [job.status, JSON.stringify(job.payload), JSON.stringify(job.checkpoint ?? null), time(job.finishedAt), job.runId]) === 0) return null;
       s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(job.finishedAt));
-      s.endAgentRun.run(job.status, JSON.stringify(job.payload), JSON.stringify(job.checkpoint ?? null), time(job.finishedAt), job.runId);
-      return null;
+      return 1;
   }
 }
 
-function run(statement: Statement, params: object): number {
-  return statement.run(params).changes;
+function run(statement: Statement, params: object | unknown[]): number {
+  return (Array.isArray(params) ? statement.run(...params) : statement.run(params)).changes;
 }

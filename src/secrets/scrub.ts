@@ -12,19 +12,25 @@ export function formsOf(value: string): string[] {
 /**
  * A token the server makes, whole: a UUID (run, span and thread ids), an ISO-8601 instant
  * (startedAt, at, expiresAt) or a SHA-256 digest (idempotency scopes, key hashes). Such a
- * string carries no caller's value, so a secret is replaced in it only when it is the
- * whole token: a redacted PIN "2026" must not turn every later startedAt into
- * "[redacted]-11-30T…", nor a 4-hex-digit secret every run id that happens to contain it.
+ * string may hold a short secret by chance: a redacted PIN "2026" must not turn every
+ * later startedAt into "[redacted]-11-30T…", nor a 4-hex-digit secret every run id that
+ * happens to contain it.
  */
 const SERVER_TOKEN =
   /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})|(?:sha256:)?[0-9a-f]{64})$/i;
 
+/** Secrets at least this long are replaced inside a {@link SERVER_TOKEN} too: such a token holds one only by design, never by chance. */
+const TOKEN_SAFE_LENGTH = 8;
+
 /**
  * Replaces every one of `values` (longest first, as given) inside `text` with "[redacted]".
- * A whole server-made token (see {@link SERVER_TOKEN}) is replaced only when it equals one.
+ * Inside a whole server-made token (see {@link SERVER_TOKEN}) a secret shorter than 8
+ * characters is replaced only when it is the whole token.
  */
 export function scrubTextOf(text: string, values: readonly string[]): string {
-  if (SERVER_TOKEN.test(text)) return values.includes(text) ? REDACTED : text;
+  // The shape alone does not prove the server made it (a tool may answer "sha256:" + a
+  // secret), so only short secrets, the ones a token holds by chance, are let through.
+  if (SERVER_TOKEN.test(text)) values = values.filter((v) => v === text || v.length >= TOKEN_SAFE_LENGTH);
   let out = text;
   for (const s of values) if (out.includes(s)) out = out.split(s).join(REDACTED);
   return out;

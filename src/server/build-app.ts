@@ -10,17 +10,21 @@ import type { GraphQLContext } from "../graphql/context.ts";
 import { maskError } from "../graphql/errors.ts";
 import { useInputErrorCodes } from "../graphql/input-error-codes.ts";
 import { useScrubbedResults } from "../graphql/scrub-results.ts";
+import { usePinnedSurface } from "../graphql/pinned-surface.ts";
 import { schema } from "../graphql/schema.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
 import { handleCallback } from "./callbacks.ts";
 import { csrfPrevention } from "./csrf.ts";
+import { dashboardRoutes } from "./dashboard.ts";
 import { KeyStreams } from "./key-streams.ts";
 import { operationLimits } from "./limits.ts";
 import { verifyOrigin } from "./origins.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
 import { closeReason, connectionAuthorization, operationAuthorization } from "./ws-auth.ts";
 import { logSocketFaults } from "./ws-faults.ts";
+import { opsRoutes } from "./ops-routes.ts";
+import { Readiness } from "./ready.ts";
 import { mcpHttpDoor } from "../mcp/http-door.ts";
 
 /** How long {@link TaiServer.stop} waits for WebSocket clients to answer the close before cutting them off. */
@@ -33,6 +37,8 @@ const REVOCATION_POLL_MS = 5000;
 export interface TaiServer {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   server: Server;
+  /** What `/ready` answers; a graceful stop drains it first (`serve.ts`). */
+  readiness: Readiness;
   /** Listens; resolves with the bound URL of /graphql. */
   start(port?: number, host?: string): Promise<string>;
   /** Stops accepting connections and closes every socket. */
@@ -45,7 +51,7 @@ interface ServerContext {
   wsCaller?: Caller | null;
 }
 
-/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path. */
+/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path, and serves the dashboard (`/dashboard`). */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
   const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
@@ -62,13 +68,16 @@ export function buildApp(rt: Runtime): TaiServer {
     cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] } : false,
     logging: false,
     context: async (init): Promise<GraphQLContext> => {
-      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey };
+      // The current surface; a query pins one snapshot of it (usePinnedSurface).
+      const surface = rt.surface;
+      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey, surface };
       const request = (init as unknown as { request: Request }).request;
-      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal, holdKey };
+      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal, holdKey, surface };
     },
     plugins: [
       // Every result, on every transport, leaves scrubbed of the runtime's secrets.
       useScrubbedResults(rt.secrets),
+      usePinnedSurface(rt.surface),
       csrfPrevention(),
       operationLimits(),
       useInputErrorCodes(),
@@ -76,10 +85,15 @@ export function buildApp(rt: Runtime): TaiServer {
   });
 
   const hostOk = hostGuard(config);
+  const readiness = new Readiness(rt);
+  const ops = opsRoutes(rt, readiness);
   const mcp = mcpHttpDoor(rt, { holdKey });
+  const dashboard = dashboardRoutes();
   const server = createServer((req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
+    if (ops(req, res)) return;
     if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
+    if (dashboard(req, res)) return;
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
@@ -148,6 +162,7 @@ export function buildApp(rt: Runtime): TaiServer {
   return {
     yoga: yoga as unknown as TaiServer["yoga"],
     server,
+    readiness,
     start(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {
         server.once("error", reject);

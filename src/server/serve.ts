@@ -10,7 +10,7 @@ export interface Served {
   app: TaiServer;
   /** The admin key created on first start, or null; print it once. */
   firstAdminKey: string | null;
-  /** Graceful stop: refuse new work, drain or cancel runs, flush, close. */
+  /** Graceful stop: readiness 503, refuse new runs, drain or cancel runs in flight, close the listener, flush, close. */
   stop(): Promise<void>;
 }
 
@@ -36,9 +36,14 @@ export async function serve(config: Config = loadConfig()): Promise<Served> {
     firstAdminKey,
     stop() {
       stopping ??= (async () => {
-        // Refuse new connections at once, but keep those with a request in flight: a run
-        // the drain finishes or cancels is answered to the caller still waiting on it.
-        // Then every remaining socket (subscriptions, WebSockets) is closed.
+        // Readiness turns 503 first, while the listener stays open: a load balancer stops
+        // routing here (for at least TAI_UNREADY_SECONDS) while the runs in flight drain,
+        // and new runs meanwhile are refused UNAVAILABLE. Then the listener closes,
+        // keeping the connections with a request in flight (a run the drain finished or
+        // cancelled is answered to the caller still waiting on it), and every remaining
+        // socket (subscriptions, WebSockets) is closed.
+        app.readiness.drain();
+        await Promise.all([runtime.drain(), new Promise((r) => setTimeout(r, config.unreadySeconds * 1000))]);
         app.server.close();
         app.server.closeIdleConnections?.();
         await runtime.close();

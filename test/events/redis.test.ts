@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
@@ -7,6 +6,7 @@ import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts
 import { replayThenLive } from "../../src/dispatch/run-events.ts";
 import { freshDatabase, redisTestUrl, requirePostgres, requireRedis } from "../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { tcpLink, through } from "../helpers/tcp-link.ts";
 import { redisSubscribed } from "../helpers/redis.ts";
 
 /**
@@ -261,37 +261,6 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
  */
 async function redisProxy(): Promise<{ url: string; cut(): void; restore(): void; close(): Promise<void> }> {
   const target = new URL(redisTestUrl());
-  const sockets = new Set<Socket>();
-  let up = true;
-  const track = (s: Socket) => {
-    sockets.add(s);
-    s.on("close", () => sockets.delete(s));
-    s.on("error", () => s.destroy());
-  };
-  const server: Server = createServer((client) => {
-    track(client);
-    if (!up) return void client.destroy();
-    const upstream = connect(Number(target.port || 6379), target.hostname);
-    track(upstream);
-    client.pipe(upstream).pipe(client);
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    cut() {
-      up = false;
-      for (const s of sockets) s.destroy();
-    },
-    restore() {
-      up = true;
-    },
-    async close() {
-      up = false;
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-    },
-  };
+  const link = await tcpLink(target.hostname, Number(target.port || 6379));
+  return { url: through(redisTestUrl(), link), cut: link.cut, restore: link.restore, close: link.close };
 }

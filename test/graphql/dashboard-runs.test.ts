@@ -109,6 +109,17 @@ describe("dashboard reads of tool runs", () => {
       expect(new Set(events.map((e) => e.seq)).size).toBe(4);
     });
 
+    it("should page a run's events with first and afterSeq, and refuse a page size out of range", async () => {
+      const flaky = await dispatch(key.alice, "flaky", { failures: 2 });
+      const PAGE = `query($id: ID!, $after: Int, $first: Int) { run(id: $id) { events(afterSeq: $after, first: $first) { seq type } } }`;
+      const first = await gql<{ run: { events: { seq: number; type: string }[] } }>(PAGE, { id: flaky.id, first: 2 }, key.alice);
+      expect(first.data!.run.events.map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED"]);
+      const rest = await gql<{ run: { events: { seq: number; type: string }[] } }>(PAGE, { id: flaky.id, after: first.data!.run.events[1].seq, first: 2 }, key.alice);
+      expect(rest.data!.run.events.map((e) => e.type)).toEqual(["ATTEMPT_FAILED", "RUN_FINISHED"]);
+      const tooMany = await gql(PAGE, { id: flaky.id, first: 1001 }, key.alice);
+      expect(tooMany.errors?.[0]).toMatchObject({ message: expect.stringContaining('"first" must be from 1 to 1000'), extensions: { code: "BAD_USER_INPUT" } });
+    });
+
     it("should end a parked run's events with RUN_PARKED", async () => {
       const parked = await dispatch(key.bob, "ask", {});
       const r = await gql<{ run: { events: { type: string }[] } }>(`query($id: ID!) { run(id: $id) { status events { type } } }`, { id: parked.id }, key.bob);

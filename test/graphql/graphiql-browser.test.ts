@@ -1,24 +1,12 @@
-import { existsSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { z } from "zod";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
+import { chromiumPresent, launchChromium } from "../helpers/chromium.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until } from "./support.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOT = "/tmp/graphiql.png";
-
-/** Waits a bounded time for Debian's Chromium (it may still be installing); under CI=true its absence fails. */
-async function chromiumPresent(): Promise<boolean> {
-  try {
-    await until(`${CHROMIUM} to exist`, () => existsSync(CHROMIUM), 30_000);
-    return true;
-  } catch (e) {
-    if (process.env.CI === "true") throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium): ${(e as Error).message}`);
-    return false;
-  }
-}
 
 const present = await chromiumPresent();
 
@@ -31,11 +19,7 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
-      timeout: 30_000,
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

@@ -27,7 +27,7 @@ describe("the run log's statements against the Prisma schema", () => {
     const started = await rt.runs.start(run, "scope-1", rt.instanceId);
     expect(started?.type).toBe("RUN_STARTED");
     const attempt1 = { number: 1, startedAt: new Date(Date.now() - 50).toISOString(), finishedAt: new Date(Date.now() - 40).toISOString(), errorKind: "UNAVAILABLE" as const, errorMessage: "down\u0000", waitSeconds: 0.5 };
-    const retried = await rt.runs.attemptFailed({ ...run, attempts: [attempt1] }, attempt1);
+    const retried = (await rt.runs.attemptFailed({ ...run, attempts: [attempt1] }, attempt1))!;
     const attempt2 = { number: 2, startedAt: new Date(Date.now() - 10).toISOString(), finishedAt: new Date().toISOString(), errorKind: null, errorMessage: null, waitSeconds: null };
     const done: RunRecord = { ...run, status: "SUCCEEDED", content: [{ type: "text", text: "ok" }], data: { n: 1.5, list: [true, false] }, details: { why: "because" }, terminate: true, attempts: [attempt1, attempt2], finishedAt: new Date().toISOString() };
     const finished = await rt.runs.finish(done, attempt2);

@@ -29,6 +29,15 @@ describe("the runtime's secrets module", () => {
     expect(s.scrubText("the PIN is 2026, not 2025")).toBe("the PIN is [redacted], not 2025");
   });
 
+  it("should still scrub a secret of 8 characters or more out of a string shaped like a server token", () => {
+    const s = new Secrets();
+    const token = "9f".repeat(32);
+    s.add(token);
+    s.add("c0ffee00");
+    expect(s.scrubText(`sha256:${token}`)).toBe("sha256:[redacted]");
+    expect(s.scrubText("c0ffee00-9c3e-4b5a-8d7f-0123456789ab")).toBe("[redacted]-9c3e-4b5a-8d7f-0123456789ab");
+  });
+
   it("should scrub a longer secret whole when a shorter one is inside it", () => {
     const s = new Secrets();
     s.add("token");

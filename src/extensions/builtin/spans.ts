@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/client.ts";
 import type { Bus } from "../../events/bus.ts";
 import type { Scrubber } from "../../secrets/secrets.ts";
+import type { MonitorSpan, MonitorTracer } from "../../ops/run-spans.ts";
 
 /** One traced call of a monitored branch. Times are ISO strings (they cross Redis). */
 export interface SpanRecord {
@@ -30,6 +31,10 @@ function sealed(attributes: Record<string, unknown>, secrets: Scrubber): Record<
 
 /** Spans are persisted and published on the bus (`span`) when they open and when they close. */
 export class SpanStore {
+  /** When tracing is on: each span is also an OpenTelemetry span, a child of the attempt it runs in (`ops/run-spans.ts`). */
+  tracer: MonitorTracer | null = null;
+  private readonly traced = new Map<string, MonitorSpan>();
+
   constructor(
     private readonly db: Db,
     private readonly bus: Bus,
@@ -37,9 +42,11 @@ export class SpanStore {
   ) {}
 
   async open(tool: string, runId: string, attributes: Record<string, unknown>): Promise<SpanRecord> {
+    const otel = this.tracer?.start(tool, runId, attributes.attempt);
     attributes = sealed(attributes, this.secrets);
     const span: SpanRecord = { id: randomUUID(), tool, runId, status: "RUNNING", attributes, startedAt: new Date().toISOString(), finishedAt: null };
     await this.db.span.create({ data: { id: span.id, tool, runId, status: span.status, attributes: attributes as never, startedAt: new Date(span.startedAt) } });
+    if (otel) this.traced.set(span.id, otel);
     this.bus.publish("span", span);
     return span;
   }
@@ -52,6 +59,8 @@ export class SpanStore {
       finishedAt: finishedAt.toISOString(),
       attributes: { ...span.attributes, ...sealed(attributes, this.secrets), durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
     };
+    this.traced.get(span.id)?.end(status, typeof attributes.errorKind === "string" ? attributes.errorKind : undefined);
+    this.traced.delete(span.id);
     await this.db.span.update({ where: { id: span.id }, data: { status, finishedAt, attributes: closed.attributes as never } });
     this.bus.publish("span", closed);
     return closed;

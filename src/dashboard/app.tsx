@@ -1,0 +1,101 @@
+import { Fallback } from "./components/fallback.tsx";
+import { ForbiddenNote } from "./components/notes.tsx";
+import { ConnectionProvider, useConnection } from "./connection.tsx";
+import { IdentityBar } from "./identity-bar.tsx";
+import { linkTo, SCREENS, useRoute, type Route, type Screen } from "./route.ts";
+import { AgentsScreen } from "./screens/agents/agents-screen.tsx";
+import { CompositionScreen } from "./screens/composition/composition-screen.tsx";
+import { InteractionsScreen } from "./screens/interactions/interactions-screen.tsx";
+import { RunsScreen } from "./screens/runs/runs-screen.tsx";
+import { SpansScreen } from "./screens/spans/spans-screen.tsx";
+import { ToolsScreen } from "./screens/tools/tools-screen.tsx";
+import { isAdmin } from "./api/viewer.ts";
+
+const TITLES: Record<Screen, { title: string; about: string }> = {
+  tools: { title: "Tools", about: "The surface: tools, presets, branches and agents, each with a run form." },
+  runs: { title: "Runs", about: "Every run you may see, live, with its attempts, waits, events and output." },
+  spans: { title: "Spans", about: "Traced calls of monitored branches, as they open and close." },
+  interactions: { title: "Interactions", about: "Questions parked runs wait on; answer them here." },
+  agents: { title: "Agents", about: "Run an agent over tools, watch it stream, approve what it wants to do." },
+  composition: { title: "Composition", about: "Presets, manifests and the extension catalog." },
+};
+
+/** The dashboard: navigation, who you are, and the screen the location names. */
+export function App() {
+  return (
+    <ConnectionProvider>
+      <Shell />
+    </ConnectionProvider>
+  );
+}
+
+function Shell() {
+  const route = useRoute();
+  const { viewer, viewerError } = useConnection();
+  const { title, about } = TITLES[route.screen];
+  return (
+    <div className="shell">
+      <aside className="sidebar">
+        <div className="brand">
+          <img src="/dashboard/assets/favicon.svg" alt="" />
+          <div>
+            tai42
+            <br />
+            <small>dashboard</small>
+          </div>
+        </div>
+        <nav className="nav" aria-label="Screens">
+          {SCREENS.map((s) => (
+            <a key={s} href={linkTo(s)} className={s === route.screen ? "active" : undefined} aria-current={s === route.screen ? "page" : undefined}>
+              {TITLES[s].title}
+              {s === "composition" && !isAdmin(viewer) && <span className="faint">admin</span>}
+            </a>
+          ))}
+        </nav>
+        <div className="sidebar-foot">
+          <a href="/graphql">GraphiQL</a>
+          <span>Everything here goes through the same GraphQL API.</span>
+        </div>
+      </aside>
+      <div className="main">
+        <header className="topbar">
+          <div className="title">
+            <h1>{title}</h1>
+            <p>{about}</p>
+          </div>
+          <IdentityBar />
+        </header>
+        <main className="content">
+          {viewerError && (
+            <div className="note bad" role="alert">
+              The server refused the key: {viewerError}. Change it or forget it (top right).
+            </div>
+          )}
+          {viewer && !viewer.role && (
+            <ForbiddenNote>This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.</ForbiddenNote>
+          )}
+          <Fallback key={`${route.screen}/${route.item ?? ""}`} what="This screen">
+            <Current route={route} />
+          </Fallback>
+        </main>
+      </div>
+    </div>
+  );
+}
+
+function Current({ route }: { route: Route }) {
+  switch (route.screen) {
+    case "tools":
+      return <ToolsScreen selected={route.item} />;
+    case "runs":
+      return <RunsScreen selected={route.item} />;
+    case "spans":
+      return <SpansScreen />;
+    case "interactions":
+      return <InteractionsScreen />;
+    case "agents":
+      return <AgentsScreen />;
+    case "composition":
+      return <CompositionScreen />;
+  }
+}

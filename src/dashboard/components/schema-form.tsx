@@ -1,0 +1,79 @@
+import Form from "@rjsf/core";
+import type { RJSFSchema } from "@rjsf/utils";
+import type { ReactNode } from "react";
+import { formValidator } from "../forms/validator.ts";
+import { Fallback } from "./fallback.tsx";
+
+/**
+ * The schema as the form draws it: `$schema` goes (the validator is 2020-12 whatever it
+ * says), and a `$ref` outside the document (to a meta-schema, say), which the form
+ * cannot fetch offline, becomes "any value" with its description kept.
+ */
+export function formSchema(schema: Record<string, unknown>): RJSFSchema {
+  const { $schema: _, ...rest } = schema;
+  return localRefsOnly(rest) as RJSFSchema;
+}
+
+function localRefsOnly(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(localRefsOnly);
+  if (!value || typeof value !== "object") return value;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([k, v]) => !(k === "$ref" && typeof v === "string" && !v.startsWith("#")));
+  return Object.fromEntries(entries.map(([k, v]) => [k, localRefsOnly(v)]));
+}
+
+export interface SchemaFormProps {
+  /** A JSON Schema: a tool's inputSchema, an interaction's answerFormat, an extension's configSchema. */
+  schema: Record<string, unknown>;
+  /** Names the form's fields in the page (ids and test hooks); unique per page. */
+  id: string;
+  submitLabel: string;
+  value?: unknown;
+  onChange?(value: unknown): void;
+  /**
+   * Called with the validated value.
+   * Contract: may return a promise; the form stays disabled until it settles.
+   */
+  onSubmit(value: unknown): void | Promise<unknown>;
+  disabled?: boolean;
+  /** Shown beside the submit button. */
+  children?: ReactNode;
+}
+
+/**
+ * A react-jsonschema-form drawn from a JSON Schema, validated (draft 2020-12, without eval) before `onSubmit`.
+ * A schema the form cannot draw shows as a note, not as a broken page.
+ */
+export function SchemaForm(props: SchemaFormProps) {
+  return (
+    <Fallback key={JSON.stringify(props.schema)} what="This form">
+      <DrawnForm {...props} />
+    </Fallback>
+  );
+}
+
+function DrawnForm({ schema, id, submitLabel, value, onChange, onSubmit, disabled, children }: SchemaFormProps) {
+  return (
+    <Form
+      schema={formSchema(schema)}
+      validator={formValidator}
+      formData={value}
+      idPrefix={id}
+      className="rjsf"
+      disabled={disabled}
+      noHtml5Validate
+      showErrorList={false}
+      onChange={(e) => onChange?.(e.formData)}
+      onSubmit={(e) => void onSubmit(e.formData)}
+      // The problems show beside their fields; without a handler the form logs them as a console error.
+      onError={() => {}}
+      data-testid={`form-${id}`}
+    >
+      <div className="form-actions">
+        <button type="submit" className="primary" disabled={disabled}>
+          {submitLabel}
+        </button>
+        {children}
+      </div>
+    </Form>
+  );
+}

@@ -1,0 +1,116 @@
+import { useEffect, useRef, useState } from "react";
+import type { AgentRunInput, TaiStream } from "tai42/client";
+import { useClient } from "../../connection.tsx";
+import { AgentRunQuery, applyEvent, emptyTranscript, type RunTranscript, type StreamEvent } from "../../api/agents.ts";
+import { messageOf } from "../../api/errors.ts";
+
+/** One run of the conversation: what started it, and what it streamed. */
+export interface Turn {
+  key: number;
+  /** The user's message, or what a resume decided ("approve kv_put"). */
+  prompt: { kind: "user" | "resume"; text: string };
+  transcript: RunTranscript;
+  streaming: boolean;
+  error: string | null;
+}
+
+/** What a new message runs with (a resume inherits the paused run's own). */
+export interface AgentSetup {
+  agent: string;
+  toolNames: string[];
+  /** Tools whose calls wait for an approval (interruptOn). */
+  gated: string[];
+  systemMessage: string;
+}
+
+export interface AgentSession {
+  threadId: string | null;
+  turns: Turn[];
+  busy: boolean;
+  send(text: string, setup: AgentSetup): void;
+  /** Resumes the thread's paused run with `resume` (decisions, answers, or {} after a park). */
+  resume(pausedRunId: string, resume: unknown, label: string): void;
+  /** Opens a stored run (replayed from its first event, then live until it ends) and continues its thread. */
+  join(runId: string): void;
+  /** Forgets the thread: the next message starts a new one. */
+  reset(): void;
+}
+
+/**
+ * A conversation with an agent: each message or resume is one `agentStream` of the
+ * client, which rejoins the run by `afterSeq` on its own after a lost connection, so
+ * nothing is shown twice. The thread id comes from the first run (`agentRun`), and every
+ * later run continues that thread.
+ */
+export function useAgentSession(): AgentSession {
+  const client = useClient();
+  const [threadId, setThreadId] = useState<string | null>(null);
+  const [turns, setTurns] = useState<Turn[]>([]);
+  const open = useRef(new Set<TaiStream<StreamEvent>>());
+  const keys = useRef(0);
+  useEffect(() => () => open.current.forEach((s) => void s.return?.()), []);
+
+  const threadOf = (runId: string): Promise<string | null> =>
+    client.request(AgentRunQuery, { id: runId }).then(
+      (d) => d.agentRun?.threadId ?? null,
+      () => null,
+    );
+
+  async function stream(input: AgentRunInput, prompt: Turn["prompt"], join?: { runId: string; afterSeq: number }) {
+    const key = ++keys.current;
+    const update = (f: (t: Turn) => Turn) => setTurns((ts) => ts.map((t) => (t.key === key ? f(t) : t)));
+    setTurns((ts) => [...ts, { key, prompt, transcript: emptyTranscript(), streaming: true, error: null }]);
+    let s: TaiStream<StreamEvent> | undefined;
+    try {
+      s = client.agentStream(input, join);
+      open.current.add(s);
+      let first = true;
+      for await (const e of s) {
+        update((t) => ({ ...t, transcript: applyEvent(t.transcript, e) }));
+        if (first && !input.threadId) void threadOf(e.runId).then((id) => id && setThreadId(id));
+        first = false;
+      }
+      update((t) => ({ ...t, streaming: false }));
+    } catch (e) {
+      update((t) => ({ ...t, streaming: false, error: messageOf(e) }));
+    } finally {
+      if (s) open.current.delete(s);
+    }
+  }
+
+  const reset = () => {
+    open.current.forEach((s) => void s.return?.());
+    setTurns([]);
+    setThreadId(null);
+  };
+
+  return {
+    threadId,
+    turns,
+    busy: turns.some((t) => t.streaming),
+    send(text, setup) {
+      const input: AgentRunInput = {
+        agent: setup.agent || undefined,
+        userMessage: text,
+        toolNames: setup.toolNames,
+        interruptOn: setup.gated.length ? Object.fromEntries(setup.gated.map((t) => [t, { allowedDecisions: ["approve", "edit", "reject"] }])) : undefined,
+        systemMessage: setup.systemMessage.trim() || undefined,
+        threadId: threadId ?? undefined,
+      };
+      void stream(input, { kind: "user", text });
+    },
+    resume(pausedRunId, resume, label) {
+      void (async () => {
+        const thread = threadId ?? (await threadOf(pausedRunId));
+        if (thread && thread !== threadId) setThreadId(thread);
+        await stream({ threadId: thread ?? undefined, resume, resumeCheckpointId: pausedRunId }, { kind: "resume", text: label });
+      })();
+    },
+    join(runId) {
+      reset();
+      void threadOf(runId).then(setThreadId);
+      void stream({}, { kind: "resume", text: `run ${runId.slice(0, 8)}, from its first event` }, { runId, afterSeq: 0 });
+    },
+    reset,
+  };
+}

@@ -1,0 +1,80 @@
+import { useState } from "react";
+import { Badge } from "../../components/badges.tsx";
+import { JsonView } from "../../components/json-view.tsx";
+import { ErrorNote } from "../../components/notes.tsx";
+import { Time } from "../../components/time.tsx";
+import { useClient } from "../../connection.tsx";
+import { ActivateManifestMutation, ManifestsQuery, type Manifest } from "../../api/composition.ts";
+import { useAction } from "../../api/use-action.ts";
+import { useQuery } from "../../api/use-query.ts";
+
+/** Stored manifests: each one's document and versions; activating one swaps the surface. */
+export function ManifestsPanel() {
+  const manifests = useQuery(ManifestsQuery, {});
+  const [selected, setSelected] = useState<string | null>(null);
+  const list = manifests.data?.manifests ?? [];
+  const current = list.find((m) => m.name === selected) ?? list.find((m) => m.active) ?? list[0];
+  return (
+    <div className="split">
+      <section className="panel" aria-label="Manifests">
+        <header>
+          <h2>Manifests</h2>
+          <span className="muted">{list.length}</span>
+        </header>
+        <ErrorNote error={manifests.error} />
+        <div className="body flush">
+          {manifests.data && !list.length && <div className="empty">No manifest yet: the surface is every registered tool, preset and agent. Import one with `tai manifests import FILE`.</div>}
+          <ul className="item-list">
+            {list.map((m) => (
+              <li key={m.name}>
+                <button className={`item${m.name === current?.name ? " active" : ""}`} onClick={() => setSelected(m.name)} data-manifest={m.name}>
+                  <div className="spread">
+                    <strong className="mono">{m.name}</strong>
+                    <span className="row">
+                      {m.active && <Badge tone="ok">active</Badge>}
+                      <span className="faint">v{m.version}</span>
+                    </span>
+                  </div>
+                  {m.description && <span className="muted">{m.description}</span>}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </div>
+      </section>
+      {current ? <ManifestView key={`${current.name}@${current.version}`} manifest={current} onActivated={manifests.reload} /> : <div className="panel empty">Nothing to show.</div>}
+    </div>
+  );
+}
+
+function ManifestView({ manifest: m, onActivated }: { manifest: Manifest; onActivated(): void }) {
+  const client = useClient();
+  const { busy, error, run } = useAction();
+  const activate = () =>
+    run(async () => {
+      await client.request(ActivateManifestMutation, { name: m.name });
+      onActivated();
+    });
+  return (
+    <section className="panel" aria-label={`Manifest ${m.name}`}>
+      <header>
+        <div className="row">
+          <h2 className="mono">{m.name}</h2>
+          {m.active ? <Badge tone="ok">active</Badge> : <Badge>inactive</Badge>}
+        </div>
+        {!m.active && (
+          <button className="primary" onClick={activate} disabled={busy}>
+            {busy ? "Activating…" : "Activate"}
+          </button>
+        )}
+      </header>
+      <div className="body">
+        <ErrorNote error={error} />
+        <p className="muted">
+          Version {m.version}, saved <Time at={m.updatedAt} />. {m.history.length} version{m.history.length === 1 ? "" : "s"} kept.
+        </p>
+        <JsonView value={m.document} />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+import { StatusBadge } from "../../components/badges.tsx";
+import { Duration, ShortId, Time } from "../../components/time.tsx";
+import type { RunRow } from "../../api/runs.ts";
+import { linkTo } from "../../route.ts";
+
+/** Runs as rows: status, tool, id (first 8 characters), door, start and duration; each links to its detail. */
+export function RunTable({ runs, compact = false, empty = "No runs yet." }: { runs: readonly RunRow[]; compact?: boolean; empty?: string }) {
+  if (!runs.length) return <div className="empty">{empty}</div>;
+  return (
+    <table className="table" data-testid="run-table">
+      <thead>
+        <tr>
+          <th>Status</th>
+          {!compact && <th>Tool</th>}
+          <th>Run</th>
+          {!compact && <th>Door</th>}
+          <th>Started</th>
+          <th>Took</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.id} data-run={r.id} data-tool={r.tool} data-status={r.status}>
+            <td>
+              <span className="row">
+                <StatusBadge status={r.status} />
+                {r.errorKind && <span className="faint small">{r.errorKind}</span>}
+              </span>
+            </td>
+            {!compact && (
+              <td>
+                <a href={linkTo("tools", r.tool)} className="mono">
+                  {r.tool}
+                </a>
+              </td>
+            )}
+            <td>
+              <a href={linkTo("runs", r.id)}>
+                <ShortId id={r.id} />
+              </a>
+              {r.parentRunId && <span className="faint" title={`started by run ${r.parentRunId}`}> ↳</span>}
+            </td>
+            {!compact && <td className="muted">{r.door}</td>}
+            <td>
+              <Time at={r.startedAt} />
+            </td>
+            <td>{r.status === "PARKED" ? <span className="faint">waiting</span> : <Duration from={r.startedAt} to={r.finishedAt} />}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}

@@ -1,0 +1,28 @@
+import type { Driver } from "../db/client.ts";
+import type { Bus } from "../events/bus.ts";
+import type { MetricSources } from "./metrics.ts";
+
+/** The runtime parts the gauges read (see {@link metricSources}). */
+export interface MeasuredParts {
+  surface: { base(name: string): unknown };
+  dispatcher: { runningCount: number };
+  agents: { runningCount: number };
+  bus: Bus;
+  driver: Driver;
+  /** Null for a runtime that does not beat (a one-shot command). */
+  instances: { lastBeatAt: number | null } | null;
+  stored: { version: number; loads: number };
+}
+
+/** What `/metrics` reads from a runtime at each scrape: in-memory values only, no query. */
+export function metricSources(p: MeasuredParts): MetricSources {
+  return {
+    known: (tool) => p.surface.base(tool) !== undefined,
+    inFlight: () => ({ tool: p.dispatcher.runningCount, agent: p.agents.runningCount }),
+    subscribers: (kind) => p.bus.listenerCount(kind),
+    pool: () => (p.driver.kind === "postgres" ? { total: p.driver.pool.totalCount, idle: p.driver.pool.idleCount, waiting: p.driver.pool.waitingCount } : null),
+    heartbeatAge: () => (p.instances?.lastBeatAt != null ? (Date.now() - p.instances.lastBeatAt) / 1000 : null),
+    surfaceVersion: () => p.stored.version,
+    surfaceReloads: () => p.stored.loads,
+  };
+}

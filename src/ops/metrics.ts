@@ -1,0 +1,174 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { DispatchObserver } from "../dispatch/observe.ts";
+import type { Door, RunRecord } from "../dispatch/run-record.ts";
+
+/** The label a dispatch of a name that is not on the surface counts under: callers choose names, and labels must stay few. */
+export const UNKNOWN_TOOL = "(unknown)";
+/** Past this many distinct tool labels, further names count as {@link OTHER_TOOLS}: presets come and go, series stay. */
+export const MAX_TOOL_LABELS = 500;
+export const OTHER_TOOLS = "(other)";
+
+/** The subscriber kinds `tai42_subscribers` reports (bus topics a client can subscribe to). */
+export const SUBSCRIBER_KINDS = ["runEvent", "agentEvent", "toolsChanged", "span"] as const;
+export type SubscriberKind = (typeof SUBSCRIBER_KINDS)[number];
+
+/** What the gauges read when Prometheus scrapes (each a cheap in-memory read). */
+export interface MetricSources {
+  /** Whether a dispatched name is a surface entry (else it counts as {@link UNKNOWN_TOOL}). */
+  known(tool: string): boolean;
+  inFlight(): { tool: number; agent: number };
+  subscribers(kind: SubscriberKind): number;
+  /** The PostgreSQL pool's connections; null on SQLite (one connection, no pool). */
+  pool(): { total: number; idle: number; waiting: number } | null;
+  /** Seconds since this instance last stored its heartbeat; null when it does not beat. */
+  heartbeatAge(): number | null;
+  /** The stored surface version this instance serves. */
+  surfaceVersion(): number;
+  /** Reloads of the stored surface so far. */
+  surfaceReloads(): number;
+}
+
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The runtime's Prometheus metrics (docs/deploy.md §"Metrics"), in a registry of its own:
+ * several runtimes in one process (the tests) never share a counter. Counters move on
+ * the hot path through prom-client's label lookups only; everything else is read when
+ * `/metrics` is scraped.
+ */
+export class Metrics implements DispatchObserver {
+  readonly registry = new Registry();
+  private sources: MetricSources | null = null;
+  private readonly dispatches: Counter<"tool" | "status" | "door">;
+  private readonly duration: Histogram<"tool" | "door">;
+  private readonly attempts: Counter<"tool">;
+  private readonly retries: Counter<"tool">;
+  private readonly lagging: Counter<"kind">;
+  private readonly batchSize: Histogram;
+  private readonly commitSeconds: Histogram;
+  private readonly redisErrors: Counter;
+
+  constructor() {
+    const registers = [this.registry];
+    this.dispatches = new Counter({ name: "tai42_dispatches_total", help: "Dispatches through the chokepoint, by tool, final status and door (rejections included).", labelNames: ["tool", "status", "door"], registers });
+    this.duration = new Histogram({ name: "tai42_dispatch_duration_seconds", help: "Time from a dispatch's admission to its answer.", labelNames: ["tool", "door"], buckets: DURATION_BUCKETS, registers });
+    this.attempts = new Counter({ name: "tai42_attempts_total", help: "Attempts of tool bodies (each execution makes one or more).", labelNames: ["tool"], registers });
+    this.retries = new Counter({ name: "tai42_retries_total", help: "Attempts that were retries of a failed one.", labelNames: ["tool"], registers });
+    this.lagging = new Counter({ name: "tai42_subscribers_lagging_closed_total", help: "Subscriptions closed because the subscriber fell behind its bounded buffer.", labelNames: ["kind"], registers });
+    this.batchSize = new Histogram({ name: "tai42_event_log_batch_size", help: "Jobs per group-committed run-log batch.", buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers });
+    this.commitSeconds = new Histogram({ name: "tai42_event_log_commit_seconds", help: "Time to write and commit one run-log batch.", buckets: DURATION_BUCKETS, registers });
+    this.redisErrors = new Counter({ name: "tai42_redis_errors_total", help: "Errors on the Redis connections (publish, subscribe, reconnect).", registers });
+    const read = <T>(fn: (s: MetricSources) => T): T | null => (this.sources ? fn(this.sources) : null);
+    new Counter({
+      name: "tai42_surface_reloads_total",
+      help: "Reloads of the stored surface (local writes, bus messages, version checks).",
+      registers,
+      collect() {
+        this.reset();
+        this.inc(read((s) => s.surfaceReloads()) ?? 0);
+      },
+    });
+    new Gauge({
+      name: "tai42_runs_in_flight",
+      help: "Runs executing on this instance, by kind.",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        const n = read((s) => s.inFlight()) ?? { tool: 0, agent: 0 };
+        this.set({ kind: "tool" }, n.tool);
+        this.set({ kind: "agent" }, n.agent);
+      },
+    });
+    new Gauge({
+      name: "tai42_subscribers",
+      help: "Live subscribers on this instance, by kind.",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        for (const kind of SUBSCRIBER_KINDS) this.set({ kind }, read((s) => s.subscribers(kind)) ?? 0);
+      },
+    });
+    new Gauge({
+      name: "tai42_db_pool_connections",
+      help: "PostgreSQL pool connections of this instance, by state (in_use, idle) and callers waiting for one (waiting).",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const p = read((s) => s.pool());
+        if (!p) return;
+        this.set({ state: "in_use" }, p.total - p.idle);
+        this.set({ state: "idle" }, p.idle);
+        this.set({ state: "waiting" }, p.waiting);
+      },
+    });
+    new Gauge({
+      name: "tai42_heartbeat_age_seconds",
+      help: "Seconds since this instance last stored its heartbeat (past TAI_DEAD_AFTER_SECONDS the others declare it gone).",
+      registers,
+      collect() {
+        const age = read((s) => s.heartbeatAge());
+        if (age !== null) this.set(age);
+      },
+    });
+    new Gauge({
+      name: "tai42_surface_version",
+      help: "The stored surface version (presets, manifests, skills) this instance serves.",
+      registers,
+      collect() {
+        this.set(read((s) => s.surfaceVersion()) ?? 0);
+      },
+    });
+  }
+
+  /** Connects the gauges to what they read; until then they read zero. */
+  bind(sources: MetricSources): void {
+    this.sources = sources;
+  }
+
+  /** The tool names labelled so far (bounded by {@link MAX_TOOL_LABELS}). */
+  private readonly toolLabels = new Set<string>();
+
+  /** The label a tool is counted under: its name, until too many names were seen. */
+  private toolLabel(name: string): string {
+    if (this.toolLabels.has(name)) return name;
+    if (this.toolLabels.size >= MAX_TOOL_LABELS) return OTHER_TOOLS;
+    this.toolLabels.add(name);
+    return name;
+  }
+
+  dispatched(run: RunRecord, door: Door, seconds: number): void {
+    const tool = this.sources && !this.sources.known(run.tool) ? UNKNOWN_TOOL : this.toolLabel(run.tool);
+    this.dispatches.labels(tool, run.status, door).inc();
+    this.duration.labels(tool, door).observe(seconds);
+  }
+
+  attempted(tool: string, attempts: number): void {
+    if (attempts <= 0) return;
+    const label = this.toolLabel(tool);
+    this.attempts.labels(label).inc(attempts);
+    if (attempts > 1) this.retries.labels(label).inc(attempts - 1);
+  }
+
+  /** A run-log batch of `size` jobs was written in `seconds`. */
+  logBatch(size: number, seconds: number): void {
+    this.batchSize.observe(size);
+    this.commitSeconds.observe(seconds);
+  }
+
+  laggingClosed(kind: string): void {
+    this.lagging.labels(kind).inc();
+  }
+
+  redisError(): void {
+    this.redisErrors.inc();
+  }
+
+  /** The exposition text (Prometheus 0.0.4 format). */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

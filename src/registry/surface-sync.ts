@@ -1,0 +1,77 @@
+import type { Db } from "../db/client.ts";
+import type { Bus } from "../events/bus.ts";
+import type { Logger } from "../log.ts";
+import { readSurfaceVersion } from "./surface-version.ts";
+
+/** What {@link SurfaceSync} keeps current: the stored surface. */
+export interface SurfaceLoader {
+  /** Reloads from the store. Contract: a call made after a write returns once a load that started after it has applied. */
+  load(): Promise<void>;
+  /** The stored version the applied state was read at. */
+  readonly version: number;
+}
+
+/**
+ * Keeps this instance's surface converged with the store (docs/deploy.md §"Configuration
+ * converges"). Every configuration write bumps the stored surface version in its own
+ * transaction; an instance applies a write it made before answering, hears the others'
+ * on the bus (`configChanged`, the fast path) and, because Redis delivers at most once
+ * and the CLI may have no Redis at all, also reads the version every `everyMs` and
+ * reloads when it moved (the repair path). A dispatch that finds no entry asks
+ * {@link SurfaceSync.refreshIfStale} first, so a preset created on another instance a
+ * moment ago is found rather than refused.
+ */
+export class SurfaceSync {
+  private timer: NodeJS.Timeout | null = null;
+  private checking: Promise<boolean> | null = null;
+  private readonly unlisten: () => void;
+
+  constructor(
+    private readonly db: Db,
+    private readonly loader: SurfaceLoader,
+    private readonly bus: Bus,
+    private readonly instanceId: string,
+    private readonly log: Logger,
+  ) {
+    this.unlisten = bus.listen("configChanged", ({ instanceId: from, version }) => {
+      if (from === instanceId || (version !== undefined && version <= this.loader.version)) return;
+      this.loader.load().catch((e: Error) => log.error("reloading stored configuration failed", { error: e.message }));
+    });
+  }
+
+  /** Reads the stored version every `everyMs` and reloads when it differs from the applied one. */
+  start(everyMs: number): void {
+    this.timer = setInterval(() => void this.refreshIfStale().catch((e: Error) => this.log.warn("checking the stored configuration version failed", { error: e.message })), everyMs);
+    this.timer.unref();
+  }
+
+  /** After a local write: applies it here, then tells the other instances. Never throws: the write is stored, and the poll repairs a failed reload. */
+  async changed(): Promise<void> {
+    try {
+      await this.loader.load();
+    } catch (e) {
+      this.log.error("applying a stored configuration change failed; the next version check retries", { error: (e as Error).message });
+    }
+    this.bus.publish("configChanged", { instanceId: this.instanceId, version: this.loader.version });
+  }
+
+  /** Reloads when the stored version moved past the applied one; true when it reloaded. One check at a time. */
+  refreshIfStale(): Promise<boolean> {
+    this.checking ??= (async () => {
+      try {
+        if ((await readSurfaceVersion(this.db)) === this.loader.version) return false;
+        await this.loader.load();
+        return true;
+      } finally {
+        this.checking = null;
+      }
+    })();
+    return this.checking;
+  }
+
+  close(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.unlisten();
+  }
+}

@@ -1,0 +1,51 @@
+import type { Db } from "../db/client.ts";
+import { FENCED } from "../dispatch/run-execute.ts";
+import { INTERRUPTED } from "../dispatch/run-store.ts";
+import type { Logger } from "../log.ts";
+
+/** A run engine whose runs in flight here can be stopped one by one. */
+export interface FencedEngine {
+  /** The ids of the runs executing on this instance. */
+  runningIds(): string[];
+  /** Aborts a run held here with `reason`; false when it is not held here. */
+  fence(runId: string, reason: string): boolean;
+}
+
+/** What {@link Fencing} needs. */
+export interface FencingDeps {
+  db: Db;
+  tools: FencedEngine;
+  agents: FencedEngine;
+  log: Logger;
+}
+
+/**
+ * Fencing (docs/run-lifecycle.md §8): an instance that stalled past
+ * TAI_DEAD_AFTER_SECONDS (a long GC pause, SIGSTOP, a frozen VM) was declared gone by the
+ * others, and its runs were failed "interrupted by restart" — that first outcome stands.
+ * When it wakes, its runs' bodies must not carry on as if nothing happened: after every
+ * heartbeat, the runs it still executes whose stored record another instance already
+ * failed are aborted. The store guarantees the rest: an outcome, a park or a retried
+ * attempt is written only while the run is still RUNNING, so nothing is recorded over
+ * the first outcome. A retried attempt that finds its run ended stops at once
+ * (`dispatch/run-execute.ts`), without waiting for the next heartbeat.
+ */
+export class Fencing {
+  constructor(private readonly deps: FencingDeps) {}
+
+  /** Aborts the runs held here that another instance failed; returns their ids. `declaredGone`: the heartbeat found this instance's row removed. */
+  async check(declaredGone: boolean): Promise<string[]> {
+    const { db, tools, agents, log } = this.deps;
+    if (declaredGone) log.warn("this instance was declared gone by another one (its heartbeat lapsed); it registered again, and stops the runs that were failed meanwhile");
+    const toolIds = tools.runningIds();
+    const agentIds = agents.runningIds();
+    if (!toolIds.length && !agentIds.length) return [];
+    const [runs, agentRuns] = await Promise.all([
+      toolIds.length ? db.run.findMany({ where: { id: { in: toolIds }, status: "FAILED", errorMessage: INTERRUPTED }, select: { id: true } }) : [],
+      agentIds.length ? db.agentRun.findMany({ where: { id: { in: agentIds }, status: "FAILED" }, select: { id: true } }) : [],
+    ]);
+    const stopped = [...runs.filter((r) => tools.fence(r.id, FENCED)), ...agentRuns.filter((r) => agents.fence(r.id, FENCED))].map((r) => r.id);
+    if (stopped.length) log.warn("stopped runs that another instance failed while this one looked gone; their first outcome stands", { runIds: stopped });
+    return stopped;
+  }
+}

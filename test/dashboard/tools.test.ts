@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { App } from "../../src/app.ts";
+import { until } from "../graphql/support.ts";
+import { chromiumPresent } from "../helpers/chromium.ts";
+import { dashboardSuite } from "./browser.ts";
+import { gatedTool } from "./server.ts";
+
+const present = await chromiumPresent();
+
+describe.skipIf(!present)("the dashboard's tools screen, in headless Chromium", () => {
+  const suite = dashboardSuite();
+
+  it("should show the tool surface at /dashboard, offline and without errors", async () => {
+    await suite.serve();
+    const dash = await suite.open();
+    const { page } = dash;
+    await expect(page.title()).resolves.toBe("tai42 dashboard");
+    const list = page.getByTestId("tool-list");
+    for (const name of ["echo", "calculate", "sleep", "kv_put", "admin_stats"]) await list.locator(`a[data-tool="${name}"]`).waitFor();
+    await page.getByTestId("viewer-role").filter({ hasText: "USER" }).waitFor();
+    await dash.screenshot("tools");
+    dash.expectClean();
+  });
+
+  it("should dispatch from a tool's form and show its run go from RUNNING to SUCCEEDED live", async () => {
+    const app = new App();
+    const gate = gatedTool(app);
+    await suite.serve({ app });
+    const dash = await suite.open("/dashboard#/tools/gated_step");
+    const { page } = dash;
+    await page.getByLabel("label").fill("first");
+    await page.getByRole("button", { name: "Run" }).click();
+    const row = page.getByTestId("run-table").locator("tr[data-tool=gated_step]").first();
+    await row.locator('[data-status="RUNNING"]').waitFor();
+    await dash.screenshot("tool-running");
+    gate.release();
+    await row.locator('[data-status="SUCCEEDED"]').waitFor();
+    await page.getByTestId("run-outcome").locator('[data-status="SUCCEEDED"]').waitFor();
+    await expect(page.getByTestId("run-outcome").innerText()).resolves.toContain('"first"');
+    await dash.screenshot("tool-succeeded");
+    dash.expectClean();
+  });
+
+  it("should follow toolsChanged, and keep following it after the connection drops", async () => {
+    const app = new App();
+    const server = await suite.serve({ app });
+    const dash = await suite.open();
+    const list = dash.page.getByTestId("tool-list");
+    await list.locator('a[data-tool="echo"]').waitFor();
+    await until("the page to subscribe to toolsChanged", () => server.rt.bus.listenerCount("toolsChanged") === 1);
+    app.tool({ name: "added_live", description: "Registered while the page is open.", input: z.object({}) }, () => "ok");
+    await list.locator('a[data-tool="added_live"]').waitFor();
+
+    server.dropConnections();
+    await until("the page to subscribe again", () => server.rt.bus.listenerCount("toolsChanged") === 1 && server.connections() > 1, 20_000);
+    app.tool({ name: "added_after_the_drop", description: "Registered after the connection dropped.", input: z.object({}) }, () => "ok");
+    await list.locator('a[data-tool="added_after_the_drop"]').waitFor();
+    dash.expectClean();
+  });
+});

@@ -1,0 +1,63 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
+
+/**
+ * A TCP link a test can really cut: a proxy in front of a server (Redis, PostgreSQL) whose
+ * connections are dropped and refused while cut, as in an outage of the network between
+ * an instance and that server, not a mock of its client.
+ */
+
+/** A TCP proxy to `host:port` whose link a test can cut (every connection dropped, new ones refused) and restore. */
+export interface Link {
+  /** The proxy's port on 127.0.0.1. */
+  port: number;
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/** Starts a cuttable TCP proxy in front of `host:port`. */
+export async function tcpLink(host: string, port: number): Promise<Link> {
+  const sockets = new Set<Socket>();
+  let up = true;
+  const track = (s: Socket) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+    s.on("error", () => s.destroy());
+  };
+  const server: Server = createServer((client) => {
+    track(client);
+    if (!up) return void client.destroy();
+    const upstream = connect(port, host);
+    track(upstream);
+    client.pipe(upstream).pipe(client);
+    client.on("close", () => upstream.destroy());
+    upstream.on("close", () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const cutAll = () => {
+    for (const s of sockets) s.destroy();
+  };
+  return {
+    port: (server.address() as { port: number }).port,
+    cut() {
+      up = false;
+      cutAll();
+    },
+    restore() {
+      up = true;
+    },
+    async close() {
+      up = false;
+      cutAll();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/** The same URL reached through `link` (its host and port replaced by the proxy's). */
+export function through(url: string, link: Link): string {
+  const u = new URL(url);
+  u.hostname = "127.0.0.1";
+  u.port = String(link.port);
+  return u.toString().replace(/\/$/, "");
+}
