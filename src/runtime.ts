@@ -46,6 +46,8 @@ export interface RuntimeOptions {
   log?: Logger;
   /** Milliseconds between interaction-expiry sweeps. @default 1000 */
   sweepMs?: number;
+  /** Milliseconds between deletions of expired key-value rows (MCP sessions, the cache, the demo store). @default 60000 */
+  storeSweepMs?: number;
   /** Seconds between instance heartbeats; instances are declared gone after three missed. @default config.heartbeatSeconds and config.deadAfterSeconds */
   heartbeatSeconds?: number;
   /** Where run and attempt spans go besides OTLP (tests: an InMemorySpanExporter); with it, tracing is on. */
@@ -176,6 +178,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
   }, options.sweepMs ?? 1000);
   sweep?.unref();
+  // Expired key-value rows read as absent already; deleting them keeps the table small
+  // (an MCP `initialize` that never comes back leaves one for a day).
+  const storeSweep = duties !== "server" ? undefined : setInterval(() => {
+    db.cacheEntry.deleteMany({ where: { expiresAt: { lte: new Date() } } }).catch((e: Error) => log.warn("deleting expired key-value rows failed", { error: e.message }));
+  }, options.storeSweepMs ?? 60_000);
+  storeSweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
@@ -263,8 +271,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics,
     drain() {
       draining ??= (async () => {
+        // One budget for both: the tool runs get what the agents left of it.
+        const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
         await agents.close(config.shutdownGraceSeconds * 1000);
-        await dispatcher.drain(config.shutdownGraceSeconds * 1000);
+        await dispatcher.drain(Math.max(0, deadline - Date.now()));
       })();
       return draining;
     },
@@ -273,6 +283,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       closed = true;
       orphans?.stop();
       clearInterval(sweep);
+      clearInterval(storeSweep);
       unwatch.forEach((u) => u());
       stored.close();
       await runtime.drain();

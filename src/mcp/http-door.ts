@@ -158,7 +158,10 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
     const parsed: JSONRPCRequest | JSONRPCRequest[] = Array.isArray(body) ? requests : requests[0];
     const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: parsed }), cancelledAnswer]);
     if (!response) return void res.writeHead(202, cors).end();
-    await sendResponse(res, response, opened ? { ...cors, "mcp-session-id": opened.id } : cors, ANSWER_HEADERS_HOLD_MS);
+    // An initialize the transport refused (a bad Accept, a batch) opens no session.
+    const kept = opened && response.ok ? opened : null;
+    if (opened && !kept) await sessions.close(opened.id).catch(() => {});
+    await sendResponse(res, response, kept ? { ...cors, "mcp-session-id": kept.id } : cors, ANSWER_HEADERS_HOLD_MS);
   }
 
   /**

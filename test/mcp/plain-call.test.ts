@@ -122,6 +122,15 @@ describe("what the fast path leaves to the SDK", () => {
     await reader.cancel();
   });
 
+  it("should open no session for an initialize the transport refuses", async () => {
+    const before = await server.rt.db.cacheEntry.count({ where: { tool: "mcp-session" } });
+    const init = { jsonrpc: "2.0", id: 9, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const refused = await post(init, { accept: "application/json" });
+    expect(refused.status).toBe(406);
+    expect(refused.headers.get("mcp-session-id")).toBeNull();
+    expect(await server.rt.db.cacheEntry.count({ where: { tool: "mcp-session" } })).toBe(before);
+  });
+
   it("should refuse what the SDK's transport refuses, as it does", async () => {
     const body = call("echo", { text: "x" });
     expect((await post(body, { "mcp-session-id": session, "mcp-protocol-version": "1999-01-01" })).status).toBe(400);
