@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { listedOrigin } from "../server/origins.ts";
 
 /** Headers a browser page may send to `/mcp` and read back (when CORS lets it). */
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id";
@@ -68,7 +69,7 @@ export function sendError(res: ServerResponse, status: number, code: number, mes
 
 /** CORS headers for an origin listed in `TAI_CORS_ORIGINS`; none for any other (same-origin only). */
 export function corsHeaders(origin: string | undefined, allowed: readonly string[]): Record<string, string> {
-  if (!origin || !allowed.some((a) => a.replace(/\/+$/, "").toLowerCase() === origin.toLowerCase())) return {};
+  if (!origin || !listedOrigin(origin, allowed)) return {};
   return { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": EXPOSE_HEADERS };
 }
 

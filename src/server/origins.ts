@@ -21,7 +21,13 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   if (url.protocol !== "http:" && url.protocol !== "https:") return false;
   if (host && url.host.toLowerCase() === host.toLowerCase()) return true;
   if (LOOPBACK_HOST.test(url.hostname)) return true;
-  return allowed.some((a) => a.replace(/\/+$/, "").toLowerCase() === url.origin.toLowerCase());
+  return listedOrigin(url.origin, allowed);
+}
+
+/** Whether `origin` is one of `allowed` (TAI_CORS_ORIGINS), compared case-insensitively and without trailing slashes. */
+export function listedOrigin(origin: string, allowed: readonly string[]): boolean {
+  const o = origin.toLowerCase();
+  return allowed.some((a) => a.replace(/\/+$/, "").toLowerCase() === o);
 }
 
 /**
