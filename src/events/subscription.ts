@@ -113,3 +113,27 @@ export function boundedSubscription<T>(
   };
   return iterator;
 }
+
+/**
+ * `rest`, preceded by `first`. `rest` is already listening when this is called, so a
+ * subscriber that reads the state from `first` misses no change made after it: the
+ * "snapshot, then changes" a client needs to follow a state across reconnections.
+ */
+export function startWith<T>(first: T, rest: AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  let pending = true;
+  const iterator: AsyncIterableIterator<T> = {
+    next() {
+      if (!pending) return rest.next();
+      pending = false;
+      return Promise.resolve({ value: first, done: false });
+    },
+    return() {
+      pending = false;
+      return rest.return ? rest.return() : Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}

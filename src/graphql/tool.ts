@@ -3,6 +3,7 @@ import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
 import { ErrorKindEnum, ExecutionModeEnum, TierEnum, ToolOriginEnum } from "./enums.ts";
+import { startWith } from "../events/subscription.ts";
 import { closeWith } from "./stream.ts";
 
 export const RetryBackoffRef = builder.objectRef<RetryPolicy["backoff"]>("RetryBackoff").implement({
@@ -85,10 +86,20 @@ builder.queryFields((t) => ({
 builder.subscriptionFields((t) => ({
   toolsChanged: t.field({
     type: [ToolRef],
-    description: "The whole surface, each time this server's surface changes (MCP's list_changed); never the list from before the change.",
-    subscribe: (_r, _a, ctx) => {
+    description:
+      "The whole surface, each time this server's surface changes (MCP's list_changed); never the list from before the change. With `current: true`, the surface as it is now comes first, so a client that follows the surface across reconnections misses no change.",
+    args: {
+      current: t.arg.boolean({
+        defaultValue: false,
+        description: "Send the surface as it is now first, once this subscription is listening: no change between a read and the subscription is lost.",
+      }),
+    },
+    subscribe: (_r, args, ctx) => {
       requireCaller(ctx);
-      return closeWith(ctx, (signal) => ctx.runtime.bus.subscribe("toolsChanged", { signal, bufferSize: 16 }));
+      return closeWith(ctx, (signal) => {
+        const changes = ctx.runtime.bus.subscribe("toolsChanged", { signal, bufferSize: 16 });
+        return args.current ? startWith({ at: new Date().toISOString(), version: ctx.runtime.surface.snapshot().version }, changes) : changes;
+      });
     },
     // The surface as it is now, not as the operation began: the event fires after this instance applied the change.
     resolve: (_p, _a, ctx) => ctx.runtime.surface.list(),

@@ -168,6 +168,18 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       expect(first.toolsChanged.map((t) => t.name)).toContain("late_tool");
       expect(first.toolsChanged.map((t) => t.name)).toContain("echo");
     });
+
+    it("should send the surface as it is first with current: true, then each change, so nothing between a read and the subscription is lost", async () => {
+      const { rt } = await start();
+      const sub = collect<{ toolsChanged: { name: string }[] }>(client(), "subscription { toolsChanged(current: true) { name } }");
+      const [now] = await sub.waitForData(1);
+      expect(now.toolsChanged.map((t) => t.name)).toContain("echo");
+      expect(now.toolsChanged.map((t) => t.name)).not.toContain("later_tool");
+      expect(listeners("toolsChanged")).toBe(1);
+      rt.app.tool({ name: "later_tool", description: "Registered after the first list.", input: z.object({}) }, () => "later");
+      const [, changed] = await sub.waitForData(2);
+      expect(changed.toolsChanged.map((t) => t.name)).toContain("later_tool");
+    });
   });
 
   describe("authentication", () => {

@@ -24,8 +24,8 @@ export type Tool = ResultOf<typeof ToolFields>;
 
 export const ToolsQuery = graphql(`query Tools { tools { ...ToolFields } }`, [ToolFields]);
 
-/** The whole surface again, each time it changes. */
-export const ToolsChangedSubscription = graphql(`subscription ToolsChanged { toolsChanged { ...ToolFields } }`, [ToolFields]);
+/** The whole surface as it is once listening, then again after each change. */
+export const ToolsChangedSubscription = graphql(`subscription ToolsChanged { toolsChanged(current: true) { ...ToolFields } }`, [ToolFields]);
 
 /** The surface in a stable order: by origin (tools, presets, branches, agents), then name. */
 export function sortTools(tools: readonly Tool[]): Tool[] {

@@ -1,28 +1,25 @@
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { ErrorNote } from "../../components/notes.tsx";
 import { useClient, useConnection } from "../../connection.tsx";
 import { canRun, type Tier } from "../../api/viewer.ts";
-import { sortTools, ToolsChangedSubscription, ToolsQuery, type Tool } from "../../api/tools.ts";
-import { useQuery } from "../../api/use-query.ts";
+import { sortTools, ToolsChangedSubscription, type Tool } from "../../api/tools.ts";
 import { useStream } from "../../api/use-stream.ts";
 import { ToolDetail } from "./tool-detail.tsx";
 import { ToolList } from "./tool-list.tsx";
 
-/** The surface, live: read once, then replaced by every `toolsChanged`. */
+/**
+ * The surface, live: `toolsChanged(current: true)` sends it as it is once listening, then
+ * after every change, so a reopened stream (after a lost connection) misses nothing.
+ */
 export function useSurface(): { tools: Tool[] | null; error: string | null; live: boolean } {
   const client = useClient();
-  const query = useQuery(ToolsQuery, {});
   const [tools, setTools] = useState<Tool[] | null>(null);
-  useEffect(() => {
-    if (query.data) setTools(sortTools(query.data.tools));
-  }, [query.data]);
   const stream = useStream(
     () => client.subscribe(ToolsChangedSubscription),
     useCallback((d: { toolsChanged: Tool[] }) => setTools(sortTools(d.toolsChanged)), []),
     [client],
-    { onReopen: query.reload },
   );
-  return { tools, error: query.error ?? stream.error, live: stream.live };
+  return { tools, error: stream.error, live: stream.live };
 }
 
 /** Tools: the surface on the left, the selected entry (facts and run form) on the right. */
