@@ -44,9 +44,10 @@ const GRAPHQL = /^([A-Z]\w*)\.(\w+)(?:\(([\w, ]+)\))?$/;
 const CLI = /^tai((?: [a-z][\w-]*)+)$/;
 const EXPORT = /^(tai42(?:\/client|\/contrib)?):(\w+)$/;
 const APP_METHOD = /^app\.(\w+)$/;
+const MEMBER = /^([A-Z]\w*)#(\w+)(?:\(.*\))?$/;
 const ENTRIES: Record<string, string> = { tai42: "src/index.ts", "tai42/client": "src/client/index.ts", "tai42/contrib": "src/extensions/contrib/index.ts" };
 
-type Kind = "path" | "graphql" | "cli" | "export" | "app";
+type Kind = "path" | "graphql" | "cli" | "export" | "app" | "member";
 
 /** What a checked name is, by the doc's convention; null for text that is not checked. */
 function kindOf(name: string): Kind | null {
@@ -55,6 +56,7 @@ function kindOf(name: string): Kind | null {
   if (CLI.test(name)) return "cli";
   if (EXPORT.test(name)) return "export";
   if (APP_METHOD.test(name)) return "app";
+  if (MEMBER.test(name)) return "member";
   return null;
 }
 
@@ -67,6 +69,20 @@ function cliCommands(): Set<string> {
     .filter((f) => f.endsWith(".ts"))
     .flatMap((f) => [...readFileSync(new URL(f, dir), "utf8").matchAll(/\.command\("([\w-]+)/g)].map((m) => m[1]));
   return new Set(words);
+}
+
+/** The text of every TypeScript file under src/, by path. */
+function sources(): Map<string, string> {
+  const dir = new URL("src/", root);
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f) && !f.startsWith("db/generated"));
+  return new Map(files.map((f) => [f, readFileSync(new URL(f, dir), "utf8")]));
+}
+
+/** Whether a class or interface `owner` declared under src/ declares `member` (a field, method or static). */
+function declaresMember(owner: string, member: string): boolean {
+  const decl = new RegExp(`\\b(?:class|interface)\\s+${escape(owner)}\\b`);
+  const field = new RegExp(`^\\s*(?:(?:declare|static|readonly|abstract|async|override|public|protected)\\s+)*\\*?${escape(member)}\\s*[?!]?\\s*[:(<=]`, "m");
+  return [...src.values()].some((text) => decl.test(text) && field.test(text));
 }
 
 /** Why `name` does not hold, or null when it exists. */
@@ -97,6 +113,10 @@ function problemOf(name: string, schema: GraphQLSchema, commands: Set<string>): 
       const re = new RegExp(`export\\s*(?:(?:type\\s*)?\\{[^}]*\\b${escape(exported)}\\b[^}]*\\}|(?:async\\s+)?(?:const|let|function|class|type|interface)\\s+${escape(exported)}\\b)`);
       return re.test(text) ? null : `${ENTRIES[entry]} does not export ${exported}`;
     }
+    case "member": {
+      const [, owner, member] = MEMBER.exec(name)!;
+      return declaresMember(owner, member) ? null : `no class or interface ${owner} under src/ declares ${member}`;
+    }
     case "app": {
       const method = APP_METHOD.exec(name)![1];
       return new RegExp(`^\\s+${escape(method)}\\s*[<(]`, "m").test(read("src/app.ts")) ? null : `src/app.ts defines no method ${method}`;
@@ -113,6 +133,7 @@ const doc = read("docs/seed-conformance.md");
 const rows = rowsOf(doc);
 const schema = buildSchema(read("schema.graphql"));
 const commands = cliCommands();
+const src = sources();
 
 describe("docs/seed-conformance.md: the conformance table stays honest", () => {
   describe("the table", () => {
@@ -140,12 +161,12 @@ describe("docs/seed-conformance.md: the conformance table stays honest", () => {
 
   describe("the checker", () => {
     it("should refuse a cited name that does not exist, for every checked form (the check is not vacuous)", () => {
-      for (const name of ["src/no-such-file.ts", "Query.noSuchField", "NoSuchType.field", "Tier.NO_SUCH", "Subscription.agentStream(noSuchArg)", "tai tools no-such", "tai42:noSuchExport", "tai42/client:noSuchExport", "app.noSuchMethod"])
+      for (const name of ["src/no-such-file.ts", "Query.noSuchField", "NoSuchType.field", "Tier.NO_SUCH", "Subscription.agentStream(noSuchArg)", "tai tools no-such", "tai42:noSuchExport", "tai42/client:noSuchExport", "app.noSuchMethod", "Agent#noSuchMember", "NoSuchClass#run"])
         expect(problemOf(name, schema, commands), name).not.toBeNull();
     });
 
     it("should accept a cited name of every checked form that exists", () => {
-      for (const name of ["src/app.ts", "docs/", "schema.graphql", "Query.tools", "Subscription.agentStream(input, runId, afterSeq)", "Tier.FENCED", "AgentRunInput.threadId", "tai tools run", "tai42:app", "tai42/client:createTaiClient", "app.tool"])
+      for (const name of ["src/app.ts", "docs/", "schema.graphql", "Query.tools", "Subscription.agentStream(input, runId, afterSeq)", "Tier.FENCED", "AgentRunInput.threadId", "tai tools run", "tai42:app", "tai42/client:createTaiClient", "app.tool", "Agent#run(options, ctx)", "Agent#toolName", "ToolResult#details"])
         expect(problemOf(name, schema, commands), name).toBeNull();
     });
 
@@ -160,7 +181,7 @@ describe("docs/seed-conformance.md: the conformance table stays honest", () => {
     for (const row of rows.filter((r) => !isIssue17(r))) {
       it(`should cite only names that exist for ${row.id} (${row.concept.replace(/`/g, "").slice(0, 70)})`, () => {
         const checked = namesOf(row.where).filter((n) => kindOf(n) !== null);
-        expect(checked.length, `${row.id} cites no checked name (a path, GraphQL field, CLI command, export or app method)`).toBeGreaterThan(0);
+        expect(checked.length, `${row.id} cites no checked name (a path, GraphQL field, CLI command, export, app method or member)`).toBeGreaterThan(0);
         expect(checked.map((n) => problemOf(n, schema, commands)).filter((p) => p !== null)).toEqual([]);
       });
     }
