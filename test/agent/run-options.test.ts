@@ -179,6 +179,18 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
     expect(ofType(admin.log, "tool_result_step")[0]).toMatchObject({ isError: false, result: { launched: true } });
   });
 
+  it("should redact a secret-tier live tool's arguments and result in the stored events, the thread and its run record", async () => {
+    const r = await setup();
+    const vault = defineTool({ name: "live_vault", description: "Reads a secret.", tier: "secret", parameters: { type: "object", properties: { name: { type: "string" } }, additionalProperties: false }, execute: ({ name }) => ({ secret: `live-s3cr3t-${String(name)}` }) });
+    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "live_vault", input: { name: "db-password" } }] }, { text: "got it" }]);
+    const { log } = await runToEnd(r.agents, { userMessage: "read", llmProvider: "s", tools: [vault] }, as("ADMIN"));
+    expect(ofType(log, "tool_call_step")[0]).toMatchObject({ tool: "live_vault", args: { redacted: "[redacted]" } });
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "live_vault", result: "[redacted]", isError: false });
+    const stored = JSON.stringify([await r.db.agentEvent.findMany(), await r.db.threadMessage.findMany(), await r.db.run.findMany({ where: { tool: "live_vault" } })]);
+    expect(stored).not.toContain("live-s3cr3t");
+    expect(stored).not.toContain("db-password");
+  });
+
   it("should refuse tools given as JSON (e.g. through extra) and a live tool named like a surface tool, storing nothing", async () => {
     const r = await setup();
     const json = await refusal(r.agents.start({ options: { userMessage: "hi", tools: [{ name: "shout" }] as never }, caller: as("USER") }));
