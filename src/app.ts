@@ -108,7 +108,8 @@ export class App {
    * option (docs/plugins.md §4). Contract: see {@link LoopStrategy}.
    */
   strategy(name: string, strategy: LoopStrategy): void {
-    checkPlugin({ name, strategies: { [name]: strategy } });
+    if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new PluginDefinitionError(`app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`);
+    if (typeof strategy !== "function") throw new PluginDefinitionError(`app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`);
     this.refuseTaken("strategy", name, null);
     this.strategies.set(name, strategy);
     this.changed();

@@ -108,7 +108,7 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
     expect(rt.logLines.join("\n")).not.toContain(FILE_SECRET);
   });
 
-  it("should refuse a malformed plugin, a second plugin of the same name and a provider name already taken, naming the rule", () => {
+  it("should refuse a malformed plugin, a second plugin of the same name and a strategy or provider name already taken, naming the rule", () => {
     const app = new App();
     expect(() => app.plugin({ name: "bad name!" } as never)).toThrow(PluginDefinitionError);
     expect(() => app.plugin({ name: "x", configProvider: { name: "c" } } as never)).toThrow(/configProvider.lookup must be a function/);
@@ -119,5 +119,10 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
       'plugin "two": a store provider named "kv" is already registered on this app',
     );
     expect([...app.plugins.keys()]).toEqual(["one"]);
+    app.strategy("mine", async function* () {});
+    expect(() => app.strategy("mine", async function* () {})).toThrow('a strategy named "mine" is already registered on this app');
+    expect(() => app.plugin({ name: "three", strategies: { mine: async function* () {} } })).toThrow('plugin "three": a strategy named "mine" is already registered on this app');
+    expect(() => app.strategy("bad name", async function* () {})).toThrow(PluginDefinitionError);
+    expect(() => app.strategy("ok", "not a function" as never)).toThrow("the strategy must be a function");
   });
 });
