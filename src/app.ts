@@ -7,6 +7,8 @@ import type { JsonSchema } from "./tools/json-schema.ts";
 import { defineExtension, ExtensionDefinitionError, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
 import type { AgentClass } from "./agent/agent.ts";
 import { AgentDefinitionError, checkAgentClass } from "./agent/agent-class.ts";
+import type { LoopStrategy } from "./agent/strategies/strategy.ts";
+import { checkPlugin, PluginDefinitionError, type Plugin } from "./plugins/plugin.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
 export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
@@ -44,6 +46,10 @@ export class App {
   readonly extensions = new Map<string, ExtensionDefinition>();
   /** Registered agents by tool name; each is also a tool on the surface (origin AGENT). */
   readonly agents = new Map<string, AgentClass>();
+  /** Registered plugins by name (docs/plugins.md). */
+  readonly plugins = new Map<string, Plugin>();
+  /** Tools-agent loop strategies registered with {@link App.strategy}, by name. */
+  readonly strategies = new Map<string, LoopStrategy>();
   private readonly listeners = new Set<Listener>();
   /** The module being loaded; recorded on what it registers. */
   currentModule = "inline";
@@ -76,6 +82,46 @@ export class App {
     this.agents.set(checked.toolName, checked);
     this.changed();
     return cls;
+  }
+
+  /**
+   * Registers a plugin (docs/plugins.md): a config provider, agent storage backends or
+   * loop strategies, for the whole platform. Refuses a malformed plugin, a duplicate plugin
+   * name, and a strategy or provider name this handle already registered.
+   */
+  plugin(plugin: Plugin): Plugin {
+    const checked = checkPlugin(plugin);
+    if (this.plugins.has(checked.name)) throw new PluginDefinitionError(`a plugin named "${checked.name}" is already registered on this app`);
+    for (const name of Object.keys(checked.strategies ?? {})) this.refuseTaken("strategy", name, checked.name);
+    for (const [kind, names] of [
+      ["checkpoint provider", Object.keys(checked.checkpointProviders ?? {})],
+      ["store provider", Object.keys(checked.storeProviders ?? {})],
+    ] as const)
+      for (const name of names) this.refuseTaken(kind, name, checked.name);
+    this.plugins.set(checked.name, checked);
+    this.changed();
+    return checked;
+  }
+
+  /**
+   * Registers a tools-agent loop strategy under `name`, selectable by a run's `strategy`
+   * option (docs/plugins.md §4). Contract: see {@link LoopStrategy}.
+   */
+  strategy(name: string, strategy: LoopStrategy): void {
+    if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new PluginDefinitionError(`app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`);
+    if (typeof strategy !== "function") throw new PluginDefinitionError(`app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`);
+    this.refuseTaken("strategy", name, null);
+    this.strategies.set(name, strategy);
+    this.changed();
+  }
+
+  private refuseTaken(kind: "strategy" | "checkpoint provider" | "store provider", name: string, plugin: string | null): void {
+    const plugins = [...this.plugins.values()];
+    const taken =
+      kind === "strategy"
+        ? this.strategies.has(name) || plugins.some((p) => p.strategies?.[name])
+        : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
+    if (taken) throw new PluginDefinitionError(`${plugin ? `plugin "${plugin}": ` : ""}a ${kind} named "${name}" is already registered on this app`);
   }
 
   /**

@@ -8,6 +8,12 @@ export { park, type Park, type InteractionRequest, type OpenedInteraction } from
 export { toolResult, type ToolResult, type ContentBlock } from "./tools/result.ts";
 export { Agent, AgentInterruptedError, drain, type AgentClass, type AgentContext, type AgentRunOptions, type SuspendedReceipt } from "./agent/agent.ts";
 export { finalEventForValue, type StreamEvent } from "./agent/events.ts";
+export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
+export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
+export { runLoop } from "./agent/tools-agent/loop.ts";
+export { PluginDefinitionError, type Plugin } from "./plugins/plugin.ts";
+export { envConfigProvider, fileConfigProvider, ConfigFileError, type ConfigProvider, type FileConfigOptions } from "./plugins/config-provider.ts";
+export { memoryCheckpointProvider, memoryStoreProvider, type CheckpointProvider, type StoreProvider } from "./plugins/agent-storage.ts";
 export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definition.ts";
 export type { Tier, Role, Caller } from "./auth/roles.ts";
 export type { RetryPolicyInit } from "./retry/policy.ts";

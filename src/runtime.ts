@@ -12,6 +12,7 @@ import { OrderedRunEvents } from "./runlog/ordered-feed.ts";
 import { Bus } from "./events/bus.ts";
 import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
 import { Secrets } from "./secrets/secrets.ts";
+import { PluginCatalog } from "./plugins/plugin-catalog.ts";
 import { configuredCredentials } from "./secrets/credentials.ts";
 import { scrubbingWrites } from "./db/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
@@ -117,10 +118,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const { config } = options;
   // The secrets are known before anything is logged, stored or served: the configured
   // credentials now, the stored markers' values when the stored surface loads below.
-  const secrets = new Secrets({ deny: config.envDeny });
+  const app = options.app ?? sharedApp;
+  // `!ENV` values come from the plugins' config providers, then the process environment.
+  const plugins = new PluginCatalog(() => [...new Set([sharedApp, app])]);
+  const secrets = new Secrets({ deny: config.envDeny, lookup: (name) => plugins.configValue(name) });
   for (const c of configuredCredentials(config)) secrets.add(c);
   const log = scrubbingLogger(options.log ?? createLogger({ service: "tai42" }), secrets);
-  const app = options.app ?? sharedApp;
   // Modules register on the shared handle; a runtime built with its own handle (tests)
   // still sees what modules register.
   if (options.loadModules ?? true) await loadModules(sharedApp, config.modules);

@@ -3,6 +3,7 @@ import type { ToolContext } from "../tools/definition.ts";
 import { toolResult } from "../tools/result.ts";
 import { valueOfTerminal, type AgentClass } from "./agent.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
+import { optionsFromToolInput } from "./tool-input-mapping.ts";
 import type { AgentService, StartedRun } from "./agent-service.ts";
 
 /**
@@ -11,9 +12,10 @@ import type { AgentService, StartedRun } from "./agent-service.ts";
  * ToolErrors (never retried); aborting the attempt cancels the run.
  */
 export async function invokeAsTool(agents: Pick<AgentService, "start" | "awaitEnd" | "cancel">, cls: AgentClass, input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+  const options = optionsFromToolInput(cls, input);
   let started: StartedRun;
   try {
-    started = await agents.start({ agent: cls.toolName, options: input, caller: ctx.caller });
+    started = await agents.start({ agent: cls.toolName, options, caller: ctx.caller });
   } catch (e) {
     if (e instanceof ApiError) {
       const kind = e.code === "BAD_USER_INPUT" ? "INVALID_INPUT" : e.code === "FORBIDDEN" ? "PERMISSION_DENIED" : e.code === "NOT_FOUND" ? "NOT_FOUND" : "CONFLICT";

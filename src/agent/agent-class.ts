@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TIERS } from "../auth/roles.ts";
 import type { AgentClass } from "./agent.ts";
+import { RUN_OPTION_KEYS } from "./run-options.ts";
 
 /** A class `app.agent(...)` refused; the message names the class and the rule. */
 export class AgentDefinitionError extends Error {
@@ -41,6 +42,11 @@ export function checkAgentClass(cls: unknown): AgentClass {
   if (typeof c.specRunnable !== "boolean") throw new AgentDefinitionError("spec-runnable", `${label}: specRunnable must be a boolean`);
   if (!TIERS.includes(c.tier as never)) throw new AgentDefinitionError("tier", `${label}: tier must be one of ${TIERS.join(", ")}`);
   if (typeof c.timeoutSeconds !== "number" || !(c.timeoutSeconds > 0)) throw new AgentDefinitionError("timeout", `${label}: timeoutSeconds must be > 0`);
+  const extras = c.extrasKeys ?? [];
+  if (!Array.isArray(extras) || extras.some((k) => typeof k !== "string" || !k)) throw new AgentDefinitionError("extras-keys", `${label}: extrasKeys must be a list of key names`);
+  const clash = extras.filter((k) => RUN_OPTION_KEYS.includes(k) || fields.includes(k));
+  if (clash.length) throw new AgentDefinitionError("extras-keys", `${label}: extrasKeys names keys that are already run options or ToolInput fields: ${clash.join(", ")}`);
+  if (typeof c.fromToolInput !== "function") throw new AgentDefinitionError("from-tool-input", `${label}: fromToolInput must be a static method`);
   return c as AgentClass;
 }
 

@@ -27,6 +27,8 @@ import { ProviderRegistry } from "./providers/registry.ts";
 import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
+import { BUILTIN_STORAGE, builtinStorage } from "../plugins/builtin-storage.ts";
+import { PluginCatalog } from "../plugins/plugin-catalog.ts";
 
 export { DEFAULT_AGENT } from "./agent-start.ts";
 
@@ -97,6 +99,8 @@ export class AgentService {
   readonly threads: ThreadStore;
   readonly skills: SkillStore;
   readonly store: AgentRunStore;
+  /** Strategies and agent storage providers of every handle (docs/plugins.md). */
+  readonly plugins: PluginCatalog;
   private readonly inflight = new InFlight<void>();
 
   constructor(private readonly deps: AgentServiceDeps) {
@@ -106,6 +110,8 @@ export class AgentService {
     this.store = new AgentRunStore(deps.db, deps.runLog);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
+    this.plugins = new PluginCatalog(() => deps.apps, deps.env);
+    if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
   }
 
   /** Interactions arrive after construction in some runtimes; suspends need them. */
@@ -115,7 +121,7 @@ export class AgentService {
 
   get services(): AgentServices {
     const d = this.deps;
-    return { surface: d.surface, threads: this.threads, skills: this.skills, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets };
+    return { surface: d.surface, threads: this.threads, skills: this.skills, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets, plugins: this.plugins };
   }
 
   /** Registered agents by name: built-ins first, later handles overriding them. */

@@ -4,6 +4,7 @@ import type { RunStore } from "../dispatch/run-store.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
 import type { Surface } from "../registry/surface.ts";
+import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import type { ProviderRegistry } from "./providers/registry.ts";
 import type { SkillStore } from "./skills.ts";
@@ -28,4 +29,6 @@ export interface AgentServices {
   interactions: InteractionsPort | null;
   /** The runtime's secrets: a run scrubs what it stores and streams through a `secrets.scope()`. */
   secrets: Secrets;
+  /** Loop strategies and the checkpoint / store providers by name (docs/plugins.md). */
+  plugins: PluginCatalog;
 }

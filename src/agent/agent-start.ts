@@ -5,6 +5,7 @@ import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
+import { checkRunOptions, storableOptions } from "./run-options.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
@@ -60,7 +61,8 @@ export async function admitStart(
     const running = await agents.store.runningOnThread(threadId);
     if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
   }
-  const unstorable = unstorableIssues(options);
+  checkRunOptions(cls, options, agents.services.plugins);
+  const unstorable = unstorableIssues(storableOptions(options));
   if (unstorable.length) throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(unstorable)}`, unstorable);
   const parsed = cls.ToolInput.safeParse(options);
   if (!parsed.success) {
@@ -80,7 +82,7 @@ export async function admitStart(
       id: runId,
       agent: cls.toolName,
       threadId,
-      input: deps.secrets.scrub(options) as Record<string, unknown>,
+      input: deps.secrets.scrub(storableOptions(options)) as Record<string, unknown>,
       callerRole: req.caller.role,
       callerKey: req.caller.keyName,
       checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null },

@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import type { RunOutcome } from "../dispatch/run-tool.ts";
 import type { Logger } from "../log.ts";
 import type { JsonSchema } from "../tools/json-schema.ts";
+import type { ToolDefinition } from "../tools/definition.ts";
 import { finalEventForValue, type StreamEvent } from "./events.ts";
 import type { InlineSkill, PresetSpec, SubAgentSpec } from "./specs.ts";
 import type { ThreadMessageInput } from "./threads.ts";
@@ -36,6 +37,18 @@ export interface AgentRunOptions {
   resumeCheckpointId?: string;
   llmProvider?: string;
   llmKwargs?: Record<string, unknown>;
+  /** A registered loop strategy (docs/plugins.md §4). @default "tools" */
+  strategy?: string;
+  /** Where the thread memory is kept (docs/plugins.md §3). @default "database" */
+  checkpointProvider?: string;
+  /** Where the agent's long-term store is kept (docs/plugins.md §3). @default "database" */
+  storeProvider?: string;
+  /**
+   * Live tools, for in-process callers only: `defineTool` definitions the model may call
+   * beside `toolNames`. Never stored, never in the ToolInput; each call still goes through
+   * the dispatch chokepoint with its tier (docs/run-options.md §4).
+   */
+  tools?: ToolDefinition[];
   [key: string]: unknown;
 }
 
@@ -103,6 +116,21 @@ export abstract class Agent {
   static tier: Tier = "read";
   /** Per-attempt timeout of the agent's surface entry. @default 600 */
   static timeoutSeconds = 600;
+  /**
+   * Keys beyond the run options and the ToolInput fields that a start may pass (a
+   * role-specific agent's own parameters); any other key is refused, naming it. @default []
+   */
+  static extrasKeys: readonly string[] = [];
+
+  /**
+   * Maps the validated tool input to run options when the agent is called as a tool.
+   * The default passes every field through. Contract: an error thrown here must carry a
+   * constant, hand-written message that never quotes an input value (baked input may hold
+   * credentials); the platform also scrubs every input value from it.
+   */
+  static fromToolInput(validated: Record<string, unknown>): AgentRunOptions {
+    return { ...validated };
+  }
 
   /**
    * Checks a start before its run is created. Contract: throw an `ApiError` to reject the
@@ -144,6 +172,8 @@ export interface AgentClass {
   presetBakeableFields: readonly string[];
   tier: Tier;
   timeoutSeconds: number;
+  extrasKeys: readonly string[];
+  fromToolInput(validated: Record<string, unknown>): AgentRunOptions;
 }
 
 /** An agent was asked for something it does not do (e.g. thread memory). */

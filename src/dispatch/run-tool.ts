@@ -41,6 +41,11 @@ export interface RunRequest {
    * Contract: synchronous and cheap; it must not throw.
    */
   onRun?: (runId: string) => void;
+  /**
+   * An agent run's live tool (not on the surface): run this entry instead of resolving
+   * `tool`; every other step (tier, validation, records, events) is the same.
+   */
+  live?: SurfaceEntry;
 }
 
 /** What the chokepoint needs from the runtime. */
@@ -128,7 +133,7 @@ export class Dispatcher {
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
     // A name created on another instance a moment ago may not have reached this one yet.
-    const entry = this.deps.surface.resolve(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? this.deps.surface.resolve(req.tool) : undefined);
+    const entry = req.live ?? this.deps.surface.resolve(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? this.deps.surface.resolve(req.tool) : undefined);
     if (!entry) return this.settle.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;

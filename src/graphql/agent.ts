@@ -127,7 +127,10 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
     resumeCheckpointId: t.string({ description: "The paused run's id, as a guard against resuming another pause." }),
     llmProvider: t.string({ description: "The provider to use; default: the configured one." }),
     llmKwargs: t.field({ type: "JSONObject", description: "Provider options (model, temperature, ...)." }),
-    extra: t.field({ type: "JSONObject", description: "Role-specific agent params, merged into the run options." }),
+    strategy: t.string({ description: 'The loop strategy, by registered name (default "tools"); an unknown name lists the known ones.' }),
+    checkpointProvider: t.string({ description: 'Where the thread memory is kept, by registered name (default "database").' }),
+    storeProvider: t.string({ description: 'Where the agent\'s long-term store is kept, by registered name (default "database").' }),
+    extra: t.field({ type: "JSONObject", description: "Role-specific agent params (the agent's extrasKeys), merged into the run options; any other key is refused." }),
   }),
 });
 

@@ -124,7 +124,8 @@ export class Surface implements SurfaceView {
   }
 }
 
-function entryForTool(def: ToolDefinition): SurfaceEntry {
+/** The surface entry of a registered tool (also a run's live tool, `agent/tools-agent/live-tools.ts`). */
+export function entryForTool(def: ToolDefinition): SurfaceEntry {
   return {
     name: def.name,
     label: def.label,

@@ -1,4 +1,5 @@
 import { ToolError } from "../errors.ts";
+import { ConfigFileError } from "../plugins/config-provider.ts";
 import { isServerConfigName, markerName, markersIn } from "./markers.ts";
 import { formsOf, MIN_SECRET_LENGTH, scrubTextOf, scrubValueOf, stringsIn } from "./scrub.ts";
 
@@ -68,12 +69,17 @@ export class SecretScope extends ValueSet {}
 export class Secrets extends ValueSet {
   /** Names never resolvable besides `TAI_*`, `DATABASE_URL` and `REDIS_URL` (TAI_ENV_DENY). */
   readonly deny: readonly string[];
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly lookup: (name: string) => string | undefined;
 
-  constructor(options: { deny?: readonly string[]; env?: NodeJS.ProcessEnv } = {}) {
+  /**
+   * `lookup` is where `!ENV` values come from (the config providers, docs/plugins.md §2);
+   * without it, `env` (default: the process environment).
+   */
+  constructor(options: { deny?: readonly string[]; env?: NodeJS.ProcessEnv; lookup?: (name: string) => string | undefined } = {}) {
     super();
     this.deny = options.deny ?? [];
-    this.env = options.env ?? process.env;
+    const env = options.env ?? process.env;
+    this.lookup = options.lookup ?? ((name) => env[name]);
   }
 
   /** A per-run scope: scrubs the runtime's secrets and whatever the run learns. */
@@ -91,7 +97,13 @@ export class Secrets extends ValueSet {
     if (name !== null) {
       if (isServerConfigName(name, this.deny))
         throw new ToolError(`${owner}: "!ENV ${name}" names the server's own configuration, which is never resolvable`, { kind: "PERMISSION_DENIED", retryable: false });
-      const v = this.env[name];
+      let v: string | undefined;
+      try {
+        v = this.lookup(name);
+      } catch (e) {
+        // A provider's own message may quote what it read: only ours are known to be safe.
+        throw new ToolError(`${owner}: ${e instanceof ConfigFileError ? e.message : `the config provider failed to look up ${name}`}`, { kind: "INTERNAL", retryable: false });
+      }
       if (v === undefined || v === "") throw new ToolError(`${owner}: the environment variable ${name} is not set`, { kind: "INTERNAL", retryable: false });
       this.add(v);
       return v;
@@ -103,6 +115,15 @@ export class Secrets extends ValueSet {
 
   /** Remembers the value of every marker inside `value` that may be resolved and is set (stored presets and manifests, at load). */
   learnMarkers(value: unknown): void {
-    for (const { name } of markersIn(value)) if (!isServerConfigName(name, this.deny)) this.add(this.env[name]);
+    for (const { name } of markersIn(value)) if (!isServerConfigName(name, this.deny)) this.add(this.known(name));
+  }
+
+  /** A marker's value for learning: a provider that fails (a malformed file) teaches nothing here; the resolve reports it. */
+  private known(name: string): string | undefined {
+    try {
+      return this.lookup(name);
+    } catch {
+      return undefined;
+    }
   }
 }

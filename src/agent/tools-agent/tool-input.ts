@@ -24,5 +24,8 @@ export const ToolsAgentInput = z.object({
   resumeCheckpointId: z.string().optional(),
   llmProvider: z.string().optional(),
   llmKwargs: z.record(z.string(), z.json()).optional(),
+  strategy: z.string().optional().describe('The loop strategy, by registered name. Default "tools".'),
+  checkpointProvider: z.string().optional().describe('Where the thread memory is kept, by registered name. Default "database".'),
+  storeProvider: z.string().optional().describe('Where the long-term store is kept, by registered name. Default "database".'),
 });
 export type ToolsAgentOptions = z.infer<typeof ToolsAgentInput>;

@@ -16,6 +16,10 @@ import { RunSecrets } from "./run-secrets.ts";
 import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
 import { askCallerSpec, duplicateIssues, presetSpecs, SUBAGENT_INPUT, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
 import { UsageTotals } from "./usage.ts";
+import { liveTools, runLive } from "./live-tools.ts";
+import type { LoopStrategy } from "../strategies/strategy.ts";
+import type { CheckpointProvider } from "../../plugins/agent-storage.ts";
+import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 
 /** Everything a tools-agent run needs, checked before the run exists. */
 interface Plan {
@@ -28,6 +32,9 @@ interface Plan {
   llm: ResolvedModel;
   history: ModelMessage[];
   resume: ResumedBatch | null;
+  strategy: LoopStrategy;
+  checkpointer: CheckpointProvider;
+  live: Map<string, SurfaceEntry>;
 }
 
 const DEFAULT_RECURSION_LIMIT = 25;
@@ -46,10 +53,11 @@ export class ToolsAgent extends Agent {
 
   override async prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<Plan> {
     const o = options as ToolsAgentOptions;
-    const { surface, skills, providers, threads } = ctx.services;
+    const { surface, skills, providers } = ctx.services;
     const issues: Issue[] = [];
 
-    const tools = [...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues), ...presetSpecs(surface, o.presets ?? [], "/presets", issues)];
+    const live = liveTools(surface, options.tools ?? [], issues);
+    const tools = [...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues), ...presetSpecs(surface, o.presets ?? [], "/presets", issues), ...live.specs];
     const llm = providers.resolve(o.llmProvider, o.llmKwargs);
     const vars: Record<string, unknown> = { threadId: ctx.threadId, now: new Date().toISOString(), date: new Date().toISOString().slice(0, 10), agent: ToolsAgent.toolName, ...o.variables };
 
@@ -87,7 +95,9 @@ export class ToolsAgent extends Agent {
     issues.push(...system.issues, ...user.issues);
     const promptSkills = await loadSkills(ctx, o.skills ?? [], o.inlineSkills ?? [], "/skills", issues);
 
-    const history = await threads.history(ctx.threadId);
+    // Admission checked the names (run-options.ts).
+    const checkpointer = ctx.services.plugins.checkpointer(o.checkpointProvider);
+    const history = await checkpointer.history(ctx.threadId);
     if (!ctx.resuming && user.text === null && history.at(-1)?.role !== "user")
       issues.push({ path: "/userMessage", message: "is required: the thread has no user message waiting for an answer" });
     if (issues.length) throw ApiError.badInput(`the agent run cannot start: ${describeIssues(issues)}`, issues);
@@ -104,6 +114,9 @@ export class ToolsAgent extends Agent {
       llm,
       history,
       resume,
+      strategy: ctx.services.plugins.strategy(o.strategy),
+      checkpointer,
+      live: live.entries,
     };
   }
 
@@ -113,7 +126,7 @@ export class ToolsAgent extends Agent {
     const usage = new UsageTotals(plan.llm.model.modelId);
     const redacted = new Set(plan.tools.flatMap((t) => (t.redacted ? [t.name] : [])));
     const persist = (messages: ModelMessage[]) =>
-      ctx.services.threads.append(
+      plan.checkpointer.append(
         ctx.threadId,
         messages.map((m) => forStorage(m, redacted, secrets)),
       );
@@ -124,7 +137,10 @@ export class ToolsAgent extends Agent {
       await persist([m]);
     }
     const env: CallEnv = {
-      runTool: (name, input) => ctx.runTool(name, input),
+      runTool: (name, input) => {
+        const entry = plan.live.get(name);
+        return entry ? runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId) : ctx.runTool(name, input);
+      },
       cancelTool: async (toolRunId) => {
         await ctx.services.dispatcher.cancel(toolRunId);
       },
@@ -152,7 +168,7 @@ export class ToolsAgent extends Agent {
       },
     };
     const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(c) };
-    const loop = runLoop(
+    const loop = plan.strategy(
       { agent: null, mode: "root", model: plan.llm.model, settings: plan.llm.settings, system: plan.system, tools: plan.tools, gates: plan.gates, responseFormat: plan.responseFormat, recursionLimit: plan.recursionLimit },
       io,
       history,

@@ -1,0 +1,72 @@
+import type { App } from "../app.ts";
+import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY, type LoopStrategy } from "../agent/strategies/strategy.ts";
+import { DATABASE_PROVIDER, type CheckpointProvider, type StoreProvider } from "./agent-storage.ts";
+import { envConfigProvider, lookupConfig, type ConfigProvider } from "./config-provider.ts";
+
+/** A name a run option gave that nothing registered; `known` lists what is. */
+export class UnknownNameError extends Error {
+  constructor(
+    readonly option: "strategy" | "checkpointProvider" | "storeProvider",
+    readonly requested: string,
+    readonly known: string[],
+  ) {
+    super(`unknown ${option} "${requested}" (known: ${known.join(", ")})`);
+    this.name = "UnknownNameError";
+  }
+}
+
+/**
+ * What the plugins of a runtime's app handles register, read at use time (a plugin
+ * registered after start counts from then on). Handles are read in order — the runtime's
+ * built-ins, the shared handle, the runtime's own — and a later handle's name overrides an
+ * earlier one's. Domain code: no GraphQL.
+ */
+export class PluginCatalog {
+  constructor(
+    private readonly apps: () => readonly App[],
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  strategies(): Map<string, LoopStrategy> {
+    return new Map([...BUILTIN_STRATEGIES, ...this.apps().flatMap((a) => [...a.strategies, ...[...a.plugins.values()].flatMap((p) => Object.entries(p.strategies ?? {}))])]);
+  }
+
+  checkpointProviders(): Map<string, CheckpointProvider> {
+    return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.checkpointProviders ?? {}))));
+  }
+
+  storeProviders(): Map<string, StoreProvider> {
+    return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.storeProviders ?? {}))));
+  }
+
+  /** The named strategy, "tools" when unset; throws {@link UnknownNameError}. */
+  strategy(name: string | undefined): LoopStrategy {
+    return pick(this.strategies(), "strategy", name ?? DEFAULT_STRATEGY);
+  }
+
+  /** The named checkpoint provider, "database" when unset; throws {@link UnknownNameError}. */
+  checkpointer(name: string | undefined): CheckpointProvider {
+    return pick(this.checkpointProviders(), "checkpointProvider", name ?? DATABASE_PROVIDER);
+  }
+
+  /** The named store provider, "database" when unset; throws {@link UnknownNameError}. */
+  store(name: string | undefined): StoreProvider {
+    return pick(this.storeProviders(), "storeProvider", name ?? DATABASE_PROVIDER);
+  }
+
+  /** The config providers in the order `!ENV` consults them: the plugins', then the process environment. */
+  configProviders(): ConfigProvider[] {
+    return [...this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => (p.configProvider ? [p.configProvider] : []))), envConfigProvider(this.env)];
+  }
+
+  /** The value `!ENV name` resolves to, or undefined. */
+  configValue(name: string): string | undefined {
+    return lookupConfig(this.configProviders(), name);
+  }
+}
+
+function pick<T>(map: Map<string, T>, option: UnknownNameError["option"], name: string): T {
+  const found = map.get(name);
+  if (found === undefined) throw new UnknownNameError(option, name, [...map.keys()].sort());
+  return found;
+}
