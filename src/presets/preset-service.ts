@@ -91,14 +91,15 @@ export class PresetService {
     if (was && !mayAuthorOver(caller.role, was.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`);
     requireMarkerAuthor(current, caller, "update");
     const policy = await this.check(input, caller, name);
-    await this.checkDependants(current, input, policy);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
-    const { count } = await writeSurface(this.db, (tx) =>
-      tx.preset.updateMany({
+    const { count } = await writeSurface(this.db, async (tx) => {
+      // Inside the write: a preset created over this one concurrently is re-checked too.
+      this.checkDependants(current, input, policy, (await tx.preset.findMany()).map(toPreset));
+      return tx.preset.updateMany({
         where: { name, version: expectedVersion },
         data: { description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? null) as never, version: { increment: 1 } },
-      }),
-    );
+      });
+    });
     if (count === 0) {
       const now = await this.get(name);
       if (!now) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
@@ -175,11 +176,11 @@ export class PresetService {
    * the way down) must still bake valid keys, and each branch the active manifest attaches
    * to it must still bind. Otherwise CONFLICT, naming each dependant; nothing is stored.
    */
-  private async checkDependants(current: Preset, input: PresetInput, policy: RetryPolicy | null): Promise<void> {
+  private checkDependants(current: Preset, input: PresetInput, policy: RetryPolicy | null, stored: Preset[]): void {
     const base = this.surface.base(input.baseTool);
     if (!this.binding || !base) return;
     const changed = this.binding.presetEntry({ ...current, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs, retryPolicy: policy }, base);
-    const broken = dependantIssues(changed, await this.list(), this.binding);
+    const broken = dependantIssues(changed, stored, this.binding);
     if (broken.length) throw new ApiError("CONFLICT", `preset "${current.name}" cannot be changed: what builds on it would break: ${describeIssues(broken)}`, broken);
   }
 
