@@ -214,7 +214,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (duties !== "none") stored.sync.start(config.syncSeconds * 1000);
   metrics.bind(metricSources({ surface, dispatcher, agents, bus, driver: opened.driver, instances: duties === "none" ? null : instances, stored }));
   const changed = () => stored.changed();
-  const presets = new PresetService(db, surface, changed, secrets.deny);
+  const presets = new PresetService(db, surface, changed, secrets.deny, stored);
   const manifests = new ManifestService(
     db,
     async () => ({

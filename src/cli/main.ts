@@ -42,16 +42,18 @@ program
 const tools = program.command("tools").description("list and run tools");
 tools
   .command("list")
-  .description("list the tool surface")
+  .description("list the tool surface (what the API serves)")
   .option("--json", "print JSON")
-  .action(async (opts: { json?: boolean }) => {
+  .option("--all", "also the tools curated off the API, which `tai tools run` and agents still run (marked curated)")
+  .action(async (opts: { json?: boolean; all?: boolean }) => {
     await withRuntime({ duties: "none", publishes: false }, async (rt) => {
-      const list = rt.surface.list();
+      const list = rt.surface.list({ includeCurated: opts.all === true });
+      const curated = (e: (typeof list)[number]) => (rt.surface.exposes(e) ? {} : { curated: true });
       if (opts.json) {
-        process.stdout.write(JSON.stringify(list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema })), null, 2) + "\n");
+        process.stdout.write(JSON.stringify(list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema, ...curated(e) })), null, 2) + "\n");
         return;
       }
-      for (const e of list) process.stdout.write(`${e.name.padEnd(24)} ${e.origin.padEnd(7)} ${e.tier.padEnd(7)} ${e.description}\n`);
+      for (const e of list) process.stdout.write(`${e.name.padEnd(24)} ${e.origin.padEnd(7)} ${e.tier.padEnd(7)} ${rt.surface.exposes(e) ? "" : "(curated) "}${e.description}\n`);
     });
   });
 

@@ -14,6 +14,19 @@ export const DOORS = ["graphql", "agent", "extension", "cli", "mcp", "runtime"] 
 /** The door a run came through. */
 export type Door = (typeof DOORS)[number];
 
+/**
+ * The API doors: they list and accept only the curated surface (docs/composing-the-surface.md
+ * "Curation decides what the API serves"). Every other door runs in the process (the CLI, an
+ * agent's tool calls, an extension's or a tool's own dispatches, the runtime) and reaches every
+ * registered name; tiers decide who may run either way.
+ */
+const API_DOORS: ReadonlySet<Door> = new Set<Door>(["graphql", "mcp"]);
+
+/** Whether runs through `door` see only the curated surface. */
+export function seesCuratedSurface(door: Door): boolean {
+  return API_DOORS.has(door);
+}
+
 /** One attempt of a run's retry loop. Times are ISO strings (they cross Redis as JSON). */
 export interface AttemptRecord {
   number: number;

@@ -13,7 +13,7 @@ import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { endParked, resume } from "./park-resume.ts";
 import { execute, type RunSteps } from "./run-execute.ts";
-import { isFinal, newRun, type AppliedPolicy, type Door, type RunRecord } from "./run-record.ts";
+import { isFinal, newRun, seesCuratedSurface, type AppliedPolicy, type Door, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import type { RunStore } from "./run-store.ts";
 import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
@@ -132,9 +132,12 @@ export class Dispatcher {
     if (deep !== null) return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
+    // The API doors see the curated surface; in-process doors every registered name.
+    const curated = seesCuratedSurface(req.door);
+    const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
     // A name created on another instance a moment ago may not have reached this one yet.
-    const entry = req.live ?? this.deps.surface.resolve(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? this.deps.surface.resolve(req.tool) : undefined);
-    if (!entry) return this.settle.reject(base, "NOT_FOUND", `no tool named "${req.tool}" on the surface`);
+    const entry = req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined);
+    if (!entry) return this.settle.reject(base, "NOT_FOUND", curated ? `no tool named "${req.tool}" on the surface` : `no tool named "${req.tool}" is registered`);
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     if (redact) base.input = REDACTED;

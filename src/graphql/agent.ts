@@ -88,7 +88,7 @@ const PresetSpecInput = builder.inputType("PresetSpecInput", {
   fields: (t) => ({
     name: t.string({ required: true, description: "The name the agent calls it by." }),
     description: t.string({ required: true, description: "What the model reads." }),
-    baseTool: t.string({ required: true, description: "A tool, branch or preset on the surface." }),
+    baseTool: t.string({ required: true, description: "A registered tool, branch or preset (curated ones included)." }),
     fixedKwargs: t.field({ type: "JSONObject", required: true, description: "Baked inputs." }),
   }),
 });
@@ -111,7 +111,7 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
   description: "A run of an agent; with threadId + resume, the resume of the thread's paused run.",
   fields: (t) => ({
     agent: t.string({ description: "Default: the built-in tools agent (tools_agent)." }),
-    toolNames: t.stringList({ description: "The surface names the agent may call." }),
+    toolNames: t.stringList({ description: "The registered names the agent may call (tools curated off the API included; tiers still apply)." }),
     presets: t.field({ type: [PresetSpecInput], description: "Presets for this run alone." }),
     subagents: t.field({ type: [SubAgentSpecInput], description: "Sub-agents it may call as tools." }),
     systemMessage: t.string({ description: "Templated: {{name}} is replaced from variables." }),

@@ -99,7 +99,7 @@ builder.mutationFields((t) => ({
   }),
   updatePreset: t.field({
     type: PresetRef,
-    description: "Applies only if the stored version is expectedVersion (else CONFLICT).",
+    description: "Applies only if the stored version is expectedVersion (else CONFLICT), and only if every preset and manifest branch built on it stays valid (else CONFLICT naming them).",
     args: {
       name: t.arg.string({ required: true, description: "The preset to update." }),
       input: t.arg({ type: PresetInputRef, required: true, description: "Its new definition." }),
@@ -108,7 +108,7 @@ builder.mutationFields((t) => ({
     resolve: (_r, { name, input, expectedVersion }, ctx) => ctx.runtime.presets.update(name, toInput(input), expectedVersion, requireCaller(ctx)),
   }),
   deletePreset: t.boolean({
-    description: "Refused while other presets build on it.",
+    description: "Refused (CONFLICT) while other presets build on it or the active manifest names it, naming them.",
     args: { name: t.arg.string({ required: true, description: "The preset's name." }) },
     resolve: async (_r, { name }, ctx) => {
       await ctx.runtime.presets.delete(name, requireCaller(ctx));

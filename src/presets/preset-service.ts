@@ -7,8 +7,12 @@ import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import { writeSurface } from "../registry/surface-version.ts";
 import { resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
-import { validate, type JsonSchema } from "../tools/json-schema.ts";
-import { checkMarkerWrite, hasMarker, markerIssues } from "../secrets/markers.ts";
+import { checkMarkerWrite, hasMarker } from "../secrets/markers.ts";
+import type { ManifestDocument } from "../manifests/manifest.ts";
+import { namedAt } from "../manifests/manifest-names.ts";
+import { bakedIssues } from "./baked-issues.ts";
+import type { PresetBinding } from "./preset-binding.ts";
+import { chainBindIssues, dependantIssues } from "./preset-dependants.ts";
 import type { Preset } from "./preset.ts";
 
 /** A preset write, as every door states it. */
@@ -49,6 +53,8 @@ export class PresetService {
     private readonly onChanged: () => Promise<void>,
     /** Variables no marker may name besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY). */
     private readonly envDeny: readonly string[] = [],
+    /** The composed surface's branches: a write binds the combos it builds on, and an update re-checks what builds on it. */
+    private readonly binding?: PresetBinding,
   ) {}
 
   async list(): Promise<Preset[]> {
@@ -86,12 +92,14 @@ export class PresetService {
     requireMarkerAuthor(current, caller, "update");
     const policy = await this.check(input, caller, name);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
-    const { count } = await writeSurface(this.db, (tx) =>
-      tx.preset.updateMany({
+    const { count } = await writeSurface(this.db, async (tx) => {
+      // Inside the write: a preset created over this one concurrently is re-checked too.
+      this.checkDependants(current, input, policy, (await tx.preset.findMany()).map(toPreset));
+      return tx.preset.updateMany({
         where: { name, version: expectedVersion },
         data: { description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? null) as never, version: { increment: 1 } },
-      }),
-    );
+      });
+    });
     if (count === 0) {
       const now = await this.get(name);
       if (!now) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
@@ -101,7 +109,7 @@ export class PresetService {
     return (await this.get(name))!;
   }
 
-  /** Refused while other presets build on it, naming them. */
+  /** Refused while other presets build on it, or the active manifest names it, naming them. */
   async delete(name: string, caller: Caller): Promise<void> {
     requireAuthor(caller);
     const current = await this.get(name);
@@ -118,6 +126,7 @@ export class PresetService {
           `preset "${name}" cannot be deleted: ${dependants.map((d) => `"${d.name}"`).join(", ")} build${dependants.length === 1 ? "s" : ""} on it`,
           dependants.map((d) => ({ path: `/dependants/${d.name}`, message: `preset "${d.name}" builds on "${name}"` })),
         );
+      await refuseIfManifestNames(tx, name);
       const { count } = await tx.preset.deleteMany({ where: { name } });
       if (!count) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
     });
@@ -155,40 +164,24 @@ export class PresetService {
       if (!mayAuthorOver(caller.role, base.tier)) {
         throw new ApiError("FORBIDDEN", `only an ADMIN may author a preset over the ${base.tier}-tier tool "${base.name}" (you are ${caller.role})`);
       }
-      if (input.fixedKwargs && typeof input.fixedKwargs === "object" && !Array.isArray(input.fixedKwargs)) issues.push(...this.bakedIssues(base, input.fixedKwargs));
+      if (input.fixedKwargs && typeof input.fixedKwargs === "object" && !Array.isArray(input.fixedKwargs)) issues.push(...bakedIssues(base, input.fixedKwargs));
+      if (this.binding) issues.push(...chainBindIssues(input.baseTool, (n) => this.surface.base(n), this.binding));
     }
     if (issues.length) throw ApiError.badInput(`invalid preset "${input.name}": ${describeIssues(issues)}`, issues);
     return policy;
   }
 
-  private bakedIssues(base: NonNullable<ReturnType<Surface["base"]>>, kwargs: Record<string, unknown>): Issue[] {
-    const issues: Issue[] = [];
-    const props = (base.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
-    const alreadyBaked = new Set(base.bakedKeys ?? []);
-    for (const [key, value] of Object.entries(kwargs)) {
-      const path = `/fixedKwargs/${key}`;
-      if (alreadyBaked.has(key)) {
-        issues.push({ path, message: `is already baked by "${base.name}"` });
-        continue;
-      }
-      if (!Object.hasOwn(props, key)) {
-        issues.push({ path, message: `is not an input property of "${base.name}" (it has: ${Object.keys(props).join(", ") || "none"})` });
-        continue;
-      }
-      if (base.origin === "AGENT" && base.bakeableFields !== "all" && !(base.bakeableFields ?? []).includes(key)) {
-        issues.push({ path, message: `is not a preset-bakeable field of agent "${base.name}"` });
-        continue;
-      }
-      const marker = markerIssues(value, path);
-      if (marker.length) {
-        issues.push(...marker);
-        continue;
-      }
-      // A marker's value is only known when the preset runs; it is checked then.
-      if (hasMarker(value)) continue;
-      for (const i of validate(props[key], value)) issues.push({ path: path + i.path, message: i.message });
-    }
-    return issues;
+  /**
+   * An update changes the base every dependant builds on: each stored preset over it (all
+   * the way down) must still bake valid keys, and each branch the active manifest attaches
+   * to it must still bind. Otherwise CONFLICT, naming each dependant; nothing is stored.
+   */
+  private checkDependants(current: Preset, input: PresetInput, policy: RetryPolicy | null, stored: Preset[]): void {
+    const base = this.surface.base(input.baseTool);
+    if (!this.binding || !base) return;
+    const changed = this.binding.presetEntry({ ...current, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs, retryPolicy: policy }, base);
+    const broken = dependantIssues(changed, stored, this.binding);
+    if (broken.length) throw new ApiError("CONFLICT", `preset "${current.name}" cannot be changed: what builds on it would break: ${describeIssues(broken)}`, broken);
   }
 
   /** The cycle `name → base → … → name`, if making `name` build on `baseTool` closes one. */
@@ -204,6 +197,18 @@ export class PresetService {
     }
     return null;
   }
+}
+
+/** A preset the active manifest names cannot be deleted: the manifest would no longer validate. */
+async function refuseIfManifestNames(tx: Pick<Db, "manifest">, name: string): Promise<void> {
+  const active = await tx.manifest.findFirst({ where: { active: true }, select: { name: true, document: true } });
+  const at = active ? namedAt(active.document as ManifestDocument, name) : [];
+  if (!active || !at.length) return;
+  throw new ApiError(
+    "CONFLICT",
+    `preset "${name}" cannot be deleted: the active manifest "${active.name}" names it (at ${at.join(", ")}); change or deactivate the manifest first`,
+    at.map((p) => ({ path: `/manifests/${active.name}${p}`, message: `the active manifest "${active.name}" names "${name}"` })),
+  );
 }
 
 function requireAuthor(caller: Caller): void {

@@ -16,6 +16,7 @@ import type { Surface } from "./surface.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { learnStoredMarkers } from "../secrets/stored-markers.ts";
 import { SurfaceSync } from "./surface-sync.ts";
+import type { PresetBinding } from "../presets/preset-binding.ts";
 import { readSurfaceVersion } from "./surface-version.ts";
 
 /**
@@ -24,7 +25,7 @@ import { readSurfaceVersion } from "./surface-version.ts";
  * CLI through {@link SurfaceSync} (the bus's `configChanged`, and a poll of the stored
  * surface version every `TAI_SYNC_SECONDS`).
  */
-export class StoredSurface {
+export class StoredSurface implements PresetBinding {
   private presets: Preset[] = [];
   private manifest: ManifestDocument | null = null;
   private applied = 0;
@@ -126,6 +127,23 @@ export class StoredSurface {
 
   close(): void {
     this.sync.close();
+  }
+
+  branch(name: string): { tool: string; combo: ComboItem[] } | undefined {
+    for (const { tool, combos } of this.activeExtensions()) for (const combo of combos) if (branchName(tool, combo) === name) return { tool, combo };
+    return undefined;
+  }
+
+  combosOver(tool: string): ComboItem[][] {
+    return this.activeExtensions().find((e) => e.tool === tool)?.combos ?? [];
+  }
+
+  bind(base: SurfaceEntry, combo: ComboItem[]): SurfaceEntry {
+    return bindCombo(base, combo, this.catalog, this.secrets);
+  }
+
+  presetEntry(preset: Preset, base: SurfaceEntry): SurfaceEntry {
+    return presetEntry(preset, base, this.secrets);
   }
 
   /**

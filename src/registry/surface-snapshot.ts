@@ -55,18 +55,23 @@ export class SurfaceSnapshot implements SurfaceView {
   /** A dispatchable entry (listed and selected), or undefined. */
   resolve(name: string): SurfaceEntry | undefined {
     const e = this.entries.get(name);
-    return e && this.exposed(e) ? e : undefined;
+    return e && this.exposes(e) ? e : undefined;
   }
 
-  /** Any entry, curated ones included: what presets, extensions and agents build on. */
+  /** Any entry, curated ones included: what presets, extensions and agents build on, and in-process doors run. */
   base(name: string): SurfaceEntry | undefined {
     return this.entries.get(name);
+  }
+
+  /** Whether an entry is on the curated surface (listed and selected) rather than kept off the API. */
+  exposes(e: SurfaceEntry): boolean {
+    return e.listed && (!this.selection || this.selection(e.name));
   }
 
   list(filter: SurfaceFilter = {}): SurfaceEntry[] {
     const q = filter.search?.toLowerCase();
     return [...this.entries.values()]
-      .filter((e) => this.exposed(e))
+      .filter((e) => filter.includeCurated || this.exposes(e))
       .filter((e) => !filter.origin || e.origin === filter.origin)
       .filter((e) => !filter.tier || e.tier === filter.tier)
       .filter((e) => !q || [e.name, e.label ?? "", e.description].some((s) => s.toLowerCase().includes(q)))
@@ -91,9 +96,5 @@ export class SurfaceSnapshot implements SurfaceView {
       if (policy) return { policy, declaredOn: name };
     }
     return undefined;
-  }
-
-  private exposed(e: SurfaceEntry): boolean {
-    return e.listed && (!this.selection || this.selection(e.name));
   }
 }

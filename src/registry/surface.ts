@@ -15,6 +15,8 @@ export interface SurfaceFilter {
   tier?: Tier;
   /** Case-insensitive substring of name, label or description. */
   search?: string;
+  /** Also the curated entries (the whole registered set): for in-process doors only, never the API. */
+  includeCurated?: boolean;
 }
 
 /**
@@ -99,9 +101,14 @@ export class Surface implements SurfaceView {
     return this.current.resolve(name);
   }
 
-  /** Any entry, curated ones included: what presets, extensions and agents build on. */
+  /** Any entry, curated ones included: what presets, extensions and agents build on, and in-process doors run. */
   base(name: string): SurfaceEntry | undefined {
     return this.current.base(name);
+  }
+
+  /** Whether an entry is on the curated surface (listed and selected) rather than kept off the API. */
+  exposes(entry: SurfaceEntry): boolean {
+    return this.current.exposes(entry);
   }
 
   list(filter: SurfaceFilter = {}): SurfaceEntry[] {

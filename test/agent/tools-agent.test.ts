@@ -94,8 +94,8 @@ describe("tool calls", () => {
     await expect(r.agents.start({ options: { userMessage: "x", toolNames: ["calculate", "ghost", "phantom"] }, caller: as("USER") })).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [
-        { path: "/toolNames/1", message: 'no tool named "ghost" on the surface' },
-        { path: "/toolNames/2", message: 'no tool named "phantom" on the surface' },
+        { path: "/toolNames/1", message: 'no tool named "ghost" is registered' },
+        { path: "/toolNames/2", message: 'no tool named "phantom" is registered' },
       ],
     });
     expect(await r.db.agentRun.count()).toBe(0);

@@ -3,9 +3,8 @@ import { resolve } from "node:path";
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
-import { freshDatabase } from "../helpers/databases.ts";
+import { cliDatabase } from "../helpers/cli-database.ts";
 import { runCli } from "../helpers/cli.ts";
-import { testRuntime } from "../helpers/runtime.ts";
 import { parseManifest, serializeManifest } from "../../src/cli/manifest-file.ts";
 
 describe("tai presets and tai manifests", () => {
@@ -13,12 +12,8 @@ describe("tai presets and tai manifests", () => {
   let dir: string;
 
   beforeAll(async () => {
-    const db = await freshDatabase("sqlite");
-    const rt = await testRuntime({ databaseUrl: db.url });
-    const admin = await rt.keys.create("admin", "ADMIN");
-    const user = await rt.keys.create("user", "USER");
-    await rt.close();
-    env = { DATABASE_URL: db.url, TAI_KEY: admin, USER_KEY: user };
+    const db = await cliDatabase();
+    env = { DATABASE_URL: db.url, TAI_KEY: db.admin, USER_KEY: db.user };
     dir = resolve(".tmp", randomUUID());
     (await import("node:fs")).mkdirSync(dir, { recursive: true });
   });

@@ -69,7 +69,7 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
     expect(b.surface.snapshot().activeManifest?.name).toBe("no-sleep");
     expect(b.surface.snapshot().version).toBe(a.surface.snapshot().version);
 
-    const refused = await b.dispatcher.run({ tool: "sleep", input: { seconds: 20 }, caller: as("USER"), door: "runtime" });
+    const refused = await b.dispatcher.run({ tool: "sleep", input: { seconds: 20 }, caller: as("USER"), door: "graphql" });
     expect(refused).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND" });
     const greeted = await b.dispatcher.run({ tool: "greet", input: {}, caller: as("USER"), door: "runtime" });
     expect(greeted.status).toBe("SUCCEEDED");

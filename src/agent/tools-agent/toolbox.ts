@@ -45,27 +45,32 @@ export function askCallerSpec(): ToolSpec {
   };
 }
 
-/** Surface entries named in `toolNames`; every unknown name is an issue. */
+/**
+ * Registered entries named in `toolNames`, curated ones included (an agent dispatches a tool
+ * kept off the API like any other; its calls run through the chokepoint's in-process `agent`
+ * door, where tiers still decide). Every unknown name is an issue.
+ */
 export function surfaceSpecs(surface: Surface, names: string[], path: string, issues: Issue[]): ToolSpec[] {
   const out: ToolSpec[] = [];
   names.forEach((name, i) => {
-    const entry = surface.resolve(name);
-    if (!entry) return void issues.push({ path: `${path}/${i}`, message: `no tool named "${name}" on the surface` });
+    const entry = surface.base(name);
+    if (!entry) return void issues.push({ path: `${path}/${i}`, message: `no tool named "${name}" is registered` });
     out.push({ kind: "surface", name, description: entry.description, inputSchema: entry.inputSchema, executionMode: entry.executionMode, redacted: isRedacted(entry.tier) });
   });
   return out;
 }
 
 /**
- * Inline presets: the base must be on the surface, every baked key a real input property
- * whose value validates, and no `!ENV` marker (a caller must not read the server's env).
+ * Inline presets: the base must be registered (curated ones included, as for stored presets),
+ * every baked key a real input property whose value validates, and no `!ENV` marker (a
+ * caller must not read the server's env).
  */
 export function presetSpecs(surface: Surface, presets: PresetSpec[], path: string, issues: Issue[]): ToolSpec[] {
   const out: ToolSpec[] = [];
   presets.forEach((p, i) => {
     const at = `${path}/${i}`;
-    const base = surface.resolve(p.baseTool);
-    if (!base) return void issues.push({ path: `${at}/baseTool`, message: `no tool named "${p.baseTool}" on the surface` });
+    const base = surface.base(p.baseTool);
+    if (!base) return void issues.push({ path: `${at}/baseTool`, message: `no tool named "${p.baseTool}" is registered` });
     const props = (base.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
     const before = issues.length;
     for (const [key, value] of Object.entries(p.fixedKwargs)) {
