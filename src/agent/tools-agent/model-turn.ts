@@ -79,36 +79,42 @@ export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, 
     reasoning.delete(id);
     if (t && t.trim()) yield { type: "reasoning_step", final: false, text: t, agent: req.agent };
   };
-  for await (const part of result.fullStream) {
-    switch (part.type) {
-      case "text-delta":
-        if (!part.text) break;
-        text += part.text;
-        if (calling) yield intermediate(part.text);
-        else held.push(part.text);
-        break;
-      case "reasoning-delta":
-        reasoning.set(part.id, (reasoning.get(part.id) ?? "") + part.text);
-        break;
-      case "reasoning-end":
-        yield* flush(part.id);
-        break;
-      case "tool-input-start":
-        yield* release();
-        break;
-      case "tool-call":
-        yield* release();
-        calls.push(planned(part, req.tools));
-        break;
-      case "finish-step":
-        modelId = part.response?.modelId;
-        req.usage.add(part.usage, modelId);
-        break;
-      case "error":
-        throw part.error;
-      case "abort":
-        throw new AgentRunError("CANCELLED", "the agent run was cancelled");
+  try {
+    for await (const part of result.fullStream) {
+      switch (part.type) {
+        case "text-delta":
+          if (!part.text) break;
+          text += part.text;
+          if (calling) yield intermediate(part.text);
+          else held.push(part.text);
+          break;
+        case "reasoning-delta":
+          reasoning.set(part.id, (reasoning.get(part.id) ?? "") + part.text);
+          break;
+        case "reasoning-end":
+          yield* flush(part.id);
+          break;
+        case "tool-input-start":
+          yield* release();
+          break;
+        case "tool-call":
+          yield* release();
+          calls.push(planned(part, req.tools));
+          break;
+        case "finish-step":
+          modelId = part.response?.modelId;
+          req.usage.add(part.usage, modelId);
+          break;
+        case "error":
+          throw part.error;
+        case "abort":
+          throw new AgentRunError("CANCELLED", "the agent run was cancelled");
+      }
     }
+  } catch (e) {
+    // A turn cut short (cancelled, the provider failed) gave no answer: what it said is kept as intermediate text.
+    for (const t of held) yield intermediate(t);
+    throw e;
   }
   for (const id of [...reasoning.keys()]) yield* flush(id);
   const assistant = (await result.response).messages.find((m) => m.role === "assistant") ?? null;
