@@ -10,9 +10,23 @@ interface Base {
   agent?: string | null;
 }
 
-/** A chunk of model text as it streams. */
+/**
+ * A token-level chunk of the run's final answer (docs/agent-stream.md §2.2): the
+ * MessageDelta texts of a run, joined, are its MessageFinal text.
+ */
 export interface MessageDelta extends Base {
   type: "message_delta";
+  final: false;
+  text: string;
+}
+
+/**
+ * A chunk of text a model turn emitted that is not the final answer: the text of a turn
+ * that also called tools, a sub-agent's text, or a structured answer sent back to be
+ * fixed (docs/agent-stream.md §2.2).
+ */
+export interface IntermediateDelta extends Base {
+  type: "intermediate_delta";
   final: false;
   text: string;
 }
@@ -55,15 +69,19 @@ export interface ToolCallStep extends Base {
   tool: string;
   args: Record<string, unknown>;
   callId: string;
+  /** On a resumed run, the InterruptFinal the call was decided under; absent otherwise. */
+  resumedInterruptId?: string | null;
 }
 
-/** The outcome of one tool call, passed through untouched. */
+/** The outcome of one tool call: its result value passed through untouched, and its details. */
 export interface ToolResultStep extends Base {
   type: "tool_result_step";
   final: false;
   tool: string;
   callId: string;
   result: unknown;
+  /** The tool's `details`: facts for a UI the model never reads; null when it declared none. */
+  details?: unknown;
   isError: boolean;
 }
 
@@ -98,6 +116,7 @@ export interface AsksFinal extends Base {
 /** Every member an agent may yield. */
 export type StreamEvent =
   | MessageDelta
+  | IntermediateDelta
   | MessageFinal
   | ReasoningStep
   | RunUsage
@@ -113,6 +132,7 @@ export type TerminalEvent = Extract<StreamEvent, { final: true }>;
 
 export const STREAM_EVENT_TYPES: readonly StreamEventType[] = [
   "message_delta",
+  "intermediate_delta",
   "message_final",
   "reasoning_step",
   "run_usage",

@@ -129,12 +129,13 @@ export const AgentStreamSubscription = graphql(`
       __typename
       ... on StreamEventBase { type final seq runId agent }
       ... on MessageDelta { text }
+      ... on IntermediateDelta { text }
       ... on MessageFinal { text }
       ... on ReasoningStep { text }
       ... on RunUsage { inputTokens outputTokens totalTokens model }
       ... on StructuredFinal { data }
-      ... on ToolCallStep { tool args callId }
-      ... on ToolResultStep { tool callId result isError }
+      ... on ToolCallStep { tool args callId resumedInterruptId }
+      ... on ToolResultStep { tool callId result details isError }
       ... on InterruptFinal { interruptId payload reason }
       ... on SuspendedFinal { interactionIds threadId callerInteractionIds expiryAt }
       ... on AsksFinal { asks }

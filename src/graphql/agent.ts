@@ -26,7 +26,12 @@ function member<T extends AgentEventRecord["type"]>(name: string, type: T, descr
   return builder.objectRef<Ev<T>>(name).implement({ description, interfaces: [StreamEventBaseRef], isTypeOf: (e) => (e as AgentEventRecord).type === type, fields });
 }
 
-const MessageDeltaRef = member("MessageDelta", "message_delta", "A chunk of model text as it streams.", (t) => ({ text: t.exposeString("text", { description: "The chunk; the deltas of a run concatenate to its text." }) }));
+const MessageDeltaRef = member("MessageDelta", "message_delta", "A token-level chunk of the final answer as it streams.", (t) => ({
+  text: t.exposeString("text", { description: "The chunk; a run's MessageDelta texts joined are its MessageFinal text." }),
+}));
+const IntermediateDeltaRef = member("IntermediateDelta", "intermediate_delta", "A chunk of model text that is not the final answer: a turn that also called tools, or a sub-agent's text.", (t) => ({
+  text: t.exposeString("text", { description: "The chunk; consecutive chunks of one agent join to the turn's text." }),
+}));
 const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({ text: t.exposeString("text", { description: "The whole answer." }) }));
 const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({ text: t.exposeString("text", { description: "The reasoning text." }) }));
 const RunUsageRef = member("RunUsage", "run_usage", "Token totals of the run's model calls, right before the terminal.", (t) => ({
@@ -42,11 +47,13 @@ const ToolCallStepRef = member("ToolCallStep", "tool_call_step", "One tool call 
   tool: t.exposeString("tool", { description: "The tool called." }),
   args: t.field({ type: "JSONObject", description: "Its arguments.", resolve: (e) => e.args }),
   callId: t.exposeString("callId", { description: "Pairs the call with its ToolResultStep." }),
+  resumedInterruptId: t.string({ nullable: true, description: "On a resumed run: the interruptId of the InterruptFinal whose decisions this call carries out; null otherwise.", resolve: (e) => e.resumedInterruptId ?? null }),
 }));
 const ToolResultStepRef = member("ToolResultStep", "tool_result_step", "The outcome of the call with the same callId.", (t) => ({
   tool: t.exposeString("tool", { description: "The tool called." }),
   callId: t.exposeString("callId", { description: "The callId of its ToolCallStep." }),
-  result: t.field({ type: "JSON", nullable: true, description: "What the tool returned, as the model sees it.", resolve: (e) => e.result }),
+  result: t.field({ type: "JSON", nullable: true, description: "The tool's result value, untouched: its data, the string it returned, or its content blocks; the error ({ kind, message, issues }) when isError.", resolve: (e) => e.result }),
+  details: t.field({ type: "JSON", nullable: true, description: "The tool's details: facts for a UI the model never reads; null when it declared none.", resolve: (e) => e.details ?? null }),
   isError: t.exposeBoolean("isError", { description: "True when the call failed (the model sees the error)." }),
 }));
 const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run waits for an approval decision; resume with { threadId, resume }. Terminal.", (t) => ({
@@ -66,12 +73,13 @@ const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its call
 
 export const StreamEventRef = builder.unionType("StreamEvent", {
   description: "Every event an agent run streams (docs/agent-stream.md).",
-  types: [MessageDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
+  types: [MessageDeltaRef, IntermediateDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
   resolveType: (e) => TYPENAMES[(e as AgentEventRecord).type],
 });
 
 const TYPENAMES: Record<AgentEventRecord["type"], string> = {
   message_delta: "MessageDelta",
+  intermediate_delta: "IntermediateDelta",
   message_final: "MessageFinal",
   reasoning_step: "ReasoningStep",
   run_usage: "RunUsage",

@@ -73,7 +73,7 @@ describe("the OpenAI-compatible provider against a local chat-completions server
   it("should stream deltas, reasoning and tool calls whose arguments arrive in several chunks, and sum the usage", async () => {
     const { rt: r, requests } = await setup([TOOL_TURN, ANSWER_TURN]);
     const { log } = await runToEnd(r.agents, { userMessage: "6 times 7, and echo hi", toolNames: ["calculate", "echo"], llmProvider: "openai-compatible" });
-    expect(types(log)).toEqual(["reasoning_step", "message_delta", "message_delta", "tool_call_step", "tool_call_step", "tool_result_step", "tool_result_step", "message_delta", "message_delta", "run_usage", "message_final"]);
+    expect(types(log)).toEqual(["reasoning_step", "intermediate_delta", "intermediate_delta", "tool_call_step", "tool_call_step", "tool_result_step", "tool_result_step", "message_delta", "message_delta", "run_usage", "message_final"]);
     expect(ofType(log, "reasoning_step")[0].text).toBe("Multiply, then check the time.");
     expect(ofType(log, "tool_call_step").map((c) => [c.callId, c.tool, c.args])).toEqual([
       ["call_abc", "calculate", { op: "multiply", a: 6, b: 7 }],

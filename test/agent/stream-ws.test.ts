@@ -244,7 +244,9 @@ describe("agentStream over graphql-ws (real sockets)", () => {
     it("should give a client that disconnects mid-run and rejoins with afterSeq every event exactly once, in order", async () => {
       const r = await start();
       const words = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
-      useScript(r.agents, "slow", [{ toolCalls: [{ toolName: "echo", input: { text: "x" } }] }, { text: words }], 20);
+      // The answer's deltas leave in one burst when its turn ends (docs/agent-stream.md §2.2): three tool turns come first, live.
+      const echo = (text: string) => ({ toolCalls: [{ toolName: "echo", input: { text } }] });
+      useScript(r.agents, "slow", [echo("x"), echo("y"), echo("z"), { text: words }], 20);
       const first = client();
       const early = collect<{ agentStream: Ev }>(first, AGENT_STREAM, { input: { userMessage: "talk", toolNames: ["echo"], llmProvider: "slow" } });
       await early.waitForData(6);

@@ -174,7 +174,9 @@ describe("ending a run", () => {
     const r = await setup();
     const model = useScript(r.agents, "s", [{ text: '{"answer": "many"}' }, { text: '{"answer": 7}' }]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] }, llmProvider: "s" });
-    expect(types(log).filter((t) => t !== "message_delta")).toEqual(["run_usage", "structured_final"]);
+    expect(types(log).filter((t) => t !== "message_delta" && t !== "intermediate_delta")).toEqual(["run_usage", "structured_final"]);
+    expect(ofType(log, "intermediate_delta").map((d) => d.text).join("")).toBe('{"answer": "many"}');
+    expect(ofType(log, "message_delta").map((d) => d.text).join("")).toBe('{"answer": 7}');
     const retry = model.seen[1].prompt.at(-1) as { role: string; content: { text: string }[] };
     expect(retry.role).toBe("user");
     expect(retry.content[0].text).toContain("/answer: must be number");
@@ -299,7 +301,8 @@ describe("sub-agents", () => {
     });
     const { log } = await runToEnd(r.agents, { userMessage: "?", subagents: [{ name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] }], llmProvider: "s" });
     const sub = log.filter((e) => "agent" in e && e.agent === "researcher");
-    expect(types(sub)).toEqual(["tool_call_step", "tool_result_step", "message_delta", "message_delta", "message_delta", "message_delta"]);
+    expect(types(sub)).toEqual(["tool_call_step", "tool_result_step", "intermediate_delta", "intermediate_delta", "intermediate_delta", "intermediate_delta"]);
+    expect(ofType(log, "message_delta").map((d) => d.text).join("")).toBe("Summary: the fact is fact");
     expect(ofType(log, "tool_result_step").find((e) => e.tool === "researcher")).toMatchObject({ agent: null, isError: false, result: "the fact is fact" });
     expect(log.filter((e) => e.final)).toEqual([expect.objectContaining({ type: "message_final", agent: null })]);
     expect(ofType(log, "run_usage")).toHaveLength(1);

@@ -10,6 +10,8 @@ export interface BatchItem {
   /** Event-facing arguments (redacted for secret tools). */
   shownArgs: Record<string, unknown>;
   mode: ExecutionMode;
+  /** The interrupt whose decision the call carries out (a resumed run). */
+  interruptId?: string;
   /**
    * Runs the call. Contract: resolves with an outcome and never rejects; `emit` forwards
    * events produced meanwhile (a sub-agent's steps) into the parent stream.
@@ -26,7 +28,7 @@ export interface BatchItem {
  * ToolResultStep in this run.
  */
 export async function* runBatch(items: BatchItem[], agent: string | null): AsyncGenerator<StreamEvent, CallOutcome[]> {
-  for (const it of items) yield { type: "tool_call_step", final: false, tool: it.tool, args: it.shownArgs, callId: it.callId, agent };
+  for (const it of items) yield { type: "tool_call_step", final: false, tool: it.tool, args: it.shownArgs, callId: it.callId, ...(it.interruptId ? { resumedInterruptId: it.interruptId } : {}), agent };
 
   const side: StreamEvent[] = [];
   let wake: (() => void) | null = null;
@@ -65,7 +67,7 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
     if (settled.has(i)) {
       const o = settled.get(i)!;
       outcomes.push(o);
-      if (o.status === "done") yield { type: "tool_result_step", final: false, tool: items[i].tool, callId: items[i].callId, result: o.result, isError: o.isError, agent };
+      if (o.status === "done") yield { type: "tool_result_step", final: false, tool: items[i].tool, callId: items[i].callId, result: o.result, details: o.details ?? null, isError: o.isError, agent };
       i++;
       continue;
     }

@@ -71,17 +71,31 @@ export function outcomeOfRun(run: RunRecord, output: RunRecord, redacted: boolea
     const issues = issuesOf(output.details);
     const failed = errorOutcome(output.errorKind ?? "INTERNAL", output.errorMessage ?? `the tool ended ${run.status}`, issues);
     const shown = { kind: run.errorKind ?? "INTERNAL", message: run.errorMessage ?? `the tool ended ${run.status}`, ...(issuesOf(run.details)?.length ? { issues: issuesOf(run.details) } : {}) };
-    return { ...failed, result: shown, terminate: output.terminate };
+    return { ...failed, result: shown, details: run.details ?? null, terminate: output.terminate };
   }
   const text = textOf(output.content);
   return {
     status: "done",
     isError: false,
-    result: run.data ?? (run.content.length ? textOf(run.content) : null),
+    result: resultValue(run),
+    details: run.details ?? null,
     modelOutput: { type: "text", value: text || (output.data === null || output.data === undefined ? "(the tool returned nothing)" : JSON.stringify(output.data)) },
     terminate: output.terminate,
     value: output.data ?? text,
   };
+}
+
+/**
+ * The tool's result value as it returned it (docs/agent-stream.md §2): its structured
+ * data when it returned some; else the text of its one text block (a body that returned
+ * a string); else its content blocks, untouched; null when it returned nothing.
+ */
+export function resultValue(run: Pick<RunRecord, "data" | "content">): unknown {
+  if (run.data !== null && run.data !== undefined) return run.data;
+  const [only, ...more] = run.content;
+  if (!only) return null;
+  if (!more.length && only.type === "text" && typeof only.text === "string" && Object.keys(only).length === 2) return only.text;
+  return run.content;
 }
 
 function issuesOf(details: unknown): Issue[] | undefined {
@@ -96,5 +110,5 @@ export function textOf(content: ContentBlock[]): string {
 /** An outcome as a checkpoint may store it: a secret tool's result and model text are redacted. */
 export function storable(outcome: DoneOutcome, redacted: boolean): DoneOutcome {
   if (!redacted) return outcome;
-  return { ...outcome, result: REDACTED, value: REDACTED, modelOutput: outcome.isError ? outcome.modelOutput : { type: "text", value: REDACTED } };
+  return { ...outcome, result: REDACTED, value: REDACTED, details: outcome.details === null || outcome.details === undefined ? null : REDACTED, modelOutput: outcome.isError ? outcome.modelOutput : { type: "text", value: REDACTED } };
 }

@@ -19,6 +19,8 @@ export interface DoneOutcome {
   isError: boolean;
   /** The ToolResultStep's `result` (redacted for secret tools). */
   result: unknown;
+  /** The tool's `details` (redacted for secret tools); null or absent when it declared none. */
+  details?: unknown;
   /** What the model reads as the call's result. */
   modelOutput: ToolResultOutput;
   terminate: boolean;

@@ -52,6 +52,8 @@ export interface ResumedBatch {
   now: { call: PlannedCall; outcome?: CallOutcome }[];
   /** Outcomes the paused run already emitted. */
   known: Record<string, DoneOutcome>;
+  /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
+  interruptId?: string;
 }
 
 /**
@@ -66,9 +68,14 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     if (cfg.mode === "root") yield io.usage.event();
   };
   let usageShown = false;
+  /** Held text as the run's answer (MessageDelta); a sub-agent's answer is the parent's intermediate text. */
+  const answer = function* (held: string[], as: "answer" | "aside" = "answer"): Generator<StreamEvent> {
+    const type = as === "answer" && cfg.mode === "root" ? "message_delta" : "intermediate_delta";
+    for (const text of held) yield { type, final: false, text, agent: cfg.agent };
+  };
   try {
     if (resumed) {
-      const end = yield* settle(resumed.calls, resumed.now, resumed.known);
+      const end = yield* settle(resumed.calls, resumed.now, resumed.known, resumed.interruptId);
       if (end) {
         usageShown = true;
         yield* usage();
@@ -88,6 +95,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         let end: StreamEvent;
         if (cfg.responseFormat) {
           const parsed = parseStructured(t.text, cfg.responseFormat);
+          yield* answer(t.held, parsed.ok ? "answer" : "aside");
           if (!parsed.ok && !retried) {
             retried = true;
             const fix: ModelMessage = { role: "user", content: `Your answer does not match the required JSON Schema: ${describeIssues(parsed.issues)}. Reply again with only the JSON value.` };
@@ -97,7 +105,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
           }
           if (!parsed.ok) throw new AgentRunError("UPSTREAM", `the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`);
           end = { type: "structured_final", final: true, data: parsed.value, agent: cfg.agent };
-        } else end = { type: "message_final", final: true, text: t.text, agent: cfg.agent };
+        } else {
+          yield* answer(t.held);
+          end = { type: "message_final", final: true, text: t.text, agent: cfg.agent };
+        }
         usageShown = true;
         yield* usage();
         yield end;
@@ -131,8 +142,8 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
   }
 
   /** Runs a turn's calls; returns a terminal when the turn ends the run (pause or terminate). */
-  async function* settle(calls: PlannedCall[], now: ResumedBatch["now"], known: Record<string, DoneOutcome>): AsyncGenerator<StreamEvent, StreamEvent | null> {
-    const items: BatchItem[] = now.map(({ call, outcome }) => itemFor(call, outcome));
+  async function* settle(calls: PlannedCall[], now: ResumedBatch["now"], known: Record<string, DoneOutcome>, interruptId?: string): AsyncGenerator<StreamEvent, StreamEvent | null> {
+    const items: BatchItem[] = now.map(({ call, outcome }) => ({ ...itemFor(call, outcome), ...(interruptId ? { interruptId } : {}) }));
     const outcomes = yield* runBatch(items, cfg.agent);
     const byId = new Map<string, CallOutcome>(Object.entries(known));
     items.forEach((it, i) => byId.set(it.callId, outcomes[i]));
@@ -179,8 +190,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     messages.push(toolMessage);
     await io.persist([toolMessage]);
     if (results.length && results.every((r) => r.terminate)) {
-      const last = results[results.length - 1];
-      return { ...finalEventForValue(last.value), agent: cfg.agent };
+      const end = { ...finalEventForValue(results[results.length - 1].value), agent: cfg.agent };
+      // The answer is the tool's, not the model's: it streams as one delta, so the deltas still join to it.
+      if (end.type === "message_final" && end.text) yield* answer([end.text]);
+      return end;
     }
     return null;
   }

@@ -22,6 +22,7 @@ export async function planResume(paused: AgentRunRecord, resume: unknown, tools:
   const specs = new Map(tools.map((t) => [t.name, t]));
   for (const c of cp.calls) if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
 
+  checkInterruptId(resume, cp);
   if (cp.kind === "interrupt") {
     const { decisions, issues: found } = parseDecisions(resume, cp.actions);
     issues.push(...found);
@@ -40,7 +41,7 @@ export async function planResume(paused: AgentRunRecord, resume: unknown, tools:
         now.push({ call });
       }
     }
-    return { calls, now, known: {} };
+    return { calls, now, known: {}, interruptId: cp.interruptId };
   }
 
   const answers = readAnswers(resume, issues);
@@ -78,6 +79,21 @@ export async function planResume(paused: AgentRunRecord, resume: unknown, tools:
   }
   if (pending.length) throw new ApiError("CONFLICT", `the run still waits on interaction${pending.length > 1 ? "s" : ""} ${pending.join(", ")}; answer ${pending.length > 1 ? "them" : "it"} first (answerInteraction, or resume.answers)`);
   return { calls: cp.calls, now, known: cp.done };
+}
+
+/**
+ * A resume may echo the InterruptFinal's `interruptId` (`resume.interruptId`); it must be
+ * the thread's pending interrupt, else the client answers a pause it did not see.
+ */
+function checkInterruptId(resume: unknown, cp: Checkpoint): void {
+  if (!resume || typeof resume !== "object" || !("interruptId" in resume)) return;
+  const named = (resume as { interruptId: unknown }).interruptId;
+  if (typeof named !== "string") throw ApiError.badInput("resume.interruptId must be a string: the interruptId of the InterruptFinal you answer", [{ path: "/resume/interruptId", message: "must be a string" }]);
+  const pending = cp.kind === "interrupt" ? cp.interruptId : null;
+  if (named !== pending)
+    throw new ApiError("CONFLICT", pending ? `interrupt "${named}" is not the pending interrupt of this thread (${pending}); it was resumed already or never existed` : `interrupt "${named}" is not pending: the thread's paused run waits on ${cp.kind === "asks" ? "asks" : "interactions"}, not on an approval`, [
+      { path: "/resume/interruptId", message: "is stale" },
+    ]);
 }
 
 function readAnswers(resume: unknown, issues: Issue[]): Record<string, unknown> {

@@ -21,32 +21,34 @@ export class RunSecrets {
   }
 
   /**
-   * Scrubs a run's events. A model streams an answer in arbitrary chunks, so a secret it
-   * repeats may be split across MessageDeltas that are each harmless alone: the last
-   * (longest secret − 1) characters are always held back and sent with the next delta
-   * of the same agent (or alone, before any other event). The lag is constant: it never
-   * depends on whether the text could start a secret, so how the deltas are cut tells a
-   * caller nothing about any secret's characters.
+   * Scrubs a run's events. A model streams text in arbitrary chunks, so a secret it
+   * repeats may be split across deltas (MessageDelta or IntermediateDelta) that are each
+   * harmless alone: the last (longest secret − 1) characters are always held back and
+   * sent with the next delta of the same member and agent (or alone, before any other
+   * event). The lag is constant: it never depends on whether the text could start a
+   * secret, so how the deltas are cut tells a caller nothing about any secret's characters.
    */
   async *scrubStream(events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
-    let held: { agent: string | null; text: string } | null = null;
+    let held: Delta | null = null;
     const flush = function* (): Generator<StreamEvent> {
-      if (held?.text) yield { type: "message_delta", final: false, text: held.text, agent: held.agent };
+      if (held?.text) yield held;
       held = null;
     };
     for await (const e of events) {
-      if (e.type !== "message_delta") {
+      if (e.type !== "message_delta" && e.type !== "intermediate_delta") {
         yield* flush();
         yield this.scrub(e);
         continue;
       }
       const agent = e.agent ?? null;
-      if (held && held.agent !== agent) yield* flush();
+      if (held && (held.agent !== agent || held.type !== e.type)) yield* flush();
       const text: string = this.scrub((held?.text ?? "") + e.text);
       const keep = Math.min(text.length, Math.max(0, this.scope.longest() - 1));
-      held = keep ? { agent, text: text.slice(text.length - keep) } : null;
+      held = keep ? { type: e.type, final: false, agent, text: text.slice(text.length - keep) } : null;
       if (keep < text.length) yield { ...e, text: text.slice(0, text.length - keep) };
     }
     yield* flush();
   }
 }
+
+type Delta = Extract<StreamEvent, { type: "message_delta" | "intermediate_delta" }>;

@@ -16,8 +16,10 @@ export const AgentRunQuery = graphql(`query AgentRun($id: ID!) { agentRun(id: $i
 /** One line of a run's transcript, built from its events. */
 export type TranscriptItem =
   | { kind: "text"; agent: string | null; text: string }
+  /** Text a model turn emitted alongside its tool calls (or a sub-agent's): not the answer. */
+  | { kind: "aside"; agent: string | null; text: string }
   | { kind: "reasoning"; agent: string | null; text: string }
-  | { kind: "call"; agent: string | null; tool: string; callId: string; args: Record<string, unknown>; result?: { value: unknown; isError: boolean } }
+  | { kind: "call"; agent: string | null; tool: string; callId: string; args: Record<string, unknown>; result?: { value: unknown; details: unknown; isError: boolean } }
   | { kind: "usage"; inputTokens: number | null; outputTokens: number | null; model: string | null };
 
 /** The terminal members a run can end with. */
@@ -33,9 +35,10 @@ export interface RunTranscript {
 export const emptyTranscript = (): RunTranscript => ({ runId: null, items: [], final: null });
 
 /**
- * Folds one event into a transcript. Message deltas of the same speaker join one text
- * line; a result goes beside its call; the terminal is kept apart. A `MessageFinal`
- * repeats the last turn's streamed text, so it adds a line only when nothing streamed.
+ * Folds one event into a transcript. Consecutive deltas of the same member and speaker
+ * join one line: the answer (MessageDelta) and text aside from it (IntermediateDelta) are
+ * kept apart; a result goes beside its call; the terminal is kept apart. A `MessageFinal`
+ * repeats the streamed answer, so it adds a line only when nothing streamed.
  */
 export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
   const items = [...t.items];
@@ -43,9 +46,12 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
   const runId = t.runId ?? e.runId;
   switch (e.__typename) {
     case "MessageDelta":
-      if (last?.kind === "text" && last.agent === e.agent) items[items.length - 1] = { ...last, text: last.text + e.text };
-      else items.push({ kind: "text", agent: e.agent ?? null, text: e.text });
+    case "IntermediateDelta": {
+      const kind = e.__typename === "MessageDelta" ? "text" : "aside";
+      if (last?.kind === kind && last.agent === (e.agent ?? null)) items[items.length - 1] = { ...last, text: last.text + e.text };
+      else items.push({ kind, agent: e.agent ?? null, text: e.text });
       return { ...t, runId, items };
+    }
     case "ReasoningStep":
       items.push({ kind: "reasoning", agent: e.agent ?? null, text: e.text });
       return { ...t, runId, items };
@@ -54,7 +60,7 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
       return { ...t, runId, items };
     case "ToolResultStep": {
       const at = items.findIndex((i) => i.kind === "call" && i.callId === e.callId && i.agent === (e.agent ?? null));
-      const result = { value: e.result, isError: e.isError };
+      const result = { value: e.result, details: e.details ?? null, isError: e.isError };
       if (at >= 0) items[at] = { ...(items[at] as Extract<TranscriptItem, { kind: "call" }>), result };
       else items.push({ kind: "call", agent: e.agent ?? null, tool: e.tool, callId: e.callId, args: {}, result });
       return { ...t, runId, items };

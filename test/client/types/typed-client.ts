@@ -83,6 +83,7 @@ export function fragmentsAreTyped(): void {
 export function describe(event: StreamEvent): string {
   switch (event.__typename) {
     case "MessageDelta":
+    case "IntermediateDelta":
     case "MessageFinal":
     case "ReasoningStep":
       return event.text;
@@ -91,9 +92,9 @@ export function describe(event: StreamEvent): string {
     case "StructuredFinal":
       return JSON.stringify(event.data);
     case "ToolCallStep":
-      return `${event.tool}(${JSON.stringify(event.args)}) #${event.callId}`;
+      return `${event.tool}(${JSON.stringify(event.args)}) #${event.callId}${event.resumedInterruptId ? ` (decided under ${event.resumedInterruptId})` : ""}`;
     case "ToolResultStep":
-      return `${event.tool} → ${event.isError ? "error" : "ok"}`;
+      return `${event.tool} → ${event.isError ? "error" : "ok"} ${JSON.stringify(event.details)}`;
     case "InterruptFinal":
       return `${event.interruptId}: ${event.reason ?? ""}`;
     case "SuspendedFinal":
@@ -108,7 +109,7 @@ export function describe(event: StreamEvent): string {
 }
 
 export function baseFieldsOnEveryMember(event: StreamEvent): [number, string, boolean] {
-  // @ts-expect-error only MessageDelta, MessageFinal and ReasoningStep have text
+  // @ts-expect-error only MessageDelta, IntermediateDelta, MessageFinal and ReasoningStep have text
   const text: string = event.text;
   void text;
   return [event.seq, event.runId, event.final];

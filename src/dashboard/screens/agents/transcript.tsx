@@ -74,6 +74,13 @@ function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
           {item.text}
         </div>
       );
+    case "aside":
+      return (
+        <div className="aside" data-testid="agent-aside" title="Said while calling tools; not part of the answer">
+          {item.agent && <span className="speaker">{item.agent}</span>}
+          {item.text}
+        </div>
+      );
     case "reasoning":
       return <div className="reasoning">{item.text}</div>;
     case "usage":
@@ -95,6 +102,11 @@ function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
           {item.result && (
             <div className="result">
               <span className="faint">→</span> <JsonView value={item.result.value} />
+            </div>
+          )}
+          {item.result?.details != null && (
+            <div className="details" data-testid="tool-details">
+              <span className="faint">details</span> <JsonView value={item.result.details} />
             </div>
           )}
         </div>
