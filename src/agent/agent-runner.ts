@@ -51,8 +51,8 @@ export function launchRun(
   // published once its batch commits (in order: batches commit in order). `stored` is the
   // last seq known stored: the writer stores nothing of a run after an entry it failed to
   // store (`runlog/jobs.ts`), so the stored entries are exactly 1..stored, with no gap.
-  let next = 0;
-  let stored = 0;
+  let next = run.seqBase ?? 0;
+  let stored = next;
   let failure: unknown = null;
   const writes: Promise<void>[] = [];
   const settle = () => Promise.all(writes.splice(0));

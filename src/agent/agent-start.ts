@@ -20,6 +20,8 @@ export interface AdmittedRun extends StartedRun {
   resuming: AgentRunRecord | null;
   /** What the agent's `prepare` returned. */
   prepared: unknown;
+  /** The seq its events number on from: 0 for a new run; a continuation's SuspendedFinal (docs/agent-stream.md §7.1). */
+  seqBase?: number;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface AdmittedRun extends StartedRun {
  * running the thread. Every rejection is an ApiError, and leaves nothing stored.
  */
 export async function admitStart(
-  agents: Pick<AgentService, "store" | "threads" | "services" | "classes">,
+  agents: Pick<AgentService, "store" | "threads" | "services" | "classes" | "continueSuspended">,
   deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
   req: StartRequest,
 ): Promise<AdmittedRun> {
@@ -69,8 +71,16 @@ export async function admitStart(
   }
   options = { ...options, ...(parsed.data as Record<string, unknown>), threadId };
   const agent = new cls();
-  const prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming });
+  // Claimed before `prepare`, which may answer the run's interactions: the continuation
+  // their answers would start then loses to this resume (docs/agent-stream.md §7.1).
   if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
+  let prepared: unknown;
+  try {
+    prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming });
+  } catch (e) {
+    if (resuming) await giveBack(agents, resuming);
+    throw e;
+  }
 
   const runId = randomUUID();
   let created = false;
@@ -95,13 +105,22 @@ export async function admitStart(
       );
   } catch (e) {
     if (created) await agents.store.discard(runId);
-    if (resuming) await agents.store.unclaim(resuming.id, resuming.status);
+    if (resuming) await giveBack(agents, resuming);
     throw e;
   }
   // A resume never raises the rights the paused conversation ran with: an ADMIN who
   // approves a USER's pending call lets the loop go on with the USER's role.
   const caller = resuming ? { ...req.caller, role: lowerRole(req.caller.role, resuming.callerRole as Caller["role"]) } : req.caller;
   return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared };
+}
+
+/**
+ * Undoes a resume's claim. A suspended run whose answers came in meanwhile (some inside
+ * the refused resume) continues by itself.
+ */
+async function giveBack(agents: Pick<AgentService, "store" | "continueSuspended">, paused: AgentRunRecord): Promise<void> {
+  await agents.store.unclaim(paused.id, paused.status);
+  if (paused.status === "SUSPENDED") await agents.continueSuspended(paused.id);
 }
 
 /**
@@ -139,6 +158,6 @@ function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
 const RANK: Record<Caller["role"], number> = { READER: 0, USER: 1, ADMIN: 2 };
 
 /** The less privileged of two roles (an unknown role counts as READER). */
-function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
+export function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
   return (RANK[a] ?? 0) <= (RANK[b] ?? 0) ? a : b;
 }

@@ -200,8 +200,10 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const agents = ctx.runtime.agents;
-      const runId = args.runId ? (await agents.open(String(args.runId), caller)).id : (await agents.start(toStart(args.input, caller))).runId;
-      const after = args.runId ? Math.max(0, args.afterSeq ?? 0) : 0;
+      const started = args.runId ? null : await agents.start(toStart(args.input, caller));
+      const runId = started ? started.runId : (await agents.open(String(args.runId), caller)).id;
+      // A resume that joins a continued run starts after its SuspendedFinal.
+      const after = started ? (started.afterSeq ?? 0) : Math.max(0, args.afterSeq ?? 0);
       return closeWith(ctx, (signal) => asEvents(agents.events(runId, after, signal), after));
     },
     resolve: (e: AgentEventRecord) => e,
