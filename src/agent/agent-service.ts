@@ -21,7 +21,7 @@ import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
-import { admitStart, checkThread, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
+import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
@@ -145,7 +145,15 @@ export class AgentService {
     if (this.inflight.closing) throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], { retryable: true });
     const joined = await joinContinued(this, req);
     if (joined) return joined;
-    const run = await admitStart(this, this.deps, req);
+    let run: AdmittedRun;
+    try {
+      run = await admitStart(this, this.deps, req);
+    } catch (e) {
+      // The suspended run continued by itself while this resume was admitted: join it.
+      const continued = e instanceof ApiError && e.code === "CONFLICT" ? await joinContinued(this, req) : null;
+      if (continued) return continued;
+      throw e;
+    }
     launchRun(this, this.deps, this.inflight, run);
     return { runId: run.runId, threadId: run.threadId, agent: run.agent };
   }

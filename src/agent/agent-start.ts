@@ -6,6 +6,7 @@ import { ApiError, describeIssues } from "../errors.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
+import { admitFork, type Fork } from "./fork.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
 
@@ -20,6 +21,8 @@ export interface AdmittedRun extends StartedRun {
   resuming: AgentRunRecord | null;
   /** What the agent's `prepare` returned. */
   prepared: unknown;
+  /** The run's checkpoint in its thread: the last thread row before it ran (docs/agent-stream.md §6.1). */
+  mark?: number;
   /** The seq its events number on from: 0 for a new run; a continuation's SuspendedFinal (docs/agent-stream.md §7.1). */
   seqBase?: number;
 }
@@ -37,6 +40,12 @@ export async function admitStart(
   let options = Object.fromEntries(Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null)) as AgentRunOptions;
   let agentName = req.agent ?? undefined;
   let resuming: AgentRunRecord | null = null;
+  let fork: Fork | null = null;
+  if (options.resume === undefined && options.resumeCheckpointId !== undefined) {
+    const admitted = await admitFork(agents, req, options);
+    ({ fork, options } = admitted);
+    agentName = admitted.agent;
+  }
   if (options.resume !== undefined) {
     if (!options.threadId) throw ApiError.badInput("resume needs the threadId of the paused run", [{ path: "/threadId", message: "is required with resume" }]);
     if (options.userMessage !== undefined) throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
@@ -76,7 +85,7 @@ export async function admitStart(
   if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
   let prepared: unknown;
   try {
-    prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming });
+    prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming, forking: fork });
   } catch (e) {
     if (resuming) await giveBack(agents, resuming);
     throw e;
@@ -84,8 +93,12 @@ export async function admitStart(
 
   const runId = randomUUID();
   let created = false;
+  let rewound: number | null = null;
+  let mark: number;
   try {
     checkThreadOwner(await agents.threads.ensure(threadId, ownerKey(req.caller)), threadId, req.caller, "use");
+    // A fork rewinds the thread to its checkpoint: the rewind is the fork's own checkpoint.
+    mark = fork ? (rewound = await agents.threads.rewind(threadId, fork.mark)) : await agents.threads.mark(threadId);
     await agents.store.create({
       id: runId,
       agent: cls.toolName,
@@ -93,7 +106,7 @@ export async function admitStart(
       input: deps.secrets.scrub(options) as Record<string, unknown>,
       callerRole: req.caller.role,
       callerKey: req.caller.keyName,
-      checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null },
+      checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null, ...(fork ? { forks: fork.run.id } : {}), mark },
       startedAt: new Date().toISOString(),
     });
     created = true;
@@ -105,13 +118,14 @@ export async function admitStart(
       );
   } catch (e) {
     if (created) await agents.store.discard(runId);
+    if (rewound !== null) await agents.threads.dropRewind(rewound);
     if (resuming) await giveBack(agents, resuming);
     throw e;
   }
   // A resume never raises the rights the paused conversation ran with: an ADMIN who
   // approves a USER's pending call lets the loop go on with the USER's role.
   const caller = resuming ? { ...req.caller, role: lowerRole(req.caller.role, resuming.callerRole as Caller["role"]) } : req.caller;
-  return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared };
+  return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared, mark };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { AgentRunRecord } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 import { lowerRole } from "./agent-start.ts";
 import type { RunFailedRecord, SuspendedFinal } from "./events.ts";
+import { markOf, withMark } from "./fork.ts";
 
 type Agents = Pick<AgentService, "store" | "services" | "classes">;
 type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secrets" | "instanceId">;
@@ -70,11 +71,11 @@ export async function continueSuspended(agents: Agents, deps: Deps, inflight: In
     const options: AgentRunOptions = { ...inherited, resume: {}, threadId: run.threadId };
     const agent = new cls();
     const prepared = await agent.prepare(options, { caller, threadId: run.threadId, services: agents.services, resuming: run });
-    launchRun(agents, deps, inflight, { runId: run.id, threadId: run.threadId, agent: run.agent, agentInstance: agent, options, caller, resuming: run, prepared, seqBase });
+    launchRun(agents, deps, inflight, { runId: run.id, threadId: run.threadId, agent: run.agent, agentInstance: agent, options, caller, resuming: run, prepared, seqBase, mark: markOf(run.checkpoint) ?? undefined });
   } catch (e) {
     const c = classifyAgentError(e, false);
     const rec: RunFailedRecord = { type: "run_failed", final: true, seq: seqBase + 1, runId: run.id, kind: c.kind, message: deps.secrets.scrubText(c.message) };
-    if (await agents.store.finish(rec, "FAILED", null)) deps.bus.publish("agentEvent", rec);
+    if (await agents.store.finish(rec, "FAILED", withMark(null, markOf(run.checkpoint) ?? undefined))) deps.bus.publish("agentEvent", rec);
   }
   return true;
 }

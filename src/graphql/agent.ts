@@ -124,7 +124,7 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
     recursionLimit: t.int({ description: "The most model turns before the run fails." }),
     threadId: t.string({ description: "Continue (or start) this thread; its history is read first." }),
     resume: t.field({ type: "JSON", description: "Decisions ({ decisions: [...] }) or answers ({ answers: { id: answer } }) for the paused run." }),
-    resumeCheckpointId: t.string({ description: "The paused run's id, as a guard against resuming another pause." }),
+    resumeCheckpointId: t.string({ description: "With resume: the paused run's id, a guard against resuming another pause. Without resume: a failed or cancelled run of the thread to fork past; a new run continues from its checkpoint." }),
     llmProvider: t.string({ description: "The provider to use; default: the configured one." }),
     llmKwargs: t.field({ type: "JSONObject", description: "Provider options (model, temperature, ...)." }),
     extra: t.field({ type: "JSONObject", description: "Role-specific agent params, merged into the run options." }),

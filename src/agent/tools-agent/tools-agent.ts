@@ -87,7 +87,7 @@ export class ToolsAgent extends Agent {
     issues.push(...system.issues, ...user.issues);
     const promptSkills = await loadSkills(ctx, o.skills ?? [], o.inlineSkills ?? [], "/skills", issues);
 
-    const history = await threads.history(ctx.threadId);
+    const history = await threads.history(ctx.threadId, ctx.forking?.mark);
     if (!ctx.resuming && user.text === null && history.at(-1)?.role !== "user")
       issues.push({ path: "/userMessage", message: "is required: the thread has no user message waiting for an answer" });
     if (issues.length) throw ApiError.badInput(`the agent run cannot start: ${describeIssues(issues)}`, issues);
