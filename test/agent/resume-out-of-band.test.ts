@@ -113,6 +113,35 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     runtimes.unshift(a);
   });
 
+  it("should fail the continuation with PERMISSION_DENIED when the key that started the run was revoked before the answer", async () => {
+    const a = await first();
+    await a.keys.create("spender", "USER");
+    const caller = { role: "USER" as const, keyName: "spender", keyId: null };
+    useScript(a.agents, "s", callThenAnswer("approve_spend", { amount: 5 }, "approved"));
+    const { started, log: head } = await runToEnd(a.agents, { userMessage: "spend 5", toolNames: ["approve_spend"], llmProvider: "s" }, caller);
+    const [interaction] = await a.interactions.list("PENDING", as("ADMIN"));
+    await a.keys.revoke("spender");
+    await a.interactions.answer(interaction.id, { ok: true }, as("ADMIN"));
+    const log = await follow(a.agents, started.runId, head.at(-1)!.seq);
+    expect(log).toEqual([expect.objectContaining({ type: "run_failed", kind: "PERMISSION_DENIED", seq: head.at(-1)!.seq + 1 })]);
+    expect((await a.agents.store.get(started.runId))?.status).toBe("FAILED");
+  });
+
+  it("should still resume when the instance that took the answer stopped before continuing: another server's heartbeat sweep continues the run", async () => {
+    const a = await first();
+    const { started, suspendedAt, interactionId } = await suspended(a);
+    const b = await another(a);
+    useScript(b.agents, "s", callThenAnswer("approve_spend", { amount: 5 }, "Approved by the sweep."));
+    // a drains its agent runs: it accepts the answer (the tool run resumes) but continues nothing.
+    await a.agents.close(0);
+    await a.interactions.answer(interactionId, { ok: true }, as("USER"));
+    expect((await a.agents.store.get(started.runId))?.status).toBe("SUSPENDED");
+    // What b's sweep does after each heartbeat.
+    expect(await b.agents.continueAnswered()).toEqual([started.runId]);
+    const log = await follow(b.agents, started.runId, suspendedAt);
+    expect(ofType(log, "message_final")).toEqual([expect.objectContaining({ text: "Approved by the sweep." })]);
+  });
+
   it("should resume exactly once when two instances race to continue the same answered run (a claim in the database)", async () => {
     const a = await first();
     const b = await another(a);
