@@ -2,9 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentService } from "../../src/agent/agent-service.ts";
 import type { AgentLogEntry } from "../../src/agent/events.ts";
 import type { ScriptView } from "../../src/agent/providers/scripted-model.ts";
+import { z } from "zod";
+import { park } from "../../src/interactions/park.ts";
+import { buildApp } from "../../src/server/build-app.ts";
 import { until } from "../graphql/support.ts";
 import { testDbKind } from "../helpers/databases.ts";
-import { as, type TestRuntime } from "../helpers/runtime.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { agentTestApp } from "./fixtures.ts";
 import { ofType, runToEnd, sharedRuntimes, types, useScript } from "./support.ts";
 
 /** Calls `tool` first; once a tool result is in, answers `answer`. */
@@ -82,6 +86,33 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     expect(ofType(all, "tool_result_step")).toHaveLength(1);
     expect(await a.db.agentRun.count()).toBe(1);
     await expect(a.agents.start({ options: { threadId: started.threadId, resume: { answers: { [interactionId]: { ok: true } } } }, caller: as("USER") })).rejects.toMatchObject({ code: "CONFLICT" });
+  });
+
+  it("should resume out of band when the answer arrives through a callback URL (an external system)", async () => {
+    const urls: string[] = [];
+    const app = agentTestApp();
+    app.tool({ name: "ask_vendor", description: "Asks an external system.", input: z.object({}), pauses: true }, async (_input, ctx) => {
+      const opened = await ctx.openInteraction({ question: "Quote?", callback: true });
+      urls.push(opened.callbackUrl!);
+      return park({ interactionIds: [opened.id] });
+    });
+    const r = await testRuntime({ app });
+    runtimes.push(r);
+    const server = buildApp(r);
+    await server.start(0, "127.0.0.1");
+    try {
+      useScript(r.agents, "s", callThenAnswer("ask_vendor", {}, "The vendor answered."));
+      const { started, log: head } = await runToEnd(r.agents, { userMessage: "get a quote", toolNames: ["ask_vendor"], llmProvider: "s" });
+      expect(types(head).at(-1)).toBe("suspended_final");
+      const joined = follow(r.agents, started.runId, head.at(-1)!.seq);
+      const res = await fetch(urls[0], { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ price: 12 }) });
+      expect(res.status).toBe(200);
+      const log = await joined;
+      expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "ask_vendor", result: { price: 12 } });
+      expect(ofType(log, "message_final")).toEqual([expect.objectContaining({ text: "The vendor answered." })]);
+    } finally {
+      await server.stop();
+    }
   });
 
   it("should run the continuation as the original caller: an ADMIN's answer does not let a USER's run call an ADMIN tool", async () => {
