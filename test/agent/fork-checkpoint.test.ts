@@ -63,6 +63,17 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
     expect(ofType(log, "message_final")).toEqual([expect.objectContaining({ text: "Short this time." })]);
   });
 
+  it("should fork a run interrupted by a restart (failed by the orphan sweep, its checkpoint kept)", async () => {
+    const r = await setup();
+    useScript(r.agents, "ok", [{ text: "Answered after the restart." }]);
+    await r.db.thread.create({ data: { id: "t-restart", owner: "test-user" } });
+    await r.db.agentRun.create({ data: { id: "interrupted", agent: "tools_agent", threadId: "t-restart", status: "RUNNING", input: { userMessage: "hello", llmProvider: "ok" }, callerRole: "USER", callerKey: "test-user", checkpoint: { instanceId: "gone-host/1/x", mark: 0 } } });
+    await r.agents.recover([]);
+    expect(await r.agents.store.get("interrupted")).toMatchObject({ status: "FAILED", final: { kind: "INTERNAL", message: "interrupted by restart" } });
+    const { log } = await runToEnd(r.agents, { resumeCheckpointId: "interrupted" });
+    expect(ofType(log, "message_final")).toEqual([expect.objectContaining({ text: "Answered after the restart." })]);
+  });
+
   it("should refuse an unknown checkpoint id and one the caller may not see with the same NOT_FOUND, storing nothing", async () => {
     const r = await setup();
     const { started } = await timedOut(r);
