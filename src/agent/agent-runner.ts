@@ -4,6 +4,7 @@ import { classifyAgentError } from "./agent-errors.ts";
 import type { AgentRunStatus } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps } from "./agent-service.ts";
 import type { AdmittedRun } from "./agent-start.ts";
+import { withMark } from "./fork.ts";
 import type { AgentEventRecord, RunFailedRecord, StreamEvent, TerminalEvent } from "./events.ts";
 
 /** Entries a run may have submitted and not yet seen stored. */
@@ -51,8 +52,8 @@ export function launchRun(
   // published once its batch commits (in order: batches commit in order). `stored` is the
   // last seq known stored: the writer stores nothing of a run after an entry it failed to
   // store (`runlog/jobs.ts`), so the stored entries are exactly 1..stored, with no gap.
-  let next = 0;
-  let stored = 0;
+  let next = run.seqBase ?? 0;
+  let stored = next;
   let failure: unknown = null;
   const writes: Promise<void>[] = [];
   const settle = () => Promise.all(writes.splice(0));
@@ -65,7 +66,7 @@ export function launchRun(
           await settle();
           if (failure) throw failure;
           // Not stored: another instance failed the run meanwhile (fencing); its record stands.
-          if (!(await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], checkpoint))) return;
+          if (!(await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], withMark(checkpoint, run.mark)))) return;
           stored = rec.seq;
           bus.publish("agentEvent", rec);
           return;
@@ -89,7 +90,8 @@ export function launchRun(
       if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
       const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
       try {
-        if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", null))) return;
+        // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
+        if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", withMark(null, run.mark)))) return;
       } catch (err) {
         log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
       }

@@ -187,6 +187,33 @@ export class AgentRunStore {
     await this.db.agentRun.updateMany({ where: { id: runId, status: "RESUMED" }, data: { status } });
   }
 
+  /**
+   * Claims a SUSPENDED run for its continuation on `instanceId` (SUSPENDED → RUNNING),
+   * compare-and-set on the suspension `run` was read at (its status and end): of every
+   * instance and explicit resume, exactly one claim of a suspension wins.
+   */
+  async claimSuspended(run: AgentRunRecord, instanceId: string): Promise<boolean> {
+    const { count } = await this.db.agentRun.updateMany({
+      where: { id: run.id, status: "SUSPENDED", finishedAt: run.finishedAt ? new Date(run.finishedAt) : null },
+      data: { status: "RUNNING", finishedAt: null, checkpoint: { ...(run.checkpoint as object), instanceId } as Json },
+    });
+    return count === 1;
+  }
+
+  /** Gives a claimed suspension back, as it was (its continuation could not start). */
+  async unclaimSuspended(run: AgentRunRecord): Promise<void> {
+    await this.db.agentRun.updateMany({
+      where: { id: run.id, status: "RUNNING" },
+      data: { status: "SUSPENDED", finishedAt: run.finishedAt ? new Date(run.finishedAt) : null, checkpoint: (run.checkpoint ?? undefined) as Json },
+    });
+  }
+
+  /** The SUSPENDED runs (a sweep continues those whose answers are in). */
+  async suspended(): Promise<AgentRunRecord[]> {
+    const rows = await this.db.agentRun.findMany({ where: { status: "SUSPENDED" }, take: 500 });
+    return rows.map(toRecord);
+  }
+
   /** RUNNING runs whose instance is not in `live`: what a crash left behind. */
   async orphans(live: Set<string>): Promise<AgentRunRecord[]> {
     const rows = await this.db.agentRun.findMany({ where: { status: "RUNNING" } });

@@ -20,7 +20,8 @@ import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
-import { admitStart, checkThread, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
+import { continueSuspended, joinContinued } from "./auto-resume.ts";
+import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
@@ -73,6 +74,8 @@ export interface StartedRun {
   runId: string;
   threadId: string;
   agent: string;
+  /** Where its stream starts for this start: 0, or the SuspendedFinal a joined continuation follows (docs/agent-stream.md §7.1). */
+  afterSeq?: number;
 }
 
 /** A run that ended with its terminal event. */
@@ -112,6 +115,11 @@ export class AgentService {
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
     this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
+    // A parked tool run of an agent ended here: its suspended agent run may continue.
+    deps.dispatcher.onParkEnded((toolRun) => {
+      if (toolRun.door !== "agent" || !toolRun.parentRunId) return;
+      this.continueSuspended(toolRun.parentRunId).catch((e: Error) => deps.log.warn("continuing a suspended agent run failed", { agentRunId: toolRun.parentRunId, error: e.message }));
+    });
   }
 
   /** Interactions arrive after construction in some runtimes; suspends need them. */
@@ -141,7 +149,17 @@ export class AgentService {
    */
   async start(req: StartRequest): Promise<StartedRun> {
     if (this.inflight.closing) throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], { retryable: true });
-    const run = await admitStart(this, this.deps, req);
+    const joined = await joinContinued(this, req);
+    if (joined) return joined;
+    let run: AdmittedRun;
+    try {
+      run = await admitStart(this, this.deps, req);
+    } catch (e) {
+      // The suspended run continued by itself while this resume was admitted: join it.
+      const continued = e instanceof ApiError && e.code === "CONFLICT" ? await joinContinued(this, req) : null;
+      if (continued) return continued;
+      throw e;
+    }
     launchRun(this, this.deps, this.inflight, run);
     return { runId: run.runId, threadId: run.threadId, agent: run.agent };
   }
@@ -167,7 +185,7 @@ export class AgentService {
     const onAbort = () => controller.abort();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      for await (const e of this.events(started.runId, 0, controller.signal)) {
+      for await (const e of this.events(started.runId, started.afterSeq ?? 0, controller.signal)) {
         if (e.type === "run_failed") throw new AgentRunFailedError(e.runId, e.kind, e.message, e.seq - 1);
         if (e.final) return { ...started, final: e as FinishedRun["final"] };
       }
@@ -181,6 +199,22 @@ export class AgentService {
   /** The non-streaming drain of a start: its terminal event (runAgent). */
   async run(req: StartRequest, signal?: AbortSignal): Promise<FinishedRun> {
     return this.awaitEnd(await this.start(req), signal);
+  }
+
+  /**
+   * Continues a SUSPENDED run whose answers (or expiries) are all in, if this instance wins
+   * its claim (docs/agent-stream.md §7.1); false when there was nothing to continue here.
+   * Called when a parked tool run of an agent ends, and by the heartbeat's sweep.
+   */
+  continueSuspended(runId: string): Promise<boolean> {
+    return continueSuspended(this, this.deps, this.inflight, runId);
+  }
+
+  /** Continues every SUSPENDED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */
+  async continueAnswered(): Promise<string[]> {
+    const continued: string[] = [];
+    for (const run of await this.store.suspended()) if (await this.continueSuspended(run.id)) continued.push(run.id);
+    return continued;
   }
 
   /** Aborts a run in flight on this instance; it ends CANCELLED. */

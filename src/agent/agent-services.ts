@@ -13,6 +13,8 @@ import type { ThreadStore } from "./threads.ts";
 /** What agents need from the interactions layer (issue 4): reading and answering parks. */
 export interface InteractionsPort {
   forRun(runId: string): Promise<InteractionRecord[]>;
+  /** One interaction, whoever may see it. */
+  get(id: string): Promise<InteractionRecord | null>;
   /** Validates and stores an answer, then resumes the parked run. Throws ApiError on refusal. */
   answer(id: string, answer: unknown, caller: Caller): Promise<RunRecord>;
 }

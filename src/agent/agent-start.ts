@@ -7,6 +7,7 @@ import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
 import { checkRunOptions, storableOptions } from "./run-options.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
+import { admitFork, type Fork } from "./fork.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
 
@@ -21,6 +22,10 @@ export interface AdmittedRun extends StartedRun {
   resuming: AgentRunRecord | null;
   /** What the agent's `prepare` returned. */
   prepared: unknown;
+  /** The run's checkpoint in its thread: the last thread row before it ran (docs/agent-stream.md §6.1). */
+  mark?: number;
+  /** The seq its events number on from: 0 for a new run; a continuation's SuspendedFinal (docs/agent-stream.md §7.1). */
+  seqBase?: number;
 }
 
 /**
@@ -29,13 +34,19 @@ export interface AdmittedRun extends StartedRun {
  * running the thread. Every rejection is an ApiError, and leaves nothing stored.
  */
 export async function admitStart(
-  agents: Pick<AgentService, "store" | "threads" | "services" | "classes">,
+  agents: Pick<AgentService, "store" | "threads" | "services" | "classes" | "continueSuspended">,
   deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
   req: StartRequest,
 ): Promise<AdmittedRun> {
   let options = Object.fromEntries(Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null)) as AgentRunOptions;
   let agentName = req.agent ?? undefined;
   let resuming: AgentRunRecord | null = null;
+  let fork: Fork | null = null;
+  if (options.resume === undefined && options.resumeCheckpointId !== undefined) {
+    const admitted = await admitFork(agents, req, options);
+    ({ fork, options } = admitted);
+    agentName = admitted.agent;
+  }
   if (options.resume !== undefined) {
     if (!options.threadId) throw ApiError.badInput("resume needs the threadId of the paused run", [{ path: "/threadId", message: "is required with resume" }]);
     if (options.userMessage !== undefined) throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
@@ -71,13 +82,25 @@ export async function admitStart(
   }
   options = { ...options, ...(parsed.data as Record<string, unknown>), threadId };
   const agent = new cls();
-  const prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming });
+  // Claimed before `prepare`, which may answer the run's interactions: the continuation
+  // their answers would start then loses to this resume (docs/agent-stream.md §7.1).
   if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
+  let prepared: unknown;
+  try {
+    prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming, forking: fork });
+  } catch (e) {
+    if (resuming) await giveBack(agents, resuming);
+    throw e;
+  }
 
   const runId = randomUUID();
   let created = false;
+  let rewound: number | null = null;
+  let mark: number;
   try {
     checkThreadOwner(await agents.threads.ensure(threadId, ownerKey(req.caller)), threadId, req.caller, "use");
+    // A fork rewinds the thread to its checkpoint: the rewind is the fork's own checkpoint.
+    mark = fork ? (rewound = await agents.threads.rewind(threadId, fork.mark)) : await agents.threads.mark(threadId);
     await agents.store.create({
       id: runId,
       agent: cls.toolName,
@@ -85,7 +108,7 @@ export async function admitStart(
       input: deps.secrets.scrub(storableOptions(options)) as Record<string, unknown>,
       callerRole: req.caller.role,
       callerKey: req.caller.keyName,
-      checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null },
+      checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null, ...(fork ? { forks: fork.run.id } : {}), mark },
       startedAt: new Date().toISOString(),
     });
     created = true;
@@ -97,13 +120,23 @@ export async function admitStart(
       );
   } catch (e) {
     if (created) await agents.store.discard(runId);
-    if (resuming) await agents.store.unclaim(resuming.id, resuming.status);
+    if (rewound !== null) await agents.threads.dropRewind(rewound);
+    if (resuming) await giveBack(agents, resuming);
     throw e;
   }
   // A resume never raises the rights the paused conversation ran with: an ADMIN who
   // approves a USER's pending call lets the loop go on with the USER's role.
   const caller = resuming ? { ...req.caller, role: lowerRole(req.caller.role, resuming.callerRole as Caller["role"]) } : req.caller;
-  return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared };
+  return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared, mark };
+}
+
+/**
+ * Undoes a resume's claim. A suspended run whose answers came in meanwhile (some inside
+ * the refused resume) continues by itself.
+ */
+async function giveBack(agents: Pick<AgentService, "store" | "continueSuspended">, paused: AgentRunRecord): Promise<void> {
+  await agents.store.unclaim(paused.id, paused.status);
+  if (paused.status === "SUSPENDED") await agents.continueSuspended(paused.id);
 }
 
 /**
@@ -141,6 +174,6 @@ function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
 const RANK: Record<Caller["role"], number> = { READER: 0, USER: 1, ADMIN: 2 };
 
 /** The less privileged of two roles (an unknown role counts as READER). */
-function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
+export function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
   return (RANK[a] ?? 0) <= (RANK[b] ?? 0) ? a : b;
 }

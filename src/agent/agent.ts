@@ -86,6 +86,8 @@ export interface AgentPrepareContext {
   threadId: string;
   services: AgentServices;
   resuming: AgentRunRecord | null;
+  /** The failed or cancelled run this run forks past, and its checkpoint in the thread: read the history as it stood there (docs/agent-stream.md §6.1). */
+  forking?: { run: AgentRunRecord; mark: number } | null;
 }
 
 /** What `appendThreadMessages` receives beside its arguments. */

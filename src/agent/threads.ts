@@ -73,15 +73,54 @@ export class ThreadStore {
       id: row.id,
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
-      messages: row.messages.map((m) => ({ role: m.role as ThreadMessageRole, content: m.content, at: m.at.toISOString(), data: m.data ?? null })),
+      messages: live(row.messages).map((m) => ({ role: m.role as ThreadMessageRole, content: m.content, at: m.at.toISOString(), data: m.data ?? null })),
     };
   }
 
-  /** The history as model messages, oldest first. */
-  async history(threadId: string): Promise<ModelMessage[]> {
-    const rows = await this.db.threadMessage.findMany({ where: { threadId }, orderBy: { id: "asc" } });
-    return rows.map((r) => (r.data as ModelMessage | null) ?? ({ role: r.role === "assistant" ? "assistant" : "user", content: r.content } as ModelMessage));
+  /**
+   * The history as model messages, oldest first: the live branch (what rewinds abandoned
+   * is left out), or, with `upTo`, the branch as it stood at that message id (a fork's
+   * checkpoint, docs/agent-stream.md §6.1).
+   */
+  async history(threadId: string, upTo?: number): Promise<ModelMessage[]> {
+    const rows = await this.db.threadMessage.findMany({ where: { threadId, ...(upTo === undefined ? {} : { id: { lte: upTo } }) }, orderBy: { id: "asc" } });
+    return live(rows).map((r) => (r.data as ModelMessage | null) ?? ({ role: r.role === "assistant" ? "assistant" : "user", content: r.content } as ModelMessage));
   }
+
+  /** The id of the thread's last stored row (0 when none): a run's checkpoint in its thread. */
+  async mark(threadId: string): Promise<number> {
+    const last = await this.db.threadMessage.findFirst({ where: { threadId }, orderBy: { id: "desc" }, select: { id: true } });
+    return last?.id ?? 0;
+  }
+
+  /**
+   * Rewinds the thread to the checkpoint `to` (a fork): the rows after it stay stored but
+   * leave the live branch. Returns the rewind's own id, the fork's checkpoint.
+   */
+  async rewind(threadId: string, to: number): Promise<number> {
+    const row = await this.db.threadMessage.create({ data: { threadId, role: REWIND, content: "", data: { rewindTo: to } } });
+    return row.id;
+  }
+
+  /** Drops a rewind whose fork was refused before it ran. */
+  async dropRewind(id: number): Promise<void> {
+    await this.db.threadMessage.deleteMany({ where: { id, role: REWIND } });
+  }
+}
+
+/** The role of a rewind row: not a message, a marker that abandons the rows after its `rewindTo`. */
+const REWIND = "rewind";
+
+/** The rows of the live branch: each rewind drops the rows before it whose id is above its `rewindTo`. */
+function live<R extends { id: number; role: string; data: unknown }>(rows: R[]): R[] {
+  let kept: R[] = [];
+  for (const r of rows) {
+    if (r.role === REWIND) {
+      const to = (r.data as { rewindTo?: number } | null)?.rewindTo ?? 0;
+      kept = kept.filter((k) => k.id <= to);
+    } else kept.push(r);
+  }
+  return kept;
 }
 
 /** Checks `appendThreadMessages` input: a non-empty list of `{ role: user|assistant, content }`. */

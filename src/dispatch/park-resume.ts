@@ -53,6 +53,7 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
   const trace = deps.tracer?.startRun({ tool: run.tool, door: run.door, caller, parentRunId: run.parentRunId ?? undefined });
   const done = execute(steps, entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true, trace });
   if (trace) done.then((o) => trace.end(o.run), (e: unknown) => trace.fail(e));
+  done.then((o) => steps.parkEnded(o.run), () => {});
   steps.inflight.add(runId, controller, done);
   return done;
 }
@@ -69,6 +70,7 @@ export async function endParked(steps: RunSteps, runId: string, status: "CANCELL
   Object.assign(run, failure(kind, message), { status, finishedAt: new Date().toISOString() });
   const ended = await deps.runs.finish(settle.snapshot(run, run.input === REDACTED), null);
   settle.publish(ended);
+  steps.parkEnded(ended.run);
   return ended.run;
 }
 

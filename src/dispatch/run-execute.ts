@@ -23,6 +23,8 @@ export interface RunSteps {
   runDetailed(req: RunRequest): Promise<RunOutcome>;
   /** Resolves with the run once it is no longer RUNNING (any instance). */
   awaitFinal(runId: string): Promise<RunRecord>;
+  /** Told of a parked run's end on this instance (resumed to an outcome, parked again, expired or cancelled). */
+  parkEnded(run: RunRecord): void;
 }
 
 /** How one execution of a run goes. */

@@ -92,10 +92,11 @@ export class Dispatcher {
   /** What execute, park and resume share with this dispatcher. */
   private readonly steps: RunSteps;
   private readonly unlistenCancel: () => void;
+  private readonly parkListeners = new Set<(run: RunRecord) => void>();
 
   constructor(private readonly deps: DispatchDeps) {
     this.settle = new RunSettle(deps);
-    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId) };
+    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId), parkEnded: (run) => this.parkEnded(run) };
     this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
   }
 
@@ -227,6 +228,20 @@ export class Dispatcher {
    */
   async resume(runId: string): Promise<RunOutcome> {
     return resume(this.steps, runId);
+  }
+
+  /**
+   * Calls `listener` with each parked run this instance ends: resumed (to an outcome, or
+   * parked again), expired or cancelled. Agent runs suspended on the run resume from it
+   * (docs/agent-stream.md §7). Returns the unsubscribe.
+   */
+  onParkEnded(listener: (run: RunRecord) => void): () => void {
+    this.parkListeners.add(listener);
+    return () => this.parkListeners.delete(listener);
+  }
+
+  private parkEnded(run: RunRecord): void {
+    for (const l of this.parkListeners) l(run);
   }
 
   /** Resolves with the run once it is no longer RUNNING (any instance). */

@@ -12,6 +12,7 @@ const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").implement({
     id: t.exposeID("id", { description: "The run's id; agentStream(runId:) joins it." }),
     agent: t.exposeString("agent", { description: "The agent's tool name." }),
     threadId: t.string({ nullable: true, description: "The thread it ran on.", resolve: (r) => r.threadId }),
+    forkOf: t.id({ nullable: true, description: "The failed or cancelled run this run forks past (its resumeCheckpointId without resume); null for any other run.", resolve: (r) => forkOf(r) }),
     status: t.field({ type: AgentRunStatusEnum, description: "Where the run is.", resolve: (r) => r.status }),
     final: t.field({ type: StreamEventRef, nullable: true, description: "The terminal event, once there is one.", resolve: (r) => (r.final && r.final.type !== "run_failed" ? r.final : null) }),
     errorKind: t.field({ type: ErrorKindEnum, nullable: true, description: "Why it failed, when FAILED.", resolve: (r) => (r.final?.type === "run_failed" ? r.final.kind : null) }),
@@ -21,6 +22,12 @@ const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").implement({
     finishedAt: t.field({ type: "DateTime", nullable: true, description: "When it ended or paused; null while RUNNING.", resolve: (r) => r.finishedAt }),
   }),
 });
+
+/** The run a fork forks past: its stored resumeCheckpointId, when it was started without resume (docs/agent-stream.md §6.1). */
+function forkOf(run: AgentRunRecord): string | null {
+  const { resume, resumeCheckpointId } = run.input;
+  return resume === undefined && typeof resumeCheckpointId === "string" ? resumeCheckpointId : null;
+}
 
 const AgentRunConnectionRef = connectionRef("AgentRun", AgentRunRef, "agent runs");
 

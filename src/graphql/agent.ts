@@ -132,7 +132,7 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
     recursionLimit: t.int({ description: "The most model turns before the run fails." }),
     threadId: t.string({ description: "Continue (or start) this thread; its history is read first." }),
     resume: t.field({ type: "JSON", description: "Decisions ({ decisions: [...] }) or answers ({ answers: { id: answer } }) for the paused run." }),
-    resumeCheckpointId: t.string({ description: "The paused run's id, as a guard against resuming another pause." }),
+    resumeCheckpointId: t.string({ description: "With resume: the paused run's id, a guard against resuming another pause. Without resume: a failed or cancelled run of the thread to fork past; a new run continues from its checkpoint." }),
     llmProvider: t.string({ description: "The provider to use; default: the configured one." }),
     llmKwargs: t.field({ type: "JSONObject", description: "Provider options (model, temperature, ...)." }),
     strategy: t.string({ description: 'The loop strategy, by registered name (default "tools"); an unknown name lists the known ones.' }),
@@ -211,8 +211,10 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const agents = ctx.runtime.agents;
-      const runId = args.runId ? (await agents.open(String(args.runId), caller)).id : (await agents.start(toStart(args.input, caller))).runId;
-      const after = args.runId ? Math.max(0, args.afterSeq ?? 0) : 0;
+      const started = args.runId ? null : await agents.start(toStart(args.input, caller));
+      const runId = started ? started.runId : (await agents.open(String(args.runId), caller)).id;
+      // A resume that joins a continued run starts after its SuspendedFinal.
+      const after = started ? (started.afterSeq ?? 0) : Math.max(0, args.afterSeq ?? 0);
       return closeWith(ctx, (signal) => asEvents(agents.events(runId, after, signal), after));
     },
     resolve: (e: AgentEventRecord) => e,

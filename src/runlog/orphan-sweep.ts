@@ -12,6 +12,8 @@ export interface AgentOrphans {
    * returns those records, not yet published.
    */
   failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
+  /** Continues the SUSPENDED agent runs whose answers are all in (a crash between an answer and its continuation); returns their ids. */
+  continueAnswered?(): Promise<string[]>;
 }
 
 /** What {@link OrphanSweep} needs from the runtime. */
@@ -73,7 +75,9 @@ export class OrphanSweep {
   /** Fails what instances not in `liveIds` (default: those found live now) left RUNNING, and publishes each closing record. */
   async sweep(liveIds?: string[]): Promise<SweepResult> {
     const live = liveIds ?? (await this.deps.instances.liveIds());
-    return { runs: await failToolRuns(this.deps, live), agentRuns: await failAgentRuns(this.deps, live) };
+    const result = { runs: await failToolRuns(this.deps, live), agentRuns: await failAgentRuns(this.deps, live) };
+    await this.deps.agents.continueAnswered?.();
+    return result;
   }
 
   private async tick(): Promise<void> {

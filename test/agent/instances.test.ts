@@ -2,27 +2,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptView } from "../../src/agent/providers/scripted-model.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp } from "./fixtures.ts";
-import { ofType, runToEnd, types, useScript } from "./support.ts";
+import { ofType, runToEnd, sharedRuntimes, types, useScript } from "./support.ts";
 
 const putThenAnswer = (view: ScriptView) => (view.prompt.at(-1)?.role === "tool" ? { text: "Stored." } : { toolCalls: [{ toolName: "kv_put", input: { key: "k", value: "v" } }] });
 
 describe("agent runs across server instances", () => {
-  const runtimes: TestRuntime[] = [];
-  afterEach(async () => {
-    // The first runtime owns (and drops) the database; the others only close.
-    for (const r of runtimes.splice(0).reverse()) await r.dispose();
-  });
-
-  async function first(): Promise<TestRuntime> {
-    const r = await testRuntime({ app: agentTestApp() });
-    runtimes.push(r);
-    return r;
-  }
-  async function another(of: TestRuntime): Promise<TestRuntime> {
-    const r = await testRuntime({ app: agentTestApp(), databaseUrl: of.config.databaseUrl });
-    runtimes.push(r);
-    return r;
-  }
+  const { runtimes, first, another, disposeAll } = sharedRuntimes();
+  afterEach(disposeAll);
 
   async function interrupt(r: TestRuntime) {
     useScript(r.agents, "s", putThenAnswer);

@@ -188,15 +188,20 @@ describe("agentStream over graphql-ws (real sockets)", () => {
         return { r, final, interactionId: interactions[0].id };
       }
 
-      it("should resume the thread with the parked tool's result once the interaction is answered", async () => {
+      it("should resume out of band once the interaction is answered: joining with runId and afterSeq streams the continuation", async () => {
         const { final, interactionId } = await suspended();
         const early = await stream({ input: { threadId: final.threadId, resume: {} } });
         expect(early.sub.errors).toMatchObject([{ extensions: { code: "CONFLICT" }, message: expect.stringContaining(interactionId) }]);
+        // Subscribed before the answer: the stream waits, then continues with the resumed events.
+        const joined = collect<{ agentStream: Ev }>(client(), AGENT_STREAM, { input: {}, runId: final.runId, afterSeq: final.seq });
         const answered = await http(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status data } }`, { id: interactionId, a: { ok: true } });
         expect(answered.data?.answerInteraction).toEqual({ status: "SUCCEEDED", data: { ok: true } });
-        const { events, sub } = await stream({ input: { threadId: final.threadId, resume: {} } });
-        expectWellFormed(events, sub);
+        await joined.waitForEnd(15_000);
+        const events = joined.data.map((d) => d.agentStream);
+        expect(joined.errors).toEqual([]);
         expect(kinds(events)).toEqual(["tool_call_step", "tool_result_step", "message_delta", "message_delta", "message_delta", "message_delta", "run_usage", "message_final"]);
+        expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => final.seq + 1 + i));
+        expect(events.every((e) => e.runId === final.runId)).toBe(true);
         expect(events[1]).toMatchObject({ tool: "approve_spend", isError: false, result: { ok: true } });
         expect(events.at(-1)).toMatchObject({ text: "The spend was approved." });
       });
