@@ -54,9 +54,10 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
 
   it("should fork a cancelled run too", async () => {
     const r = await setup();
-    useScript(r.agents, "slow", [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ") }, { text: "Short this time." }], 20);
+    const model = useScript(r.agents, "slow", [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ") }, { text: "Short this time." }], 20);
     const started = await r.agents.start({ options: { userMessage: "talk", llmProvider: "slow" }, caller: as("USER") });
-    await until("the run streamed", async () => (await r.agents.store.lastSeq(started.runId)) > 0);
+    // The turn's text is held until the turn ends (docs/agent-stream.md §2.2): the model being called is the sign it runs.
+    await until("the model to be streaming", () => model.seen.length > 0);
     r.agents.cancel(started.runId);
     await until("the run was cancelled", async () => (await r.agents.store.get(started.runId))?.status === "CANCELLED");
     const { log } = await runToEnd(r.agents, { threadId: started.threadId, resumeCheckpointId: started.runId });
