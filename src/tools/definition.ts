@@ -59,8 +59,12 @@ export interface ToolDefinition {
   /** In the pausing set: the body may return `park(...)`. */
   readonly pauses: boolean;
   readonly resume?: (state: unknown, answers: Record<string, unknown>, ctx: ToolContext) => unknown;
+  /** One line the tools agent lists under "## Tools" in its system message (docs/tool-authoring.md §1). */
   readonly promptSnippet?: string;
-  readonly promptGuidelines?: string[];
+  /** Rules the tools agent adds under "## Tool guidelines" when the tool is in a run. */
+  readonly promptGuidelines?: readonly string[];
+  /** The extension that registered the tool (`ExtensionOptions.tools`); absent when registered directly. */
+  readonly source?: string;
   /** Converts validated JSON input for the body (zod parse for `app.tool`). */
   readonly parse?: (input: Record<string, unknown>) => { ok: true; value: unknown } | { ok: false; issues: import("../errors.ts").Issue[] };
   /** Where it was registered (module path, "demo", "builtin"). */

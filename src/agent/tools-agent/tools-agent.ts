@@ -70,7 +70,7 @@ export class ToolsAgent extends Agent {
         redacted: false,
         spec: s,
         tools: subTools,
-        system: composeSystem(prompt.text, subSkills, (s.responseFormat as JsonSchema | undefined) ?? null),
+        system: composeSystem(prompt.text, subSkills, (s.responseFormat as JsonSchema | undefined) ?? null, subTools),
         responseFormat: (s.responseFormat as JsonSchema | undefined) ?? null,
       });
     }
@@ -96,7 +96,7 @@ export class ToolsAgent extends Agent {
     if (issues.length) throw ApiError.badInput(`the resume is invalid: ${describeIssues(issues)}`, issues);
     return {
       tools,
-      system: composeSystem(system.text, promptSkills, responseFormat),
+      system: composeSystem(system.text, promptSkills, responseFormat, tools),
       userMessage: user.text,
       gates,
       responseFormat,
