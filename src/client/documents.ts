@@ -135,6 +135,7 @@ export const AgentStreamSubscription = graphql(`
       ... on StructuredFinal { data }
       ... on ToolCallStep { tool args callId }
       ... on ToolResultStep { tool callId result isError }
+      ... on ToolProgressStep { tool callId toolRunId message progress total details }
       ... on InterruptFinal { interruptId payload reason }
       ... on SuspendedFinal { interactionIds threadId callerInteractionIds expiryAt }
       ... on AsksFinal { asks }

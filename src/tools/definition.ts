@@ -34,6 +34,14 @@ export interface ToolContext {
   /** A persisted key-value store with expiry, shared by every instance (what `cache` uses). */
   store: import("../db/expiring-store.ts").ExpiringStore;
   openInteraction(request: import("../interactions/park.ts").InteractionRequest): Promise<import("../interactions/park.ts").OpenedInteraction>;
+  /**
+   * Reports a partial update while the body runs (the seed's `on_update`): a RUN_PROGRESS
+   * run event, an agent's ToolProgressStep, an MCP progress notification
+   * (docs/tool-authoring.md §5). Rate- and size-bounded; a secret-tier run's message and
+   * details are redacted. Contract: returns at once (nothing to await); throws only for a
+   * malformed update.
+   */
+  onUpdate(update: import("./tool-update.ts").ToolUpdate): void;
 }
 
 /** A tool body. Contract: return a value or a `toolResult(...)`; throw `ToolError` to classify a failure. */

@@ -124,7 +124,7 @@ export class ToolsAgent extends Agent {
       await persist([m]);
     }
     const env: CallEnv = {
-      runTool: (name, input) => ctx.runTool(name, input),
+      runTool: (name, input, onProgress) => ctx.runTool(name, input, { onProgress }),
       cancelTool: async (toolRunId) => {
         await ctx.services.dispatcher.cancel(toolRunId);
       },

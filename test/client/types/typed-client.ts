@@ -94,6 +94,8 @@ export function describe(event: StreamEvent): string {
       return `${event.tool}(${JSON.stringify(event.args)}) #${event.callId}`;
     case "ToolResultStep":
       return `${event.tool} → ${event.isError ? "error" : "ok"}`;
+    case "ToolProgressStep":
+      return `${event.tool} #${event.callId}: ${event.message ?? ""} ${event.progress ?? "?"}/${event.total ?? "?"}`;
     case "InterruptFinal":
       return `${event.interruptId}: ${event.reason ?? ""}`;
     case "SuspendedFinal":
