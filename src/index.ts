@@ -9,6 +9,7 @@ export { toolResult, type ToolResult, type ToolResultInit, type ContentBlock } f
 export { Agent, AgentInterruptedError, drain, type AgentClass, type AgentContext, type AgentRunOptions, type SuspendedReceipt } from "./agent/agent.ts";
 export { finalEventForValue, type StreamEvent } from "./agent/events.ts";
 export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definition.ts";
+export type { ToolUpdate, RunProgress } from "./tools/tool-update.ts";
 export type { Tier, Role, Caller } from "./auth/roles.ts";
 export { DEFAULT_BACKOFF, type RetryPolicyInit, type RetryPolicy, type RetryBackoff } from "./retry/policy.ts";
 export { z } from "zod";
