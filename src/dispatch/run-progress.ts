@@ -28,7 +28,7 @@ export function progressChannel(
   redact: boolean,
   log: Logger,
   onProgress?: (event: RunEventRecord) => void,
-  bounds: Pick<typeof PROGRESS_BOUNDS, "intervalMs" | "perRun"> = PROGRESS_BOUNDS,
+  bounds: { intervalMs: number; perRun: number } = PROGRESS_BOUNDS,
 ): ProgressChannel {
   let closed = false;
   let written = 0;

@@ -46,6 +46,14 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
     ]);
   });
 
+  it("should list on the extension catalog the tools it registered that are on the surface, leaving a curated one out", async () => {
+    rt = await testRuntime({ app: appWithExtensionTools(), config: { demo: false } });
+    const gql = gqlClient(rt);
+    const admin = await rt.keys.create("admin", "ADMIN");
+    const toolkit = (await gql(`{ extensions { name tools } }`, {}, admin)).data!.extensions.find((e: { name: string }) => e.name === "toolkit");
+    expect(toolkit).toEqual({ name: "toolkit", tools: ["word_count", "vault_peek"] });
+  });
+
   it("should run an extension's tool through the chokepoint like any tool, its input validated at the door", async () => {
     rt = await testRuntime({ app: appWithExtensionTools(), config: { demo: false } });
     const gql = gqlClient(rt);
