@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
-import { composeSystem } from "../../src/agent/tools-agent/prompt.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { runToEnd, useScript } from "./support.ts";
@@ -47,10 +46,15 @@ describe("ToolDefinition.prompt_snippet and prompt_guidelines in the tools agent
     expect(model.seen[0].prompt[0]).toEqual({ role: "system", content: "Plain." });
   });
 
-  it("should give a sub-agent's system message the snippets and guidelines of its own tools only", () => {
-    const system = composeSystem(null, [], null, [{ name: "read", promptSnippet: "Read a file" }, { name: "plain" }]);
-    expect(system).toContain("## Tools\n- read: Read a file");
-    expect(system).not.toContain("## Tool guidelines");
+  it("should give a sub-agent's system message the snippets and guidelines of its own tools only", async () => {
+    rt = await testRuntime({ app: snippetApp(), config: { demo: false } });
+    const model = useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "reader", input: { task: "read the notes" } }] }, { text: "notes read" }, { text: "done" }]);
+    await runToEnd(rt.agents, { userMessage: "go", toolNames: ["grep"], subagents: [{ name: "reader", description: "Reads files.", toolNames: ["read", "plain"] }], llmProvider: "s" });
+    const sub = model.seen[1].prompt[0] as { role: string; content: string };
+    expect(sub.content).toContain("## Tools\n- read: Read a file");
+    expect(sub.content).toContain("## Tool guidelines\n- Prefer grep over reading whole files.");
+    expect(sub.content).not.toContain("- grep:");
+    expect(sub.content).not.toContain("Quote patterns exactly.");
   });
 
   it("should serve promptSnippet and promptGuidelines on GraphQL Tool, a branch keeping its base's or what its extension made of them", async () => {
