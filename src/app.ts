@@ -31,6 +31,10 @@ export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
   pauses?: boolean;
   /** Continues a parked run once answered (default: the answer is the output). */
   resume?: (state: unknown, answers: Record<string, unknown>, ctx: ToolContext) => unknown;
+  /** One line for the tools agent's system message ("## Tools": `- name: snippet`). */
+  promptSnippet?: string;
+  /** Rules for the tools agent's system message ("## Tool guidelines"). */
+  promptGuidelines?: readonly string[];
 }
 
 type Listener = () => void;
@@ -125,13 +129,24 @@ export class App {
   }
 
   /**
-   * Registers an extension. Refuses a factory that takes config without a schema, a
-   * schema without a config-taking factory, a schema that is not draft 2020-12 with root
-   * `type: "object"`, and a duplicate name.
+   * Registers an extension, and the tools it brings (`tools`, each served with `source` =
+   * its name). Refuses a factory with a visible config parameter but no schema, a schema
+   * that is not draft 2020-12 with root `type: "object"`, a duplicate name, and a tool
+   * whose name is taken; nothing is registered then.
    */
   extension(options: ExtensionOptions): ExtensionDefinition {
     const def = defineExtension(options, this.currentModule);
     if (this.extensions.has(def.name)) throw new ExtensionDefinitionError(`an extension named "${def.name}" is already registered (${this.extensions.get(def.name)!.module})`);
+    // All or nothing: a refused tool leaves neither the extension nor any of its tools registered.
+    for (const tool of def.tools) {
+      const taken = this.tools.get(tool.name) ?? (this.agents.has(tool.name) ? { module: "an agent" } : undefined);
+      if (taken) throw new ExtensionDefinitionError(`"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`);
+      if (tool.retry && this.policies.has(tool.name)) throw new ExtensionDefinitionError(`"${def.name}": a retry policy is already declared on "${tool.name}"`);
+    }
+    for (const tool of def.tools) {
+      if (tool.retry) this.declarePolicy(tool.name, tool.retry);
+      this.tools.set(tool.name, tool);
+    }
     this.extensions.set(def.name, def);
     this.changed();
     return def;

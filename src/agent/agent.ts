@@ -64,9 +64,10 @@ export interface AgentContext {
   /**
    * Runs a surface entry through the dispatch chokepoint as the run's caller (door
    * "agent", parentRunId = this run). Contract: the only way an agent may run a tool;
-   * never throws for a tool failure — read `run.status`.
+   * never throws for a tool failure — read `run.status`. `options.onProgress` is told
+   * each RUN_PROGRESS of that run (the tool's `ctx.onUpdate`, docs/tool-authoring.md §5).
    */
-  runTool(name: string, input: unknown): Promise<RunOutcome>;
+  runTool(name: string, input: unknown, options?: { onProgress?: (event: import("../dispatch/run-record.ts").RunEventRecord) => void }): Promise<RunOutcome>;
   /** Threads, skills, providers and the surface, for agents that need them. */
   services: AgentServices;
   /** The paused run this run resumes (its checkpoint included), or null. */

@@ -1,4 +1,7 @@
 import type { ErrorKind } from "../errors.ts";
+import type { ToolProgressStep } from "./tool-progress-event.ts";
+
+export type { ToolProgressStep } from "./tool-progress-event.ts";
 
 /**
  * The neutral event vocabulary an agent streams (docs/agent-stream.md §2). An agent
@@ -123,6 +126,7 @@ export type StreamEvent =
   | StructuredFinal
   | ToolCallStep
   | ToolResultStep
+  | ToolProgressStep
   | InterruptFinal
   | SuspendedFinal
   | AsksFinal;
@@ -139,6 +143,7 @@ export const STREAM_EVENT_TYPES: readonly StreamEventType[] = [
   "structured_final",
   "tool_call_step",
   "tool_result_step",
+  "tool_progress_step",
   "interrupt_final",
   "suspended_final",
   "asks_final",

@@ -136,6 +136,7 @@ export const AgentStreamSubscription = graphql(`
       ... on StructuredFinal { data }
       ... on ToolCallStep { tool args callId resumedInterruptId }
       ... on ToolResultStep { tool callId result details isError }
+      ... on ToolProgressStep { tool callId toolRunId message progress total details }
       ... on InterruptFinal { interruptId payload reason }
       ... on SuspendedFinal { interactionIds threadId callerInteractionIds expiryAt }
       ... on AsksFinal { asks }

@@ -7,7 +7,8 @@ import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { InFlight } from "../runlog/in-flight.ts";
 import { park } from "./park-resume.ts";
 import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
-import type { RunRecord } from "./run-record.ts";
+import type { RunEventRecord, RunRecord } from "./run-record.ts";
+import { progressChannel } from "./run-progress.ts";
 import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
 import type { RunTrace } from "./observe.ts";
@@ -41,6 +42,8 @@ export interface ExecuteOptions {
   resumed?: boolean;
   /** The run's span; each attempt gets a child span (tracing on). */
   trace?: RunTrace;
+  /** Told each RUN_PROGRESS of this execution once it is stored (`RunRequest.onProgress`). */
+  onProgress?: (event: RunEventRecord) => void;
 }
 
 /**
@@ -58,6 +61,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   const before = run.attempts.length;
   // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
   const stored = new Set<number>();
+  const progress = progressChannel(deps, settle, run, redact, log, opts.onProgress);
   const outcome = await runWithRetry<ToolResult | Park>({
     policy: opts.policy ?? undefined,
     timeoutSeconds,
@@ -82,6 +86,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
           return deps.interactions.open(run.id, entry.name, request);
         },
         store: deps.store,
+        onUpdate: (update) => progress.update(update),
       };
       const value = await (opts.trace ? opts.trace.attempt(before + n, () => body(ctx)) : body(ctx));
       if (isPark(value)) return value;
@@ -100,6 +105,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
       stored.add(attempt.number);
     },
   });
+  progress.close();
   deps.observer?.attempted(entry.name, outcome.attempts.length);
   for (const a of outcome.attempts) if (!stored.has(a.number)) a.number += before;
   const last = outcome.attempts[outcome.attempts.length - 1] ?? null;

@@ -2,11 +2,12 @@ import type { Tier } from "../auth/roles.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import type { ContentBlock } from "../tools/result.ts";
+import type { RunProgress } from "../tools/tool-update.ts";
 import { newRunId } from "./run-id.ts";
 
 export const RUN_STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "PARKED", "CANCELLED"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-export const RUN_EVENT_TYPES = ["RUN_STARTED", "ATTEMPT_FAILED", "RUN_PARKED", "RUN_FINISHED"] as const;
+export const RUN_EVENT_TYPES = ["RUN_STARTED", "ATTEMPT_FAILED", "RUN_PROGRESS", "RUN_PARKED", "RUN_FINISHED"] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
 /** The doors a run can come through. */
@@ -78,6 +79,8 @@ export interface RunEventRecord {
   runId: string;
   tool: string;
   run: RunRecord;
+  /** RUN_PROGRESS: the update the body reported (`ctx.onUpdate`); absent on every other type. */
+  progress?: RunProgress;
 }
 
 export function isFinal(status: RunStatus): boolean {

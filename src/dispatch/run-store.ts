@@ -7,6 +7,7 @@ import type { Tier } from "../auth/roles.ts";
 import type { RunScope } from "../auth/visibility.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { AppliedPolicy, AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
+import type { RunProgress } from "../tools/tool-update.ts";
 
 type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJsonValue;
 type RunRow = Awaited<ReturnType<Db["run"]["findUniqueOrThrow"]>> & { attempts?: AttemptRow[] };
@@ -54,6 +55,16 @@ export class RunStore {
     const at = attempt.finishedAt ?? new Date().toISOString();
     const seq = await this.log.write({ kind: "attempt", run, attempt, at });
     return seq === null ? null : { seq, type: "ATTEMPT_FAILED", at, runId: run.id, tool: run.tool, run };
+  }
+
+  /**
+   * Records a body's update as a RUN_PROGRESS event; null (nothing written) when the run
+   * is no longer RUNNING (it ended here or elsewhere: the update came too late).
+   */
+  async progress(run: RunRecord, progress: RunProgress): Promise<RunEventRecord | null> {
+    const at = new Date().toISOString();
+    const seq = await this.log.write({ kind: "progress", run, progress, at });
+    return seq === null ? null : { seq, type: "RUN_PROGRESS", at, runId: run.id, tool: run.tool, run, progress };
   }
 
   /**
@@ -188,7 +199,11 @@ export const INTERRUPTED = "interrupted by restart";
 type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 
 function toEvent(r: EventRow): RunEventRecord {
-  return { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool, run: r.snapshot as unknown as RunRecord };
+  const base = { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool };
+  if (r.type !== "RUN_PROGRESS") return { ...base, run: r.snapshot as unknown as RunRecord };
+  // A progress event's snapshot holds its update beside the run (`runlog/rows.ts`).
+  const { progress, ...run } = r.snapshot as unknown as RunRecord & { progress: RunProgress };
+  return { ...base, run, progress };
 }
 
 /** The database form of a list's filter within a visibility scope. */

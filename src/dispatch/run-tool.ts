@@ -13,7 +13,7 @@ import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { endParked, resume } from "./park-resume.ts";
 import { execute, type RunSteps } from "./run-execute.ts";
-import { isFinal, newRun, seesCuratedSurface, type AppliedPolicy, type Door, type RunRecord } from "./run-record.ts";
+import { isFinal, newRun, seesCuratedSurface, type AppliedPolicy, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import type { RunStore } from "./run-store.ts";
 import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
@@ -46,6 +46,12 @@ export interface RunRequest {
    * `tool`; every other step (tier, validation, records, events) is the same.
    */
   live?: SurfaceEntry;
+  /**
+   * Told each RUN_PROGRESS of this run (`ctx.onUpdate`) once it is stored, as published
+   * (redacted for a secret tier), while this instance executes it. Contract: synchronous
+   * and cheap; it must not throw.
+   */
+  onProgress?: (event: RunEventRecord) => void;
 }
 
 /** What the chokepoint needs from the runtime. */
@@ -182,6 +188,7 @@ export class Dispatcher {
       redact,
       policy: base.policy,
       trace,
+      onProgress: req.onProgress,
     });
     this.inflight.add(base.id, controller, done);
     try {
@@ -250,7 +257,7 @@ export class Dispatcher {
     if (local) return (await local.done).run;
     let wake: () => void = () => {};
     const unlisten = this.deps.bus.listen("runEvent", (e) => {
-      if (e.runId === runId && e.type !== "RUN_STARTED" && e.type !== "ATTEMPT_FAILED") wake();
+      if (e.runId === runId && (e.type === "RUN_PARKED" || e.type === "RUN_FINISHED")) wake();
     });
     try {
       for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {

@@ -37,6 +37,8 @@ function baseLayer(base: SurfaceEntry): BranchTool {
     executionMode: base.executionMode,
     timeoutSeconds: base.timeoutSeconds,
     module: base.module,
+    promptSnippet: base.promptSnippet,
+    promptGuidelines: base.promptGuidelines,
     run: async (input, ctx) => {
       const problems = validate(base.inputSchema, input);
       if (problems.length) throw new ToolError(`invalid input for "${base.name}": ${describeIssues(problems)}`, { kind: "INVALID_INPUT", retryable: false });
@@ -78,7 +80,7 @@ export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name
     }
     let next: BranchTool;
     try {
-      next = ext.configSchema ? ext.create(layer, config!) : (ext.create as (t: BranchTool) => BranchTool)(layer);
+      next = ext.create(layer, config ?? {});
     } catch (e) {
       throw new BindError(name, base.name, `the factory refused: ${(e as Error).message}`);
     }
@@ -112,6 +114,8 @@ export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name
     prepare: (input) => ({ ok: true, value: input }),
     invoke: (input, ctx) => top.run(input as Record<string, unknown>, ctx),
     resume: top.resume ? (state, answers, ctx) => top.resume!(state, answers, ctx) : undefined,
+    promptSnippet: top.promptSnippet,
+    promptGuidelines: top.promptGuidelines,
     module: "branch",
   };
 }

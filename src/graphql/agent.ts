@@ -56,6 +56,15 @@ const ToolResultStepRef = member("ToolResultStep", "tool_result_step", "The outc
   details: t.field({ type: "JSON", nullable: true, description: "The tool's details: facts for a UI the model never reads; null when it declared none.", resolve: (e) => e.details ?? null }),
   isError: t.exposeBoolean("isError", { description: "True when the call failed (the model sees the error)." }),
 }));
+const ToolProgressStepRef = member("ToolProgressStep", "tool_progress_step", "A partial update from the call with the same callId while it runs (the tool's ctx.onUpdate).", (t) => ({
+  tool: t.exposeString("tool", { description: "The tool called." }),
+  callId: t.exposeString("callId", { description: "The callId of its ToolCallStep." }),
+  toolRunId: t.exposeID("toolRunId", { description: "The tool run reporting (runEvents carries the same update as RUN_PROGRESS)." }),
+  message: t.string({ nullable: true, description: "What the tool is doing, in words.", resolve: (e) => e.message }),
+  progress: t.float({ nullable: true, description: "How far along; out of total when it is given.", resolve: (e) => e.progress }),
+  total: t.float({ nullable: true, description: "What progress counts towards, when known.", resolve: (e) => e.total }),
+  details: t.field({ type: "JSON", nullable: true, description: "Structured facts for a UI.", resolve: (e) => e.details ?? null }),
+}));
 const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run waits for an approval decision; resume with { threadId, resume }. Terminal.", (t) => ({
   interruptId: t.exposeString("interruptId", { description: "The pause to resume; resumeCheckpointId guards it." }),
   payload: t.field({ type: "JSON", nullable: true, description: "The pending calls and the decisions each allows.", resolve: (e) => e.payload }),
@@ -73,7 +82,7 @@ const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its call
 
 export const StreamEventRef = builder.unionType("StreamEvent", {
   description: "Every event an agent run streams (docs/agent-stream.md).",
-  types: [MessageDeltaRef, IntermediateDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
+  types: [MessageDeltaRef, IntermediateDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, ToolProgressStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
   resolveType: (e) => TYPENAMES[(e as AgentEventRecord).type],
 });
 
@@ -86,6 +95,7 @@ const TYPENAMES: Record<AgentEventRecord["type"], string> = {
   structured_final: "StructuredFinal",
   tool_call_step: "ToolCallStep",
   tool_result_step: "ToolResultStep",
+  tool_progress_step: "ToolProgressStep",
   interrupt_final: "InterruptFinal",
   suspended_final: "SuspendedFinal",
   asks_final: "AsksFinal",

@@ -102,6 +102,7 @@ export const RunEventTypeEnum = builder.enumType("RunEventType", {
   values: described(RUN_EVENT_TYPES, {
     RUN_STARTED: "The run was admitted and stored.",
     ATTEMPT_FAILED: "An attempt failed and another will follow.",
+    RUN_PROGRESS: "The running tool reported a partial update (ctx.onUpdate); see RunEvent.progress.",
     RUN_PARKED: "The run parked on interactions.",
     RUN_FINISHED: "The run ended (SUCCEEDED, FAILED or CANCELLED).",
   } satisfies Record<RunEventType, string>),

@@ -16,6 +16,10 @@ const ExtensionRef = builder.objectRef<ExtensionDefinition>("Extension").impleme
     pauses: t.exposeBoolean("pauses", { description: "Its branches may park on interactions." }),
     configSchema: t.field({ type: "JSONObject", nullable: true, description: "null = accepts no settings.", resolve: (e) => e.configSchema }),
     module: t.exposeString("module", { description: 'The module that registered it ("builtin" for built-ins).' }),
+    tools: t.stringList({
+      description: "The tools it registered itself (Tool.source names it), as far as they are on the surface: curated or unselected ones are left out.",
+      resolve: (e, _a, ctx) => (e.tools ?? []).map((tool) => tool.name).filter((name) => ctx.surface.resolve(name) !== undefined),
+    }),
   }),
 });
 

@@ -1,3 +1,4 @@
+import { RunProgressRef } from "./run-progress.ts";
 import { GraphQLError } from "graphql";
 import { ApiError } from "../errors.ts";
 import type { AttemptRecord, RunEventRecord, RunRecord } from "../dispatch/run-record.ts";
@@ -65,6 +66,7 @@ export const RunEventRef = builder.objectRef<RunEventRecord>("RunEvent").impleme
     type: t.field({ type: RunEventTypeEnum, description: "What happened.", resolve: (e) => e.type }),
     run: t.field({ type: ToolRunRef, description: "The run as it was when the event happened.", resolve: (e) => e.run }),
     at: t.field({ type: "DateTime", description: "When it happened.", resolve: (e) => e.at }),
+    progress: t.field({ type: RunProgressRef, nullable: true, description: "RUN_PROGRESS: the update the tool reported; null for every other type.", resolve: (e) => e.progress ?? null }),
   }),
 });
 

@@ -54,6 +54,20 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
     baseTool: t.string({ nullable: true, description: "What a PRESET or BRANCH builds on.", resolve: (e) => e.baseTool ?? null }),
     extensionStack: t.stringList({ description: "A BRANCH's extensions, innermost first.", resolve: (e) => e.extensionStack }),
     fixedKwargs: t.field({ type: "JSONObject", nullable: true, description: 'A PRESET\'s baked inputs ("!ENV NAME" markers served as markers).', resolve: (e) => e.fixedKwargs ?? null }),
+    promptSnippet: t.string({
+      nullable: true,
+      description: "The one line the tools agent lists for it under \"## Tools\" in its system message; null: not listed there (a TOOL's declaration, kept or changed by a BRANCH's extensions).",
+      resolve: (e) => e.promptSnippet ?? null,
+    }),
+    promptGuidelines: t.stringList({
+      description: "The rules the tools agent adds under \"## Tool guidelines\" when it is in a run; empty: none.",
+      resolve: (e) => [...(e.promptGuidelines ?? [])],
+    }),
+    source: t.string({
+      nullable: true,
+      description: "The extension that registered this TOOL (an extension's own tools); null: registered directly, or not a TOOL.",
+      resolve: (e) => e.source ?? null,
+    }),
   }),
 });
 

@@ -13,7 +13,8 @@ export interface ProgressFollower {
 
 /**
  * `notifications/progress` from a run's events (docs/mcp.md): one notification per
- * event, `progress` counting them, `message` saying what happened. Best effort: events
+ * event, `progress` counting them, `message` saying what happened; a RUN_PROGRESS says
+ * what the tool reported (`ctx.onUpdate`: its message, and its progress out of its total). Best effort: events
  * reach it through the bus. Messages leave scrubbed of the runtime's secrets (the events
  * themselves are already redacted for secret-tier runs).
  */
@@ -48,6 +49,11 @@ function describe(e: RunEventRecord): string {
       const a = run.attempts.at(-1);
       const wait = a?.waitSeconds != null ? `; retrying in ${a.waitSeconds} s` : "";
       return `attempt ${a?.number ?? run.attempts.length} failed (${a?.errorKind ?? "INTERNAL"}: ${a?.errorMessage ?? ""})${wait}`;
+    }
+    case "RUN_PROGRESS": {
+      const p = e.progress;
+      const amount = p?.progress != null ? (p.total != null ? ` (${p.progress}/${p.total})` : ` (${p.progress})`) : "";
+      return `"${run.tool}": ${p?.message ?? "progress"}${amount}`;
     }
     case "RUN_PARKED":
       return `run ${run.id} parked: waiting on an interaction`;

@@ -47,6 +47,12 @@ export interface SurfaceEntry {
   resume?(state: unknown, answers: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
   /** Runs the body. Contract: only `dispatch/run-tool.ts` calls this. */
   invoke(input: unknown, ctx: ToolContext): Promise<unknown>;
+  /** TOOL and BRANCH: the line the tools agent lists for it in its system message. */
+  promptSnippet?: string;
+  /** TOOL and BRANCH: rules the tools agent adds to its system message when it is in a run. */
+  promptGuidelines?: readonly string[];
+  /** TOOL: the extension that registered it; absent for a tool registered directly. */
+  source?: string;
   /** Where it came from (module path, "demo", "preset", "manifest"). */
   module: string;
 }

@@ -150,6 +150,9 @@ export function entryForTool(def: ToolDefinition): SurfaceEntry {
     prepare: (input) => (def.parse ? def.parse(input) : { ok: true, value: input }),
     invoke: async (input, ctx) => def.execute(input as Record<string, unknown>, ctx),
     resume: def.resume ? async (state, answers, ctx) => def.resume!(state, answers, ctx) : undefined,
+    promptSnippet: def.promptSnippet,
+    promptGuidelines: def.promptGuidelines,
+    source: def.source,
     module: def.module,
   };
 }

@@ -1,4 +1,5 @@
 import type { AttemptRecord, RunEventType, RunRecord } from "../dispatch/run-record.ts";
+import type { RunProgress } from "../tools/tool-update.ts";
 
 /**
  * The writes of the run log (docs/run-lifecycle.md §9): each is one job of a group
@@ -6,7 +7,7 @@ import type { AttemptRecord, RunEventType, RunRecord } from "../dispatch/run-rec
  * transaction. Every value is already in the form it is stored in (scrubbed of secrets,
  * made storable); `src/runlog/log-writer.ts` makes it so.
  */
-export type LogJob = StartJob | AttemptJob | FinishJob | AgentEventJob | AgentFinishJob;
+export type LogJob = StartJob | AttemptJob | ProgressJob | FinishJob | AgentEventJob | AgentFinishJob;
 
 /** A new run and its RUN_STARTED event. Result: the event's seq, or null when the idempotency scope is taken. */
 export interface StartJob {
@@ -26,6 +27,17 @@ export interface AttemptJob {
   kind: "attempt";
   run: RunRecord;
   attempt: AttemptRecord;
+  at: string;
+}
+
+/**
+ * A body's update (`ctx.onUpdate`) as a RUN_PROGRESS event, its snapshot the run as it is,
+ * written only if the run is still RUNNING. Result: the seq, or null when the run had ended.
+ */
+export interface ProgressJob {
+  kind: "progress";
+  run: RunRecord;
+  progress: RunProgress;
   at: string;
 }
 

@@ -37,7 +37,8 @@ export function pgLog(pool: pg.Pool): WriteBatch {
   return write;
 }
 
-const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.type);
+const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) =>
+  j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.kind === "progress" ? "RUN_PROGRESS" : j.type;
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
@@ -60,7 +61,8 @@ WITH ins AS (
   -- A retried attempt is recorded only while its run is still RUNNING: a run another
   -- instance already failed (this one was declared gone) keeps that first outcome. The
   -- share lock waits out a sweep settling the run right now.
-  SELECT "id" FROM "Run" WHERE "id" = ANY($26::text[]) AND "status"='RUNNING' FOR SHARE
+  -- ($40: the runs of the batch's progress events, written under the same rule.)
+  SELECT "id" FROM "Run" WHERE "id" = ANY($26::text[] || $40::text[]) AND "status"='RUNNING' FOR SHARE
 ), att AS (
   INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
   SELECT a.run_id,a.number,a.started_at,a.finished_at,a.error_kind,a.error_message,a.wait_seconds
@@ -94,6 +96,7 @@ async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentE
   const outcomes: OutcomeRow[] = [];
   const attempts: (AttemptRow & { onSettle: boolean })[] = [];
   const events: (EventRow & { gate: string })[] = [];
+  const progressRuns: string[] = [];
   for (const j of jobs) {
     if (j.kind === "start") {
       runs.push(runRow(j.run, j.scope, j.instanceId));
@@ -101,6 +104,9 @@ async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentE
     } else if (j.kind === "attempt") {
       attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: false });
       events.push({ ...eventRow(j.run, "ATTEMPT_FAILED", j.at), gate: "running" });
+    } else if (j.kind === "progress") {
+      progressRuns.push(j.run.id);
+      events.push({ ...eventRow(j.run, "RUN_PROGRESS", j.at, j.progress), gate: "running" });
     } else {
       outcomes.push(outcomeRow(j.run));
       if (j.attempt) attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: true });
@@ -112,6 +118,7 @@ async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentE
     ...columns(outcomes, ["id", "status", "content", "data", "details", "isError", "errorKind", "errorMessage", "terminate", "finishedAt"]),
     ...columns(attempts, ["runId", "number", "startedAt", "finishedAt", "errorKind", "errorMessage", "waitSeconds", "onSettle"]),
     ...columns(events, ["runId", "tool", "type", "snapshot", "at", "gate"]),
+    progressRuns,
   ];
   const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({ name: "tai42-run-log", text: RUN_LOG_SQL, values });
   return new Map(rows.map((r) => [eventKey(r.runId, r.type), Number(r.seq)]));

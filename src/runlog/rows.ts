@@ -99,6 +99,10 @@ export function attemptRow(runId: string, a: AttemptRecord): AttemptRow {
   return { runId, number: a.number, startedAt: a.startedAt, finishedAt: a.finishedAt, errorKind: a.errorKind, errorMessage: storableTextOrNull(a.errorMessage), waitSeconds: a.waitSeconds };
 }
 
-export function eventRow(run: RunRecord, type: string, at: string): EventRow {
-  return { runId: run.id, tool: storableText(run.tool), type, snapshot: jsonText(run), at };
+/**
+ * An event's row. A RUN_PROGRESS keeps its update beside the run in the snapshot, under
+ * `progress` (`RunStore` takes it back out): the log needs no column for it.
+ */
+export function eventRow(run: RunRecord, type: string, at: string, progress?: unknown): EventRow {
+  return { runId: run.id, tool: storableText(run.tool), type, snapshot: jsonText(progress === undefined ? run : { ...run, progress }), at };
 }

@@ -49,6 +49,11 @@ function statements({ database: db }: SqliteDriver) {
        SELECT @runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
     ),
     insertEvent: st(`INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at") VALUES (@runId,@tool,@type,@snapshot,@at)`),
+    // A write statement for the same reason as insertAttemptIfRunning.
+    insertEventIfRunning: st(
+      `INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
+       SELECT @runId,@tool,@type,@snapshot,@at WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
+    ),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
     endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=? AND "status"='RUNNING'`),
   };
@@ -77,6 +82,10 @@ function writeJob(s: Statements, job: LogJob): JobResult {
       const row = attemptRow(job.run.id, job.attempt);
       if (run(s.insertAttemptIfRunning, { ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) }) === 0) return null;
       return insertEvent(s, eventRow(job.run, "ATTEMPT_FAILED", job.at));
+    }
+    case "progress": {
+      const info = s.insertEventIfRunning.run({ ...eventRow(job.run, "RUN_PROGRESS", job.at, job.progress), at: time(job.at) });
+      return info.changes === 0 ? null : Number(info.lastInsertRowid);
     }
     case "finish": {
       const row = outcomeRow(job.run);

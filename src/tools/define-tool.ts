@@ -23,8 +23,10 @@ export interface DefineToolFields {
   outputSchema?: JsonSchema;
   /** false curates the tool off the API surface. @default true */
   apiTool?: boolean;
+  /** One line for the tools agent's system message ("## Tools": `- name: snippet`). */
   promptSnippet?: string;
-  promptGuidelines?: string[];
+  /** Rules for the tools agent's system message ("## Tool guidelines"), each a non-empty line. */
+  promptGuidelines?: readonly string[];
   /** Puts the tool in the pausing set: its body may return `park(...)`. @default false */
   pauses?: boolean;
   /** Continues a parked run once answered. Contract: called with the park's state and answers by interaction id. */
@@ -127,6 +129,11 @@ export function defineTool(
   if (raw.pauses !== undefined && typeof raw.pauses !== "boolean") throw new ToolDefinitionError("field-type", `"${name}": pauses must be a boolean`);
   if (raw.resume !== undefined && typeof raw.resume !== "function") throw new ToolDefinitionError("field-type", `"${name}": resume must be a function`);
   if (raw.resume !== undefined && raw.pauses !== true) throw new ToolDefinitionError("field-type", `"${name}": resume is only meaningful with pauses: true`);
+  if (raw.promptSnippet !== undefined && (typeof raw.promptSnippet !== "string" || !raw.promptSnippet.trim() || raw.promptSnippet.includes("\n")))
+    throw new ToolDefinitionError("field-type", `"${name}": promptSnippet must be one non-empty line of text`);
+  const guidelines = raw.promptGuidelines;
+  if (guidelines !== undefined && (!Array.isArray(guidelines) || guidelines.some((g) => typeof g !== "string" || !g.trim())))
+    throw new ToolDefinitionError("field-type", `"${name}": promptGuidelines must be a list of non-empty strings`);
   if (raw.apiTool !== undefined && typeof raw.apiTool !== "boolean") throw new ToolDefinitionError("field-type", `"${name}": apiTool must be a boolean`);
   let retry;
   if (raw.retry !== undefined) {
@@ -149,8 +156,8 @@ export function defineTool(
     retry,
     timeoutSeconds,
     apiTool: (raw.apiTool ?? true) as boolean,
-    promptSnippet: raw.promptSnippet as string | undefined,
-    promptGuidelines: raw.promptGuidelines as string[] | undefined,
+    promptSnippet: (raw.promptSnippet as string | undefined)?.trim(),
+    promptGuidelines: guidelines === undefined ? undefined : Object.freeze((guidelines as string[]).map((g) => g.trim())),
     pauses: (raw.pauses ?? false) as boolean,
     resume: raw.resume as ToolDefinition["resume"],
     module,

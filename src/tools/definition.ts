@@ -34,6 +34,14 @@ export interface ToolContext {
   /** A persisted key-value store with expiry, shared by every instance (what `cache` uses). */
   store: import("../db/expiring-store.ts").ExpiringStore;
   openInteraction(request: import("../interactions/park.ts").InteractionRequest): Promise<import("../interactions/park.ts").OpenedInteraction>;
+  /**
+   * Reports a partial update while the body runs (the seed's `on_update`): a RUN_PROGRESS
+   * run event, an agent's ToolProgressStep, an MCP progress notification
+   * (docs/tool-authoring.md §5). Rate- and size-bounded; a secret-tier run's message and
+   * details are redacted. Contract: returns at once (nothing to await); throws only for a
+   * malformed update.
+   */
+  onUpdate(update: import("./tool-update.ts").ToolUpdate): void;
 }
 
 /** A tool body. Contract: return a value or a `toolResult(...)`; throw `ToolError` to classify a failure. */
@@ -59,8 +67,12 @@ export interface ToolDefinition {
   /** In the pausing set: the body may return `park(...)`. */
   readonly pauses: boolean;
   readonly resume?: (state: unknown, answers: Record<string, unknown>, ctx: ToolContext) => unknown;
+  /** One line the tools agent lists under "## Tools" in its system message (docs/tool-authoring.md §1). */
   readonly promptSnippet?: string;
-  readonly promptGuidelines?: string[];
+  /** Rules the tools agent adds under "## Tool guidelines" when the tool is in a run. */
+  readonly promptGuidelines?: readonly string[];
+  /** The extension that registered the tool (`ExtensionOptions.tools`); absent when registered directly. */
+  readonly source?: string;
   /** Converts validated JSON input for the body (zod parse for `app.tool`). */
   readonly parse?: (input: Record<string, unknown>) => { ok: true; value: unknown } | { ok: false; issues: import("../errors.ts").Issue[] };
   /** Where it was registered (module path, "demo", "builtin"). */

@@ -35,9 +35,31 @@ export type ToolResultInit = Partial<Omit<ToolResult, "toolName">> & { toolName?
  * Marks a value as a full tool result, so the body can set `details`, `isError` or
  * `terminate`. Any other return value is treated as plain data.
  */
-export function toolResult(init: ToolResultInit): ToolResultInit {
+function markResult(init: ToolResultInit): ToolResultInit {
   return Object.defineProperty({ ...init }, RESULT, { value: true, enumerable: false });
 }
+
+/**
+ * A failure result built from an error (the seed's `AgentToolResult.from_error`): `isError`
+ * true, the message as `errorMessage` and as the one text block the model reads, and the
+ * tool's name and call id. A `ToolError` keeps its kind as `errorKind`; any other error or
+ * a plain message is recorded as `UPSTREAM`, like every returned failure. Returned from a
+ * body it fails the run with that message, never retried (a returned failure carries no verdict).
+ */
+function fromError(toolName: string, error: unknown, toolCallId?: string): ToolResultInit {
+  const errorMessage = typeof error === "string" ? error : error instanceof Error ? error.message : String(error);
+  return markResult({
+    content: [{ type: "text", text: errorMessage }],
+    isError: true,
+    errorMessage,
+    ...(error instanceof ToolError ? { errorKind: error.kind } : {}),
+    toolName,
+    ...(toolCallId === undefined ? {} : { toolCallId }),
+  });
+}
+
+/** `toolResult(init)` marks a full result; `toolResult.fromError(toolName, error, toolCallId?)` builds a failed one. */
+export const toolResult: ((init: ToolResultInit) => ToolResultInit) & { fromError: typeof fromError } = Object.assign(markResult, { fromError });
 
 export function isToolResultInit(value: unknown): value is ToolResultInit {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[RESULT] === true;

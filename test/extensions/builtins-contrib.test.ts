@@ -219,6 +219,18 @@ describe("built-in and contrib extensions", () => {
       expect((await dispatch("whoami_thread", { n: 1 })).data.threadId).toBe(threadId);
     });
 
+    it("should carry a worker body's on_update to the run log as RUN_PROGRESS, like a body on the main thread", async () => {
+      await activate({ extensions: { report_in_worker: ["worker_thread"] } });
+      const run = await dispatch("report_in_worker_worker_thread", {});
+      expect(run.status).toBe("SUCCEEDED");
+      const events = await rt.runs.events({ runId: run.id }, 0);
+      expect(events.map((e) => [e.type, e.progress?.message ?? null])).toEqual([
+        ["RUN_STARTED", null],
+        ["RUN_PROGRESS", "halfway in the worker"],
+        ["RUN_FINISHED", null],
+      ]);
+    });
+
     it("should refuse to move a tool that no module file registered", async () => {
       const r = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "w", document: { extensions: { lookup: ["worker_thread"] } } } }, admin);
       expect(r.errors![0].extensions!.issues![0].message).toContain("needs a tool registered by a module file");

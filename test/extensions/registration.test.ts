@@ -17,10 +17,6 @@ describe("extension registration", () => {
     expect(() => new App().extension({ name: "x", kind: "WRAPPER", description: "X.", create: withConfig })).toThrow(/takes config, so it must declare a configSchema/);
   });
 
-  it("should refuse a configSchema whose factory takes no config", () => {
-    expect(() => new App().extension({ name: "x", kind: "WRAPPER", description: "X.", configSchema: schema, create: passThrough })).toThrow(/declares a configSchema, but its factory takes no config/);
-  });
-
   it("should refuse a configSchema whose root is not type object", () => {
     expect(() => new App().extension({ name: "x", kind: "WRAPPER", description: "X.", configSchema: { type: "string" }, create: withConfig })).toThrow(/root type "object"/);
   });

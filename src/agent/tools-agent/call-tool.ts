@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { REDACTED } from "../../auth/tiers.ts";
-import type { RunRecord } from "../../dispatch/run-record.ts";
+import type { RunEventRecord, RunRecord } from "../../dispatch/run-record.ts";
+import { toolProgressStep } from "../tool-progress-event.ts";
 import type { RunOutcome } from "../../dispatch/run-tool.ts";
 import type { Issue } from "../../errors.ts";
 import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
@@ -12,8 +13,11 @@ import type { ToolSpec } from "./toolbox.ts";
 
 /** What a call needs from its run. */
 export interface CallEnv {
-  /** Contract: goes through the dispatch chokepoint as the run's caller; never throws for a tool failure. */
-  runTool(name: string, input: unknown): Promise<RunOutcome>;
+  /**
+   * Contract: goes through the dispatch chokepoint as the run's caller; never throws for a
+   * tool failure. `onProgress` is told each RUN_PROGRESS of the run it starts.
+   */
+  runTool(name: string, input: unknown, onProgress?: (event: RunEventRecord) => void): Promise<RunOutcome>;
   /** Contract: runs the sub-agent to its end; its failures come back as an error outcome. */
   runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void): Promise<DoneOutcome>;
   /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
@@ -32,15 +36,17 @@ export function errorOutcome(kind: string, message: string, issues?: Issue[]): D
  * retries); a parked run becomes a "parked" outcome; ask_caller becomes an "ask". Every
  * failure is an error outcome the model reads; nothing here throws for a tool failure.
  */
-export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void): Promise<CallOutcome> {
+export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void, agent: string | null = null): Promise<CallOutcome> {
   if (spec.redacted) env.secrets.learn(call.args);
+  // The tool's updates stream as ToolProgressSteps between this call's ToolCallStep and its result.
+  const onProgress = (e: RunEventRecord) => emit(toolProgressStep(spec.name, call.callId, agent, e));
   switch (spec.kind) {
     case "surface":
-      return fromRun(spec, await env.runTool(spec.name, call.args), env);
+      return fromRun(spec, await env.runTool(spec.name, call.args, onProgress), env);
     case "preset": {
       const baked = Object.keys(call.args).filter((k) => Object.hasOwn(spec.fixedKwargs, k));
       if (baked.length) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.map((k) => `/${k}: is baked by the preset`).join("; ")}`, baked.map((k) => ({ path: `/${k}`, message: "is baked by the preset and cannot be passed" })));
-      return fromRun(spec, await env.runTool(spec.baseTool, { ...call.args, ...spec.fixedKwargs }), env);
+      return fromRun(spec, await env.runTool(spec.baseTool, { ...call.args, ...spec.fixedKwargs }, onProgress), env);
     }
     case "ask": {
       const { question, answerFormat } = call.args as { question?: unknown; answerFormat?: unknown };

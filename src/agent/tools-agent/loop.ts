@@ -207,7 +207,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     return {
       ...base,
       run: async (emit) => {
-        const o = await callTool(spec, call, io.env, emit);
+        const o = await callTool(spec, call, io.env, emit, cfg.agent);
         if (o.status === "parked" && cfg.mode === "sub") {
           await io.env.cancelTool(o.toolRunId);
           return errorOutcome("CONFLICT", `"${call.tool}" parked on an interaction, but a sub-agent cannot wait; call it from the parent agent instead`);

@@ -29,9 +29,25 @@ export function renderTemplate(template: string, vars: Record<string, unknown>, 
 
 export const DEFAULT_SYSTEM = "You are a helpful assistant. Call the tools you are given when they help answer; when you have the answer, reply without calling a tool.";
 
-/** The system prompt of a run: the rendered system message, the skills, the answer format. */
-export function composeSystem(system: string | null, skills: PromptSkill[], responseFormat: Record<string, unknown> | null): string {
+/** What a tool of a run contributes to its system message (the declaration's `promptSnippet` / `promptGuidelines`). */
+export interface PromptTool {
+  name: string;
+  promptSnippet?: string;
+  promptGuidelines?: readonly string[];
+}
+
+/**
+ * The system prompt of a run: the rendered system message, the tools' snippets and
+ * guidelines (docs/tool-authoring.md §1), the skills, the answer format. A tool with no
+ * snippet is not listed (the model still gets its description with its schema); a
+ * guideline several tools share is given once.
+ */
+export function composeSystem(system: string | null, skills: PromptSkill[], responseFormat: Record<string, unknown> | null, tools: readonly PromptTool[] = []): string {
   const parts = [system ?? DEFAULT_SYSTEM];
+  const snippets = tools.filter((t) => t.promptSnippet).map((t) => `- ${t.name}: ${t.promptSnippet}`);
+  if (snippets.length) parts.push(["## Tools", ...snippets].join("\n"));
+  const guidelines = [...new Set(tools.flatMap((t) => t.promptGuidelines ?? []))];
+  if (guidelines.length) parts.push(["## Tool guidelines", ...guidelines.map((g) => `- ${g}`)].join("\n"));
   if (skills.length) parts.push(["## Skills", ...skills.map((s) => `### ${s.name}\n${s.instructions.trim()}`)].join("\n\n"));
   if (responseFormat)
     parts.push(`## Answer format\nWhen you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(responseFormat)}`);

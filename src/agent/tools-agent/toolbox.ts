@@ -14,6 +14,9 @@ interface SpecBase {
   executionMode: ExecutionMode;
   /** A secret-tier tool: its arguments and results are never stored or published. */
   redacted: boolean;
+  /** From the tool's declaration, for the system message (`prompt.ts`). */
+  promptSnippet?: string;
+  promptGuidelines?: readonly string[];
 }
 
 /** One tool the model may call in a run, resolved and checked before the run starts. */
@@ -55,7 +58,8 @@ export function surfaceSpecs(surface: Surface, names: string[], path: string, is
   names.forEach((name, i) => {
     const entry = surface.base(name);
     if (!entry) return void issues.push({ path: `${path}/${i}`, message: `no tool named "${name}" is registered` });
-    out.push({ kind: "surface", name, description: entry.description, inputSchema: entry.inputSchema, executionMode: entry.executionMode, redacted: isRedacted(entry.tier) });
+    const { promptSnippet, promptGuidelines } = entry;
+    out.push({ kind: "surface", name, description: entry.description, inputSchema: entry.inputSchema, executionMode: entry.executionMode, redacted: isRedacted(entry.tier), promptSnippet, promptGuidelines });
   });
   return out;
 }

@@ -78,7 +78,7 @@ export class ToolsAgent extends Agent {
         redacted: false,
         spec: s,
         tools: subTools,
-        system: composeSystem(prompt.text, subSkills, (s.responseFormat as JsonSchema | undefined) ?? null),
+        system: composeSystem(prompt.text, subSkills, (s.responseFormat as JsonSchema | undefined) ?? null, subTools),
         responseFormat: (s.responseFormat as JsonSchema | undefined) ?? null,
       });
     }
@@ -106,7 +106,7 @@ export class ToolsAgent extends Agent {
     if (issues.length) throw ApiError.badInput(`the resume is invalid: ${describeIssues(issues)}`, issues);
     return {
       tools,
-      system: composeSystem(system.text, promptSkills, responseFormat),
+      system: composeSystem(system.text, promptSkills, responseFormat, tools),
       userMessage: user.text,
       gates,
       responseFormat,
@@ -137,9 +137,9 @@ export class ToolsAgent extends Agent {
       await persist([m]);
     }
     const env: CallEnv = {
-      runTool: (name, input) => {
+      runTool: (name, input, onProgress) => {
         const entry = plan.live.get(name);
-        return entry ? runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId) : ctx.runTool(name, input);
+        return entry ? runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId) : ctx.runTool(name, input, { onProgress });
       },
       cancelTool: async (toolRunId) => {
         await ctx.services.dispatcher.cancel(toolRunId);

@@ -65,6 +65,9 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
       else items.push({ kind: "call", agent: e.agent ?? null, tool: e.tool, callId: e.callId, args: {}, result });
       return { ...t, runId, items };
     }
+    case "ToolProgressStep":
+      // A running call's update; the transcript shows the call's result once it comes.
+      return { ...t, runId };
     case "RunUsage":
       items.push({ kind: "usage", inputTokens: e.inputTokens ?? null, outputTokens: e.outputTokens ?? null, model: e.model ?? null });
       return { ...t, runId, items };

@@ -1,3 +1,4 @@
+import type { ToolUpdate } from "../../tools/tool-update.ts";
 import { Worker } from "node:worker_threads";
 import type { App } from "../../app.ts";
 import { ToolError, isErrorKind } from "../../errors.ts";
@@ -12,7 +13,8 @@ type WorkerReply =
   | { ok: true; value: unknown; result?: false }
   | { ok: true; value: Record<string, unknown>; result: true }
   | { ok: false; error: { message: string; kind?: string; retryable?: boolean; retryAfterSeconds?: number; toolError: boolean; name: string } }
-  | { log: { level: "info" | "warn" | "error"; message: string; fields?: Record<string, unknown> } };
+  | { log: { level: "info" | "warn" | "error"; message: string; fields?: Record<string, unknown> } }
+  | { update: ToolUpdate };
 
 /**
  * `worker_thread` (BACKEND): runs the tool's body in a fresh worker thread, off the main
@@ -51,6 +53,8 @@ export function registerWorkerBackend(app: App): void {
             ctx.signal.addEventListener("abort", onAbort, { once: true });
             worker.on("message", (m: WorkerReply) => {
               if ("log" in m) return void ctx.log[m.log.level](m.log.message, m.log.fields);
+              // The worker checked the update already; nothing it sends may throw out of this handler.
+              if ("update" in m) return void Promise.resolve().then(() => ctx.onUpdate(m.update)).catch(() => {});
               if (m.ok) return finish(() => resolve(m.result ? toolResult(m.value) : m.value));
               const e = m.error;
               finish(() =>

@@ -3,6 +3,7 @@ import { app } from "../../app.ts";
 import { ToolError } from "../../errors.ts";
 import { isToolResultInit } from "../../tools/result.ts";
 import type { ToolContext } from "../../tools/definition.ts";
+import { boundUpdate } from "../../tools/tool-update.ts";
 
 /** Runs one tool body in this worker and posts the outcome (see worker-backend.ts). */
 const data = workerData as { moduleUrl: string; tool: string; input: Record<string, unknown>; runId: string; attempt: number; caller: ToolContext["caller"] };
@@ -28,6 +29,8 @@ try {
     runTool: unavailable("ctx.runTool"),
     openInteraction: unavailable("ctx.openInteraction"),
     store: { get: unavailable("ctx.store"), set: unavailable("ctx.store") },
+    // Checked here, so a malformed update throws in the body that made it; bounded and stored by the parent.
+    onUpdate: (update) => void (boundUpdate(update), post({ update })),
   };
   const value = await def.execute(parsed.value as Record<string, unknown>, ctx);
   if (isToolResultInit(value)) post({ ok: true, value: { ...value }, result: true });

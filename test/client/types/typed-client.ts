@@ -95,6 +95,8 @@ export function describe(event: StreamEvent): string {
       return `${event.tool}(${JSON.stringify(event.args)}) #${event.callId}${event.resumedInterruptId ? ` (decided under ${event.resumedInterruptId})` : ""}`;
     case "ToolResultStep":
       return `${event.tool} → ${event.isError ? "error" : "ok"} ${JSON.stringify(event.details)}`;
+    case "ToolProgressStep":
+      return `${event.tool} #${event.callId}: ${event.message ?? ""} ${event.progress ?? "?"}/${event.total ?? "?"}`;
     case "InterruptFinal":
       return `${event.interruptId}: ${event.reason ?? ""}`;
     case "SuspendedFinal":
