@@ -24,6 +24,7 @@ import { admitStart, checkThread, checkThreadOwner, DEFAULT_AGENT, ownerKey } fr
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
+import { withoutAgentSessionThread } from "./session-thread.ts";
 import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
@@ -136,7 +137,7 @@ export class AgentService {
   async start(req: StartRequest): Promise<StartedRun> {
     if (this.inflight.closing) throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], { retryable: true });
     const run = await admitStart(this, this.deps, req);
-    launchRun(this, this.deps, this.inflight, run);
+    withoutAgentSessionThread(() => launchRun(this, this.deps, this.inflight, run));
     return { runId: run.runId, threadId: run.threadId, agent: run.agent };
   }
 

@@ -5,6 +5,8 @@ import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
+import { getAgentSessionThread } from "./session-thread.ts";
+import { takeLiveTools } from "./subagents/live-tools.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
@@ -33,6 +35,10 @@ export async function admitStart(
   req: StartRequest,
 ): Promise<AdmittedRun> {
   let options = Object.fromEntries(Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null)) as AgentRunOptions;
+  const live = takeLiveTools(options);
+  options = live.options;
+  const ambientThread = getAgentSessionThread();
+  if (options.threadId === undefined && ambientThread !== null) options.threadId = ambientThread;
   let agentName = req.agent ?? undefined;
   let resuming: AgentRunRecord | null = null;
   if (options.resume !== undefined) {
@@ -67,7 +73,7 @@ export async function admitStart(
     const issues = parsed.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message }));
     throw ApiError.badInput(`invalid input for agent "${name}": ${issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`, issues);
   }
-  options = { ...options, ...(parsed.data as Record<string, unknown>), threadId };
+  options = live.attach({ ...options, ...(parsed.data as Record<string, unknown>), threadId });
   const agent = new cls();
   const prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming });
   if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
