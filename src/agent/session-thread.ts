@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 
 /**
- * The ambient session thread (docs/agent-stream.md §14): a thread id deposited for a
+ * The ambient session thread (docs/agent-stream.md §13): a thread id deposited for a
  * block of code, which an agent run started inside it without a `threadId` uses instead
  * of minting its own. Work started inside the block (promises, timers, tool handlers run
  * in process) inherits the deposit on a copy: a deposit made inside never leaks out.
