@@ -25,6 +25,7 @@ import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
 import { withoutAgentSessionThread } from "./session-thread.ts";
+import { ResponseFormatStore } from "./response-formats.ts";
 import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
@@ -97,6 +98,7 @@ export class AgentService {
   readonly providers: ProviderRegistry;
   readonly threads: ThreadStore;
   readonly skills: SkillStore;
+  readonly responseFormats: ResponseFormatStore;
   readonly store: AgentRunStore;
   private readonly inflight = new InFlight<void>();
 
@@ -104,6 +106,7 @@ export class AgentService {
     this.providers = new ProviderRegistry(deps.env ?? process.env);
     this.threads = new ThreadStore(deps.db);
     this.skills = new SkillStore(deps.db);
+    this.responseFormats = new ResponseFormatStore(deps.db);
     this.store = new AgentRunStore(deps.db, deps.runLog);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
@@ -116,7 +119,7 @@ export class AgentService {
 
   get services(): AgentServices {
     const d = this.deps;
-    return { surface: d.surface, threads: this.threads, skills: this.skills, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets };
+    return { surface: d.surface, threads: this.threads, skills: this.skills, responseFormats: this.responseFormats, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets };
   }
 
   /** Registered agents by name: built-ins first, later handles overriding them. */

@@ -38,6 +38,7 @@ export const DeepSubAgentSpecSchema = z.object({
   skills: z.array(z.string()).optional(),
   inlineSkills: z.array(InlineSkillSchema).optional(),
   responseFormat: z.record(z.string(), z.json()).optional(),
+  responseFormatId: z.string().min(1).max(64).optional(),
   strategy: z.string().min(1).optional(),
   interruptOn: InterruptOnSchema.optional(),
   askCaller: z.boolean().optional(),

@@ -105,6 +105,7 @@ interface SubAgentSpecShape {
   toolNames?: string[] | null;
   presets?: { name: string; description: string; baseTool: string; fixedKwargs: JsonObjectInput }[] | null;
   responseFormat?: JsonObjectInput | null;
+  responseFormatId?: string | null;
   skills?: string[] | null;
   inlineSkills?: JsonObjectInput[] | null;
   strategy?: string | null;
@@ -125,6 +126,7 @@ const SubAgentSpecInput = builder.inputRef<SubAgentSpecShape>("SubAgentSpecInput
     toolNames: t.stringList({ description: "The surface names it may call." }),
     presets: t.field({ type: [PresetSpecInput], description: "Presets for it alone." }),
     responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema its answer must match." }),
+    responseFormatId: t.string({ description: "A stored response format (responseFormats) its answer must match, rendered with the run's variables; not with responseFormat." }),
     skills: t.stringList({ description: "Stored skills it loads by name." }),
     inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
     strategy: t.string({ description: "The loop strategy it runs with; default: the tools-agent loop (default). An unknown name is refused." }),

@@ -38,6 +38,8 @@ export interface SubagentPrepareEnv {
   llm: ResolvedModel;
   llmProvider: string | undefined;
   recursionLimit: number;
+  /** The schema a stored response format renders to with the run's variables; problems go to `issues`. */
+  resolveResponseFormat(name: string, path: string, issues: Issue[]): Promise<JsonSchema | null>;
   loadSkills(names: string[], inline: { name: string; content: string }[], path: string, issues: Issue[]): Promise<PromptSkill[]>;
 }
 
@@ -66,8 +68,7 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
     const strategy = checkStrategy(s.strategy, `${path}/strategy`, issues);
     const prompt = s.systemPrompt ? renderTemplate(s.systemPrompt, env.vars, `${path}/systemPrompt`) : { text: null, issues: [] };
     issues.push(...prompt.issues);
-    const responseFormat = (s.responseFormat as JsonSchema | undefined) ?? null;
-    if (responseFormat) issues.push(...schemaProblems(responseFormat, `${path}/responseFormat`));
+    const responseFormat = await responseFormatOf(s, env, path, issues);
     const skills = await env.loadSkills(s.skills ?? [], s.inlineSkills ?? [], `${path}/skills`, issues);
     out.push({
       kind: "subagent",
@@ -88,6 +89,18 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
     });
   }
   return out;
+}
+
+/** A spec's answer format: inline, or named by stored id and rendered at the point of use (§9.4). */
+async function responseFormatOf(s: SubAgentSpec, env: SubagentPrepareEnv, path: string, issues: Issue[]): Promise<JsonSchema | null> {
+  if (s.responseFormat && s.responseFormatId !== undefined) {
+    issues.push({ path: `${path}/responseFormatId`, message: "give responseFormat or responseFormatId, not both" });
+    return null;
+  }
+  if (s.responseFormatId !== undefined) return env.resolveResponseFormat(s.responseFormatId, `${path}/responseFormatId`, issues);
+  const inline = (s.responseFormat as JsonSchema | undefined) ?? null;
+  if (inline) issues.push(...schemaProblems(inline, `${path}/responseFormat`));
+  return inline;
 }
 
 function resolveModel(env: SubagentPrepareEnv, s: SubAgentSpec, path: string, issues: Issue[]): ResolvedModel {

@@ -57,7 +57,15 @@ export class ToolsAgent extends Agent {
     const vars: Record<string, unknown> = { threadId: ctx.threadId, now: new Date().toISOString(), date: new Date().toISOString().slice(0, 10), agent: ToolsAgent.toolName, ...o.variables };
 
     const recursionLimit = o.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
-    const subEnv = { surface, providers, vars, llm, llmProvider: o.llmProvider, recursionLimit, loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) => loadSkills(ctx, names, inline, path, found) };
+    const subEnv = {
+      surface,
+      providers,
+      vars,
+      llm,
+      llmProvider: o.llmProvider,
+      recursionLimit,
+      resolveResponseFormat: (name: string, path: string, found: Issue[]) => ctx.services.responseFormats.resolve(name, vars, path, found),
+      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) => loadSkills(ctx, names, inline, path, found) };
     tools.push(...(await prepareSubagents(options.subagents ?? [], subEnv, "/subagents", [], issues)));
     if (o.askCaller !== false) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, "/toolNames"));
