@@ -94,7 +94,6 @@ const PresetSpecInput = builder.inputType("PresetSpecInput", {
 });
 
 /** JSON as Pothos infers a JSONObject input field. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type JsonObjectInput = Record<string, any>;
 
 /** SubAgentSpecInput as the door receives it; the tools agent's ToolInput validates it (agent/specs.ts). */

@@ -60,6 +60,24 @@ describe("SubAgentSpec.tools: live tools (functions) given by in-process callers
     expect(JSON.stringify(log)).not.toContain("s3cr3t");
   });
 
+  it("should never store live tools: a resume of a sub-agent paused on one must give them again", async () => {
+    rt = await testRuntime();
+    useScript(rt.agents, "s", script([{ key: "abc" }]));
+    let calls = 0;
+    const lookup = { name: "lookup", description: "Looks a key up", input: z.object({ key: z.string() }), run: () => ++calls };
+    const spec = (tools: (typeof lookup)[]) => [{ name: "helper", description: "Helps", systemPrompt: "You help.", tools, interruptOn: { lookup: true } }];
+    const first = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents: spec([lookup]) });
+    expect(ofType(first.log, "interrupt_final")[0]).toMatchObject({ agent: "helper", payload: { actions: [{ tool: "lookup" }] } });
+    const resume = { threadId: first.started.threadId, resume: { decisions: [{ type: "approve" }] } };
+    await expect(rt.agents.start({ options: resume, caller: as("USER") })).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [expect.objectContaining({ message: expect.stringContaining('"lookup"') })] });
+    const resumed = await runToEnd(rt.agents, { ...resume, subagents: spec([lookup]) });
+    expect(ofType(resumed.log, "tool_result_step").map((e) => [e.agent, e.tool, e.result])).toEqual([
+      ["helper", "lookup", 1],
+      [null, "helper", "helped"],
+    ]);
+    expect(calls).toBe(1);
+  });
+
   it("should refuse a malformed live tool with BAD_USER_INPUT naming it, and store nothing", async () => {
     rt = await testRuntime();
     const bad = { name: "bad name!", description: "", run: "not a function" } as never;
