@@ -2,11 +2,10 @@ import type { ModelMessage } from "ai";
 import { ApiError, describeIssues, type Issue } from "../../errors.ts";
 import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
 import { Agent, drain, type AgentContext, type AgentPrepareContext, type AgentRunOptions, type AgentThreadContext } from "../agent.ts";
-import { classifyAgentError } from "../agent-errors.ts";
 import type { StreamEvent } from "../events.ts";
 import type { ResolvedModel } from "../providers/registry.ts";
 import type { ThreadMessageInput } from "../threads.ts";
-import { errorOutcome, type CallEnv } from "./call-tool.ts";
+import type { CallEnv } from "./call-tool.ts";
 import { closeDangling, forStorage } from "./history.ts";
 import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
 import { runLoop, type ResumedBatch } from "./loop.ts";
@@ -49,7 +48,7 @@ export class ToolsAgent extends Agent {
 
   override async prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<Plan> {
     const o = options as ToolsAgentOptions;
-    const { surface, skills, providers, threads } = ctx.services;
+    const { surface, providers, threads } = ctx.services;
     const issues: Issue[] = [];
 
     const tools = [...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues), ...presetSpecs(surface, o.presets ?? [], "/presets", issues)];
@@ -65,7 +64,8 @@ export class ToolsAgent extends Agent {
       llmProvider: o.llmProvider,
       recursionLimit,
       resolveResponseFormat: (name: string, path: string, found: Issue[]) => ctx.services.responseFormats.resolve(name, vars, path, found),
-      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) => loadSkills(ctx, names, inline, path, found) };
+      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) => loadSkills(ctx, names, inline, path, found),
+    };
     tools.push(...(await prepareSubagents(options.subagents ?? [], subEnv, "/subagents", [], issues)));
     if (o.askCaller !== false) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, "/toolNames"));
