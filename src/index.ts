@@ -7,6 +7,7 @@ export { ToolError, ERROR_KINDS, DEFAULT_TRANSIENT_KINDS, type ErrorKind, type I
 export { park, type Park, type InteractionRequest, type OpenedInteraction } from "./interactions/park.ts";
 export { toolResult, type ToolResult, type ToolResultInit, type ContentBlock } from "./tools/result.ts";
 export { Agent, AgentInterruptedError, drain, type AgentClass, type AgentContext, type AgentRunOptions, type SuspendedReceipt } from "./agent/agent.ts";
+export { agentSessionThread, getAgentSessionThread, setAgentSessionThread, resetAgentSessionThread, type AgentSessionThreadToken } from "./agent/session-thread.ts";
 export { finalEventForValue, type StreamEvent } from "./agent/events.ts";
 export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
 export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";

@@ -25,6 +25,8 @@ import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AG
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
+import { withoutAgentSessionThread } from "./session-thread.ts";
+import { ResponseFormatStore } from "./response-formats.ts";
 import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
@@ -101,6 +103,7 @@ export class AgentService {
   readonly providers: ProviderRegistry;
   readonly threads: ThreadStore;
   readonly skills: SkillStore;
+  readonly responseFormats: ResponseFormatStore;
   readonly store: AgentRunStore;
   /** Strategies and agent storage providers of every handle (docs/plugins.md). */
   readonly plugins: PluginCatalog;
@@ -110,6 +113,7 @@ export class AgentService {
     this.providers = new ProviderRegistry(deps.env ?? process.env);
     this.threads = new ThreadStore(deps.db);
     this.skills = new SkillStore(deps.db);
+    this.responseFormats = new ResponseFormatStore(deps.db);
     this.store = new AgentRunStore(deps.db, deps.runLog);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
@@ -129,7 +133,7 @@ export class AgentService {
 
   get services(): AgentServices {
     const d = this.deps;
-    return { surface: d.surface, threads: this.threads, skills: this.skills, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets, plugins: this.plugins };
+    return { surface: d.surface, threads: this.threads, skills: this.skills, responseFormats: this.responseFormats, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets, plugins: this.plugins };
   }
 
   /** Registered agents by name: built-ins first, later handles overriding them. */
@@ -160,7 +164,7 @@ export class AgentService {
       if (continued) return continued;
       throw e;
     }
-    launchRun(this, this.deps, this.inflight, run);
+    withoutAgentSessionThread(() => launchRun(this, this.deps, this.inflight, run));
     return { runId: run.runId, threadId: run.threadId, agent: run.agent };
   }
 

@@ -7,6 +7,7 @@ import type { Surface } from "../registry/surface.ts";
 import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import type { ProviderRegistry } from "./providers/registry.ts";
+import type { ResponseFormatStore } from "./response-formats.ts";
 import type { SkillStore } from "./skills.ts";
 import type { ThreadStore } from "./threads.ts";
 
@@ -24,6 +25,8 @@ export interface AgentServices {
   surface: Surface;
   threads: ThreadStore;
   skills: SkillStore;
+  /** Stored response formats, named by id (sub-agents' `responseFormatId`). */
+  responseFormats: ResponseFormatStore;
   providers: ProviderRegistry;
   /** Tool runs (a parked call's run is read back on resume). */
   runs: RunStore;

@@ -6,6 +6,8 @@ import { ApiError, describeIssues } from "../errors.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
 import { checkRunOptions, storableOptions } from "./run-options.ts";
+import { getAgentSessionThread } from "./session-thread.ts";
+import { takeLiveTools } from "./subagents/live-tools.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 import { admitFork, type Fork } from "./fork.ts";
 
@@ -39,6 +41,10 @@ export async function admitStart(
   req: StartRequest,
 ): Promise<AdmittedRun> {
   let options = Object.fromEntries(Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null)) as AgentRunOptions;
+  const live = takeLiveTools(options);
+  options = live.options;
+  const ambientThread = getAgentSessionThread();
+  if (options.threadId === undefined && ambientThread !== null) options.threadId = ambientThread;
   let agentName = req.agent ?? undefined;
   let resuming: AgentRunRecord | null = null;
   let fork: Fork | null = null;
@@ -80,7 +86,7 @@ export async function admitStart(
     const issues = parsed.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message }));
     throw ApiError.badInput(`invalid input for agent "${name}": ${issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`, issues);
   }
-  options = { ...options, ...(parsed.data as Record<string, unknown>), threadId };
+  options = live.attach({ ...options, ...(parsed.data as Record<string, unknown>), threadId });
   const agent = new cls();
   // Claimed before `prepare`, which may answer the run's interactions: the continuation
   // their answers would start then loses to this resume (docs/agent-stream.md §7.1).

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { LiveTool } from "./subagents/live-tools.ts";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const wireName = z.string().regex(NAME, "must match ^[A-Za-z0-9_-]{1,64}$");
@@ -20,8 +21,15 @@ export const InlineSkillSchema = z.object({
 });
 export type InlineSkill = z.infer<typeof InlineSkillSchema>;
 
-/** A sub-agent: a tool of the parent that runs its own tools-agent loop. */
-export const SubAgentSpecSchema = z.object({
+/** An approval gate: `true`, or the decisions allowed and a label (docs/agent-stream.md §6). */
+export const InterruptOnSchema = z.record(z.string(), z.union([z.boolean(), z.object({ allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])).min(1).optional(), description: z.string().optional() })]));
+
+/**
+ * A sub-agent as JSON callers give it (the seed's `DeepSubAgentSpec`, the full field
+ * set): a tool of its parent, named `name`, that runs its own tools-agent loop
+ * (docs/agent-stream.md §9). `subagents` nest: a sub-agent may have sub-agents.
+ */
+export const DeepSubAgentSpecSchema = z.object({
   name: wireName,
   description: z.string().min(1),
   systemPrompt: z.string().optional(),
@@ -30,5 +38,25 @@ export const SubAgentSpecSchema = z.object({
   skills: z.array(z.string()).optional(),
   inlineSkills: z.array(InlineSkillSchema).optional(),
   responseFormat: z.record(z.string(), z.json()).optional(),
+  responseFormatId: z.string().min(1).max(64).optional(),
+  strategy: z.string().min(1).optional(),
+  interruptOn: InterruptOnSchema.optional(),
+  askCaller: z.boolean().optional(),
+  recursionLimit: z.number().int().min(1).max(200).optional(),
+  llmProvider: z.string().optional(),
+  llmKwargs: z.record(z.string(), z.json()).optional(),
+  get subagents() {
+    return z.array(DeepSubAgentSpecSchema).optional();
+  },
 });
-export type SubAgentSpec = z.infer<typeof SubAgentSpecSchema>;
+export type DeepSubAgentSpec = z.infer<typeof DeepSubAgentSpecSchema>;
+
+/**
+ * A sub-agent as in-process callers give it (the seed's `SubAgentSpec`): the JSON fields
+ * plus live `tools` (functions, never stored) at any depth.
+ */
+export type SubAgentSpec = Omit<DeepSubAgentSpec, "subagents"> & {
+  /** In-process only: tools given as functions (docs/agent-stream.md §9.3). Never stored. */
+  tools?: LiveTool[];
+  subagents?: SubAgentSpec[];
+};

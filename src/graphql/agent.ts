@@ -111,17 +111,48 @@ const PresetSpecInput = builder.inputType("PresetSpecInput", {
   }),
 });
 
-const SubAgentSpecInput = builder.inputType("SubAgentSpecInput", {
-  description: "A sub-agent the run's agent may call as a tool.",
+/** JSON as Pothos infers a JSONObject input field. */
+type JsonObjectInput = Record<string, any>;
+
+/** SubAgentSpecInput as the door receives it; the tools agent's ToolInput validates it (agent/specs.ts). */
+interface SubAgentSpecShape {
+  name: string;
+  description: string;
+  systemPrompt?: string | null;
+  toolNames?: string[] | null;
+  presets?: { name: string; description: string; baseTool: string; fixedKwargs: JsonObjectInput }[] | null;
+  responseFormat?: JsonObjectInput | null;
+  responseFormatId?: string | null;
+  skills?: string[] | null;
+  inlineSkills?: JsonObjectInput[] | null;
+  strategy?: string | null;
+  subagents?: SubAgentSpecShape[] | null;
+  interruptOn?: JsonObjectInput | null;
+  askCaller?: boolean | null;
+  recursionLimit?: number | null;
+  llmProvider?: string | null;
+  llmKwargs?: JsonObjectInput | null;
+}
+
+const SubAgentSpecInput = builder.inputRef<SubAgentSpecShape>("SubAgentSpecInput").implement({
+  description: "A sub-agent the run's agent may call as a tool: the full JSON shape (DeepSubAgentSpec, docs/agent-stream.md §9). Sub-agents nest.",
   fields: (t) => ({
     name: t.string({ required: true, description: "The tool name the parent calls it by." }),
     description: t.string({ required: true, description: "What the parent model reads." }),
-    systemPrompt: t.string({ description: "Its system message." }),
+    systemPrompt: t.string({ description: "Its system message; {{name}} is replaced from the run's variables." }),
     toolNames: t.stringList({ description: "The surface names it may call." }),
     presets: t.field({ type: [PresetSpecInput], description: "Presets for it alone." }),
     responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema its answer must match." }),
+    responseFormatId: t.string({ description: "A stored response format (responseFormats) its answer must match, rendered with the run's variables; not with responseFormat." }),
     skills: t.stringList({ description: "Stored skills it loads by name." }),
     inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
+    strategy: t.string({ description: "The loop strategy it runs with; default: the tools-agent loop (default). An unknown name is refused." }),
+    subagents: t.field({ type: [SubAgentSpecInput], description: "Its own sub-agents, tools of it (at most 4 levels deep)." }),
+    interruptOn: t.field({ type: "JSONObject", description: "Its tools that need an approval decision: tool → true | { allowedDecisions, description }. The interrupt pauses the parent run." }),
+    askCaller: t.boolean({ description: "Offer it the built-in ask_caller tool; its asks pause the parent run. Default false." }),
+    recursionLimit: t.int({ description: "The most model calls of one of its calls. Default: the parent's." }),
+    llmProvider: t.string({ description: "Its provider; default: the parent's." }),
+    llmKwargs: t.field({ type: "JSONObject", description: "Its provider options (model, temperature, ...); default: the parent's model." }),
   }),
 });
 

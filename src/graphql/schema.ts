@@ -14,6 +14,7 @@ import "./agent.ts";
 import "./agent-run.ts";
 import "./thread.ts";
 import "./skill.ts";
+import "./response-format.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = guardJsonDepth(builder.toSchema({ sortSchema: false }));

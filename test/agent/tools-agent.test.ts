@@ -358,23 +358,6 @@ describe("parked calls", () => {
     expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ callId: call.callId, isError: true, result: expect.objectContaining({ kind: "TIMEOUT" }) })]);
     expect(types(log).at(-1)).toBe("message_final");
   });
-
-  it("should cancel a call that parks inside a sub-agent and give the parent an error result", async () => {
-    const r = await setup();
-    useScript(r.agents, "s", (view) => {
-      const sub = (view.prompt[0].content as string).startsWith("You wait");
-      const sawResult = view.prompt.at(-1)?.role === "tool";
-      if (sub) return sawResult ? { text: "could not wait" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 3 } }] };
-      return sawResult ? { text: "done" } : { toolCalls: [{ toolName: "waiter", input: { task: "get approval" } }] };
-    });
-    const { log } = await runToEnd(r.agents, { userMessage: "?", subagents: [{ name: "waiter", description: "Waits", systemPrompt: "You wait.", toolNames: ["approve_spend"] }], llmProvider: "s" });
-    const subResult = ofType(log, "tool_result_step").find((e) => e.agent === "waiter")!;
-    expect(subResult).toMatchObject({ tool: "approve_spend", isError: true, result: { kind: "CONFLICT" } });
-    expect(types(log).at(-1)).toBe("message_final");
-    const [parked] = await r.runs.list({ tool: "approve_spend" }, 1);
-    expect(parked.status).toBe("CANCELLED");
-    expect(await r.interactions.list("PENDING", as("ADMIN"))).toEqual([]);
-  });
 });
 
 describe("secret tools", () => {

@@ -9,6 +9,7 @@ import type { ContentBlock } from "../../tools/result.ts";
 import type { StreamEvent } from "../events.ts";
 import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import type { RunSecrets } from "./run-secrets.ts";
+import type { SubagentResume } from "./loop.ts";
 import type { ToolSpec } from "./toolbox.ts";
 
 /** What a call needs from its run. */
@@ -18,8 +19,13 @@ export interface CallEnv {
    * tool failure. `onProgress` is told each RUN_PROGRESS of the run it starts.
    */
   runTool(name: string, input: unknown, onProgress?: (event: RunEventRecord) => void): Promise<RunOutcome>;
-  /** Contract: runs the sub-agent to its end; its failures come back as an error outcome. */
-  runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void): Promise<DoneOutcome>;
+  /**
+   * Contract: runs the sub-agent to its end or its pause (continuing it from `resume` when
+   * set); its failures come back as an error outcome, never as a throw.
+   */
+  runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void, resume?: SubagentResume): Promise<CallOutcome>;
+  /** Runs one call of an in-process live tool (subagents/live-tools.ts). */
+  runLive(spec: Extract<ToolSpec, { kind: "live" }>, args: Record<string, unknown>): Promise<DoneOutcome>;
   /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
   cancelTool(toolRunId: string): Promise<void>;
   secrets: RunSecrets;
@@ -36,7 +42,7 @@ export function errorOutcome(kind: string, message: string, issues?: Issue[]): D
  * retries); a parked run becomes a "parked" outcome; ask_caller becomes an "ask". Every
  * failure is an error outcome the model reads; nothing here throws for a tool failure.
  */
-export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void, agent: string | null = null): Promise<CallOutcome> {
+export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void, agent: string | null = null, resume?: SubagentResume): Promise<CallOutcome> {
   if (spec.redacted) env.secrets.learn(call.args);
   // The tool's updates stream as ToolProgressSteps between this call's ToolCallStep and its result.
   const onProgress = (e: RunEventRecord) => emit(toolProgressStep(spec.name, call.callId, agent, e));
@@ -59,8 +65,10 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
     case "subagent": {
       const task = (call.args as { task?: unknown }).task;
       if (typeof task !== "string" || !task.trim()) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [{ path: "/task", message: "must be a non-empty string" }]);
-      return env.runSubagent(spec, task, emit);
+      return env.runSubagent(spec, task, emit, resume);
     }
+    case "live":
+      return env.runLive(spec, call.args);
   }
 }
 

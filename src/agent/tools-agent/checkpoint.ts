@@ -1,4 +1,5 @@
-import type { ToolResultPart } from "ai";
+import type { ModelMessage, ToolResultPart } from "ai";
+import type { StreamEvent } from "../events.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
 
 /** What the model reads as a tool result (the AI SDK's tool-result output). */
@@ -37,8 +38,20 @@ export interface Ask {
   to: "caller";
 }
 
-/** The outcome of one call: finished, parked on interactions, or asking the caller. */
-export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; ask: Ask };
+/** Where a paused sub-agent stopped: its conversation (stored form) and its own checkpoint. */
+export interface SubagentState {
+  history: ModelMessage[];
+  checkpoint: Checkpoint;
+}
+
+/** A sub-agent call that paused: the pause terminal its parent surfaces, and its state. */
+export interface SubagentPause {
+  terminal: StreamEvent;
+  state: SubagentState;
+}
+
+/** The outcome of one call: finished, parked on interactions, asking the caller, or a paused sub-agent. */
+export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; ask: Ask } | { status: "paused"; pause: SubagentPause };
 
 /** A decision on one gated call. */
 export type Decision = { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
@@ -61,4 +74,6 @@ export interface InterruptAction {
 export type Checkpoint =
   | { kind: "interrupt"; interruptId: string; calls: PlannedCall[]; actions: InterruptAction[] }
   | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: { callId: string; toolRunId: string; interactionIds: string[] }[] }
-  | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; asks: Ask[] };
+  | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; asks: Ask[] }
+  /** A sub-agent call of the turn (`callId`) paused; a resume continues it from `state`. */
+  | { kind: "subagent"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; callId: string; state: SubagentState };

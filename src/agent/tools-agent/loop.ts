@@ -10,7 +10,8 @@ import { finalEventForValue, type StreamEvent } from "../events.ts";
 import type { CallSettings } from "../providers/registry.ts";
 import { runBatch, type BatchItem } from "./batch.ts";
 import { callTool, errorOutcome, storable, type CallEnv } from "./call-tool.ts";
-import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
+import { cancelPause } from "../subagents/pause.ts";
+import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentPause, SubagentState } from "./checkpoint.ts";
 import { actionsFor, type GateConfig } from "./interrupts.ts";
 import { modelTurn } from "./model-turn.ts";
 import { parseStructured } from "./structured-output.ts";
@@ -21,7 +22,7 @@ import type { UsageTotals } from "./usage.ts";
 export interface LoopConfig {
   /** Attribution of the events: null for the run's own agent, else the sub-agent's name. */
   agent: string | null;
-  /** "sub": no pauses (no gates, no asks; a park is an error result), no RunUsage, no persistence. */
+  /** "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent (§9.2). */
   mode: "root" | "sub";
   model: LanguageModelV3;
   settings: CallSettings;
@@ -48,12 +49,18 @@ export interface LoopIO {
 /** The calls of a paused turn a resume settles now, and the outcomes it already knows. */
 export interface ResumedBatch {
   calls: PlannedCall[];
-  /** Calls to run (or to settle with a fixed outcome) now, emitting a call and a result each. */
-  now: { call: PlannedCall; outcome?: CallOutcome }[];
+  /** Calls to run (or to settle with a fixed outcome, or a paused sub-agent to continue) now, emitting a call and a result each. */
+  now: { call: PlannedCall; outcome?: CallOutcome; resume?: SubagentResume }[];
   /** Outcomes the paused run already emitted. */
   known: Record<string, DoneOutcome>;
   /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
   interruptId?: string;
+}
+
+/** A paused sub-agent call a resume continues: where it stopped, and its own resumed batch. */
+export interface SubagentResume {
+  state: SubagentState;
+  batch: ResumedBatch;
 }
 
 /**
@@ -114,7 +121,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         yield end;
         return;
       }
-      const actions = cfg.mode === "root" ? actionsFor(t.calls, cfg.gates) : [];
+      const actions = actionsFor(t.calls, cfg.gates);
       if (actions.length) {
         const interruptId = randomUUID();
         io.checkpoint({ kind: "interrupt", interruptId, calls: t.calls, actions });
@@ -143,14 +150,34 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
 
   /** Runs a turn's calls; returns a terminal when the turn ends the run (pause or terminate). */
   async function* settle(calls: PlannedCall[], now: ResumedBatch["now"], known: Record<string, DoneOutcome>, interruptId?: string): AsyncGenerator<StreamEvent, StreamEvent | null> {
-    const items: BatchItem[] = now.map(({ call, outcome }) => ({ ...itemFor(call, outcome), ...(interruptId ? { interruptId } : {}) }));
+    const items: BatchItem[] = now.map(({ call, outcome, resume }) => ({ ...itemFor(call, outcome, resume), ...(interruptId ? { interruptId } : {}) }));
     const outcomes = yield* runBatch(items, cfg.agent);
     const byId = new Map<string, CallOutcome>(Object.entries(known));
     items.forEach((it, i) => byId.set(it.callId, outcomes[i]));
 
     const parked = calls.filter((c) => byId.get(c.callId)?.status === "parked");
+    const paused = calls.filter((c) => byId.get(c.callId)?.status === "paused");
     const asking = calls.filter((c) => byId.get(c.callId)?.status === "ask");
     const done = () => Object.fromEntries(calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])));
+    // One pause surfaces per run: a park wins, then the first paused sub-agent; every other
+    // pause of the turn becomes an error result (its parked tool runs are cancelled).
+    const surfaced = parked.length ? null : (paused[0] ?? null);
+    for (const c of paused.filter((p) => p !== surfaced)) {
+      await cancelPause((byId.get(c.callId) as { pause: SubagentPause }).pause, io.env);
+      const o = errorOutcome("CONFLICT", `sub-agent "${c.tool}" paused while another call of the same turn waits; call it again once that is settled`);
+      byId.set(c.callId, o);
+      yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
+    }
+    if (surfaced) {
+      for (const c of asking) {
+        const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while a sub-agent of the same turn waits; ask again once it is settled");
+        byId.set(c.callId, o);
+        yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
+      }
+      const { pause } = byId.get(surfaced.callId) as { pause: SubagentPause };
+      io.checkpoint({ kind: "subagent", calls, done: done(), callId: surfaced.callId, state: pause.state });
+      return pause.terminal;
+    }
     if (parked.length) {
       for (const c of asking) {
         const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while another tool of the same turn waits on an interaction; ask again once it is answered");
@@ -198,7 +225,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     return null;
   }
 
-  function itemFor(call: PlannedCall, fixed: CallOutcome | undefined): BatchItem {
+  function itemFor(call: PlannedCall, fixed: CallOutcome | undefined, resume: SubagentResume | undefined): BatchItem {
     const spec = specs.get(call.tool);
     const shownArgs = spec?.redacted ? { redacted: REDACTED } : call.args;
     const base = { callId: call.callId, tool: call.tool, shownArgs, mode: spec?.executionMode ?? "parallel" };
@@ -206,14 +233,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     if (call.invalid || !spec) return { ...base, run: async () => errorOutcome(call.invalid?.kind ?? "NOT_FOUND", call.invalid?.message ?? `no tool named "${call.tool}" in this run`) };
     return {
       ...base,
-      run: async (emit) => {
-        const o = await callTool(spec, call, io.env, emit, cfg.agent);
-        if (o.status === "parked" && cfg.mode === "sub") {
-          await io.env.cancelTool(o.toolRunId);
-          return errorOutcome("CONFLICT", `"${call.tool}" parked on an interaction, but a sub-agent cannot wait; call it from the parent agent instead`);
-        }
-        return o;
-      },
+      run: (emit) => callTool(spec, call, io.env, emit, cfg.agent, resume),
     };
   }
 }

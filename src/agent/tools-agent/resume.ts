@@ -19,6 +19,11 @@ import type { ToolSpec } from "./toolbox.ts";
 export async function planResume(paused: AgentRunRecord, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
   if (!cp || !("kind" in cp)) throw new ApiError("CONFLICT", `run ${paused.id} stored no checkpoint to resume from`);
+  return planCheckpoint(cp, resume, tools, caller, services, issues);
+}
+
+/** {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (§9.2). */
+async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
   const specs = new Map(tools.map((t) => [t.name, t]));
   for (const c of cp.calls) if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
 
@@ -42,6 +47,17 @@ export async function planResume(paused: AgentRunRecord, resume: unknown, tools:
       }
     }
     return { calls, now, known: {}, interruptId: cp.interruptId };
+  }
+
+  if (cp.kind === "subagent") {
+    const call = cp.calls.find((c) => c.callId === cp.callId)!;
+    const spec = specs.get(call.tool);
+    if (spec?.kind !== "subagent") {
+      issues.push({ path: "/subagents", message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run` });
+      return null;
+    }
+    const batch = await planCheckpoint(cp.state.checkpoint, resume, spec.tools, caller, services, issues);
+    return batch && { calls: cp.calls, now: [{ call, resume: { state: cp.state, batch } }], known: cp.done };
   }
 
   const answers = readAnswers(resume, issues);

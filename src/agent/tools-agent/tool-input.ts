@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { InlineSkillSchema, PresetSpecSchema, SubAgentSpecSchema } from "../specs.ts";
+import { DeepSubAgentSpecSchema, InlineSkillSchema, InterruptOnSchema, PresetSpecSchema } from "../specs.ts";
 
 /**
  * The tools agent's tool input: exactly the fields its run honours (it is specRunnable,
@@ -9,12 +9,12 @@ import { InlineSkillSchema, PresetSpecSchema, SubAgentSpecSchema } from "../spec
 export const ToolsAgentInput = z.object({
   toolNames: z.array(z.string()).optional().describe("Surface tools, presets, branches or agents the model may call."),
   presets: z.array(PresetSpecSchema).optional().describe("Inline presets: a base tool with baked arguments."),
-  subagents: z.array(SubAgentSpecSchema).optional().describe("Sub-agents, each a tool of this agent."),
+  subagents: z.array(DeepSubAgentSpecSchema).optional().describe("Sub-agents, each a tool of this agent; a sub-agent may have sub-agents."),
   systemMessage: z.string().optional().describe("System prompt; {{name}} is replaced from variables."),
   userMessage: z.string().optional().describe("The user's message; {{name}} is replaced from variables."),
   variables: z.record(z.string(), z.json()).optional().describe("Values for {{name}} placeholders."),
   responseFormat: z.record(z.string(), z.json()).optional().describe("A JSON Schema the final answer must match."),
-  interruptOn: z.record(z.string(), z.union([z.boolean(), z.object({ allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])).min(1).optional(), description: z.string().optional() })])).optional().describe("Tools that need an approval decision before they run."),
+  interruptOn: InterruptOnSchema.optional().describe("Tools that need an approval decision before they run."),
   skills: z.array(z.string()).optional().describe("Stored skills to load into the system prompt."),
   inlineSkills: z.array(InlineSkillSchema).optional().describe("Skills given inline: { name, content }."),
   recursionLimit: z.number().int().min(1).max(200).optional().describe("Most model calls in one run. Default 25."),

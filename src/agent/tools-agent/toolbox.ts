@@ -5,7 +5,9 @@ import { hasMarker } from "../../secrets/markers.ts";
 import type { Surface } from "../../registry/surface.ts";
 import type { ExecutionMode } from "../../tools/definition.ts";
 import { validate, type JsonSchema } from "../../tools/json-schema.ts";
-import type { PresetSpec, SubAgentSpec } from "../specs.ts";
+import type { PresetSpec } from "../specs.ts";
+import type { PreparedLiveTool } from "../subagents/live-tools.ts";
+import type { SubagentPlan } from "../subagents/prepare.ts";
 
 interface SpecBase {
   name: string;
@@ -23,7 +25,8 @@ interface SpecBase {
 export type ToolSpec =
   | (SpecBase & { kind: "surface" })
   | (SpecBase & { kind: "preset"; baseTool: string; fixedKwargs: Record<string, unknown> })
-  | (SpecBase & { kind: "subagent"; spec: SubAgentSpec; system: string; tools: ToolSpec[]; responseFormat: JsonSchema | null })
+  | (SpecBase & { kind: "live"; live: PreparedLiveTool })
+  | (SpecBase & SubagentPlan)
   | (SpecBase & { kind: "ask" });
 
 export const ASK_CALLER = "ask_caller";

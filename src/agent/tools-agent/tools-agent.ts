@@ -2,11 +2,10 @@ import type { ModelMessage } from "ai";
 import { ApiError, describeIssues, type Issue } from "../../errors.ts";
 import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
 import { Agent, drain, type AgentContext, type AgentPrepareContext, type AgentRunOptions, type AgentThreadContext } from "../agent.ts";
-import { classifyAgentError } from "../agent-errors.ts";
 import type { StreamEvent } from "../events.ts";
 import type { ResolvedModel } from "../providers/registry.ts";
 import type { ThreadMessageInput } from "../threads.ts";
-import { errorOutcome, type CallEnv } from "./call-tool.ts";
+import type { CallEnv } from "./call-tool.ts";
 import { closeDangling, forStorage } from "./history.ts";
 import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
 import { runLoop, type ResumedBatch } from "./loop.ts";
@@ -14,7 +13,10 @@ import { composeSystem, renderTemplate, type PromptSkill } from "./prompt.ts";
 import { planResume } from "./resume.ts";
 import { RunSecrets } from "./run-secrets.ts";
 import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
-import { askCallerSpec, duplicateIssues, presetSpecs, SUBAGENT_INPUT, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
+import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
+import { callLiveTool } from "../subagents/live-tools.ts";
+import { prepareSubagents } from "../subagents/prepare.ts";
+import { runSubagent } from "../subagents/run.ts";
 import { UsageTotals } from "./usage.ts";
 import { liveTools, runLive } from "./live-tools.ts";
 import type { LoopStrategy } from "../strategies/strategy.ts";
@@ -53,7 +55,7 @@ export class ToolsAgent extends Agent {
 
   override async prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<Plan> {
     const o = options as ToolsAgentOptions;
-    const { surface, skills, providers } = ctx.services;
+    const { surface, providers, threads } = ctx.services;
     const issues: Issue[] = [];
 
     const live = liveTools(surface, options.tools ?? [], issues);
@@ -61,27 +63,19 @@ export class ToolsAgent extends Agent {
     const llm = providers.resolve(o.llmProvider, o.llmKwargs);
     const vars: Record<string, unknown> = { threadId: ctx.threadId, now: new Date().toISOString(), date: new Date().toISOString().slice(0, 10), agent: ToolsAgent.toolName, ...o.variables };
 
-    for (const [i, s] of (o.subagents ?? []).entries()) {
-      const at = `/subagents/${i}`;
-      const subTools = [...surfaceSpecs(surface, s.toolNames ?? [], `${at}/toolNames`, issues), ...presetSpecs(surface, s.presets ?? [], `${at}/presets`, issues)];
-      issues.push(...duplicateIssues(subTools, `${at}/toolNames`));
-      const prompt = s.systemPrompt ? renderTemplate(s.systemPrompt, vars, `${at}/systemPrompt`) : { text: null, issues: [] };
-      issues.push(...prompt.issues);
-      if (s.responseFormat) issues.push(...schemaProblems(s.responseFormat, `${at}/responseFormat`));
-      const subSkills = await loadSkills(ctx, s.skills ?? [], s.inlineSkills ?? [], `${at}/skills`, issues);
-      tools.push({
-        kind: "subagent",
-        name: s.name,
-        description: s.description,
-        inputSchema: SUBAGENT_INPUT,
-        executionMode: "parallel",
-        redacted: false,
-        spec: s,
-        tools: subTools,
-        system: composeSystem(prompt.text, subSkills, (s.responseFormat as JsonSchema | undefined) ?? null, subTools),
-        responseFormat: (s.responseFormat as JsonSchema | undefined) ?? null,
-      });
-    }
+    const recursionLimit = o.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
+    const subEnv = {
+      surface,
+      providers,
+      vars,
+      llm,
+      llmProvider: o.llmProvider,
+      recursionLimit,
+      strategy: (name: string | undefined) => ctx.services.plugins.strategy(name),
+      resolveResponseFormat: (name: string, path: string, found: Issue[]) => ctx.services.responseFormats.resolve(name, vars, path, found),
+      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) => loadSkills(ctx, names, inline, path, found),
+    };
+    tools.push(...(await prepareSubagents(options.subagents ?? [], subEnv, "/subagents", [], issues)));
     if (o.askCaller !== false) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, "/toolNames"));
 
@@ -110,7 +104,7 @@ export class ToolsAgent extends Agent {
       userMessage: user.text,
       gates,
       responseFormat,
-      recursionLimit: o.recursionLimit ?? DEFAULT_RECURSION_LIMIT,
+      recursionLimit,
       llm,
       history,
       resume,
@@ -145,27 +139,8 @@ export class ToolsAgent extends Agent {
         await ctx.services.dispatcher.cancel(toolRunId);
       },
       secrets,
-      runSubagent: async (spec, task, emit) => {
-        try {
-          let terminal: StreamEvent | null = null;
-          const sub = runLoop(
-            { agent: spec.name, mode: "sub", model: plan.llm.model, settings: plan.llm.settings, system: spec.system, tools: spec.tools, gates: new Map(), responseFormat: spec.responseFormat, recursionLimit: plan.recursionLimit },
-            { ...io, persist: async () => {}, checkpoint: () => {} },
-            [{ role: "user", content: task }],
-            null,
-          );
-          for await (const e of sub) {
-            if (e.final) terminal = e;
-            else if (e.type !== "run_usage") emit(e);
-          }
-          if (terminal?.type === "structured_final") return { status: "done", isError: false, result: terminal.data, modelOutput: { type: "json", value: terminal.data as never }, terminate: false, value: terminal.data };
-          const text = terminal?.type === "message_final" ? terminal.text : "";
-          return { status: "done", isError: false, result: text, modelOutput: { type: "text", value: text || "(the sub-agent gave no answer)" }, terminate: false, value: text };
-        } catch (e) {
-          const c = classifyAgentError(e, ctx.signal.aborted);
-          return errorOutcome(c.kind, `sub-agent "${spec.name}" failed: ${c.message}`);
-        }
-      },
+      runSubagent: (spec, task, emit, resume) => runSubagent(spec, task, emit, resume, io, secrets),
+      runLive: (spec, args) => callLiveTool(spec.live, args, { signal: ctx.signal, caller: ctx.caller }),
     };
     const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(c) };
     const loop = plan.strategy(
