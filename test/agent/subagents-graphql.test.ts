@@ -46,7 +46,7 @@ describe("DeepSubAgentSpec: JSON callers give the full field set over GraphQL (S
       code: "BAD_USER_INPUT",
       issues: expect.arrayContaining([
         { path: "/subagents/0/strategy", message: 'no loop strategy named "plan-execute" (known: tools)' },
-        { path: "/subagents/0/subagents/0/toolNames/0", message: 'no tool named "no_such_tool" on the surface' },
+        { path: "/subagents/0/subagents/0/toolNames/0", message: 'no tool named "no_such_tool" is registered' },
       ]),
     });
     expect(await rt.db.agentRun.count()).toBe(0);
