@@ -8,7 +8,25 @@ export { park, type Park, type InteractionRequest, type OpenedInteraction } from
 export { toolResult, type ToolResult, type ToolResultInit, type ContentBlock } from "./tools/result.ts";
 export { Agent, AgentInterruptedError, drain, type AgentClass, type AgentContext, type AgentRunOptions, type SuspendedReceipt } from "./agent/agent.ts";
 export { agentSessionThread, getAgentSessionThread, setAgentSessionThread, resetAgentSessionThread, type AgentSessionThreadToken } from "./agent/session-thread.ts";
-export { finalEventForValue, type StreamEvent } from "./agent/events.ts";
+export {
+  finalEventForValue,
+  type StreamEvent,
+  type StreamEventType,
+  type MessageDelta,
+  type IntermediateDelta,
+  type MessageFinal,
+  type ReasoningStep,
+  type RunUsage,
+  type StructuredFinal,
+  type ToolCallStep,
+  type ToolResultStep,
+  type ToolProgressStep,
+  type InterruptFinal,
+  type SuspendedFinal,
+  type AsksFinal,
+} from "./agent/events.ts";
+export type { PresetSpec, SubAgentSpec, InlineSkill } from "./agent/specs.ts";
+export { EXTENSION_KINDS, type ExtensionKind, type ExtensionOptions, type BranchTool } from "./extensions/extension.ts";
 export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
 export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
 export { runLoop } from "./agent/tools-agent/loop.ts";
