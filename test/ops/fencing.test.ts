@@ -109,9 +109,10 @@ describe.skipIf(!ready)("a stalled instance", () => {
     const stalled = sweeper;
     const other = await testRuntime({ databaseUrl: stalled.config.databaseUrl });
     try {
-      useScript(stalled.agents, "slow", [{ text: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(" ") }], 25);
+      const model = useScript(stalled.agents, "slow", [{ text: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(" ") }], 25);
       const started = await stalled.agents.start({ options: { userMessage: "talk", llmProvider: "slow" }, caller: as("USER") });
-      await until("the run to stream", async () => (await stalled.agents.store.lastSeq(started.runId)) > 2);
+      // A turn's text is held until the turn ends (docs/agent-stream.md §2.2): the model being called is the sign it runs.
+      await until("the model to be streaming", () => model.seen.length > 0);
       // The other instance declares this one gone and fails the run.
       expect(await other.agents.failInterrupted([other.instanceId])).toHaveLength(1);
       await until("the run to stop here", () => stalled.agents.runningCount === 0, 10_000);
