@@ -21,6 +21,7 @@ import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
+import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
@@ -112,6 +113,8 @@ export class AgentService {
     this.skills = new SkillStore(deps.db);
     this.store = new AgentRunStore(deps.db, deps.runLog);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
+    // ask_caller parks like any pausing tool (docs/agent-stream.md §8); it is kept off the API.
+    deps.surface.addSource(() => [askCallerEntry()]);
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
     this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));

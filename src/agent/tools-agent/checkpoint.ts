@@ -28,7 +28,7 @@ export interface DoneOutcome {
   value: unknown;
 }
 
-/** A question the model put to its caller through ask_caller. */
+/** A question the model put to its caller, as checkpoints stored it before asks were parks. */
 export interface Ask {
   id: string;
   callId: string;
@@ -37,8 +37,15 @@ export interface Ask {
   to: "caller";
 }
 
-/** The outcome of one call: finished, parked on interactions, or asking the caller. */
-export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; ask: Ask };
+/** The outcome of one call: finished, parked on interactions, or asking the caller (an ask_caller run parked on its question). */
+export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; toolRunId: string };
+
+/** A parked call of a paused turn: its tool run and the interactions it waits on. */
+export interface ParkedCall {
+  callId: string;
+  toolRunId: string;
+  interactionIds: string[];
+}
 
 /** A decision on one gated call. */
 export type Decision = { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
@@ -60,5 +67,7 @@ export interface InterruptAction {
  */
 export type Checkpoint =
   | { kind: "interrupt"; interruptId: string; calls: PlannedCall[]; actions: InterruptAction[] }
-  | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: { callId: string; toolRunId: string; interactionIds: string[] }[] }
+  | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: ParkedCall[] }
+  | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: ParkedCall[] }
+  /** An ASKED run stored before asks were parked interactions: answered only by an explicit resume. */
   | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; asks: Ask[] };
