@@ -7,7 +7,7 @@ import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { collect, gql, until, wsClient } from "../graphql/support.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp } from "./fixtures.ts";
-import { ofType, runToEnd, types, useScript } from "./support.ts";
+import { ofType, runToEnd, sharedRuntimes, types, useScript } from "./support.ts";
 
 /** The model asks its caller first; once it reads the answer, it answers with it. */
 const askThenAnswer = (input: Record<string, unknown>) => (view: ScriptView) => {
@@ -193,5 +193,24 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     expect((await r.agents.store.get(started.runId))?.status).toBe("RESUMED");
     expect((await r.agents.store.events(started.runId, 0)).at(-1)).toMatchObject({ type: "asks_final" });
     expect((await r.interactions.get(ask.id))?.status).toBe("ANSWERED");
+  });
+});
+
+describe("AsksFinal: an ask is answered from any instance, like any park", () => {
+  const { first, another, disposeAll } = sharedRuntimes();
+  afterEach(disposeAll);
+
+  it("should continue an asked run when its ask is answered on another instance sharing the database", async () => {
+    const a = await first();
+    const b = await another(a);
+    for (const r of [a, b]) useScript(r.agents, "s", askThenAnswer(ASK));
+    const { started, log: asked } = await runToEnd(a.agents, { userMessage: "book a trip", llmProvider: "s" });
+    const [ask] = ofType(asked, "asks_final")[0].asks as unknown as AskEntry[];
+    const joined = follow(b.agents, started.runId, asked.at(-1)!.seq);
+    await b.interactions.answer(ask.id, "Bergen", as("USER"));
+    const log = await joined;
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "ask_caller", result: "Bergen", isError: false });
+    expect(ofType(log, "message_final")[0].text).toBe("Answer: Bergen.");
+    await until("the asked run ended", async () => (await a.agents.store.get(started.runId))?.status === "SUCCEEDED");
   });
 });
