@@ -205,7 +205,7 @@ export class AgentService {
   }
 
   /**
-   * Continues a SUSPENDED run whose answers (or expiries) are all in, if this instance wins
+   * Continues a SUSPENDED (or ASKED) run whose answers (or expiries) are all in, if this instance wins
    * its claim (docs/agent-stream.md §7.1); false when there was nothing to continue here.
    * Called when a parked tool run of an agent ends, and by the heartbeat's sweep.
    */
@@ -213,7 +213,7 @@ export class AgentService {
     return continueSuspended(this, this.deps, this.inflight, runId);
   }
 
-  /** Continues every SUSPENDED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */
+  /** Continues every SUSPENDED or ASKED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */
   async continueAnswered(): Promise<string[]> {
     const continued: string[] = [];
     for (const run of await this.store.suspended()) if (await this.continueSuspended(run.id)) continued.push(run.id);
