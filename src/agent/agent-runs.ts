@@ -188,13 +188,13 @@ export class AgentRunStore {
   }
 
   /**
-   * Claims a SUSPENDED run for its continuation on `instanceId` (SUSPENDED → RUNNING),
+   * Claims a SUSPENDED (or ASKED) run for its continuation on `instanceId` (→ RUNNING),
    * compare-and-set on the suspension `run` was read at (its status and end): of every
    * instance and explicit resume, exactly one claim of a suspension wins.
    */
   async claimSuspended(run: AgentRunRecord, instanceId: string): Promise<boolean> {
     const { count } = await this.db.agentRun.updateMany({
-      where: { id: run.id, status: "SUSPENDED", finishedAt: run.finishedAt ? new Date(run.finishedAt) : null },
+      where: { id: run.id, status: run.status, finishedAt: run.finishedAt ? new Date(run.finishedAt) : null },
       data: { status: "RUNNING", finishedAt: null, checkpoint: { ...(run.checkpoint as object), instanceId } as Json },
     });
     return count === 1;
@@ -204,13 +204,13 @@ export class AgentRunStore {
   async unclaimSuspended(run: AgentRunRecord): Promise<void> {
     await this.db.agentRun.updateMany({
       where: { id: run.id, status: "RUNNING" },
-      data: { status: "SUSPENDED", finishedAt: run.finishedAt ? new Date(run.finishedAt) : null, checkpoint: (run.checkpoint ?? undefined) as Json },
+      data: { status: run.status, finishedAt: run.finishedAt ? new Date(run.finishedAt) : null, checkpoint: (run.checkpoint ?? undefined) as Json },
     });
   }
 
-  /** The SUSPENDED runs (a sweep continues those whose answers are in). */
+  /** The SUSPENDED and ASKED runs (a sweep continues those whose answers are in). */
   async suspended(): Promise<AgentRunRecord[]> {
-    const rows = await this.db.agentRun.findMany({ where: { status: "SUSPENDED" }, take: 500 });
+    const rows = await this.db.agentRun.findMany({ where: { status: { in: ["SUSPENDED", "ASKED"] } }, take: 500 });
     return rows.map(toRecord);
   }
 

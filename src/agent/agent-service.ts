@@ -21,6 +21,7 @@ import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
+import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
@@ -116,6 +117,8 @@ export class AgentService {
     this.responseFormats = new ResponseFormatStore(deps.db);
     this.store = new AgentRunStore(deps.db, deps.runLog);
     deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
+    // ask_caller parks like any pausing tool (docs/agent-stream.md §8); it is kept off the API.
+    deps.surface.addSource(() => [askCallerEntry()]);
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
     this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
@@ -206,7 +209,7 @@ export class AgentService {
   }
 
   /**
-   * Continues a SUSPENDED run whose answers (or expiries) are all in, if this instance wins
+   * Continues a SUSPENDED (or ASKED) run whose answers (or expiries) are all in, if this instance wins
    * its claim (docs/agent-stream.md §7.1); false when there was nothing to continue here.
    * Called when a parked tool run of an agent ends, and by the heartbeat's sweep.
    */
@@ -214,7 +217,7 @@ export class AgentService {
     return continueSuspended(this, this.deps, this.inflight, runId);
   }
 
-  /** Continues every SUSPENDED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */
+  /** Continues every SUSPENDED or ASKED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */
   async continueAnswered(): Promise<string[]> {
     const continued: string[] = [];
     for (const run of await this.store.suspended()) if (await this.continueSuspended(run.id)) continued.push(run.id);

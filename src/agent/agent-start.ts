@@ -142,7 +142,7 @@ export async function admitStart(
  */
 async function giveBack(agents: Pick<AgentService, "store" | "continueSuspended">, paused: AgentRunRecord): Promise<void> {
   await agents.store.unclaim(paused.id, paused.status);
-  if (paused.status === "SUSPENDED") await agents.continueSuspended(paused.id);
+  if (paused.status === "SUSPENDED" || paused.status === "ASKED") await agents.continueSuspended(paused.id);
 }
 
 /**

@@ -9,7 +9,8 @@ import { launchRun } from "./agent-runner.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 import { lowerRole } from "./agent-start.ts";
-import type { RunFailedRecord, SuspendedFinal } from "./events.ts";
+import type { AsksFinal, RunFailedRecord, SuspendedFinal } from "./events.ts";
+import type { Checkpoint } from "./tools-agent/checkpoint.ts";
 import { markOf, withMark } from "./fork.ts";
 
 type Agents = Pick<AgentService, "store" | "services" | "classes">;
@@ -19,15 +20,34 @@ type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secret
 const NOT_INHERITED = ["resume", "userMessage", "resumeCheckpointId"];
 
 /**
- * Whether every interaction a SUSPENDED run waits on was answered or expired and its
- * tool run has an outcome (docs/agent-stream.md §7.1).
+ * The interactions a paused run waits on out of band: a SUSPENDED run's parks, or an
+ * ASKED run's asks (each an interaction, docs/agent-stream.md §8). Null when the run waits
+ * on nothing an answer can continue (an interrupt, or asks stored before they were parks).
+ */
+function awaited(run: AgentRunRecord): string[] | null {
+  const final = run.final as SuspendedFinal | AsksFinal | null;
+  if (run.status === "SUSPENDED" && final?.type === "suspended_final") return final.interactionIds;
+  const cp = run.checkpoint as Checkpoint | null;
+  if (run.status === "ASKED" && final?.type === "asks_final" && cp && "kind" in cp) return askedIn(cp);
+  return null;
+}
+
+/** The asks a checkpoint waits on, through the sub-agents that paused on them (§9.2). */
+function askedIn(cp: Checkpoint): string[] | null {
+  if (cp.kind === "subagent") return askedIn(cp.state.checkpoint);
+  return cp.kind === "asks" && "parked" in cp ? cp.parked.flatMap((p) => p.interactionIds) : null;
+}
+
+/**
+ * Whether every interaction a SUSPENDED or ASKED run waits on was answered or expired and
+ * its tool run has an outcome (docs/agent-stream.md §7.1).
  */
 export async function readyToContinue(agents: Agents, run: AgentRunRecord): Promise<boolean> {
-  const final = run.final as SuspendedFinal | null;
+  const ids = awaited(run);
   const port = agents.services.interactions;
-  if (run.status !== "SUSPENDED" || final?.type !== "suspended_final" || !port) return false;
+  if (!ids || !port) return false;
   const toolRuns = new Set<string>();
-  for (const id of final.interactionIds) {
+  for (const id of ids) {
     const interaction = await port.get(id);
     if (!interaction) continue;
     if (interaction.status === "PENDING") return false;
@@ -41,7 +61,7 @@ export async function readyToContinue(agents: Agents, run: AgentRunRecord): Prom
 }
 
 /**
- * Continues a SUSPENDED run out of band, once its answers (or expiries) are in
+ * Continues a SUSPENDED (or ASKED) run out of band, once its answers (or expiries) are in
  * (docs/agent-stream.md §7.1): the run is claimed in the database (SUSPENDED → RUNNING,
  * compare-and-set on its suspension, so of every instance and explicit resume exactly one
  * wins), then runs on under the same runId, its events numbered on from the
@@ -62,7 +82,7 @@ export async function continueSuspended(agents: Agents, deps: Deps, inflight: In
     await agents.store.unclaimSuspended(run);
     return false;
   }
-  deps.log.info("a suspended agent run continues: its interactions were answered", { agentRunId: run.id });
+  deps.log.info(`a ${run.status === "ASKED" ? "asked" : "suspended"} agent run continues: its interactions were answered`, { agentRunId: run.id });
   try {
     const cls = agents.classes().get(run.agent);
     if (!cls) throw new ApiError("NOT_FOUND", `the agent "${run.agent}" is no longer registered; the run cannot continue`);
@@ -91,7 +111,7 @@ export async function joinContinued(agents: Agents, req: StartRequest): Promise<
   const latest = await agents.store.latestOnThread(threadId);
   if (!latest || latest.status === "SUSPENDED" || latest.status === "RESUMED" || latest.status === "INTERRUPTED" || latest.status === "ASKED") return null;
   const log = await agents.store.events(latest.id, 0);
-  const suspension = log.findLast((e) => e.type === "suspended_final");
+  const suspension = log.findLast((e) => e.type === "suspended_final" || e.type === "asks_final");
   if (!suspension) return null;
   if (!startedRun(req.caller, latest)) return null;
   if (resumeCheckpointId && resumeCheckpointId !== latest.id) return null;

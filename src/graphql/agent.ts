@@ -76,8 +76,8 @@ const SuspendedFinalRef = member("SuspendedFinal", "suspended_final", "A tool pa
   callerInteractionIds: t.stringList({ description: "Those of interactionIds the caller answers (to: caller).", resolve: (e) => e.callerInteractionIds }),
   expiryAt: t.field({ type: "DateTime", nullable: true, description: "When the first of them expires; null: never.", resolve: (e) => e.expiryAt }),
 }));
-const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its caller; resume with the answers. Terminal.", (t) => ({
-  asks: t.field({ type: ["JSONObject"], description: "The questions: { id, callId, question, answerFormat, to }.", resolve: (e) => e.asks }),
+const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its caller; answer the asks (answerInteraction) or resume with the answers. Terminal.", (t) => ({
+  asks: t.field({ type: ["JSONObject"], description: "The full parked entries the caller must answer: { id (an interaction id), callId, question, answerFormat, to, expiryAt, status }. Answer each with answerInteraction (the run then continues by itself) or resume with the answers.", resolve: (e) => e.asks }),
 }));
 
 export const StreamEventRef = builder.unionType("StreamEvent", {

@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import { maySeeRun, runScope } from "../auth/visibility.ts";
+import { maySeeRun, runScope, startedRun as startedBy } from "../auth/visibility.ts";
 import { visibleRecords } from "../dispatch/visible-records.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
@@ -41,14 +41,16 @@ export class InteractionService {
 
   /**
    * Answers as an API caller: only an interaction of a run the caller may see (its own;
-   * any for an ADMIN), so "caller" interactions are answered by that caller or an ADMIN.
+   * any for an ADMIN), so "caller" interactions are answered by that caller or an ADMIN. A
+   * READER answers only the "caller" questions of its own runs.
    */
   async answer(id: string, answer: unknown, caller: Caller): Promise<RunRecord> {
     const interaction = await this.store.get(id);
     const run = interaction && (await this.runs.get(interaction.runId));
     // An interaction of a run the caller may not see does not exist for it.
     if (!interaction || !run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
-    if (caller.role === "READER") throw new ApiError("FORBIDDEN", "a READER may not answer interactions");
+    // A question addressed to the caller (ask_caller) is answered by that caller, whatever its role.
+    if (caller.role === "READER" && !(interaction.to === "caller" && startedBy(caller, run))) throw new ApiError("FORBIDDEN", "a READER may not answer interactions (only the questions its own runs ask it as their caller)");
     return this.accept(interaction, answer);
   }
 

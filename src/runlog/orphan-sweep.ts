@@ -12,7 +12,7 @@ export interface AgentOrphans {
    * returns those records, not yet published.
    */
   failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
-  /** Continues the SUSPENDED agent runs whose answers are all in (a crash between an answer and its continuation); returns their ids. */
+  /** Continues the SUSPENDED and ASKED agent runs whose answers are all in (a crash between an answer and its continuation); returns their ids. */
   continueAnswered?(): Promise<string[]>;
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptView, ScriptedTurn } from "../../src/agent/providers/scripted-model.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp } from "./fixtures.ts";
+import { until } from "../graphql/support.ts";
 import { ofType, runToEnd, types, useScript } from "./support.ts";
 
 let rt: TestRuntime | undefined;
@@ -121,6 +122,20 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
     const resumed = await runToEnd(r.agents, { threadId: first.started.threadId, resume: { answers: { [askId]: "blue" } } });
     expect(ofType(resumed.log, "tool_result_step").find((e) => e.tool === "painter")).toMatchObject({ agent: null, result: 'painted "blue"' });
     expect(model.seen.some((s) => (s.prompt[0].content as string).startsWith("You paint") && s.tools?.some((t) => t.name === "ask_caller"))).toBe(true);
+  });
+
+  it("should continue the run by itself when a sub-agent's ask is answered as an interaction, the sub-agent reading the answer", async () => {
+    const r = await setup();
+    useScript(r.agents, "s", byAgent({ "You paint": (v, saw) => (saw ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` } : callTool("ask_caller", { question: "Which colour?" })) }, (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" }))));
+    const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }] });
+    const [asks] = ofType(first.log, "asks_final");
+    const askId = (asks.asks[0] as { id: string }).id;
+    expect(await r.agents.store.get(first.started.runId)).toMatchObject({ status: "ASKED" });
+    await r.interactions.answer(askId, "green", as("USER"));
+    await until("the asked run to end", async () => (await r.agents.store.get(first.started.runId))?.status === "SUCCEEDED");
+    const log = await r.agents.store.events(first.started.runId, asks.seq);
+    expect(ofType(log, "tool_result_step").find((e) => e.tool === "painter")).toMatchObject({ agent: null, result: 'painted "green"' });
+    expect(ofType(log, "message_final")).toEqual([expect.objectContaining({ text: "done" })]);
   });
 
   it("should surface an interrupt of a nested sub-agent through every parent, and resume it at depth", async () => {

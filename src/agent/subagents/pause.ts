@@ -3,7 +3,7 @@ import type { Checkpoint, SubagentPause } from "../tools-agent/checkpoint.ts";
 
 /** The tool runs a checkpoint waits on, its nested sub-agents' included. */
 export function parkedRunsOf(cp: Checkpoint): string[] {
-  if (cp.kind === "suspend") return cp.parked.map((p) => p.toolRunId);
+  if (cp.kind === "suspend" || (cp.kind === "asks" && "parked" in cp)) return cp.parked.map((p) => p.toolRunId);
   if (cp.kind === "subagent") return parkedRunsOf(cp.state.checkpoint);
   return [];
 }

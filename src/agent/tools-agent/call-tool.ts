@@ -1,12 +1,11 @@
-import { randomUUID } from "node:crypto";
 import { REDACTED } from "../../auth/tiers.ts";
 import type { RunEventRecord, RunRecord } from "../../dispatch/run-record.ts";
 import { toolProgressStep } from "../tool-progress-event.ts";
 import type { RunOutcome } from "../../dispatch/run-tool.ts";
 import type { Issue } from "../../errors.ts";
-import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
 import type { ContentBlock } from "../../tools/result.ts";
 import type { StreamEvent } from "../events.ts";
+import { ASK_CALLER } from "./ask-caller.ts";
 import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import type { RunSecrets } from "./run-secrets.ts";
 import type { SubagentResume } from "./loop.ts";
@@ -39,7 +38,7 @@ export function errorOutcome(kind: string, message: string, issues?: Issue[]): D
 
 /**
  * Makes one call. Surface tools and presets go through the chokepoint (tiers, validation,
- * retries); a parked run becomes a "parked" outcome; ask_caller becomes an "ask". Every
+ * retries); a parked run becomes a "parked" outcome; ask_caller parks too and becomes an "ask". Every
  * failure is an error outcome the model reads; nothing here throws for a tool failure.
  */
 export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void, agent: string | null = null, resume?: SubagentResume): Promise<CallOutcome> {
@@ -55,12 +54,9 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
       return fromRun(spec, await env.runTool(spec.baseTool, { ...call.args, ...spec.fixedKwargs }, onProgress), env);
     }
     case "ask": {
-      const { question, answerFormat } = call.args as { question?: unknown; answerFormat?: unknown };
-      const issues: Issue[] = [];
-      if (typeof question !== "string" || !question.trim()) issues.push({ path: "/question", message: "must be a non-empty string" });
-      if (answerFormat !== undefined) issues.push(...schemaProblems(answerFormat, "/answerFormat"));
-      if (issues.length) return errorOutcome("INVALID_INPUT", `invalid input for "ask_caller": ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
-      return { status: "ask", ask: { id: randomUUID(), callId: call.callId, question: String(question), answerFormat: (answerFormat as JsonSchema | undefined) ?? null, to: "caller" } };
+      // A real park: the question is an interaction addressed to the caller (docs/agent-stream.md §8).
+      const outcome = fromRun(spec, await env.runTool(ASK_CALLER, call.args), env);
+      return outcome.status === "parked" ? { status: "ask", toolRunId: outcome.toolRunId } : outcome;
     }
     case "subagent": {
       const task = (call.args as { task?: unknown }).task;

@@ -29,7 +29,7 @@ export interface DoneOutcome {
   value: unknown;
 }
 
-/** A question the model put to its caller through ask_caller. */
+/** A question the model put to its caller, as checkpoints stored it before asks were parks. */
 export interface Ask {
   id: string;
   callId: string;
@@ -51,7 +51,15 @@ export interface SubagentPause {
 }
 
 /** The outcome of one call: finished, parked on interactions, asking the caller, or a paused sub-agent. */
-export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; ask: Ask } | { status: "paused"; pause: SubagentPause };
+/** (`ask`: an ask_caller run parked on its question.) */
+export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; toolRunId: string } | { status: "paused"; pause: SubagentPause };
+
+/** A parked call of a paused turn: its tool run and the interactions it waits on. */
+export interface ParkedCall {
+  callId: string;
+  toolRunId: string;
+  interactionIds: string[];
+}
 
 /** A decision on one gated call. */
 export type Decision = { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
@@ -73,7 +81,9 @@ export interface InterruptAction {
  */
 export type Checkpoint =
   | { kind: "interrupt"; interruptId: string; calls: PlannedCall[]; actions: InterruptAction[] }
-  | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: { callId: string; toolRunId: string; interactionIds: string[] }[] }
+  | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: ParkedCall[] }
+  | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: ParkedCall[] }
+  /** An ASKED run stored before asks were parked interactions: answered only by an explicit resume. */
   | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; asks: Ask[] }
   /** A sub-agent call of the turn (`callId`) paused; a resume continues it from `state`. */
   | { kind: "subagent"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; callId: string; state: SubagentState };

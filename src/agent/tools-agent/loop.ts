@@ -13,6 +13,7 @@ import { callTool, errorOutcome, storable, type CallEnv } from "./call-tool.ts";
 import { cancelPause } from "../subagents/pause.ts";
 import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentPause, SubagentState } from "./checkpoint.ts";
 import { actionsFor, type GateConfig } from "./interrupts.ts";
+import { askEntry, parkedCall, waitsOf } from "./parked-calls.ts";
 import { modelTurn } from "./model-turn.ts";
 import { parseStructured } from "./structured-output.ts";
 import type { ToolSpec } from "./toolbox.ts";
@@ -170,6 +171,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     }
     if (surfaced) {
       for (const c of asking) {
+        await io.env.cancelTool((byId.get(c.callId) as { toolRunId: string }).toolRunId);
         const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while a sub-agent of the same turn waits; ask again once it is settled");
         byId.set(c.callId, o);
         yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
@@ -178,22 +180,18 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       io.checkpoint({ kind: "subagent", calls, done: done(), callId: surfaced.callId, state: pause.state });
       return pause.terminal;
     }
+    const waiting = (cs: PlannedCall[]) => waitsOf(io.interactions, cs.map((c) => ({ callId: c.callId, toolRunId: (byId.get(c.callId) as { toolRunId: string }).toolRunId })));
     if (parked.length) {
       for (const c of asking) {
+        await io.env.cancelTool((byId.get(c.callId) as { toolRunId: string }).toolRunId);
         const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while another tool of the same turn waits on an interaction; ask again once it is answered");
         byId.set(c.callId, o);
         yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
       }
-      const waits = await Promise.all(
-        parked.map(async (c) => {
-          const { toolRunId } = byId.get(c.callId) as { toolRunId: string };
-          const pending = (await io.interactions?.forRun(toolRunId)) ?? [];
-          return { callId: c.callId, toolRunId, interactions: pending.filter((i) => i.status === "PENDING") };
-        }),
-      );
-      const all = waits.flatMap((w) => w.interactions);
+      const waits = await waiting(parked);
+      const all = waits.flatMap((w) => w.interactions.filter((i) => i.status === "PENDING"));
       const expiries = all.map((i) => i.expiresAt).filter((x): x is string => Boolean(x)).sort();
-      io.checkpoint({ kind: "suspend", calls, done: done(), parked: waits.map((w) => ({ callId: w.callId, toolRunId: w.toolRunId, interactionIds: w.interactions.map((i) => i.id) })) });
+      io.checkpoint({ kind: "suspend", calls, done: done(), parked: waits.map((w) => parkedCall(w, true)) });
       return {
         type: "suspended_final",
         final: true,
@@ -205,9 +203,9 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       };
     }
     if (asking.length) {
-      const asks = asking.map((c) => (byId.get(c.callId) as { ask: import("./checkpoint.ts").Ask }).ask);
-      io.checkpoint({ kind: "asks", calls, done: done(), asks });
-      return { type: "asks_final", final: true, asks: asks.map((a) => ({ ...a })), agent: cfg.agent };
+      const waits = await waiting(asking);
+      io.checkpoint({ kind: "asks", calls, done: done(), parked: waits.map((w) => parkedCall(w, false)) });
+      return { type: "asks_final", final: true, asks: waits.flatMap((w) => w.interactions.map((i) => askEntry(w.callId, i))), agent: cfg.agent };
     }
     const results = calls.map((c) => byId.get(c.callId) as DoneOutcome);
     const toolMessage = {

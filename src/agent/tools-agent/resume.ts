@@ -61,7 +61,8 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
   }
 
   const answers = readAnswers(resume, issues);
-  if (cp.kind === "asks") {
+  if (cp.kind === "asks" && "asks" in cp) {
+    // An ASKED run stored before asks were parks: its answers are checked here and become the results.
     const asks = new Map(cp.asks.map((a) => [a.id, a]));
     for (const id of Object.keys(answers)) if (!asks.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not a pending ask of this run" });
     for (const a of cp.asks) {
@@ -74,6 +75,7 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
     return { calls: cp.calls, now, known: cp.done };
   }
 
+  if (cp.kind === "asks") await checkAskAnswers(cp.parked.flatMap((p) => p.interactionIds), answers, services, issues);
   const parkedIds = new Set(cp.parked.flatMap((p) => p.interactionIds));
   for (const id of Object.keys(answers)) if (!parkedIds.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
   if (issues.length) return null;
@@ -95,6 +97,22 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
   }
   if (pending.length) throw new ApiError("CONFLICT", `the run still waits on interaction${pending.length > 1 ? "s" : ""} ${pending.join(", ")}; answer ${pending.length > 1 ? "them" : "it"} first (answerInteraction, or resume.answers)`);
   return { calls: cp.calls, now, known: cp.done };
+}
+
+/**
+ * An explicit resume of an ASKED run answers every ask still pending, each matching its
+ * answer format; checked before any answer is given, so a refused resume changes nothing.
+ */
+async function checkAskAnswers(ids: string[], answers: Record<string, unknown>, services: AgentServices, issues: Issue[]): Promise<void> {
+  for (const id of ids) {
+    const ask = await services.interactions?.get(id);
+    if (!ask) continue;
+    const at = `/resume/answers/${id}`;
+    if (!Object.hasOwn(answers, id)) {
+      if (ask.status === "PENDING") issues.push({ path: at, message: `is missing: answer "${ask.question}"` });
+    } else if (ask.status !== "PENDING") issues.push({ path: at, message: `is ${ask.status.toLowerCase()}; it accepts no answer` });
+    else if (ask.answerFormat) for (const i of validate(ask.answerFormat, answers[id])) issues.push({ path: at + i.path, message: i.message });
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { validate, type JsonSchema } from "../../tools/json-schema.ts";
 import type { PresetSpec } from "../specs.ts";
 import type { PreparedLiveTool } from "../subagents/live-tools.ts";
 import type { SubagentPlan } from "../subagents/prepare.ts";
+import { ASK_CALLER, ASK_CALLER_DESCRIPTION, ASK_CALLER_INPUT } from "./ask-caller.ts";
 
 interface SpecBase {
   name: string;
@@ -29,26 +30,9 @@ export type ToolSpec =
   | (SpecBase & SubagentPlan)
   | (SpecBase & { kind: "ask" });
 
-export const ASK_CALLER = "ask_caller";
-
 /** The built-in tool through which the model asks its caller a question (→ AsksFinal). */
 export function askCallerSpec(): ToolSpec {
-  return {
-    kind: "ask",
-    name: ASK_CALLER,
-    description: "Ask the person who started this run a question and wait for the answer. Use it only when you cannot continue without information they have.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        question: { type: "string", minLength: 1, description: "The question, in one or two sentences." },
-        answerFormat: { type: "object", description: "Optional JSON Schema the answer must match." },
-      },
-      required: ["question"],
-      additionalProperties: false,
-    },
-    executionMode: "parallel",
-    redacted: false,
-  };
+  return { kind: "ask", name: ASK_CALLER, description: ASK_CALLER_DESCRIPTION, inputSchema: ASK_CALLER_INPUT, executionMode: "parallel", redacted: false };
 }
 
 /**

@@ -96,9 +96,15 @@ export function interruptActions(payload: unknown): InterruptAction[] {
   return Array.isArray(actions) ? actions.map((a) => ({ ...a, allowedDecisions: a.allowedDecisions?.length ? a.allowedDecisions : ["approve", "edit", "reject"] })) : [];
 }
 
-/** One question an AsksFinal asks the caller (docs/agent-stream.md §8). */
+/** One question an AsksFinal asks the caller: the full parked entry (docs/agent-stream.md §8). */
 export interface Ask {
+  /** The interaction's id: the interactions screen answers it too. */
   id: string;
+  callId?: string;
   question: string;
   answerFormat?: Record<string, unknown> | null;
+  to?: "caller";
+  /** When it expires unanswered (ISO-8601); null: never. */
+  expiryAt?: string | null;
+  status?: "PENDING" | "ANSWERED" | "EXPIRED" | "CANCELLED";
 }

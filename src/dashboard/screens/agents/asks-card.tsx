@@ -1,10 +1,12 @@
 import { useState } from "react";
 import { JsonEditor } from "../../components/json-editor.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
+import { Time } from "../../components/time.tsx";
 import type { Ask, Terminal } from "../../api/agents.ts";
 
 /**
- * An AsksFinal: the agent's questions to you; the answers resume the thread. One question
+ * An AsksFinal: the agent's questions to you; the answers resume the thread (each ask is
+ * also an interaction, answerable on the interactions screen). One question
  * with an answerFormat gets a form drawn from it; otherwise each question gets a field (text
  * when it has no format or asks for a string, JSON else) and one Send button.
  */
@@ -25,6 +27,11 @@ export function AsksCard({ event, active, onAnswer }: { event: Extract<Terminal,
       {asks.map((a) => (
         <div key={a.id} className="action">
           <p>{a.question}</p>
+          {a.expiryAt && (
+            <p className="faint">
+              Expires <Time at={a.expiryAt} />
+            </p>
+          )}
           {!open ? (
             <span className="faint">{sent ? "Answered." : "Answered in a later run."}</span>
           ) : single ? (
