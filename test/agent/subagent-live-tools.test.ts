@@ -103,6 +103,24 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
     expect(ofType(log, "tool_progress_step")).toEqual([expect.objectContaining({ tool: "lookup", agent: "helper", callId: call.callId, toolRunId: toolRun.id, message: "looking", progress: 1, total: 2 })]);
   });
 
+  it("should offer a live tool to the sub-agent given it only: two sub-agents each run their own live tool of the same name", async () => {
+    rt = await testRuntime();
+    useScript(rt.agents, "s", (view: ScriptView): ScriptedTurn => {
+      const system = view.prompt[0].content as string;
+      const results = view.prompt.filter((m) => m.role === "tool").length;
+      if (system.startsWith("You help")) return results ? { text: "helped" } : { toolCalls: [{ toolName: "lookup", input: { key: "k" } }] };
+      return results < 2 ? { toolCalls: [{ toolName: ["helper_a", "helper_b"][results], input: { task: "look up" } }] } : { text: "done" };
+    });
+    const own = (label: string) => [lookupTool(() => label)];
+    const subagents = ["a", "b"].map((x) => ({ name: `helper_${x}`, description: "Helps", systemPrompt: "You help.", tools: own(x.toUpperCase()) }));
+    const { log } = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents });
+    expect(ofType(log, "tool_result_step").filter((e) => e.tool === "lookup").map((e) => [e.agent, e.result])).toEqual([
+      ["helper_a", "A"],
+      ["helper_b", "B"],
+    ]);
+    expect(await rt.runs.list({ tool: "lookup" }, 10)).toHaveLength(2);
+  });
+
   it("should never store live tools: a resume of a sub-agent paused on one must give them again", async () => {
     rt = await testRuntime();
     useScript(rt.agents, "s", script([{ key: "abc" }]));
