@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { LiveTool } from "./subagents/live-tools.ts";
+import type { ToolDefinition } from "../tools/definition.ts";
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const wireName = z.string().regex(NAME, "must match ^[A-Za-z0-9_-]{1,64}$");
@@ -53,10 +53,13 @@ export type DeepSubAgentSpec = z.infer<typeof DeepSubAgentSpecSchema>;
 
 /**
  * A sub-agent as in-process callers give it (the seed's `SubAgentSpec`): the JSON fields
- * plus live `tools` (functions, never stored) at any depth.
+ * plus live `tools` (`defineTool` definitions, never stored) at any depth.
  */
 export type SubAgentSpec = Omit<DeepSubAgentSpec, "subagents"> & {
-  /** In-process only: tools given as functions (docs/agent-stream.md §9.3). Never stored. */
-  tools?: LiveTool[];
+  /**
+   * In-process only: live `defineTool` definitions offered to this sub-agent, run through
+   * the dispatch chokepoint as the run's caller (docs/agent-stream.md §9.3). Never stored.
+   */
+  tools?: ToolDefinition[];
   subagents?: SubAgentSpec[];
 };

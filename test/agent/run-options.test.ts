@@ -7,6 +7,7 @@ import { runLoop } from "../../src/agent/tools-agent/loop.ts";
 import { App } from "../../src/app.ts";
 import { ApiError } from "../../src/errors.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
+import { until } from "../graphql/support.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp } from "./fixtures.ts";
 import { ofType, runToEnd, types, useScript } from "./support.ts";
@@ -177,6 +178,24 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
     expect(ofType(user.log, "tool_result_step")[0]).toMatchObject({ isError: true, result: { kind: "PERMISSION_DENIED" } });
     const admin = await runToEnd(r.agents, { userMessage: "go", llmProvider: "s", tools: [fenced] }, as("ADMIN"));
     expect(ofType(admin.log, "tool_result_step")[0]).toMatchObject({ isError: false, result: { launched: true } });
+  });
+
+  it("should stream a live tool's updates (on_update) as ToolProgressSteps, like a surface tool's", async () => {
+    const r = await setup();
+    const busy = defineTool({
+      name: "busy",
+      description: "Reports progress.",
+      parameters: { type: "object", properties: {}, additionalProperties: false },
+      execute: async (_args, ctx) => {
+        ctx.onUpdate({ message: "halfway", progress: 1, total: 2 });
+        await until("the update to be stored", async () => (await r.runs.events({ runId: ctx.runId }, 0)).some((e) => e.type === "RUN_PROGRESS"));
+        return "done";
+      },
+    });
+    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "busy", input: {} }] }, { text: "ok" }]);
+    const { log } = await runToEnd(r.agents, { userMessage: "go", llmProvider: "s", tools: [busy] }, as("USER"));
+    expect(types(log).slice(0, 3)).toEqual(["tool_call_step", "tool_progress_step", "tool_result_step"]);
+    expect(ofType(log, "tool_progress_step")[0]).toMatchObject({ tool: "busy", agent: null, message: "halfway", progress: 1, total: 2 });
   });
 
   it("should redact a secret-tier live tool's arguments and result in the stored events, the thread and its run record", async () => {

@@ -6,7 +6,9 @@ import type { SubAgentSpec } from "../specs.ts";
 import { parseInterruptOn, type GateConfig } from "../tools-agent/interrupts.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "../tools-agent/prompt.ts";
 import { askCallerSpec, duplicateIssues, presetSpecs, SUBAGENT_INPUT, surfaceSpecs, type ToolSpec } from "../tools-agent/toolbox.ts";
-import { liveToolsOf, prepareLiveTools } from "./live-tools.ts";
+import { liveTools } from "../tools-agent/live-tools.ts";
+import type { SurfaceEntry } from "../../registry/surface-entry.ts";
+import { liveToolsOf } from "./live-tools.ts";
 import { checkStrategy, type StrategyLookup } from "./strategy.ts";
 import type { LoopStrategy } from "../strategies/strategy.ts";
 
@@ -21,6 +23,8 @@ export interface SubagentPlan {
   label: string;
   system: string;
   tools: ToolSpec[];
+  /** Its live tools' entries, by name: run through the chokepoint for it only (§9.3). */
+  live: Map<string, SurfaceEntry>;
   responseFormat: JsonSchema | null;
   gates: Map<string, GateConfig>;
   /** The loop strategy it runs with (subagents/strategy.ts). */
@@ -61,8 +65,8 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
     const path = `${at}/${i}`;
     const label = [...parents, s.name].join("/");
     const llm = s.llmProvider !== undefined || s.llmKwargs !== undefined ? resolveModel(env, s, path, issues) : env.llm;
-    const tools: ToolSpec[] = [...surfaceSpecs(env.surface, s.toolNames ?? [], `${path}/toolNames`, issues), ...presetSpecs(env.surface, s.presets ?? [], `${path}/presets`, issues)];
-    for (const live of prepareLiveTools(liveToolsOf(s))) tools.push({ kind: "live", name: live.name, description: live.description, inputSchema: live.inputSchema, executionMode: "parallel", redacted: false, live });
+    const live = liveTools(env.surface, liveToolsOf(s), issues, `${path}/tools`);
+    const tools: ToolSpec[] = [...surfaceSpecs(env.surface, s.toolNames ?? [], `${path}/toolNames`, issues), ...presetSpecs(env.surface, s.presets ?? [], `${path}/presets`, issues), ...live.specs];
     tools.push(...(await prepareSubagents(s.subagents ?? [], { ...env, llm, llmProvider: s.llmProvider ?? env.llmProvider }, `${path}/subagents`, [...parents, s.name], issues)));
     if (s.askCaller) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, `${path}/toolNames`));
@@ -83,6 +87,7 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
       spec: s,
       label,
       tools,
+      live: live.entries,
       system: composeSystem(prompt.text, skills, responseFormat, tools),
       responseFormat,
       gates: gates.gates,

@@ -7,12 +7,13 @@ import { forStorage } from "../tools-agent/history.ts";
 import type { LoopIO, SubagentResume } from "../tools-agent/loop.ts";
 import type { RunSecrets } from "../tools-agent/run-secrets.ts";
 import type { ToolSpec } from "../tools-agent/toolbox.ts";
+import { withLiveTools } from "../tools-agent/live-tools.ts";
 
 const PAUSES = new Set(["interrupt_final", "asks_final", "suspended_final"]);
 
 /**
  * Runs one sub-agent call (docs/agent-stream.md §9): a nested tools-agent loop on the
- * task, or, with `resume`, the paused one continued where it stopped. Its non-terminal
+ * task (its live tools reachable by name in it only), or, with `resume`, the paused one continued where it stopped. Its non-terminal
  * events go to `emit`; a pause terminal comes back as a "paused" outcome carrying what a
  * resume needs (its conversation stored as the thread would store it); an answer is the
  * call's result; a failure is an error result, never a throw.
@@ -37,6 +38,7 @@ export async function runSubagent(
       { agent: spec.label, mode: "sub", model: spec.llm.model, settings: spec.llm.settings, system: spec.system, tools: spec.tools, gates: spec.gates, responseFormat: spec.responseFormat, recursionLimit: spec.recursionLimit },
       {
         ...io,
+        env: withLiveTools(io.env, spec.live),
         persist: async (messages) => void kept.push(...messages.map(stored)),
         checkpoint: (c) => void (checkpoint = c),
       },

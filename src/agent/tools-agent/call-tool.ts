@@ -10,6 +10,7 @@ import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import type { RunSecrets } from "./run-secrets.ts";
 import type { SubagentResume } from "./loop.ts";
 import type { ToolSpec } from "./toolbox.ts";
+import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 
 /** What a call needs from its run. */
 export interface CallEnv {
@@ -23,8 +24,12 @@ export interface CallEnv {
    * set); its failures come back as an error outcome, never as a throw.
    */
   runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void, resume?: SubagentResume): Promise<CallOutcome>;
-  /** Runs one call of an in-process live tool (subagents/live-tools.ts). */
-  runLive(spec: Extract<ToolSpec, { kind: "live" }>, args: Record<string, unknown>): Promise<DoneOutcome>;
+  /**
+   * Runs a live tool's entry (live-tools.ts) through the dispatch chokepoint as the run's
+   * caller, exactly as `runTool` runs a registered one; `runTool` reaches it by name
+   * within the scope that was given it (`withLiveTools`).
+   */
+  runLive(entry: SurfaceEntry, input: unknown, onProgress?: (event: RunEventRecord) => void): Promise<RunOutcome>;
   /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
   cancelTool(toolRunId: string): Promise<void>;
   secrets: RunSecrets;
@@ -37,8 +42,9 @@ export function errorOutcome(kind: string, message: string, issues?: Issue[]): D
 }
 
 /**
- * Makes one call. Surface tools and presets go through the chokepoint (tiers, validation,
- * retries); a parked run becomes a "parked" outcome; ask_caller parks too and becomes an "ask". Every
+ * Makes one call. Surface tools (live ones included) and presets go through the chokepoint
+ * (tiers, validation, retries); a parked run becomes a "parked" outcome; ask_caller parks
+ * too and becomes an "ask". Every
  * failure is an error outcome the model reads; nothing here throws for a tool failure.
  */
 export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void, agent: string | null = null, resume?: SubagentResume): Promise<CallOutcome> {
@@ -63,8 +69,6 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
       if (typeof task !== "string" || !task.trim()) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [{ path: "/task", message: "must be a non-empty string" }]);
       return env.runSubagent(spec, task, emit, resume);
     }
-    case "live":
-      return env.runLive(spec, call.args);
   }
 }
 

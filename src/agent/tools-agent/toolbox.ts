@@ -6,7 +6,6 @@ import type { Surface } from "../../registry/surface.ts";
 import type { ExecutionMode } from "../../tools/definition.ts";
 import { validate, type JsonSchema } from "../../tools/json-schema.ts";
 import type { PresetSpec } from "../specs.ts";
-import type { PreparedLiveTool } from "../subagents/live-tools.ts";
 import type { SubagentPlan } from "../subagents/prepare.ts";
 import { ASK_CALLER, ASK_CALLER_DESCRIPTION, ASK_CALLER_INPUT } from "./ask-caller.ts";
 
@@ -22,11 +21,13 @@ interface SpecBase {
   promptGuidelines?: readonly string[];
 }
 
-/** One tool the model may call in a run, resolved and checked before the run starts. */
+/**
+ * One tool the model may call in a run, resolved and checked before the run starts. A
+ * live tool is a "surface" spec whose entry its scope holds (live-tools.ts).
+ */
 export type ToolSpec =
   | (SpecBase & { kind: "surface" })
   | (SpecBase & { kind: "preset"; baseTool: string; fixedKwargs: Record<string, unknown> })
-  | (SpecBase & { kind: "live"; live: PreparedLiveTool })
   | (SpecBase & SubagentPlan)
   | (SpecBase & { kind: "ask" });
 

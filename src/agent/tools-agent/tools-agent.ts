@@ -14,11 +14,10 @@ import { planResume } from "./resume.ts";
 import { RunSecrets } from "./run-secrets.ts";
 import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
 import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
-import { callLiveTool } from "../subagents/live-tools.ts";
 import { prepareSubagents } from "../subagents/prepare.ts";
 import { runSubagent } from "../subagents/run.ts";
 import { UsageTotals } from "./usage.ts";
-import { liveTools, runLive } from "./live-tools.ts";
+import { liveTools, runLive, withLiveTools } from "./live-tools.ts";
 import type { LoopStrategy } from "../strategies/strategy.ts";
 import type { CheckpointProvider } from "../../plugins/agent-storage.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
@@ -130,18 +129,18 @@ export class ToolsAgent extends Agent {
       history.push(m);
       await persist([m]);
     }
-    const env: CallEnv = {
-      runTool: (name, input, onProgress) => {
-        const entry = plan.live.get(name);
-        return entry ? runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId) : ctx.runTool(name, input, { onProgress });
+    const env: CallEnv = withLiveTools(
+      {
+        runTool: (name, input, onProgress) => ctx.runTool(name, input, { onProgress }),
+        runLive: (entry, input, onProgress) => runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId, onProgress),
+        cancelTool: async (toolRunId) => {
+          await ctx.services.dispatcher.cancel(toolRunId);
+        },
+        secrets,
+        runSubagent: (spec, task, emit, resume) => runSubagent(spec, task, emit, resume, io, secrets),
       },
-      cancelTool: async (toolRunId) => {
-        await ctx.services.dispatcher.cancel(toolRunId);
-      },
-      secrets,
-      runSubagent: (spec, task, emit, resume) => runSubagent(spec, task, emit, resume, io, secrets),
-      runLive: (spec, args) => callLiveTool(spec.live, args, { signal: ctx.signal, caller: ctx.caller }),
-    };
+      plan.live,
+    );
     const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(c) };
     const loop = plan.strategy(
       { agent: null, mode: "root", model: plan.llm.model, settings: plan.llm.settings, system: plan.system, tools: plan.tools, gates: plan.gates, responseFormat: plan.responseFormat, recursionLimit: plan.recursionLimit },
