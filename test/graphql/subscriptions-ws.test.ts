@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { z } from "zod";
 import type { Client } from "graphql-ws";
 import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
 import { Bus, SubscriberOverflowError } from "../../src/events/bus.ts";
@@ -155,30 +154,6 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
         [runId, "RUN_STARTED"],
         [runId, "RUN_FINISHED"],
       ]);
-    });
-  });
-
-  describe("toolsChanged", () => {
-    it("should fire when a tool is registered on the app after start", async () => {
-      const { rt } = await start();
-      const sub = collect<{ toolsChanged: { name: string }[] }>(client(), "subscription { toolsChanged { name } }");
-      await until("the subscription to listen", () => listeners("toolsChanged") === 1);
-      rt.app.tool({ name: "late_tool", description: "Registered after the server started.", input: z.object({}) }, () => "late");
-      const [first] = await sub.waitForData(1);
-      expect(first.toolsChanged.map((t) => t.name)).toContain("late_tool");
-      expect(first.toolsChanged.map((t) => t.name)).toContain("echo");
-    });
-
-    it("should send the surface as it is first with current: true, then each change, so nothing between a read and the subscription is lost", async () => {
-      const { rt } = await start();
-      const sub = collect<{ toolsChanged: { name: string }[] }>(client(), "subscription { toolsChanged(current: true) { name } }");
-      const [now] = await sub.waitForData(1);
-      expect(now.toolsChanged.map((t) => t.name)).toContain("echo");
-      expect(now.toolsChanged.map((t) => t.name)).not.toContain("later_tool");
-      expect(listeners("toolsChanged")).toBe(1);
-      rt.app.tool({ name: "later_tool", description: "Registered after the first list.", input: z.object({}) }, () => "later");
-      const [, changed] = await sub.waitForData(2);
-      expect(changed.toolsChanged.map((t) => t.name)).toContain("later_tool");
     });
   });
 
