@@ -10,6 +10,7 @@ import { getAgentSessionThread } from "./session-thread.ts";
 import { takeLiveTools } from "./subagents/live-tools.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 import { admitFork, type Fork } from "./fork.ts";
+import { lowerRole } from "./run-owner.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
 
@@ -92,6 +93,11 @@ export async function admitStart(
   // their answers would start then loses to this resume (docs/agent-stream.md §7.1).
   if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
   let prepared: unknown;
+  // A resume or a fork never raises the rights the conversation ran with: an ADMIN who
+  // approves a USER's pending call, or forks a USER's failed run, lets it go on with the
+  // USER's role. The new run records that role, so no later continuation regains more.
+  const base = resuming ?? fork?.run ?? null;
+  const caller: Caller = base ? { ...req.caller, role: lowerRole(req.caller.role, base.callerRole as Caller["role"]) } : req.caller;
   try {
     prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming, forking: fork });
   } catch (e) {
@@ -112,8 +118,8 @@ export async function admitStart(
       agent: cls.toolName,
       threadId,
       input: deps.secrets.scrub(storableOptions(options)) as Record<string, unknown>,
-      callerRole: req.caller.role,
-      callerKey: req.caller.keyName,
+      callerRole: caller.role,
+      callerKey: caller.keyName,
       checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null, ...(fork ? { forks: fork.run.id } : {}), mark },
       startedAt: new Date().toISOString(),
     });
@@ -130,9 +136,6 @@ export async function admitStart(
     if (resuming) await giveBack(agents, resuming);
     throw e;
   }
-  // A resume never raises the rights the paused conversation ran with: an ADMIN who
-  // approves a USER's pending call lets the loop go on with the USER's role.
-  const caller = resuming ? { ...req.caller, role: lowerRole(req.caller.role, resuming.callerRole as Caller["role"]) } : req.caller;
   return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared, mark };
 }
 
@@ -177,9 +180,3 @@ function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
   throw new ApiError("FORBIDDEN", `only the caller who started agent run ${run.id}, or an ADMIN, may ${what} its thread`);
 }
 
-const RANK: Record<Caller["role"], number> = { READER: 0, USER: 1, ADMIN: 2 };
-
-/** The less privileged of two roles (an unknown role counts as READER). */
-export function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
-  return (RANK[a] ?? 0) <= (RANK[b] ?? 0) ? a : b;
-}

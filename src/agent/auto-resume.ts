@@ -1,6 +1,4 @@
-import { isRole, type Caller } from "../auth/roles.ts";
 import { startedRun } from "../auth/visibility.ts";
-import type { Db } from "../db/client.ts";
 import type { InFlight } from "../runlog/in-flight.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunOptions } from "./agent.ts";
@@ -8,7 +6,7 @@ import { classifyAgentError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
-import { lowerRole } from "./agent-start.ts";
+import { originalCaller } from "./run-owner.ts";
 import type { AsksFinal, RunFailedRecord, SuspendedFinal } from "./events.ts";
 import type { Checkpoint } from "./tools-agent/checkpoint.ts";
 import { markOf, withMark } from "./fork.ts";
@@ -121,13 +119,3 @@ export async function joinContinued(agents: Agents, req: StartRequest): Promise<
   return { runId: latest.id, threadId, agent: latest.agent, afterSeq: suspension.seq };
 }
 
-/** The caller a continuation runs as: the run's own, never above its recorded role (nor its key's current one); a revoked key may not continue. */
-async function originalCaller(db: Db, run: AgentRunRecord): Promise<Caller> {
-  const recorded = isRole(run.callerRole) ? run.callerRole : "READER";
-  if (run.callerKey === null) return { role: recorded, keyName: null, keyId: null };
-  const key = await db.apiKey.findUnique({ where: { name: run.callerKey } });
-  // An in-process caller names no stored key: the recorded caller stands.
-  if (!key) return { role: recorded, keyName: run.callerKey, keyId: null };
-  if (key.revokedAt || !isRole(key.role)) throw new ApiError("FORBIDDEN", `the API key that started agent run ${run.id} was revoked; the run cannot continue`);
-  return { role: lowerRole(recorded, key.role), keyName: key.name, keyId: key.id };
-}

@@ -5,7 +5,7 @@ import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, type Issue } from "../errors.ts";
 import { writeSurface } from "../registry/surface-version.ts";
 import { schemaProblems, type JsonSchema } from "../tools/json-schema.ts";
-import { renderTemplate } from "./tools-agent/prompt.ts";
+import { renderJsonTemplate } from "./json-template.ts";
 
 /**
  * A stored response format: a JSON Schema written as templated text, named by id. A run
@@ -46,7 +46,7 @@ export class ResponseFormatStore {
   private async render(name: string, vars: Record<string, unknown>, path: string): Promise<{ schema: JsonSchema } | Issue[]> {
     const row = await this.db.responseFormat.findUnique({ where: { name } });
     if (!row) return [{ path, message: `no stored response format named "${name}"` }];
-    const rendered = renderTemplate(row.template, vars, path);
+    const rendered = renderJsonTemplate(row.template, vars, path);
     if (rendered.issues.length) return rendered.issues;
     let schema: unknown;
     try {

@@ -52,6 +52,12 @@ export interface RunRequest {
    * and cheap; it must not throw.
    */
   onProgress?: (event: RunEventRecord) => void;
+  /**
+   * What the run record stores as its input when it must differ from what the body
+   * receives: an agent's call, scrubbed of the values its run learned from secret-tier
+   * tools (docs/security-model.md §3). The body gets `input`.
+   */
+  storedInput?: unknown;
 }
 
 /** What the chokepoint needs from the runtime. */
@@ -148,6 +154,7 @@ export class Dispatcher {
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     if (redact) base.input = REDACTED;
+    else if (req.storedInput !== undefined && deep === null) base.input = req.storedInput;
     if (!mayRun(req.caller.role, entry.tier))
       return this.settle.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
 

@@ -158,6 +158,8 @@ export class PresetService {
 
     const base = this.surface.base(input.baseTool);
     if (!base) issues.push({ path: "/baseTool", message: `no tool, preset or branch named "${input.baseTool}"` });
+    // A platform built-in (ask_caller) belongs to agent runs: a preset would put it on the API.
+    else if (base.module === "builtin") issues.push({ path: "/baseTool", message: `"${input.baseTool}" is a built-in of agent runs and cannot be a preset's base` });
     else {
       const cycle = await this.cycleThrough(input.name, input.baseTool);
       if (cycle) issues.push({ path: "/baseTool", message: `would make a cycle: ${cycle.join(" → ")}` });

@@ -44,6 +44,18 @@ describe("SubAgentSpec.response_format named by stored id, rendered/parsed to it
   });
 });
 
+describe("a stored response format's variables are values, never structure", () => {
+  it("should keep a variable that holds quotes inside its string, so a caller's variables cannot rewrite an ADMIN's schema", async () => {
+    rt = await testRuntime();
+    await rt.agents.responseFormats.put({ name: "who", description: "Says who", template: '{"type":"object","properties":{"x":{"type":"string","description":"{{who}}"},"n":{"type":"integer","maximum":{{max}}}}}' }, as("ADMIN"));
+    const issues: { path: string; message: string }[] = [];
+    const who = 'a", "enum": ["pwned"], "z": "';
+    const schema = await rt.agents.responseFormats.resolve("who", { who, max: 3 }, "/p", issues);
+    expect(issues).toEqual([]);
+    expect(schema).toEqual({ type: "object", properties: { x: { type: "string", description: who }, n: { type: "integer", maximum: 3 } } });
+  });
+});
+
 describe("stored response formats: anyone reads them, only an ADMIN writes them", () => {
   it("should store, list and delete a response format over GraphQL, and refuse a non-ADMIN or a template that is not JSON", async () => {
     rt = await testRuntime();

@@ -66,6 +66,13 @@ describe("preset writes and what they build on or what builds on them", () => {
   const stored = async () => JSON.stringify([await rt.db.preset.findMany({ orderBy: { name: "asc" } }), await rt.db.manifest.findMany({ orderBy: { name: "asc" } })]);
   const ok = async (r: Promise<{ errors?: unknown }>) => expect((await r).errors).toBeUndefined();
 
+  it("should refuse a preset over the agent runs' built-in ask_caller (it would put the built-in on the API), and store nothing", async () => {
+    const before = await stored();
+    const r = await create("ask_fixed", "ask_caller", { question: "Who are you?" });
+    expect(r.errors![0].extensions).toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/baseTool", message: '"ask_caller" is a built-in of agent runs and cannot be a preset\'s base' }] });
+    expect(await stored()).toBe(before);
+  });
+
   describe("every manifest or preset write also binds each combo it names once before it is stored, and discards that branch", () => {
     beforeEach(() => manifest("regional", { extensions: { greet: [{ name: "region", config: { region: "eu" } }] } }));
 

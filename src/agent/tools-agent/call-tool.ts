@@ -61,7 +61,8 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
     }
     case "ask": {
       // A real park: the question is an interaction addressed to the caller (docs/agent-stream.md §8).
-      const outcome = fromRun(spec, await env.runTool(ASK_CALLER, call.args), env);
+      // Scrubbed of what the run learned from secret tools: the question is stored and shown to the caller.
+      const outcome = fromRun(spec, await env.runTool(ASK_CALLER, env.secrets.scrub(call.args)), env);
       return outcome.status === "parked" ? { status: "ask", toolRunId: outcome.toolRunId } : outcome;
     }
     case "subagent": {

@@ -40,8 +40,8 @@ export function liveTools(surface: Surface, defs: ToolDefinition[], issues: Issu
 }
 
 /** Runs a live tool through the chokepoint as the run's caller (door "agent", child of the run). */
-export function runLive(dispatcher: Dispatcher, entry: SurfaceEntry, input: unknown, caller: Caller, runId: string, onProgress?: (event: RunEventRecord) => void): Promise<RunOutcome> {
-  return dispatcher.runDetailed({ tool: entry.name, input, caller, door: "agent", parentRunId: runId, live: entry, onProgress });
+export function runLive(dispatcher: Dispatcher, entry: SurfaceEntry, input: unknown, caller: Caller, runId: string, onProgress?: (event: RunEventRecord) => void, storedInput?: unknown): Promise<RunOutcome> {
+  return dispatcher.runDetailed({ tool: entry.name, input, caller, door: "agent", parentRunId: runId, live: entry, onProgress, storedInput });
 }
 
 /**

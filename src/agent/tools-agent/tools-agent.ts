@@ -131,8 +131,8 @@ export class ToolsAgent extends Agent {
     }
     const env: CallEnv = withLiveTools(
       {
-        runTool: (name, input, onProgress) => ctx.runTool(name, input, { onProgress }),
-        runLive: (entry, input, onProgress) => runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId, onProgress),
+        runTool: (name, input, onProgress) => ctx.runTool(name, input, { onProgress, storedInput: secrets.scrub(input) }),
+        runLive: (entry, input, onProgress) => runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId, onProgress, secrets.scrub(input)),
         cancelTool: async (toolRunId) => {
           await ctx.services.dispatcher.cancel(toolRunId);
         },
@@ -141,7 +141,7 @@ export class ToolsAgent extends Agent {
       },
       plan.live,
     );
-    const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(c) };
+    const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(secrets.scrub(c)) };
     const loop = plan.strategy(
       { agent: null, mode: "root", model: plan.llm.model, settings: plan.llm.settings, system: plan.system, tools: plan.tools, gates: plan.gates, responseFormat: plan.responseFormat, recursionLimit: plan.recursionLimit },
       io,
