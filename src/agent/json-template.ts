@@ -1,4 +1,5 @@
 import type { Issue } from "../errors.ts";
+import { templateValue } from "./tools-agent/prompt.ts";
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\}\}/y;
 
@@ -23,7 +24,7 @@ export function renderJsonTemplate(template: string, vars: Record<string, unknow
     PLACEHOLDER.lastIndex = i;
     const m = ch === "{" ? PLACEHOLDER.exec(template) : null;
     if (m) {
-      const value = lookup(vars, m[1]);
+      const value = templateValue(vars, m[1]);
       if (value === undefined) {
         issues.push({ path, message: `the placeholder {{${m[1]}}} has no value (pass it in variables)` });
         out += m[0];
@@ -37,10 +38,4 @@ export function renderJsonTemplate(template: string, vars: Record<string, unknow
     i += 1;
   }
   return { text: out, issues };
-}
-
-function lookup(vars: Record<string, unknown>, name: string): unknown {
-  let v: unknown = vars;
-  for (const part of name.split(".")) v = v !== null && typeof v === "object" && Object.hasOwn(v, part) ? (v as Record<string, unknown>)[part] : undefined;
-  return v;
 }

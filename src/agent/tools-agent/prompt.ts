@@ -8,6 +8,13 @@ export interface PromptSkill {
 
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)\s*\}\}/g;
 
+/** The value a `{{a.b}}` placeholder names in `vars` (own properties only); undefined when none. */
+export function templateValue(vars: Record<string, unknown>, name: string): unknown {
+  let v: unknown = vars;
+  for (const part of name.split(".")) v = v !== null && typeof v === "object" && Object.hasOwn(v, part) ? (v as Record<string, unknown>)[part] : undefined;
+  return v;
+}
+
 /**
  * Templated text: every `{{name}}` or `{{a.b}}` is replaced from `vars` (strings as they
  * are, other values as JSON). A placeholder without a value is an issue at `path`, so a
@@ -16,8 +23,7 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)\s*\}\}/g;
 export function renderTemplate(template: string, vars: Record<string, unknown>, path: string): { text: string; issues: Issue[] } {
   const issues: Issue[] = [];
   const text = template.replace(PLACEHOLDER, (whole, name: string) => {
-    let v: unknown = vars;
-    for (const part of name.split(".")) v = v !== null && typeof v === "object" && Object.hasOwn(v, part) ? (v as Record<string, unknown>)[part] : undefined;
+    const v = templateValue(vars, name);
     if (v === undefined) {
       issues.push({ path, message: `the placeholder {{${name}}} has no value (pass it in variables)` });
       return whole;

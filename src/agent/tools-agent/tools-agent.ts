@@ -90,7 +90,7 @@ export class ToolsAgent extends Agent {
 
     // Admission checked the names (run-options.ts). A fork reads the stored thread up to its checkpoint.
     const checkpointer = ctx.services.plugins.checkpointer(o.checkpointProvider);
-    const history = ctx.forking ? await ctx.services.threads.history(ctx.threadId, ctx.forking.mark) : await checkpointer.history(ctx.threadId);
+    const history = ctx.forking ? await threads.history(ctx.threadId, ctx.forking.mark) : await checkpointer.history(ctx.threadId);
     if (!ctx.resuming && user.text === null && history.at(-1)?.role !== "user")
       issues.push({ path: "/userMessage", message: "is required: the thread has no user message waiting for an answer" });
     if (issues.length) throw ApiError.badInput(`the agent run cannot start: ${describeIssues(issues)}`, issues);
