@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
@@ -71,7 +71,57 @@ async function postgresUpToDate(url: string): Promise<boolean> {
  */
 export async function migrate(url: string): Promise<void> {
   const target = url.startsWith("file:") ? `file:${resolve(url.slice(5).split("?")[0])}` : url;
-  if (target.startsWith("file:") ? sqliteUpToDate(target.slice(5)) : await postgresUpToDate(target)) return;
+  if (!target.startsWith("file:")) {
+    // migrate deploy takes PostgreSQL's advisory lock itself: concurrent deploys queue there.
+    if (!(await postgresUpToDate(target))) await deploy(target);
+    return;
+  }
+  const file = target.slice(5);
+  if (sqliteUpToDate(file)) return;
+  const release = await sqliteMigrationLock(file);
+  try {
+    // Another process may have migrated while this one waited for the lock.
+    if (!sqliteUpToDate(file)) await deploy(target);
+  } finally {
+    release();
+  }
+}
+
+const LOCK_WAIT_MS = 120_000;
+const LOCK_POLL_MS = 50;
+
+/**
+ * Serialises SQLite migrations across processes (two `tai` commands started at once on a
+ * fresh project): an exclusive transaction on a sibling lock database, `<file>-migrate-lock`.
+ * Without it the two `migrate deploy` runs deadlock on the database's own lock and one
+ * fails (SQLITE_BUSY, reported by Prisma's engine as "unknown variant SocketTimeout").
+ * SQLite's lock is an OS file lock: a process that dies while holding it releases it, so
+ * no stale lock survives a crash. Waits without blocking the event loop.
+ */
+async function sqliteMigrationLock(file: string): Promise<() => void> {
+  mkdirSync(dirname(file), { recursive: true });
+  const lock = new Database(`${file}-migrate-lock`, { timeout: 0 });
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      lock.exec("BEGIN EXCLUSIVE");
+      return () => {
+        lock.exec("ROLLBACK");
+        lock.close();
+      };
+    } catch (error) {
+      const busy = (error as { code?: string }).code === "SQLITE_BUSY";
+      if (!busy || Date.now() > deadline) {
+        lock.close();
+        const why = busy ? `another process held the migration lock of ${file} for ${LOCK_WAIT_MS / 1000} s` : `cannot take the migration lock of ${file}: ${(error as Error).message}`;
+        throw new Error(`database migration failed: ${why}`, { cause: error });
+      }
+      await new Promise((r) => setTimeout(r, LOCK_POLL_MS));
+    }
+  }
+}
+
+function deploy(target: string): Promise<void> {
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, [script, "deploy", target], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";

@@ -1,5 +1,7 @@
 import * as childProcess from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -13,6 +15,8 @@ vi.mock("node:child_process", async (importOriginal) => {
 });
 
 const hasPostgres = await requirePostgres();
+const MIGRATIONS = fileURLToPath(new URL("../../prisma/sqlite/migrations", import.meta.url));
+const SQLITE_MIGRATIONS = readdirSync(MIGRATIONS).filter((d) => existsSync(join(MIGRATIONS, d, "migration.sql"))).length;
 
 afterEach(() => {
   vi.mocked(childProcess.spawn).mockClear();
@@ -30,6 +34,18 @@ describe("the migration check at start", () => {
     await migrate(url);
     expect(childProcess.spawn).not.toHaveBeenCalled();
     expect(prepare).toHaveBeenCalledTimes(1);
+  }, 120_000);
+
+  it("should let two migrations of one fresh SQLite database started at once both succeed, the second finding the first's work and running no migrate deploy", async () => {
+    const url = `file:${join(testRunDir(), `migrate-twice-${process.pid}-${Date.now()}.db`)}`;
+    await Promise.all([migrate(url), migrate(url)]);
+    expect(childProcess.spawn).toHaveBeenCalledTimes(1);
+    const db = new Database(url.slice(5), { readonly: true });
+    try {
+      expect(db.prepare("SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL").get()).toEqual({ n: SQLITE_MIGRATIONS });
+    } finally {
+      db.close();
+    }
   }, 120_000);
 
   it.skipIf(!hasPostgres)("should migrate an empty PostgreSQL database through the Prisma CLI, then find it current with one read and no child process", async () => {
