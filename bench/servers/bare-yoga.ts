@@ -81,7 +81,7 @@ runChild(async () => {
             for (const chunk of chunks) yield { type: "message_delta", final: false, seq: ++n, runId, agent: null, text: chunk };
             const tokens = Math.ceil(text.length / 4);
             yield { type: "run_usage", final: false, seq: ++n, runId, agent: null, inputTokens: 10, outputTokens: tokens, totalTokens: tokens + 10, model: "bench-stream" };
-            yield { type: "message_final", final: true, seq: ++n, runId, agent: null, text };
+            yield { type: "message_final", final: true, seq: n + 1, runId, agent: null, text };
           },
           resolve: (e: unknown) => e,
         },

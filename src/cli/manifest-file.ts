@@ -44,7 +44,7 @@ export function parseManifest(text: string, format: FileFormat, path: string): M
   try {
     parsed = format === "json" ? JSON.parse(text) : YAML.parse(text);
   } catch (e) {
-    throw new Error(`"${path}" is not valid ${format.toUpperCase()}: ${(e as Error).message}`);
+    throw new Error(`"${path}" is not valid ${format.toUpperCase()}: ${(e as Error).message}`, { cause: e });
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`"${path}" must hold a mapping with at least "name"`);
   const { name, description, ...document } = parsed as Record<string, unknown>;

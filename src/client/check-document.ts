@@ -6,6 +6,8 @@ type Types = introspection["types"];
 /** The named type under a type reference's NON_NULL and LIST wrappers. */
 type NamedType<Ref> = Ref extends { kind: "NON_NULL" | "LIST"; ofType: infer Of } ? NamedType<Of> : Ref extends { name: infer N extends string } ? N : never;
 
+// `{}`: a type with no fields, as gql.tada's own introspection types spell it.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 type FieldsOf<T extends string> = T extends keyof Types ? (Types[T] extends { fields: infer F } ? F : {}) : {};
 
 /** The type a field of `On` selects into. */

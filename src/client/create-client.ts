@@ -53,6 +53,8 @@ export interface RequestOptions {
 }
 
 /** The arguments after a document: its variables (optional when the document requires none), then options. */
+// `{} extends Variables`: true exactly when every variable is optional.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export type OperationArgs<Variables> = {} extends Variables ? [variables?: Variables, options?: RequestOptions] : [variables: Variables, options?: RequestOptions];
 
 /** A subscription as an async iterator: `for await` reads it; `break` (or `return()`) ends it on the server. */

@@ -9,7 +9,10 @@ import { createHash } from "node:crypto";
  * one of them.
  */
 
+// The NUL character is what these patterns are for (PostgreSQL text cannot hold it).
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE = /[\u0000\uD800-\uDFFF]/;
+// eslint-disable-next-line no-control-regex
 const REPLACE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** `s` with NUL characters and lone surrogates replaced by U+FFFD. */
@@ -56,6 +59,7 @@ function fix(v: unknown): unknown {
   return out ?? v;
 }
 
+// eslint-disable-next-line no-control-regex
 const UNSTORABLE_AT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** What is wrong with a text neither database can store, or null when it is storable. */

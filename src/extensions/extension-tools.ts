@@ -19,7 +19,7 @@ export function extensionTools(extension: string, items: unknown, module: string
     try {
       def = isBuilt(item) ? item : defineTool(item as DefineToolFields, undefined, module);
     } catch (e) {
-      if (e instanceof ToolDefinitionError) throw new Error(`"${extension}": tools[${i}]: ${e.message}`);
+      if (e instanceof ToolDefinitionError) throw new Error(`"${extension}": tools[${i}]: ${e.message}`, { cause: e });
       throw e;
     }
     if (seen.has(def.name)) throw new Error(`"${extension}": tools[${i}]: the tool name "${def.name}" is given twice`);

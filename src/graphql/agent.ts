@@ -112,6 +112,7 @@ const PresetSpecInput = builder.inputType("PresetSpecInput", {
 });
 
 /** JSON as Pothos infers a JSONObject input field. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the type Pothos itself infers for the field
 type JsonObjectInput = Record<string, any>;
 
 /** SubAgentSpecInput as the door receives it; the tools agent's ToolInput validates it (agent/specs.ts). */

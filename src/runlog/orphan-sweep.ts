@@ -1,5 +1,4 @@
 import type { RunFailedRecord } from "../agent/events.ts";
-import type { InstanceRegistry } from "../db/instances.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";

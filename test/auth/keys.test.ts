@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { ConfigError, loadConfig, type Config } from "../../src/config.ts";
-import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
+import { buildApp } from "../../src/server/build-app.ts";
 import { serve } from "../../src/server/serve.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";

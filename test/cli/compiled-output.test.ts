@@ -55,7 +55,9 @@ function taiLoads(args: string[], env: Record<string, string> = {}, until?: stri
           let loaded: string[] = [];
           try {
             loaded = readFileSync(out, "utf8").split("\n");
-          } catch {}
+          } catch {
+            // No record file: the child loaded nothing.
+          }
           resolve({ code, stdout, stderr, loaded });
         });
       }),

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import YAML from "yaml";
 import { cliDatabase } from "../helpers/cli-database.ts";
 import { runCli } from "../helpers/cli.ts";

@@ -5,7 +5,7 @@ import { App } from "../../src/app.ts";
 import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
 import { replayThenLive } from "../../src/dispatch/run-events.ts";
 import { freshDatabase, redisTestUrl, requirePostgres, requireRedis } from "../helpers/databases.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { as, testRuntime } from "../helpers/runtime.ts";
 import { tcpLink, through } from "../helpers/tcp-link.ts";
 import { redisSubscribed } from "../helpers/redis.ts";
 

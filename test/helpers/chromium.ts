@@ -11,7 +11,7 @@ export async function chromiumPresent(): Promise<boolean> {
     await until(`${CHROMIUM} to exist`, () => existsSync(CHROMIUM), 30_000);
     return true;
   } catch (e) {
-    if (process.env.CI === "true") throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium): ${(e as Error).message}`);
+    if (process.env.CI === "true") throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium): ${(e as Error).message}`, { cause: e });
     return false;
   }
 }

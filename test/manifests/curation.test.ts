@@ -18,7 +18,6 @@ import { ofType, runToEnd, useScript } from "../agent/support.ts";
 let server: McpTestServer;
 const bodies: string[] = [];
 let admin = "";
-let user = "";
 const mcpClients: Client[] = [];
 
 beforeAll(async () => {
@@ -37,7 +36,7 @@ beforeAll(async () => {
   });
   server = await startServer({ app, config: { demo: true, extensionsDir: "does" } });
   admin = await server.rt.keys.create("admin", "ADMIN");
-  user = await server.rt.keys.create("user", "USER");
+  await server.rt.keys.create("user", "USER");
   const gql = gqlClient(server.rt);
   const put = await gql(`mutation { putManifest(input: { name: "narrow", document: { tools: { exclude: ["excluded_*"] } } }) { version } }`, {}, admin);
   expect(put.errors).toBeUndefined();

@@ -80,6 +80,7 @@ describe.skipIf(!ready)("a stalled instance", () => {
   it("should not retry, nor record the failed attempt, once another instance has ended the run", async () => {
     const app = new App();
     let calls = 0;
+    // eslint-disable-next-line prefer-const -- assigned inside the tool body defined below
     let declareGone!: () => Promise<unknown>;
     app.tool(
       {

@@ -2,7 +2,6 @@ import { writeFileSync, mkdirSync } from "node:fs";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import WebSocket from "ws";
 import { outageLog } from "../../src/events/outage-log.ts";
 import { createLogger } from "../../src/log.ts";
 import { redisTestUrl, requireRedis, testRunDir } from "../helpers/databases.ts";

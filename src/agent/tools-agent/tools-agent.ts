@@ -8,7 +8,7 @@ import type { ThreadMessageInput } from "../threads.ts";
 import type { CallEnv } from "./call-tool.ts";
 import { closeDangling, forStorage } from "./history.ts";
 import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
-import { runLoop, type ResumedBatch } from "./loop.ts";
+import type { ResumedBatch } from "./loop.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "./prompt.ts";
 import { planResume } from "./resume.ts";
 import { RunSecrets } from "./run-secrets.ts";

@@ -66,6 +66,7 @@ export function unknownFieldsAreErrors(): void {
 
 export function fragmentsAreTyped(): void {
   const RunStatusFields = graphql(`fragment RunStatusFields on ToolRun { id status errorKind }`);
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- only its type is read
   const Runs = graphql(`query Runs { runs(first: 5) { edges { node { ...RunStatusFields } } } }`, [RunStatusFields]);
   const render = (result: ResultOf<typeof Runs>) =>
     result.runs.edges.map((edge) => {
