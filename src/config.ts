@@ -1,4 +1,4 @@
-import type { AnonymousRole } from "./auth/roles.ts";
+import { defaultAnonymousRole, isAnonymousRole, type AnonymousRole } from "./auth/roles.ts";
 import { loadOpsConfig, type OpsConfig } from "./ops/ops-config.ts";
 
 /** Server configuration, read from the environment (README has the table; docs/deploy.md the operations part). */
@@ -78,8 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) throw new ConfigError("DATABASE_URL", "must start with file: (SQLite) or postgresql:// (PostgreSQL)");
   const redisUrl = env.REDIS_URL || undefined;
   if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError("REDIS_URL", "must start with redis:// or rediss://");
-  const anon = (env.TAI_ANONYMOUS_ROLE || (isLoopback(host) ? "USER" : "NONE")).toUpperCase();
-  if (!["NONE", "READER", "USER", "ADMIN"].includes(anon)) throw new ConfigError("TAI_ANONYMOUS_ROLE", `must be NONE, READER, USER or ADMIN (got "${env.TAI_ANONYMOUS_ROLE}")`);
+  const anon = (env.TAI_ANONYMOUS_ROLE || defaultAnonymousRole(isLoopback(host))).toUpperCase();
+  if (!isAnonymousRole(anon)) throw new ConfigError("TAI_ANONYMOUS_ROLE", `must be NONE, READER, USER or ADMIN (got "${env.TAI_ANONYMOUS_ROLE}")`);
   const adminKey = env.TAI_ADMIN_KEY || undefined;
   if (adminKey !== undefined && adminKey.length < 16) throw new ConfigError("TAI_ADMIN_KEY", "must be at least 16 characters");
   return {
@@ -93,7 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((s) => s.trim())
       .filter(Boolean),
     extensionsDir: env.TAI_EXTENSIONS_DIR || undefined,
-    anonymousRole: anon as AnonymousRole,
+    anonymousRole: anon,
     adminKey,
     graphiql: bool(env, "TAI_GRAPHIQL", true),
     corsOrigins: (env.TAI_CORS_ORIGINS ?? "")

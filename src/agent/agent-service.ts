@@ -1,4 +1,4 @@
-import { startedRun } from "../auth/visibility.ts";
+import { isOwnerOrAdmin, threadOwnerKey } from "../auth/ownership.ts";
 import type { App } from "../app.ts";
 import type { Caller } from "../auth/roles.ts";
 import type { Db } from "../db/client.ts";
@@ -22,7 +22,7 @@ import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
-import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, ownerKey } from "./agent-start.ts";
+import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
@@ -177,7 +177,7 @@ export class AgentService {
    */
   async open(runId: string, caller: Caller): Promise<AgentRunRecord> {
     const run = await this.store.get(runId);
-    if (!run || !startedRun(caller, run)) throw new ApiError("NOT_FOUND", `no agent run with id "${runId}"`);
+    if (!run || !isOwnerOrAdmin(caller, run)) throw new ApiError("NOT_FOUND", `no agent run with id "${runId}"`);
     return run;
   }
 
@@ -240,7 +240,7 @@ export class AgentService {
     const running = await this.store.runningOnThread(threadId);
     if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); append after it ends`);
     try {
-      checkThreadOwner(await this.threads.ensure(threadId, ownerKey(caller)), threadId, caller, "write to");
+      checkThreadOwner(await this.threads.ensure(threadId, threadOwnerKey(caller)), threadId, caller, "write to");
       await new cls().appendThreadMessages(threadId, checked, { caller, services: this.services });
     } catch (e) {
       if (!existed) await this.threads.dropIfEmpty(threadId);

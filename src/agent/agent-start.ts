@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../auth/roles.ts";
-import { startedRun } from "../auth/visibility.ts";
+import { isOwnerOrAdmin, mayUseThread, requireOwnerOrAdmin, threadOwnerKey } from "../auth/ownership.ts";
+import { lowerRole, storedRole } from "../auth/role-order.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
@@ -10,7 +11,6 @@ import { getAgentSessionThread } from "./session-thread.ts";
 import { takeLiveTools } from "./subagents/live-tools.ts";
 import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
 import { admitFork, type Fork } from "./fork.ts";
-import { lowerRole } from "./run-owner.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
 
@@ -97,7 +97,7 @@ export async function admitStart(
   // approves a USER's pending call, or forks a USER's failed run, lets it go on with the
   // USER's role. The new run records that role, so no later continuation regains more.
   const base = resuming ?? fork?.run ?? null;
-  const caller: Caller = base ? { ...req.caller, role: lowerRole(req.caller.role, base.callerRole as Caller["role"]) } : req.caller;
+  const caller: Caller = base ? { ...req.caller, role: lowerRole(req.caller.role, storedRole(base.callerRole)) } : req.caller;
   try {
     prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming, forking: fork });
   } catch (e) {
@@ -110,7 +110,7 @@ export async function admitStart(
   let rewound: number | null = null;
   let mark: number;
   try {
-    checkThreadOwner(await agents.threads.ensure(threadId, ownerKey(req.caller)), threadId, req.caller, "use");
+    checkThreadOwner(await agents.threads.ensure(threadId, threadOwnerKey(req.caller)), threadId, req.caller, "use");
     // A fork rewinds the thread to its checkpoint: the rewind is the fork's own checkpoint.
     mark = fork ? (rewound = await agents.threads.rewind(threadId, fork.mark)) : await agents.threads.mark(threadId);
     await agents.store.create({
@@ -164,19 +164,12 @@ export async function checkThread(agents: Pick<AgentService, "store" | "threads"
   return true;
 }
 
-/** Throws FORBIDDEN unless the caller owns the thread (`owner`, as {@link ownerKey} records it) or is an ADMIN. */
+/** Throws FORBIDDEN unless the caller owns the thread (`owner`, as `threadOwnerKey` records it) or is an ADMIN. */
 export function checkThreadOwner(owner: string | null, threadId: string, caller: Caller, what: string): void {
-  if (owner === null || caller.role === "ADMIN" || owner === ownerKey(caller)) return;
-  throw new ApiError("FORBIDDEN", `only the caller who created thread "${threadId}", or an ADMIN, may ${what} it`);
-}
-
-/** How a thread records its owner: the key name, or "" for the anonymous caller. */
-export function ownerKey(caller: Caller): string {
-  return caller.keyName ?? "";
+  requireOwnerOrAdmin(mayUseThread(caller, owner), `created thread "${threadId}"`, `${what} it`);
 }
 
 function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
-  if (startedRun(caller, run)) return;
-  throw new ApiError("FORBIDDEN", `only the caller who started agent run ${run.id}, or an ADMIN, may ${what} its thread`);
+  requireOwnerOrAdmin(isOwnerOrAdmin(caller, run), `started agent run ${run.id}`, `${what} its thread`);
 }
 

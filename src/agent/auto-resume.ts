@@ -1,4 +1,4 @@
-import { startedRun } from "../auth/visibility.ts";
+import { isOwnerOrAdmin } from "../auth/ownership.ts";
 import type { InFlight } from "../runlog/in-flight.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunOptions } from "./agent.ts";
@@ -111,7 +111,7 @@ export async function joinContinued(agents: Agents, req: StartRequest): Promise<
   const log = await agents.store.events(latest.id, 0);
   const suspension = log.findLast((e) => e.type === "suspended_final" || e.type === "asks_final");
   if (!suspension) return null;
-  if (!startedRun(req.caller, latest)) return null;
+  if (!isOwnerOrAdmin(req.caller, latest)) return null;
   if (resumeCheckpointId && resumeCheckpointId !== latest.id) return null;
   const answers = (resume as { answers?: unknown } | null)?.answers;
   if (answers && typeof answers === "object" && Object.keys(answers).length)

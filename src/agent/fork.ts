@@ -1,4 +1,4 @@
-import { startedRun } from "../auth/visibility.ts";
+import { isOwnerOrAdmin } from "../auth/ownership.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord, type AgentRunStatus } from "./agent-runs.ts";
@@ -22,7 +22,7 @@ const FORKABLE: readonly AgentRunStatus[] = ["FAILED", "CANCELLED"];
 export async function admitFork(agents: Pick<AgentService, "store">, req: StartRequest, options: AgentRunOptions): Promise<{ fork: Fork; options: AgentRunOptions; agent: string }> {
   const id = String(options.resumeCheckpointId);
   const run = await agents.store.get(id);
-  if (!run || !run.threadId || !startedRun(req.caller, run)) throw new ApiError("NOT_FOUND", `no checkpoint "${id}"`);
+  if (!run || !run.threadId || !isOwnerOrAdmin(req.caller, run)) throw new ApiError("NOT_FOUND", `no checkpoint "${id}"`);
   if (options.threadId !== undefined && options.threadId !== run.threadId)
     throw ApiError.badInput(`checkpoint "${id}" is not of thread "${options.threadId}": a run forks only within its own thread`, [{ path: "/resumeCheckpointId", message: "is a checkpoint of another thread" }]);
   if (req.agent && req.agent !== run.agent) throw ApiError.badInput(`checkpoint "${id}" is a run of agent "${run.agent}", not "${req.agent}"`, [{ path: "/agent", message: `must be "${run.agent}"` }]);

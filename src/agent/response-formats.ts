@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import { isAdmin } from "../auth/tiers.ts";
+import { requireAdmin } from "../auth/ownership.ts";
 import type { Db } from "../db/client.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, type Issue } from "../errors.ts";
@@ -60,7 +60,7 @@ export class ResponseFormatStore {
 
   /** Creates or replaces a format. Its text must be JSON once every placeholder is filled. */
   async put(input: { name: string; description: string; template: string }, caller: Caller): Promise<ResponseFormat> {
-    if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may write response formats (you are ${caller.role})`);
+    requireAdmin(caller, "write response formats");
     const issues: Issue[] = [];
     if (!NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
     if (!input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
@@ -74,7 +74,7 @@ export class ResponseFormatStore {
   }
 
   async delete(name: string, caller: Caller): Promise<boolean> {
-    if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete response formats (you are ${caller.role})`);
+    requireAdmin(caller, "delete response formats");
     await writeSurface(this.db, async (tx) => {
       const { count } = await tx.responseFormat.deleteMany({ where: { name } });
       if (!count) throw new ApiError("NOT_FOUND", `no response format named "${name}"`);

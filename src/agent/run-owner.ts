@@ -1,14 +1,8 @@
+import { lowerRole, storedRole } from "../auth/role-order.ts";
 import { isRole, type Caller } from "../auth/roles.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
-
-const RANK: Record<Caller["role"], number> = { READER: 0, USER: 1, ADMIN: 2 };
-
-/** The less privileged of two roles (an unknown role counts as READER). */
-export function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] {
-  return (RANK[a] ?? 0) <= (RANK[b] ?? 0) ? a : b;
-}
 
 /**
  * The caller a stored run acts as when it goes on (docs/agent-stream.md §7.1): the one who
@@ -16,7 +10,7 @@ export function lowerRole(a: Caller["role"], b: Caller["role"]): Caller["role"] 
  * revoked key refuses with FORBIDDEN.
  */
 export async function originalCaller(db: Db, run: Pick<AgentRunRecord, "id" | "callerRole" | "callerKey">): Promise<Caller> {
-  const recorded = isRole(run.callerRole) ? run.callerRole : "READER";
+  const recorded = storedRole(run.callerRole);
   if (run.callerKey === null) return { role: recorded, keyName: null, keyId: null };
   const key = await db.apiKey.findUnique({ where: { name: run.callerKey } });
   // An in-process caller names no stored key: the recorded caller stands.

@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import { isAdmin } from "../auth/tiers.ts";
+import { requireAdmin } from "../auth/ownership.ts";
 import type { Db } from "../db/client.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, type Issue } from "../errors.ts";
@@ -33,7 +33,7 @@ export class SkillStore {
   }
 
   async put(input: { name: string; description: string; instructions: string }, caller: Caller): Promise<Skill> {
-    if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may write skills (you are ${caller.role})`);
+    requireAdmin(caller, "write skills");
     const issues: Issue[] = [];
     if (!NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
     if (!input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
@@ -52,7 +52,7 @@ export class SkillStore {
   }
 
   async delete(name: string, caller: Caller): Promise<boolean> {
-    if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete skills (you are ${caller.role})`);
+    requireAdmin(caller, "delete skills");
     await writeSurface(this.db, async (tx) => {
       const { count } = await tx.skill.deleteMany({ where: { name } });
       if (!count) throw new ApiError("NOT_FOUND", `no skill named "${name}"`);

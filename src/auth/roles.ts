@@ -1,7 +1,19 @@
-/** The roles a caller can hold. `NONE` is an anonymous caller with no access. */
+/** The roles a caller can hold, least privileged first. */
 export const ROLES = ["READER", "USER", "ADMIN"] as const;
 export type Role = (typeof ROLES)[number];
-export type AnonymousRole = Role | "NONE";
+
+/** What `TAI_ANONYMOUS_ROLE` may name: a role, or `NONE` (an anonymous caller with no access). */
+export const ANONYMOUS_ROLES = ["NONE", ...ROLES] as const;
+export type AnonymousRole = (typeof ANONYMOUS_ROLES)[number];
+
+/** The anonymous role when `TAI_ANONYMOUS_ROLE` is not set (docs/security-model.md §1): `USER` on a loopback bind, `NONE` otherwise. */
+export function defaultAnonymousRole(loopback: boolean): AnonymousRole {
+  return loopback ? "USER" : "NONE";
+}
+
+export function isAnonymousRole(value: unknown): value is AnonymousRole {
+  return typeof value === "string" && (ANONYMOUS_ROLES as readonly string[]).includes(value);
+}
 
 /** Tool permission tiers. */
 export const TIERS = ["read", "write", "fenced", "secret"] as const;
@@ -18,6 +30,11 @@ export interface Caller {
 
 export function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/** The caller an anonymous request stands for under `role`: null when that role is `NONE` (no access). */
+export function anonymousCaller(role: AnonymousRole): Caller | null {
+  return role === "NONE" ? null : { role, keyName: null, keyId: null };
 }
 
 /** A caller for trusted in-process use (tests, the CLI with an admin key). */

@@ -30,6 +30,16 @@ export function isAdmin(role: Role): boolean {
   return role === "ADMIN";
 }
 
+/** Whether `role` may write presets at all (every role above READER; over which tiers: {@link mayAuthorOver}). */
+export function mayWritePresets(role: Role): boolean {
+  return role !== "READER";
+}
+
+/** Whether `role` answers interactions in general (every role above READER; a READER only its own runs' questions to it, `auth/ownership.ts`). */
+export function answersInteractions(role: Role): boolean {
+  return role !== "READER";
+}
+
 /** Tiers whose inputs and outputs are never persisted or published. */
 export function isRedacted(tier: Tier): boolean {
   return tier === "secret";

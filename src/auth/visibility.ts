@@ -1,3 +1,5 @@
+import { ApiError } from "../errors.ts";
+import { startedByKey, type RunOwnership } from "./ownership.ts";
 import { TIERS, type Caller, type Tier } from "./roles.ts";
 import { isAdmin, mayRun } from "./tiers.ts";
 
@@ -13,16 +15,6 @@ import { isAdmin, mayRun } from "./tiers.ts";
  * A hidden run does not exist for the caller: doors answer null / NOT_FOUND, never
  * FORBIDDEN.
  */
-
-/** Who started a run, as stored with it. */
-export interface RunOwnership {
-  /** The tier of the tool run; null or absent when unknown. */
-  tier?: string | null;
-  /** The root caller's key id; null when anonymous (or not recorded). */
-  callerKeyId?: string | null;
-  /** The root caller's key name; null when anonymous. */
-  callerKey?: string | null;
-}
 
 /**
  * The runs a caller may see, as a database query needs it: `all`, or the runs of one
@@ -41,22 +33,19 @@ export function maySeeRun(caller: Caller, run: RunOwnership): boolean {
   const scope = runScope(caller);
   if (scope.all) return true;
   if (!run.tier || !(scope.tiers as readonly string[]).includes(run.tier)) return false;
-  return startedBy(scope.keyId, run);
+  return startedByKey(scope.keyId, run);
 }
 
-/**
- * Whether the run was started by the key `keyId` (null: anonymously). A run of a key
- * whose id was never recorded is not anonymous: it carries the key's name.
- */
-function startedBy(keyId: string | null, run: RunOwnership): boolean {
-  if (keyId === null) return !run.callerKeyId && !run.callerKey;
-  return run.callerKeyId === keyId;
+/** The run, when `caller` may see it; else NOT_FOUND, as for a run that does not exist. Cancelling a run follows the same rule. */
+export function requireVisibleRun<R extends RunOwnership>(caller: Caller, run: R | null | undefined, id: string): R {
+  if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${id}"`);
+  return run;
 }
 
 /**
  * The agent runs a caller may see, as a database query needs it: `all`, or the runs
  * started by one key, by name (`keyName`; null = the anonymous runs). Agent runs record
- * no tool tier, so only the ownership half of the rule applies ({@link startedRun}).
+ * no tool tier, so only the ownership half of the rule applies (`isOwnerOrAdmin`).
  */
 export type AgentRunScope = { all: true } | { all: false; keyName: string | null };
 
@@ -64,15 +53,4 @@ export type AgentRunScope = { all: true } | { all: false; keyName: string | null
 export function agentRunScope(caller: Caller): AgentRunScope {
   if (isAdmin(caller.role)) return { all: true };
   return { all: false, keyName: caller.keyId === null ? null : caller.keyName };
-}
-
-/**
- * Whether `caller` started a run that records no tier (agent runs): the ownership half
- * of the rule, for records whose tier is not a tool tier. ADMIN: always.
- */
-export function startedRun(caller: Caller, run: RunOwnership): boolean {
-  if (isAdmin(caller.role)) return true;
-  if (caller.keyId === null) return !run.callerKeyId && !run.callerKey;
-  // Agent runs record the key by name; names are unique and never reused.
-  return run.callerKeyId ? run.callerKeyId === caller.keyId : run.callerKey === caller.keyName;
 }

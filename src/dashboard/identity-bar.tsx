@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { Badge } from "./components/badges.tsx";
+import { isAdmin } from "./api/viewer.ts";
 import { useConnection } from "./connection.tsx";
 
 /**
@@ -18,7 +19,7 @@ export function IdentityBar() {
   ) : viewer ? (
     <span className="row" data-testid="viewer">
       <span className="muted">{viewer.keyName ? `key ${viewer.keyName}` : "anonymous"}</span>
-      <Badge tone={viewer.role === "ADMIN" ? "accent" : "idle"} title="your role">
+      <Badge tone={isAdmin(viewer) ? "accent" : "idle"} title="your role">
         <span data-testid="viewer-role">{viewer.role ?? "no access"}</span>
       </Badge>
     </span>

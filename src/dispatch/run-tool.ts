@@ -1,5 +1,7 @@
+import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
+import { requireVisibleRun } from "../auth/visibility.ts";
 import type { Bus } from "../events/bus.ts";
 import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
@@ -120,8 +122,11 @@ export class Dispatcher {
   /**
    * Runs a tool; also returns the unredacted output for in-process consumers. Admission
    * (docs/run-lifecycle.md §2, steps 1–5) is here; {@link execute} runs and settles it.
+   * Options out of bounds (`auth/dispatch-bounds.ts`) are refused on every door before any
+   * run exists: BAD_USER_INPUT, thrown.
    */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
+    checkDispatchBounds(req);
     const { observer, tracer } = this.deps;
     if (!observer && !tracer) return this.admit(req);
     const started = performance.now();
@@ -225,6 +230,15 @@ export class Dispatcher {
     } finally {
       clearInterval(again);
     }
+  }
+
+  /**
+   * Cancels a run on a caller's behalf, as every door does: only a run the caller may see
+   * (docs/security-model.md §2), NOT_FOUND otherwise; then as {@link cancel}.
+   */
+  async cancelFor(caller: Caller, runId: string): Promise<RunRecord> {
+    const run = requireVisibleRun(caller, await this.deps.runs.get(runId), runId);
+    return (await this.cancel(run.id)) ?? run;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { AgentRunFilter, AgentRunRecord } from "../agent/agent-runs.ts";
-import { agentRunScope, startedRun } from "../auth/visibility.ts";
+import { isOwnerOrAdmin } from "../auth/ownership.ts";
+import { agentRunScope } from "../auth/visibility.ts";
 import { StreamEventRef } from "./agent.ts";
 import { builder } from "./builder.ts";
 import { connectionRef, readPage } from "./connection.ts";
@@ -40,7 +41,7 @@ builder.queryFields((t) => ({
     resolve: async (_r, { id }, ctx) => {
       const caller = requireCaller(ctx);
       const run = await ctx.runtime.agents.store.get(String(id));
-      return run && startedRun(caller, run) ? run : null;
+      return run && isOwnerOrAdmin(caller, run) ? run : null;
     },
   }),
   agentRuns: t.field({

@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import { isAdmin } from "../auth/tiers.ts";
+import { requireAdmin as requireAdminCaller } from "../auth/ownership.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import type { SurfaceView } from "../registry/surface-snapshot.ts";
@@ -33,7 +33,5 @@ export function requireCaller(ctx: GraphQLContext): Caller {
 
 /** The caller if it is an admin, else FORBIDDEN. */
 export function requireAdmin(ctx: GraphQLContext, what: string): Caller {
-  const caller = requireCaller(ctx);
-  if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} (you are ${caller.role})`);
-  return caller;
+  return requireAdminCaller(requireCaller(ctx), what);
 }

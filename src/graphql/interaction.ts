@@ -1,7 +1,6 @@
 import { isRedacted, REDACTED } from "../auth/tiers.ts";
-import { maySeeRun } from "../auth/visibility.ts";
+import { requireVisibleRun } from "../auth/visibility.ts";
 import { visibleStream } from "../dispatch/visible-records.ts";
-import { ApiError } from "../errors.ts";
 import type { PublishedInteraction } from "../interactions/interaction-store.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
 import { builder } from "./builder.ts";
@@ -79,10 +78,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const runId = args.runId == null ? undefined : String(args.runId);
-      if (runId) {
-        const run = await ctx.runtime.runs.get(runId);
-        if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${runId}"`);
-      }
+      if (runId) requireVisibleRun(caller, await ctx.runtime.runs.get(runId), runId);
       return closeWith(ctx, (signal) =>
         visibleStream(ctx.runtime.runs, caller, ctx.runtime.bus.subscribe("interaction", { signal, bufferSize: 1000, filter: (i) => !runId || i.runId === runId })),
       );

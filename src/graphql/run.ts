@@ -1,6 +1,5 @@
 import { RunProgressRef } from "./run-progress.ts";
 import { GraphQLError } from "graphql";
-import { ApiError } from "../errors.ts";
 import type { AttemptRecord, RunEventRecord, RunRecord } from "../dispatch/run-record.ts";
 import { ResumableStreamError } from "../events/bus.ts";
 import type { ContentBlock } from "../tools/result.ts";
@@ -11,7 +10,8 @@ import { DoorEnum, ErrorKindEnum, RoleEnum, RunEventTypeEnum, RunStatusEnum } fr
 import { closeWith } from "./stream.ts";
 import { RetryPolicyRef } from "./tool.ts";
 import { replayThenLive } from "../dispatch/run-events.ts";
-import { maySeeRun } from "../auth/visibility.ts";
+import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
+import { maySeeRun, requireVisibleRun } from "../auth/visibility.ts";
 
 const AttemptRef = builder.objectRef<AttemptRecord>("Attempt").implement({
   description: "One attempt of a run's retry loop.",
@@ -101,10 +101,8 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: DispatchInput, required: true, description: "The tool and its arguments." }) },
     resolve: (_r, { input }, ctx) => {
       const caller = requireCaller(ctx);
-      if (input.timeoutSeconds != null && !(input.timeoutSeconds > 0))
-        throw ApiError.badInput("timeoutSeconds must be > 0", [{ path: "/input/timeoutSeconds", message: "must be > 0" }]);
-      if (input.idempotencyKey != null && (input.idempotencyKey.length < 1 || input.idempotencyKey.length > 200))
-        throw ApiError.badInput("idempotencyKey must be 1 to 200 characters", [{ path: "/input/idempotencyKey", message: "must be 1 to 200 characters" }]);
+      // The chokepoint's own bounds, checked first so that the issues name this argument.
+      checkDispatchBounds(input, "/input");
       return ctx.runtime.dispatcher.run({
         tool: input.tool,
         input: input.input,
@@ -120,10 +118,7 @@ builder.mutationFields((t) => ({
     description: "Aborts the attempt in flight; no retry follows. Only a run the caller may see (its own, or any for an ADMIN) can be cancelled.",
     args: { id: t.arg.id({ required: true, description: "The run's id." }) },
     resolve: async (_r, { id }, ctx) => {
-      const caller = requireCaller(ctx);
-      const run = await ctx.runtime.runs.get(String(id));
-      if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${id}"`);
-      return (await ctx.runtime.dispatcher.cancel(run.id))!;
+      return ctx.runtime.dispatcher.cancelFor(requireCaller(ctx), String(id));
     },
   }),
 }));
@@ -140,10 +135,7 @@ builder.subscriptionFields((t) => ({
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const filter = { runId: args.runId ? String(args.runId) : undefined, tool: args.tool ?? undefined };
-      if (filter.runId) {
-        const run = await ctx.runtime.runs.get(filter.runId);
-        if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${filter.runId}"`);
-      }
+      if (filter.runId) requireVisibleRun(caller, await ctx.runtime.runs.get(filter.runId), filter.runId);
       return closeWith(ctx, (signal) => lagAware(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal, caller), args.afterSeq ?? null));
     },
     resolve: (e: RunEventRecord) => e,

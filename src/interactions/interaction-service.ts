@@ -1,5 +1,6 @@
 import type { Caller } from "../auth/roles.ts";
-import { maySeeRun, runScope, startedRun as startedBy } from "../auth/visibility.ts";
+import { mayAnswer } from "../auth/ownership.ts";
+import { maySeeRun, runScope } from "../auth/visibility.ts";
 import { visibleRecords } from "../dispatch/visible-records.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
@@ -50,7 +51,7 @@ export class InteractionService {
     // An interaction of a run the caller may not see does not exist for it.
     if (!interaction || !run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
     // A question addressed to the caller (ask_caller) is answered by that caller, whatever its role.
-    if (caller.role === "READER" && !(interaction.to === "caller" && startedBy(caller, run))) throw new ApiError("FORBIDDEN", "a READER may not answer interactions (only the questions its own runs ask it as their caller)");
+    if (!mayAnswer(caller, interaction.to, run)) throw new ApiError("FORBIDDEN", "a READER may not answer interactions (only the questions its own runs ask it as their caller)");
     return this.accept(interaction, answer);
   }
 

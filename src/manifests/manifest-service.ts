@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import { isAdmin } from "../auth/tiers.ts";
+import { requireAdmin } from "../auth/ownership.ts";
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
@@ -158,8 +158,4 @@ function stale(name: string, current: number | undefined, expected: number): Api
   return new ApiError("CONFLICT", `manifest "${name}" is at version ${current}, not the expected ${expected}; re-read it and retry`, [
     { path: "/expectedVersion", message: `is stale (current ${current})` },
   ]);
-}
-
-function requireAdmin(caller: Caller, what: string): void {
-  if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} (you are ${caller.role})`);
 }

@@ -1,6 +1,8 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type ElicitRequestFormParams, type ElicitResult, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { IDEMPOTENCY_KEY_MAX, isIdempotencyKeyInBounds, isTimeoutInBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
+import { answersInteractions } from "../auth/tiers.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
 import { ApiError, ToolError } from "../errors.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
@@ -62,7 +64,7 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
       signal: cancel.signal,
       onRun: (id) => progress?.follow(id),
     });
-    if (run.status === "PARKED" && ctx.elicit && ctx.caller.role !== "READER") run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);
+    if (run.status === "PARKED" && ctx.elicit && answersInteractions(ctx.caller.role)) run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);
     const interactions: InteractionRecord[] = run.status === "PARKED" ? await rt.interactions.forRun(run.id) : [];
     return rt.secrets.scrub(callResult(run, rt.surface.base(run.tool), interactions));
   } finally {
@@ -81,7 +83,7 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
 async function answerParked(rt: Runtime, elicit: Elicit, caller: Caller, parked: RunRecord, extra: CallExtra, signal: AbortSignal): Promise<RunRecord> {
   const runId = parked.id;
   // A cancellation while parked (or while resuming) ends the run wherever it is.
-  const cancelRun = () => void rt.dispatcher.cancel(runId).catch((e: Error) => rt.log.warn("cancelling a parked MCP run failed", { runId, error: e.message }));
+  const cancelRun = () => void rt.dispatcher.cancelFor(caller, runId).catch((e: Error) => rt.log.warn("cancelling a parked MCP run failed", { runId, error: e.message }));
   signal.addEventListener("abort", cancelRun, { once: true });
   let run = parked;
   let refusal: string | undefined;
@@ -126,9 +128,10 @@ async function answerParked(rt: Runtime, elicit: Elicit, caller: Caller, parked:
 function callOptions(meta: Record<string, unknown> | undefined): { idempotencyKey?: string; timeoutSeconds?: number } {
   const key = meta?.[IDEMPOTENCY_KEY_META];
   const timeout = meta?.[TIMEOUT_META];
-  if (key !== undefined && (typeof key !== "string" || key.length < 1 || key.length > 200))
-    throw new McpError(ErrorCode.InvalidParams, `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1 to 200 characters`);
-  if (timeout !== undefined && (typeof timeout !== "number" || !(timeout > 0) || !Number.isFinite(timeout)))
+  // The chokepoint's bounds (auth/dispatch-bounds.ts), refused here as MCP refuses bad params.
+  if (key !== undefined && (typeof key !== "string" || !isIdempotencyKeyInBounds(key)))
+    throw new McpError(ErrorCode.InvalidParams, `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  if (timeout !== undefined && (typeof timeout !== "number" || !isTimeoutInBounds(timeout) || !Number.isFinite(timeout)))
     throw new McpError(ErrorCode.InvalidParams, `_meta["${TIMEOUT_META}"] must be a number of seconds > 0`);
   return { idempotencyKey: key, timeoutSeconds: timeout };
 }

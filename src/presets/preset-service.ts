@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import { mayAuthorOver } from "../auth/tiers.ts";
+import { isAdmin, mayAuthorOver, mayWritePresets } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
 import { unstorableIssues } from "../db/storable.ts";
@@ -137,7 +137,7 @@ export class PresetService {
   private async check(input: PresetInput, caller: Caller, updating: string | null): Promise<RetryPolicy | null> {
     requireAuthor(caller);
     // Only an ADMIN references the environment, and nobody the server's own configuration.
-    checkMarkerWrite(input.fixedKwargs, "/fixedKwargs", { admin: caller.role === "ADMIN", deny: this.envDeny });
+    checkMarkerWrite(input.fixedKwargs, "/fixedKwargs", { admin: isAdmin(caller.role), deny: this.envDeny });
     const issues: Issue[] = [];
     if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
     if (typeof input.description !== "string" || !input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
@@ -214,11 +214,11 @@ async function refuseIfManifestNames(tx: Pick<Db, "manifest">, name: string): Pr
 }
 
 function requireAuthor(caller: Caller): void {
-  if (caller.role === "READER") throw new ApiError("FORBIDDEN", "a READER may not write presets");
+  if (!mayWritePresets(caller.role)) throw new ApiError("FORBIDDEN", "a READER may not write presets");
 }
 
 /** A preset holding `!ENV` markers was written by an ADMIN; only an ADMIN may rewrite or delete it. */
 function requireMarkerAuthor(current: Preset, caller: Caller, what: "update" | "delete"): void {
-  if (caller.role !== "ADMIN" && hasMarker(current.fixedKwargs))
+  if (!isAdmin(caller.role) && hasMarker(current.fixedKwargs))
     throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} preset "${current.name}": it holds !ENV markers (you are ${caller.role})`);
 }

@@ -1,4 +1,4 @@
-import type { Caller } from "../auth/roles.ts";
+import { anonymousCaller, type Caller } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 
@@ -9,8 +9,7 @@ import type { Runtime } from "../runtime.ts";
  */
 export async function authenticate(rt: Runtime, authorization: string | null | undefined): Promise<Caller | null> {
   if (authorization === undefined || authorization === null || authorization === "") {
-    const role = rt.config.anonymousRole;
-    return role === "NONE" ? null : { role, keyName: null, keyId: null };
+    return anonymousCaller(rt.config.anonymousRole);
   }
   const match = /^Bearer\s+(\S+)$/i.exec(authorization);
   if (!match) throw new ApiError("UNAUTHENTICATED", 'the authorization value must be "Bearer <key>"');

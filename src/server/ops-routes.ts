@@ -1,3 +1,5 @@
+import type { Role } from "../auth/roles.ts";
+import { isAdmin } from "../auth/tiers.ts";
 import { ApiError } from "../errors.ts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { MetricsAccess } from "../ops/ops-config.ts";
@@ -13,10 +15,10 @@ const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
  * anyone. Behind a reverse proxy on the same host every request comes from loopback:
  * use `admin` there.
  */
-export function mayReadMetrics(access: MetricsAccess, peer: string | undefined, role: string | null): boolean {
+export function mayReadMetrics(access: MetricsAccess, peer: string | undefined, role: Role | null): boolean {
   if (access === "public") return true;
   if (access === "off") return false;
-  if (role === "ADMIN") return true;
+  if (role !== null && isAdmin(role)) return true;
   return access === "loopback" && peer !== undefined && LOOPBACK_PEER.test(peer);
 }
 
@@ -48,7 +50,7 @@ export function opsRoutes(rt: Runtime, readiness: Readiness): (req: IncomingMess
 async function metrics(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const access = rt.config.metrics;
   if (access === "off") return send(res, 404, { errors: [{ message: "metrics are off (TAI_METRICS=off)", extensions: { code: "NOT_FOUND" } }] });
-  let role: string | null = null;
+  let role: Role | null = null;
   if (access !== "public" && req.headers.authorization) {
     try {
       role = (await authenticate(rt, req.headers.authorization))?.role ?? null;

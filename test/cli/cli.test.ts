@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunRecord } from "../../src/dispatch/run-record.ts";
-import { limiter, runCli, startCli, type CliProcess } from "../helpers/cli.ts";
+import { limiter, runCli, startCli, type CliProcess, type CliResult } from "../helpers/cli.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -42,7 +42,7 @@ describe("tai tools list", () => {
     async ({ expect }) => {
       const r = await tai(["tools", "list", "--json"]);
       expect(r.code, r.stderr).toBe(0);
-      const list = JSON.parse(r.stdout) as { name: string; tier: string; origin: string; inputSchema: Record<string, any> }[];
+      const list = JSON.parse(r.stdout) as { name: string; tier: string; origin: string; inputSchema: Record<string, unknown> }[];
       expect(list.map((t) => t.name)).toEqual(expect.arrayContaining(DEMO_TOOLS));
       const echo = list.find((t) => t.name === "echo")!;
       expect(echo).toMatchObject({ tier: "read", origin: "TOOL", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } } });
@@ -52,6 +52,17 @@ describe("tai tools list", () => {
 });
 
 describe("tai tools run", () => {
+  /** `tai tools run clock …args`, which must exit 2 with nothing on stdout and record no run; resolves with what it printed. */
+  async function refusedWithoutRun(args: string[]): Promise<CliResult> {
+    const clockRuns = () => rt.db.run.count({ where: { door: "cli", tool: "clock" } });
+    const before = await clockRuns();
+    const r = await tai(["tools", "run", "clock", ...args]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(await clockRuns()).toBe(before);
+    return r;
+  }
+
   it.concurrent(
     "should print the SUCCEEDED run as JSON, record it with door cli, and exit 0",
     async ({ expect }) => {
@@ -67,13 +78,9 @@ describe("tai tools run", () => {
   it.concurrent(
     "should exit 2 with a message naming --input when the input is not valid JSON, and record no run",
     async ({ expect }) => {
-      const before = await rt.db.run.count({ where: { door: "cli", tool: "clock" } });
-      const r = await tai(["tools", "run", "clock", "--input", "{not json"]);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe("");
+      const r = await refusedWithoutRun(["--input", "{not json"]);
       expect(r.stderr).toContain("--input");
       expect(r.stderr).toContain("not valid JSON");
-      expect(await rt.db.run.count({ where: { door: "cli", tool: "clock" } })).toBe(before);
     },
     SLOW,
   );
@@ -84,6 +91,16 @@ describe("tai tools run", () => {
       const r = await tai(["tools", "run", "echo", "--input", '["hi"]']);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("must be a JSON object");
+    },
+    SLOW,
+  );
+
+  it.concurrent(
+    "should refuse an idempotency key over 200 characters as the chokepoint does, exit 2 naming the option, and record no run",
+    async ({ expect }) => {
+      const r = await refusedWithoutRun(["--input", "{}", "--idempotency-key", "k".repeat(201)]);
+      expect(r.stderr).toContain("error (BAD_USER_INPUT): idempotencyKey must be 1 to 200 characters");
+      expect(r.stderr).toContain("/idempotencyKey: must be 1 to 200 characters");
     },
     SLOW,
   );

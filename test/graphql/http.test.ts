@@ -117,6 +117,18 @@ describe("GraphQL over HTTP (in-process)", () => {
       expect(res.body.errors![0]).toMatchObject({ locations: [{ line: 1, column: 17 }] });
     });
 
+    it("should refuse dispatch options out of bounds with BAD_USER_INPUT naming the argument under /input, and store nothing", async () => {
+      const yoga = await setup();
+      const BOUNDED = `mutation($t: Float, $k: String) { dispatch(input: { tool: "clock", input: {}, timeoutSeconds: $t, idempotencyKey: $k }) { id } }`;
+      const timeout = await gql(yoga, BOUNDED, { variables: { t: 0 } });
+      expect(timeout.body.errors).toMatchObject([{ message: "timeoutSeconds must be > 0", extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/timeoutSeconds", message: "must be > 0" }] } }]);
+      const key = await gql(yoga, BOUNDED, { variables: { k: "k".repeat(201) } });
+      expect(key.body.errors).toMatchObject([
+        { message: "idempotencyKey must be 1 to 200 characters", extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/idempotencyKey", message: "must be 1 to 200 characters" }] } },
+      ]);
+      expect(await rt!.runs.count({})).toBe(0);
+    });
+
     it("should refuse a query deeper than the depth limit with a message naming the limit", async () => {
       const yoga = await setup();
       // The schema has no cycle deep enough, so the depth comes from fields that do not

@@ -212,6 +212,14 @@ describe("tools/call", () => {
     await expect(c.callTool({ name: "counted", arguments: { n: 1 }, _meta: { "tai42/idempotencyKey": "" } })).rejects.toThrow(/tai42\/idempotencyKey/);
   });
 
+  it("should refuse dispatch options out of the chokepoint's bounds (a 201-character key, a timeout of 0) as invalid params, with no run", async () => {
+    const c = await client(keys.USER);
+    const before = bodyRuns.counted;
+    await expect(c.callTool({ name: "counted", arguments: { n: 1 }, _meta: { "tai42/idempotencyKey": "k".repeat(201) } })).rejects.toThrow(/tai42\/idempotencyKey.*1 to 200 characters/);
+    await expect(c.callTool({ name: "counted", arguments: { n: 1 }, _meta: { "tai42/timeoutSeconds": 0 } })).rejects.toThrow(/tai42\/timeoutSeconds.*> 0/);
+    expect(bodyRuns.counted).toBe(before);
+  });
+
   it("should shorten the attempt's timeout with _meta tai42/timeoutSeconds", async () => {
     const result = (await (await client(keys.USER)).callTool({ name: "sleep", arguments: { seconds: 30 }, _meta: { "tai42/timeoutSeconds": 0.05 } })) as CallToolResult;
     expect(result).toMatchObject({ isError: true, structuredContent: { error: { kind: "TIMEOUT" } } });

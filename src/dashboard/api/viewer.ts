@@ -1,5 +1,5 @@
 import { graphql, type ResultOf } from "tai42/client";
-import { mayAuthorOver, mayRun } from "../../auth/tiers.ts";
+import { isAdmin as isAdminRole, mayAuthorOver, mayRun } from "../../auth/tiers.ts";
 import type { Tier as DomainTier } from "../../auth/roles.ts";
 
 export const ViewerQuery = graphql(`
@@ -25,5 +25,5 @@ export function canAuthorOver(viewer: Viewer | null, tier: Tier): boolean {
 
 /** Whether the viewer holds ADMIN: composition (manifests, extensions, presets over fenced tools). */
 export function isAdmin(viewer: Viewer | null): boolean {
-  return viewer?.role === "ADMIN";
+  return !!viewer?.role && isAdminRole(viewer.role);
 }

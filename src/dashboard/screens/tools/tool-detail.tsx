@@ -4,7 +4,7 @@ import { ForbiddenNote } from "../../components/notes.tsx";
 import { Panel } from "../../components/panel.tsx";
 import { useConnection } from "../../connection.tsx";
 import type { Tool } from "../../api/tools.ts";
-import { canRun, type Tier } from "../../api/viewer.ts";
+import { canRun, isAdmin, type Tier } from "../../api/viewer.ts";
 import { NO_FILTER } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 import { LiveRunTable } from "../runs/live-run-table.tsx";
@@ -40,7 +40,7 @@ export function ToolDetail({ tool }: { tool: Tool }) {
         ) : (
           <ForbiddenNote>
             {viewer?.role ? `Your role (${viewer.role}) may not run ${tool.tier.toLowerCase()} tools` : "You have no access"}: the server would refuse the run with PERMISSION_DENIED.
-            {viewer?.role !== "ADMIN" && " An ADMIN key may run every tier."}
+            {!isAdmin(viewer) && " An ADMIN key may run every tier."}
           </ForbiddenNote>
         )}
       </Panel>
