@@ -22,7 +22,7 @@ import type { UsageTotals } from "./usage.ts";
 export interface LoopConfig {
   /** Attribution of the events: null for the run's own agent, else the sub-agent's name. */
   agent: string | null;
-  /** "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent (§9.2). */
+  /** "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent (docs/agent-stream.md §9.2). */
   mode: "root" | "sub";
   model: LanguageModelV3;
   settings: CallSettings;
