@@ -111,6 +111,21 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The one table between the two vocabularies: the {@link ErrorKind} a refused request
+ * ({@link ApiError}) becomes when it fails a run instead of a request (an agent run
+ * refused a start, an agent dispatched as a tool). Every door reads it from here.
+ */
+export const KIND_OF_API_CODE: Readonly<Record<ApiErrorCode, ErrorKind>> = {
+  UNAUTHENTICATED: "PERMISSION_DENIED",
+  FORBIDDEN: "PERMISSION_DENIED",
+  BAD_USER_INPUT: "INVALID_INPUT",
+  INVALID_INPUT: "INVALID_INPUT",
+  NOT_FOUND: "NOT_FOUND",
+  CONFLICT: "CONFLICT",
+  UNAVAILABLE: "UNAVAILABLE",
+};
+
 /** Formats an issue list as one line, for messages and logs. */
 export function describeIssues(issues: Issue[]): string {
   return issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ");

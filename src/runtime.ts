@@ -10,6 +10,7 @@ import { RunStore } from "./dispatch/run-store.ts";
 import { LogWriter } from "./runlog/log-writer.ts";
 import { OrderedRunEvents } from "./runlog/ordered-feed.ts";
 import { Bus } from "./events/bus.ts";
+import { LOCAL_TOPICS } from "./runtime-topics.ts";
 import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
 import { Secrets } from "./secrets/secrets.ts";
 import { PluginCatalog } from "./plugins/plugin-catalog.ts";
@@ -137,7 +138,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics.redisError();
     redisOutage.error(e);
   };
-  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: onRedisError, onReady: redisOutage.recovered, onLagging: (topic) => metrics.laggingClosed(topic) });
+  const bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, localTopics: LOCAL_TOPICS, onError: onRedisError, onReady: redisOutage.recovered, onLagging: (topic) => metrics.laggingClosed(topic) });
   const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";

@@ -1,4 +1,4 @@
-import { ApiError, ToolError } from "../errors.ts";
+import { ApiError, KIND_OF_API_CODE, ToolError } from "../errors.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { toolResult } from "../tools/result.ts";
 import { valueOfTerminal, type AgentClass } from "./agent.ts";
@@ -17,10 +17,7 @@ export async function invokeAsTool(agents: Pick<AgentService, "start" | "awaitEn
   try {
     started = await agents.start({ agent: cls.toolName, options, caller: ctx.caller });
   } catch (e) {
-    if (e instanceof ApiError) {
-      const kind = e.code === "BAD_USER_INPUT" ? "INVALID_INPUT" : e.code === "FORBIDDEN" ? "PERMISSION_DENIED" : e.code === "NOT_FOUND" ? "NOT_FOUND" : "CONFLICT";
-      throw new ToolError(e.message, { kind, retryable: false });
-    }
+    if (e instanceof ApiError) throw new ToolError(e.message, { kind: KIND_OF_API_CODE[e.code], retryable: false });
     throw e;
   }
   const onAbort = () => agents.cancel(started.runId);

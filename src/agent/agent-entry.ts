@@ -11,7 +11,7 @@ export type AgentInvoker = (cls: AgentClass, input: Record<string, unknown>, ctx
 
 /**
  * An agent as a tool on the surface (origin AGENT): its ToolInput as input schema,
- * preset-bakeable per the SPEC rule, dispatched through the chokepoint like any tool.
+ * preset-bakeable as its class declares (docs/seed-conformance.md, 002-09 to 002-12), dispatched through the chokepoint like any tool.
  */
 export function agentEntry(cls: AgentClass, invoke: AgentInvoker): SurfaceEntry {
   return {

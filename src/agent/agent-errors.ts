@@ -1,16 +1,5 @@
 import { APICallError, RetryError } from "ai";
-import { ApiError, isErrorKind, publicErrorName, ToolError, type ErrorKind } from "../errors.ts";
-
-/** A run failure an agent raises on purpose, with its kind (docs/agent-stream.md §4). */
-export class AgentRunError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = "AgentRunError";
-  }
-}
+import { ApiError, isErrorKind, KIND_OF_API_CODE, publicErrorName, ToolError, type ErrorKind } from "../errors.ts";
 
 /** A failed run, as a door receives it: the kind, a safe message, and where the log ended. */
 export class AgentRunFailedError extends Error {
@@ -32,9 +21,9 @@ export class AgentRunFailedError extends Error {
  */
 export function classifyAgentError(error: unknown, aborted: boolean): { kind: ErrorKind; message: string; unexpected: boolean } {
   if (aborted) return { kind: "CANCELLED", message: "the agent run was cancelled", unexpected: false };
-  if (error instanceof AgentRunError) return { kind: error.kind, message: error.message, unexpected: false };
+  // A failure an agent raises on purpose is a ToolError with its kind (docs/agent-stream.md §4).
   if (error instanceof ToolError) return { kind: error.kind, message: error.message, unexpected: false };
-  if (error instanceof ApiError) return { kind: error.code === "BAD_USER_INPUT" ? "INVALID_INPUT" : error.code === "FORBIDDEN" ? "PERMISSION_DENIED" : error.code === "NOT_FOUND" ? "NOT_FOUND" : "CONFLICT", message: error.message, unexpected: false };
+  if (error instanceof ApiError) return { kind: KIND_OF_API_CODE[error.code], message: error.message, unexpected: false };
   const api = RetryError.isInstance(error) && APICallError.isInstance(error.lastError) ? error.lastError : APICallError.isInstance(error) ? error : null;
   if (api) {
     const status = api.statusCode;

@@ -30,7 +30,7 @@ function awaited(run: AgentRunRecord): string[] | null {
   return null;
 }
 
-/** The asks a checkpoint waits on, through the sub-agents that paused on them (§9.2). */
+/** The asks a checkpoint waits on, through the sub-agents that paused on them (docs/agent-stream.md §9.2). */
 function askedIn(cp: Checkpoint): string[] | null {
   if (cp.kind === "subagent") return askedIn(cp.state.checkpoint);
   return cp.kind === "asks" && "parked" in cp ? cp.parked.flatMap((p) => p.interactionIds) : null;

@@ -134,21 +134,6 @@ export type StreamEvent =
 export type StreamEventType = StreamEvent["type"];
 export type TerminalEvent = Extract<StreamEvent, { final: true }>;
 
-export const STREAM_EVENT_TYPES: readonly StreamEventType[] = [
-  "message_delta",
-  "intermediate_delta",
-  "message_final",
-  "reasoning_step",
-  "run_usage",
-  "structured_final",
-  "tool_call_step",
-  "tool_result_step",
-  "tool_progress_step",
-  "interrupt_final",
-  "suspended_final",
-  "asks_final",
-];
-
 /** A stored, published event: the member plus its place in its run. */
 export type AgentEventRecord = StreamEvent & { seq: number; runId: string };
 
@@ -167,10 +152,6 @@ export interface RunFailedRecord {
 
 /** One entry of a run's log: an event, or the failure that ended it. */
 export type AgentLogEntry = AgentEventRecord | RunFailedRecord;
-
-export function isTerminal(event: { final: boolean }): boolean {
-  return event.final === true;
-}
 
 /**
  * The terminal a plain result value represents: a string is a `MessageFinal`, any other

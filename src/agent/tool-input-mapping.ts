@@ -6,7 +6,7 @@ import type { AgentClass, AgentRunOptions } from "./agent.ts";
  * The run options of an agent called as a tool: its own `fromToolInput` mapping of the
  * validated input. A mapping that throws fails the call as INVALID_INPUT with its message
  * scrubbed of every input value (4 characters or more): the input may be a preset's baked
- * credentials, which the caller is not entitled to see (seed 002, `from_tool_input`).
+ * credentials, which the caller is not entitled to see (docs/seed-conformance.md, 002-14 `from_tool_input`).
  */
 export function optionsFromToolInput(cls: AgentClass, input: Record<string, unknown>): AgentRunOptions {
   let mapped: unknown;

@@ -51,8 +51,8 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
     manifests: () => manifests.list(),
     async keys() {
       if (!keys) {
-        const { Bus } = await import("../events/bus.ts");
-        bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
+        const [{ Bus }, { LOCAL_TOPICS }] = await Promise.all([import("../events/bus.ts"), import("../runtime-topics.ts")]);
+        bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, localTopics: LOCAL_TOPICS });
         keys = new KeyStore(db, bus);
       }
       return keys;

@@ -37,7 +37,7 @@ export interface ExecuteOptions {
   controller: AbortController;
   /** The entry is SECRET-tier: its stored and published records are redacted. */
   redact: boolean;
-  policy?: RunRecord["policy"];
+  retryPolicy?: RunRecord["retryPolicy"];
   /** A parked run resuming: it may have interactions open from before its park. */
   resumed?: boolean;
   /** The run's span; each attempt gets a child span (tracing on). */
@@ -63,7 +63,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   const stored = new Set<number>();
   const progress = progressChannel(deps, settle, run, redact, log, opts.onProgress);
   const outcome = await runWithRetry<ToolResult | Park>({
-    policy: opts.policy ?? undefined,
+    policy: opts.retryPolicy ?? undefined,
     timeoutSeconds,
     signal: controller.signal,
     attempt: async (n, signal) => {

@@ -1,6 +1,6 @@
 import type { Tier } from "../auth/roles.ts";
 import type { ErrorKind } from "../errors.ts";
-import type { RetryPolicy } from "../retry/policy.ts";
+import type { AppliedPolicy } from "../retry/applied-policy.ts";
 import type { ContentBlock } from "../tools/result.ts";
 import type { RunProgress } from "../tools/tool-update.ts";
 import { newRunId } from "./run-id.ts";
@@ -39,11 +39,6 @@ export interface AttemptRecord {
   waitSeconds: number | null;
 }
 
-/** The policy a run was executed with, and the name it was declared on. */
-export interface AppliedPolicy extends RetryPolicy {
-  declaredOn: string;
-}
-
 /** A run as every door sees it. SECRET tools carry "[redacted]" input and output. */
 export interface RunRecord {
   id: string;
@@ -66,7 +61,8 @@ export interface RunRecord {
   callerKeyId: string | null;
   /** The tier of the tool run; null when unknown (see docs/security-model.md §2). */
   tier: Tier | null;
-  policy: AppliedPolicy | null;
+  /** The retry policy it was executed with; null: exactly one attempt. */
+  retryPolicy: AppliedPolicy | null;
   startedAt: string;
   finishedAt: string | null;
 }
@@ -110,7 +106,7 @@ export function newRun(fields: { tool: string; input: unknown; door: Door; calle
     // Until the tool is resolved nothing of any tier has run: a run refused before that
     // (unknown tool, shutdown) is a read-tier record of the caller's own request.
     tier: "read",
-    policy: null,
+    retryPolicy: null,
     startedAt: new Date().toISOString(),
     finishedAt: null,
   };

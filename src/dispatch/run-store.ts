@@ -6,7 +6,8 @@ import { scopeKey, storableJson, storableText } from "../db/storable.ts";
 import type { Tier } from "../auth/roles.ts";
 import type { RunScope } from "../auth/visibility.ts";
 import type { ErrorKind } from "../errors.ts";
-import type { AppliedPolicy, AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
+import type { AppliedPolicy } from "../retry/applied-policy.ts";
+import type { AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
 import type { RunProgress } from "../tools/tool-update.ts";
 
 type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJsonValue;
@@ -200,10 +201,15 @@ type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 
 function toEvent(r: EventRow): RunEventRecord {
   const base = { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool };
-  if (r.type !== "RUN_PROGRESS") return { ...base, run: r.snapshot as unknown as RunRecord };
   // A progress event's snapshot holds its update beside the run (`runlog/rows.ts`).
-  const { progress, ...run } = r.snapshot as unknown as RunRecord & { progress: RunProgress };
-  return { ...base, run, progress };
+  const { progress, ...run } = fromSnapshot(r.snapshot);
+  return r.type === "RUN_PROGRESS" ? { ...base, run, progress } : { ...base, run };
+}
+
+/** A stored snapshot as a run; one stored before its policy was named `retryPolicy` holds it as `policy`. */
+function fromSnapshot(snapshot: unknown): RunRecord & { progress?: RunProgress } {
+  const { policy, ...run } = snapshot as RunRecord & { policy?: RunRecord["retryPolicy"]; progress?: RunProgress };
+  return policy === undefined ? run : { ...run, retryPolicy: run.retryPolicy ?? policy };
 }
 
 /** The database form of a list's filter within a visibility scope. */
@@ -256,7 +262,7 @@ function toRecord(row: RunRow): RunRecord {
     callerKey: row.callerKey,
     callerKeyId: row.callerKeyId,
     tier: (row.tier ?? null) as Tier | null,
-    policy: (row.policy ?? null) as AppliedPolicy | null,
+    retryPolicy: (row.policy ?? null) as AppliedPolicy | null,
     startedAt: row.startedAt.toISOString(),
     finishedAt: iso(row.finishedAt),
   };

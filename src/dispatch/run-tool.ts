@@ -15,7 +15,8 @@ import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { endParked, resume } from "./park-resume.ts";
 import { execute, type RunSteps } from "./run-execute.ts";
-import { isFinal, newRun, seesCuratedSurface, type AppliedPolicy, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
+import { appliedPolicy } from "../retry/applied-policy.ts";
+import { isFinal, newRun, seesCuratedSurface, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import type { RunStore } from "./run-store.ts";
 import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
@@ -169,8 +170,7 @@ export class Dispatcher {
         issues: redact ? prepared.issues.map((i) => ({ path: i.path, message: "is invalid" })) : prepared.issues,
       });
 
-    const effective = this.deps.surface.policyFor(entry);
-    base.policy = effective ? ({ ...effective.policy, declaredOn: effective.declaredOn } as AppliedPolicy) : null;
+    base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
 
     const scope = req.idempotencyKey ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}` : null;
     if (scope) {
@@ -198,7 +198,7 @@ export class Dispatcher {
       timeoutSeconds: req.timeoutSeconds,
       controller,
       redact,
-      policy: base.policy,
+      retryPolicy: base.retryPolicy,
       trace,
       onProgress: req.onProgress,
     });

@@ -8,33 +8,30 @@ export { ResumableStreamError, SubscriberOverflowError, type SubscribeOptions } 
 // default never pays for them at start.
 const require = createRequire(import.meta.url);
 
-/** Topics carried by the bus; payloads are JSON (they may cross Redis). */
-export interface Topics {
-  runEvent: import("../dispatch/run-record.ts").RunEventRecord;
-  /** One entry of an agent run's log (docs/agent-stream.md). */
-  agentEvent: import("../agent/events.ts").AgentLogEntry;
-  /**
-   * This instance's surface changed (it is rebuilt already): never carried across
-   * instances, so a subscriber that lists the surface on it never gets the list from
-   * before the change (each instance fires its own once it has applied a change).
-   */
-  toolsChanged: { at: string; version?: number };
-  keyRevoked: { keyId: string };
-  runCancel: { runId: string };
-  /** Presets or the active manifest changed on `instanceId` (stored surface `version`); others reload them. */
-  configChanged: { instanceId: string; version?: number };
-  span: import("../extensions/builtin/spans.ts").SpanRecord;
-  /** A message an MCP client posted on a session, for the instance whose request it concerns (docs/mcp.md). */
-  mcpClientMessage: { sessionId: string; message: unknown };
-  /** An MCP session was deleted; instances drop it from their caches. */
-  mcpSessionClosed: { sessionHash: string };
-  /** An interaction as stored (its answer left out), when it opens and when it closes. */
-  interaction: import("../interactions/interaction-store.ts").PublishedInteraction;
-}
-export type Topic = keyof Topics;
+/**
+ * The runtime's topics, each with its payload (JSON: it may cross Redis). Empty here, so
+ * that the bus names no domain's payloads: the runtime declares them by augmenting this
+ * interface (`src/runtime-topics.ts`), and a bus typed without its own map carries them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface Topics {}
 
-/** Topics that stay in this process even when Redis is configured. */
-const LOCAL_TOPICS: ReadonlySet<Topic> = new Set(["toolsChanged"]);
+/** The topic names of a topic map. */
+export type Topic<T extends object = Topics> = keyof T & string;
+
+/** Options of a {@link Bus}. */
+export interface BusOptions<T extends object> {
+  /** Crosses instances through this Redis; without it, the bus is this process's alone. */
+  redisUrl?: string;
+  /** Prefix of the event names (and Redis channels). @default "tai42:" */
+  prefix?: string;
+  /** Topics that stay in this process even when Redis is configured. */
+  localTopics?: Iterable<Topic<T>>;
+  onError?: (e: Error) => void;
+  onReady?: () => void;
+  /** Called when a subscriber of a topic is closed for lagging (metrics). */
+  onLagging?: (topic: Topic<T>) => void;
+}
 
 interface Target {
   addEventListener(type: string, cb: (e: Event) => void): void;
@@ -48,10 +45,11 @@ interface Target {
  * is closed with {@link SubscriberOverflowError}, never allowed to grow memory or crash
  * the process (yoga's default repeater throws past 1,024 queued events).
  */
-export class Bus {
+export class Bus<T extends object = Topics> {
   private readonly target: Target;
   private readonly local: Target = new EventTarget();
   private readonly prefix: string;
+  private readonly localTopics: ReadonlySet<Topic<T>>;
   private readonly redis: Redis[] = [];
   /**
    * Listeners per topic. The target holds one listener per topic that fans out to these:
@@ -59,16 +57,17 @@ export class Bus {
    * warning past 10 subscribers, and make Redis's target parse each message once per
    * subscriber.
    */
-  private readonly listeners = new Map<Topic, Set<(payload: unknown) => void>>();
+  private readonly listeners = new Map<Topic<T>, Set<(payload: unknown) => void>>();
   /** Listeners internal to a fan-out that reports its own subscribers ({@link Bus.countAlso}). */
   private readonly uncounted = new Set<(payload: unknown) => void>();
-  private readonly derived: { topic: Topic; count: () => number }[] = [];
+  private readonly derived: { topic: Topic<T>; count: () => number }[] = [];
 
   /** Called when a subscriber of `topic` is closed for lagging (metrics). */
-  private readonly onLagging?: (topic: Topic) => void;
+  private readonly onLagging?: (topic: Topic<T>) => void;
 
-  constructor(options: { redisUrl?: string; prefix?: string; onError?: (e: Error) => void; onReady?: () => void; onLagging?: (topic: Topic) => void } = {}) {
+  constructor(options: BusOptions<T> = {}) {
     this.prefix = options.prefix ?? "tai42:";
+    this.localTopics = new Set(options.localTopics);
     this.onLagging = options.onLagging;
     if (options.redisUrl) {
       const { Redis } = require("ioredis") as typeof import("ioredis");
@@ -111,16 +110,16 @@ export class Bus {
     }
   }
 
-  publish<K extends Topic>(topic: K, payload: Topics[K]): void {
+  publish<K extends Topic<T>>(topic: K, payload: T[K]): void {
     this.targetOf(topic).dispatchEvent(new CustomEvent(this.prefix + topic, { detail: payload }));
   }
 
-  private targetOf(topic: Topic): Target {
-    return LOCAL_TOPICS.has(topic) ? this.local : this.target;
+  private targetOf(topic: Topic<T>): Target {
+    return this.localTopics.has(topic) ? this.local : this.target;
   }
 
   /** Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do nothing). */
-  listen<K extends Topic>(topic: K, listener: (payload: Topics[K]) => void, options: { counted?: boolean } = {}): () => void {
+  listen<K extends Topic<T>>(topic: K, listener: (payload: T[K]) => void, options: { counted?: boolean } = {}): () => void {
     let set = this.listeners.get(topic);
     if (!set) {
       const all = (set = new Set());
@@ -139,7 +138,7 @@ export class Bus {
         }
       });
     }
-    const own = (payload: unknown) => listener(payload as Topics[K]);
+    const own = (payload: unknown) => listener(payload as T[K]);
     set.add(own);
     if (options.counted === false) this.uncounted.add(own);
     return () => {
@@ -152,12 +151,12 @@ export class Bus {
    * Counts `count()` among the listeners of `topic`: a consumer that listens once and
    * fans out to its own subscribers (the ordered run event feed) reports them here.
    */
-  countAlso(topic: Topic, count: () => number): void {
+  countAlso(topic: Topic<T>, count: () => number): void {
     this.derived.push({ topic, count });
   }
 
   /** Listeners of `topic` on this instance, subscribers included: what a leak check reads. */
-  listenerCount(topic: Topic): number {
+  listenerCount(topic: Topic<T>): number {
     let n = 0;
     for (const l of this.listeners.get(topic) ?? []) if (!this.uncounted.has(l)) n++;
     for (const d of this.derived) if (d.topic === topic) n += d.count();
@@ -165,12 +164,12 @@ export class Bus {
   }
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */
-  subscribe<K extends Topic>(topic: K, options: SubscribeOptions<Topics[K]> = {}): AsyncIterableIterator<Topics[K]> {
+  subscribe<K extends Topic<T>>(topic: K, options: SubscribeOptions<T[K]> = {}): AsyncIterableIterator<T[K]> {
     return boundedSubscription((deliver) => this.listen(topic, deliver), { ...options, onOverflow: () => this.laggingClosed(topic) });
   }
 
   /** Reports a subscriber of `topic` closed for lagging (also by fan-outs with their own queues, such as the ordered run feed). */
-  laggingClosed(topic: Topic): void {
+  laggingClosed(topic: Topic<T>): void {
     this.onLagging?.(topic);
   }
 

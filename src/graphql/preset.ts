@@ -1,5 +1,6 @@
 import type { Preset } from "../presets/preset.ts";
 import type { PresetInput } from "../presets/preset-service.ts";
+import { appliedPolicy } from "../retry/applied-policy.ts";
 import type { RetryPolicyInit } from "../retry/policy.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
@@ -53,9 +54,8 @@ export const PresetRef = builder.objectRef<Preset>("Preset").implement({
       description: "The effective policy: its own declaration, or the first declared ancestor's.",
       resolve: (p, _a, ctx) => {
         const entry = ctx.surface.base(p.name);
-        const eff = entry ? ctx.surface.policyFor(entry) : undefined;
-        if (eff) return { ...eff.policy, declaredOn: eff.declaredOn };
-        return p.retryPolicy ? { ...p.retryPolicy, declaredOn: p.name } : null;
+        const own = p.retryPolicy ? { policy: p.retryPolicy, declaredOn: p.name } : undefined;
+        return appliedPolicy((entry ? ctx.surface.policyFor(entry) : undefined) ?? own);
       },
     }),
     tier: t.field({ type: TierEnum, description: "The base's tier.", resolve: (p, _a, ctx) => ctx.surface.base(p.baseTool)?.tier ?? "read" }),

@@ -50,7 +50,7 @@ export const ToolRunRef = builder.objectRef<RunRecord>("ToolRun").implement({
     errorMessage: t.string({ nullable: true, description: "What went wrong.", resolve: (r) => r.errorMessage }),
     terminate: t.exposeBoolean("terminate", { description: "The result asks an agent loop to stop after this batch." }),
     attempts: t.field({ type: [AttemptRef], description: "Every attempt, the first one first.", resolve: (r) => r.attempts }),
-    retryPolicy: t.field({ type: RetryPolicyRef, nullable: true, description: "The policy this run was executed with.", resolve: (r) => r.policy }),
+    retryPolicy: t.field({ type: RetryPolicyRef, nullable: true, description: "The policy this run was executed with.", resolve: (r) => r.retryPolicy }),
     parentRunId: t.id({ nullable: true, description: "The run that started this one; null for a run a caller dispatched.", resolve: (r) => r.parentRunId }),
     door: t.field({ type: DoorEnum, description: "The door the run came through.", resolve: (r) => r.door }),
     callerRole: t.field({ type: RoleEnum, description: "The role of the caller that started the run (an anonymous caller's is TAI_ANONYMOUS_ROLE).", resolve: (r) => r.callerRole as Role }),

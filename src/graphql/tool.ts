@@ -1,4 +1,5 @@
 import type { RetryPolicy } from "../retry/policy.ts";
+import { appliedPolicy, type AppliedPolicy } from "../retry/applied-policy.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
@@ -15,10 +16,7 @@ export const RetryBackoffRef = builder.objectRef<RetryPolicy["backoff"]>("RetryB
   }),
 });
 
-/** A policy with the name whose declaration applies. */
-export type PolicyView = RetryPolicy & { declaredOn: string };
-
-export const RetryPolicyRef = builder.objectRef<PolicyView>("RetryPolicy").implement({
+export const RetryPolicyRef = builder.objectRef<AppliedPolicy>("RetryPolicy").implement({
   description: "An effective retry policy. `retryableKinds` is resolved: true → the default transient kinds, false → [].",
   fields: (t) => ({
     maxAttempts: t.exposeInt("maxAttempts", { description: "The total attempt budget, the first included." }),
@@ -44,10 +42,7 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
       type: RetryPolicyRef,
       nullable: true,
       description: "null = exactly one attempt.",
-      resolve: (e, _a, ctx) => {
-        const p = ctx.surface.policyFor(e);
-        return p ? { ...p.policy, declaredOn: p.declaredOn } : null;
-      },
+      resolve: (e, _a, ctx) => appliedPolicy(ctx.surface.policyFor(e)),
     }),
     pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),

@@ -13,7 +13,7 @@ import type { InteractionStore } from "./interaction-store.ts";
 import type { InteractionRecord, InteractionStatus } from "./park.ts";
 
 /**
- * Answers and expiry of interactions (SPEC §9). An answer is validated against the
+ * Answers and expiry of interactions (docs/run-lifecycle.md §5). An answer is validated against the
  * interaction's `answerFormat`, stored with a compare-and-set (a second answer is
  * refused), and, once the park's interactions are all answered, resumes the run from
  * its persisted state on whichever instance received the answer.

@@ -26,7 +26,7 @@ export function toInteraction(r: Row): InteractionRecord {
 
 /**
  * An interaction as the bus carries it. The answer never crosses the bus: a secret-tier
- * run's answer becomes its output, which is never published (SPEC §1); a reader that
+ * run's answer becomes its output, which is never published (docs/security-model.md §3); a reader that
  * needs it reads the stored interaction.
  */
 export function withoutAnswer(i: InteractionRecord): PublishedInteraction {

@@ -4,9 +4,9 @@ import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 import type { ConfigProvider } from "./config-provider.ts";
 
 /**
- * A plugin extends the whole platform, where an extension extends one tool (seed 000;
- * docs/plugins.md). It is registered with `app.plugin(...)` and may bring any of:
- * a config provider (where `!ENV` values come from), storage backends for agents
+ * A plugin extends the whole platform, where an extension extends one tool
+ * (docs/plugins.md). It is registered with `app.plugin(...)` and may bring any of: a
+ * config provider (where `!ENV` values come from), storage backends for agents
  * (checkpoint and store providers, by name) and agent loop strategies (by name).
  */
 export interface Plugin {

@@ -4,7 +4,7 @@ import { hasMarker, markerIssues } from "../secrets/markers.ts";
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
 
 /**
- * What is wrong with baking `kwargs` over `base` (SPEC §4): a key the base already bakes, a
+ * What is wrong with baking `kwargs` over `base` (docs/composing-the-surface.md): a key the base already bakes, a
  * key that is not one of its input properties, an agent field that is not bakeable, a
  * malformed `!ENV` marker, or a value its schema refuses. Paths are `/fixedKwargs/<key>…`.
  */

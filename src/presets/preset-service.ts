@@ -42,8 +42,8 @@ export function toPreset(row: Row): Preset {
 }
 
 /**
- * Preset writes: every rule of SPEC §4 is checked before anything is stored, and a
- * refused write leaves stored data unchanged. `onChanged` reloads the surface (here and,
+ * Preset writes: every rule of docs/composing-the-surface.md is checked before anything
+ * is stored, and a refused write leaves stored data unchanged. `onChanged` reloads the surface (here and,
  * through the bus, on every instance).
  */
 export class PresetService {

@@ -75,7 +75,7 @@ export function runRow(run: RunRecord, scope: string | null, instanceId: string)
     idempotencyScope: scope,
     parentRunId: run.parentRunId,
     instanceId,
-    policy: jsonOrNull(run.policy),
+    policy: jsonOrNull(run.retryPolicy),
     startedAt: run.startedAt,
   };
 }

@@ -72,7 +72,7 @@ describe("retries through the dispatch chokepoint", () => {
     it("should run exactly one attempt for a tool with no policy, even on a transient failure", async () => {
       const calls = flaky("plain", ["UNAVAILABLE"]);
       const done = await run("plain");
-      expect(done).toMatchObject({ status: "FAILED", errorKind: "UNAVAILABLE", policy: null });
+      expect(done).toMatchObject({ status: "FAILED", errorKind: "UNAVAILABLE", retryPolicy: null });
       expect(calls).toEqual([1]);
       expect((await rt.runs.get(done.id))!.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: null })]);
     });
@@ -153,20 +153,20 @@ describe("retries through the dispatch chokepoint", () => {
         backoff: { initialSeconds: 0.01, multiplier: 2, capSeconds: 30 },
         declaredOn: "declared",
       };
-      expect(done.policy).toEqual(expected);
-      expect((await rt.runs.get(done.id))!.policy).toEqual(expected);
+      expect(done.retryPolicy).toEqual(expected);
+      expect((await rt.runs.get(done.id))!.retryPolicy).toEqual(expected);
     });
 
     it("should resolve retryable: true to the default transient kinds on the run", async () => {
       flaky("transient", [], { maxAttempts: 2, idempotent: true, retryable: true, backoff: FAST });
-      expect((await run("transient")).policy?.retryableKinds).toEqual(["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"]);
+      expect((await run("transient")).retryPolicy?.retryableKinds).toEqual(["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"]);
     });
 
     it("should apply a policy declared with app.retryPolicy after the tool was registered", async () => {
       const calls = flaky("later", ["UNAVAILABLE"]);
       app.retryPolicy("later", { maxAttempts: 2, idempotent: true, retryable: true, backoff: FAST });
       const done = await run("later");
-      expect(done).toMatchObject({ status: "SUCCEEDED", policy: { maxAttempts: 2, declaredOn: "later" } });
+      expect(done).toMatchObject({ status: "SUCCEEDED", retryPolicy: { maxAttempts: 2, declaredOn: "later" } });
       expect(calls).toEqual([1, 2]);
     });
 
@@ -174,14 +174,14 @@ describe("retries through the dispatch chokepoint", () => {
       app.retryPolicy("early", { maxAttempts: 3, idempotent: true, retryable: ["UPSTREAM"], backoff: FAST });
       const calls = flaky("early", ["UPSTREAM", "UPSTREAM"]);
       const done = await run("early");
-      expect(done).toMatchObject({ status: "SUCCEEDED", policy: { declaredOn: "early", retryableKinds: ["UPSTREAM"] } });
+      expect(done).toMatchObject({ status: "SUCCEEDED", retryPolicy: { declaredOn: "early", retryableKinds: ["UPSTREAM"] } });
       expect(calls).toEqual([1, 2, 3]);
     });
 
     it("should not apply a policy declared on another name", async () => {
       app.retryPolicy("flaky_monitor", { maxAttempts: 3, idempotent: true, retryable: true, backoff: FAST });
       const calls = flaky("flaky", ["UNAVAILABLE"]);
-      expect(await run("flaky")).toMatchObject({ status: "FAILED", policy: null });
+      expect(await run("flaky")).toMatchObject({ status: "FAILED", retryPolicy: null });
       expect(calls).toEqual([1]);
     });
 

@@ -19,7 +19,7 @@ describe("the run log's statements against the Prisma schema", () => {
   const full = (): RunRecord => ({
     ...newRun({ tool: "storé\u0000d", input: { a: [1, "two", { three: null }], "k\u0000": true }, door: "graphql", callerRole: "USER", callerKey: "key-user", callerKeyId: "kid-1", parentRunId: "parent-1" }),
     tier: "write",
-    policy: { maxAttempts: 3, kinds: ["UNAVAILABLE"], backoff: { initialSeconds: 0.5, multiplier: 2, capSeconds: 4 }, declaredOn: "storé" } as unknown as RunRecord["policy"],
+    retryPolicy: { maxAttempts: 3, kinds: ["UNAVAILABLE"], backoff: { initialSeconds: 0.5, multiplier: 2, capSeconds: 4 }, declaredOn: "storé" } as unknown as RunRecord["retryPolicy"],
   });
 
   it("should read back a started, retried and finished run written by the log exactly as recorded, with text made storable", async () => {
@@ -51,7 +51,7 @@ describe("the run log's statements against the Prisma schema", () => {
     await rt.runs.start(run, null, rt.instanceId);
     await rt.runs.finish({ ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "boom", finishedAt: new Date().toISOString() }, null);
     const stored = await rt.runs.get(run.id);
-    expect(stored).toMatchObject({ input: null, policy: null, callerKey: null, callerKeyId: null, tier: null, data: null, details: null, parentRunId: null, status: "FAILED", isError: true, terminate: false, attempts: [] });
+    expect(stored).toMatchObject({ input: null, retryPolicy: null, callerKey: null, callerKeyId: null, tier: null, data: null, details: null, parentRunId: null, status: "FAILED", isError: true, terminate: false, attempts: [] });
   });
 
   it("should refuse a second run with a taken idempotency scope without failing, and keep the first", async () => {

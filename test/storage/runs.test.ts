@@ -56,7 +56,7 @@ describe("run storage", () => {
       expect(back!.attempts[1].waitSeconds).toBeCloseTo(0.02);
       expect(back!.attempts[2].waitSeconds).toBeNull();
       for (const a of back!.attempts) expect(Date.parse(a.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(a.startedAt));
-      expect(back!.policy).toMatchObject({ maxAttempts: 3, idempotent: true, declaredOn: "wobbly" });
+      expect(back!.retryPolicy).toMatchObject({ maxAttempts: 3, idempotent: true, declaredOn: "wobbly" });
       expect(back).toEqual(run);
     });
 
@@ -120,6 +120,19 @@ describe("run storage", () => {
       expect(events[0].run.status).toBe("RUNNING");
       expect(events[2].run.attempts).toHaveLength(2);
       expect(events[3].run).toMatchObject({ status: "SUCCEEDED", data: { attempt: 3 } });
+    });
+
+    it("should read the retry policy of an event stored before it was named retryPolicy (stored as policy)", async () => {
+      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 1 }, caller: as("USER"), door: "runtime" });
+      for (const row of await rt.db.runEvent.findMany({ where: { runId: run.id } })) {
+        const { retryPolicy, ...older } = row.snapshot as unknown as RunRecord;
+        await rt.db.runEvent.update({ where: { seq: row.seq }, data: { snapshot: { ...older, policy: retryPolicy } as never } });
+      }
+      const events = await rt.runs.events({ runId: run.id }, 0);
+      expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "RUN_FINISHED"]);
+      for (const e of events) expect(e.run).not.toHaveProperty("policy");
+      expect(events.map((e) => e.run.retryPolicy)).toEqual([run.retryPolicy, run.retryPolicy, run.retryPolicy]);
+      expect(run.retryPolicy).toMatchObject({ maxAttempts: 3, declaredOn: "wobbly" });
     });
 
     it("should keep seq strictly increasing across concurrent runs, each event logged once", async () => {

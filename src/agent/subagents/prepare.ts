@@ -23,7 +23,7 @@ export interface SubagentPlan {
   label: string;
   system: string;
   tools: ToolSpec[];
-  /** Its live tools' entries, by name: run through the chokepoint for it only (§9.3). */
+  /** Its live tools' entries, by name: run through the chokepoint for it only (docs/agent-stream.md §9.3). */
   live: Map<string, SurfaceEntry>;
   responseFormat: JsonSchema | null;
   gates: Map<string, GateConfig>;
@@ -99,7 +99,7 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
   return out;
 }
 
-/** A spec's answer format: inline, or named by stored id and rendered at the point of use (§9.4). */
+/** A spec's answer format: inline, or named by stored id and rendered at the point of use (docs/agent-stream.md §9.4). */
 async function responseFormatOf(s: SubAgentSpec, env: SubagentPrepareEnv, path: string, issues: Issue[]): Promise<JsonSchema | null> {
   if (s.responseFormat && s.responseFormatId !== undefined) {
     issues.push({ path: `${path}/responseFormatId`, message: "give responseFormat or responseFormatId, not both" });

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
 import { REDACTED } from "../../auth/tiers.ts";
-import { describeIssues } from "../../errors.ts";
+import { describeIssues, ToolError } from "../../errors.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
-import { AgentRunError } from "../agent-errors.ts";
 import type { InteractionsPort } from "../agent-services.ts";
 import { finalEventForValue, type StreamEvent } from "../events.ts";
 import type { CallSettings } from "../providers/registry.ts";
@@ -23,7 +22,7 @@ import type { UsageTotals } from "./usage.ts";
 export interface LoopConfig {
   /** Attribution of the events: null for the run's own agent, else the sub-agent's name. */
   agent: string | null;
-  /** "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent (§9.2). */
+  /** "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent (docs/agent-stream.md §9.2). */
   mode: "root" | "sub";
   model: LanguageModelV3;
   settings: CallSettings;
@@ -93,7 +92,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     }
     let retried = false;
     for (let turn = 0; ; turn++) {
-      if (turn >= cfg.recursionLimit) throw new AgentRunError("TIMEOUT", `the agent reached its recursion limit of ${cfg.recursionLimit} model calls without a final answer`);
+      if (turn >= cfg.recursionLimit) throw new ToolError(`the agent reached its recursion limit of ${cfg.recursionLimit} model calls without a final answer`, { kind: "TIMEOUT" });
       const t = yield* modelTurn({ model: cfg.model, settings: cfg.settings, system: cfg.system, messages, tools: cfg.tools, responseFormat: cfg.responseFormat, signal: io.signal, agent: cfg.agent, usage: io.usage });
       if (t.assistant) {
         messages.push(t.assistant);
@@ -111,7 +110,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
             await io.persist([fix]);
             continue;
           }
-          if (!parsed.ok) throw new AgentRunError("UPSTREAM", `the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`);
+          if (!parsed.ok) throw new ToolError(`the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`, { kind: "UPSTREAM" });
           end = { type: "structured_final", final: true, data: parsed.value, agent: cfg.agent };
         } else {
           yield* answer(t.held);

@@ -1,8 +1,8 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { jsonSchema, NoSuchToolError, Output, streamText, type JSONSchema7, type ModelMessage } from "ai";
-import { AgentRunError } from "../agent-errors.ts";
 import type { StreamEvent } from "../events.ts";
 import type { CallSettings } from "../providers/registry.ts";
+import { ToolError } from "../../errors.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
 import type { PlannedCall } from "./checkpoint.ts";
 import type { ToolSpec } from "./toolbox.ts";
@@ -108,7 +108,7 @@ export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, 
         case "error":
           throw part.error;
         case "abort":
-          throw new AgentRunError("CANCELLED", "the agent run was cancelled");
+          throw new ToolError("the agent run was cancelled", { kind: "CANCELLED" });
       }
     }
   } catch (e) {

@@ -22,7 +22,7 @@ export async function planResume(paused: AgentRunRecord, resume: unknown, tools:
   return planCheckpoint(cp, resume, tools, caller, services, issues);
 }
 
-/** {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (§9.2). */
+/** {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (docs/agent-stream.md §9.2). */
 async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
   const specs = new Map(tools.map((t) => [t.name, t]));
   for (const c of cp.calls) if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
