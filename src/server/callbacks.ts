@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError } from "../errors.ts";
+import { ApiError, type ApiErrorCode } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { readBody } from "./read-body.ts";
 
-const STATUS: Record<string, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER_INPUT: 400, FORBIDDEN: 403, UNAUTHENTICATED: 401 };
+const STATUS: Record<ApiErrorCode, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER_INPUT: 400, INVALID_INPUT: 400, FORBIDDEN: 403, UNAUTHENTICATED: 401, UNAVAILABLE: 503 };
 
 /**
  * `POST /callbacks/<token>`: an external system answers an `ask_external` interaction
@@ -37,7 +37,7 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
     const run = await rt.interactions.answerByToken(token, payload);
     return reply(200, { runId: run.id, status: run.status });
   } catch (e) {
-    if (e instanceof ApiError) return reply(STATUS[e.code] ?? 400, { error: e.message, code: e.code, ...(e.issues.length ? { issues: e.issues } : {}) });
+    if (e instanceof ApiError) return reply(STATUS[e.code], { error: e.message, code: e.code, ...(e.issues.length ? { issues: e.issues } : {}) });
     rt.log.error("callback failed", { error: (e as Error).message });
     return reply(500, { error: "unexpected error" });
   }
