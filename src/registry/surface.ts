@@ -1,4 +1,4 @@
-import type { App } from "../app.ts";
+import type { Registrations } from "./registry.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 import type { EffectivePolicy, RetryPolicy } from "../retry/policy.ts";
 import type { SurfaceEntry, ToolOrigin } from "./surface-entry.ts";
@@ -33,8 +33,8 @@ export class Surface implements SurfaceView {
   private readonly listeners = new Set<() => void>();
   private selection: ((name: string) => boolean) | null = null;
 
-  /** `apps`: the handles whose tools and declarations make up the surface, in order. */
-  constructor(private readonly apps: App[]) {
+  /** `apps`: the registrations (app handles) whose tools and declarations make up the surface, in order. */
+  constructor(private readonly apps: readonly Pick<Registrations, "tools" | "policies">[]) {
     this.current = this.build();
   }
 
