@@ -6,7 +6,7 @@ import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { unstorableIssues } from "../db/storable.ts";
-import { validate } from "../tools/json-schema.ts";
+import { prepareInput } from "../registry/entries/prepare-input.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import type { InteractionStore } from "../interactions/interaction-store.ts";
@@ -327,8 +327,6 @@ export class Dispatcher {
     const overridden = (entry.bakedKeys ?? []).filter((k) => Object.hasOwn(input, k));
     if (overridden.length)
       return { ok: false, issues: overridden.map((k) => ({ path: `/${k}`, message: `is baked by preset "${entry.name}" and cannot be overridden` })) };
-    const issues = validate(entry.inputSchema, input);
-    if (issues.length) return { ok: false, issues };
-    return entry.prepare(input as Record<string, unknown>);
+    return prepareInput(entry, input as Record<string, unknown>);
   }
 }
