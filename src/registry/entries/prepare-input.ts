@@ -1,4 +1,4 @@
-import { describeIssues, ToolError, type Issue } from "../../errors.ts";
+import { ToolError, type Issue } from "../../errors.ts";
 import { validate } from "../../tools/json-schema.ts";
 import type { SurfaceEntry } from "../surface-entry.ts";
 
