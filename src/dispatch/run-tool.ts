@@ -95,7 +95,7 @@ export interface RunOutcome {
  * resolve → authorize → validate → idempotency → persist+publish RUN_STARTED →
  * retry loop (timeout + AbortSignal per attempt) → output validation → persist+publish.
  * Admission is here; the steps after it are `run-execute.ts` (retry loop), `run-settle.ts`
- * (output validation, persist+publish) and `park-resume.ts`. Expected failures are
+ * (output validation, persist+publish), `run-park.ts` and `park-resume.ts`. Expected failures are
  * data: `run` resolves with a FAILED/CANCELLED record, never throws for them.
  */
 export class Dispatcher {
@@ -108,7 +108,7 @@ export class Dispatcher {
 
   constructor(private readonly deps: DispatchDeps) {
     this.settle = new RunSettle(deps);
-    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId), parkEnded: (run) => this.parkEnded(run) };
+    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId), resume: (runId) => this.resume(runId), parkEnded: (run) => this.parkEnded(run) };
     this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
   }
 
