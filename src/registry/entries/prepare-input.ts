@@ -24,4 +24,3 @@ export function preparedForBase(base: SurfaceEntry, input: Record<string, unknow
   if (!prepared.ok) throw new ToolError(message(prepared), { kind: "INVALID_INPUT", retryable: false });
   return prepared.value;
 }
-
