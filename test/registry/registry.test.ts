@@ -26,15 +26,6 @@ class Helper extends Agent {
   }
 }
 
-const thrown = (fn: () => unknown): Error => {
-  try {
-    fn();
-  } catch (e) {
-    return e as Error;
-  }
-  throw new Error("expected a refusal");
-};
-
 describe("the registry", () => {
   it("should look up what it registered by name, with a tool's own retry declaration", () => {
     const registry = new Registry();
@@ -79,8 +70,7 @@ describe("the registry", () => {
     it("should refuse a tool name that is taken, naming the module that holds it", () => {
       const registry = new Registry();
       registry.addTool(tool("lookup"));
-      const e = thrown(() => registry.addTool(tool("lookup")));
-      expect(e.message).toContain('a tool named "lookup" is already registered (module-lookup)');
+      expect(() => registry.addTool(tool("lookup"))).toThrow('a tool named "lookup" is already registered (module-lookup)');
     });
 
     it("should refuse a tool whose retry declaration is taken, leaving the tool out", () => {
@@ -94,10 +84,10 @@ describe("the registry", () => {
     it("should refuse an agent whose tool name a tool or an agent holds", () => {
       const registry = new Registry();
       registry.addAgent(Helper);
-      expect(thrown(() => registry.addAgent(Helper)).message).toContain('"helper" is already registered on this app');
+      expect(() => registry.addAgent(Helper)).toThrow('"helper" is already registered on this app');
       const other = new Registry();
       other.addTool(tool("helper"));
-      expect(thrown(() => other.addAgent(Helper)).message).toContain('"helper" is already registered on this app');
+      expect(() => other.addAgent(Helper)).toThrow('"helper" is already registered on this app');
       expect(other.agents.size).toBe(0);
     });
 
@@ -107,21 +97,25 @@ describe("the registry", () => {
       registry.addAgent(Helper);
       registry.declarePolicy("declared", resolvePolicy("declared", { maxAttempts: 2, idempotent: true }));
       registry.addExtension(extension("first"));
-      const refusals = [
-        extension("first"),
-        extension("second", [
-          { name: "fresh", description: "d", parameters: { type: "object" }, execute: () => 1 },
-          { name: "taken", description: "d", parameters: { type: "object" }, execute: () => 1 },
-        ]),
-        extension("third", [{ name: "helper", description: "d", parameters: { type: "object" }, execute: () => 1 }]),
-        extension("fourth", [{ name: "declared", description: "d", parameters: { type: "object" }, execute: () => 1, retry: { maxAttempts: 3, idempotent: true } }]),
-      ].map((def) => thrown(() => registry.addExtension(def)));
-      expect(refusals.map((e) => e.message)).toEqual([
-        expect.stringContaining('an extension named "first" is already registered (module-first)'),
-        expect.stringContaining('"second": its tool "taken" is already registered (module-taken)'),
-        expect.stringContaining('"third": its tool "helper" is already registered (an agent)'),
-        expect.stringContaining('"fourth": a retry policy is already declared on "declared"'),
-      ]);
+      const refusals: [ReturnType<typeof extension>, string][] = [
+        [extension("first"), 'an extension named "first" is already registered (module-first)'],
+        [
+          extension("second", [
+            { name: "fresh", description: "d", parameters: { type: "object" }, execute: () => 1 },
+            { name: "taken", description: "d", parameters: { type: "object" }, execute: () => 1 },
+          ]),
+          '"second": its tool "taken" is already registered (module-taken)',
+        ],
+        [
+          extension("third", [{ name: "helper", description: "d", parameters: { type: "object" }, execute: () => 1 }]),
+          '"third": its tool "helper" is already registered (an agent)',
+        ],
+        [
+          extension("fourth", [{ name: "declared", description: "d", parameters: { type: "object" }, execute: () => 1, retry: { maxAttempts: 3, idempotent: true } }]),
+          '"fourth": a retry policy is already declared on "declared"',
+        ],
+      ];
+      for (const [def, message] of refusals) expect(() => registry.addExtension(def)).toThrow(message);
       expect([...registry.extensions.keys()]).toEqual(["first"]);
       expect(registry.tools.has("fresh")).toBe(false);
     });
@@ -131,20 +125,14 @@ describe("the registry", () => {
       const noop = async function* () {};
       registry.addPlugin({ name: "store", strategies: { fast: noop }, checkpointProviders: { mem: {} as never }, storeProviders: { kv: {} as never } });
       registry.addStrategy("own", noop);
-      const refusals = [
-        () => registry.addPlugin({ name: "store" }),
-        () => registry.addPlugin({ name: "p2", strategies: { own: noop } }),
-        () => registry.addPlugin({ name: "p3", checkpointProviders: { mem: {} as never } }),
-        () => registry.addPlugin({ name: "p4", storeProviders: { kv: {} as never } }),
-        () => registry.addStrategy("fast", noop),
-      ].map(thrown);
-      expect(refusals.map((e) => e.message)).toEqual([
-        expect.stringContaining('a plugin named "store" is already registered on this app'),
-        expect.stringContaining('plugin "p2": a strategy named "own" is already registered on this app'),
-        expect.stringContaining('plugin "p3": a checkpoint provider named "mem" is already registered on this app'),
-        expect.stringContaining('plugin "p4": a store provider named "kv" is already registered on this app'),
-        expect.stringContaining('a strategy named "fast" is already registered on this app'),
-      ]);
+      const refusals: [() => unknown, string][] = [
+        [() => registry.addPlugin({ name: "store" }), 'a plugin named "store" is already registered on this app'],
+        [() => registry.addPlugin({ name: "p2", strategies: { own: noop } }), 'plugin "p2": a strategy named "own" is already registered on this app'],
+        [() => registry.addPlugin({ name: "p3", checkpointProviders: { mem: {} as never } }), 'plugin "p3": a checkpoint provider named "mem" is already registered on this app'],
+        [() => registry.addPlugin({ name: "p4", storeProviders: { kv: {} as never } }), 'plugin "p4": a store provider named "kv" is already registered on this app'],
+        [() => registry.addStrategy("fast", noop), 'a strategy named "fast" is already registered on this app'],
+      ];
+      for (const [register, message] of refusals) expect(register).toThrow(message);
       expect([...registry.plugins.keys()]).toEqual(["store"]);
       expect([...registry.strategies.keys()]).toEqual(["own"]);
     });
