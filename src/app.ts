@@ -4,11 +4,12 @@ import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "./retry/p
 import { defineTool, ToolDefinitionError } from "./tools/define-tool.ts";
 import type { ExecutionMode, ToolContext, ToolDefinition } from "./tools/definition.ts";
 import type { JsonSchema } from "./tools/json-schema.ts";
-import { defineExtension, ExtensionDefinitionError, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
+import { defineExtension, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
 import type { AgentClass } from "./agent/agent.ts";
-import { AgentDefinitionError, checkAgentClass } from "./agent/agent-class.ts";
+import { checkAgentClass } from "./agent/agent-class.ts";
 import type { LoopStrategy } from "./agent/strategies/strategy.ts";
 import { checkPlugin, PluginDefinitionError, type Plugin } from "./plugins/plugin.ts";
+import { Registry, type Registrations } from "./registry/registry.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
 export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
@@ -37,26 +38,38 @@ export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
   promptGuidelines?: readonly string[];
 }
 
-type Listener = () => void;
-
 /**
- * The shared registration handle. Tool modules import `app` and register at import
- * time; a runtime reads what is registered here. Registration validates eagerly and
- * throws, naming the rule, so a bad module fails at load.
+ * The shared registration handle: the authoring facade over a {@link Registry}, which owns
+ * the maps (docs/architecture.md). Tool modules import `app` and register at import time;
+ * a runtime reads what is registered here. Registration validates eagerly and throws,
+ * naming the rule, so a bad module fails at load.
  */
-export class App {
-  readonly tools = new Map<string, ToolDefinition>();
-  readonly policies = new Map<string, RetryPolicy>();
-  readonly extensions = new Map<string, ExtensionDefinition>();
-  /** Registered agents by tool name; each is also a tool on the surface (origin AGENT). */
-  readonly agents = new Map<string, AgentClass>();
-  /** Registered plugins by name (docs/plugins.md). */
-  readonly plugins = new Map<string, Plugin>();
-  /** Tools-agent loop strategies registered with {@link App.strategy}, by name. */
-  readonly strategies = new Map<string, LoopStrategy>();
-  private readonly listeners = new Set<Listener>();
+export class App implements Registrations {
+  private readonly registry = new Registry();
   /** The module being loaded; recorded on what it registers. */
   currentModule = "inline";
+
+  get tools(): ReadonlyMap<string, ToolDefinition> {
+    return this.registry.tools;
+  }
+  get policies(): ReadonlyMap<string, RetryPolicy> {
+    return this.registry.policies;
+  }
+  get extensions(): ReadonlyMap<string, ExtensionDefinition> {
+    return this.registry.extensions;
+  }
+  /** Registered agents by tool name; each is also a tool on the surface (origin AGENT). */
+  get agents(): ReadonlyMap<string, AgentClass> {
+    return this.registry.agents;
+  }
+  /** Registered plugins by name (docs/plugins.md). */
+  get plugins(): ReadonlyMap<string, Plugin> {
+    return this.registry.plugins;
+  }
+  /** Tools-agent loop strategies registered with {@link App.strategy}, by name. */
+  get strategies(): ReadonlyMap<string, LoopStrategy> {
+    return this.registry.strategies;
+  }
 
   /** Registers a tool from a zod input schema, or a definition built by `defineTool`. */
   tool<I extends z.ZodType<Record<string, unknown>>>(
@@ -68,11 +81,7 @@ export class App {
     const def = handler === undefined ? (options as ToolDefinition) : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
     if (handler === undefined && (typeof def !== "object" || typeof (def as ToolDefinition).execute !== "function" || !Object.isFrozen(def)))
       throw new ToolDefinitionError("one-form", "app.tool(definition) takes what defineTool returned; or pass (options, handler)");
-    if (this.tools.has(def.name)) throw new ToolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${this.tools.get(def.name)!.module})`);
-    if (def.retry) this.declarePolicy(def.name, def.retry);
-    this.tools.set(def.name, def);
-    this.changed();
-    return def;
+    return this.registry.addTool(def);
   }
 
   /**
@@ -80,11 +89,7 @@ export class App {
    * tool named `toolName`, with its `ToolInput` as input schema.
    */
   agent<C extends AgentClass>(cls: C): C {
-    const checked = checkAgentClass(cls);
-    if (this.agents.has(checked.toolName) || this.tools.has(checked.toolName))
-      throw new AgentDefinitionError("duplicate-name", `"${checked.toolName}" is already registered on this app`);
-    this.agents.set(checked.toolName, checked);
-    this.changed();
+    this.registry.addAgent(checkAgentClass(cls));
     return cls;
   }
 
@@ -94,17 +99,7 @@ export class App {
    * name, and a strategy or provider name this handle already registered.
    */
   plugin(plugin: Plugin): Plugin {
-    const checked = checkPlugin(plugin);
-    if (this.plugins.has(checked.name)) throw new PluginDefinitionError(`a plugin named "${checked.name}" is already registered on this app`);
-    for (const name of Object.keys(checked.strategies ?? {})) this.refuseTaken("strategy", name, checked.name);
-    for (const [kind, names] of [
-      ["checkpoint provider", Object.keys(checked.checkpointProviders ?? {})],
-      ["store provider", Object.keys(checked.storeProviders ?? {})],
-    ] as const)
-      for (const name of names) this.refuseTaken(kind, name, checked.name);
-    this.plugins.set(checked.name, checked);
-    this.changed();
-    return checked;
+    return this.registry.addPlugin(checkPlugin(plugin));
   }
 
   /**
@@ -114,18 +109,7 @@ export class App {
   strategy(name: string, strategy: LoopStrategy): void {
     if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new PluginDefinitionError(`app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`);
     if (typeof strategy !== "function") throw new PluginDefinitionError(`app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`);
-    this.refuseTaken("strategy", name, null);
-    this.strategies.set(name, strategy);
-    this.changed();
-  }
-
-  private refuseTaken(kind: "strategy" | "checkpoint provider" | "store provider", name: string, plugin: string | null): void {
-    const plugins = [...this.plugins.values()];
-    const taken =
-      kind === "strategy"
-        ? this.strategies.has(name) || plugins.some((p) => p.strategies?.[name])
-        : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
-    if (taken) throw new PluginDefinitionError(`${plugin ? `plugin "${plugin}": ` : ""}a ${kind} named "${name}" is already registered on this app`);
+    this.registry.addStrategy(name, strategy);
   }
 
   /**
@@ -135,44 +119,17 @@ export class App {
    * whose name is taken; nothing is registered then.
    */
   extension(options: ExtensionOptions): ExtensionDefinition {
-    const def = defineExtension(options, this.currentModule);
-    if (this.extensions.has(def.name)) throw new ExtensionDefinitionError(`an extension named "${def.name}" is already registered (${this.extensions.get(def.name)!.module})`);
-    // All or nothing: a refused tool leaves neither the extension nor any of its tools registered.
-    for (const tool of def.tools) {
-      const taken = this.tools.get(tool.name) ?? (this.agents.has(tool.name) ? { module: "an agent" } : undefined);
-      if (taken) throw new ExtensionDefinitionError(`"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`);
-      if (tool.retry && this.policies.has(tool.name)) throw new ExtensionDefinitionError(`"${def.name}": a retry policy is already declared on "${tool.name}"`);
-    }
-    for (const tool of def.tools) {
-      if (tool.retry) this.declarePolicy(tool.name, tool.retry);
-      this.tools.set(tool.name, tool);
-    }
-    this.extensions.set(def.name, def);
-    this.changed();
-    return def;
+    return this.registry.addExtension(defineExtension(options, this.currentModule));
   }
 
   /** Declares a retry policy on a name (a tool, preset or branch). */
   retryPolicy(name: string, init: RetryPolicyInit): RetryPolicy {
-    const policy = resolvePolicy(name, init);
-    this.declarePolicy(name, policy);
-    this.changed();
-    return policy;
+    return this.registry.declarePolicy(name, resolvePolicy(name, init));
   }
 
   /** Contract: called synchronously after every registration. */
-  onChange(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  private declarePolicy(name: string, policy: RetryPolicy): void {
-    if (this.policies.has(name)) throw new Error(`a retry policy is already declared on "${name}"`);
-    this.policies.set(name, policy);
-  }
-
-  private changed(): void {
-    for (const l of this.listeners) l();
+  onChange(listener: () => void): () => void {
+    return this.registry.onChange(listener);
   }
 
   private fromZod(options: ToolOptions<z.ZodType<Record<string, unknown>>>, handler: (input: never, ctx: ToolContext) => unknown): ToolDefinition {

@@ -15,7 +15,7 @@ import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
-import { agentEntry } from "./agent-entry.ts";
+import { agentEntry } from "../registry/entries/agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";

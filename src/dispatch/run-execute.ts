@@ -5,7 +5,7 @@ import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import type { InFlight } from "../runlog/in-flight.ts";
-import { park } from "./park-resume.ts";
+import { park } from "./run-park.ts";
 import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
 import type { RunEventRecord, RunRecord } from "./run-record.ts";
 import { progressChannel } from "./run-progress.ts";
@@ -24,6 +24,8 @@ export interface RunSteps {
   runDetailed(req: RunRequest): Promise<RunOutcome>;
   /** Resolves with the run once it is no longer RUNNING (any instance). */
   awaitFinal(runId: string): Promise<RunRecord>;
+  /** Resumes a parked run whose interactions are all answered (`park-resume.ts`). */
+  resume(runId: string): Promise<RunOutcome>;
   /** Told of a parked run's end on this instance (resumed to an outcome, parked again, expired or cancelled). */
   parkEnded(run: RunRecord): void;
 }

@@ -8,7 +8,7 @@ import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { unstorableIssues } from "../db/storable.ts";
-import { validate } from "../tools/json-schema.ts";
+import { prepareInput } from "../registry/entries/prepare-input.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import type { InteractionStore } from "../interactions/interaction-store.ts";
@@ -98,7 +98,7 @@ export interface RunOutcome {
  * resolve → authorize → validate → idempotency → persist+publish RUN_STARTED →
  * retry loop (timeout + AbortSignal per attempt) → output validation → persist+publish.
  * Admission is here; the steps after it are `run-execute.ts` (retry loop), `run-settle.ts`
- * (output validation, persist+publish) and `park-resume.ts`. Expected failures are
+ * (output validation, persist+publish), `run-park.ts` and `park-resume.ts`. Expected failures are
  * data: `run` resolves with a FAILED/CANCELLED record, never throws for them.
  */
 export class Dispatcher {
@@ -111,7 +111,7 @@ export class Dispatcher {
 
   constructor(private readonly deps: DispatchDeps) {
     this.settle = new RunSettle(deps);
-    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId), parkEnded: (run) => this.parkEnded(run) };
+    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId), resume: (runId) => this.resume(runId), parkEnded: (run) => this.parkEnded(run) };
     this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
   }
 
@@ -341,8 +341,6 @@ export class Dispatcher {
     const overridden = (entry.bakedKeys ?? []).filter((k) => Object.hasOwn(input, k));
     if (overridden.length)
       return { ok: false, issues: overridden.map((k) => ({ path: `/${k}`, message: `is baked by preset "${entry.name}" and cannot be overridden` })) };
-    const issues = validate(entry.inputSchema, input);
-    if (issues.length) return { ok: false, issues };
-    return entry.prepare(input as Record<string, unknown>);
+    return prepareInput(entry, input as Record<string, unknown>);
   }
 }

@@ -4,7 +4,7 @@ import { resolvePolicy, RetryPolicyError, type RetryPolicyInit } from "../retry/
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
 import type { ComboItem, ManifestDocument } from "./manifest.ts";
 import { isGlob } from "./selection.ts";
-import { BindError, bindCombo, branchName, itemName } from "../extensions/bind.ts";
+import { BindError, bindCombo, branchName, itemName } from "../registry/entries/branch-entry.ts";
 import type { ExtensionDefinition } from "../extensions/extension.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 

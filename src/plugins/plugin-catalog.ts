@@ -1,4 +1,4 @@
-import type { App } from "../app.ts";
+import type { Registrations } from "../registry/registry.ts";
 import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY, type LoopStrategy } from "../agent/strategies/strategy.ts";
 import { DATABASE_PROVIDER, type CheckpointProvider, type StoreProvider } from "./agent-storage.ts";
 import { envConfigProvider, lookupConfig, type ConfigProvider } from "./config-provider.ts";
@@ -23,7 +23,7 @@ export class UnknownNameError extends Error {
  */
 export class PluginCatalog {
   constructor(
-    private readonly apps: () => readonly App[],
+    private readonly apps: () => readonly Pick<Registrations, "plugins" | "strategies">[],
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
 

@@ -1,4 +1,4 @@
-import { BindError, branchName } from "../extensions/bind.ts";
+import { BindError, branchName } from "../registry/entries/branch-entry.ts";
 import type { Issue } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { bakedIssues } from "./baked-issues.ts";

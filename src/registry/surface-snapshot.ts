@@ -1,4 +1,4 @@
-import type { App } from "../app.ts";
+import type { Registrations } from "./registry.ts";
 import type { Manifest } from "../manifests/manifest.ts";
 import type { EffectivePolicy, RetryPolicy } from "../retry/policy.ts";
 import type { SurfaceEntry } from "./surface-entry.ts";
@@ -38,7 +38,7 @@ export class SurfaceSnapshot implements SurfaceView {
     private readonly selection: ((name: string) => boolean) | null,
     private readonly policies: ReadonlyMap<string, RetryPolicy>,
     /** The handles whose code-declared policies apply, in order. */
-    private readonly apps: readonly App[],
+    private readonly apps: readonly Pick<Registrations, "tools" | "policies">[],
     readonly stored: StoredState,
   ) {}
 

@@ -1,5 +1,5 @@
-import type { App } from "../app.ts";
-import type { ToolDefinition } from "../tools/definition.ts";
+import type { Registrations } from "./registry.ts";
+import { entryForTool } from "./entries/tool-entry.ts";
 import type { EffectivePolicy, RetryPolicy } from "../retry/policy.ts";
 import type { SurfaceEntry, ToolOrigin } from "./surface-entry.ts";
 import type { Tier } from "../auth/roles.ts";
@@ -33,8 +33,8 @@ export class Surface implements SurfaceView {
   private readonly listeners = new Set<() => void>();
   private selection: ((name: string) => boolean) | null = null;
 
-  /** `apps`: the handles whose tools and declarations make up the surface, in order. */
-  constructor(private readonly apps: App[]) {
+  /** `apps`: the registrations (app handles) whose tools and declarations make up the surface, in order. */
+  constructor(private readonly apps: readonly Pick<Registrations, "tools" | "policies">[]) {
     this.current = this.build();
   }
 
@@ -129,30 +129,4 @@ export class Surface implements SurfaceView {
   policyFor(entry: SurfaceEntry): EffectivePolicy | undefined {
     return this.current.policyFor(entry);
   }
-}
-
-/** The surface entry of a registered tool (also a run's live tool, `agent/tools-agent/live-tools.ts`). */
-export function entryForTool(def: ToolDefinition): SurfaceEntry {
-  return {
-    name: def.name,
-    label: def.label,
-    description: def.description,
-    origin: "TOOL",
-    tier: def.tier,
-    inputSchema: def.parameters,
-    outputSchema: def.outputSchema,
-    executionMode: def.executionMode,
-    pauses: def.pauses,
-    extensionStack: [],
-    timeoutSeconds: def.timeoutSeconds,
-    listed: def.apiTool,
-    policyChain: [def.name],
-    prepare: (input) => (def.parse ? def.parse(input) : { ok: true, value: input }),
-    invoke: async (input, ctx) => def.execute(input as Record<string, unknown>, ctx),
-    resume: def.resume ? async (state, answers, ctx) => def.resume!(state, answers, ctx) : undefined,
-    promptSnippet: def.promptSnippet,
-    promptGuidelines: def.promptGuidelines,
-    source: def.source,
-    module: def.module,
-  };
 }

@@ -1,6 +1,6 @@
 import { isRedacted } from "../../auth/tiers.ts";
 import type { Issue } from "../../errors.ts";
-import { derivePresetSchema } from "../../presets/preset-entry.ts";
+import { derivePresetSchema } from "../../registry/entries/preset-entry.ts";
 import { hasMarker } from "../../secrets/markers.ts";
 import type { Surface } from "../../registry/surface.ts";
 import type { ExecutionMode } from "../../tools/definition.ts";

@@ -1,10 +1,11 @@
 import { isDeepStrictEqual } from "node:util";
-import { describeIssues, ToolError } from "../errors.ts";
-import type { ComboItem } from "../manifests/manifest.ts";
-import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import { schemaProblems, validate } from "../tools/json-schema.ts";
-import type { Secrets } from "../secrets/secrets.ts";
-import type { BranchTool, ExtensionDefinition } from "./extension.ts";
+import { describeIssues } from "../../errors.ts";
+import type { BranchTool, ExtensionDefinition } from "../../extensions/extension.ts";
+import type { ComboItem } from "../../manifests/manifest.ts";
+import type { Secrets } from "../../secrets/secrets.ts";
+import { schemaProblems, validate } from "../../tools/json-schema.ts";
+import type { SurfaceEntry } from "../surface-entry.ts";
+import { preparedForBase } from "./prepare-input.ts";
 
 /** A combo that cannot bind; names the extension and the tool. */
 export class BindError extends Error {
@@ -40,11 +41,8 @@ function baseLayer(base: SurfaceEntry): BranchTool {
     promptSnippet: base.promptSnippet,
     promptGuidelines: base.promptGuidelines,
     run: async (input, ctx) => {
-      const problems = validate(base.inputSchema, input);
-      if (problems.length) throw new ToolError(`invalid input for "${base.name}": ${describeIssues(problems)}`, { kind: "INVALID_INPUT", retryable: false });
-      const prepared = base.prepare(input);
-      if (!prepared.ok) throw new ToolError(`invalid input for "${base.name}": ${describeIssues(prepared.issues)}`, { kind: "INVALID_INPUT", retryable: false });
-      return base.invoke(prepared.value, ctx);
+      const prepared = preparedForBase(base, input, (r) => `invalid input for "${base.name}": ${describeIssues(r.issues)}`);
+      return base.invoke(prepared, ctx);
     },
     resume: base.resume ? (state, answers, ctx) => base.resume!(state, answers, ctx) : undefined,
   };

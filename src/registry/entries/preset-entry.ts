@@ -1,9 +1,9 @@
-import { ToolError } from "../errors.ts";
-import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import { validate, type JsonSchema } from "../tools/json-schema.ts";
-import { describeIssues } from "../errors.ts";
-import type { Secrets } from "../secrets/secrets.ts";
-import type { Preset } from "./preset.ts";
+import { describeIssues } from "../../errors.ts";
+import type { Preset } from "../../presets/preset.ts";
+import type { Secrets } from "../../secrets/secrets.ts";
+import type { JsonSchema } from "../../tools/json-schema.ts";
+import type { SurfaceEntry } from "../surface-entry.ts";
+import { preparedForBase } from "./prepare-input.ts";
 
 /**
  * The base's input schema with the baked properties removed from both `properties` and
@@ -46,11 +46,8 @@ export function presetEntry(preset: Preset, base: SurfaceEntry, secrets: Secrets
     invoke: async (input, ctx) => {
       const resolved = secrets.resolve(preset.fixedKwargs, `preset "${preset.name}"`) as Record<string, unknown>;
       const merged = { ...(input as Record<string, unknown>), ...resolved };
-      const issues = validate(base.inputSchema, merged);
-      if (issues.length) throw new ToolError(`preset "${preset.name}": the baked input does not fit "${base.name}": ${describeIssues(issues)}`, { kind: "INVALID_INPUT", retryable: false });
-      const prepared = base.prepare(merged);
-      if (!prepared.ok) throw new ToolError(`preset "${preset.name}": ${describeIssues(prepared.issues)}`, { kind: "INVALID_INPUT", retryable: false });
-      return base.invoke(prepared.value, ctx);
+      const prepared = preparedForBase(base, merged, (r) => `preset "${preset.name}": ${r.refusedBy === "schema" ? `the baked input does not fit "${base.name}": ` : ""}${describeIssues(r.issues)}`);
+      return base.invoke(prepared, ctx);
     },
     module: "preset",
   };

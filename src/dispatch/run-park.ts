@@ -1,0 +1,28 @@
+import type { Park } from "../interactions/park.ts";
+import type { Logger } from "../log.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { RunSteps } from "./run-execute.ts";
+import type { AttemptRecord, RunRecord } from "./run-record.ts";
+import { failure } from "./run-settle.ts";
+import type { RunOutcome } from "./run-tool.ts";
+
+/**
+ * Stores a park (docs/run-lifecycle.md §5): its interactions opened, its state attached,
+ * the run PARKED with a RUN_PARKED event. A park with nothing to wait on fails the run.
+ */
+export async function park(steps: RunSteps, entry: SurfaceEntry, run: RunRecord, p: Park, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
+  const { deps, settle } = steps;
+  const ids = [...(p.interactionIds ?? [])];
+  for (const req of p.interactions ?? []) ids.push((await deps.interactions.open(run.id, entry.name, req)).id);
+  if (!ids.length) {
+    Object.assign(run, failure("INTERNAL", `"${entry.name}" returned a park with no interaction to wait on`));
+    return settle.finish(run, last, redact, log);
+  }
+  await deps.interactions.attachState(run.id, ids, p.state);
+  Object.assign(run, { status: "PARKED", finishedAt: null });
+  const parked = await deps.runs.finish(settle.snapshot(run, redact), last && settle.scrubber(run.id).scrub(last), "RUN_PARKED");
+  settle.publish(parked);
+  // An answer may have arrived before the park was stored (a fast callback).
+  if (await deps.interactions.readyToResume(run.id)) return steps.resume(run.id);
+  return { run: parked.run, output: { ...run } };
+}

@@ -1,0 +1,146 @@
+import type { AgentClass } from "../agent/agent.ts";
+import { AgentDefinitionError } from "../agent/agent-class.ts";
+import type { LoopStrategy } from "../agent/strategies/strategy.ts";
+import { ExtensionDefinitionError, type ExtensionDefinition } from "../extensions/extension.ts";
+import { PluginDefinitionError, type Plugin } from "../plugins/plugin.ts";
+import type { RetryPolicy } from "../retry/policy.ts";
+import { ToolDefinitionError } from "../tools/define-tool.ts";
+import type { ToolDefinition } from "../tools/definition.ts";
+
+/**
+ * What the code-declared part of the surface is read from (docs/architecture.md): the
+ * registered tools and their retry declarations, extensions, agents, plugins and loop
+ * strategies, by name. Read-only: only {@link Registry}'s `add…` methods change it.
+ */
+export interface Registrations {
+  readonly tools: ReadonlyMap<string, ToolDefinition>;
+  /** Code-declared retry policies, by the tool, preset or branch name they are declared on. */
+  readonly policies: ReadonlyMap<string, RetryPolicy>;
+  readonly extensions: ReadonlyMap<string, ExtensionDefinition>;
+  /** Agents by tool name; each is also a tool on the surface (origin AGENT). */
+  readonly agents: ReadonlyMap<string, AgentClass>;
+  readonly plugins: ReadonlyMap<string, Plugin>;
+  /** Loop strategies registered on their own (a plugin's are in `plugins`). */
+  readonly strategies: ReadonlyMap<string, LoopStrategy>;
+}
+
+type NameKind = "strategy" | "checkpoint provider" | "store provider";
+
+/**
+ * The registration maps of one app handle (`app.ts` is the authoring facade above it).
+ * Every `add…` takes a declaration its author's door already checked, refuses a name that
+ * is taken (nothing is registered then), stores it and tells the listeners.
+ */
+export class Registry implements Registrations {
+  private readonly toolMap = new Map<string, ToolDefinition>();
+  private readonly policyMap = new Map<string, RetryPolicy>();
+  private readonly extensionMap = new Map<string, ExtensionDefinition>();
+  private readonly agentMap = new Map<string, AgentClass>();
+  private readonly pluginMap = new Map<string, Plugin>();
+  private readonly strategyMap = new Map<string, LoopStrategy>();
+  private readonly listeners = new Set<() => void>();
+
+  get tools(): ReadonlyMap<string, ToolDefinition> {
+    return this.toolMap;
+  }
+  get policies(): ReadonlyMap<string, RetryPolicy> {
+    return this.policyMap;
+  }
+  get extensions(): ReadonlyMap<string, ExtensionDefinition> {
+    return this.extensionMap;
+  }
+  get agents(): ReadonlyMap<string, AgentClass> {
+    return this.agentMap;
+  }
+  get plugins(): ReadonlyMap<string, Plugin> {
+    return this.pluginMap;
+  }
+  get strategies(): ReadonlyMap<string, LoopStrategy> {
+    return this.strategyMap;
+  }
+
+  /** A tool and its own retry declaration; refuses a taken tool name or policy name. */
+  addTool(def: ToolDefinition): ToolDefinition {
+    const taken = this.toolMap.get(def.name);
+    if (taken) throw new ToolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${taken.module})`);
+    if (def.retry) this.putPolicy(def.name, def.retry);
+    this.toolMap.set(def.name, def);
+    this.changed();
+    return def;
+  }
+
+  /** An agent under its tool name, which no tool or agent may hold already. */
+  addAgent(cls: AgentClass): void {
+    if (this.agentMap.has(cls.toolName) || this.toolMap.has(cls.toolName)) throw new AgentDefinitionError("duplicate-name", `"${cls.toolName}" is already registered on this app`);
+    this.agentMap.set(cls.toolName, cls);
+    this.changed();
+  }
+
+  /** An extension and the tools it brings, all or nothing. */
+  addExtension(def: ExtensionDefinition): ExtensionDefinition {
+    const known = this.extensionMap.get(def.name);
+    if (known) throw new ExtensionDefinitionError(`an extension named "${def.name}" is already registered (${known.module})`);
+    // All or nothing: a refused tool leaves neither the extension nor any of its tools registered.
+    for (const tool of def.tools) {
+      const taken = this.toolMap.get(tool.name) ?? (this.agentMap.has(tool.name) ? { module: "an agent" } : undefined);
+      if (taken) throw new ExtensionDefinitionError(`"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`);
+      if (tool.retry && this.policyMap.has(tool.name)) throw new ExtensionDefinitionError(`"${def.name}": a retry policy is already declared on "${tool.name}"`);
+    }
+    for (const tool of def.tools) {
+      if (tool.retry) this.putPolicy(tool.name, tool.retry);
+      this.toolMap.set(tool.name, tool);
+    }
+    this.extensionMap.set(def.name, def);
+    this.changed();
+    return def;
+  }
+
+  /** A plugin; refuses a taken plugin name, and a strategy or provider name this registry already has. */
+  addPlugin(plugin: Plugin): Plugin {
+    if (this.pluginMap.has(plugin.name)) throw new PluginDefinitionError(`a plugin named "${plugin.name}" is already registered on this app`);
+    for (const name of Object.keys(plugin.strategies ?? {})) this.refuseTaken("strategy", name, plugin.name);
+    for (const name of Object.keys(plugin.checkpointProviders ?? {})) this.refuseTaken("checkpoint provider", name, plugin.name);
+    for (const name of Object.keys(plugin.storeProviders ?? {})) this.refuseTaken("store provider", name, plugin.name);
+    this.pluginMap.set(plugin.name, plugin);
+    this.changed();
+    return plugin;
+  }
+
+  /** A loop strategy under a name no strategy (own or a plugin's) holds. */
+  addStrategy(name: string, strategy: LoopStrategy): void {
+    this.refuseTaken("strategy", name, null);
+    this.strategyMap.set(name, strategy);
+    this.changed();
+  }
+
+  /** A retry policy on a name (a tool, preset or branch); one declaration per name. */
+  declarePolicy(name: string, policy: RetryPolicy): RetryPolicy {
+    this.putPolicy(name, policy);
+    this.changed();
+    return policy;
+  }
+
+  /** Contract: called synchronously after every registration. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private putPolicy(name: string, policy: RetryPolicy): void {
+    if (this.policyMap.has(name)) throw new Error(`a retry policy is already declared on "${name}"`);
+    this.policyMap.set(name, policy);
+  }
+
+  private refuseTaken(kind: NameKind, name: string, plugin: string | null): void {
+    const plugins = [...this.pluginMap.values()];
+    const taken =
+      kind === "strategy"
+        ? this.strategyMap.has(name) || plugins.some((p) => p.strategies?.[name])
+        : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
+    if (taken) throw new PluginDefinitionError(`${plugin ? `plugin "${plugin}": ` : ""}a ${kind} named "${name}" is already registered on this app`);
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+}
