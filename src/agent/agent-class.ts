@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { TIERS } from "../auth/roles.ts";
-import { DefinitionError, type DefinitionErrorOptions } from "../definition-error.ts";
+import { DefinitionError } from "../definition-error.ts";
 import { fn, NAME_PATTERN, wireSafeName } from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
 import type { AgentClass } from "./agent.ts";
@@ -13,8 +13,8 @@ import { RUN_OPTION_KEYS } from "./run-options.ts";
  * `new AgentDefinitionError(rule, message)` working.
  */
 export class AgentDefinitionError extends DefinitionError {
-  constructor(rule: string, message: string, options: DefinitionErrorOptions = {}) {
-    super(`agent.${rule}`, message, options);
+  constructor(rule: string, message: string) {
+    super(`agent.${rule}`, message);
   }
 }
 
@@ -71,7 +71,7 @@ const RULES: Record<string, string> = {
  * first rule broken and carries every issue.
  */
 export function checkAgentClass(cls: unknown): AgentClass {
-  if (typeof cls !== "function") throw new AgentDefinitionError("class", "app.agent takes an agent class (extends Agent)");
+  if (typeof cls !== "function") throw new DefinitionError("agent.class", "app.agent takes an agent class (extends Agent)");
   const c = cls as Partial<AgentClass> & { name: string; prototype?: { run?: unknown } };
   const label = `agent class ${c.name || "(anonymous)"}`;
   const statics = {
@@ -89,7 +89,7 @@ export function checkAgentClass(cls: unknown): AgentClass {
   const parsed = AgentClassSchema.safeParse(statics);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new AgentDefinitionError(RULES[String(first.path[0])] ?? "class", `${label}: ${first.message}`, { subject: label, issues: zodIssues(parsed.error) });
+    throw new DefinitionError(`agent.${RULES[String(first.path[0])] ?? "class"}`, `${label}: ${first.message}`, { subject: label, issues: zodIssues(parsed.error) });
   }
   return c as AgentClass;
 }

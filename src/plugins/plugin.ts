@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { LoopStrategy } from "../agent/strategies/strategy.ts";
 import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 import type { ConfigProvider } from "./config-provider.ts";
-import { DefinitionError, type DefinitionErrorOptions } from "../definition-error.ts";
+import { DefinitionError } from "../definition-error.ts";
 import { fn, wireSafeName } from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
 
@@ -33,8 +33,8 @@ export interface Plugin {
  * `new PluginDefinitionError(message)` working (rule `plugin.registration`).
  */
 export class PluginDefinitionError extends DefinitionError {
-  constructor(message: string, rule = "registration", options: DefinitionErrorOptions = {}) {
-    super(`plugin.${rule}`, message, options);
+  constructor(message: string) {
+    super("plugin.registration", message);
   }
 }
 
@@ -50,12 +50,12 @@ const PluginSchema = z.strictObject({
   strategies: z.record(NAME, fn()).optional(),
 });
 
-/** Checks a plugin's shape; throws {@link PluginDefinitionError} naming every problem. */
+/** Checks a plugin's shape; throws a {@link DefinitionError} of rule `plugin.shape` naming every problem. */
 export function checkPlugin(plugin: unknown): Plugin {
   const r = PluginSchema.safeParse(plugin);
   if (r.success) return plugin as Plugin;
   const label = typeof (plugin as { name?: unknown })?.name === "string" ? `plugin "${(plugin as { name: string }).name}"` : "plugin";
-  throw new PluginDefinitionError(`${label}: ${r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"} ${i.message}`).join("; ")}`, "shape", {
+  throw new DefinitionError("plugin.shape", `${label}: ${r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"} ${i.message}`).join("; ")}`, {
     subject: label,
     issues: zodIssues(r.error),
   });

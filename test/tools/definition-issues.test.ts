@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { App } from "../../src/app.ts";
 import { DefinitionError } from "../../src/definition-error.ts";
+import type { BranchTool } from "../../src/extensions/extension.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
 
 function refusal(f: () => unknown): DefinitionError {
@@ -14,7 +15,7 @@ function refusal(f: () => unknown): DefinitionError {
 }
 
 const tool = { name: "word_count", description: "Count words.", parameters: { type: "object" }, execute: () => 1 };
-const passThrough = (t: never) => t;
+const passThrough = (t: BranchTool) => t;
 
 describe("every declaration refusal is one DefinitionError carrying its rule and issues", () => {
   it("should name the first rule a tool breaks and list every issue at its JSON-pointer path", () => {
