@@ -1,4 +1,4 @@
-import { describeIssues, type Issue } from "./errors.ts";
+import type { Issue } from "./errors.ts";
 
 /** Options of a {@link DefinitionError}. */
 export interface DefinitionErrorOptions {
@@ -36,5 +36,3 @@ export function isDefinitionError(error: unknown, rule?: string): error is Defin
   if (rule === undefined) return true;
   return rule.endsWith(".") ? error.rule.startsWith(rule) : error.rule === rule;
 }
-
-export { describeIssues };

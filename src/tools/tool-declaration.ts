@@ -26,8 +26,7 @@ const isEmptyPlainObject = (v: unknown) => typeof v === "object" && v !== null &
 const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "") && !isEmptyPlainObject(v);
 
 /** A required field: present and not empty (rule required-field), then `schema`. */
-const required = <S extends z.ZodType>(schema: S) =>
-  z.custom<unknown>(present, { error: "is required and must not be empty", params: { rule: "required-field" } }).pipe(schema);
+const required = <S extends z.ZodType>(schema: S) => z.custom<unknown>(present, { error: "is required and must not be empty", params: { rule: "required-field" } }).pipe(schema);
 
 const oneLine = z
   .string({ error: "must be one non-empty line of text" })

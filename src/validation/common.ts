@@ -23,7 +23,12 @@ export const objectJsonSchema = (where: string, invalid = "is not a valid JSON S
   compiledJsonSchema(z.custom<JsonSchema>(isObjectRoot, { error: 'must be a JSON Schema with root type "object"' }), where, invalid);
 
 /** Any JSON Schema that compiles (see {@link objectJsonSchema}). */
-export const anyJsonSchema = (where: string, invalid = "is not a valid JSON Schema") => compiledJsonSchema(z.custom<JsonSchema>(() => true), where, invalid);
+export const anyJsonSchema = (where: string, invalid = "is not a valid JSON Schema") =>
+  compiledJsonSchema(
+    z.custom<JsonSchema>(() => true),
+    where,
+    invalid,
+  );
 
 function compiledJsonSchema(schema: z.ZodType<JsonSchema>, where: string, invalid: string) {
   return schema.superRefine((value, ctx) => {

@@ -16,7 +16,11 @@ export interface CallSettings {
   providerOptions?: Record<string, Record<string, unknown>>;
 }
 
-const between = (min: number, max: number) => z.number({ error: `must be a number from ${min} to ${max}` }).min(min, { error: `must be a number from ${min} to ${max}` }).max(max, { error: `must be a number from ${min} to ${max}` });
+const between = (min: number, max: number) =>
+  z
+    .number({ error: `must be a number from ${min} to ${max}` })
+    .min(min, { error: `must be a number from ${min} to ${max}` })
+    .max(max, { error: `must be a number from ${min} to ${max}` });
 const integer = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`;
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
@@ -37,7 +41,10 @@ const KNOWN = ["model", ...Object.keys(NUMERIC), "stopSequences", "providerOptio
 /** A run's `llmKwargs`: the model and the {@link CallSettings}, each field checked. */
 export const LlmKwargsSchema = z.strictObject(
   {
-    model: z.string({ error: "must be a non-empty string" }).refine((m) => m.trim() !== "", { error: "must be a non-empty string" }).optional(),
+    model: z
+      .string({ error: "must be a non-empty string" })
+      .refine((m) => m.trim() !== "", { error: "must be a non-empty string" })
+      .optional(),
     ...Object.fromEntries(Object.entries(NUMERIC).map(([k, schema]) => [k, schema.optional()])),
     stopSequences: z.array(z.string({ error: "must be a list of strings" }), { error: "must be a list of strings" }).optional(),
     providerOptions: z.record(z.string(), z.record(z.string(), z.unknown()), { error: "must be an object keyed by provider" }).optional(),

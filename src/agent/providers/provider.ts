@@ -19,5 +19,8 @@ export const PROVIDER_SETTINGS_RULE = "provider.settings";
  * `provider.settings` whose message names the setting (never its value).
  */
 export function providerNotConfigured(provider: string, message: string): DefinitionError {
-  return new DefinitionError(PROVIDER_SETTINGS_RULE, `LLM provider "${provider}" is not configured: ${message}`, { subject: provider, issues: [{ path: "/llmProvider", message }] });
+  return new DefinitionError(PROVIDER_SETTINGS_RULE, `LLM provider "${provider}" is not configured: ${message}`, {
+    subject: provider,
+    issues: [{ path: "/llmProvider", message }],
+  });
 }
