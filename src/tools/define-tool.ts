@@ -1,5 +1,5 @@
 import type { Tier } from "../auth/roles.ts";
-import { DefinitionError, isDefinitionError } from "../definition-error.ts";
+import { DefinitionError, isDefinitionError, type DefinitionErrorOptions } from "../definition-error.ts";
 import { resolvePolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import type { ExecutionMode, ToolDefinition, ToolHandler } from "./definition.ts";
@@ -38,7 +38,7 @@ export interface DefineToolFields {
 export type DefineToolRule = (typeof TOOL_RULES)[number];
 
 /** A refused tool definition: a {@link DefinitionError} of rule `tool.<rule>`, message `defineTool [<rule>]: …`. */
-export function toolDefinitionError(rule: DefineToolRule, message: string, options: ConstructorParameters<typeof DefinitionError>[2] = {}): DefinitionError {
+export function toolDefinitionError(rule: DefineToolRule, message: string, options: DefinitionErrorOptions = {}): DefinitionError {
   return new DefinitionError(`tool.${rule}`, `defineTool [${rule}]: ${message}`, options);
 }
 
