@@ -1,5 +1,8 @@
-import { defaultAnonymousRole, isAnonymousRole, type AnonymousRole } from "./auth/roles.ts";
-import { loadOpsConfig, type OpsConfig } from "./ops/ops-config.ts";
+import { z } from "zod";
+import { ANONYMOUS_ROLES, defaultAnonymousRole, type AnonymousRole } from "./auth/roles.ts";
+import { OpsEnvSchema, type OpsConfig } from "./ops/ops-config.ts";
+import { refuse, zodIssues } from "./validation/declaration.ts";
+import { envBoolean, envChoice, envInteger, envList, envText } from "./validation/env.ts";
 
 /** Server configuration, read from the environment (README has the table; docs/deploy.md the operations part). */
 export interface Config extends OpsConfig {
@@ -42,12 +45,11 @@ export interface Config extends OpsConfig {
   mcpSessions: boolean;
 }
 
-export class ConfigError extends Error {
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = "ConfigError";
-  }
-}
+/**
+ * The rule a bad configuration variable breaks: the refusal is a `DefinitionError` with
+ * one issue per bad variable at `/VARIABLE` and the message `VARIABLE: must be …` for each.
+ */
+export const CONFIG_RULE = "config.env";
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
@@ -55,60 +57,54 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.test(host);
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
-  return n;
-}
+/** The server variables as a zod schema over the environment (README has the table). */
+const ServerEnvSchema = z
+  .object({
+    PORT: envInteger(4000, 0, 65535),
+    HOST: envText("127.0.0.1"),
+    DATABASE_URL: envText("file:./data/tai42.db", z.string().regex(/^(file:|postgres(ql)?:\/\/)/), () => "must start with file: (SQLite) or postgresql:// (PostgreSQL)"),
+    REDIS_URL: envText(undefined, z.string().regex(/^rediss?:\/\//), () => "must start with redis:// or rediss://"),
+    TAI_REDIS_PREFIX: envText("tai42:"),
+    TAI_MODULES: envList(),
+    TAI_EXTENSIONS_DIR: envText(undefined),
+    TAI_ANONYMOUS_ROLE: envChoice(ANONYMOUS_ROLES, undefined, (raw) => raw.toUpperCase(), (raw) => `must be NONE, READER, USER or ADMIN (got "${raw}")`),
+    TAI_ADMIN_KEY: envText(undefined, z.string().min(16), () => "must be at least 16 characters"),
+    TAI_GRAPHIQL: envBoolean(true),
+    TAI_CORS_ORIGINS: envList(),
+    TAI_MAX_BODY_BYTES: envInteger(1_048_576, 1024, 100 * 1_048_576),
+    TAI_DEMO: envBoolean(true),
+    TAI_SHUTDOWN_GRACE_SECONDS: envInteger(10, 0, 3600),
+    TAI_PUBLIC_URL: envText(undefined),
+    TAI_ENV_DENY: envList(),
+    TAI_MCP_SESSIONS: envBoolean(true),
+  })
+  .transform(
+    (env): Omit<Config, keyof OpsConfig> => ({
+      port: env.PORT,
+      host: env.HOST,
+      databaseUrl: env.DATABASE_URL,
+      redisUrl: env.REDIS_URL,
+      redisPrefix: env.TAI_REDIS_PREFIX,
+      modules: env.TAI_MODULES,
+      extensionsDir: env.TAI_EXTENSIONS_DIR,
+      anonymousRole: env.TAI_ANONYMOUS_ROLE ?? defaultAnonymousRole(isLoopback(env.HOST)),
+      adminKey: env.TAI_ADMIN_KEY,
+      graphiql: env.TAI_GRAPHIQL,
+      corsOrigins: env.TAI_CORS_ORIGINS,
+      maxBodyBytes: env.TAI_MAX_BODY_BYTES,
+      demo: env.TAI_DEMO,
+      shutdownGraceSeconds: env.TAI_SHUTDOWN_GRACE_SECONDS,
+      publicUrl: env.TAI_PUBLIC_URL?.replace(/\/+$/, ""),
+      envDeny: env.TAI_ENV_DENY,
+      mcpSessions: env.TAI_MCP_SESSIONS,
+    }),
+  );
 
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (["1", "true", "yes", "on"].includes(raw.toLowerCase())) return true;
-  if (["0", "false", "no", "off"].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(name, `must be 1/0, true/false, yes/no or on/off (got "${raw}")`);
-}
-
-/** Reads and validates the configuration; a bad value throws naming the variable. */
+/** Reads and validates the configuration; every bad value is named in one {@link DefinitionError}. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const host = env.HOST || "127.0.0.1";
-  const databaseUrl = env.DATABASE_URL || "file:./data/tai42.db";
-  if (!/^(file:|postgres(ql)?:\/\/)/.test(databaseUrl)) throw new ConfigError("DATABASE_URL", "must start with file: (SQLite) or postgresql:// (PostgreSQL)");
-  const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl && !/^rediss?:\/\//.test(redisUrl)) throw new ConfigError("REDIS_URL", "must start with redis:// or rediss://");
-  const anon = (env.TAI_ANONYMOUS_ROLE || defaultAnonymousRole(isLoopback(host))).toUpperCase();
-  if (!isAnonymousRole(anon)) throw new ConfigError("TAI_ANONYMOUS_ROLE", `must be NONE, READER, USER or ADMIN (got "${env.TAI_ANONYMOUS_ROLE}")`);
-  const adminKey = env.TAI_ADMIN_KEY || undefined;
-  if (adminKey !== undefined && adminKey.length < 16) throw new ConfigError("TAI_ADMIN_KEY", "must be at least 16 characters");
-  return {
-    port: int(env, "PORT", 4000, 0, 65535),
-    host,
-    databaseUrl,
-    redisUrl,
-    redisPrefix: env.TAI_REDIS_PREFIX || "tai42:",
-    modules: (env.TAI_MODULES ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-    extensionsDir: env.TAI_EXTENSIONS_DIR || undefined,
-    anonymousRole: anon,
-    adminKey,
-    graphiql: bool(env, "TAI_GRAPHIQL", true),
-    corsOrigins: (env.TAI_CORS_ORIGINS ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-    maxBodyBytes: int(env, "TAI_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576),
-    demo: bool(env, "TAI_DEMO", true),
-    shutdownGraceSeconds: int(env, "TAI_SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
-    publicUrl: env.TAI_PUBLIC_URL ? env.TAI_PUBLIC_URL.replace(/\/+$/, "") : undefined,
-    envDeny: (env.TAI_ENV_DENY ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-    ...loadOpsConfig(env, (variable, message) => new ConfigError(variable, message)),
-    mcpSessions: bool(env, "TAI_MCP_SESSIONS", true),
-  };
+  const server = ServerEnvSchema.safeParse(env);
+  const ops = OpsEnvSchema.safeParse(env);
+  const issues = [...(server.error ? zodIssues(server.error) : []), ...(ops.error ? zodIssues(ops.error) : [])];
+  if (server.success && ops.success) return { ...server.data, ...ops.data };
+  throw refuse(CONFIG_RULE, issues, { describe: (all) => all.map((i) => `${i.path.slice(1)}: ${i.message}`).join("; ") });
 }

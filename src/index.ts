@@ -3,6 +3,7 @@
  */
 export { app, App, type ToolOptions } from "./app.ts";
 export { defineTool, ToolDefinitionError, type DefineToolFields } from "./tools/define-tool.ts";
+export { DefinitionError, type DefinitionErrorOptions } from "./definition-error.ts";
 export { ToolError, ERROR_KINDS, DEFAULT_TRANSIENT_KINDS, type ErrorKind, type Issue } from "./errors.ts";
 export { park, type Park, type InteractionRequest, type OpenedInteraction } from "./interactions/park.ts";
 export { toolResult, type ToolResult, type ToolResultInit, type ContentBlock } from "./tools/result.ts";

@@ -1,6 +1,6 @@
 import type { LanguageModelV3, LanguageModelV3CallOptions } from "@ai-sdk/provider";
 import { ScriptedModel } from "../../src/agent/providers/scripted-model.ts";
-import type { ProviderDefinition } from "../../src/agent/providers/registry.ts";
+import type { ProviderDefinition } from "../../src/agent/providers/provider.ts";
 import type { Gate } from "../lib/stream-text.ts";
 
 /** The provider name the agent-streaming scenario selects with `llmProvider`. */

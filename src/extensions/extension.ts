@@ -1,7 +1,10 @@
+import { z } from "zod";
 import type { Tier } from "../auth/roles.ts";
-import { describeIssues } from "../errors.ts";
+import { DefinitionError, type DefinitionErrorOptions } from "../definition-error.ts";
 import type { ExecutionMode, ToolContext } from "../tools/definition.ts";
-import { schemaProblems, type JsonSchema } from "../tools/json-schema.ts";
+import type { JsonSchema } from "../tools/json-schema.ts";
+import { fn, objectJsonSchema, wireSafeName } from "../validation/common.ts";
+import { zodIssues } from "../validation/declaration.ts";
 import { extensionTools, type ExtensionToolInput } from "./extension-tools.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 
@@ -74,43 +77,76 @@ export interface ExtensionDefinition extends Required<Pick<ExtensionOptions, "na
   module: string;
 }
 
-/** A refused extension registration; the message names the rule. */
-export class ExtensionDefinitionError extends Error {
+/**
+ * A refused extension registration is a {@link DefinitionError} of rule
+ * `extension.<rule>` whose message starts "app.extension: ".
+ */
+export function extensionDefinitionError(rule: string, message: string, options: DefinitionErrorOptions = {}): DefinitionError {
+  return new DefinitionError(`extension.${rule}`, `app.extension: ${message}`, options);
+}
+
+/**
+ * @deprecated Throw or catch `DefinitionError` (rule `extension.<rule>`); this subclass only
+ * keeps `new ExtensionDefinitionError(message)` working (rule `extension.registration`).
+ */
+export class ExtensionDefinitionError extends DefinitionError {
   constructor(message: string) {
-    super(`app.extension: ${message}`);
-    this.name = "ExtensionDefinitionError";
+    super("extension.registration", `app.extension: ${message}`);
   }
 }
 
-const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const KIND = `must be one of ${EXTENSION_KINDS.join(", ")}`;
+
+/** The fields of an extension registration (docs/composing-the-surface.md). */
+const ExtensionSchema = z
+  .strictObject(
+    {
+      name: wireSafeName(),
+      kind: z.enum(EXTENSION_KINDS, { error: KIND }),
+      description: z.string({ error: "is required" }).refine((d) => d.trim() !== "", { error: "is required" }),
+      create: fn("must be a function (tool, config?) => branch"),
+      pauses: z.boolean({ error: "must be a boolean" }).optional(),
+      configSchema: objectJsonSchema("/configSchema", "is not a valid draft 2020-12 schema").optional(),
+      tools: z.unknown().optional(),
+    },
+    { error: (issue) => (issue.code === "unrecognized_keys" ? "is not an extension field" : "must be an object") },
+  )
+  .superRefine((o, ctx) => {
+    // The declaration says whether the factory takes config, not `create.length`: a default
+    // (`config = {}`), rest or wrapped parameter hides the arity. A second parameter that
+    // is visible without a schema is still a mismatch (its config would always be empty).
+    if (o.configSchema === undefined && o.create.length >= 2)
+      ctx.addIssue({ code: "custom", path: ["configSchema"], message: "must be declared: its factory takes config", params: { rule: "config-schema" } });
+  });
+
+/** The rule and sentence of the first issue of a refused registration. */
+function refusal(issues: readonly z.core.$ZodIssue[], name: unknown): { rule: string; message: string } {
+  const unknown = issues.filter((i) => i.code === "unrecognized_keys").flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
+  if (unknown.length) return { rule: "unknown-field", message: `unknown field(s) ${unknown.join(", ")}` };
+  const first = issues[0];
+  const field = String(first.path[0] ?? "");
+  if (!field) return { rule: "options", message: "options must be an object" };
+  if (field === "name") return { rule: "wire-safe-name", message: `name ${JSON.stringify(name)} ${first.message}` };
+  const tagged = first.code === "custom" && (first.params as { rule?: string } | undefined)?.rule === "config-schema";
+  if (tagged) return { rule: "config-schema", message: `"${String(name)}": its factory takes config, so it must declare a configSchema` };
+  return { rule: field === "configSchema" ? "config-schema" : field, message: `"${String(name)}": ${field} ${first.message}` };
+}
 
 /** Validates a registration: name, kind, description, and the schema/factory agreement. */
 export function defineExtension(options: ExtensionOptions, module: string): ExtensionDefinition {
-  if (typeof options !== "object" || options === null) throw new ExtensionDefinitionError("options must be an object");
-  const { name, kind, description, configSchema, pauses, create } = options;
-  const known = new Set(["name", "kind", "description", "configSchema", "pauses", "create", "tools"]);
-  const unknown = Object.keys(options).filter((k) => !known.has(k));
-  if (unknown.length) throw new ExtensionDefinitionError(`unknown field(s) ${unknown.join(", ")}`);
-  if (typeof name !== "string" || !NAME.test(name)) throw new ExtensionDefinitionError(`name ${JSON.stringify(name)} must match ^[A-Za-z0-9_-]{1,64}$`);
-  if (!EXTENSION_KINDS.includes(kind)) throw new ExtensionDefinitionError(`"${name}": kind must be one of ${EXTENSION_KINDS.join(", ")}`);
-  if (typeof description !== "string" || !description.trim()) throw new ExtensionDefinitionError(`"${name}": description is required`);
-  if (typeof create !== "function") throw new ExtensionDefinitionError(`"${name}": create must be a function (tool, config?) => branch`);
-  if (pauses !== undefined && typeof pauses !== "boolean") throw new ExtensionDefinitionError(`"${name}": pauses must be a boolean`);
-  // The declaration says whether the factory takes config, not `create.length`: a default
-  // (`config = {}`), rest or wrapped parameter hides the arity. A second parameter that
-  // is visible without a schema is still a mismatch (its config would always be empty).
-  if (configSchema === undefined && create.length >= 2) throw new ExtensionDefinitionError(`"${name}": its factory takes config, so it must declare a configSchema`);
-  if (configSchema !== undefined) {
-    if (typeof configSchema !== "object" || configSchema === null || Array.isArray(configSchema) || configSchema.type !== "object")
-      throw new ExtensionDefinitionError(`"${name}": configSchema must be a JSON Schema with root type "object"`);
-    const problems = schemaProblems(configSchema, "/configSchema");
-    if (problems.length) throw new ExtensionDefinitionError(`"${name}": configSchema is not a valid draft 2020-12 schema: ${describeIssues(problems)}`);
+  const parsed = ExtensionSchema.safeParse(options);
+  if (!parsed.success) {
+    const name = (options as { name?: unknown } | null)?.name;
+    const { rule, message } = refusal(parsed.error.issues, name);
+    throw extensionDefinitionError(rule, message, { subject: typeof name === "string" ? name : undefined, issues: zodIssues(parsed.error) });
   }
+  const { name, kind, description, configSchema, pauses, create } = parsed.data;
   let tools: ToolDefinition[];
   try {
     tools = extensionTools(name, options.tools, module);
   } catch (e) {
-    throw new ExtensionDefinitionError((e as Error).message);
+    if (!(e instanceof DefinitionError)) throw e;
+    throw extensionDefinitionError("tools", e.message, { subject: name, issues: e.issues, cause: e });
   }
   return { name, kind, description, configSchema: configSchema ?? null, pauses: pauses ?? false, create: create as ExtensionDefinition["create"], tools, module };
 }

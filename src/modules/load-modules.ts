@@ -2,17 +2,15 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { App } from "../app.ts";
+import { DefinitionError } from "../definition-error.ts";
 import { describeImportFailure } from "./import-failure.ts";
 
-/** A module named in TAI_MODULES (or a manifest) that failed to load. */
-export class ModuleLoadError extends Error {
-  constructor(
-    readonly module: string,
-    reason: string,
-  ) {
-    super(`failed to load module "${module}": ${reason}`);
-    this.name = "ModuleLoadError";
-  }
+/**
+ * A module named in TAI_MODULES (or a manifest) that failed to load: a
+ * {@link DefinitionError} of rule `module.load` whose subject is the module.
+ */
+export function moduleLoadError(module: string, reason: string): DefinitionError {
+  return new DefinitionError("module.load", `failed to load module "${module}": ${reason}`, { subject: module, issues: [{ path: "", message: reason }] });
 }
 
 /**
@@ -51,21 +49,21 @@ export function moduleUrl(ref: string, cwd = process.cwd()): string {
  */
 export async function loadModules(app: App, paths: string[], cwd = process.cwd()): Promise<void> {
   for (const path of paths) {
-    if ((path.startsWith(".") || path.startsWith("/")) && !/\.(ts|js|mjs|mts|cjs|cts)$/.test(path)) throw new ModuleLoadError(path, "only .ts and .js modules can be loaded");
+    if ((path.startsWith(".") || path.startsWith("/")) && !/\.(ts|js|mjs|mts|cjs|cts)$/.test(path)) throw moduleLoadError(path, "only .ts and .js modules can be loaded");
     let url: string;
     try {
       url = moduleUrl(path, cwd);
     } catch {
-      throw new ModuleLoadError(path, "no such package or export");
+      throw moduleLoadError(path, "no such package or export");
     }
-    if (url.startsWith("file:") && !existsSync(fileURLToPath(url))) throw new ModuleLoadError(path, "file not found");
+    if (url.startsWith("file:") && !existsSync(fileURLToPath(url))) throw moduleLoadError(path, "file not found");
     await supportTypeScript(url);
     app.currentModule = path;
     try {
       await import(url);
     } catch (e) {
       const err = e as Error;
-      throw new ModuleLoadError(path, describeImportFailure(e, path, cwd) ?? `${err.name ?? "Error"}: ${err.message}`);
+      throw moduleLoadError(path, describeImportFailure(e, path, cwd) ?? `${err.name ?? "Error"}: ${err.message}`);
     } finally {
       app.currentModule = "inline";
     }

@@ -1,3 +1,6 @@
+import { z } from "zod";
+import { envChoice, envInteger, envSeconds } from "../validation/env.ts";
+
 /** Who may read `/metrics` (TAI_METRICS). */
 export type MetricsAccess = "off" | "loopback" | "admin" | "public";
 
@@ -38,40 +41,49 @@ export interface OpsConfig {
   otlpTracesUrl?: string;
 }
 
-/** Builds the error for a bad variable (config.ts's ConfigError). */
-export type ConfigFailure = (variable: string, message: string) => Error;
+const ACCESS = ["off", "loopback", "admin", "public"] as const satisfies readonly MetricsAccess[];
+const HTTP_URL = z.string().regex(/^https?:\/\//);
 
-function seconds(env: NodeJS.ProcessEnv, fail: ConfigFailure, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw fail(name, `must be a number of seconds from ${min} to ${max} (got "${raw}")`);
-  return n;
-}
-
-const ACCESS: readonly MetricsAccess[] = ["off", "loopback", "admin", "public"];
-
-/** Reads and validates the operations variables; a bad value throws naming the variable. */
-export function loadOpsConfig(env: NodeJS.ProcessEnv, fail: ConfigFailure): OpsConfig {
-  const heartbeatSeconds = seconds(env, fail, "TAI_HEARTBEAT_SECONDS", 10, 0.05, 3600);
-  const deadAfterSeconds = seconds(env, fail, "TAI_DEAD_AFTER_SECONDS", heartbeatSeconds * 3, 0.1, 86_400);
-  if (deadAfterSeconds <= heartbeatSeconds)
-    throw fail("TAI_DEAD_AFTER_SECONDS", `must be longer than TAI_HEARTBEAT_SECONDS (${heartbeatSeconds}), or every instance would look gone between two of its own beats (got ${deadAfterSeconds})`);
-  const pool = env.TAI_DB_POOL;
-  const dbPool = pool === undefined || pool === "" ? 10 : Number(pool);
-  if (!Number.isInteger(dbPool) || dbPool < 1 || dbPool > 1000) throw fail("TAI_DB_POOL", `must be an integer from 1 to 1000 (got "${pool}")`);
-  const metrics = (env.TAI_METRICS || "loopback").toLowerCase() as MetricsAccess;
-  if (!ACCESS.includes(metrics)) throw fail("TAI_METRICS", `must be off, loopback, admin or public (got "${env.TAI_METRICS}")`);
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
-  const otlp = env.OTEL_SDK_DISABLED === "true" ? undefined : env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base}/v1/traces` : undefined);
-  if (otlp && !/^https?:\/\//.test(otlp)) throw fail(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT", `must be an http:// or https:// URL (got "${otlp}")`);
-  return {
-    syncSeconds: seconds(env, fail, "TAI_SYNC_SECONDS", 2, 0.05, 3600),
-    heartbeatSeconds,
-    deadAfterSeconds,
-    dbPool,
-    metrics,
-    unreadySeconds: seconds(env, fail, "TAI_UNREADY_SECONDS", 0, 0, 3600),
-    otlpTracesUrl: otlp,
-  };
-}
+/**
+ * The operations variables as a zod schema over the environment (docs/deploy.md): a bad
+ * value is an issue at `/VARIABLE`; the output is the {@link OpsConfig}.
+ */
+export const OpsEnvSchema = z
+  .object({
+    TAI_SYNC_SECONDS: envSeconds(2, 0.05, 3600),
+    TAI_HEARTBEAT_SECONDS: envSeconds(10, 0.05, 3600),
+    TAI_DEAD_AFTER_SECONDS: envSeconds(undefined, 0.1, 86_400),
+    TAI_DB_POOL: envInteger(10, 1, 1000),
+    TAI_METRICS: envChoice(ACCESS, "loopback", (raw) => raw.toLowerCase(), (raw) => `must be off, loopback, admin or public (got "${raw}")`),
+    TAI_UNREADY_SECONDS: envSeconds(0, 0, 3600),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
+    OTEL_SDK_DISABLED: z.string().optional(),
+  })
+  .transform((env, ctx): OpsConfig => {
+    const heartbeatSeconds = env.TAI_HEARTBEAT_SECONDS;
+    const deadAfterSeconds = env.TAI_DEAD_AFTER_SECONDS ?? heartbeatSeconds * 3;
+    if (deadAfterSeconds <= heartbeatSeconds)
+      ctx.addIssue({
+        code: "custom",
+        path: ["TAI_DEAD_AFTER_SECONDS"],
+        message: `must be longer than TAI_HEARTBEAT_SECONDS (${heartbeatSeconds}), or every instance would look gone between two of its own beats (got ${deadAfterSeconds})`,
+      });
+    const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
+    const otlp = env.OTEL_SDK_DISABLED === "true" ? undefined : env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base}/v1/traces` : undefined);
+    if (otlp && !HTTP_URL.safeParse(otlp).success)
+      ctx.addIssue({
+        code: "custom",
+        path: [env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"],
+        message: `must be an http:// or https:// URL (got "${otlp}")`,
+      });
+    return {
+      syncSeconds: env.TAI_SYNC_SECONDS,
+      heartbeatSeconds,
+      deadAfterSeconds,
+      dbPool: env.TAI_DB_POOL,
+      metrics: env.TAI_METRICS,
+      unreadySeconds: env.TAI_UNREADY_SECONDS,
+      otlpTracesUrl: otlp,
+    };
+  });

@@ -2,6 +2,9 @@ import { z } from "zod";
 import type { LoopStrategy } from "../agent/strategies/strategy.ts";
 import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 import type { ConfigProvider } from "./config-provider.ts";
+import { DefinitionError } from "../definition-error.ts";
+import { fn, wireSafeName } from "../validation/common.ts";
+import { zodIssues } from "../validation/declaration.ts";
 
 /**
  * A plugin extends the whole platform, where an extension extends one tool
@@ -23,31 +26,37 @@ export interface Plugin {
   strategies?: Record<string, LoopStrategy>;
 }
 
-/** A plugin `app.plugin(...)` refused; the message names the plugin and the rule. */
-export class PluginDefinitionError extends Error {
+/**
+ * A plugin `app.plugin(...)` refused is a {@link DefinitionError} of rule `plugin.<rule>`;
+ * the message names the plugin and the rule.
+ * @deprecated Throw or catch `DefinitionError`; this subclass only keeps
+ * `new PluginDefinitionError(message)` working (rule `plugin.registration`).
+ */
+export class PluginDefinitionError extends DefinitionError {
   constructor(message: string) {
-    super(message);
-    this.name = "PluginDefinitionError";
+    super("plugin.registration", message);
   }
 }
 
-const NAME = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must match ^[A-Za-z0-9_-]{1,64}$");
-const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", "must be a function");
-const withMethods = (methods: string[]) => z.object(Object.fromEntries(methods.map((m) => [m, fn])));
+const NAME = wireSafeName();
+const withMethods = (methods: string[]) => z.object(Object.fromEntries(methods.map((m) => [m, fn()])));
 
 const PluginSchema = z.strictObject({
   name: NAME,
   description: z.string().optional(),
-  configProvider: z.object({ name: z.string().min(1), lookup: fn }).optional(),
+  configProvider: z.object({ name: z.string().min(1), lookup: fn() }).optional(),
   checkpointProviders: z.record(NAME, withMethods(["history", "append"])).optional(),
   storeProviders: z.record(NAME, withMethods(["get", "put", "delete", "list"])).optional(),
-  strategies: z.record(NAME, fn).optional(),
+  strategies: z.record(NAME, fn()).optional(),
 });
 
-/** Checks a plugin's shape; throws {@link PluginDefinitionError} naming every problem. */
+/** Checks a plugin's shape; throws a {@link DefinitionError} of rule `plugin.shape` naming every problem. */
 export function checkPlugin(plugin: unknown): Plugin {
   const r = PluginSchema.safeParse(plugin);
   if (r.success) return plugin as Plugin;
   const label = typeof (plugin as { name?: unknown })?.name === "string" ? `plugin "${(plugin as { name: string }).name}"` : "plugin";
-  throw new PluginDefinitionError(`${label}: ${r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"} ${i.message}`).join("; ")}`);
+  throw new DefinitionError("plugin.shape", `${label}: ${r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"} ${i.message}`).join("; ")}`, {
+    subject: label,
+    issues: zodIssues(r.error),
+  });
 }

@@ -1,4 +1,7 @@
-import { DEFAULT_TRANSIENT_KINDS, ERROR_KINDS, isErrorKind, type ErrorKind, type Issue } from "../errors.ts";
+import { z } from "zod";
+import { DefinitionError } from "../definition-error.ts";
+import { DEFAULT_TRANSIENT_KINDS, describeIssues, ERROR_KINDS, type ErrorKind } from "../errors.ts";
+import { parseDeclaration } from "../validation/declaration.ts";
 
 /** Exponential backoff: attempt n waits `min(capSeconds, initialSeconds * multiplier ** (n-1))`. */
 export interface RetryBackoff {
@@ -31,55 +34,60 @@ export interface RetryPolicy {
 
 export const DEFAULT_BACKOFF: RetryBackoff = { initialSeconds: 0.5, multiplier: 2, capSeconds: 30 };
 
-/** Thrown when a declared policy breaks a rule; `issues` names each broken rule. */
-export class RetryPolicyError extends Error {
-  constructor(
-    readonly subject: string,
-    readonly issues: Issue[],
-  ) {
-    super(`invalid retry policy for "${subject}": ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
-    this.name = "RetryPolicyError";
-  }
-}
+/**
+ * A refused policy is a {@link DefinitionError} of rule `retry.policy` whose `issues` name
+ * each broken field and whose `subject` is the name it was declared on.
+ * @deprecated Use `DefinitionError`; kept as an alias so `instanceof RetryPolicyError` still works.
+ */
+export const RetryPolicyError = DefinitionError;
+/** @deprecated Use `DefinitionError`. */
+export type RetryPolicyError = DefinitionError;
+
+const FINITE = (min: number) => {
+  const error = `must be a finite number >= ${min}`;
+  return z.number({ error }).gte(min, { error }).optional();
+};
+const ATTEMPTS = "must be an integer from 1 to 100 (the total attempt budget)";
+const unknownKey = (field: string, what: string) => (issue: { code: string }) => (issue.code === "unrecognized_keys" ? `is not a ${field} field` : what);
+
+/** The declaration of a retry policy (docs/tool-authoring.md). */
+const RetryPolicySchema = z
+  .strictObject(
+    {
+      maxAttempts: z.number({ error: ATTEMPTS }).int({ error: ATTEMPTS }).min(1, { error: ATTEMPTS }).max(100, { error: ATTEMPTS }),
+      idempotent: z.boolean({ error: "is required and must be a boolean" }),
+      retryable: z
+        .union([z.boolean(), z.array(z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(", ")}` }))], { error: "must be true, false or a list of error kinds" })
+        .optional(),
+      backoff: z
+        .strictObject({ initialSeconds: FINITE(0), multiplier: FINITE(1), capSeconds: FINITE(0) }, { error: unknownKey("backoff", "must be an object") })
+        .nullish(),
+    },
+    { error: unknownKey("retry policy", "must be an object") },
+  )
+  .superRefine(
+    (init, ctx) => {
+      // The double-send guard: checked even when another field is broken, so every problem is named at once.
+      if (typeof init?.idempotent === "boolean" && !init.idempotent && (init.maxAttempts as unknown as number) > 1)
+        ctx.addIssue({ code: "custom", path: ["idempotent"], message: "must be true when maxAttempts > 1: retrying a body that is not idempotent could send twice" });
+    },
+    { when: (payload) => typeof payload.value === "object" && payload.value !== null },
+  );
 
 /**
  * Validates and resolves a declaration. Refuses a retrying policy that is not declared
  * idempotent (the double-send guard).
  */
 export function resolvePolicy(subject: string, init: RetryPolicyInit): RetryPolicy {
-  const issues: Issue[] = [];
-  const raw = init as unknown as Record<string, unknown>;
-  if (typeof raw !== "object" || raw === null) throw new RetryPolicyError(subject, [{ path: "", message: "must be an object" }]);
-  for (const key of Object.keys(raw))
-    if (!["maxAttempts", "idempotent", "retryable", "backoff"].includes(key)) issues.push({ path: `/${key}`, message: "is not a retry policy field" });
-  if (!Number.isInteger(init.maxAttempts) || init.maxAttempts < 1 || init.maxAttempts > 100)
-    issues.push({ path: "/maxAttempts", message: "must be an integer from 1 to 100 (the total attempt budget)" });
-  if (typeof init.idempotent !== "boolean") issues.push({ path: "/idempotent", message: "is required and must be a boolean" });
-  else if (init.maxAttempts > 1 && init.idempotent !== true)
-    issues.push({ path: "/idempotent", message: "must be true when maxAttempts > 1: retrying a body that is not idempotent could send twice" });
-  let kinds: readonly ErrorKind[] = DEFAULT_TRANSIENT_KINDS;
-  const r = init.retryable ?? true;
-  if (r === false) kinds = [];
-  else if (Array.isArray(r)) {
-    r.forEach((k, i) => {
-      if (!isErrorKind(k)) issues.push({ path: `/retryable/${i}`, message: `must be one of ${ERROR_KINDS.join(", ")}` });
-    });
-    kinds = [...new Set(r)] as ErrorKind[];
-  } else if (r !== true) issues.push({ path: "/retryable", message: "must be true, false or a list of error kinds" });
-  const backoff = { ...DEFAULT_BACKOFF };
-  const given = init.backoff ?? {};
-  const isObject = typeof given === "object" && given !== null && !Array.isArray(given);
-  if (!isObject) issues.push({ path: "/backoff", message: "must be an object" });
-  for (const [key, value] of Object.entries(isObject ? given : {})) {
-    if (!(key in DEFAULT_BACKOFF)) issues.push({ path: `/backoff/${key}`, message: "is not a backoff field" });
-    else if (value !== undefined) backoff[key as keyof RetryBackoff] = value as number;
-  }
-  const finite = (v: unknown, min: number) => typeof v === "number" && Number.isFinite(v) && v >= min;
-  if (!finite(backoff.initialSeconds, 0)) issues.push({ path: "/backoff/initialSeconds", message: "must be a finite number >= 0" });
-  if (!finite(backoff.multiplier, 1)) issues.push({ path: "/backoff/multiplier", message: "must be a finite number >= 1" });
-  if (!finite(backoff.capSeconds, 0)) issues.push({ path: "/backoff/capSeconds", message: "must be a finite number >= 0" });
-  if (issues.length) throw new RetryPolicyError(subject, issues);
-  return { maxAttempts: init.maxAttempts, idempotent: init.idempotent, retryableKinds: kinds, backoff };
+  const parsed = parseDeclaration(RetryPolicySchema, init, "retry.policy", {
+    subject,
+    describe: (issues) => `invalid retry policy for "${subject}": ${describeIssues(issues)}`,
+  });
+  const r = parsed.retryable ?? true;
+  const kinds: readonly ErrorKind[] = r === true ? DEFAULT_TRANSIENT_KINDS : r === false ? [] : [...new Set(r)];
+  const backoff: RetryBackoff = { ...DEFAULT_BACKOFF };
+  for (const [key, value] of Object.entries(parsed.backoff ?? {})) if (value !== undefined) backoff[key as keyof RetryBackoff] = value;
+  return { maxAttempts: parsed.maxAttempts, idempotent: parsed.idempotent, retryableKinds: kinds, backoff };
 }
 
 /** A policy together with the name whose declaration it came from. */

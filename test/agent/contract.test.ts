@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { Agent, AgentInterruptedError, drain, type AgentContext, type AgentRunOptions } from "../../src/agent/agent.ts";
-import { AgentDefinitionError } from "../../src/agent/agent-class.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
 import { finalEventForValue, type StreamEvent } from "../../src/agent/events.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { runToEnd, types } from "./support.ts";
@@ -89,17 +89,17 @@ describe("registration", () => {
       try {
         f();
       } catch (e) {
-        expect(e).toBeInstanceOf(AgentDefinitionError);
-        return (e as AgentDefinitionError).rule;
+        expect(e).toBeInstanceOf(DefinitionError);
+        return (e as DefinitionError).rule;
       }
       return "accepted";
     };
-    expect(rule(() => app.agent(bad({ toolName: "has space" })))).toBe("wire-safe-name");
-    expect(rule(() => app.agent(bad({ toolDescription: " " })))).toBe("description");
-    expect(rule(() => app.agent(bad({ ToolInput: { type: "object" } })))).toBe("tool-input");
-    expect(rule(() => app.agent(bad({ presetBakeableFields: ["nope"] })))).toBe("bakeable-fields");
+    expect(rule(() => app.agent(bad({ toolName: "has space" })))).toBe("agent.wire-safe-name");
+    expect(rule(() => app.agent(bad({ toolDescription: " " })))).toBe("agent.description");
+    expect(rule(() => app.agent(bad({ ToolInput: { type: "object" } })))).toBe("agent.tool-input");
+    expect(rule(() => app.agent(bad({ presetBakeableFields: ["nope"] })))).toBe("agent.bakeable-fields");
     app.agent(EchoAgent);
-    expect(rule(() => app.agent(EchoAgent))).toBe("duplicate-name");
+    expect(rule(() => app.agent(EchoAgent))).toBe("agent.duplicate-name");
   });
 });
 

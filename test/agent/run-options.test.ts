@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, type AgentContext, type AgentRunOptions } from "../../src/agent/agent.ts";
-import { AgentDefinitionError } from "../../src/agent/agent-class.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
 import type { StreamEvent } from "../../src/agent/events.ts";
 import { runLoop } from "../../src/agent/tools-agent/loop.ts";
 import { App } from "../../src/app.ts";
@@ -250,7 +250,7 @@ describe("seed 002: extras_keys — the extra keys an agent accepts beyond its r
 
   it("should refuse, at registration, extrasKeys that are not names or repeat a run option or ToolInput field", () => {
     const app = new App();
-    expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: ["question"] }))).toThrow(AgentDefinitionError);
+    expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: ["question"] }))).toThrow(DefinitionError);
     expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: ["threadId"] }))).toThrow(/already run options or ToolInput fields: threadId/);
     expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: [1] }))).toThrow(/extrasKeys must be a list of key names/);
   });

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
-import { ConfigError, loadConfig, type Config } from "../../src/config.ts";
+import { loadConfig, type Config } from "../../src/config.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
 import { buildApp } from "../../src/server/build-app.ts";
 import { serve } from "../../src/server/serve.ts";
 import { freshDatabase } from "../helpers/databases.ts";
@@ -181,7 +182,7 @@ describe("the anonymous role", () => {
   it("should take TAI_ANONYMOUS_ROLE over the default and refuse an unknown role naming the variable", () => {
     expect(loadConfig({ HOST: "0.0.0.0", TAI_ANONYMOUS_ROLE: "reader" }).anonymousRole).toBe("READER");
     expect(loadConfig({ TAI_ANONYMOUS_ROLE: "NONE" }).anonymousRole).toBe("NONE");
-    expect(() => loadConfig({ TAI_ANONYMOUS_ROLE: "root" })).toThrow(ConfigError);
+    expect(() => loadConfig({ TAI_ANONYMOUS_ROLE: "root" })).toThrow(DefinitionError);
     expect(() => loadConfig({ TAI_ANONYMOUS_ROLE: "root" })).toThrow(/TAI_ANONYMOUS_ROLE/);
   });
 

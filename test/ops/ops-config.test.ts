@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/config.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
 
 /** The operations variables (docs/deploy.md §"Configuration"): their defaults, and a clear error naming a bad one. */
 describe("operations configuration", () => {
@@ -35,7 +36,7 @@ describe("operations configuration", () => {
     ["TAI_UNREADY_SECONDS", "forever", /TAI_UNREADY_SECONDS: must be a number of seconds/],
     ["OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318", /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:\/\/ or https:\/\/ URL/],
   ])("should refuse %s=%s, naming the variable", (name, value, message) => {
-    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(DefinitionError);
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 

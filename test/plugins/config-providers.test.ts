@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { fileConfigProvider } from "../../src/plugins/config-provider.ts";
-import { PluginDefinitionError } from "../../src/plugins/plugin.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -110,9 +110,9 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
 
   it("should refuse a malformed plugin, a second plugin of the same name and a strategy or provider name already taken, naming the rule", () => {
     const app = new App();
-    expect(() => app.plugin({ name: "bad name!" } as never)).toThrow(PluginDefinitionError);
+    expect(() => app.plugin({ name: "bad name!" } as never)).toThrow(DefinitionError);
     expect(() => app.plugin({ name: "x", configProvider: { name: "c" } } as never)).toThrow(/configProvider.lookup must be a function/);
-    expect(() => app.plugin({ name: "x", unknownKind: {} } as never)).toThrow(PluginDefinitionError);
+    expect(() => app.plugin({ name: "x", unknownKind: {} } as never)).toThrow(DefinitionError);
     app.plugin({ name: "one", storeProviders: { kv: { get: async () => undefined, put: async () => {}, delete: async () => {}, list: async () => [] } } });
     expect(() => app.plugin({ name: "one" })).toThrow('a plugin named "one" is already registered on this app');
     expect(() => app.plugin({ name: "two", storeProviders: { kv: { get: async () => undefined, put: async () => {}, delete: async () => {}, list: async () => [] } } })).toThrow(
@@ -122,7 +122,7 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
     app.strategy("mine", async function* () {});
     expect(() => app.strategy("mine", async function* () {})).toThrow('a strategy named "mine" is already registered on this app');
     expect(() => app.plugin({ name: "three", strategies: { mine: async function* () {} } })).toThrow('plugin "three": a strategy named "mine" is already registered on this app');
-    expect(() => app.strategy("bad name", async function* () {})).toThrow(PluginDefinitionError);
+    expect(() => app.strategy("bad name", async function* () {})).toThrow(DefinitionError);
     expect(() => app.strategy("ok", "not a function" as never)).toThrow("the strategy must be a function");
   });
 });

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { DEFAULT_TRANSIENT_KINDS, ERROR_KINDS, ToolError, type ErrorKind } from "../../src/errors.ts";
-import { DEFAULT_BACKOFF, resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../../src/retry/policy.ts";
+import { DEFAULT_BACKOFF, resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "../../src/retry/policy.ts";
 import { backoffSeconds, nextWait, shouldRetry } from "../../src/retry/verdict.ts";
-import { defineTool, ToolDefinitionError } from "../../src/tools/define-tool.ts";
+import { defineTool } from "../../src/tools/define-tool.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
 
 const policy = (init: Partial<RetryPolicyInit> = {}): RetryPolicy => resolvePolicy("t", { maxAttempts: 5, idempotent: true, ...init });
 const fail = (kind: ErrorKind, extra: { retryable?: boolean; retryAfterSeconds?: number } = {}) => new ToolError(`${kind} failure`, { kind, ...extra });
@@ -53,8 +54,8 @@ describe("the double-send guard (idempotent is required)", () => {
 
   it.each(notIdempotent)("should refuse a retrying policy with %s in resolvePolicy, naming idempotent", (_label, init) => {
     const e = thrown(() => resolvePolicy("fetch_page", init as unknown as RetryPolicyInit));
-    expect(e).toBeInstanceOf(RetryPolicyError);
-    expect((e as RetryPolicyError).issues.map((i) => i.path)).toContain("/idempotent");
+    expect(e).toBeInstanceOf(DefinitionError);
+    expect((e as DefinitionError).issues.map((i) => i.path)).toContain("/idempotent");
     expect(e.message).toContain("idempotent");
     expect(e.message).toContain("fetch_page");
   });
@@ -68,8 +69,8 @@ describe("the double-send guard (idempotent is required)", () => {
     const e = thrown(() =>
       app.tool({ name: "send_mail", description: "Send a mail.", input: z.object({}), retry: { maxAttempts: 3, idempotent: false } }, () => "sent"),
     );
-    expect(e).toBeInstanceOf(ToolDefinitionError);
-    expect((e as ToolDefinitionError).rule).toBe("retry-policy");
+    expect(e).toBeInstanceOf(DefinitionError);
+    expect((e as DefinitionError).rule).toBe("tool.retry-policy");
     expect(e.message).toContain("idempotent");
     expect(app.tools.has("send_mail")).toBe(false);
     expect(app.policies.has("send_mail")).toBe(false);
@@ -78,7 +79,7 @@ describe("the double-send guard (idempotent is required)", () => {
   it("should refuse it in app.retryPolicy, naming idempotent and declaring nothing", () => {
     const app = new App();
     const e = thrown(() => app.retryPolicy("mytool_monitor", { maxAttempts: 2, idempotent: false }));
-    expect(e).toBeInstanceOf(RetryPolicyError);
+    expect(e).toBeInstanceOf(DefinitionError);
     expect(e.message).toContain("idempotent");
     expect(e.message).toContain("mytool_monitor");
     expect(app.policies.has("mytool_monitor")).toBe(false);
@@ -94,8 +95,8 @@ describe("the double-send guard (idempotent is required)", () => {
         retry: { maxAttempts: 4, idempotent: false },
       }),
     );
-    expect(e).toBeInstanceOf(ToolDefinitionError);
-    expect((e as ToolDefinitionError).rule).toBe("retry-policy");
+    expect(e).toBeInstanceOf(DefinitionError);
+    expect((e as DefinitionError).rule).toBe("tool.retry-policy");
     expect(e.message).toContain("idempotent");
   });
 });
@@ -266,21 +267,21 @@ describe("invalid policy fields are each named", () => {
   ];
 
   it.each(cases)("should refuse %s, naming it", (_label, init, path) => {
-    const e = thrown(() => resolvePolicy("t", init as unknown as RetryPolicyInit)) as RetryPolicyError;
-    expect(e).toBeInstanceOf(RetryPolicyError);
+    const e = thrown(() => resolvePolicy("t", init as unknown as RetryPolicyInit)) as DefinitionError;
+    expect(e).toBeInstanceOf(DefinitionError);
     expect(e.subject).toBe("t");
     expect(e.issues.map((i) => i.path)).toContain(path);
     expect(e.message).toContain(path);
   });
 
   it("should name every broken field at once", () => {
-    const e = thrown(() => resolvePolicy("t", { maxAttempts: 0, idempotent: "no", retryable: ["NOPE"], backoff: { multiplier: 0 } } as unknown as RetryPolicyInit)) as RetryPolicyError;
+    const e = thrown(() => resolvePolicy("t", { maxAttempts: 0, idempotent: "no", retryable: ["NOPE"], backoff: { multiplier: 0 } } as unknown as RetryPolicyInit)) as DefinitionError;
     expect(e.issues.map((i) => i.path)).toEqual(expect.arrayContaining(["/maxAttempts", "/idempotent", "/retryable/0", "/backoff/multiplier"]));
   });
 
   it.each([null, "3", 3])("should refuse a policy that is not an object (%s)", (init) => {
-    const e = thrown(() => resolvePolicy("t", init as unknown as RetryPolicyInit)) as RetryPolicyError;
-    expect(e).toBeInstanceOf(RetryPolicyError);
+    const e = thrown(() => resolvePolicy("t", init as unknown as RetryPolicyInit)) as DefinitionError;
+    expect(e).toBeInstanceOf(DefinitionError);
     expect(e.message).toContain("must be an object");
   });
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
-import { defineTool, ToolDefinitionError, type DefineToolFields, type DefineToolRule } from "../../src/tools/define-tool.ts";
+import { DefinitionError } from "../../src/definition-error.ts";
+import { defineTool, type DefineToolFields, type DefineToolRule } from "../../src/tools/define-tool.ts";
 
 const fields = (over: Record<string, unknown> = {}): DefineToolFields =>
   ({
@@ -13,7 +14,7 @@ const fields = (over: Record<string, unknown> = {}): DefineToolFields =>
     ...over,
   }) as unknown as DefineToolFields;
 
-/** Asserts `fn` throws a ToolDefinitionError for `rule` and returns its message. */
+/** Asserts `fn` throws a DefinitionError of rule `tool.<rule>` and returns its message. */
 function refused(rule: DefineToolRule, fn: () => unknown): string {
   let error: unknown;
   try {
@@ -21,8 +22,8 @@ function refused(rule: DefineToolRule, fn: () => unknown): string {
   } catch (e) {
     error = e;
   }
-  expect(error, "expected a ToolDefinitionError").toBeInstanceOf(ToolDefinitionError);
-  expect((error as ToolDefinitionError).rule).toBe(rule);
+  expect(error, "expected a DefinitionError").toBeInstanceOf(DefinitionError);
+  expect((error as DefinitionError).rule).toBe(`tool.${rule}`);
   expect((error as Error).message).toContain(`[${rule}]`);
   return (error as Error).message;
 }

@@ -1,6 +1,6 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { ProviderConfigError, type ProviderDefinition } from "./registry.ts";
+import { providerNotConfigured, type ProviderDefinition } from "./provider.ts";
 
 /** Anthropic's Messages API: key from `ANTHROPIC_API_KEY`, model from `TAI_ANTHROPIC_MODEL`. */
 export function anthropicProvider(env: NodeJS.ProcessEnv): ProviderDefinition {
@@ -10,7 +10,7 @@ export function anthropicProvider(env: NodeJS.ProcessEnv): ProviderDefinition {
     configured: () => Boolean(env.ANTHROPIC_API_KEY),
     create(modelId?: string): LanguageModelV3 {
       const apiKey = env.ANTHROPIC_API_KEY;
-      if (!apiKey) throw new ProviderConfigError("anthropic", "ANTHROPIC_API_KEY is not set");
+      if (!apiKey) throw providerNotConfigured("anthropic", "ANTHROPIC_API_KEY is not set");
       return createAnthropic({ apiKey })(modelId ?? env.TAI_ANTHROPIC_MODEL ?? "claude-sonnet-4-5") as LanguageModelV3;
     },
   };
