@@ -2,7 +2,7 @@ import type { AgentLogEntry } from "./agent/events.ts";
 import type { RunEventRecord } from "./dispatch/run-record.ts";
 import type { SpanRecord } from "./extensions/builtin/spans.ts";
 import type { PublishedInteraction } from "./interactions/interaction-store.ts";
-import type { Topic } from "./events/bus.ts";
+import { Bus, type BusOptions, type Topic, type Topics } from "./events/bus.ts";
 
 /*
  * The topics the runtime carries on its bus, declared here rather than in the bus: the
@@ -36,3 +36,11 @@ declare module "./events/bus.ts" {
 
 /** The runtime's topics that stay in this process even when Redis is configured. */
 export const LOCAL_TOPICS: readonly Topic[] = ["toolsChanged"];
+
+/**
+ * The runtime's bus: every bus that carries the runtime's topics is made here, so none
+ * shares a local topic across instances by forgetting {@link LOCAL_TOPICS}.
+ */
+export function runtimeBus(options: Omit<BusOptions<Topics>, "localTopics">): Bus {
+  return new Bus({ ...options, localTopics: LOCAL_TOPICS });
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TIERS } from "../auth/roles.ts";
 import { DefinitionError } from "../definition-error.ts";
-import { fn, NAME_PATTERN, wireSafeName } from "../validation/common.ts";
+import { fn, MAX_TIMER_SECONDS, NAME_PATTERN, wireSafeName } from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
 import type { AgentClass } from "./agent.ts";
 import { RUN_OPTION_KEYS } from "./run-options.ts";
@@ -38,7 +38,10 @@ const AgentClassSchema = z
     presetBakeableFields: z.array(z.string({ error: BAKEABLE }), { error: BAKEABLE }),
     specRunnable: z.boolean({ error: "specRunnable must be a boolean" }),
     tier: z.enum(TIERS, { error: `tier must be one of ${TIERS.join(", ")}` }),
-    timeoutSeconds: z.number({ error: "timeoutSeconds must be > 0" }).gt(0, { error: "timeoutSeconds must be > 0" }),
+    timeoutSeconds: z
+      .number({ error: "timeoutSeconds must be > 0" })
+      .gt(0, { error: "timeoutSeconds must be > 0" })
+      .lte(MAX_TIMER_SECONDS, { error: `timeoutSeconds must be at most ${MAX_TIMER_SECONDS} (a timer cannot wait longer)` }),
     extrasKeys: z.array(z.string({ error: EXTRAS }).min(1, { error: EXTRAS }), { error: EXTRAS }),
     fromToolInput: fn("fromToolInput must be a static method"),
   })

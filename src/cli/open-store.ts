@@ -51,8 +51,8 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
     manifests: () => manifests.list(),
     async keys() {
       if (!keys) {
-        const [{ Bus }, { LOCAL_TOPICS }] = await Promise.all([import("../events/bus.ts"), import("../runtime-topics.ts")]);
-        bus = new Bus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, localTopics: LOCAL_TOPICS });
+        const { runtimeBus } = await import("../runtime-topics.ts");
+        bus = runtimeBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix });
         keys = new KeyStore(db, bus);
       }
       return keys;

@@ -60,30 +60,63 @@ export const OpsEnvSchema = z
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
     OTEL_SDK_DISABLED: z.string().optional(),
   })
-  .transform((env, ctx): OpsConfig => {
-    const heartbeatSeconds = env.TAI_HEARTBEAT_SECONDS;
-    const deadAfterSeconds = env.TAI_DEAD_AFTER_SECONDS ?? heartbeatSeconds * 3;
-    if (deadAfterSeconds <= heartbeatSeconds)
-      ctx.addIssue({
-        code: "custom",
-        path: ["TAI_DEAD_AFTER_SECONDS"],
-        message: `must be longer than TAI_HEARTBEAT_SECONDS (${heartbeatSeconds}), or every instance would look gone between two of its own beats (got ${deadAfterSeconds})`,
-      });
-    const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
-    const otlp = env.OTEL_SDK_DISABLED === "true" ? undefined : env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base}/v1/traces` : undefined);
-    if (otlp && !HTTP_URL.safeParse(otlp).success)
-      ctx.addIssue({
-        code: "custom",
-        path: [env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ? "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT" : "OTEL_EXPORTER_OTLP_ENDPOINT"],
-        message: `must be an http:// or https:// URL (got "${otlp}")`,
-      });
-    return {
+  // The cross-variable checks run once the variables they read have parsed, even when
+  // others failed, so one error names every bad variable at once.
+  .refine((env) => deadAfter(env) > env.TAI_HEARTBEAT_SECONDS, {
+    path: ["TAI_DEAD_AFTER_SECONDS"],
+    when: parsed("TAI_HEARTBEAT_SECONDS", "TAI_DEAD_AFTER_SECONDS"),
+    error: (issue) => {
+      const env = issue.input as { TAI_HEARTBEAT_SECONDS: number; TAI_DEAD_AFTER_SECONDS?: number };
+      return `must be longer than TAI_HEARTBEAT_SECONDS (${env.TAI_HEARTBEAT_SECONDS}), or every instance would look gone between two of its own beats (got ${deadAfter(env)})`;
+    },
+  })
+  .refine((env) => !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || otlpOk(env), {
+    path: ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"],
+    when: parsed("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED"),
+    error: (issue) => `must be an http:// or https:// URL (got "${otlpUrl(issue.input as OtlpEnv)}")`,
+  })
+  .refine((env) => !!env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || otlpOk(env), {
+    path: ["OTEL_EXPORTER_OTLP_ENDPOINT"],
+    when: parsed("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED"),
+    error: (issue) => `must be an http:// or https:// URL (got "${otlpUrl(issue.input as OtlpEnv)}")`,
+  })
+  .transform(
+    (env): OpsConfig => ({
       syncSeconds: env.TAI_SYNC_SECONDS,
-      heartbeatSeconds,
-      deadAfterSeconds,
+      heartbeatSeconds: env.TAI_HEARTBEAT_SECONDS,
+      deadAfterSeconds: deadAfter(env),
       dbPool: env.TAI_DB_POOL,
       metrics: env.TAI_METRICS,
       unreadySeconds: env.TAI_UNREADY_SECONDS,
-      otlpTracesUrl: otlp,
-    };
-  });
+      otlpTracesUrl: otlpUrl(env),
+    }),
+  );
+
+interface OtlpEnv {
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+  OTEL_SDK_DISABLED?: string;
+}
+
+/** TAI_DEAD_AFTER_SECONDS, by default three heartbeats. */
+function deadAfter(env: { TAI_HEARTBEAT_SECONDS: number; TAI_DEAD_AFTER_SECONDS?: number }): number {
+  return env.TAI_DEAD_AFTER_SECONDS ?? env.TAI_HEARTBEAT_SECONDS * 3;
+}
+
+/** The OTLP traces URL the variables name, if tracing is on. */
+function otlpUrl(env: OtlpEnv): string | undefined {
+  if (env.OTEL_SDK_DISABLED === "true") return undefined;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/+$/, "");
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || (base ? `${base}/v1/traces` : undefined);
+}
+
+/** Tracing is off, or its URL is http(s). */
+function otlpOk(env: OtlpEnv): boolean {
+  const url = otlpUrl(env);
+  return !url || HTTP_URL.safeParse(url).success;
+}
+
+/** A refinement's `when`: every one of `variables` parsed without an issue. */
+function parsed(...variables: string[]): (payload: { issues: readonly { path?: readonly PropertyKey[] }[] }) => boolean {
+  return (payload) => !payload.issues.some((i) => variables.includes(String(i.path?.[0])));
+}

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TIERS } from "../auth/roles.ts";
 import type { Issue } from "../errors.ts";
-import { anyJsonSchema, fn, NAME_PATTERN, objectJsonSchema, wireSafeName } from "../validation/common.ts";
+import { anyJsonSchema, fn, MAX_TIMER_SECONDS, NAME_PATTERN, objectJsonSchema, wireSafeName } from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
 
 /**
@@ -51,9 +51,9 @@ export const ToolFieldsSchema = z
       tier: orDefault(z.enum(TIERS, { error: `must be one of ${TIERS.join(", ")}` }), "read"),
       executionMode: orDefault(z.enum(["parallel", "sequential"], { error: 'must be "parallel" or "sequential"' }), "parallel"),
       retry: z.unknown().optional(),
-      timeoutSeconds: orDefault(z.number({ error: "must be a number > 0" }).gt(0, { error: "must be a number > 0" }), 30),
+      timeoutSeconds: orDefault(z.number({ error: "must be a number > 0" }).gt(0, { error: "must be a number > 0" }).lte(MAX_TIMER_SECONDS, { error: `must be at most ${MAX_TIMER_SECONDS} (a timer cannot wait longer)` }), 30),
       outputSchema: anyJsonSchema("/outputSchema").optional(),
-      apiTool: orDefault(z.boolean({ error: "must be a boolean" }), true),
+      apiTool: z.boolean({ error: "must be a boolean" }).default(true),
       promptSnippet: oneLine.optional(),
       promptGuidelines: z.array(guideline, { error: GUIDELINES }).optional(),
       pauses: z.boolean({ error: "must be a boolean" }).default(false),

@@ -36,3 +36,6 @@ function compiledJsonSchema(schema: z.ZodType<JsonSchema>, where: string, invali
     if (problems.length) ctx.addIssue({ code: "custom", message: `${invalid}: ${describeIssues(problems)}`, params: { rule: "schema-compiles" } });
   });
 }
+
+/** The longest wait a Node timer can hold (2^31 - 1 ms); a longer one would fire at once. */
+export const MAX_TIMER_SECONDS = 2_147_483;

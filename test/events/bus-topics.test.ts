@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { Bus } from "../../src/events/bus.ts";
-import { LOCAL_TOPICS } from "../../src/runtime-topics.ts";
+import { LOCAL_TOPICS, runtimeBus } from "../../src/runtime-topics.ts";
 import { redisTestUrl, requireRedis } from "../helpers/databases.ts";
 import { redisSubscribed } from "../helpers/redis.ts";
 
@@ -15,8 +15,9 @@ const redisReady = await requireRedis();
 
 describe("a bus over a topic map of its own", () => {
   const buses: Bus<TestTopics>[] = [];
+  const runtimeBuses: Bus[] = [];
   afterEach(async () => {
-    await Promise.all(buses.splice(0).map((b) => b.close()));
+    await Promise.all([...buses.splice(0), ...runtimeBuses.splice(0)].map((b) => b.close()));
   });
 
   it("should deliver each payload published on a topic to that topic's listeners only", () => {
@@ -32,6 +33,27 @@ describe("a bus over a topic map of its own", () => {
 
   it("should keep the runtime's surface-change topic in this process", () => {
     expect(LOCAL_TOPICS).toEqual(["toolsChanged"]);
+  });
+
+  it.skipIf(!redisReady)("should make every runtime bus keep toolsChanged in the process that published it while runCancel crosses to the other instance", async () => {
+    const prefix = `tai42-test-${randomUUID()}:`;
+    const a = runtimeBus({ redisUrl: redisTestUrl(), prefix });
+    const b = runtimeBus({ redisUrl: redisTestUrl(), prefix });
+    runtimeBuses.push(a, b);
+    const atB: string[] = [];
+    b.listen("toolsChanged", () => atB.push("toolsChanged"));
+    const crossed = new Promise<void>((done) =>
+      b.listen("runCancel", (p) => {
+        atB.push(`runCancel ${p.runId}`);
+        done();
+      }),
+    );
+    await redisSubscribed(prefix, ["runCancel"], 1);
+    a.publish("toolsChanged", { at: new Date().toISOString() });
+    a.publish("runCancel", { runId: "r1" });
+    await crossed;
+    // Redis keeps one publisher's order: a toolsChanged that had crossed would have arrived first.
+    expect(atB).toEqual(["runCancel r1"]);
   });
 
   it.skipIf(!redisReady)("should carry a topic across instances through Redis, and keep a local topic in the process that published it", async () => {

@@ -47,6 +47,14 @@ describe("every declaration refusal is one DefinitionError carrying its rule and
     ]);
   });
 
+  it("should refuse a timeout longer than a timer can wait, and an apiTool that is null, each at its path", () => {
+    const e = refusal(() => defineTool({ ...tool, timeoutSeconds: 3_000_000, apiTool: null } as never));
+    expect(e.issues).toEqual([
+      { path: "/timeoutSeconds", message: "must be at most 2147483 (a timer cannot wait longer)" },
+      { path: "/apiTool", message: "must be a boolean" },
+    ]);
+  });
+
   it("should refuse an extension's own tool with the extension's rule, its issues under /tools/<i>", () => {
     const e = refusal(() => new App().extension({ name: "x", kind: "WRAPPER", description: "X.", create: passThrough, tools: [{ ...tool, name: "no good" }] }));
     expect(e.rule).toBe("extension.tools");

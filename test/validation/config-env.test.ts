@@ -45,6 +45,13 @@ describe("configuration from the environment (README's table)", () => {
     expect(e.message).toContain("TAI_DB_POOL: must be an integer from 1 to 1000");
   });
 
+  it("should name a TAI_DEAD_AFTER_SECONDS shorter than the heartbeat and a bad tracing URL together with other bad variables", () => {
+    const e = refusal({ TAI_DEAD_AFTER_SECONDS: "5", TAI_DB_POOL: "0", PORT: "x", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "ftp://y" });
+    expect(e.issues.map((i) => i.path)).toEqual(["/PORT", "/TAI_DB_POOL", "/TAI_DEAD_AFTER_SECONDS", "/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]);
+    expect(e.message).toContain("TAI_DEAD_AFTER_SECONDS: must be longer than TAI_HEARTBEAT_SECONDS (10)");
+    expect(e.message).toContain('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http:// or https:// URL (got "ftp://y")');
+  });
+
   it.each([
     ["DATABASE_URL", "mysql://db", "must start with file: (SQLite) or postgresql:// (PostgreSQL)"],
     ["TAI_ADMIN_KEY", "short", "must be at least 16 characters"],

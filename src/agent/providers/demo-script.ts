@@ -87,7 +87,7 @@ export function plan(text: string, tools: OfferedTool[]): ScriptedToolCall[] {
   const stats = /\b(?:stats|statistics)\b/i.exec(text);
   if (stats && has("admin_stats")) add(stats.index, "admin_stats", {});
   const ask = /\bask me\b(.*)/i.exec(text);
-  if (ask && has("ask_caller")) add(ask.index, "ask_caller", { question: ask[1].trim().replace(/^(?:about|for|whether)\s+/i, "").replace(/[.?!]*$/, "?") || "What should I do next?" });
+  if (ask && has("ask_caller")) add(ask.index, "ask_caller", { question: askedQuestion(ask[1]) });
   for (const t of tools) {
     const props = (t.inputSchema.properties ?? {}) as Record<string, unknown>;
     const named = new RegExp(`\\b${t.name}\\b`, "i").exec(text);
@@ -169,4 +169,10 @@ function firstNumber(results: SeenResult[]): number {
     if (m) return Number(m[0]);
   }
   return 0;
+}
+
+/** The question a prompt's "ask me …" names; a bare "ask me" asks what to do next. */
+function askedQuestion(text: string): string {
+  const topic = text.trim().replace(/^(?:about|for|whether)\s+/i, "").replace(/[.?!]*$/, "");
+  return topic ? `${topic}?` : "What should I do next?";
 }
