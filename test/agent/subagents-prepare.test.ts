@@ -94,8 +94,18 @@ describe("what a prepared sub-agent runs with", () => {
   it("should show a sub-agent only its own tools, its rendered system prompt and the task it was given", async () => {
     const r = await setup();
     const seen: Record<string, ScriptView[]> = {};
-    useScript(r.agents, "s", parentAndChild("helper", () => ({ text: "helped" }), seen));
-    const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", toolNames: ["finish"], variables: { topic: "bees" }, subagents: [sub("helper", { systemPrompt: "You are helper. Study {{topic}}.", toolNames: ["echo"] })] });
+    useScript(
+      r.agents,
+      "s",
+      parentAndChild("helper", () => ({ text: "helped" }), seen),
+    );
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "?",
+      llmProvider: "s",
+      toolNames: ["finish"],
+      variables: { topic: "bees" },
+      subagents: [sub("helper", { systemPrompt: "You are helper. Study {{topic}}.", toolNames: ["echo"] })],
+    });
     const [view] = seen.helper;
     expect(view.tools.map((t) => t.name)).toEqual(["echo"]);
     expect(view.prompt[0].content).toContain("Study bees.");
@@ -109,7 +119,11 @@ describe("what a prepared sub-agent runs with", () => {
   it("should offer the parent a sub-agent as a tool taking a task, described by its description", async () => {
     const r = await setup();
     const seen: Record<string, ScriptView[]> = {};
-    useScript(r.agents, "s", parentAndChild("helper", () => ({ text: "ok" }), seen));
+    useScript(
+      r.agents,
+      "s",
+      parentAndChild("helper", () => ({ text: "ok" }), seen),
+    );
     await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [sub("helper")] });
     const offered = seen.parent[0].tools.find((t) => t.name === "helper")!;
     expect(offered.description).toBe("The helper.");
@@ -118,7 +132,11 @@ describe("what a prepared sub-agent runs with", () => {
 
   it("should run a sub-agent on the parent's model unless it names its own provider", async () => {
     const r = await setup();
-    const parentModel = useScript(r.agents, "p", parentAndChild("helper", () => ({ text: "from parent's model" })));
+    const parentModel = useScript(
+      r.agents,
+      "p",
+      parentAndChild("helper", () => ({ text: "from parent's model" })),
+    );
     const own = useScript(r.agents, "own", [{ text: "from its own model" }]);
     const inherited = await runToEnd(r.agents, { userMessage: "?", llmProvider: "p", subagents: [sub("helper")] });
     expect(ofType(inherited.log, "tool_result_step")[0].result).toBe("from parent's model");
@@ -130,7 +148,11 @@ describe("what a prepared sub-agent runs with", () => {
 
   it("should stop a sub-agent at its own recursion limit with an error result for the parent", async () => {
     const r = await setup();
-    useScript(r.agents, "s", parentAndChild("looper", () => ({ toolCalls: [{ toolName: "echo", input: { text: "again" } }] })));
+    useScript(
+      r.agents,
+      "s",
+      parentAndChild("looper", () => ({ toolCalls: [{ toolName: "echo", input: { text: "again" } }] })),
+    );
     const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [sub("looper", { toolNames: ["echo"], recursionLimit: 2 })] });
     const looped = ofType(log, "tool_call_step").filter((e) => e.agent === "looper");
     expect(looped.length).toBeLessThanOrEqual(2);
@@ -142,7 +164,11 @@ describe("what a prepared sub-agent runs with", () => {
   it("should give a sub-agent with askCaller the ask_caller tool", async () => {
     const r = await setup();
     const seen: Record<string, ScriptView[]> = {};
-    useScript(r.agents, "s", parentAndChild("asker", () => ({ text: "no need to ask" }), seen));
+    useScript(
+      r.agents,
+      "s",
+      parentAndChild("asker", () => ({ text: "no need to ask" }), seen),
+    );
     await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [sub("asker", { askCaller: true })] });
     expect(seen.asker[0].tools.map((t) => t.name)).toEqual(["ask_caller"]);
   });

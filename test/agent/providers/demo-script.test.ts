@@ -96,11 +96,31 @@ describe("demoScript: one turn of the demo model", () => {
   it("should answer a structured request with a value that fits the schema, filled from the results", () => {
     const schema = {
       type: "object",
-      properties: { total: { type: "integer" }, ratio: { type: "number" }, ok: { type: "boolean" }, label: { type: "string" }, mode: { enum: ["fast", "slow"] }, fixed: { const: 7 }, none: { type: "null" }, tags: { type: "array", minItems: 2, items: { type: "string" } }, empty: { type: "array" } },
+      properties: {
+        total: { type: "integer" },
+        ratio: { type: "number" },
+        ok: { type: "boolean" },
+        label: { type: "string" },
+        mode: { enum: ["fast", "slow"] },
+        fixed: { const: 7 },
+        none: { type: "null" },
+        tags: { type: "array", minItems: 2, items: { type: "string" } },
+        empty: { type: "array" },
+      },
     };
     const prompt = answered("go", [{ tool: "calculate", args: { op: "add", a: 1.5, b: 1 }, output: { type: "json", value: { result: 2.5 } } }]);
     const value = JSON.parse(demoScript(view(prompt, DEMO, schema)).text!);
-    expect(value).toEqual({ total: 3, ratio: 2.5, ok: true, label: "- 1.5 + 1 = 2.5", mode: "fast", fixed: 7, none: null, tags: ["- 1.5 + 1 = 2.5", "- 1.5 + 1 = 2.5"], empty: [] });
+    expect(value).toEqual({
+      total: 3,
+      ratio: 2.5,
+      ok: true,
+      label: "- 1.5 + 1 = 2.5",
+      mode: "fast",
+      fixed: 7,
+      none: null,
+      tags: ["- 1.5 + 1 = 2.5", "- 1.5 + 1 = 2.5"],
+      empty: [],
+    });
   });
 
   it("should call tools first on a structured request that names them, then answer with the schema", () => {

@@ -43,7 +43,18 @@ describe("the LLM provider registry", () => {
   });
 
   it("should pass the numeric settings, stop sequences and provider options through", () => {
-    const kwargs = { temperature: 0.2, maxOutputTokens: 100, topP: 1, topK: 5, seed: -3, presencePenalty: -2, frequencyPenalty: 2, maxRetries: 0, stopSequences: ["END"], providerOptions: { openai: { reasoningEffort: "low" } } };
+    const kwargs = {
+      temperature: 0.2,
+      maxOutputTokens: 100,
+      topP: 1,
+      topK: 5,
+      seed: -3,
+      presencePenalty: -2,
+      frequencyPenalty: 2,
+      maxRetries: 0,
+      stopSequences: ["END"],
+      providerOptions: { openai: { reasoningEffort: "low" } },
+    };
     const { model, ...rest } = kwargs as Record<string, unknown>;
     expect(model).toBeUndefined();
     expect(new ProviderRegistry({}).check("scripted", kwargs)).toEqual({ provider: "scripted", modelId: undefined, settings: rest });
@@ -62,7 +73,18 @@ describe("the LLM provider registry", () => {
 
   it("should refuse every out-of-range, non-integer or mistyped setting, each at its path", () => {
     const paths = refusedAt(() =>
-      new ProviderRegistry({}).check("scripted", { temperature: 3, maxOutputTokens: 1.5, topP: "1", topK: 0, seed: 2 ** 31, maxRetries: 11, stopSequences: [1], providerOptions: [], model: " ", nucleus: 1 }),
+      new ProviderRegistry({}).check("scripted", {
+        temperature: 3,
+        maxOutputTokens: 1.5,
+        topP: "1",
+        topK: 0,
+        seed: 2 ** 31,
+        maxRetries: 11,
+        stopSequences: [1],
+        providerOptions: [],
+        model: " ",
+        nucleus: 1,
+      }),
     );
     expect(paths.sort()).toEqual(
       ["temperature", "maxOutputTokens", "topP", "topK", "seed", "maxRetries", "stopSequences", "providerOptions", "model", "nucleus"].map((k) => `/llmKwargs/${k}`).sort(),
@@ -71,7 +93,16 @@ describe("the LLM provider registry", () => {
 
   it("should accept each numeric setting at both ends of its range", () => {
     const registry = new ProviderRegistry({});
-    const ends = { temperature: [0, 2], maxOutputTokens: [1, 1_000_000], topP: [0, 1], topK: [1, 1000], seed: [-(2 ** 31), 2 ** 31 - 1], presencePenalty: [-2, 2], frequencyPenalty: [-2, 2], maxRetries: [0, 10] };
+    const ends = {
+      temperature: [0, 2],
+      maxOutputTokens: [1, 1_000_000],
+      topP: [0, 1],
+      topK: [1, 1000],
+      seed: [-(2 ** 31), 2 ** 31 - 1],
+      presencePenalty: [-2, 2],
+      frequencyPenalty: [-2, 2],
+      maxRetries: [0, 10],
+    };
     for (const [k, [lo, hi]] of Object.entries(ends)) {
       expect(registry.check("scripted", { [k]: lo }).settings).toEqual({ [k]: lo });
       expect(registry.check("scripted", { [k]: hi }).settings).toEqual({ [k]: hi });
@@ -86,7 +117,9 @@ describe("the LLM provider registry", () => {
     expect(refusedAt(() => new ProviderRegistry({}).resolve("anthropic", undefined))).toEqual(["/llmProvider"]);
     expect(() => new ProviderRegistry({}).resolve("anthropic", undefined)).toThrow(/ANTHROPIC_API_KEY/);
     expect(() => new ProviderRegistry({ TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined)).toThrow(/TAI_LLM_BASE_URL/);
-    expect(() => new ProviderRegistry({ TAI_LLM_BASE_URL: "http://127.0.0.1:9/v1", TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined)).toThrow(/TAI_LLM_MODEL/);
+    expect(() => new ProviderRegistry({ TAI_LLM_BASE_URL: "http://127.0.0.1:9/v1", TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined)).toThrow(
+      /TAI_LLM_MODEL/,
+    );
     try {
       new ProviderRegistry({ TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined);
     } catch (e) {

@@ -3,7 +3,10 @@ import { generateText, streamText } from "ai";
 import { describe, expect, it } from "vitest";
 import { ScriptedModel, wordChunks, type ScriptView } from "../../../src/agent/providers/scripted-model.ts";
 
-const ask = (text: string, extra: Partial<LanguageModelV3CallOptions> = {}): LanguageModelV3CallOptions => ({ prompt: [{ role: "user", content: [{ type: "text", text }] }], ...extra });
+const ask = (text: string, extra: Partial<LanguageModelV3CallOptions> = {}): LanguageModelV3CallOptions => ({
+  prompt: [{ role: "user", content: [{ type: "text", text }] }],
+  ...extra,
+});
 
 async function parts(model: ScriptedModel, options = ask("hi")): Promise<LanguageModelV3StreamPart[]> {
   const { stream } = await model.doStream(options);
@@ -30,7 +33,20 @@ describe("wordChunks", () => {
 describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   it("should stream reasoning and text word by word between their start and end, then finish with stop", async () => {
     const got = await parts(new ScriptedModel([{ reasoning: "Think first.", text: "It is 42." }], { modelId: "m-7" }));
-    expect(got.map((p) => p.type)).toEqual(["stream-start", "response-metadata", "reasoning-start", "reasoning-delta", "reasoning-delta", "reasoning-end", "text-start", "text-delta", "text-delta", "text-delta", "text-end", "finish"]);
+    expect(got.map((p) => p.type)).toEqual([
+      "stream-start",
+      "response-metadata",
+      "reasoning-start",
+      "reasoning-delta",
+      "reasoning-delta",
+      "reasoning-end",
+      "text-start",
+      "text-delta",
+      "text-delta",
+      "text-delta",
+      "text-end",
+      "finish",
+    ]);
     expect(got[1]).toMatchObject({ modelId: "m-7" });
     const text = got.flatMap((p) => (p.type === "text-delta" ? [p.delta] : [])).join("");
     expect(text).toBe("It is 42.");
@@ -38,7 +54,14 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   });
 
   it("should stream a tool call's arguments in two chunks that join to its JSON, with ids per turn and index", async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ toolName: "calc", input: { a: 1, b: 2 } }, { toolName: "echo", input: { text: "x" }, id: "mine" }] }]);
+    const model = new ScriptedModel([
+      {
+        toolCalls: [
+          { toolName: "calc", input: { a: 1, b: 2 } },
+          { toolName: "echo", input: { text: "x" }, id: "mine" },
+        ],
+      },
+    ]);
     const got = await parts(model);
     const deltas = got.flatMap((p) => (p.type === "tool-input-delta" && p.id === "call_0_0" ? [p.delta] : []));
     expect(deltas).toHaveLength(2);
@@ -83,10 +106,14 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   it("should show a script function the prompt, the offered tools, the response format and the call count", async () => {
     const views: ScriptView[] = [];
     const model = new ScriptedModel((view) => (views.push(view), { text: `call ${view.call}` }));
-    const tools = [{ type: "function" as const, name: "echo", description: "Echoes.", inputSchema: { type: "object" } }];
+    const tools = [{ type: "function" as const, name: "echo", description: "Echoes.", inputSchema: { type: "object" as const } }];
     await model.doGenerate(ask("first", { tools, responseFormat: { type: "json", schema: { type: "object", required: ["a"] } } }));
     await model.doGenerate(ask("second"));
-    expect(views[0]).toMatchObject({ call: 0, tools: [{ name: "echo", description: "Echoes.", inputSchema: { type: "object" } }], responseFormat: { type: "object", required: ["a"] } });
+    expect(views[0]).toMatchObject({
+      call: 0,
+      tools: [{ name: "echo", description: "Echoes.", inputSchema: { type: "object" } }],
+      responseFormat: { type: "object", required: ["a"] },
+    });
     expect(views[1]).toMatchObject({ call: 1, tools: [], responseFormat: null });
     expect(views[1].prompt).toEqual(ask("second").prompt);
   });

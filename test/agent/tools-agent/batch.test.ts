@@ -4,7 +4,14 @@ import { runBatch, type BatchItem } from "../../../src/agent/tools-agent/batch.t
 import type { CallOutcome, DoneOutcome } from "../../../src/agent/tools-agent/checkpoint.ts";
 
 /** A finished outcome whose result is `value`. */
-const done = (value: unknown, isError = false): DoneOutcome => ({ status: "done", isError, result: value, modelOutput: { type: "json", value: value as never }, terminate: false, value });
+const done = (value: unknown, isError = false): DoneOutcome => ({
+  status: "done",
+  isError,
+  result: value,
+  modelOutput: { type: "json", value: value as never },
+  terminate: false,
+  value,
+});
 
 /** A call the test finishes by hand: `finish()` resolves it, `started` tells whether it began. */
 function manual(callId: string, mode: "parallel" | "sequential" = "parallel", tool = "t") {
@@ -41,7 +48,13 @@ async function runAll(items: BatchItem[], agent: string | null = null): Promise<
   }
 }
 
-const instant = (callId: string, mode: "parallel" | "sequential" = "parallel", outcome: CallOutcome = done(callId)): BatchItem => ({ callId, tool: "t", shownArgs: {}, mode, run: async () => outcome });
+const instant = (callId: string, mode: "parallel" | "sequential" = "parallel", outcome: CallOutcome = done(callId)): BatchItem => ({
+  callId,
+  tool: "t",
+  shownArgs: {},
+  mode,
+  run: async () => outcome,
+});
 
 describe("runBatch: one model turn's calls", () => {
   it("should announce every call first, in the order asked, before any result", async () => {

@@ -12,7 +12,11 @@ const user = (text: string): ModelMessage => ({ role: "user", content: text });
 
 /** The error results closeDangling added, by call id. */
 const notRun = (history: ModelMessage[]) =>
-  history.flatMap((m) => (m.role === "tool" ? (m.content as { toolCallId: string; output: { type: string; value: string } }[]).filter((p) => p.output.type === "error-text").map((p) => p.toolCallId) : []));
+  history.flatMap((m) =>
+    m.role === "tool"
+      ? (m.content as { toolCallId: string; output: { type: string; value: string } }[]).filter((p) => p.output.type === "error-text").map((p) => p.toolCallId)
+      : [],
+  );
 
 describe("closeDangling: every tool call of a history gets a result", () => {
   it("should leave a history whose calls are all answered as it is", () => {

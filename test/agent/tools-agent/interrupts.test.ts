@@ -61,7 +61,13 @@ describe("actionsFor: the gated calls of a turn, in the order asked", () => {
 });
 
 describe("parseDecisions: a resume's decisions on the pending actions", () => {
-  const action = (tool: string, allowedDecisions: InterruptAction["allowedDecisions"] = ["approve", "edit", "reject"]): InterruptAction => ({ callId: `c-${tool}`, tool, args: {}, allowedDecisions, description: null });
+  const action = (tool: string, allowedDecisions: InterruptAction["allowedDecisions"] = ["approve", "edit", "reject"]): InterruptAction => ({
+    callId: `c-${tool}`,
+    tool,
+    args: {},
+    allowedDecisions,
+    description: null,
+  });
   const two = [action("pay"), action("email")];
 
   it("should read one decision per action, in order", () => {
@@ -101,7 +107,15 @@ describe("parseDecisions: a resume's decisions on the pending actions", () => {
   });
 
   it("should refuse an edit without args as an object, and a reject whose message is not a string", () => {
-    const { issues } = parseDecisions({ decisions: [{ type: "edit", args: [1] }, { type: "reject", message: 42 }] }, two);
+    const { issues } = parseDecisions(
+      {
+        decisions: [
+          { type: "edit", args: [1] },
+          { type: "reject", message: 42 },
+        ],
+      },
+      two,
+    );
     expect(paths(issues)).toEqual(["/resume/decisions/0/args", "/resume/decisions/1/message"]);
   });
 
