@@ -1,19 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ScriptView, ScriptedTurn } from "../../src/agent/providers/scripted-model.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { agentTestApp } from "./fixtures.ts";
-import { ofType, runToEnd, useScript } from "./support.ts";
+import { as, type TestRuntime } from "../helpers/runtime.ts";
+import { agentRuntimePerTest, ofType, runToEnd, useScript } from "./support.ts";
 
-let rt: TestRuntime | undefined;
-afterEach(async () => {
-  await rt?.dispose();
-  rt = undefined;
-});
-
-async function setup() {
-  rt = await testRuntime({ app: agentTestApp() });
-  return rt;
-}
+const setup = agentRuntimePerTest();
 
 /** Starts a run with these sub-agent specs and returns the issue paths it was refused with. */
 async function refusedPaths(r: TestRuntime, subagents: Record<string, unknown>[], extra: Record<string, unknown> = {}): Promise<string[]> {
@@ -90,18 +80,18 @@ describe("preparing sub-agents: every problem of every spec is refused at its pa
   });
 });
 
+/** Runs a parent that calls the sub-agent `child` once (answering as `answer`), with `options`; returns what each saw and the log. */
+async function runWithChild(child: string, answer: (view: ScriptView) => ScriptedTurn, options: Record<string, unknown>) {
+  const r = await setup();
+  const seen: Record<string, ScriptView[]> = {};
+  useScript(r.agents, "s", parentAndChild(child, answer, seen));
+  const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", ...options });
+  return { seen, log };
+}
+
 describe("what a prepared sub-agent runs with", () => {
   it("should show a sub-agent only its own tools, its rendered system prompt and the task it was given", async () => {
-    const r = await setup();
-    const seen: Record<string, ScriptView[]> = {};
-    useScript(
-      r.agents,
-      "s",
-      parentAndChild("helper", () => ({ text: "helped" }), seen),
-    );
-    const { log } = await runToEnd(r.agents, {
-      userMessage: "?",
-      llmProvider: "s",
+    const { seen, log } = await runWithChild("helper", () => ({ text: "helped" }), {
       toolNames: ["finish"],
       variables: { topic: "bees" },
       subagents: [sub("helper", { systemPrompt: "You are helper. Study {{topic}}.", toolNames: ["echo"] })],
@@ -117,14 +107,7 @@ describe("what a prepared sub-agent runs with", () => {
   });
 
   it("should offer the parent a sub-agent as a tool taking a task, described by its description", async () => {
-    const r = await setup();
-    const seen: Record<string, ScriptView[]> = {};
-    useScript(
-      r.agents,
-      "s",
-      parentAndChild("helper", () => ({ text: "ok" }), seen),
-    );
-    await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [sub("helper")] });
+    const { seen } = await runWithChild("helper", () => ({ text: "ok" }), { subagents: [sub("helper")] });
     const offered = seen.parent[0].tools.find((t) => t.name === "helper")!;
     expect(offered.description).toBe("The helper.");
     expect(Object.keys(offered.inputSchema.properties as object)).toContain("task");
@@ -147,13 +130,9 @@ describe("what a prepared sub-agent runs with", () => {
   });
 
   it("should stop a sub-agent at its own recursion limit with an error result for the parent", async () => {
-    const r = await setup();
-    useScript(
-      r.agents,
-      "s",
-      parentAndChild("looper", () => ({ toolCalls: [{ toolName: "echo", input: { text: "again" } }] })),
-    );
-    const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [sub("looper", { toolNames: ["echo"], recursionLimit: 2 })] });
+    const { log } = await runWithChild("looper", () => ({ toolCalls: [{ toolName: "echo", input: { text: "again" } }] }), {
+      subagents: [sub("looper", { toolNames: ["echo"], recursionLimit: 2 })],
+    });
     const looped = ofType(log, "tool_call_step").filter((e) => e.agent === "looper");
     expect(looped.length).toBeLessThanOrEqual(2);
     const [result] = ofType(log, "tool_result_step").filter((e) => e.tool === "looper");
@@ -162,14 +141,7 @@ describe("what a prepared sub-agent runs with", () => {
   });
 
   it("should give a sub-agent with askCaller the ask_caller tool", async () => {
-    const r = await setup();
-    const seen: Record<string, ScriptView[]> = {};
-    useScript(
-      r.agents,
-      "s",
-      parentAndChild("asker", () => ({ text: "no need to ask" }), seen),
-    );
-    await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [sub("asker", { askCaller: true })] });
+    const { seen } = await runWithChild("asker", () => ({ text: "no need to ask" }), { subagents: [sub("asker", { askCaller: true })] });
     expect(seen.asker[0].tools.map((t) => t.name)).toEqual(["ask_caller"]);
   });
 });

@@ -108,36 +108,23 @@ describe("runBatch: one model turn's calls", () => {
     expect((end.value as CallOutcome[]).map((o) => (o as DoneOutcome).value)).toEqual(["A", "B"]);
   });
 
-  it("should not start a sequential call before the parallel calls asked before it have ended", async () => {
-    const p = manual("p");
-    const s = manual("s", "sequential");
-    const { pull } = drive([p.item, s.item]);
+  it.each([
+    { case: "a sequential call before the parallel calls asked before it have ended", first: "parallel", second: "sequential" },
+    { case: "the calls after a sequential call before it has ended", first: "sequential", second: "parallel" },
+  ] as const)("should not start $case", async ({ first, second }) => {
+    const one = manual("one", first);
+    const two = manual("two", second);
+    const { pull } = drive([one.item, two.item]);
     await pull();
     await pull();
     const next = pull();
-    await until(() => p.state.started);
+    await until(() => one.state.started);
     await settle();
-    expect(s.state.started).toBe(false);
-    p.finish();
-    await until(() => s.state.started);
-    s.finish();
-    expect((await next).value).toMatchObject({ callId: "p" });
-  });
-
-  it("should not start the calls after a sequential call before it has ended", async () => {
-    const s = manual("s", "sequential");
-    const later = manual("later");
-    const { pull } = drive([s.item, later.item]);
-    await pull();
-    await pull();
-    const next = pull();
-    await until(() => s.state.started);
-    await settle();
-    expect(later.state.started).toBe(false);
-    s.finish();
-    await until(() => later.state.started);
-    later.finish();
-    expect((await next).value).toMatchObject({ callId: "s" });
+    expect(two.state.started).toBe(false);
+    one.finish();
+    await until(() => two.state.started);
+    two.finish();
+    expect((await next).value).toMatchObject({ callId: "one" });
   });
 
   it("should run two sequential calls one after the other", async () => {
