@@ -85,13 +85,6 @@ describe("stored response formats", () => {
     expect(issues).toEqual([]);
   });
 
-  it("should refuse a template that is not JSON, and one without placeholders that is not a JSON Schema", async () => {
-    expect(await refusedAt(put("bad", "{not json"))).toEqual(["/template"]);
-    const paths = await refusedAt(put("bad", '{"type":"no-such-type"}'));
-    expect(paths.length).toBeGreaterThan(0);
-    expect(paths.every((p) => p.startsWith("/template"))).toBe(true);
-  });
-
   it("should refuse a bad name and an empty description together", async () => {
     expect(await refusedAt(formats().put({ name: "", description: "  ", template: "{}" }, as("ADMIN")))).toEqual(["/name", "/description"]);
   });
@@ -105,13 +98,5 @@ describe("stored response formats", () => {
     expect([...new Set(issues.map((i) => i.path.slice(0, 2)))]).toEqual(["/a", "/b", "/c"]);
     expect(issues[0].message).toBe('no stored response format named "nope"');
     expect(issues[1].message).toContain("{{t}}");
-  });
-
-  it("should let only an ADMIN write or delete a format, and answer NOT_FOUND for a missing one", async () => {
-    await expect(formats().put({ name: "f", description: "d", template: "{}" }, as("USER"))).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await put("f", "{}");
-    await expect(formats().delete("f", as("READER"))).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect(await formats().delete("f", as("ADMIN"))).toBe(true);
-    await expect(formats().delete("f", as("ADMIN"))).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

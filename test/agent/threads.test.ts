@@ -127,8 +127,4 @@ describe("checkThreadMessages: appendThreadMessages input", () => {
     const issues = paths(() => checkThreadMessages([{ role: "tool", content: "x" }, "text", { role: "user", content: 5, at: "now" }]));
     expect(issues).toEqual(["/messages/0/role", "/messages/1", "/messages/2/content", "/messages/2/at"]);
   });
-
-  it("should refuse content the database cannot store", () => {
-    expect(paths(() => checkThreadMessages([{ role: "user", content: "nul \u0000 byte" }]))).toEqual(["/messages/0/content"]);
-  });
 });

@@ -7,27 +7,11 @@ describe("the forms a secret is scrubbed in", () => {
     expect(formsOf("plain-value")).toEqual(["plain-value"]);
     expect(formsOf('quo"te\\back')).toEqual(['quo"te\\back', 'quo\\"te\\\\back']);
   });
-
-  it("should scrub a secret written inside serialized JSON text", () => {
-    const secrets = new Secrets({ env: {} });
-    secrets.add('p"ss\\word');
-    const serialized = JSON.stringify({ password: 'p"ss\\word' });
-    expect(secrets.scrubText(serialized)).toBe('{"password":"[redacted]"}');
-  });
 });
 
 describe("scrubTextOf", () => {
   it("should replace every occurrence of every value", () => {
     expect(scrubTextOf("abcd xx abcd yy efgh", ["abcd", "efgh"])).toBe("[redacted] xx [redacted] yy [redacted]");
-  });
-
-  it("should leave a whole server token with a short secret inside it alone, unless the secret is the whole token", () => {
-    const instant = "2026-11-30T10:00:00.000Z";
-    const uuid = "0b1c2d3e-1234-4abc-8def-0123456789ab";
-    expect(scrubTextOf(instant, ["2026"])).toBe(instant);
-    expect(scrubTextOf(uuid, ["1234"])).toBe(uuid);
-    expect(scrubTextOf(uuid, [uuid])).toBe("[redacted]");
-    expect(scrubTextOf(`${instant} and 2026`, ["2026"])).toBe("[redacted]-11-30T10:00:00.000Z and [redacted]");
   });
 });
 
@@ -104,11 +88,6 @@ describe("Secrets.resolve and learnMarkers", () => {
       message = (e as Error).message;
     }
     expect(message).toBe("preset p: the config provider failed to look up X");
-  });
-
-  it("should refuse a variable TAI_ENV_DENY names", () => {
-    const secrets = new Secrets({ deny: ["AWS_*"], env: { AWS_KEY: "aws-secret-value" } });
-    expect(() => secrets.resolve("!ENV AWS_KEY", "preset p")).toThrow(/names the server's own configuration/);
   });
 
   it("should learn the values of stored markers it may resolve, and none of server configuration or failing lookups", () => {
