@@ -18,14 +18,21 @@ export interface Span {
  */
 export function agentTestApp(spans: Span[] = []): App {
   const app = new App();
-  const timed = async ({ label, ms }: { label: string; ms: number }) => {
+  const ended = new Map<string, () => void>();
+  const endOf = (label: string) => new Promise<void>((resolve) => (spans.some((s) => s.label === label) ? resolve() : ended.set(label, resolve)));
+  // Waits `ms`, or, given `until`, until the call labelled so has ended (at most `ms`).
+  const timed = async ({ label, ms, until }: { label: string; ms: number; until?: string }) => {
     const start = performance.now();
-    await sleep(ms);
+    const stop = new AbortController();
+    await Promise.race([sleep(ms, stop.signal).catch(() => {}), ...(until ? [endOf(until)] : [])]);
+    stop.abort();
     spans.push({ label, start, end: performance.now() });
+    ended.get(label)?.();
     return { label };
   };
-  app.tool({ name: "slow", description: "Waits, then returns its label.", input: z.object({ label: z.string(), ms: z.number() }) }, timed);
-  app.tool({ name: "serial", description: "Waits, then returns its label. One at a time.", input: z.object({ label: z.string(), ms: z.number() }), executionMode: "sequential" }, timed);
+  const timedInput = z.object({ label: z.string(), ms: z.number(), until: z.string().optional() });
+  app.tool({ name: "slow", description: "Waits, then returns its label.", input: timedInput }, timed);
+  app.tool({ name: "serial", description: "Waits, then returns its label. One at a time.", input: timedInput, executionMode: "sequential" }, timed);
   app.tool({ name: "finish", description: "Ends the run with a value.", input: z.object({ value: z.string() }) }, ({ value }) => toolResult({ data: { done: value }, terminate: true }));
   app.tool({ name: "vault_read", description: "Reads a secret.", input: z.object({ name: z.string() }), tier: "secret" }, ({ name }) => ({ secret: `s3cr3t-for-${name}` }));
   app.tool(

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEventRecord, AgentLogEntry } from "../../src/agent/events.ts";
 import { SubscriberOverflowError } from "../../src/events/bus.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { until } from "../graphql/support.ts";
 
 /** The replay-then-live log of one run (docs/agent-stream.md §3), driven by hand. */
 describe("a run's log", () => {
@@ -87,8 +88,7 @@ describe("a run's log", () => {
     const controller = new AbortController();
     const log = r.agents.events("r1", 0, controller.signal);
     const next = log.next();
-    await new Promise((res) => setTimeout(res, 20));
-    expect(r.bus.listenerCount("agentEvent")).toBe(1);
+    await until("the log to listen on the bus", () => r.bus.listenerCount("agentEvent") === 1);
     controller.abort();
     await expect(next).resolves.toMatchObject({ done: true });
     expect(r.bus.listenerCount("agentEvent")).toBe(0);

@@ -3,6 +3,7 @@ import type { AgentService, StartedRun } from "../../src/agent/agent-service.ts"
 import type { AgentLogEntry } from "../../src/agent/events.ts";
 import { ScriptedModel, type Script } from "../../src/agent/providers/scripted-model.ts";
 import type { Caller } from "../../src/auth/roles.ts";
+import { afterEach } from "vitest";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp } from "./fixtures.ts";
 
@@ -49,4 +50,14 @@ export function sharedRuntimes() {
       for (const r of runtimes.splice(0).reverse()) await r.dispose();
     },
   };
+}
+
+/** A runtime on the agent test app per test: `setup()` creates it, and it is disposed after each test. */
+export function agentRuntimePerTest(): () => Promise<TestRuntime> {
+  let rt: TestRuntime | undefined;
+  afterEach(async () => {
+    await rt?.dispose();
+    rt = undefined;
+  });
+  return async () => (rt = await testRuntime({ app: agentTestApp() }));
 }

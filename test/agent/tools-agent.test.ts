@@ -107,14 +107,15 @@ describe("execution modes", () => {
     const spans: Span[] = [];
     const r = await setup(spans);
     useScript(r.agents, "s", [
-      { toolCalls: [{ toolName: "slow", input: { label: "first", ms: 300 } }, { toolName: "slow", input: { label: "second", ms: 20 } }] },
+      // "first" ends only once "second" has: asked one after the other, it would wait out its 10 s and end first.
+      { toolCalls: [{ toolName: "slow", input: { label: "first", ms: 10_000, until: "second" } }, { toolName: "slow", input: { label: "second", ms: 0 } }] },
       { text: "done" },
     ]);
     const { log } = await runToEnd(r.agents, { userMessage: "go", toolNames: ["slow"], llmProvider: "s" });
     const first = spans.find((s) => s.label === "first")!;
     const second = spans.find((s) => s.label === "second")!;
     expect(second.start).toBeLessThan(first.end);
-    expect(second.end).toBeLessThan(first.end);
+    expect(second.end).toBeLessThanOrEqual(first.end);
     expect(types(log).slice(0, 4)).toEqual(["tool_call_step", "tool_call_step", "tool_result_step", "tool_result_step"]);
     expect(ofType(log, "tool_result_step").map((x) => (x.result as { label: string }).label)).toEqual(["first", "second"]);
   });

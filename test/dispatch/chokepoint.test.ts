@@ -3,6 +3,7 @@ import { App } from "../../src/app.ts";
 import { ToolError } from "../../src/errors.ts";
 import { z } from "zod";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { until } from "../graphql/support.ts";
 
 describe("the dispatch chokepoint", () => {
   let rt: TestRuntime;
@@ -72,7 +73,7 @@ describe("the dispatch chokepoint", () => {
       return "done";
     });
     const a = rt.dispatcher.run({ tool: "slow", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "same" });
-    await new Promise((r) => setTimeout(r, 50));
+    await until("the first run to be running", () => calls === 1);
     const b = rt.dispatcher.run({ tool: "slow", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "same" });
     await new Promise((r) => setTimeout(r, 50));
     release();

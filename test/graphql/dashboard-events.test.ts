@@ -44,8 +44,12 @@ describe("a runEvents dashboard over real sockets", () => {
       // A dashboard that saw only the first event reconnects and gets exactly the rest.
       const replay = collect<RunEventData>(client, RUN_EVENTS, { tool: "flaky", afterSeq: events[0].seq });
       const missed = (await replay.waitForData(3)).map((d) => d.runEvents);
-      await new Promise((r) => setTimeout(r, 200));
-      expect(replay.data.map((d) => [d.runEvents.seq, d.runEvents.type])).toEqual(missed.map((e) => [e.seq, e.type]));
+      // A marker run started afterwards: a repeated event would arrive before its first one.
+      const marker = dispatchOverHttp();
+      await until("the marker run's first event", () => replay.data.some((d) => d.runEvents.run.id !== run.id));
+      const beforeMarker = replay.data.slice(0, replay.data.findIndex((d) => d.runEvents.run.id !== run.id));
+      expect(beforeMarker.map((d) => [d.runEvents.seq, d.runEvents.type])).toEqual(missed.map((e) => [e.seq, e.type]));
+      await marker;
       expect(missed.map((e) => [e.seq, e.type])).toEqual(events.slice(1).map((e) => [e.seq, e.type]));
       replay.stop();
     } finally {

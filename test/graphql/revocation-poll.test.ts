@@ -22,8 +22,10 @@ describe("revocation without a shared bus", () => {
     const key = await rt.keys.create("watcher", "USER");
     const client = wsClient(url, { connectionParams: { authorization: `Bearer ${key}` } });
     const closed = new Promise<number>((resolve) => client.on("closed", (e) => resolve((e as { code: number }).code)));
+    // The server holds the socket for its key before it acknowledges the connection.
+    const connected = new Promise<void>((resolve) => client.on("connected", () => resolve()));
     const sub = collect(client, "subscription { toolsChanged { name } }");
-    await new Promise((r) => setTimeout(r, 300));
+    await connected;
     // What `tai keys revoke` does from another process when no Redis links the two.
     await rt.db.apiKey.update({ where: { name: "watcher" }, data: { revokedAt: new Date() } });
     expect(await closed).toBe(4403);

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { Client } from "graphql-ws";
+import type { App } from "../../src/app.ts";
 import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
 import { Bus, SubscriberOverflowError } from "../../src/events/bus.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { callerOf } from "../../src/auth/roles.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { collect, RUN_EVENTS, until, within, wsClient, wsUrl, type RunEventData } from "./support.ts";
+import { collect, gatedApp, RUN_EVENTS, until, within, wsClient, wsUrl, type RunEventData } from "./support.ts";
 
 interface Started {
   rt: TestRuntime;
@@ -22,8 +23,8 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
   const clients: Client[] = [];
   const sockets: WebSocket[] = [];
 
-  async function start(env: NodeJS.ProcessEnv = {}): Promise<Started> {
-    const rt = await testRuntime({ env });
+  async function start(env: NodeJS.ProcessEnv = {}, tools?: App): Promise<Started> {
+    const rt = await testRuntime({ env, app: tools });
     const app = buildApp(rt);
     const url = await app.start(0, "127.0.0.1");
     started = { rt, app, url };
@@ -90,14 +91,13 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       ]);
       await until("the resumed subscription to listen live", () => listeners() === 1);
       const d = await echo("d");
-      const all = await resumed.waitForData(6);
-      await new Promise((r) => setTimeout(r, 100)); // room for a duplicate to show up
+      // A marker run published after d: a duplicate of any earlier event would arrive before its events.
+      const marker = await echo("marker");
+      const all = await resumed.waitForData(8);
       expect(resumed.errors).toEqual([]);
-      expect(resumed.data.slice(4).map((e) => [e.runEvents.run.id, e.runEvents.type])).toEqual([
-        [d.id, "RUN_STARTED"],
-        [d.id, "RUN_FINISHED"],
-      ]);
-      expect(resumed.data).toHaveLength(6);
+      const live = resumed.data.slice(4).map((e) => `${e.runEvents.run.id} ${e.runEvents.type}`);
+      expect(live).toEqual([`${d.id} RUN_STARTED`, `${d.id} RUN_FINISHED`, `${marker.id} RUN_STARTED`, `${marker.id} RUN_FINISHED`]);
+      expect(resumed.data).toHaveLength(8);
       expectIncreasing(seqs(all));
       expect(seqs(all)).toEqual((await rt.runs.events({}, lastSeq)).map((e) => e.seq));
     });
@@ -115,7 +115,9 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       };
       const sub = collect<RunEventData>(client(), RUN_EVENTS, { afterSeq: 0 });
       await sub.waitForData(8);
-      await new Promise((r) => setTimeout(r, 100));
+      // A marker run published once the replay is read: a repeated event would arrive before its end.
+      const marker = await echo("marker");
+      await until("the marker run's end", () => sub.data.some((e) => e.runEvents.run.id === marker.id && e.runEvents.type === "RUN_FINISHED") || sub.errors.length > 0);
       expect(sub.errors).toEqual([]);
       const got = seqs(sub.data);
       expect(got).toEqual((await events({}, 0)).map((e) => e.seq));
@@ -129,26 +131,27 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       await echo("not this one");
       const calc = await rt.dispatcher.run({ tool: "calculate", input: { op: "add", a: 1, b: 2 }, caller: anonymousUser, door: "runtime" });
       await echo("nor this one");
-      await sub.waitForData(2);
-      await new Promise((r) => setTimeout(r, 100));
-      expect(sub.data.map((e) => [e.runEvents.run.tool, e.runEvents.run.id, e.runEvents.type])).toEqual([
-        ["calculate", calc.id, "RUN_STARTED"],
-        ["calculate", calc.id, "RUN_FINISHED"],
-      ]);
+      // A marker run of the filtered tool, published last: a leaked echo event would arrive before it.
+      const marker = await rt.dispatcher.run({ tool: "calculate", input: { op: "add", a: 2, b: 2 }, caller: anonymousUser, door: "runtime" });
+      await sub.waitForData(4);
+      const seen = sub.data.map((e) => `${e.runEvents.run.tool} ${e.runEvents.run.id} ${e.runEvents.type}`);
+      expect(seen).toEqual([`calculate ${calc.id} RUN_STARTED`, `calculate ${calc.id} RUN_FINISHED`, `calculate ${marker.id} RUN_STARTED`, `calculate ${marker.id} RUN_FINISHED`]);
     });
 
     it("should deliver only the events of the run it filters on, replayed and live", async () => {
-      const { rt } = await start();
-      const pending = rt.dispatcher.run({ tool: "sleep", input: { seconds: 0.5 }, caller: anonymousUser, door: "runtime" });
+      // The filtered run ends only when released, after the other runs: a leaked event of theirs would arrive before its end.
+      const { app, release } = gatedApp();
+      const { rt } = await start({}, app);
+      const pending = rt.dispatcher.run({ tool: "gate", input: {}, caller: anonymousUser, door: "runtime" });
       let runId: string | undefined;
-      await until("the sleep run to start", async () => Boolean((runId = (await rt.runs.list({ tool: "sleep" }, 1))[0]?.id)));
+      await until("the gated run to start", async () => Boolean((runId = (await rt.runs.list({ tool: "gate" }, 1))[0]?.id)));
       await echo("other");
       const sub = collect<RunEventData>(client(), RUN_EVENTS, { runId, afterSeq: 0 });
       await sub.waitForData(1);
       await echo("another");
+      release();
       await pending;
       await sub.waitForData(2);
-      await new Promise((r) => setTimeout(r, 100));
       expect(sub.errors).toEqual([]);
       expect(sub.data.map((e) => [e.runEvents.run.id, e.runEvents.type])).toEqual([
         [runId, "RUN_STARTED"],

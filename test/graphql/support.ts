@@ -1,5 +1,7 @@
 import { createClient, type Client, type ClientOptions } from "graphql-ws";
 import WebSocket from "ws";
+import { z } from "zod";
+import { App } from "../../src/app.ts";
 import type { TaiServer } from "../../src/server/build-app.ts";
 
 /** A GraphQL response as the tests read it. */
@@ -40,6 +42,15 @@ export function within<T>(what: string, promise: Promise<T>, timeoutMs = 5000): 
     timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** An app with a `gate` tool whose runs end only once `release()` is called. */
+export function gatedApp(): { app: App; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const app = new App();
+  app.tool({ name: "gate", description: "Waits until the test releases it.", input: z.object({}) }, async () => (await released, "open"));
+  return { app, release };
 }
 
 /** The ws:// URL of an http:// /graphql URL. */

@@ -4,6 +4,7 @@ import { App } from "../../src/app.ts";
 import { park } from "../../src/interactions/park.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { until } from "../graphql/support.ts";
 
 describe("parks and interactions", () => {
   let rt: TestRuntime;
@@ -86,8 +87,10 @@ describe("parks and interactions", () => {
   it("should fail the run with TIMEOUT when an interaction expires", async () => {
     const parked = await rt.dispatcher.run({ tool: "brief", input: {}, caller: as("USER"), door: "runtime" });
     expect(parked.status).toBe("PARKED");
-    await new Promise((r) => setTimeout(r, 300));
-    await rt.interactions.expireDue();
+    await until("the interaction to expire", async () => {
+      await rt.interactions.expireDue();
+      return (await rt.runs.get(parked.id))?.status === "FAILED";
+    });
     expect(await rt.runs.get(parked.id)).toMatchObject({ status: "FAILED", errorKind: "TIMEOUT" });
     expect((await rt.interactions.forRun(parked.id))[0].status).toBe("EXPIRED");
   });

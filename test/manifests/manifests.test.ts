@@ -4,6 +4,7 @@ import WebSocket from "ws";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
+import { until } from "../graphql/support.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
@@ -75,6 +76,7 @@ describe("manifests", () => {
     const url = await server.start(0, "127.0.0.1");
     const client = createClient({ url: url.replace("http", "ws"), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${user}` }, retryAttempts: 0 });
     try {
+      const listening = rt.bus.listenerCount("toolsChanged");
       const received = new Promise<string[]>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error("no toolsChanged within 10 s")), 10_000);
         client.subscribe<{ toolsChanged: { name: string }[] }>(
@@ -89,8 +91,7 @@ describe("manifests", () => {
           },
         );
       });
-      // Let the subscription reach the server before activating.
-      await new Promise((r) => setTimeout(r, 200));
+      await until("the subscription to listen on the bus", () => rt.bus.listenerCount("toolsChanged") > listening);
       await gql(`mutation { activateManifest(name: "narrow") { name } }`, {}, admin);
       expect(await received).toEqual(["search_web"]);
     } finally {

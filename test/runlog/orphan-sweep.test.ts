@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RunFailedRecord } from "../../src/agent/events.ts";
 import type { RunEventRecord } from "../../src/dispatch/run-record.ts";
 import type { Bus } from "../../src/events/bus.ts";
 import { createLogger } from "../../src/log.ts";
 import { OrphanSweep } from "../../src/runlog/orphan-sweep.ts";
+import { until } from "../graphql/support.ts";
 
 const toolEvent = (runId: string) => ({ runId, type: "RUN_FINISHED" }) as RunEventRecord;
 const agentFailure = (runId: string): RunFailedRecord => ({ type: "run_failed", final: true, seq: 2, runId, kind: "INTERNAL", message: "interrupted by restart" });
@@ -29,7 +30,10 @@ function fixture(orphans: { tools: string[]; agents: string[] }) {
 
 describe("the orphan sweep", () => {
   const started: OrphanSweep[] = [];
-  afterEach(() => started.splice(0).forEach((s) => s.stop()));
+  afterEach(() => {
+    started.splice(0).forEach((s) => s.stop());
+    vi.useRealTimers();
+  });
 
   it("should fail both engines' orphans at start, publish each closing record and return the tool runs", async () => {
     const f = fixture({ tools: ["t1"], agents: ["a1", "a2"] });
@@ -45,16 +49,19 @@ describe("the orphan sweep", () => {
   });
 
   it("should beat, then sweep, on every tick of one timer until stopped", async () => {
+    // The sweep is driven by its interval: fake only that, so the fakes' promises still run.
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const f = fixture({ tools: [], agents: [] });
     started.push(f.sweep);
     await f.sweep.start();
-    await new Promise((r) => setTimeout(r, 70));
+    expect(f.calls).toHaveLength(3);
+    for (const n of [7, 11]) {
+      await vi.advanceTimersByTimeAsync(20);
+      await until(`tick ${(n - 3) / 4}`, () => f.calls.length === n);
+    }
+    expect(f.calls.slice(3)).toEqual(["beat", "liveIds", "runs me", "agents me", "beat", "liveIds", "runs me", "agents me"]);
     f.sweep.stop();
-    const ticks = f.calls.slice(3);
-    expect(ticks.length).toBeGreaterThanOrEqual(4);
-    expect(ticks.slice(0, 4)).toEqual(["beat", "liveIds", "runs me", "agents me"]);
-    const after = f.calls.length;
-    await new Promise((r) => setTimeout(r, 50));
-    expect(f.calls.length).toBe(after);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(f.calls).toHaveLength(11);
   });
 });
