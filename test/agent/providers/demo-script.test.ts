@@ -42,6 +42,10 @@ describe("plan: the calls the demo model makes for a request", () => {
     expect(plan("ask me about the budget.", DEMO)).toEqual([{ toolName: "ask_caller", input: { question: "the budget?" } }]);
   });
 
+  it("should ask what to do next when the request only says ask me", () => {
+    expect(plan("ask me", DEMO)).toEqual([{ toolName: "ask_caller", input: { question: "What should I do next?" } }]);
+  });
+
   it("should call only tools that are offered", () => {
     expect(plan("what is 2 + 2 at this time?", offer("clock"))).toEqual([{ toolName: "clock", input: {} }]);
     expect(plan("echo hi", [])).toEqual([]);
