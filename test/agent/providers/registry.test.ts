@@ -87,7 +87,7 @@ describe("the LLM provider registry", () => {
       }),
     );
     expect(paths.sort()).toEqual(
-      ["temperature", "maxOutputTokens", "topP", "topK", "seed", "maxRetries", "stopSequences", "providerOptions", "model", "nucleus"].map((k) => `/llmKwargs/${k}`).sort(),
+      ["temperature", "maxOutputTokens", "topP", "topK", "seed", "maxRetries", "stopSequences/0", "providerOptions", "model", "nucleus"].map((k) => `/llmKwargs/${k}`).sort(),
     );
   });
 
