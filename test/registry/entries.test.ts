@@ -2,11 +2,12 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, type AgentClass } from "../../src/agent/agent.ts";
 import { App } from "../../src/app.ts";
+import { isDefinitionError } from "../../src/definition-error.ts";
 import { ToolError } from "../../src/errors.ts";
 import { defineExtension } from "../../src/extensions/extension.ts";
 import type { Preset } from "../../src/presets/preset.ts";
 import { agentEntry } from "../../src/registry/entries/agent-entry.ts";
-import { BindError, bindCombo } from "../../src/registry/entries/branch-entry.ts";
+import { BIND_RULE, bindCombo } from "../../src/registry/entries/branch-entry.ts";
 import { prepareInput, preparedForBase } from "../../src/registry/entries/prepare-input.ts";
 import { derivePresetSchema, presetEntry } from "../../src/registry/entries/preset-entry.ts";
 import { entryForTool } from "../../src/registry/entries/tool-entry.ts";
@@ -144,7 +145,14 @@ describe("the branch entry", () => {
   });
 
   it("should refuse an extension the catalog does not have, naming extension and tool", () => {
-    expect(() => bindCombo(calculate(), ["nope"], catalog, new Secrets())).toThrow(BindError);
+    let refused: unknown;
+    try {
+      bindCombo(calculate(), ["shout", "nope"], catalog, new Secrets());
+    } catch (e) {
+      refused = e;
+    }
+    expect(isDefinitionError(refused, BIND_RULE)).toBe(true);
+    expect(refused).toMatchObject({ subject: 'extension "nope" on tool "calculate"', issues: [{ path: "/1", message: expect.stringContaining("no such extension is loaded") }] });
     expect(() => bindCombo(calculate(), ["nope"], catalog, new Secrets())).toThrow('extension "nope" on tool "calculate": no such extension is loaded');
   });
 });
