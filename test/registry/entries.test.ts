@@ -9,7 +9,7 @@ import type { Preset } from "../../src/presets/preset.ts";
 import { agentEntry } from "../../src/registry/entries/agent-entry.ts";
 import { BIND_RULE, bindCombo } from "../../src/registry/entries/branch-entry.ts";
 import { prepareInput, preparedForBase } from "../../src/registry/entries/prepare-input.ts";
-import { derivePresetSchema, presetEntry } from "../../src/registry/entries/preset-entry.ts";
+import { bakedOverrides, bakeInput, derivePresetSchema, presetEntry } from "../../src/registry/entries/preset-entry.ts";
 import { entryForTool } from "../../src/registry/entries/tool-entry.ts";
 import type { SurfaceEntry } from "../../src/registry/surface-entry.ts";
 import { Secrets } from "../../src/secrets/secrets.ts";
@@ -99,6 +99,12 @@ describe("the preset entry", () => {
     const base = { type: "object", properties: { a: {}, b: {} }, required: ["a", "b"] };
     expect(derivePresetSchema(base, ["b"])).toEqual({ type: "object", properties: { a: {} }, required: ["a"] });
     expect(base.required).toEqual(["a", "b"]);
+  });
+
+  it("should bake a caller's input by the preset's rules: a baked key refused at its path, else the constants merged in", () => {
+    expect(bakeInput({ a: 1 }, { op: "add", b: 2 }, "is baked")).toEqual({ ok: true, value: { a: 1, op: "add", b: 2 } });
+    expect(bakeInput({ a: 1, b: 3 }, { op: "add", b: 2 }, "is baked")).toEqual({ ok: false, issues: [{ path: "/b", message: "is baked" }] });
+    expect(bakedOverrides({ a: 1, op: "x" }, ["op", "b"], "is baked by an ancestor")).toEqual([{ path: "/op", message: "is baked by an ancestor" }]);
   });
 
   it("should run the base's body with the baked constants merged in, resolving !ENV markers only then", async () => {
