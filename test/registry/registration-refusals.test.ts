@@ -5,6 +5,7 @@ import { App } from "../../src/app.ts";
 import { DefinitionError } from "../../src/definition-error.ts";
 import { defineExtension } from "../../src/extensions/extension.ts";
 import { DefinitionError as PublicDefinitionError, PluginDefinitionError, ToolDefinitionError } from "../../src/index.ts";
+import { assertModulesAllowed, CONTRIB } from "../../src/manifests/module-allow-list.ts";
 import { Registry } from "../../src/registry/registry.ts";
 import { resolvePolicy } from "../../src/retry/policy.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
@@ -101,6 +102,13 @@ describe("a refused registration is a DefinitionError naming its rule and the of
       issues: [{ path: "/input" }],
     });
     expect(refusal(() => app.tool({ name: "t" } as never))).toMatchObject({ rule: "tool.one-form" });
+  });
+
+  it("should refuse a manifest's module outside the allow-list with module.not-allowed, one issue per module at its index", () => {
+    const e = refusal(() => assertModulesAllowed([CONTRIB, "child_process", "tools/x.ts"], { modules: ["tools/y.ts"] }));
+    expect(e.rule).toBe("module.not-allowed");
+    expect(e.issues.map((i) => i.path)).toEqual(["/1", "/2"]);
+    expect(e.message).toMatch(/^module "child_process" is not allowed: .*; module "tools\/x.ts" is not allowed/);
   });
 
   it("should keep the deprecated public names as the same class, so instanceof still matches", () => {
