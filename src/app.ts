@@ -1,14 +1,15 @@
 import { z } from "zod";
 import type { Tier } from "./auth/roles.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "./retry/policy.ts";
-import { defineTool, ToolDefinitionError } from "./tools/define-tool.ts";
+import { DefinitionError } from "./definition-error.ts";
+import { defineTool, toolDefinitionError } from "./tools/define-tool.ts";
 import type { ExecutionMode, ToolContext, ToolDefinition } from "./tools/definition.ts";
 import type { JsonSchema } from "./tools/json-schema.ts";
 import { defineExtension, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
 import type { AgentClass } from "./agent/agent.ts";
 import { checkAgentClass } from "./agent/agent-class.ts";
 import type { LoopStrategy } from "./agent/strategies/strategy.ts";
-import { checkPlugin, PluginDefinitionError, type Plugin } from "./plugins/plugin.ts";
+import { checkPlugin, type Plugin } from "./plugins/plugin.ts";
 import { Registry, type Registrations } from "./registry/registry.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
@@ -80,7 +81,9 @@ export class App implements Registrations {
   tool(options: ToolOptions<z.ZodType<Record<string, unknown>>> | ToolDefinition, handler?: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
     const def = handler === undefined ? (options as ToolDefinition) : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
     if (handler === undefined && (typeof def !== "object" || typeof (def as ToolDefinition).execute !== "function" || !Object.isFrozen(def)))
-      throw new ToolDefinitionError("one-form", "app.tool(definition) takes what defineTool returned; or pass (options, handler)");
+      throw toolDefinitionError("one-form", "app.tool(definition) takes what defineTool returned; or pass (options, handler)", {
+        issues: [{ path: "", message: "must be what defineTool returned, or pass (options, handler)" }],
+      });
     return this.registry.addTool(def);
   }
 
@@ -107,8 +110,15 @@ export class App implements Registrations {
    * option (docs/plugins.md §4). Contract: see {@link LoopStrategy}.
    */
   strategy(name: string, strategy: LoopStrategy): void {
-    if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new PluginDefinitionError(`app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`);
-    if (typeof strategy !== "function") throw new PluginDefinitionError(`app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`);
+    if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name))
+      throw new DefinitionError("plugin.strategy", `app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`, {
+        issues: [{ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" }],
+      });
+    if (typeof strategy !== "function")
+      throw new DefinitionError("plugin.strategy", `app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`, {
+        subject: name,
+        issues: [{ path: "/strategy", message: "must be a function (cfg, io, history, resumed) => events" }],
+      });
     this.registry.addStrategy(name, strategy);
   }
 
@@ -133,9 +143,13 @@ export class App implements Registrations {
   }
 
   private fromZod(options: ToolOptions<z.ZodType<Record<string, unknown>>>, handler: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
-    if (typeof options !== "object" || options === null) throw new ToolDefinitionError("one-form", "app.tool needs an options object");
+    if (typeof options !== "object" || options === null) throw toolDefinitionError("one-form", "app.tool needs an options object", { issues: [{ path: "", message: "must be an options object" }] });
     const { input, output, ...rest } = options;
-    if (!(input instanceof z.ZodType)) throw new ToolDefinitionError("object-schema", `"${options.name}": input must be a zod schema (z.object({...}))`);
+    if (!(input instanceof z.ZodType))
+      throw toolDefinitionError("object-schema", `"${options.name}": input must be a zod schema (z.object({...}))`, {
+        subject: typeof options.name === "string" ? options.name : undefined,
+        issues: [{ path: "/input", message: "must be a zod schema (z.object({...}))" }],
+      });
     const parameters = toJsonSchema(input, "input");
     // A zod object strips unknown keys silently; at the tool's door an unknown argument is
     // almost always a typo, so the root refuses it unless the schema says otherwise.

@@ -2,8 +2,24 @@
  * The public authoring API: `import { app, defineTool, ToolError, z } from "tai42"`.
  */
 export { app, App, type ToolOptions } from "./app.ts";
-export { defineTool, ToolDefinitionError, type DefineToolFields } from "./tools/define-tool.ts";
+import { DefinitionError } from "./definition-error.ts";
+
+export { defineTool, type DefineToolFields } from "./tools/define-tool.ts";
 export { DefinitionError, type DefinitionErrorOptions } from "./definition-error.ts";
+/**
+ * @deprecated Another name of `DefinitionError` (docs/api-changes.md §12): test
+ * `instanceof DefinitionError` and `rule.startsWith("tool.")`.
+ */
+export const ToolDefinitionError = DefinitionError;
+/** @deprecated Another name of `DefinitionError`. */
+export type ToolDefinitionError = DefinitionError;
+/**
+ * @deprecated Another name of `DefinitionError` (docs/api-changes.md §12): test
+ * `instanceof DefinitionError` and `rule.startsWith("plugin.")`.
+ */
+export const PluginDefinitionError = DefinitionError;
+/** @deprecated Another name of `DefinitionError`. */
+export type PluginDefinitionError = DefinitionError;
 export { ToolError, ERROR_KINDS, DEFAULT_TRANSIENT_KINDS, type ErrorKind, type Issue } from "./errors.ts";
 export { park, type Park, type InteractionRequest, type OpenedInteraction } from "./interactions/park.ts";
 export { toolResult, type ToolResult, type ToolResultInit, type ContentBlock } from "./tools/result.ts";
@@ -31,7 +47,7 @@ export { EXTENSION_KINDS, type ExtensionKind, type ExtensionOptions, type Branch
 export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
 export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
 export { runLoop } from "./agent/tools-agent/loop.ts";
-export { PluginDefinitionError, type Plugin } from "./plugins/plugin.ts";
+export type { Plugin } from "./plugins/plugin.ts";
 export { envConfigProvider, fileConfigProvider, ConfigFileError, type ConfigProvider, type FileConfigOptions } from "./plugins/config-provider.ts";
 export { memoryCheckpointProvider, memoryStoreProvider, type CheckpointProvider, type StoreProvider } from "./plugins/agent-storage.ts";
 export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definition.ts";

@@ -6,18 +6,6 @@ import { zodIssues } from "../validation/declaration.ts";
 import type { AgentClass } from "./agent.ts";
 import { RUN_OPTION_KEYS } from "./run-options.ts";
 
-/**
- * A class `app.agent(...)` refused is a {@link DefinitionError} of rule `agent.<rule>`;
- * the message names the class and the rule.
- * @deprecated Throw or catch `DefinitionError`; this subclass only keeps
- * `new AgentDefinitionError(rule, message)` working.
- */
-export class AgentDefinitionError extends DefinitionError {
-  constructor(rule: string, message: string) {
-    super(`agent.${rule}`, message);
-  }
-}
-
 const TOOL_INPUT = "static ToolInput must be a zod object (z.object({...}))";
 const BAKEABLE = "presetBakeableFields must be a list of ToolInput field names";
 const EXTRAS = "extrasKeys must be a list of key names";

@@ -9,6 +9,7 @@ import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { prepareInput } from "../registry/entries/prepare-input.ts";
+import { bakedOverrides } from "../registry/entries/preset-entry.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import type { InteractionStore } from "../interactions/interaction-store.ts";
@@ -338,9 +339,8 @@ export class Dispatcher {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, issues: [{ path: "", message: "must be an object" }] };
     const unstorable = unstorableIssues(input);
     if (unstorable.length) return { ok: false, issues: unstorable };
-    const overridden = (entry.bakedKeys ?? []).filter((k) => Object.hasOwn(input, k));
-    if (overridden.length)
-      return { ok: false, issues: overridden.map((k) => ({ path: `/${k}`, message: `is baked by preset "${entry.name}" and cannot be overridden` })) };
+    const overridden = bakedOverrides(input, entry.bakedKeys ?? [], `is baked by preset "${entry.name}" and cannot be overridden`);
+    if (overridden.length) return { ok: false, issues: overridden };
     return prepareInput(entry, input as Record<string, unknown>);
   }
 }

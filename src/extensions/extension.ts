@@ -85,16 +85,6 @@ export function extensionDefinitionError(rule: string, message: string, options:
   return new DefinitionError(`extension.${rule}`, `app.extension: ${message}`, options);
 }
 
-/**
- * @deprecated Throw or catch `DefinitionError` (rule `extension.<rule>`); this subclass only
- * keeps `new ExtensionDefinitionError(message)` working (rule `extension.registration`).
- */
-export class ExtensionDefinitionError extends DefinitionError {
-  constructor(message: string) {
-    super("extension.registration", `app.extension: ${message}`);
-  }
-}
-
 const KIND = `must be one of ${EXTENSION_KINDS.join(", ")}`;
 
 /** The fields of an extension registration (docs/composing-the-surface.md). */

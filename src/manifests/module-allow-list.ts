@@ -1,5 +1,6 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
+import { DefinitionError } from "../definition-error.ts";
 import { isPackageSpecifier } from "../modules/load-modules.ts";
 
 /** The package every manifest may name: the contributed extensions. */
@@ -46,8 +47,15 @@ export function moduleRefusal(ref: string, allow: ModuleAllowList): string | nul
   return `module "${ref}" is not allowed: a manifest may name "${CONTRIB}", a TAI_MODULES entry, or a .ts/.js file inside TAI_EXTENSIONS_DIR${allow.extensionsDir ? "" : " (not set)"}`;
 }
 
-/** Throws when any of `refs` is not allowed; for loads of stored manifests (written before the rule). */
+/**
+ * Throws when any of `refs` is not allowed; for loads of stored manifests (written before
+ * the rule). The refusal is a `DefinitionError` of rule `module.not-allowed`, one issue per
+ * refused module at its index in `refs`.
+ */
 export function assertModulesAllowed(refs: string[], allow: ModuleAllowList): void {
-  const refused = refs.map((r) => moduleRefusal(r, allow)).filter((r): r is string => r !== null);
-  if (refused.length) throw new Error(refused.join("; "));
+  const issues = refs.flatMap((r, i) => {
+    const message = moduleRefusal(r, allow);
+    return message === null ? [] : [{ path: `/${i}`, message }];
+  });
+  if (issues.length) throw new DefinitionError("module.not-allowed", issues.map((i) => i.message).join("; "), { issues });
 }

@@ -1,10 +1,11 @@
+import { isDefinitionError } from "../definition-error.ts";
 import type { Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
-import { resolvePolicy, RetryPolicyError, type RetryPolicyInit } from "../retry/policy.ts";
+import { resolvePolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import { validate, type JsonSchema } from "../tools/json-schema.ts";
 import type { ComboItem, ManifestDocument } from "./manifest.ts";
 import { isGlob } from "./selection.ts";
-import { BindError, bindCombo, branchName, itemName } from "../registry/entries/branch-entry.ts";
+import { bindCombo, BIND_RULE, branchName, itemName } from "../registry/entries/branch-entry.ts";
 import type { ExtensionDefinition } from "../extensions/extension.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 
@@ -114,7 +115,7 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
         try {
           bindCombo(base, combo, ctx.extension, ctx.secrets);
         } catch (e) {
-          if (!(e instanceof BindError)) throw e;
+          if (!isDefinitionError(e, BIND_RULE)) throw e;
           issues.push({ path: `/document/extensions/${tool}/${c}`, message: e.message });
         }
       }
@@ -127,7 +128,7 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
     try {
       resolvePolicy(name, policy as RetryPolicyInit);
     } catch (e) {
-      if (!(e instanceof RetryPolicyError)) throw e;
+      if (!isDefinitionError(e, "retry.")) throw e;
       issues.push(...e.issues.map((i) => ({ path: `/document/retry/${name}${i.path}`, message: i.message })));
     }
   }

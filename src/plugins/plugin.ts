@@ -26,18 +26,6 @@ export interface Plugin {
   strategies?: Record<string, LoopStrategy>;
 }
 
-/**
- * A plugin `app.plugin(...)` refused is a {@link DefinitionError} of rule `plugin.<rule>`;
- * the message names the plugin and the rule.
- * @deprecated Throw or catch `DefinitionError`; this subclass only keeps
- * `new PluginDefinitionError(message)` working (rule `plugin.registration`).
- */
-export class PluginDefinitionError extends DefinitionError {
-  constructor(message: string) {
-    super("plugin.registration", message);
-  }
-}
-
 const NAME = wireSafeName();
 const withMethods = (methods: string[]) => z.object(Object.fromEntries(methods.map((m) => [m, fn()])));
 

@@ -1,4 +1,5 @@
-import { BindError, branchName } from "../registry/entries/branch-entry.ts";
+import { isDefinitionError } from "../definition-error.ts";
+import { BIND_RULE, branchName } from "../registry/entries/branch-entry.ts";
 import type { Issue } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { bakedIssues } from "./baked-issues.ts";
@@ -61,7 +62,7 @@ function bindProblem(bind: () => unknown): string | null {
     bind();
     return null;
   } catch (e) {
-    if (e instanceof BindError) return e.message;
+    if (isDefinitionError(e, BIND_RULE)) return e.message;
     throw e;
   }
 }

@@ -1,3 +1,4 @@
+import { isDefinitionError } from "../definition-error.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isAdmin, mayAuthorOver, mayWritePresets } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
@@ -6,7 +7,7 @@ import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import { writeSurface } from "../registry/surface-version.ts";
-import { resolvePolicy, RetryPolicyError, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
+import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import { checkMarkerWrite, hasMarker } from "../secrets/markers.ts";
 import type { ManifestDocument } from "../manifests/manifest.ts";
 import { namedAt } from "../manifests/manifest-names.ts";
@@ -151,7 +152,7 @@ export class PresetService {
       try {
         policy = resolvePolicy(input.name, input.retryPolicy);
       } catch (e) {
-        if (!(e instanceof RetryPolicyError)) throw e;
+        if (!isDefinitionError(e, "retry.")) throw e;
         issues.push(...e.issues.map((i) => ({ path: `/retryPolicy${i.path}`, message: i.message })));
       }
     }

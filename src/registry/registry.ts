@@ -1,10 +1,10 @@
 import type { AgentClass } from "../agent/agent.ts";
-import { AgentDefinitionError } from "../agent/agent-class.ts";
 import type { LoopStrategy } from "../agent/strategies/strategy.ts";
-import { ExtensionDefinitionError, type ExtensionDefinition } from "../extensions/extension.ts";
-import { PluginDefinitionError, type Plugin } from "../plugins/plugin.ts";
+import { DefinitionError } from "../definition-error.ts";
+import { extensionDefinitionError, type ExtensionDefinition } from "../extensions/extension.ts";
+import type { Plugin } from "../plugins/plugin.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
-import { ToolDefinitionError } from "../tools/define-tool.ts";
+import { toolDefinitionError } from "../tools/define-tool.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 
 /**
@@ -25,6 +25,10 @@ export interface Registrations {
 }
 
 type NameKind = "strategy" | "checkpoint provider" | "store provider";
+const PLUGIN_FIELD: Record<NameKind, string> = { strategy: "strategies", "checkpoint provider": "checkpointProviders", "store provider": "storeProviders" };
+
+/** The one issue of a refused name: the reason, at the path of the name in its declaration. */
+const at = (path: string, message: string) => ({ issues: [{ path, message }] });
 
 /**
  * The registration maps of one app handle (`app.ts` is the authoring facade above it).
@@ -62,7 +66,11 @@ export class Registry implements Registrations {
   /** A tool and its own retry declaration; refuses a taken tool name or policy name. */
   addTool(def: ToolDefinition): ToolDefinition {
     const taken = this.toolMap.get(def.name);
-    if (taken) throw new ToolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${taken.module})`);
+    if (taken)
+      throw toolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${taken.module})`, {
+        subject: def.name,
+        ...at("/name", `is already registered (${taken.module})`),
+      });
     if (def.retry) this.putPolicy(def.name, def.retry);
     this.toolMap.set(def.name, def);
     this.changed();
@@ -71,7 +79,11 @@ export class Registry implements Registrations {
 
   /** An agent under its tool name, which no tool or agent may hold already. */
   addAgent(cls: AgentClass): void {
-    if (this.agentMap.has(cls.toolName) || this.toolMap.has(cls.toolName)) throw new AgentDefinitionError("duplicate-name", `"${cls.toolName}" is already registered on this app`);
+    if (this.agentMap.has(cls.toolName) || this.toolMap.has(cls.toolName))
+      throw new DefinitionError("agent.duplicate-name", `"${cls.toolName}" is already registered on this app`, {
+        subject: cls.toolName,
+        ...at("/toolName", "is already registered on this app"),
+      });
     this.agentMap.set(cls.toolName, cls);
     this.changed();
   }
@@ -79,12 +91,25 @@ export class Registry implements Registrations {
   /** An extension and the tools it brings, all or nothing. */
   addExtension(def: ExtensionDefinition): ExtensionDefinition {
     const known = this.extensionMap.get(def.name);
-    if (known) throw new ExtensionDefinitionError(`an extension named "${def.name}" is already registered (${known.module})`);
+    const subject = def.name;
+    if (known)
+      throw extensionDefinitionError("duplicate-name", `an extension named "${def.name}" is already registered (${known.module})`, {
+        subject,
+        ...at("/name", `is already registered (${known.module})`),
+      });
     // All or nothing: a refused tool leaves neither the extension nor any of its tools registered.
-    for (const tool of def.tools) {
+    for (const [i, tool] of def.tools.entries()) {
       const taken = this.toolMap.get(tool.name) ?? (this.agentMap.has(tool.name) ? { module: "an agent" } : undefined);
-      if (taken) throw new ExtensionDefinitionError(`"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`);
-      if (tool.retry && this.policyMap.has(tool.name)) throw new ExtensionDefinitionError(`"${def.name}": a retry policy is already declared on "${tool.name}"`);
+      if (taken)
+        throw extensionDefinitionError("duplicate-name", `"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`, {
+          subject,
+          ...at(`/tools/${i}/name`, `is already registered (${taken.module})`),
+        });
+      if (tool.retry && this.policyMap.has(tool.name))
+        throw extensionDefinitionError("duplicate-policy", `"${def.name}": a retry policy is already declared on "${tool.name}"`, {
+          subject,
+          ...at(`/tools/${i}/retry`, `a retry policy is already declared on "${tool.name}"`),
+        });
     }
     for (const tool of def.tools) {
       if (tool.retry) this.putPolicy(tool.name, tool.retry);
@@ -97,7 +122,11 @@ export class Registry implements Registrations {
 
   /** A plugin; refuses a taken plugin name, and a strategy or provider name this registry already has. */
   addPlugin(plugin: Plugin): Plugin {
-    if (this.pluginMap.has(plugin.name)) throw new PluginDefinitionError(`a plugin named "${plugin.name}" is already registered on this app`);
+    if (this.pluginMap.has(plugin.name))
+      throw new DefinitionError("plugin.duplicate-name", `a plugin named "${plugin.name}" is already registered on this app`, {
+        subject: plugin.name,
+        ...at("/name", "is already registered on this app"),
+      });
     for (const name of Object.keys(plugin.strategies ?? {})) this.refuseTaken("strategy", name, plugin.name);
     for (const name of Object.keys(plugin.checkpointProviders ?? {})) this.refuseTaken("checkpoint provider", name, plugin.name);
     for (const name of Object.keys(plugin.storeProviders ?? {})) this.refuseTaken("store provider", name, plugin.name);
@@ -127,7 +156,11 @@ export class Registry implements Registrations {
   }
 
   private putPolicy(name: string, policy: RetryPolicy): void {
-    if (this.policyMap.has(name)) throw new Error(`a retry policy is already declared on "${name}"`);
+    if (this.policyMap.has(name))
+      throw new DefinitionError("retry.duplicate-name", `a retry policy is already declared on "${name}"`, {
+        subject: name,
+        ...at("", "a retry policy is already declared on this name"),
+      });
     this.policyMap.set(name, policy);
   }
 
@@ -137,7 +170,12 @@ export class Registry implements Registrations {
       kind === "strategy"
         ? this.strategyMap.has(name) || plugins.some((p) => p.strategies?.[name])
         : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
-    if (taken) throw new PluginDefinitionError(`${plugin ? `plugin "${plugin}": ` : ""}a ${kind} named "${name}" is already registered on this app`);
+    if (!taken) return;
+    const message = `a ${kind} named "${name}" is already registered on this app`;
+    throw new DefinitionError("plugin.duplicate-name", `${plugin ? `plugin "${plugin}": ` : ""}${message}`, {
+      subject: plugin ?? name,
+      ...at(plugin ? `/${PLUGIN_FIELD[kind]}/${name}` : "/name", "is already registered on this app"),
+    });
   }
 
   private changed(): void {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { DefinitionError } from "../definition-error.ts";
 import { DEFAULT_TRANSIENT_KINDS, describeIssues, ERROR_KINDS, type ErrorKind } from "../errors.ts";
 import { parseDeclaration } from "../validation/declaration.ts";
 
@@ -34,15 +33,6 @@ export interface RetryPolicy {
 
 export const DEFAULT_BACKOFF: RetryBackoff = { initialSeconds: 0.5, multiplier: 2, capSeconds: 30 };
 
-/**
- * A refused policy is a {@link DefinitionError} of rule `retry.policy` whose `issues` name
- * each broken field and whose `subject` is the name it was declared on.
- * @deprecated Use `DefinitionError`; kept as an alias so `instanceof RetryPolicyError` still works.
- */
-export const RetryPolicyError = DefinitionError;
-/** @deprecated Use `DefinitionError`. */
-export type RetryPolicyError = DefinitionError;
-
 const FINITE = (min: number) => {
   const error = `must be a finite number >= ${min}`;
   return z.number({ error }).gte(min, { error }).optional();
@@ -76,7 +66,8 @@ const RetryPolicySchema = z
 
 /**
  * Validates and resolves a declaration. Refuses a retrying policy that is not declared
- * idempotent (the double-send guard).
+ * idempotent (the double-send guard). A refusal is a `DefinitionError` of rule
+ * `retry.policy` whose `issues` name each broken field and whose `subject` is `subject`.
  */
 export function resolvePolicy(subject: string, init: RetryPolicyInit): RetryPolicy {
   const parsed = parseDeclaration(RetryPolicySchema, init, "retry.policy", {

@@ -43,16 +43,6 @@ export function toolDefinitionError(rule: DefineToolRule, message: string, optio
 }
 
 /**
- * @deprecated Throw or catch `DefinitionError` (rule `tool.<rule>`); this subclass only
- * keeps `new ToolDefinitionError(rule, message)` and `instanceof` working.
- */
-export class ToolDefinitionError extends DefinitionError {
-  constructor(rule: DefineToolRule, message: string) {
-    super(`tool.${rule}`, `defineTool [${rule}]: ${message}`);
-  }
-}
-
-/**
  * Builds a validated tool from a JSON Schema. Pass the fields either as keywords
  * (`defineTool(undefined, { ... })` or, more usually, `defineTool({ ... })`) or as one
  * mapping (a `Map` or plain object) — never both, never neither. The fields are checked

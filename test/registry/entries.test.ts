@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent, type AgentClass } from "../../src/agent/agent.ts";
 import { App } from "../../src/app.ts";
+import { isDefinitionError } from "../../src/definition-error.ts";
 import { ToolError } from "../../src/errors.ts";
 import { defineExtension } from "../../src/extensions/extension.ts";
 import type { Preset } from "../../src/presets/preset.ts";
 import { agentEntry } from "../../src/registry/entries/agent-entry.ts";
-import { BindError, bindCombo } from "../../src/registry/entries/branch-entry.ts";
+import { BIND_RULE, bindCombo } from "../../src/registry/entries/branch-entry.ts";
 import { prepareInput, preparedForBase } from "../../src/registry/entries/prepare-input.ts";
-import { derivePresetSchema, presetEntry } from "../../src/registry/entries/preset-entry.ts";
+import { bakedOverrides, bakeInput, derivePresetSchema, presetEntry } from "../../src/registry/entries/preset-entry.ts";
 import { entryForTool } from "../../src/registry/entries/tool-entry.ts";
 import type { SurfaceEntry } from "../../src/registry/surface-entry.ts";
 import { Secrets } from "../../src/secrets/secrets.ts";
@@ -100,6 +101,12 @@ describe("the preset entry", () => {
     expect(base.required).toEqual(["a", "b"]);
   });
 
+  it("should bake a caller's input by the preset's rules: a baked key refused at its path, else the constants merged in", () => {
+    expect(bakeInput({ a: 1 }, { op: "add", b: 2 }, "is baked")).toEqual({ ok: true, value: { a: 1, op: "add", b: 2 } });
+    expect(bakeInput({ a: 1, b: 3 }, { op: "add", b: 2 }, "is baked")).toEqual({ ok: false, issues: [{ path: "/b", message: "is baked" }] });
+    expect(bakedOverrides({ a: 1, op: "x" }, ["op", "b"], "is baked by an ancestor")).toEqual([{ path: "/op", message: "is baked by an ancestor" }]);
+  });
+
   it("should run the base's body with the baked constants merged in, resolving !ENV markers only then", async () => {
     const entry = presetEntry(preset("double", "calculate", { op: "!ENV OP", b: 2 }), calculate(), secrets());
     expect(await entry.invoke({ a: 21 }, ctx)).toBe(42);
@@ -144,7 +151,14 @@ describe("the branch entry", () => {
   });
 
   it("should refuse an extension the catalog does not have, naming extension and tool", () => {
-    expect(() => bindCombo(calculate(), ["nope"], catalog, new Secrets())).toThrow(BindError);
+    let refused: unknown;
+    try {
+      bindCombo(calculate(), ["shout", "nope"], catalog, new Secrets());
+    } catch (e) {
+      refused = e;
+    }
+    expect(isDefinitionError(refused, BIND_RULE)).toBe(true);
+    expect(refused).toMatchObject({ subject: 'extension "nope" on tool "calculate"', issues: [{ path: "/1", message: expect.stringContaining("no such extension is loaded") }] });
     expect(() => bindCombo(calculate(), ["nope"], catalog, new Secrets())).toThrow('extension "nope" on tool "calculate": no such extension is loaded');
   });
 });

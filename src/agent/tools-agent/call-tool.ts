@@ -10,6 +10,7 @@ import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import type { RunSecrets } from "./run-secrets.ts";
 import type { SubagentResume } from "./loop.ts";
 import type { ToolSpec } from "./toolbox.ts";
+import { bakeInput } from "../../registry/entries/preset-entry.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 
 /** What a call needs from its run. */
@@ -43,7 +44,8 @@ export function errorOutcome(kind: string, message: string, issues?: Issue[]): D
 
 /**
  * Makes one call. Surface tools (live ones included) and presets go through the chokepoint
- * (tiers, validation, retries); a parked run becomes a "parked" outcome; ask_caller parks
+ * (tiers, validation, retries), an inline preset as its base tool with its constants baked
+ * in by `bakeInput` (registry/entries/preset-entry.ts); a parked run becomes a "parked" outcome; ask_caller parks
  * too and becomes an "ask". Every
  * failure is an error outcome the model reads; nothing here throws for a tool failure.
  */
@@ -55,9 +57,10 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
     case "surface":
       return fromRun(spec, await env.runTool(spec.name, call.args, onProgress), env);
     case "preset": {
-      const baked = Object.keys(call.args).filter((k) => Object.hasOwn(spec.fixedKwargs, k));
-      if (baked.length) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.map((k) => `/${k}: is baked by the preset`).join("; ")}`, baked.map((k) => ({ path: `/${k}`, message: "is baked by the preset and cannot be passed" })));
-      return fromRun(spec, await env.runTool(spec.baseTool, { ...call.args, ...spec.fixedKwargs }, onProgress), env);
+      // An inline preset has no entry: it runs as its base tool, baked by the preset's own rules.
+      const baked = bakeInput(call.args, spec.fixedKwargs, "is baked by the preset and cannot be passed");
+      if (!baked.ok) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.issues.map((i) => `${i.path}: is baked by the preset`).join("; ")}`, baked.issues);
+      return fromRun(spec, await env.runTool(spec.baseTool, baked.value, onProgress), env);
     }
     case "ask": {
       // A real park: the question is an interaction addressed to the caller (docs/agent-stream.md §8).

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
-import { describeIssues } from "../../errors.ts";
+import { DefinitionError } from "../../definition-error.ts";
+import { describeIssues, type Issue } from "../../errors.ts";
 import type { BranchTool, ExtensionDefinition } from "../../extensions/extension.ts";
 import type { ComboItem } from "../../manifests/manifest.ts";
 import type { Secrets } from "../../secrets/secrets.ts";
@@ -7,16 +8,19 @@ import { schemaProblems, validate } from "../../tools/json-schema.ts";
 import type { SurfaceEntry } from "../surface-entry.ts";
 import { preparedForBase } from "./prepare-input.ts";
 
-/** A combo that cannot bind; names the extension and the tool. */
-export class BindError extends Error {
-  constructor(
-    readonly extension: string,
-    readonly tool: string,
-    reason: string,
-  ) {
-    super(`extension "${extension}" on tool "${tool}": ${reason}`);
-    this.name = "BindError";
-  }
+/** The rule a combo that cannot bind breaks (a {@link DefinitionError}). */
+export const BIND_RULE = "branch.bind";
+
+/**
+ * A combo that cannot bind: a {@link DefinitionError} of rule `branch.bind` whose message
+ * names the extension and the tool, and whose issues sit at the item's index in the combo
+ * (`/<k>`, or `/<k>/config…` for a refused setting).
+ */
+function bindRefusal(extension: string, tool: string, at: number, reason: string, issues: Issue[] = [{ path: "", message: reason }]): DefinitionError {
+  return new DefinitionError(BIND_RULE, `extension "${extension}" on tool "${tool}": ${reason}`, {
+    subject: `extension "${extension}" on tool "${tool}"`,
+    issues: issues.map((i) => ({ path: `/${at}${i.path}`, message: i.message })),
+  });
 }
 
 export const itemName = (i: ComboItem) => (typeof i === "string" ? i : i.name);
@@ -51,43 +55,51 @@ function baseLayer(base: SurfaceEntry): BranchTool {
 /**
  * Binds a combo over `base`: for each item, innermost first, settings are resolved
  * (`!ENV` markers, only here) and validated against the extension's schema, then its
- * factory builds the next layer. Throws {@link BindError} naming extension and tool.
+ * factory builds the next layer. Throws a `branch.bind` {@link DefinitionError} naming extension and tool.
  */
 export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name: string) => ExtensionDefinition | undefined, secrets: Secrets): SurfaceEntry {
   let layer = baseLayer(base);
   const stack: ExtensionDefinition[] = [];
-  for (const item of combo) {
+  for (const [k, item] of combo.entries()) {
     const name = itemName(item);
     const ext = catalog(name);
-    if (!ext) throw new BindError(name, base.name, "no such extension is loaded (is its module listed in extensionsModules?)");
+    if (!ext) throw bindRefusal(name, base.name, k, "no such extension is loaded (is its module listed in extensionsModules?)");
     const raw = typeof item === "string" ? undefined : item.config;
     let config: Record<string, unknown> | undefined;
     if (!ext.configSchema) {
-      if (raw !== undefined && Object.keys(raw).length) throw new BindError(name, base.name, "this extension accepts no settings");
+      if (raw !== undefined && Object.keys(raw).length) throw bindRefusal(name, base.name, k, "this extension accepts no settings");
     } else {
       let resolved: unknown;
       try {
         resolved = secrets.resolve(raw ?? {}, `extension "${name}" on tool "${base.name}"`);
       } catch (e) {
-        throw new BindError(name, base.name, (e as Error).message.replace(/^extension "[^"]+" on tool "[^"]+": /, ""));
+        throw bindRefusal(name, base.name, k, (e as Error).message.replace(/^extension "[^"]+" on tool "[^"]+": /, ""));
       }
       const issues = validate(ext.configSchema, resolved);
       // Issues name paths and rules, never the (possibly secret) values.
-      if (issues.length) throw new BindError(name, base.name, `invalid settings: ${describeIssues(issues)}`);
+      if (issues.length)
+        throw bindRefusal(
+          name,
+          base.name,
+          k,
+          `invalid settings: ${describeIssues(issues)}`,
+          issues.map((i) => ({ path: `/config${i.path}`, message: i.message })),
+        );
       config = resolved as Record<string, unknown>;
     }
     let next: BranchTool;
     try {
       next = ext.create(layer, config ?? {});
     } catch (e) {
-      throw new BindError(name, base.name, `the factory refused: ${(e as Error).message}`);
+      throw bindRefusal(name, base.name, k, `the factory refused: ${(e as Error).message}`);
     }
-    if (!next || typeof next !== "object" || typeof next.run !== "function") throw new BindError(name, base.name, "the factory must return a tool with a run(input, ctx) function");
+    if (!next || typeof next !== "object" || typeof next.run !== "function")
+      throw bindRefusal(name, base.name, k, "the factory must return a tool with a run(input, ctx) function");
     if (ext.kind === "WRAPPER" && !isDeepStrictEqual(next.inputSchema, layer.inputSchema))
-      throw new BindError(name, base.name, "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)");
+      throw bindRefusal(name, base.name, k, "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)");
     if (ext.kind !== "WRAPPER") {
       const problems = next.inputSchema?.type === "object" ? schemaProblems(next.inputSchema, "/inputSchema") : [{ path: "/inputSchema", message: 'must have root type "object"' }];
-      if (problems.length) throw new BindError(name, base.name, `the branch's input schema is invalid: ${describeIssues(problems)}`);
+      if (problems.length) throw bindRefusal(name, base.name, k, `the branch's input schema is invalid: ${describeIssues(problems)}`);
     }
     stack.push(ext);
     layer = { ...next, name: base.name, module: base.module };

@@ -1,4 +1,4 @@
-import { describeIssues } from "../../errors.ts";
+import { describeIssues, type Issue } from "../../errors.ts";
 import type { Preset } from "../../presets/preset.ts";
 import type { Secrets } from "../../secrets/secrets.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
@@ -16,6 +16,30 @@ export function derivePresetSchema(base: JsonSchema, baked: string[]): JsonSchem
   const out: JsonSchema = { ...base, properties };
   if (required) out.required = required;
   return out;
+}
+
+/**
+ * The keys of `input` a preset bakes (`bakedKeys`: its own and its ancestors'), each an
+ * issue at `/<key>` worded by `message`: a caller never passes a baked constant
+ * (docs/composing-the-surface.md).
+ */
+export function bakedOverrides(input: object, bakedKeys: readonly string[], message: string): Issue[] {
+  return bakedKeys.filter((k) => Object.hasOwn(input, k)).map((k) => ({ path: `/${k}`, message }));
+}
+
+/** A caller's input with a preset's constants baked in, or why it was refused. */
+export type BakedInput = { ok: true; value: Record<string, unknown> } | { ok: false; issues: Issue[] };
+
+/**
+ * A preset's rules applied to a caller's input: refused when it passes a key the preset
+ * bakes ({@link bakedOverrides}), else merged with `fixedKwargs`. An agent run's inline
+ * preset, which has no entry of its own, bakes through it (docs/architecture.md, "Agents
+ * and presets"); a stored preset's entry refuses at the chokepoint and merges at each run,
+ * once its `!ENV` markers are resolved.
+ */
+export function bakeInput(input: Record<string, unknown>, fixedKwargs: Record<string, unknown>, message: string): BakedInput {
+  const issues = bakedOverrides(input, Object.keys(fixedKwargs), message);
+  return issues.length ? { ok: false, issues } : { ok: true, value: { ...input, ...fixedKwargs } };
 }
 
 /**
