@@ -63,9 +63,9 @@ export class Registry implements Registrations {
     return this.strategyMap;
   }
 
-  /** A tool and its own retry declaration; refuses a taken tool name or policy name. */
+  /** A tool and its own retry declaration; refuses a name a tool or an agent holds, or a taken policy name. */
   addTool(def: ToolDefinition): ToolDefinition {
-    const taken = this.toolMap.get(def.name);
+    const taken = this.toolMap.get(def.name) ?? (this.agentMap.has(def.name) ? { module: "an agent" } : undefined);
     if (taken)
       throw toolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${taken.module})`, {
         subject: def.name,

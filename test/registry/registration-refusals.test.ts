@@ -47,6 +47,14 @@ describe("a refused registration is a DefinitionError naming its rule and the of
     expect(e.message).toBe('defineTool [duplicate-name]: a tool named "lookup" is already registered (module-lookup)');
   });
 
+  it("should refuse a tool named like a registered agent, as an agent named like a tool is refused", () => {
+    const registry = new Registry();
+    registry.addAgent(Helper);
+    const e = refusal(() => registry.addTool(tool("helper")));
+    expect(e).toMatchObject({ rule: "tool.duplicate-name", subject: "helper", issues: [{ path: "/name", message: "is already registered (an agent)" }] });
+    expect(registry.tools.has("helper")).toBe(false);
+  });
+
   it("should refuse a second retry policy on a name with retry.duplicate-name", () => {
     const registry = new Registry();
     registry.declarePolicy("lookup", resolvePolicy("lookup", { maxAttempts: 2, idempotent: true }));
