@@ -1,98 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { Client } from "graphql-ws";
-import type { ScriptedToolCall, ScriptView } from "../../src/agent/providers/scripted-model.ts";
-import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { collect, until, wsClient, type Collected } from "../graphql/support.ts";
-import { agentTestApp } from "./fixtures.ts";
+import { describe, expect, it } from "vitest";
+import { as } from "../helpers/runtime.ts";
+import { collect } from "../graphql/support.ts";
 import { useScript } from "./support.ts";
-
-const AGENT_STREAM = /* GraphQL */ `
-  subscription S($input: AgentRunInput!, $afterSeq: Int, $runId: ID) {
-    agentStream(input: $input, afterSeq: $afterSeq, runId: $runId) {
-      __typename
-      ... on StreamEventBase { type final seq runId agent }
-      ... on MessageDelta { text }
-      ... on MessageFinal { text }
-      ... on ReasoningStep { text }
-      ... on RunUsage { inputTokens outputTokens totalTokens model }
-      ... on StructuredFinal { data }
-      ... on ToolCallStep { tool args callId }
-      ... on ToolResultStep { tool callId result isError }
-      ... on InterruptFinal { interruptId payload reason }
-      ... on SuspendedFinal { interactionIds threadId callerInteractionIds expiryAt }
-      ... on AsksFinal { asks }
-    }
-  }
-`;
-
-/** One agentStream event as the tests read it. */
-interface Ev {
-  __typename: string;
-  type: string;
-  final: boolean;
-  seq: number;
-  runId: string;
-  agent: string | null;
-  [field: string]: unknown;
-}
-
-/** The model asks for `call` first; once it sees a tool result, it answers `answer`. */
-const callThenAnswer =
-  (call: ScriptedToolCall, answer = "All done.") =>
-  (view: ScriptView) =>
-    view.prompt.at(-1)?.role === "tool" ? { text: answer } : { toolCalls: [call] };
+import { agentStreamServer, AGENT_STREAM, callThenAnswer, type Ev } from "./stream-ws-support.ts";
 
 describe("agentStream over graphql-ws (real sockets)", () => {
-  let rt: TestRuntime | undefined;
-  let server: TaiServer | undefined;
-  let url = "";
-  let userKey = "";
-  const clients: Client[] = [];
-
-  async function start(): Promise<TestRuntime> {
-    rt = await testRuntime({ app: agentTestApp() });
-    server = buildApp(rt);
-    url = await server.start(0, "127.0.0.1");
-    userKey = await rt.keys.create("agent-user", "USER");
-    return rt;
-  }
-
-  function client(key = userKey): Client {
-    const c = wsClient(url, { connectionParams: { authorization: `Bearer ${key}` } });
-    clients.push(c);
-    return c;
-  }
-
-  afterEach(async () => {
-    for (const c of clients.splice(0)) await c.dispose();
-    await server?.stop();
-    await rt?.dispose();
-    rt = server = undefined;
-  });
-
-  /** Streams a run to its end over a socket and returns its events. */
-  async function stream(variables: Record<string, unknown>, c = client()): Promise<{ events: Ev[]; sub: Collected<{ agentStream: Ev }> }> {
-    const sub = collect<{ agentStream: Ev }>(c, AGENT_STREAM, variables);
-    await sub.waitForEnd(15_000);
-    return { events: sub.data.map((d) => d.agentStream), sub };
-  }
-
-  const kinds = (events: Ev[]) => events.map((e) => e.type);
-
-  /** Every run ends with exactly one terminal, last, and numbers its events 1..n. */
-  function expectWellFormed(events: Ev[], sub: Collected<unknown>) {
-    expect(sub.errors).toEqual([]);
-    expect(sub.completed).toBe(true);
-    expect(events.filter((e) => e.final)).toEqual([events.at(-1)]);
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(new Set(events.map((e) => e.runId)).size).toBe(1);
-  }
-
-  async function http<T = Record<string, any>>(query: string, variables: Record<string, unknown>, key = userKey): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, any> }[] }> {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
-    return (await res.json()) as never;
-  }
+  const { start, client, stream, kinds, expectWellFormed, http } = agentStreamServer();
 
   describe("terminal kinds", () => {
     it("should stream a message run: reasoning, the tool call and result, the deltas, usage, then MessageFinal", async () => {
@@ -120,14 +33,31 @@ describe("agentStream over graphql-ws (real sockets)", () => {
       async function interrupted() {
         const r = await start();
         useScript(r.agents, "s", callThenAnswer({ toolName: "kv_put", input: { key: "colour", value: "blue" } }, "Stored."));
-        const { events, sub } = await stream({ input: { userMessage: "remember colour is blue", toolNames: ["kv_put"], interruptOn: { kv_put: { allowedDecisions: ["approve", "edit", "reject"], description: "Writes need a reviewer" } }, llmProvider: "s" } });
+        const { events, sub } = await stream({
+          input: {
+            userMessage: "remember colour is blue",
+            toolNames: ["kv_put"],
+            interruptOn: { kv_put: { allowedDecisions: ["approve", "edit", "reject"], description: "Writes need a reviewer" } },
+            llmProvider: "s",
+          },
+        });
         expectWellFormed(events, sub);
         expect(kinds(events)).toEqual(["run_usage", "interrupt_final"]);
         const interrupt = events.at(-1)!;
         expect(interrupt).toMatchObject({
           __typename: "InterruptFinal",
           reason: "approval required: kv_put",
-          payload: { actions: [{ callId: "call_0_0", tool: "kv_put", args: { key: "colour", value: "blue" }, allowedDecisions: ["approve", "edit", "reject"], description: "Writes need a reviewer" }] },
+          payload: {
+            actions: [
+              {
+                callId: "call_0_0",
+                tool: "kv_put",
+                args: { key: "colour", value: "blue" },
+                allowedDecisions: ["approve", "edit", "reject"],
+                description: "Writes need a reviewer",
+              },
+            ],
+          },
         });
         expect(await r.db.kvEntry.count()).toBe(0);
         const run = await r.agents.store.get(interrupt.runId);
@@ -167,7 +97,9 @@ describe("agentStream over graphql-ws (real sockets)", () => {
       it("should refuse a second resume of the same interrupt, and a decision the gate does not allow", async () => {
         const { threadId } = await interrupted();
         const bad = await stream({ input: { threadId, resume: { decisions: [{ type: "approve" }, { type: "approve" }] } } });
-        expect(bad.sub.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/resume/decisions", message: expect.stringContaining("must have 1 decision") }] } }]);
+        expect(bad.sub.errors).toMatchObject([
+          { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/resume/decisions", message: expect.stringContaining("must have 1 decision") }] } },
+        ]);
         await stream({ input: { threadId, resume: { decisions: [{ type: "approve" }] } } });
         const again = await stream({ input: { threadId, resume: { decisions: [{ type: "approve" }] } } });
         expect(again.sub.errors).toMatchObject([{ extensions: { code: "CONFLICT" }, message: expect.stringContaining("has nothing to resume") }]);
@@ -215,7 +147,16 @@ describe("agentStream over graphql-ws (real sockets)", () => {
 
       it("should split out the interactions addressed to the caller", async () => {
         const r = await start();
-        useScript(r.agents, "s", (v) => (v.prompt.at(-1)?.role === "tool" ? { text: "ok" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }, { toolName: "confirm_with_caller", input: { what: "the plan" } }] }));
+        useScript(r.agents, "s", (v) =>
+          v.prompt.at(-1)?.role === "tool"
+            ? { text: "ok" }
+            : {
+                toolCalls: [
+                  { toolName: "approve_spend", input: { amount: 1 } },
+                  { toolName: "confirm_with_caller", input: { what: "the plan" } },
+                ],
+              },
+        );
         const { events } = await stream({ input: { userMessage: "go", toolNames: ["approve_spend", "confirm_with_caller"], llmProvider: "s" } });
         const final = events.at(-1)!;
         const pending = await r.interactions.list("PENDING", as("ADMIN"));
@@ -289,86 +230,5 @@ describe("agentStream over graphql-ws (real sockets)", () => {
       const { sub } = await stream({ input: {}, runId: events[0].runId }, client(otherKey));
       expect(sub.errors).toMatchObject([{ extensions: { code: "NOT_FOUND" } }]);
     });
-  });
-
-  describe("failures and rejections", () => {
-    it("should end a failed run with AGENT_RUN_FAILED carrying the kind and where to resume, live and on replay", async () => {
-      const r = await start();
-      useScript(r.agents, "s", () => ({ toolCalls: [{ toolName: "echo", input: { text: "again" } }] }));
-      const { events, sub } = await stream({ input: { userMessage: "loop", toolNames: ["echo"], recursionLimit: 1, llmProvider: "s" } });
-      expect(kinds(events)).toEqual(["tool_call_step", "tool_result_step", "run_usage"]);
-      expect(sub.errors).toMatchObject([{ message: expect.stringContaining("recursion limit of 1"), extensions: { code: "AGENT_RUN_FAILED", kind: "TIMEOUT", runId: events[0].runId, afterSeq: 3 } }]);
-      const replay = await stream({ input: {}, runId: events[0].runId, afterSeq: 1 });
-      expect(kinds(replay.events)).toEqual(["tool_result_step", "run_usage"]);
-      expect(replay.sub.errors).toMatchObject([{ extensions: { code: "AGENT_RUN_FAILED", kind: "TIMEOUT" } }]);
-      void r;
-    });
-
-    it("should reject an invalid start with BAD_USER_INPUT and every issue, creating no run", async () => {
-      const r = await start();
-      const { sub } = await stream({ input: { agent: "nobody", userMessage: "x" } });
-      expect(sub.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/agent" }] } }]);
-      const bad = await stream({ input: { userMessage: "x", toolNames: ["ghost"], llmProvider: "nope", llmKwargs: { temperature: 9 } } });
-      expect(bad.sub.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/llmProvider" }, { path: "/llmKwargs/temperature" }] } }]);
-      expect(await r.db.agentRun.count()).toBe(0);
-    });
-  });
-
-  describe("the rest of the agent API", () => {
-    it("should drain a run with runAgent and return its terminal event", async () => {
-      const r = await start();
-      useScript(r.agents, "s", [{ toolCalls: [{ toolName: "calculate", input: { op: "add", a: 2, b: 2 } }] }, { text: "Four." }]);
-      const res = await http(`mutation($i: AgentRunInput!) { runAgent(input: $i) { runId threadId final { __typename ... on StreamEventBase { seq final } ... on MessageFinal { text } } } }`, {
-        i: { userMessage: "2+2", toolNames: ["calculate"], llmProvider: "s" },
-      });
-      expect(res.errors).toBeUndefined();
-      expect(res.data!.runAgent).toMatchObject({ runId: expect.any(String), threadId: expect.any(String), final: { __typename: "MessageFinal", text: "Four.", final: true, seq: 5 } });
-      const thread = await http(`query($id: ID!) { thread(id: $id) { id messages { role content } } }`, { id: res.data!.runAgent.threadId });
-      expect(thread.data!.thread.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
-      const run = await http(`query($id: ID!) { agentRun(id: $id) { status lastSeq final { __typename } } }`, { id: res.data!.runAgent.runId });
-      expect(run.data!.agentRun).toEqual({ status: "SUCCEEDED", lastSeq: 5, final: { __typename: "MessageFinal" } });
-      void r;
-    });
-
-    it("should raise AGENT_RUN_FAILED from runAgent for a failed run", async () => {
-      const r = await start();
-      useScript(r.agents, "s", [{ error: "quota exceeded" }]);
-      const res = await http(`mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`, { i: { userMessage: "x", llmProvider: "s" } });
-      expect(res.errors).toMatchObject([{ extensions: { code: "AGENT_RUN_FAILED", kind: "UNAVAILABLE" }, message: expect.stringContaining("quota exceeded") }]);
-      void r;
-    });
-
-    it("should list agents, record thread messages, and store skills for admins only", async () => {
-      const r = await start();
-      const agents = await http(`{ agents { name specRunnable presetBakeableFields inputSchema } }`, {});
-      expect(agents.data!.agents).toEqual([expect.objectContaining({ name: "tools_agent", specRunnable: true })]);
-      const appended = await http(`mutation { appendThreadMessages(threadId: "t-9", messages: [{ role: "user", content: "hello" }]) { id messages { role content } } }`, {});
-      expect(appended.data!.appendThreadMessages).toEqual({ id: "t-9", messages: [{ role: "user", content: "hello" }] });
-      const refused = await http(`mutation { putSkill(input: { name: "tone", description: "d", instructions: "i" }) { name } }`, {});
-      expect(refused.errors).toMatchObject([{ extensions: { code: "FORBIDDEN" } }]);
-      const admin = await r.keys.create("agent-admin", "ADMIN");
-      const put = await http(`mutation { putSkill(input: { name: "tone", description: "d", instructions: "i" }) { name } }`, {}, admin);
-      expect(put.data!.putSkill).toEqual({ name: "tone" });
-      expect((await http(`{ skills { name instructions } }`, {})).data!.skills).toEqual([{ name: "tone", instructions: "i" }]);
-    });
-  });
-
-  it("should stream an agent run over SSE too", async () => {
-    const r = await start();
-    useScript(r.agents, "s", [{ text: "over sse" }]);
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${userKey}` },
-      body: JSON.stringify({ query: AGENT_STREAM, variables: { input: { userMessage: "hi", llmProvider: "s" } } }),
-    });
-    expect(res.headers.get("content-type")).toContain("text/event-stream");
-    const text = await res.text();
-    const nexts = text
-      .split("\n\n")
-      .filter((b) => b.startsWith("event: next"))
-      .map((b) => JSON.parse(b.slice(b.indexOf("data:") + 5)).data.agentStream as Ev);
-    expect(kinds(nexts)).toEqual(["message_delta", "message_delta", "run_usage", "message_final"]);
-    expect(text).toContain("event: complete");
-    await until("the run to be stored as finished", async () => (await r.agents.store.get(nexts[0].runId))?.status === "SUCCEEDED");
   });
 });

@@ -1,32 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
-import type { ScriptedModel } from "../../src/agent/providers/scripted-model.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { agentTestApp, type Span } from "./fixtures.ts";
+import { describe, expect, it } from "vitest";
+import { as } from "../helpers/runtime.ts";
+import type { Span } from "./fixtures.ts";
 import { ofType, runToEnd, types, useScript } from "./support.ts";
+import { agentRuntimePerTest, resultsSeen } from "./tools-agent-support.ts";
 
-/** Polls `check` until it holds (at most 5 s). */
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 5000; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error("timed out waiting");
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-let rt: TestRuntime | undefined;
-afterEach(async () => {
-  await rt?.dispose();
-  rt = undefined;
-});
-
-async function setup(spans: Span[] = []) {
-  rt = await testRuntime({ app: agentTestApp(spans) });
-  return rt;
-}
-
-/** The tool results the model was shown in its `call`-th call (0-based), by tool name. */
-function resultsSeen(model: ScriptedModel, call: number): { tool: string; output: { type: string; value: unknown } }[] {
-  return model.seen[call].prompt.flatMap((m) => (m.role === "tool" ? m.content.flatMap((p) => (p.type === "tool-result" ? [{ tool: p.toolName, output: p.output as { type: string; value: unknown } }] : [])) : []));
-}
+const setup = agentRuntimePerTest();
 
 describe("tool calls", () => {
   it("should run the calls the model asks for through the chokepoint, as the caller, and answer from their results", async () => {
@@ -78,7 +56,15 @@ describe("tool calls", () => {
 
   it("should answer a call to an unknown tool or with unparseable arguments with an error result", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "nope", input: {} }, { toolName: "calculate", input: '{"op":"add",' }] }, { text: "sorry" }]);
+    const model = useScript(r.agents, "s", [
+      {
+        toolCalls: [
+          { toolName: "nope", input: {} },
+          { toolName: "calculate", input: '{"op":"add",' },
+        ],
+      },
+      { text: "sorry" },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", toolNames: ["calculate"], llmProvider: "s" });
     const results = ofType(log, "tool_result_step");
     expect(results.map((x) => [x.tool, x.isError, (x.result as { kind: string }).kind])).toEqual([
@@ -108,7 +94,12 @@ describe("execution modes", () => {
     const r = await setup(spans);
     useScript(r.agents, "s", [
       // "first" ends only once "second" has: asked one after the other, it would wait out its 10 s and end first.
-      { toolCalls: [{ toolName: "slow", input: { label: "first", ms: 10_000, until: "second" } }, { toolName: "slow", input: { label: "second", ms: 0 } }] },
+      {
+        toolCalls: [
+          { toolName: "slow", input: { label: "first", ms: 10_000, until: "second" } },
+          { toolName: "slow", input: { label: "second", ms: 0 } },
+        ],
+      },
       { text: "done" },
     ]);
     const { log } = await runToEnd(r.agents, { userMessage: "go", toolNames: ["slow"], llmProvider: "s" });
@@ -124,7 +115,13 @@ describe("execution modes", () => {
     const spans: Span[] = [];
     const r = await setup(spans);
     useScript(r.agents, "s", [
-      { toolCalls: [{ toolName: "serial", input: { label: "a", ms: 150 } }, { toolName: "serial", input: { label: "b", ms: 10 } }, { toolName: "slow", input: { label: "c", ms: 10 } }] },
+      {
+        toolCalls: [
+          { toolName: "serial", input: { label: "a", ms: 150 } },
+          { toolName: "serial", input: { label: "b", ms: 10 } },
+          { toolName: "slow", input: { label: "c", ms: 10 } },
+        ],
+      },
       { text: "done" },
     ]);
     const { log } = await runToEnd(r.agents, { userMessage: "go", toolNames: ["serial", "slow"], llmProvider: "s" });
@@ -137,7 +134,15 @@ describe("execution modes", () => {
   it("should run parallel calls asked before a sequential one to their end before it starts", async () => {
     const spans: Span[] = [];
     const r = await setup(spans);
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "slow", input: { label: "p", ms: 120 } }, { toolName: "serial", input: { label: "s", ms: 10 } }] }, { text: "done" }]);
+    useScript(r.agents, "s", [
+      {
+        toolCalls: [
+          { toolName: "slow", input: { label: "p", ms: 120 } },
+          { toolName: "serial", input: { label: "s", ms: 10 } },
+        ],
+      },
+      { text: "done" },
+    ]);
     await runToEnd(r.agents, { userMessage: "go", toolNames: ["serial", "slow"], llmProvider: "s" });
     const [p, s] = ["p", "s"].map((l) => spans.find((x) => x.label === l)!);
     expect(s.start).toBeGreaterThanOrEqual(p.end);
@@ -156,7 +161,15 @@ describe("ending a run", () => {
 
   it("should keep looping when only some results of a turn say terminate", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "finish", input: { value: "x" } }, { toolName: "echo", input: { text: "y" } }] }, { text: "more" }]);
+    const model = useScript(r.agents, "s", [
+      {
+        toolCalls: [
+          { toolName: "finish", input: { value: "x" } },
+          { toolName: "echo", input: { text: "y" } },
+        ],
+      },
+      { text: "more" },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "go", toolNames: ["finish", "echo"], llmProvider: "s" });
     expect(types(log).at(-1)).toBe("message_final");
     expect(model.seen).toHaveLength(2);
@@ -174,10 +187,22 @@ describe("ending a run", () => {
   it("should send an invalid structured answer back once with its issues, and accept the corrected one", async () => {
     const r = await setup();
     const model = useScript(r.agents, "s", [{ text: '{"answer": "many"}' }, { text: '{"answer": 7}' }]);
-    const { log } = await runToEnd(r.agents, { userMessage: "?", responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] }, llmProvider: "s" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "?",
+      responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] },
+      llmProvider: "s",
+    });
     expect(types(log).filter((t) => t !== "message_delta" && t !== "intermediate_delta")).toEqual(["run_usage", "structured_final"]);
-    expect(ofType(log, "intermediate_delta").map((d) => d.text).join("")).toBe('{"answer": "many"}');
-    expect(ofType(log, "message_delta").map((d) => d.text).join("")).toBe('{"answer": 7}');
+    expect(
+      ofType(log, "intermediate_delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe('{"answer": "many"}');
+    expect(
+      ofType(log, "message_delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe('{"answer": 7}');
     const retry = model.seen[1].prompt.at(-1) as { role: string; content: { text: string }[] };
     expect(retry.role).toBe("user");
     expect(retry.content[0].text).toContain("/answer: must be number");
@@ -186,7 +211,11 @@ describe("ending a run", () => {
   it("should fail clearly when the structured answer is invalid twice", async () => {
     const r = await setup();
     useScript(r.agents, "s", [{ text: "not json" }, { text: '{"answer": "x"}' }]);
-    const { log } = await runToEnd(r.agents, { userMessage: "?", responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] }, llmProvider: "s" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "?",
+      responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] },
+      llmProvider: "s",
+    });
     expect(log.at(-1)).toMatchObject({ type: "run_failed", kind: "UPSTREAM", message: "the model's answer did not match responseFormat after one retry: /answer: must be number" });
     expect(log.at(-2)?.type).toBe("run_usage");
   });
@@ -212,14 +241,20 @@ describe("ending a run", () => {
 describe("what the run streams", () => {
   it("should emit one ReasoningStep per non-blank reasoning block, and none for a blank one", async () => {
     const r = await setup();
-    useScript(r.agents, "s", [{ reasoning: "   ", toolCalls: [{ toolName: "echo", input: { text: "a" } }] }, { reasoning: "The echo worked, so I answer.", text: "a" }]);
+    useScript(r.agents, "s", [
+      { reasoning: "   ", toolCalls: [{ toolName: "echo", input: { text: "a" } }] },
+      { reasoning: "The echo worked, so I answer.", text: "a" },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", toolNames: ["echo"], llmProvider: "s" });
     expect(ofType(log, "reasoning_step")).toEqual([expect.objectContaining({ text: "The echo worked, so I answer." })]);
   });
 
   it("should emit RunUsage once, right before the terminal, summing every model call", async () => {
     const r = await setup();
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "echo", input: { text: "a" } }], usage: { inputTokens: 10, outputTokens: 3 } }, { text: "a", usage: { inputTokens: 20, outputTokens: 5 } }]);
+    useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "echo", input: { text: "a" } }], usage: { inputTokens: 10, outputTokens: 3 } },
+      { text: "a", usage: { inputTokens: 20, outputTokens: 5 } },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", toolNames: ["echo"], llmProvider: "s" });
     expect(ofType(log, "run_usage")).toEqual([expect.objectContaining({ inputTokens: 30, outputTokens: 8, totalTokens: 38, model: "s-model" })]);
     expect(types(log).slice(-2)).toEqual(["run_usage", "message_final"]);
@@ -231,150 +266,5 @@ describe("what the run streams", () => {
     const { log } = await runToEnd(r.agents, { userMessage: "?", toolNames: ["echo"], llmProvider: "s" });
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
     expect(log.filter((e) => e.final)).toEqual([log.at(-1)]);
-  });
-});
-
-describe("prompts, skills and presets", () => {
-  it("should fill {{placeholders}} from variables in the system and user messages", async () => {
-    const r = await setup();
-    const model = useScript(r.agents, "s", [{ text: "ok" }]);
-    await runToEnd(r.agents, { systemMessage: "You help {{customer.name}} with {{tools}}.", userMessage: "Order {{order}}", variables: { customer: { name: "Ada" }, order: 17 }, toolNames: ["echo"], llmProvider: "s" });
-    const prompt = model.seen[0].prompt;
-    expect(prompt[0]).toMatchObject({ role: "system", content: expect.stringContaining("You help Ada with echo, ask_caller.") });
-    expect(prompt.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: "Order 17" }] });
-  });
-
-  it("should refuse a placeholder without a value before the run starts", async () => {
-    const r = await setup();
-    await expect(r.agents.start({ options: { userMessage: "Hi {{name}}", systemMessage: "{{persona}}" }, caller: as("USER") })).rejects.toMatchObject({
-      code: "BAD_USER_INPUT",
-      issues: [
-        { path: "/systemMessage", message: "the placeholder {{persona}} has no value (pass it in variables)" },
-        { path: "/userMessage", message: "the placeholder {{name}} has no value (pass it in variables)" },
-      ],
-    });
-    expect(await r.db.agentRun.count()).toBe(0);
-  });
-
-  it("should load stored and inline skills into the system prompt, and refuse an unknown skill", async () => {
-    const r = await setup();
-    await r.agents.skills.put({ name: "tone", description: "Be brief", instructions: "Answer in one sentence." }, as("ADMIN"));
-    const model = useScript(r.agents, "s", [{ text: "ok" }]);
-    await runToEnd(r.agents, { userMessage: "?", skills: ["tone"], inlineSkills: [{ name: "units", content: "Use SI units." }], llmProvider: "s" });
-    const system = model.seen[0].prompt[0].content as string;
-    expect(system).toContain("### tone\nAnswer in one sentence.");
-    expect(system).toContain("### units\nUse SI units.");
-    await expect(r.agents.start({ options: { userMessage: "?", skills: ["tone", "nope"] }, caller: as("USER") })).rejects.toMatchObject({ issues: [{ path: "/skills/1", message: 'no stored skill named "nope"' }] });
-  });
-
-  it("should offer an inline preset without its baked properties and merge them at the chokepoint", async () => {
-    const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "double", input: { a: 21 } }] }, { text: "42" }]);
-    const { log } = await runToEnd(r.agents, { userMessage: "?", presets: [{ name: "double", description: "Doubles a", baseTool: "calculate", fixedKwargs: { op: "multiply", b: 2 } }], llmProvider: "s" });
-    const offered = model.seen[0].tools!.find((t) => t.name === "double") as { inputSchema: { properties: object; required: string[] } };
-    expect(Object.keys(offered.inputSchema.properties)).toEqual(["a"]);
-    expect(offered.inputSchema.required).toEqual(["a"]);
-    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "double", isError: false, result: { result: 42 } });
-    const [run] = await r.runs.list({ tool: "calculate" }, 10);
-    expect(run.input).toEqual({ a: 21, op: "multiply", b: 2 });
-  });
-
-  it("should refuse inline presets with !ENV markers or unknown baked keys", async () => {
-    const r = await setup();
-    await expect(
-      r.agents.start({ options: { userMessage: "?", presets: [{ name: "p", description: "d", baseTool: "echo", fixedKwargs: { text: "!ENV HOME", nope: 1 } }] }, caller: as("USER") }),
-    ).rejects.toMatchObject({
-      issues: [
-        { path: "/presets/0/fixedKwargs/text", message: "!ENV markers are not allowed in inline presets; store the preset instead" },
-        { path: "/presets/0/fixedKwargs/nope", message: 'is not an input property of "echo"' },
-      ],
-    });
-  });
-});
-
-describe("sub-agents", () => {
-  it("should run a sub-agent as a tool of the parent, attributing its events to it", async () => {
-    const r = await setup();
-    const model = useScript(r.agents, "s", (view) => {
-      const system = view.prompt[0].content as string;
-      if (system.startsWith("You research")) return view.call === 1 ? { toolCalls: [{ toolName: "echo", input: { text: "fact" } }] } : { text: "the fact is fact" };
-      return view.prompt.some((m) => m.role === "tool") ? { text: "Summary: the fact is fact" } : { toolCalls: [{ toolName: "researcher", input: { task: "find the fact" } }] };
-    });
-    const { log } = await runToEnd(r.agents, { userMessage: "?", subagents: [{ name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] }], llmProvider: "s" });
-    const sub = log.filter((e) => "agent" in e && e.agent === "researcher");
-    expect(types(sub)).toEqual(["tool_call_step", "tool_result_step", "intermediate_delta", "intermediate_delta", "intermediate_delta", "intermediate_delta"]);
-    expect(ofType(log, "message_delta").map((d) => d.text).join("")).toBe("Summary: the fact is fact");
-    expect(ofType(log, "tool_result_step").find((e) => e.tool === "researcher")).toMatchObject({ agent: null, isError: false, result: "the fact is fact" });
-    expect(log.filter((e) => e.final)).toEqual([expect.objectContaining({ type: "message_final", agent: null })]);
-    expect(ofType(log, "run_usage")).toHaveLength(1);
-    expect(model.seen).toHaveLength(4);
-  });
-});
-
-describe("threads", () => {
-  it("should persist the conversation and give a later run on the thread its history", async () => {
-    const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "echo", input: { text: "blue" } }] }, { text: "Your colour is blue." }, { text: "You said blue." }]);
-    const first = await runToEnd(r.agents, { userMessage: "My colour is blue", toolNames: ["echo"], llmProvider: "s" });
-    const threadId = first.started.threadId;
-    await runToEnd(r.agents, { threadId, userMessage: "What did I say?", toolNames: ["echo"], llmProvider: "s" });
-    const roles = model.seen[2].prompt.map((m) => m.role);
-    expect(roles).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
-    const thread = await r.agents.thread(threadId, as("USER"));
-    expect(thread!.messages.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant", "user", "assistant"]);
-    expect(thread!.messages.at(-1)?.content).toBe("You said blue.");
-  });
-
-  it("should refuse another caller's thread", async () => {
-    const r = await setup();
-    useScript(r.agents, "s", [{ text: "hi" }]);
-    const { started } = await runToEnd(r.agents, { userMessage: "hi", llmProvider: "s" }, as("USER"));
-    const stranger = { role: "USER" as const, keyName: "someone-else", keyId: "k2" };
-    await expect(r.agents.thread(started.threadId, stranger)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(r.agents.start({ options: { threadId: started.threadId, userMessage: "x" }, caller: stranger })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(r.agents.thread(started.threadId, as("ADMIN"))).resolves.toMatchObject({ id: started.threadId });
-  });
-
-  it("should answer a user message recorded with appendThreadMessages when no userMessage is given", async () => {
-    const r = await setup();
-    const model = useScript(r.agents, "s", [{ text: "answered" }]);
-    await r.agents.appendThreadMessages(null, "manual", [{ role: "user", content: "recorded question" }], as("USER"));
-    const { log } = await runToEnd(r.agents, { threadId: "manual", llmProvider: "s" });
-    expect(types(log).at(-1)).toBe("message_final");
-    expect(model.seen[0].prompt.at(-1)).toMatchObject({ role: "user", content: [{ type: "text", text: "recorded question" }] });
-    await expect(r.agents.start({ options: { threadId: "empty-thread" }, caller: as("USER") })).rejects.toMatchObject({ issues: [{ path: "/userMessage" }] });
-  });
-});
-
-describe("parked calls", () => {
-  it("should give the model a TIMEOUT error result on resume when the interaction expired", async () => {
-    const r = await setup();
-    useScript(r.agents, "s", (v) => (v.prompt.at(-1)?.role === "tool" ? { text: "It timed out." } : { toolCalls: [{ toolName: "brief_wait", input: {} }] }));
-    const first = await runToEnd(r.agents, { userMessage: "wait", toolNames: ["brief_wait"], llmProvider: "s" });
-    expect(types(first.log)).toEqual(["tool_call_step", "run_usage", "suspended_final"]);
-    const [call] = ofType(first.log, "tool_call_step");
-    const toolRun = (await r.runs.list({ tool: "brief_wait" }, 1))[0];
-    await until(async () => (await r.runs.get(toolRun.id))?.status === "FAILED");
-    const { log } = await runToEnd(r.agents, { threadId: first.started.threadId, resume: true });
-    expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ callId: call.callId, isError: true, result: expect.objectContaining({ kind: "TIMEOUT" }) })]);
-    expect(types(log).at(-1)).toBe("message_final");
-  });
-});
-
-describe("secret tools", () => {
-  it("should never store or publish a secret tool's arguments or results, even when the model repeats them", async () => {
-    const r = await setup();
-    const published: unknown[] = [];
-    r.bus.listen("agentEvent", (e) => published.push(e));
-    const model = useScript(r.agents, "s", (view) => {
-      const result = view.prompt.flatMap((m) => (m.role === "tool" ? m.content : []))[0] as { output: { value: string } } | undefined;
-      return result ? { text: `The secret is ${result.output.value}` } : { toolCalls: [{ toolName: "vault_read", input: { name: "db-password" } }] };
-    });
-    const { started, log } = await runToEnd(r.agents, { userMessage: "?", toolNames: ["vault_read"], llmProvider: "s" }, as("ADMIN"));
-    expect(JSON.stringify(resultsSeen(model, 1))).toContain("s3cr3t-for-db-password");
-    const stored = JSON.stringify([log, published, await r.agents.thread(started.threadId, as("ADMIN")), await r.agents.store.get(started.runId)]);
-    expect(stored).not.toContain("s3cr3t-for-db-password");
-    expect(stored).not.toContain("db-password");
-    expect(ofType(log, "message_final")[0].text).toContain("[redacted]");
   });
 });

@@ -48,17 +48,34 @@ describe("built-in and contrib extensions", () => {
   afterEach(() => rt.dispose());
 
   const activate = async (document: Record<string, unknown>) => {
-    const put = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document: { extensionsModules: ["tai42/contrib"], ...document } } }, admin);
+    const put = await gql(
+      `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+      { i: { name: "m", document: { extensionsModules: ["tai42/contrib"], ...document } } },
+      admin,
+    );
     expect(put.errors).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin)).errors).toBeUndefined();
   };
   const dispatch = async (tool: string, input: Record<string, unknown>, key = user) =>
-    (await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status data details errorKind errorMessage content { text } } }`, { t: tool, i: input }, key)).data!.dispatch;
+    (
+      await gql(
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status data details errorKind errorMessage content { text } } }`,
+        { t: tool, i: input },
+        key,
+      )
+    ).data!.dispatch;
 
   it("should make a stacked [monitor, cache] combo one branch whose calls are cached and traced, and leave the base tool's runs untouched", async () => {
     // monitor is innermost, cache over it: a cache hit answers before the monitor, so
     // only real executions are traced. [cache, monitor] traces every call, hits included.
-    await activate({ extensions: { lookup: [["monitor", { name: "cache", config: { ttlSeconds: 60 } }], [{ name: "cache", config: { ttlSeconds: 60 } }, "monitor"]] } });
+    await activate({
+      extensions: {
+        lookup: [
+          ["monitor", { name: "cache", config: { ttlSeconds: 60 } }],
+          [{ name: "cache", config: { ttlSeconds: 60 } }, "monitor"],
+        ],
+      },
+    });
     const first = await dispatch("lookup_monitor_cache", { word: "abc" });
     const second = await dispatch("lookup_monitor_cache", { word: "abc" });
     expect(first).toMatchObject({ status: "SUCCEEDED", data: { word: "abc", length: 3 } });
@@ -81,7 +98,11 @@ describe("built-in and contrib extensions", () => {
   });
 
   it("should refuse cache on a write-tier tool unless forced", async () => {
-    const r = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document: { extensionsModules: ["tai42/contrib"], extensions: { save: ["cache"] } } } }, admin);
+    const r = await gql(
+      `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+      { i: { name: "m", document: { extensionsModules: ["tai42/contrib"], extensions: { save: ["cache"] } } } },
+      admin,
+    );
     expect(r.errors![0].extensions!.issues![0].message).toContain('extension "cache" on tool "save": the factory refused: "save" is a write-tier tool');
     await activate({ extensions: { save: [{ name: "cache", config: { force: true } }] } });
     expect((await dispatch("save_cache", { v: "x" })).status).toBe("SUCCEEDED");
@@ -104,7 +125,11 @@ describe("built-in and contrib extensions", () => {
     const run = await dispatch("maybe_batch", { items: [{ n: 2 }, { n: 3 }, { n: 4 }] });
     expect(run.status).toBe("SUCCEEDED");
     expect(run.data).toEqual({
-      results: [{ ok: true, value: 2 }, { ok: false, errorKind: "INTERNAL", errorMessage: "the tool failed unexpectedly (Error)" }, { ok: true, value: 4 }],
+      results: [
+        { ok: true, value: 2 },
+        { ok: false, errorKind: "INTERNAL", errorMessage: "the tool failed unexpectedly (Error)" },
+        { ok: true, value: 4 },
+      ],
       succeeded: 2,
       failed: 1,
     });
@@ -155,7 +180,11 @@ describe("built-in and contrib extensions", () => {
       expect(replay.status).toBe(409);
       expect((await fetch(callbackUrls[0].replace(/[A-Za-z0-9_-]{43}$/, "x".repeat(43)), { method: "POST", body: "{}" })).status).toBe(404);
 
-      await gql(`mutation($i: ManifestInput!) { putManifest(input: $i, expectedVersion: 1) { name } }`, { i: { name: "m", document: { extensions: { request_review: [[{ name: "ask_external", config: { expiresInSeconds: 0.2 } }]] } } } }, admin);
+      await gql(
+        `mutation($i: ManifestInput!) { putManifest(input: $i, expectedVersion: 1) { name } }`,
+        { i: { name: "m", document: { extensions: { request_review: [[{ name: "ask_external", config: { expiresInSeconds: 0.2 } }]] } } } },
+        admin,
+      );
       const waiting = await dispatch("request_review_ask_external", { doc: "late.md" });
       await until("the unanswered interaction to expire", async () => {
         await rt.interactions.expireDue();
@@ -178,7 +207,10 @@ describe("built-in and contrib extensions", () => {
             {
               next: (m) => {
                 seen.push(m.data!.spans);
-                if (m.data!.spans.status !== "RUNNING") (clearTimeout(t), resolve());
+                if (m.data!.spans.status !== "RUNNING") {
+                  clearTimeout(t);
+                  resolve();
+                }
               },
               error: reject,
               complete: () => {},
