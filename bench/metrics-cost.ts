@@ -8,7 +8,15 @@ import { Metrics } from "../src/ops/metrics.ts";
 import { newRun } from "../src/dispatch/run-record.ts";
 
 const metrics = new Metrics();
-metrics.bind({ known: () => true, inFlight: () => ({ tool: 0, agent: 0 }), subscribers: () => 0, pool: () => null, heartbeatAge: () => 0, surfaceVersion: () => 0, surfaceReloads: () => 0 });
+metrics.bind({
+  known: () => true,
+  inFlight: () => ({ tool: 0, agent: 0 }),
+  subscribers: () => 0,
+  pool: () => null,
+  heartbeatAge: () => 0,
+  surfaceVersion: () => 0,
+  surfaceReloads: () => 0,
+});
 const run = { ...newRun({ tool: "echo", input: {}, door: "graphql", callerRole: "USER", callerKey: null }), status: "SUCCEEDED" as const };
 const calls = 500_000;
 for (let round = 1; round <= 3; round++) {

@@ -48,10 +48,19 @@ const show = (title: string, rows: CostRow[], n: number) => {
   console.log(`\n${title}\n${"self %".padStart(7)} ${"total %".padStart(8)}  function / package`);
   for (const r of rows.slice(0, n)) console.log(`${r.selfPct.toFixed(1).padStart(7)} ${r.totalPct.toFixed(1).padStart(8)}  ${r.name}`);
 };
-console.log(`tai42 ${mcp ? `MCP door (${mcp})` : "dispatch"} on ${kind}${stubRunWrites ? " (run writes stubbed)" : ""}, ${connections} connections, ${seconds} s: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`);
+console.log(
+  `tai42 ${mcp ? `MCP door (${mcp})` : "dispatch"} on ${kind}${stubRunWrites ? " (run writes stubbed)" : ""}, ${connections} connections, ${seconds} s: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`,
+);
 console.log(`profiled ${summary.sampledMs} ms of the measured window; idle ${summary.idlePct}%, GC ${summary.gcPct}%`);
 show("By package or file (self time; total = inclusive)", summary.byPackage, 20);
 show("Functions by self time", summary.topSelf, 25);
 show("Functions by inclusive time", summary.topTotal, 25);
 mkdirSync("bench/results", { recursive: true });
-writeFileSync("bench/results/profile.json", JSON.stringify({ at: new Date().toISOString(), database: kind, door: mcp ? `mcp-${mcp}` : "graphql", stubRunWrites, connections, seconds, figures, summary, profile: join(dir, file) }, null, 2));
+writeFileSync(
+  "bench/results/profile.json",
+  JSON.stringify(
+    { at: new Date().toISOString(), database: kind, door: mcp ? `mcp-${mcp}` : "graphql", stubRunWrites, connections, seconds, figures, summary, profile: join(dir, file) },
+    null,
+    2,
+  ),
+);

@@ -55,10 +55,18 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     check("startup-serve-warm", "tai serve until listening (warm SQLite) ÷ bare yoga with the same imports", "≤", 2, st?.ratios["serveWarm/bareYoga"]),
     check("startup-tools-list", "tai tools list (warm SQLite), ms", "≤", 1000, st?.medianMs.toolsList),
   );
-  if (r.agent?.measured) for (const p of r.agent.points) out.push(check(`agent-stream-${p.subscribers}`, `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`, "≥", 0.7, p.rateRatio));
+  if (r.agent?.measured)
+    for (const p of r.agent.points)
+      out.push(check(`agent-stream-${p.subscribers}`, `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`, "≥", 0.7, p.rateRatio));
   else out.push(check("agent-stream", `agent streaming ÷ bare subscription (${r.agent ? r.agent.reason : "not run"})`, "≥", 0.7, null));
   out.push(
-    check("fanout-rate", `runEvents fan-out delivered events/s ÷ bare yoga + createPubSub, ${r.fanout?.settings.subscribers ?? 1000} graphql-ws clients`, "≥", 0.8, r.fanout?.ratios.deliveryRate),
+    check(
+      "fanout-rate",
+      `runEvents fan-out delivered events/s ÷ bare yoga + createPubSub, ${r.fanout?.settings.subscribers ?? 1000} graphql-ws clients`,
+      "≥",
+      0.8,
+      r.fanout?.ratios.deliveryRate,
+    ),
     check("fanout-memory", "server RSS per idle subscriber ÷ baseline", "≤", 1.5, r.fanout?.ratios.memoryPerIdleSubscriber),
   );
   if (r.meta.postgres) {
@@ -89,7 +97,11 @@ export function formatResults(r: BenchResults): string {
         ["server", "req/s", "p50 ms", "p99 ms", "errors"],
         Object.entries(r.dispatch.servers).map(([n, f]) => [n, f.rps.toFixed(0), f.p50, f.p99, f.errors + f.non2xx + f.timeouts]),
       ),
-      table("Dispatch ratios", ["ratio", "value"], Object.entries(r.dispatch.ratios).map(([k, v]) => [k, v])),
+      table(
+        "Dispatch ratios",
+        ["ratio", "value"],
+        Object.entries(r.dispatch.ratios).map(([k, v]) => [k, v]),
+      ),
     );
     const one = r.dispatch.oneConnection;
     if (one)
@@ -99,7 +111,11 @@ export function formatResults(r: BenchResults): string {
           ["server", "req/s", "p50 ms", "p99 ms", "errors"],
           Object.entries(one.servers).map(([n, f]) => [n, f.rps.toFixed(0), f.p50, f.p99, f.errors + f.non2xx + f.timeouts]),
         ),
-        table("Dispatch ratios at 1 connection", ["ratio", "value"], Object.entries(one.ratios).map(([k, v]) => [k, v])),
+        table(
+          "Dispatch ratios at 1 connection",
+          ["ratio", "value"],
+          Object.entries(one.ratios).map(([k, v]) => [k, v]),
+        ),
       );
   }
   if (r.scaling)
@@ -145,7 +161,10 @@ export function formatResults(r: BenchResults): string {
       table(
         `Run writes of one dispatch (two transactions), ${r.writes.dispatches} in a row`,
         ["path", "µs per dispatch"],
-        [...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (the run log's writer), ${k}`, v.usPerDispatch]), ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch]],
+        [
+          ...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (the run log's writer), ${k}`, v.usPerDispatch]),
+          ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch],
+        ],
       ),
     );
   if (r.startup) {
@@ -193,9 +212,19 @@ export function formatResults(r: BenchResults): string {
         ["server", "req/s", "p50 ms", "p99 ms", "errors", "advisory wait", "queue mean", "queue max", "holder idle in tx", "samples"],
         [row("bare yoga echo", p.yoga), row("tai42, one instance", p.one), row("tai42, two instances", p.two)],
       ),
-      table("PostgreSQL scale-out ratios", ["ratio", "value"], Object.entries(p.ratios).map(([k, v]) => [k, v])),
+      table(
+        "PostgreSQL scale-out ratios",
+        ["ratio", "value"],
+        Object.entries(p.ratios).map(([k, v]) => [k, v]),
+      ),
     );
   }
-  parts.push(table("Targets", ["target", "bound", "value", "met"], r.targets.map((t) => [t.description, t.target, t.value ?? "n/a", t.met === null ? "not measured" : t.met ? "yes" : "NO"])));
+  parts.push(
+    table(
+      "Targets",
+      ["target", "bound", "value", "met"],
+      r.targets.map((t) => [t.description, t.target, t.value ?? "n/a", t.met === null ? "not measured" : t.met ? "yes" : "NO"]),
+    ),
+  );
   return parts.join("\n");
 }

@@ -44,7 +44,9 @@ const results: BenchResults = {
   },
   targets: [],
 };
-log(`tai42 bench on Node ${process.versions.node}${settings.smoke ? " (smoke settings)" : settings.quick ? " (quick settings)" : ""}: ${settings.scenarios.join(", ")}${settings.postgresUrl ? " (with PostgreSQL)" : ""}`);
+log(
+  `tai42 bench on Node ${process.versions.node}${settings.smoke ? " (smoke settings)" : settings.quick ? " (quick settings)" : ""}: ${settings.scenarios.join(", ")}${settings.postgresUrl ? " (with PostgreSQL)" : ""}`,
+);
 
 const dbs = new ScratchDatabases(settings.postgresUrl);
 try {

@@ -82,7 +82,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSetti
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   const value = (name: string) => flag(name)?.split("=").slice(1).join("=") || undefined;
   for (const a of argv)
-    if (!/^--(smoke|quick|pg|redis|only|out)(=.*)?$/.test(a)) throw new Error(`unknown argument "${a}" (known: --smoke, --quick, --pg[=URL], --redis=URL, --only=${SCENARIOS.join(",")}, --out=FILE)`);
+    if (!/^--(smoke|quick|pg|redis|only|out)(=.*)?$/.test(a))
+      throw new Error(`unknown argument "${a}" (known: --smoke, --quick, --pg[=URL], --redis=URL, --only=${SCENARIOS.join(",")}, --out=FILE)`);
   const isSmoke = Boolean(flag("smoke")) || yes(env.BENCH_SMOKE);
   const isQuick = Boolean(flag("quick")) || yes(env.BENCH_QUICK);
   if (isSmoke && isQuick) throw new Error("--smoke and --quick exclude each other");
@@ -90,7 +91,9 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSetti
   if (flag("pg")) postgresUrl = value("pg") ?? DEFAULT_PG;
   else if (yes(env.BENCH_PG)) postgresUrl = DEFAULT_PG;
   else if (/^postgres(ql)?:\/\//.test(env.DATABASE_URL ?? "")) postgresUrl = env.DATABASE_URL!;
-  const only = value("only")?.split(",").map((s) => s.trim());
+  const only = value("only")
+    ?.split(",")
+    .map((s) => s.trim());
   for (const s of only ?? []) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (known: ${SCENARIOS.join(", ")})`);
   for (const s of only ?? []) if (NEEDS_PG.includes(s as ScenarioName) && !postgresUrl) throw new Error(`scenario "${s}" needs PostgreSQL: add --pg[=URL] (or BENCH_PG=1)`);
   const redisUrl = value("redis") ?? env.BENCH_REDIS_URL ?? DEFAULT_REDIS;

@@ -53,7 +53,11 @@ function inputs(root) {
   return out.sort();
 }
 
-const sha1 = (root, rel) => builtin("node:crypto").createHash("sha1").update(readFileSync(join(root, rel))).digest("hex");
+const sha1 = (root, rel) =>
+  builtin("node:crypto")
+    .createHash("sha1")
+    .update(readFileSync(join(root, rel)))
+    .digest("hex");
 
 /**
  * Why dist/ does not match the sources, or null when it does. Costs one stat per source
@@ -132,7 +136,9 @@ function pruneOrphans(root) {
 
 /** The sources whose compiled JavaScript is not in dist/ (removed by hand, say), and the dashboard's entry when its bundle is gone. */
 function missingOutputs(root) {
-  const compiled = inputs(root).filter((rel) => /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) && !rel.startsWith("src/dashboard/") && !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))));
+  const compiled = inputs(root).filter(
+    (rel) => /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) && !rel.startsWith("src/dashboard/") && !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))),
+  );
   return withDashboard(root) && dashboard().dashboardMissing(root) ? [...compiled, "src/dashboard/main.tsx"] : compiled;
 }
 
@@ -142,7 +148,11 @@ export function build(root = here, { quiet = false } = {}) {
   if (!existsSync(tsc)) throw new Error("typescript is not installed (a dev dependency): install with them (`npm ci`) to build dist/");
   // tsc's incremental state trusts its outputs to be there; when some are gone, start over.
   if (missingOutputs(root).length) rmSync(join(root, "dist", ".tsbuildinfo"), { force: true });
-  const r = builtin("node:child_process").spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], { cwd: root, stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit", encoding: "utf8" });
+  const r = builtin("node:child_process").spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
+    cwd: root,
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : "inherit",
+    encoding: "utf8",
+  });
   if (r.status !== 0) {
     if (quiet) process.stderr.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
     throw new Error(`tsc -p tsconfig.build.json failed (exit ${r.status}): dist/ was not updated`);

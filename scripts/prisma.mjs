@@ -26,10 +26,7 @@ export function derivePostgresSchema(source) {
   return source
     .replace('provider = "sqlite"', 'provider = "postgresql"')
     .replace('output       = "../../src/db/generated/sqlite"', 'output       = "../../src/db/generated/postgres"')
-    .replace(
-      "// The one model source.",
-      "// GENERATED from prisma/sqlite/schema.prisma by `npm run db:generate`; do not edit.\n// The one model source.",
-    );
+    .replace("// The one model source.", "// GENERATED from prisma/sqlite/schema.prisma by `npm run db:generate`; do not edit.\n// The one model source.");
 }
 
 export function providerOf(url) {
@@ -128,8 +125,7 @@ function newMigration(name) {
     const out = join(dir, `${stamp}_${name}`);
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "migration.sql"), sql);
-    if (!existsSync(join(dir, "migration_lock.toml")))
-      writeFileSync(join(dir, "migration_lock.toml"), `provider = "${p === "sqlite" ? "sqlite" : "postgresql"}"\n`);
+    if (!existsSync(join(dir, "migration_lock.toml"))) writeFileSync(join(dir, "migration_lock.toml"), `provider = "${p === "sqlite" ? "sqlite" : "postgresql"}"\n`);
     console.log(`wrote ${out}/migration.sql`);
   }
 }

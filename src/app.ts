@@ -73,10 +73,7 @@ export class App implements Registrations {
   }
 
   /** Registers a tool from a zod input schema, or a definition built by `defineTool`. */
-  tool<I extends z.ZodType<Record<string, unknown>>>(
-    options: ToolOptions<I>,
-    handler: (input: z.output<I>, ctx: ToolContext) => unknown | Promise<unknown>,
-  ): ToolDefinition;
+  tool<I extends z.ZodType<Record<string, unknown>>>(options: ToolOptions<I>, handler: (input: z.output<I>, ctx: ToolContext) => unknown | Promise<unknown>): ToolDefinition;
   tool(definition: ToolDefinition): ToolDefinition;
   tool(options: ToolOptions<z.ZodType<Record<string, unknown>>> | ToolDefinition, handler?: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
     const def = handler === undefined ? (options as ToolDefinition) : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
@@ -143,7 +140,8 @@ export class App implements Registrations {
   }
 
   private fromZod(options: ToolOptions<z.ZodType<Record<string, unknown>>>, handler: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
-    if (typeof options !== "object" || options === null) throw toolDefinitionError("one-form", "app.tool needs an options object", { issues: [{ path: "", message: "must be an options object" }] });
+    if (typeof options !== "object" || options === null)
+      throw toolDefinitionError("one-form", "app.tool needs an options object", { issues: [{ path: "", message: "must be an options object" }] });
     const { input, output, ...rest } = options;
     if (!(input instanceof z.ZodType))
       throw toolDefinitionError("object-schema", `"${options.name}": input must be a zod schema (z.object({...}))`, {

@@ -67,7 +67,12 @@ const ServerEnvSchema = z
     TAI_REDIS_PREFIX: envText("tai42:"),
     TAI_MODULES: envList(),
     TAI_EXTENSIONS_DIR: envText(undefined),
-    TAI_ANONYMOUS_ROLE: envChoice(ANONYMOUS_ROLES, undefined, (raw) => raw.toUpperCase(), (raw) => `must be NONE, READER, USER or ADMIN (got "${raw}")`),
+    TAI_ANONYMOUS_ROLE: envChoice(
+      ANONYMOUS_ROLES,
+      undefined,
+      (raw) => raw.toUpperCase(),
+      (raw) => `must be NONE, READER, USER or ADMIN (got "${raw}")`,
+    ),
     TAI_ADMIN_KEY: envText(undefined, z.string().min(16), () => "must be at least 16 characters"),
     TAI_GRAPHIQL: envBoolean(true),
     TAI_CORS_ORIGINS: envList(),
@@ -78,27 +83,25 @@ const ServerEnvSchema = z
     TAI_ENV_DENY: envList(),
     TAI_MCP_SESSIONS: envBoolean(true),
   })
-  .transform(
-    (env): Omit<Config, keyof OpsConfig> => ({
-      port: env.PORT,
-      host: env.HOST,
-      databaseUrl: env.DATABASE_URL,
-      redisUrl: env.REDIS_URL,
-      redisPrefix: env.TAI_REDIS_PREFIX,
-      modules: env.TAI_MODULES,
-      extensionsDir: env.TAI_EXTENSIONS_DIR,
-      anonymousRole: env.TAI_ANONYMOUS_ROLE ?? defaultAnonymousRole(isLoopback(env.HOST)),
-      adminKey: env.TAI_ADMIN_KEY,
-      graphiql: env.TAI_GRAPHIQL,
-      corsOrigins: env.TAI_CORS_ORIGINS,
-      maxBodyBytes: env.TAI_MAX_BODY_BYTES,
-      demo: env.TAI_DEMO,
-      shutdownGraceSeconds: env.TAI_SHUTDOWN_GRACE_SECONDS,
-      publicUrl: env.TAI_PUBLIC_URL?.replace(/\/+$/, ""),
-      envDeny: env.TAI_ENV_DENY,
-      mcpSessions: env.TAI_MCP_SESSIONS,
-    }),
-  );
+  .transform((env): Omit<Config, keyof OpsConfig> => ({
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.TAI_REDIS_PREFIX,
+    modules: env.TAI_MODULES,
+    extensionsDir: env.TAI_EXTENSIONS_DIR,
+    anonymousRole: env.TAI_ANONYMOUS_ROLE ?? defaultAnonymousRole(isLoopback(env.HOST)),
+    adminKey: env.TAI_ADMIN_KEY,
+    graphiql: env.TAI_GRAPHIQL,
+    corsOrigins: env.TAI_CORS_ORIGINS,
+    maxBodyBytes: env.TAI_MAX_BODY_BYTES,
+    demo: env.TAI_DEMO,
+    shutdownGraceSeconds: env.TAI_SHUTDOWN_GRACE_SECONDS,
+    publicUrl: env.TAI_PUBLIC_URL?.replace(/\/+$/, ""),
+    envDeny: env.TAI_ENV_DENY,
+    mcpSessions: env.TAI_MCP_SESSIONS,
+  }));
 
 /** Reads and validates the configuration; every bad value is named in one {@link DefinitionError}. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

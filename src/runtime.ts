@@ -138,7 +138,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     metrics.redisError();
     redisOutage.error(e);
   };
-  const bus = runtimeBus({ redisUrl: config.redisUrl, prefix: config.redisPrefix, onError: onRedisError, onReady: redisOutage.recovered, onLagging: (topic) => metrics.laggingClosed(topic) });
+  const bus = runtimeBus({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    onError: onRedisError,
+    onReady: redisOutage.recovered,
+    onLagging: (topic) => metrics.laggingClosed(topic),
+  });
   const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";
@@ -178,25 +184,48 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     tracer: tracing?.runs,
   });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
-  const sweep = duties !== "server" ? undefined : setInterval(() => {
-    interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
-  }, options.sweepMs ?? 1000);
+  const sweep =
+    duties !== "server"
+      ? undefined
+      : setInterval(() => {
+          interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
+        }, options.sweepMs ?? 1000);
   sweep?.unref();
   // Expired key-value rows read as absent already; deleting them keeps the table small
   // (an MCP `initialize` that never comes back leaves one for a day).
-  const storeSweep = duties !== "server" ? undefined : setInterval(() => {
-    db.cacheEntry.deleteMany({ where: { expiresAt: { lte: new Date() } } }).catch((e: Error) => log.warn("deleting expired key-value rows failed", { error: e.message }));
-  }, options.storeSweepMs ?? 60_000);
+  const storeSweep =
+    duties !== "server"
+      ? undefined
+      : setInterval(() => {
+          db.cacheEntry.deleteMany({ where: { expiresAt: { lte: new Date() } } }).catch((e: Error) => log.warn("deleting expired key-value rows failed", { error: e.message }));
+        }, options.storeSweepMs ?? 60_000);
   storeSweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }));
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
-  const agents = new AgentService({ db, surface, dispatcher, runs, runLog, bus, log, secrets, instanceId, builtins, apps, interactions, liveInstances: duties === "server" ? () => instances.liveIds() : undefined });
+  const agents = new AgentService({
+    db,
+    surface,
+    dispatcher,
+    runs,
+    runLog,
+    bus,
+    log,
+    secrets,
+    instanceId,
+    builtins,
+    apps,
+    interactions,
+    liveInstances: duties === "server" ? () => instances.liveIds() : undefined,
+  });
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
   // its process died on this host) were interrupted: at start, and at every heartbeat
   // after. A one-shot command takes no server duties; `tools run` only beats.
   const fencing = new Fencing({ db, tools: dispatcher, agents, log });
-  const orphans = duties === "none" ? null : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server", fence: (gone) => fencing.check(gone).then(() => {}) });
+  const orphans =
+    duties === "none"
+      ? null
+      : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server", fence: (gone) => fencing.check(gone).then(() => {}) });
   const recovered = orphans ? await orphans.start() : [];
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */

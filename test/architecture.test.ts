@@ -93,8 +93,7 @@ function bodyCalls(): Use[] {
  * list short: each entry is a second place where a body runs.
  */
 const EXECUTE_ELSEWHERE: Record<string, string> = {
-  "src/extensions/builtin/worker-entry.ts":
-    "the worker_thread BACKEND's thread entry: it runs, in that thread, the body the chokepoint dispatched to the branch",
+  "src/extensions/builtin/worker-entry.ts": "the worker_thread BACKEND's thread entry: it runs, in that thread, the body the chokepoint dispatched to the branch",
 };
 
 describe("the chokepoint rule", () => {
@@ -110,16 +109,26 @@ describe("the chokepoint rule", () => {
 
   it("should invoke a surface entry only from src/dispatch/run-tool.ts, or from a layer delegating to its base", () => {
     const outside = uses.filter((u) => u.member === "SurfaceEntry.invoke" && u.file !== "src/dispatch/run-tool.ts" && !u.inLayer);
-    expect(outside.map((u) => `${u.file}:${u.line} ${u.text}`), "run tools through Dispatcher.run (src/dispatch/run-tool.ts), never entry.invoke").toEqual([]);
+    expect(
+      outside.map((u) => `${u.file}:${u.line} ${u.text}`),
+      "run tools through Dispatcher.run (src/dispatch/run-tool.ts), never entry.invoke",
+    ).toEqual([]);
   });
 
   it("should run a tool definition's body only in src/registry/", () => {
     const outside = uses.filter((u) => u.member === "ToolDefinition.execute" && !u.file.startsWith("src/registry/") && !(u.file in EXECUTE_ELSEWHERE));
-    expect(outside.map((u) => `${u.file}:${u.line} ${u.text}`), "a definition's execute runs only behind a surface entry built in src/registry/").toEqual([]);
+    expect(
+      outside.map((u) => `${u.file}:${u.line} ${u.text}`),
+      "a definition's execute runs only behind a surface entry built in src/registry/",
+    ).toEqual([]);
   });
 
   it("should keep every allowed exception to the rule real", () => {
-    for (const file of Object.keys(EXECUTE_ELSEWHERE)) expect(uses.some((u) => u.file === file), `${file} no longer runs a body: drop it from EXECUTE_ELSEWHERE`).toBe(true);
+    for (const file of Object.keys(EXECUTE_ELSEWHERE))
+      expect(
+        uses.some((u) => u.file === file),
+        `${file} no longer runs a body: drop it from EXECUTE_ELSEWHERE`,
+      ).toBe(true);
   });
 });
 
@@ -174,7 +183,11 @@ describe("domain code and GraphQL", () => {
   it("should never import a GraphQL package or src/graphql/ outside the GraphQL door, the server and the CLI", () => {
     const offenders = files
       .filter((f) => !isDoor(f))
-      .flatMap((f) => importsOf(f).filter((spec) => isGraphqlPackage(spec) || local(f, spec)?.startsWith("src/graphql/")).map((spec) => `${rel(f)} imports "${spec}"`));
+      .flatMap((f) =>
+        importsOf(f)
+          .filter((spec) => isGraphqlPackage(spec) || local(f, spec)?.startsWith("src/graphql/"))
+          .map((spec) => `${rel(f)} imports "${spec}"`),
+      );
     expect(offenders, "domain code must stay usable by every door (CLI, agent, MCP): move GraphQL concerns into src/graphql/").toEqual([]);
   });
 
@@ -239,7 +252,13 @@ describe("tai42/client's import graph", () => {
 
   it("should depend on every client package at run time (package.json dependencies)", () => {
     const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const used = new Set(files.flatMap((f) => importsOf(f).filter((spec) => !spec.startsWith(".") && !spec.startsWith("node:")).map(packageOf)));
+    const used = new Set(
+      files.flatMap((f) =>
+        importsOf(f)
+          .filter((spec) => !spec.startsWith(".") && !spec.startsWith("node:"))
+          .map(packageOf),
+      ),
+    );
     for (const name of used) expect(dependencies, name).toHaveProperty([name]);
   });
 });

@@ -124,10 +124,22 @@ export function meanFigures(rounds: LoadFigures[]): LoadFigures {
     connections: rounds[0].connections,
     durationSeconds: round(sum((r) => r.durationSeconds)),
     requests: sum((r) => r.requests),
-    rps: round(avg((r) => r.rps), 1),
-    p50: round(avg((r) => r.p50), 3),
-    p99: round(avg((r) => r.p99), 3),
-    mean: round(avg((r) => r.mean), 3),
+    rps: round(
+      avg((r) => r.rps),
+      1,
+    ),
+    p50: round(
+      avg((r) => r.p50),
+      3,
+    ),
+    p99: round(
+      avg((r) => r.p99),
+      3,
+    ),
+    mean: round(
+      avg((r) => r.mean),
+      3,
+    ),
     errors: sum((r) => r.errors),
     non2xx: sum((r) => r.non2xx),
     timeouts: sum((r) => r.timeouts),

@@ -36,7 +36,14 @@ export async function startTai42(dbs: ScratchDatabases, kind: "sqlite" | "postgr
     child = await startChild(
       `tai42${options.label ? ` ${options.label}` : ""} (${kind}${options.stubRunWrites ? ", run writes stubbed" : ""}${options.redis ? ", Redis" : ""})`,
       "servers/tai42.ts",
-      { databaseUrl: db.url, deltas: options.deltas, stubRunWrites: options.stubRunWrites, redisUrl: options.redis?.url, redisPrefix: options.redis?.prefix, keyName: options.label ? `bench-${options.label}` : undefined },
+      {
+        databaseUrl: db.url,
+        deltas: options.deltas,
+        stubRunWrites: options.stubRunWrites,
+        redisUrl: options.redis?.url,
+        redisPrefix: options.redis?.prefix,
+        keyName: options.label ? `bench-${options.label}` : undefined,
+      },
       { nodeArgs: options.nodeArgs },
     );
   } catch (e) {

@@ -17,7 +17,18 @@ export function yogaTarget(url: string): HttpTarget {
 }
 
 /** The dispatch mutation as a client sends it: the run's id, status and content. */
-export const DISPATCH = /* GraphQL */ `mutation Dispatch($input: DispatchInput!) { dispatch(input: $input) { id status content { type text } } }`;
+export const DISPATCH = /* GraphQL */ `
+  mutation Dispatch($input: DispatchInput!) {
+    dispatch(input: $input) {
+      id
+      status
+      content {
+        type
+        text
+      }
+    }
+  }
+`;
 
 /** tai42: `dispatch` of the demo echo tool, with an API key. */
 export function tai42Target(url: string, key: string): HttpTarget {
@@ -52,7 +63,12 @@ export async function openMcpSessions(url: string, n: number, key?: string): Pro
     const init = await fetch(url, {
       method: "POST",
       headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } },
+      }),
     });
     const id = init.headers.get("mcp-session-id");
     await init.text();

@@ -96,7 +96,11 @@ async function tai42(tai: Tai42Child, pool: Child, subscribers: number, s: Bench
     await pool.call("open", { url: tai.url, count: 1, query: TAI42_STREAM, variables: start, connectionParams, keyPath: ["agentStream", "seq"] });
     await waitFor(async () => (await tai.call<number>("waiting")) >= 1, s.timeoutSeconds * 1000);
     const runId = await tai.call<string>("runningAgentRun");
-    await pool.call("open", { url: tai.url, count: subscribers - 1, query: TAI42_STREAM, variables: { input: {}, runId, afterSeq: 0 }, connectionParams, keyPath: ["agentStream", "seq"] }, s.timeoutSeconds * 1000);
+    await pool.call(
+      "open",
+      { url: tai.url, count: subscribers - 1, query: TAI42_STREAM, variables: { input: {}, runId, afterSeq: 0 }, connectionParams, keyPath: ["agentStream", "seq"] },
+      s.timeoutSeconds * 1000,
+    );
     await waitFor(async () => (await tai.call<number>("listeners", "agentEvent")) >= subscribers, s.timeoutSeconds * 1000);
     const opened = await tai.call<number>("open");
     return figures(await ended(pool, s.timeoutSeconds * 1000), opened);
@@ -121,7 +125,11 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
     started.push(tai);
     const pool = await startChild("stream clients", "clients/subscriber-pool.ts", {});
     started.push(pool);
-    const hasAgents = await fetch(tai.url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${tai.key}` }, body: JSON.stringify({ query: "{ __type(name: \"Subscription\") { fields { name } } }" }) })
+    const hasAgents = await fetch(tai.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${tai.key}` },
+      body: JSON.stringify({ query: '{ __type(name: "Subscription") { fields { name } } }' }),
+    })
       .then((r) => r.json() as Promise<{ data?: { __type?: { fields?: { name: string }[] } } }>)
       .then((b) => Boolean(b.data?.__type?.fields?.some((f) => f.name === "agentStream")));
     if (!hasAgents) return { measured: false, reason: "this tai42 build has no agentStream subscription" };
@@ -132,7 +140,9 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
       const b = await bare(yoga, pool, n, s);
       const t = await tai42(tai, pool, n, s);
       points.push({ subscribers: n, baseline: b, tai42: t, rateRatio: round(t.eventsPerSecond / b.eventsPerSecond, 3), ttfeRatio: round(t.ttfeMs / b.ttfeMs, 3) });
-      log(`  agent stream ${String(n).padStart(3)} subscriber(s)  tai42 ${t.eventsPerSecond} events/s ttfe ${t.ttfeMs} ms${t.complete ? "" : " (incomplete)"} | bare ${b.eventsPerSecond} events/s ttfe ${b.ttfeMs} ms`);
+      log(
+        `  agent stream ${String(n).padStart(3)} subscriber(s)  tai42 ${t.eventsPerSecond} events/s ttfe ${t.ttfeMs} ms${t.complete ? "" : " (incomplete)"} | bare ${b.eventsPerSecond} events/s ttfe ${b.ttfeMs} ms`,
+      );
     }
     return { measured: true, settings: s, points };
   } finally {

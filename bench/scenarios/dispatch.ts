@@ -64,7 +64,9 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
     // each on a server and database of its own so that its persisted count is its own.
     const mcpUrl = (graphqlUrl: string) => graphqlUrl.replace(/\/graphql$/, "/mcp");
     await add("tai42-mcp-stateless", startTai42(dbs, "sqlite", { label: "mcp-stateless" }), (c) => mcpTarget(mcpUrl(c.url), [], c.key));
-    await add("tai42-mcp-session", startTai42(dbs, "sqlite", { label: "mcp-session" }), async (c) => mcpTarget(mcpUrl(c.url), await openMcpSessions(mcpUrl(c.url), s.mcpSessions, c.key), c.key));
+    await add("tai42-mcp-session", startTai42(dbs, "sqlite", { label: "mcp-session" }), async (c) =>
+      mcpTarget(mcpUrl(c.url), await openMcpSessions(mcpUrl(c.url), s.mcpSessions, c.key), c.key),
+    );
     // Diagnostic, not a configuration: the same server with its two run writes answered
     // from memory, showing what the rest of the dispatch path costs.
     await add("tai42-nowrites", startTai42(dbs, "sqlite", { stubRunWrites: true }), (c) => tai42Target(c.url, c.key));

@@ -8,7 +8,25 @@ import { ECHO_TEXT, tai42Target } from "../lib/targets.ts";
 import type { BenchSettings } from "../settings.ts";
 
 /** The subscription both servers serve, field for field: tai42's runEvents and the baseline's copy of its shape. */
-export const RUN_EVENTS = /* GraphQL */ `subscription { runEvents { seq type at run { id tool status input content { type text } } } }`;
+export const RUN_EVENTS = /* GraphQL */ `
+  subscription {
+    runEvents {
+      seq
+      type
+      at
+      run {
+        id
+        tool
+        status
+        input
+        content {
+          type
+          text
+        }
+      }
+    }
+  }
+`;
 
 /** One server's fan-out figures. Latencies in ms, memory in KiB. */
 export interface FanoutFigures {
@@ -45,7 +63,14 @@ interface Mem {
   heapUsed: number;
 }
 
-async function fanoutOne(server: Child, pool: Child, target: HttpTarget, connectionParams: Record<string, unknown> | undefined, s: BenchSettings["fanout"], log: (l: string) => void): Promise<FanoutFigures> {
+async function fanoutOne(
+  server: Child,
+  pool: Child,
+  target: HttpTarget,
+  connectionParams: Record<string, unknown> | undefined,
+  s: BenchSettings["fanout"],
+  log: (l: string) => void,
+): Promise<FanoutFigures> {
   await sendRequests(target, 20, 2);
   const stats = () => pool.call<{ received: number; live: number; errors: number; firstError: string | null }>("stats");
   let connected = 0;
@@ -53,7 +78,11 @@ async function fanoutOne(server: Child, pool: Child, target: HttpTarget, connect
   // still be on its way when `open` returns): probe dispatches until each subscriber has
   // received an event; then reads the server's settled memory.
   const grow = async (n: number): Promise<Mem> => {
-    const opened = await pool.call<{ connected: number }>("open", { url: server.url, count: n, query: RUN_EVENTS, connectionParams, keyPath: ["runEvents", "seq"] }, s.timeoutSeconds * 1000);
+    const opened = await pool.call<{ connected: number }>(
+      "open",
+      { url: server.url, count: n, query: RUN_EVENTS, connectionParams, keyPath: ["runEvents", "seq"] },
+      s.timeoutSeconds * 1000,
+    );
     connected += opened.connected;
     await pool.call("reset");
     const deadline = Date.now() + s.timeoutSeconds * 1000;
@@ -98,7 +127,9 @@ async function fanoutOne(server: Child, pool: Child, target: HttpTarget, connect
       errors: end.errors,
       firstError: end.firstError,
     };
-    log(`  fanout ${server.name.padEnd(14)} ${f.deliveries}/${expected} deliveries  ${f.eventsPerSecond} events/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${f.rssPerIdleSubscriberKiB} KiB RSS per idle subscriber`);
+    log(
+      `  fanout ${server.name.padEnd(14)} ${f.deliveries}/${expected} deliveries  ${f.eventsPerSecond} events/s  p50 ${f.p50} ms  p99 ${f.p99} ms  ${f.rssPerIdleSubscriberKiB} KiB RSS per idle subscriber`,
+    );
     return f;
   } finally {
     await pool.call("closeAll");
@@ -114,7 +145,11 @@ export async function fanoutScenario(settings: BenchSettings, dbs: ScratchDataba
   try {
     const yoga = await startYoga();
     try {
-      const emit = { url: yoga.url, headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify({ query: "mutation Emit($text: String!) { emit(text: $text) }", variables: { text: ECHO_TEXT } }) };
+      const emit = {
+        url: yoga.url,
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ query: "mutation Emit($text: String!) { emit(text: $text) }", variables: { text: ECHO_TEXT } }),
+      };
       baseline = await fanoutOne(yoga, pool, emit, undefined, s, log);
     } finally {
       await yoga.stop();

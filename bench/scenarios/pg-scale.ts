@@ -145,7 +145,9 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
         const measure = () => measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.durationSeconds });
         const f = c.sampler ? await c.sampler.during(measure) : await measure();
         c.rounds.push(f);
-        log(`  pg-scale round ${r + 1}/${s.rounds} ${c.name.padEnd(4)} ${figuresLine(f)}${f.parts.length > 1 ? `  (${f.parts.map((p) => p.rps.toFixed(0)).join(" + ")} req/s)` : ""}`);
+        log(
+          `  pg-scale round ${r + 1}/${s.rounds} ${c.name.padEnd(4)} ${figuresLine(f)}${f.parts.length > 1 ? `  (${f.parts.map((p) => p.rps.toFixed(0)).join(" + ")} req/s)` : ""}`,
+        );
       }
     }
 
@@ -158,9 +160,14 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
     const [y, one, two] = configs.map(figures);
     await drained();
     const persisted = await instances[0].call<PgScaleResult["persisted"]>("persisted");
-    for (const [name, f] of [["one", one], ["two", two]] as const) {
+    for (const [name, f] of [
+      ["one", one],
+      ["two", two],
+    ] as const) {
       const w = f.lockWait!;
-      log(`  pg-scale lock wait (${name}): ${w.samples} samples, advisory waiter in ${(w.advisoryWaitShare * 100).toFixed(1)} %, queue mean ${w.advisoryQueueMean} max ${w.advisoryQueueMax}; holder idle in transaction in ${(w.holderIdleInTransactionShare * 100).toFixed(1)} %`);
+      log(
+        `  pg-scale lock wait (${name}): ${w.samples} samples, advisory waiter in ${(w.advisoryWaitShare * 100).toFixed(1)} %, queue mean ${w.advisoryQueueMean} max ${w.advisoryQueueMax}; holder idle in transaction in ${(w.holderIdleInTransactionShare * 100).toFixed(1)} %`,
+      );
     }
     return {
       settings: s,

@@ -54,9 +54,7 @@ function rawSqliteCost(file: string, n: number): Promise<number> {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  const insertRun = db.prepare(
-    `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","instanceId","startedAt") VALUES (?,?,?,?,?,?,?,?,?,?)`,
-  );
+  const insertRun = db.prepare(`INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","instanceId","startedAt") VALUES (?,?,?,?,?,?,?,?,?,?)`);
   const insertEvent = db.prepare(`INSERT INTO "RunEvent" ("runId","tool","type","at","snapshot") VALUES (?,?,?,?,?) RETURNING "seq"`);
   const finishRun = db.prepare(`UPDATE "Run" SET "status" = ?, "content" = ?, "finishedAt" = ? WHERE "id" = ? AND "status" = 'RUNNING'`);
   const start = db.transaction((run: RunRecord) => {
@@ -92,6 +90,10 @@ export async function runWritesScenario(settings: BenchSettings, dbs: ScratchDat
   } finally {
     await raw.drop();
   }
-  log(`  run writes per dispatch: RunStore ${Object.entries(runStore).map(([k, v]) => `${k} ${v.usPerDispatch} µs`).join(", ")}; raw better-sqlite3 ${rawUs} µs`);
+  log(
+    `  run writes per dispatch: RunStore ${Object.entries(runStore)
+      .map(([k, v]) => `${k} ${v.usPerDispatch} µs`)
+      .join(", ")}; raw better-sqlite3 ${rawUs} µs`,
+  );
   return { dispatches: n, runStore, rawSqliteUsPerDispatch: rawUs };
 }

@@ -40,7 +40,9 @@ export async function scalingScenario(settings: BenchSettings, dbs: ScratchDatab
       const t = await measureHttp(targets.tai42, load);
       const y = await measureHttp(targets.yoga, load);
       points.push({ connections, tai42: t, yoga: y, rpsRatio: round(t.rps / y.rps, 3), p99Ratio: round(t.p99 / y.p99, 3) });
-      log(`  scaling ${String(connections).padStart(4)} conns  tai42 ${t.rps.toFixed(0).padStart(6)} req/s p99 ${t.p99} ms | yoga ${y.rps.toFixed(0).padStart(6)} req/s p99 ${y.p99} ms`);
+      log(
+        `  scaling ${String(connections).padStart(4)} conns  tai42 ${t.rps.toFixed(0).padStart(6)} req/s p99 ${t.p99} ms | yoga ${y.rps.toFixed(0).padStart(6)} req/s p99 ${y.p99} ms`,
+      );
     }
     return { settings: s, points };
   } finally {

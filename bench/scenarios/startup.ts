@@ -106,7 +106,11 @@ export async function startupScenario(settings: BenchSettings, dbs: ScratchDatab
     const base: NodeJS.ProcessEnv = { ...process.env, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production" };
     delete base.NODE_COMPILE_CACHE;
     delete base.NODE_DISABLE_COMPILE_CACHE;
-    const tai = (databaseUrl: string, compileCache = true): NodeJS.ProcessEnv => ({ ...base, DATABASE_URL: databaseUrl, ...(compileCache ? {} : { NODE_DISABLE_COMPILE_CACHE: "1" }) });
+    const tai = (databaseUrl: string, compileCache = true): NodeJS.ProcessEnv => ({
+      ...base,
+      DATABASE_URL: databaseUrl,
+      ...(compileCache ? {} : { NODE_DISABLE_COMPILE_CACHE: "1" }),
+    });
     const importsFile = join(dir, "imports.json");
     // The first start on the warm database creates its admin key and records the imports.
     await timeChild(["--import", RECORDER, TAI, "serve"], { ...tai(warm.url), RECORD_IMPORTS_OUT: importsFile }, s.timeoutSeconds, READY);

@@ -14,12 +14,26 @@ const { WebSocketServer } = await import("ws");
 const yoga = createYoga({ schema: createSchema({ typeDefs: "type Query { hello: String! }", resolvers: { Query: { hello: () => "hi" } } }) });
 const server = createServer(yoga);
 const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
-useServer({ execute: (args) => args.rootValue.execute(args), subscribe: (args) => args.rootValue.subscribe(args), onSubscribe: async (ctx, _id, params) => {
-  const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
-  const args = { schema, operationName: params.operationName, document: parse(params.query), variableValues: params.variables, contextValue: await contextFactory(), rootValue: { execute, subscribe } };
-  const errors = validate(args.schema, args.document);
-  return errors.length ? errors : args;
-} }, wss);
+useServer(
+  {
+    execute: (args) => args.rootValue.execute(args),
+    subscribe: (args) => args.rootValue.subscribe(args),
+    onSubscribe: async (ctx, _id, params) => {
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
+      const args = {
+        schema,
+        operationName: params.operationName,
+        document: parse(params.query),
+        variableValues: params.variables,
+        contextValue: await contextFactory(),
+        rootValue: { execute, subscribe },
+      };
+      const errors = validate(args.schema, args.document);
+      return errors.length ? errors : args;
+    },
+  },
+  wss,
+);
 server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => process.stdout.write(`listening on http://127.0.0.1:${server.address().port}${yoga.graphqlEndpoint}\n`));
 process.once("SIGTERM", () => {
   wss.close();

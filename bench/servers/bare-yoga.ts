@@ -18,18 +18,64 @@ import { Gate, streamText } from "../lib/stream-text.ts";
  */
 const typeDefs = /* GraphQL */ `
   scalar JSON
-  type Query { ok: Boolean! }
+  type Query {
+    ok: Boolean!
+  }
   type Mutation {
     echo(text: String!): String!
     emit(text: String!): Boolean!
   }
-  type ContentBlock { type: String! text: String }
-  type Run { id: ID! tool: String! status: String! input: JSON content: [ContentBlock!]! }
-  type RunEvent { seq: Int! type: String! at: String! run: Run! }
-  interface StreamEventBase { type: String! final: Boolean! seq: Int! runId: ID! agent: String }
-  type MessageDelta implements StreamEventBase { type: String! final: Boolean! seq: Int! runId: ID! agent: String text: String! }
-  type MessageFinal implements StreamEventBase { type: String! final: Boolean! seq: Int! runId: ID! agent: String text: String! }
-  type RunUsage implements StreamEventBase { type: String! final: Boolean! seq: Int! runId: ID! agent: String inputTokens: Int outputTokens: Int totalTokens: Int model: String }
+  type ContentBlock {
+    type: String!
+    text: String
+  }
+  type Run {
+    id: ID!
+    tool: String!
+    status: String!
+    input: JSON
+    content: [ContentBlock!]!
+  }
+  type RunEvent {
+    seq: Int!
+    type: String!
+    at: String!
+    run: Run!
+  }
+  interface StreamEventBase {
+    type: String!
+    final: Boolean!
+    seq: Int!
+    runId: ID!
+    agent: String
+  }
+  type MessageDelta implements StreamEventBase {
+    type: String!
+    final: Boolean!
+    seq: Int!
+    runId: ID!
+    agent: String
+    text: String!
+  }
+  type MessageFinal implements StreamEventBase {
+    type: String!
+    final: Boolean!
+    seq: Int!
+    runId: ID!
+    agent: String
+    text: String!
+  }
+  type RunUsage implements StreamEventBase {
+    type: String!
+    final: Boolean!
+    seq: Int!
+    runId: ID!
+    agent: String
+    inputTokens: Int
+    outputTokens: Int
+    totalTokens: Int
+    model: String
+  }
   union StreamEvent = MessageDelta | MessageFinal | RunUsage
   type Subscription {
     runEvents: RunEvent!

@@ -61,7 +61,8 @@ runChild(async () => {
         const existing = sessionId ? sessions.get(sessionId) : undefined;
         if (existing) return void (await existing.handleRequest(req, res, req.body));
         if (sessionId) return void res.status(404).json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
-        if (!isInitializeRequest(req.body)) return void res.status(400).json({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" }, id: null });
+        if (!isInitializeRequest(req.body))
+          return void res.status(400).json({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" }, id: null });
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void sessions.set(id, transport),

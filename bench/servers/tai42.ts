@@ -18,7 +18,14 @@ import { benchProvider } from "./bench-model.ts";
  * show what the rest of the dispatch path costs.
  */
 runChild(async () => {
-  const { databaseUrl, deltas = 1000, stubRunWrites = false, redisUrl, redisPrefix, keyName = "bench" } = childArgs<{
+  const {
+    databaseUrl,
+    deltas = 1000,
+    stubRunWrites = false,
+    redisUrl,
+    redisPrefix,
+    keyName = "bench",
+  } = childArgs<{
     databaseUrl: string;
     deltas?: number;
     stubRunWrites?: boolean;

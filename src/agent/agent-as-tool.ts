@@ -11,7 +11,12 @@ import type { AgentService, StartedRun } from "./agent-service.ts";
  * the end to a tool outcome. A refused start, a failed run and an approval interrupt are
  * ToolErrors (never retried); aborting the attempt cancels the run.
  */
-export async function invokeAsTool(agents: Pick<AgentService, "start" | "awaitEnd" | "cancel">, cls: AgentClass, input: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+export async function invokeAsTool(
+  agents: Pick<AgentService, "start" | "awaitEnd" | "cancel">,
+  cls: AgentClass,
+  input: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<unknown> {
   const options = optionsFromToolInput(cls, input);
   let started: StartedRun;
   try {
@@ -25,7 +30,10 @@ export async function invokeAsTool(agents: Pick<AgentService, "start" | "awaitEn
   try {
     const { final } = await agents.awaitEnd(started);
     if (final.type === "interrupt_final")
-      throw new ToolError(`agent run ${started.runId} on thread ${started.threadId} stopped at an approval interrupt (${final.reason ?? final.interruptId}); resume it with agentStream or runAgent({ threadId, resume })`, { kind: "CONFLICT", retryable: false });
+      throw new ToolError(
+        `agent run ${started.runId} on thread ${started.threadId} stopped at an approval interrupt (${final.reason ?? final.interruptId}); resume it with agentStream or runAgent({ threadId, resume })`,
+        { kind: "CONFLICT", retryable: false },
+      );
     const value = valueOfTerminal(final);
     const details = { agentRunId: started.runId, threadId: started.threadId };
     return toolResult({ data: value === undefined ? null : value, details });

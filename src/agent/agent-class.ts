@@ -36,9 +36,11 @@ const AgentClassSchema = z
   .superRefine((c, ctx) => {
     const fields = Object.keys(c.ToolInput.shape);
     const unknown = c.presetBakeableFields.filter((f) => !fields.includes(f));
-    if (unknown.length) ctx.addIssue({ code: "custom", path: ["presetBakeableFields"], message: `presetBakeableFields names fields that are not in ToolInput: ${unknown.join(", ")}` });
+    if (unknown.length)
+      ctx.addIssue({ code: "custom", path: ["presetBakeableFields"], message: `presetBakeableFields names fields that are not in ToolInput: ${unknown.join(", ")}` });
     const clash = c.extrasKeys.filter((k) => RUN_OPTION_KEYS.includes(k) || fields.includes(k));
-    if (clash.length) ctx.addIssue({ code: "custom", path: ["extrasKeys"], message: `extrasKeys names keys that are already run options or ToolInput fields: ${clash.join(", ")}` });
+    if (clash.length)
+      ctx.addIssue({ code: "custom", path: ["extrasKeys"], message: `extrasKeys names keys that are already run options or ToolInput fields: ${clash.join(", ")}` });
   });
 
 /** The rule each static of {@link AgentClassSchema} is held to. */

@@ -27,7 +27,8 @@ export function classifyAgentError(error: unknown, aborted: boolean): { kind: Er
   const api = RetryError.isInstance(error) && APICallError.isInstance(error.lastError) ? error.lastError : APICallError.isInstance(error) ? error : null;
   if (api) {
     const status = api.statusCode;
-    const kind: ErrorKind = status === 429 ? "RATE_LIMITED" : status === 408 ? "TIMEOUT" : status !== undefined && status >= 500 ? "UNAVAILABLE" : status === undefined ? "NETWORK" : "UPSTREAM";
+    const kind: ErrorKind =
+      status === 429 ? "RATE_LIMITED" : status === 408 ? "TIMEOUT" : status !== undefined && status >= 500 ? "UNAVAILABLE" : status === undefined ? "NETWORK" : "UPSTREAM";
     const tries = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : "";
     const detail = providerMessage(api.responseBody) ?? api.message;
     return { kind, message: `the LLM provider failed${tries}: ${status ? `HTTP ${status}` : "no response"}${detail ? ` — ${detail}` : ""}`, unexpected: false };

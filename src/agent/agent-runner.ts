@@ -40,7 +40,8 @@ export function launchRun(
     caller,
     signal: controller.signal,
     log: log.child({ agentRunId: runId }),
-    runTool: (tool, input, options) => dispatcher.runDetailed({ tool, input, caller, door: "agent", parentRunId: runId, onProgress: options?.onProgress, storedInput: options?.storedInput }),
+    runTool: (tool, input, options) =>
+      dispatcher.runDetailed({ tool, input, caller, door: "agent", parentRunId: runId, onProgress: options?.onProgress, storedInput: options?.storedInput }),
     services: agents.services,
     resuming: run.resuming,
     prepared: run.prepared,

@@ -125,7 +125,9 @@ export class AgentService {
     // A parked tool run of an agent ended here: its suspended agent run may continue.
     deps.dispatcher.onParkEnded((toolRun) => {
       if (toolRun.door !== "agent" || !toolRun.parentRunId) return;
-      this.continueSuspended(toolRun.parentRunId).catch((e: Error) => deps.log.warn("continuing a suspended agent run failed", { agentRunId: toolRun.parentRunId, error: e.message }));
+      this.continueSuspended(toolRun.parentRunId).catch((e: Error) =>
+        deps.log.warn("continuing a suspended agent run failed", { agentRunId: toolRun.parentRunId, error: e.message }),
+      );
     });
   }
 
@@ -136,7 +138,18 @@ export class AgentService {
 
   get services(): AgentServices {
     const d = this.deps;
-    return { surface: d.surface, threads: this.threads, skills: this.skills, responseFormats: this.responseFormats, providers: this.providers, runs: d.runs, dispatcher: d.dispatcher, interactions: d.interactions ?? null, secrets: d.secrets, plugins: this.plugins };
+    return {
+      surface: d.surface,
+      threads: this.threads,
+      skills: this.skills,
+      responseFormats: this.responseFormats,
+      providers: this.providers,
+      runs: d.runs,
+      dispatcher: d.dispatcher,
+      interactions: d.interactions ?? null,
+      secrets: d.secrets,
+      plugins: this.plugins,
+    };
   }
 
   /** Registered agents by name: built-ins first, later handles overriding them. */
@@ -146,7 +159,13 @@ export class AgentService {
 
   list(): AgentInfo[] {
     return [...this.classes().values()]
-      .map((c) => ({ name: c.toolName, description: c.toolDescription, inputSchema: agentInputSchema(c), specRunnable: c.specRunnable, presetBakeableFields: Object.keys(c.ToolInput.shape).filter((f) => bakeableFields(c) === "all" || c.presetBakeableFields.includes(f)) }))
+      .map((c) => ({
+        name: c.toolName,
+        description: c.toolDescription,
+        inputSchema: agentInputSchema(c),
+        specRunnable: c.specRunnable,
+        presetBakeableFields: Object.keys(c.ToolInput.shape).filter((f) => bakeableFields(c) === "all" || c.presetBakeableFields.includes(f)),
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -276,8 +295,18 @@ export class AgentService {
     const live = new Set([this.deps.instanceId, ...liveIds]);
     const failed: RunFailedRecord[] = [];
     for (const run of await this.store.orphans(live)) {
-      const entry: RunFailedRecord = { type: "run_failed", final: true, seq: (await this.store.lastSeq(run.id)) + 1, runId: run.id, kind: "INTERNAL", message: "interrupted by restart" };
-      const { count } = await this.deps.db.agentRun.updateMany({ where: { id: run.id, status: "RUNNING" }, data: { status: "FAILED", final: entry as never, finishedAt: new Date() } });
+      const entry: RunFailedRecord = {
+        type: "run_failed",
+        final: true,
+        seq: (await this.store.lastSeq(run.id)) + 1,
+        runId: run.id,
+        kind: "INTERNAL",
+        message: "interrupted by restart",
+      };
+      const { count } = await this.deps.db.agentRun.updateMany({
+        where: { id: run.id, status: "RUNNING" },
+        data: { status: "FAILED", final: entry as never, finishedAt: new Date() },
+      });
       if (!count) continue;
       await this.store.appendEvent(entry as never);
       failed.push(entry);

@@ -56,14 +56,18 @@ export async function admitStart(
   }
   if (options.resume !== undefined) {
     if (!options.threadId) throw ApiError.badInput("resume needs the threadId of the paused run", [{ path: "/threadId", message: "is required with resume" }]);
-    if (options.userMessage !== undefined) throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
+    if (options.userMessage !== undefined)
+      throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
     const paused = await agents.store.latestOnThread(options.threadId);
     if (!paused) throw new ApiError("NOT_FOUND", `no agent run on thread "${options.threadId}"`);
     checkOwner(paused, req.caller, "resume");
     if (!PAUSED.includes(paused.status)) throw new ApiError("CONFLICT", `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`);
     if (options.resumeCheckpointId && options.resumeCheckpointId !== paused.id)
-      throw new ApiError("CONFLICT", `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`, [{ path: "/resumeCheckpointId", message: "is stale" }]);
-    if (agentName && agentName !== paused.agent) throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [{ path: "/agent", message: `must be "${paused.agent}"` }]);
+      throw new ApiError("CONFLICT", `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`, [
+        { path: "/resumeCheckpointId", message: "is stale" },
+      ]);
+    if (agentName && agentName !== paused.agent)
+      throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [{ path: "/agent", message: `must be "${paused.agent}"` }]);
     agentName = paused.agent;
     const inherited = Object.fromEntries(Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)));
     options = { ...inherited, ...options };
@@ -73,7 +77,8 @@ export async function admitStart(
   const cls = agents.classes().get(name);
   if (!cls) throw ApiError.badInput(`no agent named "${name}" (known: ${[...agents.classes().keys()].join(", ")})`, [{ path: "/agent", message: `no agent named "${name}"` }]);
   const threadId = options.threadId ?? randomUUID();
-  if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200) throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
+  if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200)
+    throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
   if (!resuming) {
     await checkThread(agents, threadId, req.caller, "use");
     const running = await agents.store.runningOnThread(threadId);
@@ -128,7 +133,9 @@ export async function admitStart(
     if (rival)
       throw new ApiError(
         "CONFLICT",
-        rival.status === "RUNNING" ? `thread "${threadId}" has a run in progress (${rival.id}); wait for it to end` : `thread "${threadId}" moved on since run ${resuming!.id} paused (run ${rival.id}); there is nothing to resume`,
+        rival.status === "RUNNING"
+          ? `thread "${threadId}" has a run in progress (${rival.id}); wait for it to end`
+          : `thread "${threadId}" moved on since run ${resuming!.id} paused (run ${rival.id}); there is nothing to resume`,
       );
   } catch (e) {
     if (created) await agents.store.discard(runId);
@@ -172,4 +179,3 @@ export function checkThreadOwner(owner: string | null, threadId: string, caller:
 function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
   requireOwnerOrAdmin(isOwnerOrAdmin(caller, run), `started agent run ${run.id}`, `${what} its thread`);
 }
-

@@ -89,7 +89,18 @@ export async function continueSuspended(agents: Agents, deps: Deps, inflight: In
     const options: AgentRunOptions = { ...inherited, resume: {}, threadId: run.threadId };
     const agent = new cls();
     const prepared = await agent.prepare(options, { caller, threadId: run.threadId, services: agents.services, resuming: run });
-    launchRun(agents, deps, inflight, { runId: run.id, threadId: run.threadId, agent: run.agent, agentInstance: agent, options, caller, resuming: run, prepared, seqBase, mark: markOf(run.checkpoint) ?? undefined });
+    launchRun(agents, deps, inflight, {
+      runId: run.id,
+      threadId: run.threadId,
+      agent: run.agent,
+      agentInstance: agent,
+      options,
+      caller,
+      resuming: run,
+      prepared,
+      seqBase,
+      mark: markOf(run.checkpoint) ?? undefined,
+    });
   } catch (e) {
     const c = classifyAgentError(e, false);
     const rec: RunFailedRecord = { type: "run_failed", final: true, seq: seqBase + 1, runId: run.id, kind: c.kind, message: deps.secrets.scrubText(c.message) };
@@ -115,7 +126,9 @@ export async function joinContinued(agents: Agents, req: StartRequest): Promise<
   if (resumeCheckpointId && resumeCheckpointId !== latest.id) return null;
   const answers = (resume as { answers?: unknown } | null)?.answers;
   if (answers && typeof answers === "object" && Object.keys(answers).length)
-    throw new ApiError("CONFLICT", `run ${latest.id} already continued once its interactions were answered; follow it with agentStream(runId: "${latest.id}", afterSeq: ${suspension.seq})`);
+    throw new ApiError(
+      "CONFLICT",
+      `run ${latest.id} already continued once its interactions were answered; follow it with agentStream(runId: "${latest.id}", afterSeq: ${suspension.seq})`,
+    );
   return { runId: latest.id, threadId, agent: latest.agent, afterSeq: suspension.seq };
 }
-

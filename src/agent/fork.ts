@@ -19,15 +19,25 @@ const FORKABLE: readonly AgentRunStatus[] = ["FAILED", "CANCELLED"];
  * that run's checkpoint, with that run's options (the fork's own fields override them).
  * An unknown checkpoint and one the caller may not see are the same NOT_FOUND.
  */
-export async function admitFork(agents: Pick<AgentService, "store">, req: StartRequest, options: AgentRunOptions): Promise<{ fork: Fork; options: AgentRunOptions; agent: string }> {
+export async function admitFork(
+  agents: Pick<AgentService, "store">,
+  req: StartRequest,
+  options: AgentRunOptions,
+): Promise<{ fork: Fork; options: AgentRunOptions; agent: string }> {
   const id = String(options.resumeCheckpointId);
   const run = await agents.store.get(id);
   if (!run || !run.threadId || !isOwnerOrAdmin(req.caller, run)) throw new ApiError("NOT_FOUND", `no checkpoint "${id}"`);
   if (options.threadId !== undefined && options.threadId !== run.threadId)
-    throw ApiError.badInput(`checkpoint "${id}" is not of thread "${options.threadId}": a run forks only within its own thread`, [{ path: "/resumeCheckpointId", message: "is a checkpoint of another thread" }]);
-  if (req.agent && req.agent !== run.agent) throw ApiError.badInput(`checkpoint "${id}" is a run of agent "${run.agent}", not "${req.agent}"`, [{ path: "/agent", message: `must be "${run.agent}"` }]);
+    throw ApiError.badInput(`checkpoint "${id}" is not of thread "${options.threadId}": a run forks only within its own thread`, [
+      { path: "/resumeCheckpointId", message: "is a checkpoint of another thread" },
+    ]);
+  if (req.agent && req.agent !== run.agent)
+    throw ApiError.badInput(`checkpoint "${id}" is a run of agent "${run.agent}", not "${req.agent}"`, [{ path: "/agent", message: `must be "${run.agent}"` }]);
   if (!FORKABLE.includes(run.status))
-    throw new ApiError("CONFLICT", `run ${id} is ${run.status}: only a failed or cancelled run is forked past${PAUSED.includes(run.status) ? "; a paused run continues with resume" : ""}`);
+    throw new ApiError(
+      "CONFLICT",
+      `run ${id} is ${run.status}: only a failed or cancelled run is forked past${PAUSED.includes(run.status) ? "; a paused run continues with resume" : ""}`,
+    );
   const mark = markOf(run.checkpoint);
   if (mark === null) throw new ApiError("CONFLICT", `run ${id} stored no checkpoint in its thread to fork from`);
   const inherited = Object.fromEntries(Object.entries(run.input).filter(([k]) => k !== "resume" && k !== "resumeCheckpointId"));

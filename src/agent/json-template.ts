@@ -14,7 +14,7 @@ export function renderJsonTemplate(template: string, vars: Record<string, unknow
   const issues: Issue[] = [];
   let out = "";
   let inString = false;
-  for (let i = 0; i < template.length; ) {
+  for (let i = 0; i < template.length;) {
     const ch = template[i];
     if (inString && ch === "\\") {
       out += template.slice(i, i + 2);

@@ -71,13 +71,21 @@ export function checkRunOptions(cls: AgentClass, options: AgentRunOptions, plugi
 
 /** True for what `defineTool` returned (frozen, with an execute function). */
 export function isToolDefinition(value: unknown): value is ToolDefinition {
-  return typeof value === "object" && value !== null && Object.isFrozen(value) && typeof (value as ToolDefinition).execute === "function" && typeof (value as ToolDefinition).name === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Object.isFrozen(value) &&
+    typeof (value as ToolDefinition).execute === "function" &&
+    typeof (value as ToolDefinition).name === "string"
+  );
 }
 
 function liveToolIssues(tools: unknown): Issue[] {
   if (tools === undefined) return [];
   if (!Array.isArray(tools)) return [{ path: "/tools", message: "must be a list of live tool definitions (defineTool), given in process" }];
-  return tools.flatMap((t, i) => (isToolDefinition(t) ? [] : [{ path: `/tools/${i}`, message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" }]));
+  return tools.flatMap((t, i) =>
+    isToolDefinition(t) ? [] : [{ path: `/tools/${i}`, message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" }],
+  );
 }
 
 /** The options as a run stores them: without the live tools, which exist only in this process. */

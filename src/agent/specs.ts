@@ -22,7 +22,19 @@ export const InlineSkillSchema = z.object({
 export type InlineSkill = z.infer<typeof InlineSkillSchema>;
 
 /** An approval gate: `true`, or the decisions allowed and a label (docs/agent-stream.md §6). */
-export const InterruptOnSchema = z.record(z.string(), z.union([z.boolean(), z.object({ allowedDecisions: z.array(z.enum(["approve", "edit", "reject"])).min(1).optional(), description: z.string().optional() })]));
+export const InterruptOnSchema = z.record(
+  z.string(),
+  z.union([
+    z.boolean(),
+    z.object({
+      allowedDecisions: z
+        .array(z.enum(["approve", "edit", "reject"]))
+        .min(1)
+        .optional(),
+      description: z.string().optional(),
+    }),
+  ]),
+);
 
 /**
  * A sub-agent as JSON callers give it (the seed's `DeepSubAgentSpec`, the full field

@@ -24,5 +24,16 @@ export interface ToolProgressStep {
 /** The step for one RUN_PROGRESS of the run a call started. */
 export function toolProgressStep(tool: string, callId: string, agent: string | null, event: RunEventRecord): ToolProgressStep {
   const p = event.progress;
-  return { type: "tool_progress_step", final: false, tool, callId, toolRunId: event.runId, message: p?.message ?? null, progress: p?.progress ?? null, total: p?.total ?? null, details: p?.details ?? null, agent };
+  return {
+    type: "tool_progress_step",
+    final: false,
+    tool,
+    callId,
+    toolRunId: event.runId,
+    message: p?.message ?? null,
+    progress: p?.progress ?? null,
+    total: p?.total ?? null,
+    details: p?.details ?? null,
+    agent,
+  };
 }

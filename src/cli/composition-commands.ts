@@ -36,7 +36,13 @@ export function registerCompositionCommands(program: Command): void {
       await withRuntime({ duties: "none" }, async (rt) => {
         const caller = await cliCaller(rt, keyOf(opts));
         const p = await rt.presets.create(
-          { name, baseTool: opts.base, fixedKwargs: opts.kwargs, description: opts.description ?? `${opts.base} with ${Object.keys(opts.kwargs).join(", ") || "no"} baked`, retryPolicy: opts.retry as never },
+          {
+            name,
+            baseTool: opts.base,
+            fixedKwargs: opts.kwargs,
+            description: opts.description ?? `${opts.base} with ${Object.keys(opts.kwargs).join(", ") || "no"} baked`,
+            retryPolicy: opts.retry as never,
+          },
           caller,
         );
         process.stdout.write(`${JSON.stringify(p, null, 2)}\n`);

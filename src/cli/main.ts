@@ -36,7 +36,9 @@ program
     if (s.firstAdminKey) {
       process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
     }
-    process.stdout.write(`tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`);
+    process.stdout.write(
+      `tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`,
+    );
   });
 
 const tools = program.command("tools").description("list and run tools");
@@ -50,7 +52,13 @@ tools
       const list = rt.surface.list({ includeCurated: opts.all === true });
       const curated = (e: (typeof list)[number]) => (rt.surface.exposes(e) ? {} : { curated: true });
       if (opts.json) {
-        process.stdout.write(JSON.stringify(list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema, ...curated(e) })), null, 2) + "\n");
+        process.stdout.write(
+          JSON.stringify(
+            list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema, ...curated(e) })),
+            null,
+            2,
+          ) + "\n",
+        );
         return;
       }
       for (const e of list) process.stdout.write(`${e.name.padEnd(24)} ${e.origin.padEnd(7)} ${e.tier.padEnd(7)} ${rt.surface.exposes(e) ? "" : "(curated) "}${e.description}\n`);
@@ -99,13 +107,12 @@ keys
       process.stderr.write(`revoked key "${name}"\n`);
     });
   });
-keys
-  .command("list")
-  .action(async () => {
-    await withStore(async (s) => {
-      for (const k of await (await s.keys()).list()) process.stdout.write(`${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`);
-    });
+keys.command("list").action(async () => {
+  await withStore(async (s) => {
+    for (const k of await (await s.keys()).list())
+      process.stdout.write(`${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`);
   });
+});
 
 registerCompositionCommands(program);
 registerMcpCommand(program);

@@ -196,25 +196,33 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
     },
 
     runEvents({ afterSeq, runId, tool } = {}) {
-      return stream<RunEvent>(queryOf(RunEventsSubscription), { runId, tool, afterSeq }, {
-        pick: (data) => (data as { runEvents: RunEvent }).runEvents,
-        seq: (e) => e.seq,
-        isFinal: () => false,
-        resumeAfter: (last) => ({ runId, tool, afterSeq: last ? last.seq : afterSeq }),
-      });
+      return stream<RunEvent>(
+        queryOf(RunEventsSubscription),
+        { runId, tool, afterSeq },
+        {
+          pick: (data) => (data as { runEvents: RunEvent }).runEvents,
+          seq: (e) => e.seq,
+          isFinal: () => false,
+          resumeAfter: (last) => ({ runId, tool, afterSeq: last ? last.seq : afterSeq }),
+        },
+      );
     },
 
     agentStream(input, { runId, afterSeq } = {}) {
-      return stream<StreamEvent>(queryOf(AgentStreamSubscription), { input, runId, afterSeq }, {
-        pick: (data) => (data as { agentStream: StreamEvent }).agentStream,
-        seq: (e) => e.seq,
-        isFinal: (e) => e.final,
-        resumeAfter: (last) => {
-          if (last) return { input, runId: last.runId, afterSeq: last.seq };
-          if (runId) return { input, runId, afterSeq };
-          return { cannotResume: "the connection was lost before the run's first event, so its runId is unknown (subscribing again would start a second run)" };
+      return stream<StreamEvent>(
+        queryOf(AgentStreamSubscription),
+        { input, runId, afterSeq },
+        {
+          pick: (data) => (data as { agentStream: StreamEvent }).agentStream,
+          seq: (e) => e.seq,
+          isFinal: (e) => e.final,
+          resumeAfter: (last) => {
+            if (last) return { input, runId: last.runId, afterSeq: last.seq };
+            if (runId) return { input, runId, afterSeq };
+            return { cannotResume: "the connection was lost before the run's first event, so its runId is unknown (subscribing again would start a second run)" };
+          },
         },
-      });
+      );
     },
 
     async close() {

@@ -7,15 +7,36 @@ export const ToolRunFields = graphql(`
     tool
     status
     input
-    content { type text data mimeType }
+    content {
+      type
+      text
+      data
+      mimeType
+    }
     data
     details
     isError
     errorKind
     errorMessage
     terminate
-    attempts { number startedAt finishedAt errorKind errorMessage waitSeconds }
-    interactions { id runId question to answerFormat status expiresAt answer }
+    attempts {
+      number
+      startedAt
+      finishedAt
+      errorKind
+      errorMessage
+      waitSeconds
+    }
+    interactions {
+      id
+      runId
+      question
+      to
+      answerFormat
+      status
+      expiresAt
+      answer
+    }
     parentRunId
     door
     startedAt
@@ -29,7 +50,9 @@ export type ToolRun = ResultOf<typeof ToolRunFields>;
 export const DispatchMutation = graphql(
   `
     mutation Dispatch($input: DispatchInput!) {
-      dispatch(input: $input) { ...ToolRunFields }
+      dispatch(input: $input) {
+        ...ToolRunFields
+      }
     }
   `,
   [ToolRunFields],
@@ -38,7 +61,9 @@ export const DispatchMutation = graphql(
 export const RunQuery = graphql(
   `
     query Run($id: ID!) {
-      run(id: $id) { ...ToolRunFields }
+      run(id: $id) {
+        ...ToolRunFields
+      }
     }
   `,
   [ToolRunFields],
@@ -46,28 +71,18 @@ export const RunQuery = graphql(
 
 export const RunsQuery = graphql(
   `
-    query Runs(
-      $tool: String
-      $status: RunStatus
-      $door: Door
-      $parentRunId: ID
-      $startedAfter: DateTime
-      $startedBefore: DateTime
-      $first: Int
-      $after: String
-    ) {
-      runs(
-        tool: $tool
-        status: $status
-        door: $door
-        parentRunId: $parentRunId
-        startedAfter: $startedAfter
-        startedBefore: $startedBefore
-        first: $first
-        after: $after
-      ) {
-        edges { cursor node { ...ToolRunFields } }
-        pageInfo { hasNextPage endCursor }
+    query Runs($tool: String, $status: RunStatus, $door: Door, $parentRunId: ID, $startedAfter: DateTime, $startedBefore: DateTime, $first: Int, $after: String) {
+      runs(tool: $tool, status: $status, door: $door, parentRunId: $parentRunId, startedAfter: $startedAfter, startedBefore: $startedBefore, first: $first, after: $after) {
+        edges {
+          cursor
+          node {
+            ...ToolRunFields
+          }
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
         totalCount
       }
     }
@@ -84,8 +99,24 @@ export type RunsFilter = Omit<VariablesOf<typeof RunsQuery>, "first" | "after"> 
 export const AgentRunsQuery = graphql(`
   query AgentRuns($status: AgentRunStatus, $agent: String, $first: Int, $after: String) {
     agentRuns(status: $status, agent: $agent, first: $first, after: $after) {
-      edges { cursor node { id agent status threadId lastSeq startedAt finishedAt errorKind errorMessage } }
-      pageInfo { hasNextPage endCursor }
+      edges {
+        cursor
+        node {
+          id
+          agent
+          status
+          threadId
+          lastSeq
+          startedAt
+          finishedAt
+          errorKind
+          errorMessage
+        }
+      }
+      pageInfo {
+        hasNextPage
+        endCursor
+      }
       totalCount
     }
   }
@@ -100,7 +131,9 @@ export type AgentRunsFilter = { status?: VariablesOf<typeof AgentRunsQuery>["sta
 export const AnswerInteractionMutation = graphql(
   `
     mutation AnswerInteraction($id: ID!, $answer: JSON!) {
-      answerInteraction(id: $id, answer: $answer) { ...ToolRunFields }
+      answerInteraction(id: $id, answer: $answer) {
+        ...ToolRunFields
+      }
     }
   `,
   [ToolRunFields],
@@ -113,7 +146,9 @@ export const RunEventsSubscription = graphql(
         seq
         type
         at
-        run { ...ToolRunFields }
+        run {
+          ...ToolRunFields
+        }
       }
     }
   `,
@@ -127,19 +162,70 @@ export const AgentStreamSubscription = graphql(`
   subscription AgentStream($input: AgentRunInput!, $runId: ID, $afterSeq: Int) {
     agentStream(input: $input, runId: $runId, afterSeq: $afterSeq) {
       __typename
-      ... on StreamEventBase { type final seq runId agent }
-      ... on MessageDelta { text }
-      ... on IntermediateDelta { text }
-      ... on MessageFinal { text }
-      ... on ReasoningStep { text }
-      ... on RunUsage { inputTokens outputTokens totalTokens model }
-      ... on StructuredFinal { data }
-      ... on ToolCallStep { tool args callId resumedInterruptId }
-      ... on ToolResultStep { tool callId result details isError }
-      ... on ToolProgressStep { tool callId toolRunId message progress total details }
-      ... on InterruptFinal { interruptId payload reason }
-      ... on SuspendedFinal { interactionIds threadId callerInteractionIds expiryAt }
-      ... on AsksFinal { asks }
+      ... on StreamEventBase {
+        type
+        final
+        seq
+        runId
+        agent
+      }
+      ... on MessageDelta {
+        text
+      }
+      ... on IntermediateDelta {
+        text
+      }
+      ... on MessageFinal {
+        text
+      }
+      ... on ReasoningStep {
+        text
+      }
+      ... on RunUsage {
+        inputTokens
+        outputTokens
+        totalTokens
+        model
+      }
+      ... on StructuredFinal {
+        data
+      }
+      ... on ToolCallStep {
+        tool
+        args
+        callId
+        resumedInterruptId
+      }
+      ... on ToolResultStep {
+        tool
+        callId
+        result
+        details
+        isError
+      }
+      ... on ToolProgressStep {
+        tool
+        callId
+        toolRunId
+        message
+        progress
+        total
+        details
+      }
+      ... on InterruptFinal {
+        interruptId
+        payload
+        reason
+      }
+      ... on SuspendedFinal {
+        interactionIds
+        threadId
+        callerInteractionIds
+        expiryAt
+      }
+      ... on AsksFinal {
+        asks
+      }
     }
   }
 `);

@@ -83,7 +83,10 @@ export class ResumingStream<T> implements AsyncIterableIterator<T, undefined> {
 
   private open(): void {
     const generation = ++this.generation;
-    const current = (f: (...args: never[]) => void) => (...args: never[]) => (generation === this.generation ? f(...args) : undefined);
+    const current =
+      (f: (...args: never[]) => void) =>
+      (...args: never[]) =>
+        generation === this.generation ? f(...args) : undefined;
     this.unsubscribe = this.transport.subscribe(this.request, {
       next: current((result: WireResult) => this.receive(result)),
       error: current((cause: unknown) => this.fail(classify(cause))),

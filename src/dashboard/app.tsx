@@ -71,9 +71,7 @@ function Shell() {
               The server refused the key: {viewerError}. Change it or forget it (top right).
             </div>
           )}
-          {viewer && !viewer.role && (
-            <ForbiddenNote>This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.</ForbiddenNote>
-          )}
+          {viewer && !viewer.role && <ForbiddenNote>This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.</ForbiddenNote>}
           <Fallback key={`${route.screen}/${route.item ?? ""}`} what="This screen">
             <Current route={route} />
           </Fallback>

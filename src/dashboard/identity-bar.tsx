@@ -38,7 +38,15 @@ export function IdentityBar() {
             setEditing(false);
           }}
         >
-          <input type="password" autoFocus placeholder="API key (kept for this tab only)" aria-label="API key" value={draft} onChange={(e) => setDraft(e.target.value)} autoComplete="off" />
+          <input
+            type="password"
+            autoFocus
+            placeholder="API key (kept for this tab only)"
+            aria-label="API key"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+            autoComplete="off"
+          />
           <button type="submit" className="primary">
             Use key
           </button>

@@ -17,9 +17,34 @@ export const TX = { maxWait: DB_WAIT_MS, timeout: 2 * DB_WAIT_MS } as const;
 // P1001/P1017/P1008 unreachable, closed, timed out; P2024 a pool timeout; P2037 too many
 // connections.
 const CONFLICT_CODES = new Set(["P2034", "40001", "40P01"]);
-const UNAVAILABLE_CODES = new Set(["SQLITE_BUSY", "SQLITE_LOCKED", "P2028", "P1001", "P1002", "P1008", "P1017", "P2024", "P2037", "55P03", "57P01", "57P02", "57P03", "53300", "53400", "08000", "08001", "08003", "08006", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"]);
+const UNAVAILABLE_CODES = new Set([
+  "SQLITE_BUSY",
+  "SQLITE_LOCKED",
+  "P2028",
+  "P1001",
+  "P1002",
+  "P1008",
+  "P1017",
+  "P2024",
+  "P2037",
+  "55P03",
+  "57P01",
+  "57P02",
+  "57P03",
+  "53300",
+  "53400",
+  "08000",
+  "08001",
+  "08003",
+  "08006",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+]);
 // What pg's pool and better-sqlite3 throw without a code Prisma knows.
-const UNAVAILABLE_TEXT = /timeout exceeded when trying to connect|Connection terminated|database is locked|SQLITE_BUSY|Unable to start a transaction in the given time|Transaction already closed/i;
+const UNAVAILABLE_TEXT =
+  /timeout exceeded when trying to connect|Connection terminated|database is locked|SQLITE_BUSY|Unable to start a transaction in the given time|Transaction already closed/i;
 
 /** Every code along an error's cause chain and in Prisma's driver-adapter metadata. */
 function codesOf(error: unknown): { codes: string[]; text: string } {
@@ -50,8 +75,14 @@ export function contentionError(error: unknown): ApiError | null {
   const { codes, text } = codesOf(error);
   if (codes.some((c) => CONFLICT_CODES.has(c)) || codes.includes("TransactionWriteConflict"))
     return new ApiError("CONFLICT", "the write collided with a concurrent one and was rolled back; send it again", [], { retryable: true });
-  if (codes.some((c) => UNAVAILABLE_CODES.has(c)) || codes.some((c) => ["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"].includes(c)) || UNAVAILABLE_TEXT.test(text))
-    return new ApiError("UNAVAILABLE", `the database is busy or out of reach (no connection or lock within ${DB_WAIT_MS / 1000} s); send the request again`, [], { retryable: true });
+  if (
+    codes.some((c) => UNAVAILABLE_CODES.has(c)) ||
+    codes.some((c) => ["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"].includes(c)) ||
+    UNAVAILABLE_TEXT.test(text)
+  )
+    return new ApiError("UNAVAILABLE", `the database is busy or out of reach (no connection or lock within ${DB_WAIT_MS / 1000} s); send the request again`, [], {
+      retryable: true,
+    });
   return null;
 }
 

@@ -113,7 +113,9 @@ async function sqliteMigrationLock(file: string): Promise<() => void> {
       const busy = (error as { code?: string }).code === "SQLITE_BUSY";
       if (!busy || Date.now() > deadline) {
         lock.close();
-        const why = busy ? `another process held the migration lock of ${file} for ${LOCK_WAIT_MS / 1000} s` : `cannot take the migration lock of ${file}: ${(error as Error).message}`;
+        const why = busy
+          ? `another process held the migration lock of ${file} for ${LOCK_WAIT_MS / 1000} s`
+          : `cannot take the migration lock of ${file}: ${(error as Error).message}`;
         throw new Error(`database migration failed: ${why}`, { cause: error });
       }
       await new Promise((r) => setTimeout(r, LOCK_POLL_MS));

@@ -29,8 +29,15 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
   };
   const trace = deps.tracer?.startRun({ tool: run.tool, door: run.door, caller, parentRunId: run.parentRunId ?? undefined });
   const done = execute(steps, entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true, trace });
-  if (trace) done.then((o) => trace.end(o.run), (e: unknown) => trace.fail(e));
-  done.then((o) => steps.parkEnded(o.run), () => {});
+  if (trace)
+    done.then(
+      (o) => trace.end(o.run),
+      (e: unknown) => trace.fail(e),
+    );
+  done.then(
+    (o) => steps.parkEnded(o.run),
+    () => {},
+  );
   steps.inflight.add(runId, controller, done);
   return done;
 }

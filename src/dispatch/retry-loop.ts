@@ -17,9 +17,7 @@ export interface RetryLoopOptions<T> {
   onRetry?: (attempt: AttemptRecord, error: ToolError) => Promise<void> | void;
 }
 
-export type RetryLoopOutcome<T> =
-  | { ok: true; value: T; attempts: AttemptRecord[] }
-  | { ok: false; error: ToolError; attempts: AttemptRecord[] };
+export type RetryLoopOutcome<T> = { ok: true; value: T; attempts: AttemptRecord[] } | { ok: false; error: ToolError; attempts: AttemptRecord[] };
 
 /**
  * The retry loop of the chokepoint: attempts, a wait, and the verdict of
@@ -67,10 +65,7 @@ async function attemptWithTimeout<T>(options: RetryLoopOptions<T>, n: number): P
   let clearTimer = () => {};
   const aborted = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    clearTimer = longTimeout(
-      () => controller.abort(new ToolError(`the attempt timed out after ${options.timeoutSeconds}s`, { kind: "TIMEOUT" })),
-      options.timeoutSeconds * 1000,
-    );
+    clearTimer = longTimeout(() => controller.abort(new ToolError(`the attempt timed out after ${options.timeoutSeconds}s`, { kind: "TIMEOUT" })), options.timeoutSeconds * 1000);
   });
   try {
     // A body that ignores its signal is abandoned here when the timeout or cancel fires.

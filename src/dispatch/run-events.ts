@@ -16,7 +16,13 @@ export interface RunEventFilter {
  * before reading the log, so nothing falls between the two.
  * Only events of runs `caller` may see are delivered (`auth/visibility.ts`), replayed or live.
  */
-export async function* replayThenLive(rt: Pick<Runtime, "runFeed" | "runs">, filter: RunEventFilter, afterSeq: number | null, signal: AbortSignal, caller: Caller): AsyncGenerator<RunEventRecord> {
+export async function* replayThenLive(
+  rt: Pick<Runtime, "runFeed" | "runs">,
+  filter: RunEventFilter,
+  afterSeq: number | null,
+  signal: AbortSignal,
+  caller: Caller,
+): AsyncGenerator<RunEventRecord> {
   const scope = runScope(caller);
   const matches = (e: RunEventRecord) => (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
   const live = rt.runFeed.subscribe({ signal, filter: matches });

@@ -40,7 +40,9 @@ export function progressChannel(
   const write = (progress: RunProgress) => {
     lastAt = performance.now();
     written++;
-    const scrubbed = settle.scrubber(run.id).scrub(redact ? { ...progress, message: progress.message === null ? null : REDACTED, details: progress.details === null ? null : REDACTED } : progress);
+    const scrubbed = settle
+      .scrubber(run.id)
+      .scrub(redact ? { ...progress, message: progress.message === null ? null : REDACTED, details: progress.details === null ? null : REDACTED } : progress);
     deps.runs
       .progress(settle.snapshot(run, redact), scrubbed)
       .then((event) => {

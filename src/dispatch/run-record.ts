@@ -84,7 +84,15 @@ export function isFinal(status: RunStatus): boolean {
 }
 
 /** A new RUNNING run for a dispatch, before anything about its tool is known. */
-export function newRun(fields: { tool: string; input: unknown; door: Door; callerRole: string; callerKey: string | null; callerKeyId?: string | null; parentRunId?: string | null }): RunRecord {
+export function newRun(fields: {
+  tool: string;
+  input: unknown;
+  door: Door;
+  callerRole: string;
+  callerKey: string | null;
+  callerKeyId?: string | null;
+  parentRunId?: string | null;
+}): RunRecord {
   return {
     id: newRunId(),
     tool: fields.tool,

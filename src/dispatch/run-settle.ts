@@ -24,7 +24,13 @@ export class RunSettle {
   snapshot(run: RunRecord, redact: boolean): RunRecord {
     const scrub = <T>(r: T) => this.scrubber(run.id).scrub(r);
     if (!redact) return scrub({ ...run });
-    return { ...scrub(run), input: REDACTED, content: run.content.length ? [{ type: "text", text: REDACTED }] : [], data: run.data === null ? null : REDACTED, details: run.details === null ? null : REDACTED };
+    return {
+      ...scrub(run),
+      input: REDACTED,
+      content: run.content.length ? [{ type: "text", text: REDACTED }] : [],
+      data: run.data === null ? null : REDACTED,
+      details: run.details === null ? null : REDACTED,
+    };
   }
 
   /** What scrubs a run's records: its scope once its secret children taught it values, else the runtime's secrets. */

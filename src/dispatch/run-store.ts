@@ -143,7 +143,12 @@ export class RunStore {
   /** Persisted events after `afterSeq`, oldest first, of the runs within `scope`. */
   async events(filter: { runId?: string; tool?: string }, afterSeq: number, limit = 10_000, scope: RunScope = { all: true }): Promise<RunEventRecord[]> {
     const rows = await this.db.runEvent.findMany({
-      where: { seq: { gt: afterSeq }, ...(scope.all ? {} : { run: scopeWhere(scope) }), ...(filter.runId ? { runId: filter.runId } : {}), ...(filter.tool ? { tool: storableText(filter.tool) } : {}) },
+      where: {
+        seq: { gt: afterSeq },
+        ...(scope.all ? {} : { run: scopeWhere(scope) }),
+        ...(filter.runId ? { runId: filter.runId } : {}),
+        ...(filter.tool ? { tool: storableText(filter.tool) } : {}),
+      },
       orderBy: { seq: "asc" },
       take: limit,
     });
@@ -195,7 +200,6 @@ export class RunStore {
 
 /** The message of a run failed because its instance went away mid-run. */
 export const INTERRUPTED = "interrupted by restart";
-
 
 type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 

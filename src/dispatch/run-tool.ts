@@ -112,7 +112,15 @@ export class Dispatcher {
 
   constructor(private readonly deps: DispatchDeps) {
     this.settle = new RunSettle(deps);
-    this.steps = { deps, settle: this.settle, inflight: this.inflight, runDetailed: (req) => this.runDetailed(req), awaitFinal: (runId) => this.awaitFinal(runId), resume: (runId) => this.resume(runId), parkEnded: (run) => this.parkEnded(run) };
+    this.steps = {
+      deps,
+      settle: this.settle,
+      inflight: this.inflight,
+      runDetailed: (req) => this.runDetailed(req),
+      awaitFinal: (runId) => this.awaitFinal(runId),
+      resume: (runId) => this.resume(runId),
+      parkEnded: (run) => this.parkEnded(run),
+    };
     this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
   }
 
@@ -148,8 +156,17 @@ export class Dispatcher {
   private async admit(req: RunRequest, trace?: RunTrace): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
-    const base = newRun({ tool: req.tool, input: deep === null ? req.input : TOO_DEEP, door: req.door, callerRole: req.caller.role, callerKey: req.caller.keyName, callerKeyId: req.caller.keyId, parentRunId: req.parentRunId });
-    if (deep !== null) return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
+    const base = newRun({
+      tool: req.tool,
+      input: deep === null ? req.input : TOO_DEEP,
+      door: req.door,
+      callerRole: req.caller.role,
+      callerKey: req.caller.keyName,
+      callerKeyId: req.caller.keyId,
+      parentRunId: req.parentRunId,
+    });
+    if (deep !== null)
+      return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
 
     // The API doors see the curated surface; in-process doors every registered name.
@@ -162,8 +179,7 @@ export class Dispatcher {
     base.tier = entry.tier;
     if (redact) base.input = REDACTED;
     else if (req.storedInput !== undefined && deep === null) base.input = req.storedInput;
-    if (!mayRun(req.caller.role, entry.tier))
-      return this.settle.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
+    if (!mayRun(req.caller.role, entry.tier)) return this.settle.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
 
     const prepared = this.validateInput(entry, req.input);
     if (!prepared.ok)

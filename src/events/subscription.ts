@@ -67,20 +67,23 @@ export function boundedSubscription<T>(
       w(Promise.reject(error) as unknown as IteratorResult<T>);
     }
   };
-  const unlisten = listen((payload) => {
-    if (done || failure) return;
-    if (options.filter && !options.filter(payload)) return;
-    if (waiting) {
-      const w = waiting;
-      waiting = null;
-      w({ value: payload, done: false });
-    } else if (queue.length >= size) {
-      failure = new SubscriberOverflowError(size);
-      queue.length = 0;
-      unlisten();
-      options.onOverflow?.();
-    } else queue.push(payload);
-  }, (error) => fail(error));
+  const unlisten = listen(
+    (payload) => {
+      if (done || failure) return;
+      if (options.filter && !options.filter(payload)) return;
+      if (waiting) {
+        const w = waiting;
+        waiting = null;
+        w({ value: payload, done: false });
+      } else if (queue.length >= size) {
+        failure = new SubscriberOverflowError(size);
+        queue.length = 0;
+        unlisten();
+        options.onOverflow?.();
+      } else queue.push(payload);
+    },
+    (error) => fail(error),
+  );
   if (options.signal?.aborted) finish();
   else options.signal?.addEventListener("abort", finish, { once: true });
 

@@ -13,14 +13,22 @@ export type ExtensionToolInput = ToolDefinition | DefineToolFields;
  */
 export function extensionTools(extension: string, items: unknown, module: string): ToolDefinition[] {
   if (items === undefined) return [];
-  if (!Array.isArray(items)) throw new DefinitionError("extension.tools", `"${extension}": tools must be a list of tool definitions`, { subject: extension, issues: [{ path: "/tools", message: "must be a list of tool definitions" }] });
+  if (!Array.isArray(items))
+    throw new DefinitionError("extension.tools", `"${extension}": tools must be a list of tool definitions`, {
+      subject: extension,
+      issues: [{ path: "/tools", message: "must be a list of tool definitions" }],
+    });
   const seen = new Set<string>();
   return items.map((item, i) => {
     let def: ToolDefinition;
     try {
       def = isBuilt(item) ? item : defineTool(item as DefineToolFields, undefined, module);
     } catch (e) {
-      if (isDefinitionError(e, "tool.")) throw new DefinitionError(e.rule, `"${extension}": tools[${i}]: ${e.message}`, { subject: extension, issues: e.issues.map((x) => ({ ...x, path: `/tools/${i}${x.path}` })) });
+      if (isDefinitionError(e, "tool."))
+        throw new DefinitionError(e.rule, `"${extension}": tools[${i}]: ${e.message}`, {
+          subject: extension,
+          issues: e.issues.map((x) => ({ ...x, path: `/tools/${i}${x.path}` })),
+        });
       throw e;
     }
     if (seen.has(def.name)) {

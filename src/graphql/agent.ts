@@ -22,18 +22,32 @@ const StreamEventBaseRef = builder.interfaceRef<AgentEventRecord>("StreamEventBa
   }),
 });
 
-function member<T extends AgentEventRecord["type"]>(name: string, type: T, description: string, fields: Parameters<ReturnType<typeof builder.objectRef<Ev<T>>>["implement"]>[0]["fields"]) {
+function member<T extends AgentEventRecord["type"]>(
+  name: string,
+  type: T,
+  description: string,
+  fields: Parameters<ReturnType<typeof builder.objectRef<Ev<T>>>["implement"]>[0]["fields"],
+) {
   return builder.objectRef<Ev<T>>(name).implement({ description, interfaces: [StreamEventBaseRef], isTypeOf: (e) => (e as AgentEventRecord).type === type, fields });
 }
 
 const MessageDeltaRef = member("MessageDelta", "message_delta", "A token-level chunk of the final answer as it streams.", (t) => ({
   text: t.exposeString("text", { description: "The chunk; a run's MessageDelta texts joined are its MessageFinal text." }),
 }));
-const IntermediateDeltaRef = member("IntermediateDelta", "intermediate_delta", "A chunk of model text that is not the final answer: a turn that also called tools, or a sub-agent's text.", (t) => ({
-  text: t.exposeString("text", { description: "The chunk; consecutive chunks of one agent join to the turn's text." }),
+const IntermediateDeltaRef = member(
+  "IntermediateDelta",
+  "intermediate_delta",
+  "A chunk of model text that is not the final answer: a turn that also called tools, or a sub-agent's text.",
+  (t) => ({
+    text: t.exposeString("text", { description: "The chunk; consecutive chunks of one agent join to the turn's text." }),
+  }),
+);
+const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({
+  text: t.exposeString("text", { description: "The whole answer." }),
 }));
-const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({ text: t.exposeString("text", { description: "The whole answer." }) }));
-const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({ text: t.exposeString("text", { description: "The reasoning text." }) }));
+const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({
+  text: t.exposeString("text", { description: "The reasoning text." }),
+}));
 const RunUsageRef = member("RunUsage", "run_usage", "Token totals of the run's model calls, right before the terminal.", (t) => ({
   inputTokens: t.int({ nullable: true, description: "Prompt tokens, when the provider reports them.", resolve: (e) => e.inputTokens }),
   outputTokens: t.int({ nullable: true, description: "Completion tokens, when the provider reports them.", resolve: (e) => e.outputTokens }),
@@ -47,24 +61,43 @@ const ToolCallStepRef = member("ToolCallStep", "tool_call_step", "One tool call 
   tool: t.exposeString("tool", { description: "The tool called." }),
   args: t.field({ type: "JSONObject", description: "Its arguments.", resolve: (e) => e.args }),
   callId: t.exposeString("callId", { description: "Pairs the call with its ToolResultStep." }),
-  resumedInterruptId: t.string({ nullable: true, description: "On a resumed run: the interruptId of the InterruptFinal whose decisions this call carries out; null otherwise.", resolve: (e) => e.resumedInterruptId ?? null }),
+  resumedInterruptId: t.string({
+    nullable: true,
+    description: "On a resumed run: the interruptId of the InterruptFinal whose decisions this call carries out; null otherwise.",
+    resolve: (e) => e.resumedInterruptId ?? null,
+  }),
 }));
 const ToolResultStepRef = member("ToolResultStep", "tool_result_step", "The outcome of the call with the same callId.", (t) => ({
   tool: t.exposeString("tool", { description: "The tool called." }),
   callId: t.exposeString("callId", { description: "The callId of its ToolCallStep." }),
-  result: t.field({ type: "JSON", nullable: true, description: "The tool's result value, untouched: its data, the string it returned, or its content blocks; the error ({ kind, message, issues }) when isError.", resolve: (e) => e.result }),
-  details: t.field({ type: "JSON", nullable: true, description: "The tool's details: facts for a UI the model never reads; null when it declared none.", resolve: (e) => e.details ?? null }),
+  result: t.field({
+    type: "JSON",
+    nullable: true,
+    description: "The tool's result value, untouched: its data, the string it returned, or its content blocks; the error ({ kind, message, issues }) when isError.",
+    resolve: (e) => e.result,
+  }),
+  details: t.field({
+    type: "JSON",
+    nullable: true,
+    description: "The tool's details: facts for a UI the model never reads; null when it declared none.",
+    resolve: (e) => e.details ?? null,
+  }),
   isError: t.exposeBoolean("isError", { description: "True when the call failed (the model sees the error)." }),
 }));
-const ToolProgressStepRef = member("ToolProgressStep", "tool_progress_step", "A partial update from the call with the same callId while it runs (the tool's ctx.onUpdate).", (t) => ({
-  tool: t.exposeString("tool", { description: "The tool called." }),
-  callId: t.exposeString("callId", { description: "The callId of its ToolCallStep." }),
-  toolRunId: t.exposeID("toolRunId", { description: "The tool run reporting (runEvents carries the same update as RUN_PROGRESS)." }),
-  message: t.string({ nullable: true, description: "What the tool is doing, in words.", resolve: (e) => e.message }),
-  progress: t.float({ nullable: true, description: "How far along; out of total when it is given.", resolve: (e) => e.progress }),
-  total: t.float({ nullable: true, description: "What progress counts towards, when known.", resolve: (e) => e.total }),
-  details: t.field({ type: "JSON", nullable: true, description: "Structured facts for a UI.", resolve: (e) => e.details ?? null }),
-}));
+const ToolProgressStepRef = member(
+  "ToolProgressStep",
+  "tool_progress_step",
+  "A partial update from the call with the same callId while it runs (the tool's ctx.onUpdate).",
+  (t) => ({
+    tool: t.exposeString("tool", { description: "The tool called." }),
+    callId: t.exposeString("callId", { description: "The callId of its ToolCallStep." }),
+    toolRunId: t.exposeID("toolRunId", { description: "The tool run reporting (runEvents carries the same update as RUN_PROGRESS)." }),
+    message: t.string({ nullable: true, description: "What the tool is doing, in words.", resolve: (e) => e.message }),
+    progress: t.float({ nullable: true, description: "How far along; out of total when it is given.", resolve: (e) => e.progress }),
+    total: t.float({ nullable: true, description: "What progress counts towards, when known.", resolve: (e) => e.total }),
+    details: t.field({ type: "JSON", nullable: true, description: "Structured facts for a UI.", resolve: (e) => e.details ?? null }),
+  }),
+);
 const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run waits for an approval decision; resume with { threadId, resume }. Terminal.", (t) => ({
   interruptId: t.exposeString("interruptId", { description: "The pause to resume; resumeCheckpointId guards it." }),
   payload: t.field({ type: "JSON", nullable: true, description: "The pending calls and the decisions each allows.", resolve: (e) => e.payload }),
@@ -77,12 +110,30 @@ const SuspendedFinalRef = member("SuspendedFinal", "suspended_final", "A tool pa
   expiryAt: t.field({ type: "DateTime", nullable: true, description: "When the first of them expires; null: never.", resolve: (e) => e.expiryAt }),
 }));
 const AsksFinalRef = member("AsksFinal", "asks_final", "The agent asked its caller; answer the asks (answerInteraction) or resume with the answers. Terminal.", (t) => ({
-  asks: t.field({ type: ["JSONObject"], description: "The full parked entries the caller must answer: { id (an interaction id), callId, question, answerFormat, to, expiryAt, status }. Answer each with answerInteraction (the run then continues by itself) or resume with the answers.", resolve: (e) => e.asks }),
+  asks: t.field({
+    type: ["JSONObject"],
+    description:
+      "The full parked entries the caller must answer: { id (an interaction id), callId, question, answerFormat, to, expiryAt, status }. Answer each with answerInteraction (the run then continues by itself) or resume with the answers.",
+    resolve: (e) => e.asks,
+  }),
 }));
 
 export const StreamEventRef = builder.unionType("StreamEvent", {
   description: "Every event an agent run streams (docs/agent-stream.md).",
-  types: [MessageDeltaRef, IntermediateDeltaRef, MessageFinalRef, ReasoningStepRef, RunUsageRef, StructuredFinalRef, ToolCallStepRef, ToolResultStepRef, ToolProgressStepRef, InterruptFinalRef, SuspendedFinalRef, AsksFinalRef],
+  types: [
+    MessageDeltaRef,
+    IntermediateDeltaRef,
+    MessageFinalRef,
+    ReasoningStepRef,
+    RunUsageRef,
+    StructuredFinalRef,
+    ToolCallStepRef,
+    ToolResultStepRef,
+    ToolProgressStepRef,
+    InterruptFinalRef,
+    SuspendedFinalRef,
+    AsksFinalRef,
+  ],
   resolveType: (e) => TYPENAMES[(e as AgentEventRecord).type],
 });
 
@@ -149,7 +200,10 @@ const SubAgentSpecInput = builder.inputRef<SubAgentSpecShape>("SubAgentSpecInput
     inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
     strategy: t.string({ description: "The loop strategy it runs with; default: the tools-agent loop (default). An unknown name is refused." }),
     subagents: t.field({ type: [SubAgentSpecInput], description: "Its own sub-agents, tools of it (at most 4 levels deep)." }),
-    interruptOn: t.field({ type: "JSONObject", description: "Its tools that need an approval decision: tool → true | { allowedDecisions, description }. The interrupt pauses the parent run." }),
+    interruptOn: t.field({
+      type: "JSONObject",
+      description: "Its tools that need an approval decision: tool → true | { allowedDecisions, description }. The interrupt pauses the parent run.",
+    }),
     askCaller: t.boolean({ description: "Offer it the built-in ask_caller tool; its asks pause the parent run. Default false." }),
     recursionLimit: t.int({ description: "The most model calls of one of its calls. Default: the parent's." }),
     llmProvider: t.string({ description: "Its provider; default: the parent's." }),
@@ -174,7 +228,10 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
     recursionLimit: t.int({ description: "The most model turns before the run fails." }),
     threadId: t.string({ description: "Continue (or start) this thread; its history is read first." }),
     resume: t.field({ type: "JSON", description: "Decisions ({ decisions: [...] }) or answers ({ answers: { id: answer } }) for the paused run." }),
-    resumeCheckpointId: t.string({ description: "With resume: the paused run's id, a guard against resuming another pause. Without resume: a failed or cancelled run of the thread to fork past; a new run continues from its checkpoint." }),
+    resumeCheckpointId: t.string({
+      description:
+        "With resume: the paused run's id, a guard against resuming another pause. Without resume: a failed or cancelled run of the thread to fork past; a new run continues from its checkpoint.",
+    }),
     llmProvider: t.string({ description: "The provider to use; default: the configured one." }),
     llmKwargs: t.field({ type: "JSONObject", description: "Provider options (model, temperature, ...)." }),
     strategy: t.string({ description: 'The loop strategy, by registered name (default "tools"); an unknown name lists the known ones.' }),
@@ -201,16 +258,18 @@ const AgentRunResultRef = builder.objectRef<{ runId: string; threadId: string | 
   }),
 });
 
-const AgentInfoRef = builder.objectRef<{ name: string; description: string; inputSchema: Record<string, unknown>; specRunnable: boolean; presetBakeableFields: string[] }>("AgentInfo").implement({
-  description: "A registered agent.",
-  fields: (t) => ({
-    name: t.exposeString("name", { description: "Its tool name (AgentRunInput.agent)." }),
-    description: t.exposeString("description", { description: "What it does." }),
-    inputSchema: t.field({ type: "JSONObject", description: "The JSON Schema of its tool input.", resolve: (a) => a.inputSchema }),
-    specRunnable: t.exposeBoolean("specRunnable", { description: "It runs from a spec (toolNames, presets, subagents); every field is preset-bakeable." }),
-    presetBakeableFields: t.exposeStringList("presetBakeableFields", { description: "The input fields a preset may bake." }),
-  }),
-});
+const AgentInfoRef = builder
+  .objectRef<{ name: string; description: string; inputSchema: Record<string, unknown>; specRunnable: boolean; presetBakeableFields: string[] }>("AgentInfo")
+  .implement({
+    description: "A registered agent.",
+    fields: (t) => ({
+      name: t.exposeString("name", { description: "Its tool name (AgentRunInput.agent)." }),
+      description: t.exposeString("description", { description: "What it does." }),
+      inputSchema: t.field({ type: "JSONObject", description: "The JSON Schema of its tool input.", resolve: (a) => a.inputSchema }),
+      specRunnable: t.exposeBoolean("specRunnable", { description: "It runs from a spec (toolNames, presets, subagents); every field is preset-bakeable." }),
+      presetBakeableFields: t.exposeStringList("presetBakeableFields", { description: "The input fields a preset may bake." }),
+    }),
+  });
 
 builder.queryFields((t) => ({
   agents: t.field({

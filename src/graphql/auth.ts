@@ -7,20 +7,32 @@ import { RoleEnum } from "./enums.ts";
 const ViewerRef = builder.objectRef<{ caller: Caller | null }>("Viewer").implement({
   description: "Who the API sees. `role` is null for an anonymous caller without access.",
   fields: (t) => ({
-    role: t.field({ type: RoleEnum, nullable: true, description: "The caller's role; the anonymous caller's is TAI_ANONYMOUS_ROLE.", resolve: ({ caller }) => caller?.role ?? null }),
+    role: t.field({
+      type: RoleEnum,
+      nullable: true,
+      description: "The caller's role; the anonymous caller's is TAI_ANONYMOUS_ROLE.",
+      resolve: ({ caller }) => caller?.role ?? null,
+    }),
     keyName: t.string({ nullable: true, description: "The API key's name; null when anonymous.", resolve: ({ caller }) => caller?.keyName ?? null }),
     authenticated: t.boolean({ description: "True when the caller sent a valid API key.", resolve: ({ caller }) => Boolean(caller?.keyId) }),
   }),
 });
 
 builder.queryFields((t) => ({
-  viewer: t.field({ type: ViewerRef, description: "Who the API sees: the key sent (README, Authentication), or the anonymous caller.", resolve: (_r, _a, ctx) => ({ caller: ctx.caller }) }),
+  viewer: t.field({
+    type: ViewerRef,
+    description: "Who the API sees: the key sent (README, Authentication), or the anonymous caller.",
+    resolve: (_r, _a, ctx) => ({ caller: ctx.caller }),
+  }),
 }));
 
 builder.mutationFields((t) => ({
   createApiKey: t.string({
     description: "Creates a key and returns it. It is shown once: only its hash is stored. Admin only.",
-    args: { name: t.arg.string({ required: true, description: "A unique name; never reused." }), role: t.arg({ type: RoleEnum, required: true, description: "What the key may do." }) },
+    args: {
+      name: t.arg.string({ required: true, description: "A unique name; never reused." }),
+      role: t.arg({ type: RoleEnum, required: true, description: "What the key may do." }),
+    },
     resolve: (_r, { name, role }, ctx) => {
       requireAdmin(ctx, "create API keys");
       return ctx.runtime.keys.create(name, role);

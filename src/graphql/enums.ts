@@ -29,7 +29,7 @@ export const TierEnum = builder.enumType("Tier", {
     read: "Reads only; READER, USER and ADMIN may run it.",
     write: "Changes state; USER and ADMIN may run it.",
     fenced: "Admin-only to run, and to author a preset over.",
-    secret: "Admin-only like fenced; its inputs and outputs are never stored or published (\"[redacted]\").",
+    secret: 'Admin-only like fenced; its inputs and outputs are never stored or published ("[redacted]").',
   } satisfies Record<Tier, string>),
 });
 

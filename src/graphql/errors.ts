@@ -17,7 +17,8 @@ export function maskError(log: Logger, secrets: Scrubber) {
     const original = raw instanceof ApiError ? raw : (contentionError(raw) ?? raw);
     if (original instanceof ApiError) {
       const g = error instanceof GraphQLError ? error : undefined;
-      if (original !== raw) log.warn("a request met contention or a busy database", { code: original.code, error: raw instanceof Error ? `${raw.name}: ${raw.message}` : String(raw) });
+      if (original !== raw)
+        log.warn("a request met contention or a busy database", { code: original.code, error: raw instanceof Error ? `${raw.name}: ${raw.message}` : String(raw) });
       return new GraphQLError(secrets.scrubText(original.message), {
         nodes: g?.nodes,
         path: g?.path,

@@ -34,12 +34,16 @@ function codedResult(result: ExecutionResult): ExecutionResult {
  */
 export function useInputErrorCodes(): Plugin {
   return {
-    onParse: () => ({ result, replaceParseResult }) => {
-      if (result instanceof GraphQLError) replaceParseResult(coded(result));
-    },
-    onValidate: () => ({ valid, result, setResult }) => {
-      if (!valid) setResult(result.map((e) => (e instanceof GraphQLError ? coded(e) : e)));
-    },
+    onParse:
+      () =>
+      ({ result, replaceParseResult }) => {
+        if (result instanceof GraphQLError) replaceParseResult(coded(result));
+      },
+    onValidate:
+      () =>
+      ({ valid, result, setResult }) => {
+        if (!valid) setResult(result.map((e) => (e instanceof GraphQLError ? coded(e) : e)));
+      },
     onExecute: () => ({
       onExecuteDone: ({ result, setResult }) => {
         if (!isAsyncIterable(result)) setResult(codedResult(result));

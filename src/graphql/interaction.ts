@@ -19,7 +19,12 @@ export const InteractionRef = builder.objectRef<InteractionRecord>("Interaction"
     to: t.field({ type: InteractionRecipientEnum, description: "Who answers.", resolve: (i) => i.to }),
     answerFormat: t.field({ type: "JSONObject", nullable: true, description: "The JSON Schema an answer must match; null: any JSON.", resolve: (i) => i.answerFormat }),
     status: t.field({ type: InteractionStatusEnum, description: "Open (PENDING) or how it closed.", resolve: (i) => i.status }),
-    expiresAt: t.field({ type: "DateTime", nullable: true, description: "When it expires unanswered (its run then fails with TIMEOUT); null: never.", resolve: (i) => i.expiresAt }),
+    expiresAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When it expires unanswered (its run then fails with TIMEOUT); null: never.",
+      resolve: (i) => i.expiresAt,
+    }),
     answer: t.field({
       type: "JSON",
       nullable: true,

@@ -27,7 +27,12 @@ export function policyInit(p: RetryPolicyArg | null | undefined): RetryPolicyIni
   const backoff = Object.fromEntries(
     Object.entries({ initialSeconds: p.initialSeconds, multiplier: p.multiplier, capSeconds: p.capSeconds }).filter(([, v]) => v !== null && v !== undefined),
   );
-  return { maxAttempts: p.maxAttempts, idempotent: p.idempotent, ...(p.retryable !== undefined && p.retryable !== null ? { retryable: p.retryable as never } : {}), ...(Object.keys(backoff).length ? { backoff } : {}) };
+  return {
+    maxAttempts: p.maxAttempts,
+    idempotent: p.idempotent,
+    ...(p.retryable !== undefined && p.retryable !== null ? { retryable: p.retryable as never } : {}),
+    ...(Object.keys(backoff).length ? { backoff } : {}),
+  };
 }
 
 const PresetInputRef = builder.inputType("PresetInput", {
@@ -99,7 +104,8 @@ builder.mutationFields((t) => ({
   }),
   updatePreset: t.field({
     type: PresetRef,
-    description: "Applies only if the stored version is expectedVersion (else CONFLICT), and only if every preset and manifest branch built on it stays valid (else CONFLICT naming them).",
+    description:
+      "Applies only if the stored version is expectedVersion (else CONFLICT), and only if every preset and manifest branch built on it stays valid (else CONFLICT naming them).",
     args: {
       name: t.arg.string({ required: true, description: "The preset to update." }),
       input: t.arg({ type: PresetInputRef, required: true, description: "Its new definition." }),

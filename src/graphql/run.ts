@@ -53,7 +53,11 @@ export const ToolRunRef = builder.objectRef<RunRecord>("ToolRun").implement({
     retryPolicy: t.field({ type: RetryPolicyRef, nullable: true, description: "The policy this run was executed with.", resolve: (r) => r.retryPolicy }),
     parentRunId: t.id({ nullable: true, description: "The run that started this one; null for a run a caller dispatched.", resolve: (r) => r.parentRunId }),
     door: t.field({ type: DoorEnum, description: "The door the run came through.", resolve: (r) => r.door }),
-    callerRole: t.field({ type: RoleEnum, description: "The role of the caller that started the run (an anonymous caller's is TAI_ANONYMOUS_ROLE).", resolve: (r) => r.callerRole as Role }),
+    callerRole: t.field({
+      type: RoleEnum,
+      description: "The role of the caller that started the run (an anonymous caller's is TAI_ANONYMOUS_ROLE).",
+      resolve: (r) => r.callerRole as Role,
+    }),
     startedAt: t.field({ type: "DateTime", description: "When the run was admitted.", resolve: (r) => r.startedAt }),
     finishedAt: t.field({ type: "DateTime", nullable: true, description: "When it ended; null while RUNNING or PARKED.", resolve: (r) => r.finishedAt }),
   }),
@@ -66,7 +70,12 @@ export const RunEventRef = builder.objectRef<RunEventRecord>("RunEvent").impleme
     type: t.field({ type: RunEventTypeEnum, description: "What happened.", resolve: (e) => e.type }),
     run: t.field({ type: ToolRunRef, description: "The run as it was when the event happened.", resolve: (e) => e.run }),
     at: t.field({ type: "DateTime", description: "When it happened.", resolve: (e) => e.at }),
-    progress: t.field({ type: RunProgressRef, nullable: true, description: "RUN_PROGRESS: the update the tool reported; null for every other type.", resolve: (e) => e.progress ?? null }),
+    progress: t.field({
+      type: RunProgressRef,
+      nullable: true,
+      description: "RUN_PROGRESS: the update the tool reported; null for every other type.",
+      resolve: (e) => e.progress ?? null,
+    }),
   }),
 });
 

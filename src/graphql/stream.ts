@@ -21,11 +21,7 @@ export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) =>
     revoked = true;
     controller.abort();
   };
-  const unlistenRevoked = !keyId
-    ? () => {}
-    : ctx.holdKey
-      ? ctx.holdKey(keyId, onRevoked)
-      : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked());
+  const unlistenRevoked = !keyId ? () => {} : ctx.holdKey ? ctx.holdKey(keyId, onRevoked) : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked());
   const inner = open(controller.signal)[Symbol.asyncIterator]();
   const stop = async () => {
     ctx.signal?.removeEventListener("abort", onOuter);

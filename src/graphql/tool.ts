@@ -36,7 +36,12 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
     origin: t.field({ type: ToolOriginEnum, description: "Where the name comes from.", resolve: (e) => e.origin }),
     tier: t.field({ type: TierEnum, description: "Who may run it.", resolve: (e) => e.tier }),
     inputSchema: t.field({ type: "JSONObject", description: "JSON Schema draft 2020-12.", resolve: (e) => e.inputSchema }),
-    outputSchema: t.field({ type: "JSONObject", nullable: true, description: "The JSON Schema its result is validated against; null: none.", resolve: (e) => e.outputSchema ?? null }),
+    outputSchema: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description: "The JSON Schema its result is validated against; null: none.",
+      resolve: (e) => e.outputSchema ?? null,
+    }),
     executionMode: t.field({ type: ExecutionModeEnum, description: "How an agent runs its calls.", resolve: (e) => e.executionMode }),
     retryPolicy: t.field({
       type: RetryPolicyRef,
@@ -48,14 +53,20 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),
     baseTool: t.string({ nullable: true, description: "What a PRESET or BRANCH builds on.", resolve: (e) => e.baseTool ?? null }),
     extensionStack: t.stringList({ description: "A BRANCH's extensions, innermost first.", resolve: (e) => e.extensionStack }),
-    fixedKwargs: t.field({ type: "JSONObject", nullable: true, description: 'A PRESET\'s baked inputs ("!ENV NAME" markers served as markers).', resolve: (e) => e.fixedKwargs ?? null }),
+    fixedKwargs: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description: 'A PRESET\'s baked inputs ("!ENV NAME" markers served as markers).',
+      resolve: (e) => e.fixedKwargs ?? null,
+    }),
     promptSnippet: t.string({
       nullable: true,
-      description: "The one line the tools agent lists for it under \"## Tools\" in its system message; null: not listed there (a TOOL's declaration, kept or changed by a BRANCH's extensions).",
+      description:
+        "The one line the tools agent lists for it under \"## Tools\" in its system message; null: not listed there (a TOOL's declaration, kept or changed by a BRANCH's extensions).",
       resolve: (e) => e.promptSnippet ?? null,
     }),
     promptGuidelines: t.stringList({
-      description: "The rules the tools agent adds under \"## Tool guidelines\" when it is in a run; empty: none.",
+      description: 'The rules the tools agent adds under "## Tool guidelines" when it is in a run; empty: none.',
       resolve: (e) => [...(e.promptGuidelines ?? [])],
     }),
     source: t.string({

@@ -79,7 +79,11 @@ export class InteractionService {
     if (unstorable.length) throw ApiError.badInput(`the answer cannot be stored: ${describeIssues(unstorable)}`, unstorable);
     if (interaction.answerFormat) {
       const issues = validate(interaction.answerFormat, answer);
-      if (issues.length) throw ApiError.badInput(`the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`, issues.map((i) => ({ path: `/answer${i.path}`, message: i.message })));
+      if (issues.length)
+        throw ApiError.badInput(
+          `the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`,
+          issues.map((i) => ({ path: `/answer${i.path}`, message: i.message })),
+        );
     }
     if (!(await this.store.answer(interaction.id, answer))) throw new ApiError("CONFLICT", `interaction "${interaction.id}" was already answered`);
     this.log.info("interaction answered", { interactionId: interaction.id, runId: interaction.runId });

@@ -101,7 +101,9 @@ export class ManifestService {
       }
     } else {
       if (expectedVersion == null)
-        throw new ApiError("CONFLICT", `manifest "${input.name}" exists at version ${current.version}; pass expectedVersion to update it`, [{ path: "/expectedVersion", message: "is required to update" }]);
+        throw new ApiError("CONFLICT", `manifest "${input.name}" exists at version ${current.version}; pass expectedVersion to update it`, [
+          { path: "/expectedVersion", message: "is required to update" },
+        ]);
       const next = expectedVersion + 1;
       try {
         await writeSurface(this.db, async (tx) => {

@@ -6,7 +6,10 @@ export function isGlob(pattern: string): boolean {
 }
 
 function globToRegExp(pattern: string): RegExp {
-  const body = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const body = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${body}$`);
 }
 

@@ -42,7 +42,6 @@ export function combosOf(value: ComboItem[] | ComboItem[][]): ComboItem[][] {
   return value.length && Array.isArray(value[0]) ? (value as ComboItem[][]) : [value as ComboItem[]];
 }
 
-
 /** What the document's semantic checks may consult. */
 export interface DocumentContext {
   surface: Surface;
@@ -105,7 +104,10 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
           issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `unknown extension "${n}" (is its module listed in extensionsModules?)` });
         } else if (!ctx.baseModules.has(ext.module) && !(d.extensionsModules ?? []).includes(ext.module)) {
           bindable = false;
-          issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `extension "${n}" comes from module "${ext.module}", which this manifest does not list in extensionsModules` });
+          issues.push({
+            path: `/document/extensions/${tool}/${c}/${k}`,
+            message: `extension "${n}" comes from module "${ext.module}", which this manifest does not list in extensionsModules`,
+          });
         }
       });
       // Every write binds each combo once (then discards it), so a refused setting or a
@@ -121,7 +123,6 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
       }
     });
   }
-
 
   for (const [name, policy] of Object.entries(d.retry ?? {})) {
     if (!known(name) && !branches.has(name)) issues.push({ path: `/document/retry/${name}`, message: `unknown tool, preset or branch "${name}"` });

@@ -74,7 +74,11 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       if (!(e instanceof ApiError)) throw e;
       return sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": 'Bearer realm="tai42"' });
     }
-    if (!caller) return sendError(res, 401, -32000, "Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <key>", { ...cors, "www-authenticate": 'Bearer realm="tai42"' });
+    if (!caller)
+      return sendError(res, 401, -32000, "Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <key>", {
+        ...cors,
+        "www-authenticate": 'Bearer realm="tai42"',
+      });
     const sessionId = req.headers["mcp-session-id"];
     let session: McpSession | null = null;
     if (sessionId !== undefined) {
@@ -121,7 +125,9 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
     const current = session ?? opened;
     const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !answersAsStream(requests, current, rt.surface) });
     const gone = new AbortController();
-    const elicit: Elicit | null = current?.elicitation ? (extra, params, signal) => relay.ask(current.id, transport, extra.requestId, params, AbortSignal.any([signal, gone.signal])) : null;
+    const elicit: Elicit | null = current?.elicitation
+      ? (extra, params, signal) => relay.ask(current.id, transport, extra.requestId, params, AbortSignal.any([signal, gone.signal]))
+      : null;
     const server = createMcpServer(rt, { caller, elicit });
     await server.connect(transport);
     // A cancelled request is never answered: a JSON answer becomes an empty 202, and a
@@ -139,7 +145,13 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       transport.onmessage?.(notification);
       cancelled();
     };
-    const release = current ? relay.hold(current.id, requests.map((r) => r.id), { cancel }) : () => {};
+    const release = current
+      ? relay.hold(
+          current.id,
+          requests.map((r) => r.id),
+          { cancel },
+        )
+      : () => {};
     // A client that goes away does not cancel its calls (MCP: disconnection is not
     // cancellation); only what waits on it (an elicitation) gives up.
     // A revoked key's open answer stream (progress, elicitation) ends like its GET streams.

@@ -75,7 +75,9 @@ export function corsHeaders(origin: string | undefined, allowed: readonly string
 
 /** Answers a CORS preflight: the methods and headers of the MCP transport, for a listed origin. */
 export function sendPreflight(res: ServerResponse, cors: Record<string, string>): void {
-  const allow = cors["access-control-allow-origin"] ? { "access-control-allow-methods": "GET, POST, DELETE", "access-control-allow-headers": ALLOW_HEADERS, "access-control-max-age": "600" } : {};
+  const allow = cors["access-control-allow-origin"]
+    ? { "access-control-allow-methods": "GET, POST, DELETE", "access-control-allow-headers": ALLOW_HEADERS, "access-control-max-age": "600" }
+    : {};
   res.writeHead(204, { ...cors, ...allow });
   res.end();
 }

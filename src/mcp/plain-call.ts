@@ -74,7 +74,11 @@ export async function answerPlainCall(rt: Runtime, ctx: McpCallContext, call: Pl
     return {
       jsonrpc: "2.0",
       id: call.id,
-      error: { code: Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError, message: error.message ?? "Internal error", ...(error.data !== undefined && { data: error.data }) },
+      error: {
+        code: Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError,
+        message: error.message ?? "Internal error",
+        ...(error.data !== undefined && { data: error.data }),
+      },
     };
   }
 }

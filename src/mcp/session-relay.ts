@@ -70,7 +70,9 @@ export class SessionRelay {
       };
       const onAbort = () => {
         done();
-        transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the question was withdrawn" } }, { relatedRequestId }).catch(() => {});
+        transport
+          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the question was withdrawn" } }, { relatedRequestId })
+          .catch(() => {});
         reject(signal.reason instanceof Error ? signal.reason : new Error("the elicitation was abandoned"));
       };
       if (signal.aborted) return onAbort();

@@ -103,9 +103,7 @@ export class McpSessions {
   /** Slides a used session's expiry (not awaited: a failure only shortens its life). */
   private refresh(entry: { hash: string; refreshed: number }): void {
     entry.refreshed = Date.now();
-    this.db.cacheEntry
-      .updateMany({ where: { key: PREFIX + entry.hash }, data: { expiresAt: new Date(entry.refreshed + TTL_SECONDS * 1000) } })
-      .catch(() => {});
+    this.db.cacheEntry.updateMany({ where: { key: PREFIX + entry.hash }, data: { expiresAt: new Date(entry.refreshed + TTL_SECONDS * 1000) } }).catch(() => {});
   }
 }
 

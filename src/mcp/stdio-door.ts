@@ -24,7 +24,11 @@ export interface StdioStreams {
  * used when the client declared it at `initialize`. Resolves when the client closes the
  * connection (stdin ends) or `stop` is called.
  */
-export async function serveStdio(rt: Runtime, caller: Caller, streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout }): Promise<{ stop(): Promise<void>; closed: Promise<void> }> {
+export async function serveStdio(
+  rt: Runtime,
+  caller: Caller,
+  streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout },
+): Promise<{ stop(): Promise<void>; closed: Promise<void> }> {
   const elicit: Elicit = (extra, params, signal) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: ELICIT_REQUEST_TIMEOUT_MS });
   const ctx: McpCallContext = { caller, elicit: null };
   const server = createMcpServer(rt, ctx);

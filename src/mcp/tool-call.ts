@@ -1,5 +1,14 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { ErrorCode, McpError, type CallToolRequest, type CallToolResult, type ElicitRequestFormParams, type ElicitResult, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  type CallToolRequest,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { IDEMPOTENCY_KEY_MAX, isIdempotencyKeyInBounds, isTimeoutInBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { answersInteractions } from "../auth/tiers.ts";

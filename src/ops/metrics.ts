@@ -50,11 +50,27 @@ export class Metrics implements DispatchObserver {
 
   constructor() {
     const registers = [this.registry];
-    this.dispatches = new Counter({ name: "tai42_dispatches_total", help: "Dispatches through the chokepoint, by tool, final status and door (rejections included).", labelNames: ["tool", "status", "door"], registers });
-    this.duration = new Histogram({ name: "tai42_dispatch_duration_seconds", help: "Time from a dispatch's admission to its answer.", labelNames: ["tool", "door"], buckets: DURATION_BUCKETS, registers });
+    this.dispatches = new Counter({
+      name: "tai42_dispatches_total",
+      help: "Dispatches through the chokepoint, by tool, final status and door (rejections included).",
+      labelNames: ["tool", "status", "door"],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: "tai42_dispatch_duration_seconds",
+      help: "Time from a dispatch's admission to its answer.",
+      labelNames: ["tool", "door"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     this.attempts = new Counter({ name: "tai42_attempts_total", help: "Attempts of tool bodies (each execution makes one or more).", labelNames: ["tool"], registers });
     this.retries = new Counter({ name: "tai42_retries_total", help: "Attempts that were retries of a failed one.", labelNames: ["tool"], registers });
-    this.lagging = new Counter({ name: "tai42_subscribers_lagging_closed_total", help: "Subscriptions closed because the subscriber fell behind its bounded buffer.", labelNames: ["kind"], registers });
+    this.lagging = new Counter({
+      name: "tai42_subscribers_lagging_closed_total",
+      help: "Subscriptions closed because the subscriber fell behind its bounded buffer.",
+      labelNames: ["kind"],
+      registers,
+    });
     this.batchSize = new Histogram({ name: "tai42_event_log_batch_size", help: "Jobs per group-committed run-log batch.", buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers });
     this.commitSeconds = new Histogram({ name: "tai42_event_log_commit_seconds", help: "Time to write and commit one run-log batch.", buckets: DURATION_BUCKETS, registers });
     this.redisErrors = new Counter({ name: "tai42_redis_errors_total", help: "Errors on the Redis connections (publish, subscribe, reconnect).", registers });

@@ -54,7 +54,12 @@ export const OpsEnvSchema = z
     TAI_HEARTBEAT_SECONDS: envSeconds(10, 0.05, 3600),
     TAI_DEAD_AFTER_SECONDS: envSeconds(undefined, 0.1, 86_400),
     TAI_DB_POOL: envInteger(10, 1, 1000),
-    TAI_METRICS: envChoice(ACCESS, "loopback", (raw) => raw.toLowerCase(), (raw) => `must be off, loopback, admin or public (got "${raw}")`),
+    TAI_METRICS: envChoice(
+      ACCESS,
+      "loopback",
+      (raw) => raw.toLowerCase(),
+      (raw) => `must be off, loopback, admin or public (got "${raw}")`,
+    ),
     TAI_UNREADY_SECONDS: envSeconds(0, 0, 3600),
     OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
@@ -80,17 +85,15 @@ export const OpsEnvSchema = z
     when: parsed("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED"),
     error: (issue) => `must be an http:// or https:// URL (got "${otlpUrl(issue.input as OtlpEnv)}")`,
   })
-  .transform(
-    (env): OpsConfig => ({
-      syncSeconds: env.TAI_SYNC_SECONDS,
-      heartbeatSeconds: env.TAI_HEARTBEAT_SECONDS,
-      deadAfterSeconds: deadAfter(env),
-      dbPool: env.TAI_DB_POOL,
-      metrics: env.TAI_METRICS,
-      unreadySeconds: env.TAI_UNREADY_SECONDS,
-      otlpTracesUrl: otlpUrl(env),
-    }),
-  );
+  .transform((env): OpsConfig => ({
+    syncSeconds: env.TAI_SYNC_SECONDS,
+    heartbeatSeconds: env.TAI_HEARTBEAT_SECONDS,
+    deadAfterSeconds: deadAfter(env),
+    dbPool: env.TAI_DB_POOL,
+    metrics: env.TAI_METRICS,
+    unreadySeconds: env.TAI_UNREADY_SECONDS,
+    otlpTracesUrl: otlpUrl(env),
+  }));
 
 interface OtlpEnv {
   OTEL_EXPORTER_OTLP_ENDPOINT?: string;

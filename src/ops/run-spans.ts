@@ -97,7 +97,11 @@ export class MonitorTracer {
 
   start(tool: string, runId: string, attempt: unknown): MonitorSpan {
     const name = this.secrets.scrubText(tool);
-    const span = this.tracer.startSpan(`tai42.monitor ${name}`, { attributes: { "tai42.tool": name, "tai42.run.id": runId, "tai42.attempt": typeof attempt === "number" ? attempt : 0 } }, context.active());
+    const span = this.tracer.startSpan(
+      `tai42.monitor ${name}`,
+      { attributes: { "tai42.tool": name, "tai42.run.id": runId, "tai42.attempt": typeof attempt === "number" ? attempt : 0 } },
+      context.active(),
+    );
     return {
       end: (status, errorKind) => {
         span.setAttribute("tai42.span.status", status);

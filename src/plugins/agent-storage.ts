@@ -59,7 +59,9 @@ export function memoryStoreProvider(): StoreProvider {
       items.get(namespace)?.delete(key);
     },
     async list(namespace) {
-      return [...(items.get(namespace) ?? new Map<string, unknown>())].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, value]) => ({ key, value: structuredClone(value) }));
+      return [...(items.get(namespace) ?? new Map<string, unknown>())]
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, value]) => ({ key, value: structuredClone(value) }));
     },
   };
 }

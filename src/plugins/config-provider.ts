@@ -64,7 +64,8 @@ function parseJson(text: string, name: string): Record<string, string> {
     // JSON.parse's own message quotes the text around the error: never repeat it.
     throw new ConfigFileError(`config provider ${name}: the file is not valid JSON`);
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new ConfigFileError(`config provider ${name}: the file must hold one JSON object of NAME: "value" pairs`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new ConfigFileError(`config provider ${name}: the file must hold one JSON object of NAME: "value" pairs`);
   const bad = Object.entries(parsed).find(([, v]) => typeof v !== "string");
   if (bad) throw new ConfigFileError(`config provider ${name}: the value of ${bad[0]} must be a string`);
   return parsed as Record<string, string>;

@@ -48,7 +48,13 @@ export function dependantIssues(changed: SurfaceEntry, presets: readonly Preset[
     }
     for (const p of presets.filter((d) => d.baseTool === entry.name)) {
       const problems = bakedIssues(entry, p.fixedKwargs);
-      if (problems.length) issues.push(...problems.map((i) => ({ path: `/dependants/${p.name}${i.path}`, message: `preset "${p.name}" builds on "${entry.name}" and would break: ${i.path.replace(/^\/fixedKwargs\//, "")} ${i.message}` })));
+      if (problems.length)
+        issues.push(
+          ...problems.map((i) => ({
+            path: `/dependants/${p.name}${i.path}`,
+            message: `preset "${p.name}" builds on "${entry.name}" and would break: ${i.path.replace(/^\/fixedKwargs\//, "")} ${i.message}`,
+          })),
+        );
       else walk(binding.presetEntry(p, entry));
     }
   };

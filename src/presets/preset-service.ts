@@ -71,7 +71,15 @@ export class PresetService {
     const policy = await this.check(input, caller, null);
     try {
       await writeSurface(this.db, (tx) =>
-        tx.preset.create({ data: { name: input.name, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? undefined) as never } }),
+        tx.preset.create({
+          data: {
+            name: input.name,
+            description: input.description,
+            baseTool: input.baseTool,
+            fixedKwargs: input.fixedKwargs as never,
+            retryPolicy: (policy ?? undefined) as never,
+          },
+        }),
       );
     } catch (e) {
       if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `a preset named "${input.name}" already exists`, [{ path: "/name", message: "is taken" }]);
@@ -89,7 +97,8 @@ export class PresetService {
     requireAuthor(caller);
     // Rewriting a preset over a fenced or secret base is authoring over it, whatever the new base.
     const was = this.surface.base(current.baseTool);
-    if (was && !mayAuthorOver(caller.role, was.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`);
+    if (was && !mayAuthorOver(caller.role, was.tier))
+      throw new ApiError("FORBIDDEN", `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`);
     requireMarkerAuthor(current, caller, "update");
     const policy = await this.check(input, caller, name);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
@@ -98,13 +107,21 @@ export class PresetService {
       this.checkDependants(current, input, policy, (await tx.preset.findMany()).map(toPreset));
       return tx.preset.updateMany({
         where: { name, version: expectedVersion },
-        data: { description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs as never, retryPolicy: (policy ?? null) as never, version: { increment: 1 } },
+        data: {
+          description: input.description,
+          baseTool: input.baseTool,
+          fixedKwargs: input.fixedKwargs as never,
+          retryPolicy: (policy ?? null) as never,
+          version: { increment: 1 },
+        },
       });
     });
     if (count === 0) {
       const now = await this.get(name);
       if (!now) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
-      throw new ApiError("CONFLICT", `preset "${name}" is at version ${now.version}, not the expected ${expectedVersion}; re-read it and retry`, [{ path: "/expectedVersion", message: `is stale (current ${now.version})` }]);
+      throw new ApiError("CONFLICT", `preset "${name}" is at version ${now.version}, not the expected ${expectedVersion}; re-read it and retry`, [
+        { path: "/expectedVersion", message: `is stale (current ${now.version})` },
+      ]);
     }
     await this.onChanged();
     return (await this.get(name))!;
@@ -143,7 +160,11 @@ export class PresetService {
     if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
     if (typeof input.description !== "string" || !input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
     if (!input.fixedKwargs || typeof input.fixedKwargs !== "object" || Array.isArray(input.fixedKwargs)) issues.push({ path: "/fixedKwargs", message: "must be an object" });
-    issues.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.fixedKwargs, "/fixedKwargs"), ...unstorableIssues(input.retryPolicy, "/retryPolicy"));
+    issues.push(
+      ...unstorableIssues(input.description, "/description"),
+      ...unstorableIssues(input.fixedKwargs, "/fixedKwargs"),
+      ...unstorableIssues(input.retryPolicy, "/retryPolicy"),
+    );
     const existing = this.surface.base(input.name);
     if (!updating && existing && existing.origin !== "PRESET") issues.push({ path: "/name", message: `is already the name of a ${existing.origin.toLowerCase()} on the surface` });
 

@@ -86,7 +86,10 @@ export class SurfaceSnapshot implements SurfaceView {
     // the same name never inherits the shadowed tool's policy.
     const owner = [...this.apps].reverse().find((a) => a.tools.has(name));
     if (owner?.policies.has(name)) return owner.policies.get(name);
-    return [...this.apps].reverse().find((a) => !a.tools.has(name) && a.policies.has(name))?.policies.get(name);
+    return [...this.apps]
+      .reverse()
+      .find((a) => !a.tools.has(name) && a.policies.has(name))
+      ?.policies.get(name);
   }
 
   /** The policy that applies to an entry: the first declaration along its chain. */

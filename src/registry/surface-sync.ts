@@ -41,7 +41,10 @@ export class SurfaceSync {
 
   /** Reads the stored version every `everyMs` and reloads when it differs from the applied one. */
   start(everyMs: number): void {
-    this.timer = setInterval(() => void this.refreshIfStale().catch((e: Error) => this.log.warn("checking the stored configuration version failed", { error: e.message })), everyMs);
+    this.timer = setInterval(
+      () => void this.refreshIfStale().catch((e: Error) => this.log.warn("checking the stored configuration version failed", { error: e.message })),
+      everyMs,
+    );
     this.timer.unref();
   }
 

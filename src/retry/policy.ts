@@ -49,9 +49,7 @@ const RetryPolicySchema = z
       retryable: z
         .union([z.boolean(), z.array(z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(", ")}` }))], { error: "must be true, false or a list of error kinds" })
         .optional(),
-      backoff: z
-        .strictObject({ initialSeconds: FINITE(0), multiplier: FINITE(1), capSeconds: FINITE(0) }, { error: unknownKey("backoff", "must be an object") })
-        .nullish(),
+      backoff: z.strictObject({ initialSeconds: FINITE(0), multiplier: FINITE(1), capSeconds: FINITE(0) }, { error: unknownKey("backoff", "must be an object") }).nullish(),
     },
     { error: unknownKey("retry policy", "must be an object") },
   )

@@ -63,8 +63,7 @@ export class LogWriter {
     const clean = this.scrubber.scrub(job);
     // An agent's entries are its own: their type, like their payload, may hold what no column stores (a NUL).
     if (clean.kind === "agentEvent") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };
-    if (clean.kind === "agentFinish")
-      return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };
+    if (clean.kind === "agentFinish") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };
     return clean;
   }
 }

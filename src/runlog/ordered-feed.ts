@@ -90,10 +90,13 @@ export class OrderedRunEvents {
 
   /** Live events from now on, in seq order, through a bounded queue (see `events/subscription.ts`). */
   subscribe(options: SubscribeOptions<RunEventRecord> = {}): AsyncIterableIterator<RunEventRecord> {
-    return boundedSubscription((deliver, fail) => {
-      this.listeners.set(deliver, fail);
-      return () => void this.listeners.delete(deliver);
-    }, { ...options, onOverflow: () => this.bus.laggingClosed("runEvent") });
+    return boundedSubscription(
+      (deliver, fail) => {
+        this.listeners.set(deliver, fail);
+        return () => void this.listeners.delete(deliver);
+      },
+      { ...options, onOverflow: () => this.bus.laggingClosed("runEvent") },
+    );
   }
 
   /** Resolves once the feed knows where the log stands (its first read). */

@@ -114,7 +114,23 @@ async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentE
     }
   }
   const values = [
-    ...columns(runs, ["id", "tool", "status", "input", "content", "door", "callerRole", "callerKey", "callerKeyId", "tier", "idempotencyScope", "parentRunId", "instanceId", "policy", "startedAt"]),
+    ...columns(runs, [
+      "id",
+      "tool",
+      "status",
+      "input",
+      "content",
+      "door",
+      "callerRole",
+      "callerKey",
+      "callerKeyId",
+      "tier",
+      "idempotencyScope",
+      "parentRunId",
+      "instanceId",
+      "policy",
+      "startedAt",
+    ]),
     ...columns(outcomes, ["id", "status", "content", "data", "details", "isError", "errorKind", "errorMessage", "terminate", "finishedAt"]),
     ...columns(attempts, ["runId", "number", "startedAt", "finishedAt", "errorKind", "errorMessage", "waitSeconds", "onSettle"]),
     ...columns(events, ["runId", "tool", "type", "snapshot", "at", "gate"]),
@@ -143,7 +159,11 @@ SELECT "id" FROM fin`;
 /** Writes agent entries and ends; resolves with the ids of the runs whose end was written. */
 async function writeAgentJobs(pool: pg.Pool, jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<Set<string>> {
   const events = jobs.map((j) => ({ runId: j.runId, type: j.type, payload: JSON.stringify(j.payload), ends: j.kind === "agentFinish" }));
-  const ends = jobs.flatMap((j) => (j.kind === "agentFinish" ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt }] : []));
+  const ends = jobs.flatMap((j) =>
+    j.kind === "agentFinish"
+      ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt }]
+      : [],
+  );
   const values = [...columns(events, ["runId", "type", "payload"]), ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]), ...columns(events, ["ends"])];
   const { rows } = await pool.query<{ id: string }>({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
   return new Set(rows.map((r) => r.id));

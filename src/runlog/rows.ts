@@ -96,7 +96,15 @@ export function outcomeRow(run: RunRecord): OutcomeRow {
 }
 
 export function attemptRow(runId: string, a: AttemptRecord): AttemptRow {
-  return { runId, number: a.number, startedAt: a.startedAt, finishedAt: a.finishedAt, errorKind: a.errorKind, errorMessage: storableTextOrNull(a.errorMessage), waitSeconds: a.waitSeconds };
+  return {
+    runId,
+    number: a.number,
+    startedAt: a.startedAt,
+    finishedAt: a.finishedAt,
+    errorKind: a.errorKind,
+    errorMessage: storableTextOrNull(a.errorMessage),
+    waitSeconds: a.waitSeconds,
+  };
 }
 
 /**

@@ -17,6 +17,14 @@ function passwordsOf(url: string | undefined): string[] {
  * `DATABASE_URL` and `REDIS_URL`.
  */
 export function configuredCredentials(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = [config.adminKey, env.TAI_ADMIN_KEY, env.TAI_DEMO_SIGNING_KEY, env.TAI_LLM_API_KEY, env.ANTHROPIC_API_KEY, ...passwordsOf(config.databaseUrl), ...passwordsOf(config.redisUrl)];
+  const values = [
+    config.adminKey,
+    env.TAI_ADMIN_KEY,
+    env.TAI_DEMO_SIGNING_KEY,
+    env.TAI_LLM_API_KEY,
+    env.ANTHROPIC_API_KEY,
+    ...passwordsOf(config.databaseUrl),
+    ...passwordsOf(config.redisUrl),
+  ];
   return [...new Set(values.filter((v): v is string => typeof v === "string" && v !== ""))];
 }

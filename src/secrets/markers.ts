@@ -40,7 +40,9 @@ export function isServerConfigName(name: string, deny: readonly string[] = []): 
 
 /** Problems with the markers inside `value`: a malformed variable name. */
 export function markerIssues(value: unknown, path = ""): Issue[] {
-  return markersIn(value, path).flatMap(({ path: p, name }) => (NAME.test(name) ? [] : [{ path: p, message: `"!ENV" must be followed by a variable name like API_TOKEN (got "${name}")` }]));
+  return markersIn(value, path).flatMap(({ path: p, name }) =>
+    NAME.test(name) ? [] : [{ path: p, message: `"!ENV" must be followed by a variable name like API_TOKEN (got "${name}")` }],
+  );
 }
 
 /**

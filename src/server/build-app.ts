@@ -110,7 +110,11 @@ export function buildApp(rt: Runtime): TaiServer {
         try {
           const caller = await authenticate(rt, connectionAuthorization(ctx.connectionParams));
           ctx.extra.caller = caller;
-          if (caller?.keyId) socket.once("close", keyStreams.hold(caller.keyId, () => socket.close(4403, "Forbidden: the API key was revoked")));
+          if (caller?.keyId)
+            socket.once(
+              "close",
+              keyStreams.hold(caller.keyId, () => socket.close(4403, "Forbidden: the API key was revoked")),
+            );
           return true;
         } catch (e) {
           if (!(e instanceof ApiError)) throw e;
@@ -129,7 +133,14 @@ export function buildApp(rt: Runtime): TaiServer {
           if (!(e instanceof ApiError)) throw e;
           return [new GraphQLError(e.message, { extensions: { code: e.code } })];
         }
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        const {
+          schema: s,
+          execute,
+          subscribe,
+          contextFactory,
+          parse,
+          validate,
+        } = yoga.getEnveloped({
           ...ctx,
           req: ctx.extra.request,
           socket: ctx.extra.socket,

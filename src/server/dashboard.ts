@@ -67,7 +67,10 @@ class DashboardFiles {
 
   /** Whether the bundle is there; reloads the listing when index.html changed. */
   async refresh(): Promise<boolean> {
-    const mtime = await stat(join(this.dir, "index.html")).then((s) => s.mtimeMs, () => null);
+    const mtime = await stat(join(this.dir, "index.html")).then(
+      (s) => s.mtimeMs,
+      () => null,
+    );
     if (mtime === null) return false;
     if (mtime !== this.builtAt) {
       this.names = new Set(await readdir(join(this.dir, "assets")).catch(() => []));
@@ -147,13 +150,19 @@ async function respond(files: DashboardFiles, path: string, req: IncomingMessage
 
 function sendFile(req: IncomingMessage, res: ServerResponse, file: File, extra: Record<string, string>): void {
   const gzip = file.gzipped && /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
-  send(req, res, 200, {
-    "content-type": file.type,
-    "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
-    ...(file.gzipped ? { vary: "Accept-Encoding" } : {}),
-    ...(gzip ? { "content-encoding": "gzip" } : {}),
-    ...extra,
-  }, gzip ? file.gzipped! : file.body);
+  send(
+    req,
+    res,
+    200,
+    {
+      "content-type": file.type,
+      "cache-control": file.immutable ? "public, max-age=31536000, immutable" : "no-cache",
+      ...(file.gzipped ? { vary: "Accept-Encoding" } : {}),
+      ...(gzip ? { "content-encoding": "gzip" } : {}),
+      ...extra,
+    },
+    gzip ? file.gzipped! : file.body,
+  );
 }
 
 function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer): void {

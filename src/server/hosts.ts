@@ -25,13 +25,15 @@ function hostnameOf(value: string | undefined): string | null {
  */
 export function hostGuard(config: Pick<Config, "host" | "publicUrl" | "corsOrigins">): ((host: string | undefined) => boolean) | null {
   if (!isLoopback(config.host)) return null;
-  const named = new Set([config.publicUrl, ...config.corsOrigins].flatMap((u) => {
-    try {
-      return u ? [new URL(u).hostname.toLowerCase()] : [];
-    } catch {
-      return [];
-    }
-  }));
+  const named = new Set(
+    [config.publicUrl, ...config.corsOrigins].flatMap((u) => {
+      try {
+        return u ? [new URL(u).hostname.toLowerCase()] : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
   return (host) => {
     const name = hostnameOf(host);
     return name !== null && (LOOPBACK_NAME.test(name) || named.has(name));
@@ -41,7 +43,12 @@ export function hostGuard(config: Pick<Config, "host" | "publicUrl" | "corsOrigi
 /** Answers a request for a refused `Host` with 403 and a JSON error naming the rule. */
 export function refuseHost(res: ServerResponse, req: IncomingMessage): void {
   const body = JSON.stringify({
-    errors: [{ message: `Forbidden: this server is bound to loopback and does not answer for host "${String(req.headers.host ?? "").slice(0, 100)}" (add it to TAI_PUBLIC_URL or TAI_CORS_ORIGINS)`, extensions: { code: "FORBIDDEN" } }],
+    errors: [
+      {
+        message: `Forbidden: this server is bound to loopback and does not answer for host "${String(req.headers.host ?? "").slice(0, 100)}" (add it to TAI_PUBLIC_URL or TAI_CORS_ORIGINS)`,
+        extensions: { code: "FORBIDDEN" },
+      },
+    ],
   });
   res.writeHead(403, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" });
   res.end(body);

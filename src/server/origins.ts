@@ -35,7 +35,11 @@ export function listedOrigin(origin: string, allowed: readonly string[]): boolea
  * DNS rebinding guard refuses — see hosts.ts) with HTTP 403 before the upgrade, logging
  * one warn line.
  */
-export function verifyOrigin(allowed: readonly string[], warn: (message: string, fields: Record<string, unknown>) => void, hostOk?: ((host: string | undefined) => boolean) | null) {
+export function verifyOrigin(
+  allowed: readonly string[],
+  warn: (message: string, fields: Record<string, unknown>) => void,
+  hostOk?: ((host: string | undefined) => boolean) | null,
+) {
   return (info: { origin?: string; req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void): void => {
     if (hostOk && !hostOk(info.req.headers.host)) {
       warn("refused a WebSocket upgrade for a host a loopback server does not answer for", { host: String(info.req.headers.host).slice(0, 200) });

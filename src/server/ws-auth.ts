@@ -32,5 +32,10 @@ export function operationAuthorization(extensions: Readonly<Record<string, unkno
 /** A WebSocket close reason: at most 123 bytes of UTF-8, as the protocol allows. */
 export function closeReason(text: string): string {
   const bytes = Buffer.from(text, "utf8");
-  return bytes.length <= 123 ? text : bytes.subarray(0, 120).toString("utf8").replace(/\uFFFD$/, "") + "...";
+  return bytes.length <= 123
+    ? text
+    : bytes
+        .subarray(0, 120)
+        .toString("utf8")
+        .replace(/\uFFFD$/, "") + "...";
 }

@@ -48,11 +48,7 @@ export function toolDefinitionError(rule: DefineToolRule, message: string, optio
  * mapping (a `Map` or plain object) — never both, never neither. The fields are checked
  * by the zod schema of `tool-declaration.ts`; a refusal names the first broken rule.
  */
-export function defineTool(
-  definition?: DefineToolFields | Map<string, unknown> | Record<string, unknown>,
-  fields?: DefineToolFields,
-  module = "inline",
-): ToolDefinition {
+export function defineTool(definition?: DefineToolFields | Map<string, unknown> | Record<string, unknown>, fields?: DefineToolFields, module = "inline"): ToolDefinition {
   if (definition !== undefined && fields !== undefined) throw toolDefinitionError("one-form", "pass either one definition mapping or keyword fields, not both");
   if (definition === undefined && fields === undefined) throw toolDefinitionError("one-form", "pass a definition mapping or keyword fields; got neither");
   const source = definition ?? fields;
@@ -70,7 +66,8 @@ export function defineTool(
     try {
       retry = resolvePolicy(t.name, t.retry as RetryPolicyInit);
     } catch (e) {
-      if (isDefinitionError(e, "retry.policy")) throw toolDefinitionError("retry-policy", e.message, { subject: t.name, issues: e.issues.map((i) => ({ ...i, path: `/retry${i.path}` })) });
+      if (isDefinitionError(e, "retry.policy"))
+        throw toolDefinitionError("retry-policy", e.message, { subject: t.name, issues: e.issues.map((i) => ({ ...i, path: `/retry${i.path}` })) });
       throw e;
     }
   }

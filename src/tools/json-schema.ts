@@ -71,8 +71,7 @@ export function compileSchema(schema: JsonSchema): ValidateFunction {
 
 /** Meta-validates a schema against draft 2020-12 and compiles it; returns the problems. */
 export function schemaProblems(schema: unknown, where = ""): Issue[] {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
-    return [{ path: where, message: "must be a JSON Schema object" }];
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [{ path: where, message: "must be a JSON Schema object" }];
   try {
     // Throws (rather than reporting) for a `$schema` it has no meta-schema for, e.g. draft-07.
     if (!ajv.validateSchema(schema)) return toIssues(ajv.errors ?? [], where);

@@ -51,7 +51,13 @@ export const ToolFieldsSchema = z
       tier: orDefault(z.enum(TIERS, { error: `must be one of ${TIERS.join(", ")}` }), "read"),
       executionMode: orDefault(z.enum(["parallel", "sequential"], { error: 'must be "parallel" or "sequential"' }), "parallel"),
       retry: z.unknown().optional(),
-      timeoutSeconds: orDefault(z.number({ error: "must be a number > 0" }).gt(0, { error: "must be a number > 0" }).lte(MAX_TIMER_SECONDS, { error: `must be at most ${MAX_TIMER_SECONDS} (a timer cannot wait longer)` }), 30),
+      timeoutSeconds: orDefault(
+        z
+          .number({ error: "must be a number > 0" })
+          .gt(0, { error: "must be a number > 0" })
+          .lte(MAX_TIMER_SECONDS, { error: `must be at most ${MAX_TIMER_SECONDS} (a timer cannot wait longer)` }),
+        30,
+      ),
       outputSchema: anyJsonSchema("/outputSchema").optional(),
       apiTool: z.boolean({ error: "must be a boolean" }).default(true),
       promptSnippet: oneLine.optional(),

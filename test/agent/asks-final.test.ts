@@ -21,14 +21,44 @@ const ASK = { question: "Which city?", answerFormat: { type: "string" }, expires
 
 const RUN_AGENT = /* GraphQL */ `
   mutation R($input: AgentRunInput!) {
-    runAgent(input: $input) { runId threadId final { __typename ... on StreamEventBase { type seq } ... on AsksFinal { asks } } }
+    runAgent(input: $input) {
+      runId
+      threadId
+      final {
+        __typename
+        ... on StreamEventBase {
+          type
+          seq
+        }
+        ... on AsksFinal {
+          asks
+        }
+      }
+    }
   }
 `;
 const INTERACTIONS = /* GraphQL */ `
-  query { interactions(status: PENDING) { id question to tool status answerFormat expiresAt runId } }
+  query {
+    interactions(status: PENDING) {
+      id
+      question
+      to
+      tool
+      status
+      answerFormat
+      expiresAt
+      runId
+    }
+  }
 `;
 const ANSWER = /* GraphQL */ `
-  mutation A($id: ID!, $answer: JSON!) { answerInteraction(id: $id, answer: $answer) { id tool status } }
+  mutation A($id: ID!, $answer: JSON!) {
+    answerInteraction(id: $id, answer: $answer) {
+      id
+      tool
+      status
+    }
+  }
 `;
 
 interface AskEntry {
@@ -72,12 +102,17 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     return { r: rt, url };
   }
 
-  const call = <T = Record<string, any>>(query: string, variables: Record<string, unknown>, key: string) => gql<T>(server!, query, { variables, headers: { authorization: `Bearer ${keys[key]}` } });
+  const call = <T = Record<string, any>>(query: string, variables: Record<string, unknown>, key: string) =>
+    gql<T>(server!, query, { variables, headers: { authorization: `Bearer ${keys[key]}` } });
 
   /** Runs the agent over GraphQL as `key` until it asks; returns the run and its one ask. */
   async function asked(r: TestRuntime, key = "owner", input: Record<string, unknown> = ASK) {
     useScript(r.agents, "s", askThenAnswer(input));
-    const res = await call<{ runAgent: { runId: string; threadId: string; final: { __typename: string; seq: number; asks: AskEntry[] } } }>(RUN_AGENT, { input: { userMessage: "book a trip", llmProvider: "s" } }, key);
+    const res = await call<{ runAgent: { runId: string; threadId: string; final: { __typename: string; seq: number; asks: AskEntry[] } } }>(
+      RUN_AGENT,
+      { input: { userMessage: "book a trip", llmProvider: "s" } },
+      key,
+    );
     expect(res.body.errors).toBeUndefined();
     const { runId, threadId, final } = res.body.data!.runAgent;
     expect(final.__typename).toBe("AsksFinal");
@@ -94,11 +129,30 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     await until("the subscription to listen", () => r.bus.listenerCount("interaction") > before || changes.errors.length > 0);
     const { runId, ask } = await asked(r);
 
-    expect(ask).toEqual({ id: expect.any(String), callId: "call_0_0", question: "Which city?", answerFormat: { type: "string" }, to: "caller", expiryAt: expect.any(String), status: "PENDING" });
+    expect(ask).toEqual({
+      id: expect.any(String),
+      callId: "call_0_0",
+      question: "Which city?",
+      answerFormat: { type: "string" },
+      to: "caller",
+      expiryAt: expect.any(String),
+      status: "PENDING",
+    });
     expect(new Date(ask.expiryAt!).getTime()).toBeGreaterThan(Date.now() + 500_000);
 
     const listed = await call<{ interactions: Record<string, unknown>[] }>(INTERACTIONS, {}, "owner");
-    expect(listed.body.data!.interactions).toEqual([{ id: ask.id, question: "Which city?", to: "caller", tool: "ask_caller", status: "PENDING", answerFormat: { type: "string" }, expiresAt: ask.expiryAt, runId: expect.any(String) }]);
+    expect(listed.body.data!.interactions).toEqual([
+      {
+        id: ask.id,
+        question: "Which city?",
+        to: "caller",
+        tool: "ask_caller",
+        status: "PENDING",
+        answerFormat: { type: "string" },
+        expiresAt: ask.expiryAt,
+        runId: expect.any(String),
+      },
+    ]);
     const toolRun = await r.runs.get(listed.body.data!.interactions[0].runId as string);
     expect(toolRun).toMatchObject({ tool: "ask_caller", status: "PARKED", door: "agent", parentRunId: runId });
 
@@ -108,7 +162,11 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     // ask_caller is kept off the API: only the agent door reaches it.
     const tools = await call<{ tools: { name: string }[] }>(`query { tools { name } }`, {}, "admin");
     expect(tools.body.data!.tools.map((t) => t.name)).not.toContain("ask_caller");
-    const direct = await call<{ dispatch: { status: string; errorKind: string } }>(`mutation { dispatch(input: { tool: "ask_caller", input: { question: "hi" } }) { status errorKind } }`, {}, "admin");
+    const direct = await call<{ dispatch: { status: string; errorKind: string } }>(
+      `mutation { dispatch(input: { tool: "ask_caller", input: { question: "hi" } }) { status errorKind } }`,
+      {},
+      "admin",
+    );
     expect(direct.body.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND" });
   });
 

@@ -69,7 +69,12 @@ describe("registration", () => {
     const entry = r.surface.resolve("echo_agent")!;
     expect(entry.origin).toBe("AGENT");
     expect(entry.description).toBe(EchoAgent.toolDescription);
-    expect(entry.inputSchema).toMatchObject({ type: "object", properties: { question: { type: "string" }, shout: { type: "boolean" } }, required: ["question"], additionalProperties: false });
+    expect(entry.inputSchema).toMatchObject({
+      type: "object",
+      properties: { question: { type: "string" }, shout: { type: "boolean" } },
+      required: ["question"],
+      additionalProperties: false,
+    });
     expect(r.surface.resolve("tools_agent")?.origin).toBe("AGENT");
     expect(r.agents.list().map((a) => a.name)).toEqual(["echo_agent", "tools_agent"]);
   });
@@ -194,7 +199,9 @@ describe("presets over agents", () => {
   it("should accept only declared bakeable fields on an agent that is not specRunnable", async () => {
     const r = await runtimeWith(EchoAgent);
     const admin = as("ADMIN");
-    await expect(r.presets.create({ name: "echo_loud", description: "shouts", baseTool: "echo_agent", fixedKwargs: { shout: true } }, admin)).resolves.toMatchObject({ name: "echo_loud" });
+    await expect(r.presets.create({ name: "echo_loud", description: "shouts", baseTool: "echo_agent", fixedKwargs: { shout: true } }, admin)).resolves.toMatchObject({
+      name: "echo_loud",
+    });
     await expect(r.presets.create({ name: "echo_fixed", description: "fixed", baseTool: "echo_agent", fixedKwargs: { question: "q" } }, admin)).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/fixedKwargs/question", message: expect.stringContaining("not a preset-bakeable field") }],
@@ -205,7 +212,9 @@ describe("presets over agents", () => {
 
   it("should accept every ToolInput field on a specRunnable agent", async () => {
     const r = await runtimeWith(StructuredAgent);
-    await expect(r.presets.create({ name: "double_21", description: "d", baseTool: "structured_agent", fixedKwargs: { n: 21 } }, as("ADMIN"))).resolves.toMatchObject({ name: "double_21" });
+    await expect(r.presets.create({ name: "double_21", description: "d", baseTool: "structured_agent", fixedKwargs: { n: 21 } }, as("ADMIN"))).resolves.toMatchObject({
+      name: "double_21",
+    });
     const run = await r.dispatcher.run({ tool: "double_21", input: {}, caller: as("USER"), door: "graphql" });
     expect(run).toMatchObject({ status: "SUCCEEDED", data: { doubled: 42 } });
     expect(r.surface.resolve("double_21")?.inputSchema.properties).toEqual({});
@@ -215,13 +224,24 @@ describe("presets over agents", () => {
 describe("threads", () => {
   it("should refuse appendThreadMessages for an agent without thread memory", async () => {
     const r = await runtimeWith(EchoAgent);
-    await expect(r.agents.appendThreadMessages("echo_agent", "t-1", [{ role: "user", content: "hi" }], as("USER"))).rejects.toMatchObject({ code: "BAD_USER_INPUT", message: expect.stringContaining("keeps no thread memory") });
+    await expect(r.agents.appendThreadMessages("echo_agent", "t-1", [{ role: "user", content: "hi" }], as("USER"))).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      message: expect.stringContaining("keeps no thread memory"),
+    });
     expect(await r.agents.threads.get("t-1")).toBeNull();
   });
 
   it("should record messages without running, and read them back in order", async () => {
     const r = await runtimeWith();
-    await r.agents.appendThreadMessages(null, "t-2", [{ role: "user", content: "first" }, { role: "assistant", content: "second" }], as("USER"));
+    await r.agents.appendThreadMessages(
+      null,
+      "t-2",
+      [
+        { role: "user", content: "first" },
+        { role: "assistant", content: "second" },
+      ],
+      as("USER"),
+    );
     const view = await r.agents.appendThreadMessages(null, "t-2", [{ role: "user", content: "third" }], as("USER"));
     expect(view.messages.map((m) => [m.role, m.content])).toEqual([
       ["user", "first"],

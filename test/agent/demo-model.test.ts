@@ -17,7 +17,11 @@ describe("the scripted demo model (the embedded default)", () => {
 
   it("should stream a real-looking run that calls the demo tools a request names, then answers from their results", async () => {
     rt = await testRuntime();
-    const { log } = await runToEnd(rt.agents, { userMessage: "What is 12 * 7, and what time is it in Europe/Paris?", toolNames: ["calculate", "clock", "echo"], llmProvider: "scripted" });
+    const { log } = await runToEnd(rt.agents, {
+      userMessage: "What is 12 * 7, and what time is it in Europe/Paris?",
+      toolNames: ["calculate", "clock", "echo"],
+      llmProvider: "scripted",
+    });
     const kinds = types(log);
     expect(kinds[0]).toBe("reasoning_step");
     expect(kinds.slice(-2)).toEqual(["run_usage", "message_final"]);

@@ -7,7 +7,8 @@ import { agentTestApp } from "./fixtures.ts";
 import { ofType, runToEnd, types, useScript } from "./support.ts";
 
 /** Calls `slow` once; once its result is in, answers. */
-const callThenAnswer = (view: ScriptView) => (view.prompt.some((m) => m.role === "tool") ? { text: "Done after the fork." } : { toolCalls: [{ toolName: "slow", input: { label: "x", ms: 0 } }] });
+const callThenAnswer = (view: ScriptView) =>
+  view.prompt.some((m) => m.role === "tool") ? { text: "Done after the fork." } : { toolCalls: [{ toolName: "slow", input: { label: "x", ms: 0 } }] };
 
 describe("resume_checkpoint_id forks past an aborted turn, distinct from resume (the interrupt answer)", () => {
   let rt: TestRuntime | undefined;
@@ -68,7 +69,18 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
     const r = await setup();
     useScript(r.agents, "ok", [{ text: "Answered after the restart." }]);
     await r.db.thread.create({ data: { id: "t-restart", owner: "test-user" } });
-    await r.db.agentRun.create({ data: { id: "interrupted", agent: "tools_agent", threadId: "t-restart", status: "RUNNING", input: { userMessage: "hello", llmProvider: "ok" }, callerRole: "USER", callerKey: "test-user", checkpoint: { instanceId: "gone-host/1/x", mark: 0 } } });
+    await r.db.agentRun.create({
+      data: {
+        id: "interrupted",
+        agent: "tools_agent",
+        threadId: "t-restart",
+        status: "RUNNING",
+        input: { userMessage: "hello", llmProvider: "ok" },
+        callerRole: "USER",
+        callerKey: "test-user",
+        checkpoint: { instanceId: "gone-host/1/x", mark: 0 },
+      },
+    });
     await r.agents.recover([]);
     expect(await r.agents.store.get("interrupted")).toMatchObject({ status: "FAILED", final: { kind: "INTERNAL", message: "interrupted by restart" } });
     const { log } = await runToEnd(r.agents, { resumeCheckpointId: "interrupted" });
@@ -99,14 +111,20 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
       code: "BAD_USER_INPUT",
       issues: [{ path: "/resumeCheckpointId", message: "is a checkpoint of another thread" }],
     });
-    await expect(r.agents.start({ options: { resumeCheckpointId: other.started.runId }, caller: as("USER") })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("only a failed or cancelled run") });
+    await expect(r.agents.start({ options: { resumeCheckpointId: other.started.runId }, caller: as("USER") })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("only a failed or cancelled run"),
+    });
     expect(await r.db.agentRun.count()).toBe(runs);
   });
 
   it("should keep resume distinct: with resume, resumeCheckpointId stays the paused run's guard and a failed run has nothing to resume", async () => {
     const r = await setup();
     const { started } = await timedOut(r);
-    await expect(r.agents.start({ options: { threadId: started.threadId, resumeCheckpointId: started.runId, resume: {} }, caller: as("USER") })).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("has nothing to resume") });
+    await expect(r.agents.start({ options: { threadId: started.threadId, resumeCheckpointId: started.runId, resume: {} }, caller: as("USER") })).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringContaining("has nothing to resume"),
+    });
   });
 
   it("should fork through GraphQL runAgent, and agentRun(id).forkOf links the new run to the forked one", async () => {
@@ -121,12 +139,19 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
     });
     expect(first.body.errors?.[0].extensions).toMatchObject({ code: "AGENT_RUN_FAILED", kind: "TIMEOUT" });
     const failed = await r.db.agentRun.findFirstOrThrow();
-    const forked = await gql<{ runAgent: { runId: string; final: { text: string } } }>(app, `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId final { ... on MessageFinal { text } } } }`, {
-      variables: { i: { threadId: failed.threadId, resumeCheckpointId: failed.id, recursionLimit: 5 } },
+    const forked = await gql<{ runAgent: { runId: string; final: { text: string } } }>(
+      app,
+      `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId final { ... on MessageFinal { text } } } }`,
+      {
+        variables: { i: { threadId: failed.threadId, resumeCheckpointId: failed.id, recursionLimit: 5 } },
+        headers,
+      },
+    );
+    expect(forked.body.data?.runAgent.final).toEqual({ text: "Done after the fork." });
+    const link = await gql<{ agentRun: { forkOf: string | null } }>(app, `query($id: ID!) { agentRun(id: $id) { forkOf } }`, {
+      variables: { id: forked.body.data!.runAgent.runId },
       headers,
     });
-    expect(forked.body.data?.runAgent.final).toEqual({ text: "Done after the fork." });
-    const link = await gql<{ agentRun: { forkOf: string | null } }>(app, `query($id: ID!) { agentRun(id: $id) { forkOf } }`, { variables: { id: forked.body.data!.runAgent.runId }, headers });
     expect(link.body.data?.agentRun.forkOf).toBe(failed.id);
     const missing = await gql(app, `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`, { variables: { i: { resumeCheckpointId: "nope" } }, headers });
     expect(missing.body.errors?.[0].extensions).toMatchObject({ code: "NOT_FOUND" });

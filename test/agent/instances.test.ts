@@ -53,7 +53,9 @@ describe("agent runs across server instances", () => {
 
   it("should fail a run left RUNNING by an instance that is gone when a server starts", async () => {
     const a = await first();
-    await a.db.agentRun.create({ data: { id: "orphan", agent: "tools_agent", threadId: "t", status: "RUNNING", input: {}, callerRole: "USER", checkpoint: { instanceId: "gone-host/1/x" } } });
+    await a.db.agentRun.create({
+      data: { id: "orphan", agent: "tools_agent", threadId: "t", status: "RUNNING", input: {}, callerRole: "USER", checkpoint: { instanceId: "gone-host/1/x" } },
+    });
     await a.db.agentEvent.create({ data: { runId: "orphan", type: "message_delta", payload: { type: "message_delta", final: false, text: "hal", seq: 1, runId: "orphan" } } });
     const b = await another(a);
     const log = await b.agents.store.events("orphan", 0);
@@ -68,7 +70,9 @@ describe("agent runs across server instances", () => {
   it("should fail a run whose instance stops beating while the server runs, ending a joiner's stream", async () => {
     const a = await testRuntime({ app: agentTestApp(), heartbeatSeconds: 0.2 });
     runtimes.push(a);
-    await a.db.agentRun.create({ data: { id: "stranded", agent: "tools_agent", threadId: "t2", status: "RUNNING", input: {}, callerRole: "USER", checkpoint: { instanceId: "gone-host/2/y" } } });
+    await a.db.agentRun.create({
+      data: { id: "stranded", agent: "tools_agent", threadId: "t2", status: "RUNNING", input: {}, callerRole: "USER", checkpoint: { instanceId: "gone-host/2/y" } },
+    });
     const seen: string[] = [];
     for await (const e of a.agents.events("stranded", 0, new AbortController().signal)) seen.push(`${e.seq}:${e.type}`);
     expect(seen).toEqual(["1:run_failed"]);

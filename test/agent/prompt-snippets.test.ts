@@ -8,13 +8,27 @@ import { runToEnd, useScript } from "./support.ts";
 function snippetApp(): App {
   const app = new App();
   app.tool(
-    { name: "grep", description: "Search file contents.", input: z.object({ pattern: z.string() }), promptSnippet: "Search file contents by regex", promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."] },
+    {
+      name: "grep",
+      description: "Search file contents.",
+      input: z.object({ pattern: z.string() }),
+      promptSnippet: "Search file contents by regex",
+      promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."],
+    },
     () => "",
   );
-  app.tool({ name: "read", description: "Read a file.", input: z.object({ path: z.string() }), promptSnippet: "Read a file", promptGuidelines: ["Prefer grep over reading whole files."] }, () => "");
+  app.tool(
+    { name: "read", description: "Read a file.", input: z.object({ path: z.string() }), promptSnippet: "Read a file", promptGuidelines: ["Prefer grep over reading whole files."] },
+    () => "",
+  );
   app.tool({ name: "plain", description: "No prompt text.", input: z.object({}) }, () => "");
   app.extension({ name: "trace", kind: "WRAPPER", description: "Trace.", create: (tool) => ({ ...tool }) });
-  app.extension({ name: "terse", kind: "WRAPPER", description: "Rewrites the snippet.", create: (tool) => ({ ...tool, promptSnippet: `${tool.promptSnippet} (terse)`, promptGuidelines: [] }) });
+  app.extension({
+    name: "terse",
+    kind: "WRAPPER",
+    description: "Rewrites the snippet.",
+    create: (tool) => ({ ...tool, promptSnippet: `${tool.promptSnippet} (terse)`, promptGuidelines: [] }),
+  });
   return app;
 }
 
@@ -49,7 +63,12 @@ describe("ToolDefinition.prompt_snippet and prompt_guidelines in the tools agent
   it("should give a sub-agent's system message the snippets and guidelines of its own tools only", async () => {
     rt = await testRuntime({ app: snippetApp(), config: { demo: false } });
     const model = useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "reader", input: { task: "read the notes" } }] }, { text: "notes read" }, { text: "done" }]);
-    await runToEnd(rt.agents, { userMessage: "go", toolNames: ["grep"], subagents: [{ name: "reader", description: "Reads files.", toolNames: ["read", "plain"] }], llmProvider: "s" });
+    await runToEnd(rt.agents, {
+      userMessage: "go",
+      toolNames: ["grep"],
+      subagents: [{ name: "reader", description: "Reads files.", toolNames: ["read", "plain"] }],
+      llmProvider: "s",
+    });
     const sub = model.seen[1].prompt[0] as { role: string; content: string };
     expect(sub.content).toContain("## Tools\n- read: Read a file");
     expect(sub.content).toContain("## Tool guidelines\n- Prefer grep over reading whole files.");
@@ -67,7 +86,10 @@ describe("ToolDefinition.prompt_snippet and prompt_guidelines in the tools agent
     const one = async (name: string) => (await gql(`query($n: String!) { tool(name: $n) { promptSnippet promptGuidelines } }`, { n: name }, admin)).data!.tool;
     expect(await one("grep")).toEqual({ promptSnippet: "Search file contents by regex", promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."] });
     expect(await one("plain")).toEqual({ promptSnippet: null, promptGuidelines: [] });
-    expect(await one("grep_trace")).toEqual({ promptSnippet: "Search file contents by regex", promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."] });
+    expect(await one("grep_trace")).toEqual({
+      promptSnippet: "Search file contents by regex",
+      promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."],
+    });
     expect(await one("grep_terse")).toEqual({ promptSnippet: "Search file contents by regex (terse)", promptGuidelines: [] });
   });
 });

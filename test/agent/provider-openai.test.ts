@@ -31,8 +31,21 @@ async function fakeOpenAI(replies: Reply[]): Promise<{ url: string; requests: { 
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, requests, server };
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "fake-gpt", choices: [{ index: 0, delta, finish_reason: finish }] });
-const usage = (prompt: number, completion: number) => ({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "fake-gpt", choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "fake-gpt",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+const usage = (prompt: number, completion: number) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "fake-gpt",
+  choices: [],
+  usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+});
 
 const TOOL_TURN: Reply = {
   chunks: [
@@ -73,7 +86,19 @@ describe("the OpenAI-compatible provider against a local chat-completions server
   it("should stream deltas, reasoning and tool calls whose arguments arrive in several chunks, and sum the usage", async () => {
     const { rt: r, requests } = await setup([TOOL_TURN, ANSWER_TURN]);
     const { log } = await runToEnd(r.agents, { userMessage: "6 times 7, and echo hi", toolNames: ["calculate", "echo"], llmProvider: "openai-compatible" });
-    expect(types(log)).toEqual(["reasoning_step", "intermediate_delta", "intermediate_delta", "tool_call_step", "tool_call_step", "tool_result_step", "tool_result_step", "message_delta", "message_delta", "run_usage", "message_final"]);
+    expect(types(log)).toEqual([
+      "reasoning_step",
+      "intermediate_delta",
+      "intermediate_delta",
+      "tool_call_step",
+      "tool_call_step",
+      "tool_result_step",
+      "tool_result_step",
+      "message_delta",
+      "message_delta",
+      "run_usage",
+      "message_final",
+    ]);
     expect(ofType(log, "reasoning_step")[0].text).toBe("Multiply, then check the time.");
     expect(ofType(log, "tool_call_step").map((c) => [c.callId, c.tool, c.args])).toEqual([
       ["call_abc", "calculate", { op: "multiply", a: 6, b: 7 }],
@@ -106,7 +131,9 @@ describe("the OpenAI-compatible provider against a local chat-completions server
   it("should surface an upstream 500 as UNAVAILABLE after the SDK's own retries", async () => {
     const { rt: r, requests } = await setup([{ status: 500, body: { error: { message: "The server had an error" } } }]);
     const { log } = await runToEnd(r.agents, { userMessage: "hi", llmProvider: "openai-compatible", llmKwargs: { maxRetries: 1 } });
-    expect(log).toEqual([expect.objectContaining({ type: "run_failed", kind: "UNAVAILABLE", message: "the LLM provider failed after 2 attempts: HTTP 500 — The server had an error" })]);
+    expect(log).toEqual([
+      expect.objectContaining({ type: "run_failed", kind: "UNAVAILABLE", message: "the LLM provider failed after 2 attempts: HTTP 500 — The server had an error" }),
+    ]);
     expect(requests).toHaveLength(2);
   });
 
@@ -119,10 +146,12 @@ describe("the OpenAI-compatible provider against a local chat-completions server
   it("should refuse a start on the provider when it is not configured, naming the variable", async () => {
     rt = await testRuntime();
     rt.agents.providers.register(openAICompatibleProvider({}));
-    await expect(rt.agents.start({ options: { userMessage: "hi", llmProvider: "openai-compatible" }, caller: { role: "USER", keyName: null, keyId: null } })).rejects.toMatchObject({
-      code: "BAD_USER_INPUT",
-      message: 'LLM provider "openai-compatible" is not configured: TAI_LLM_BASE_URL is not set',
-    });
+    await expect(rt.agents.start({ options: { userMessage: "hi", llmProvider: "openai-compatible" }, caller: { role: "USER", keyName: null, keyId: null } })).rejects.toMatchObject(
+      {
+        code: "BAD_USER_INPUT",
+        message: 'LLM provider "openai-compatible" is not configured: TAI_LLM_BASE_URL is not set',
+      },
+    );
   });
 
   it("should pass llmKwargs through to the request and use llmKwargs.model over the env's model", async () => {

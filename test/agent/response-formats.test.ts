@@ -25,7 +25,12 @@ describe("SubAgentSpec.response_format named by stored id, rendered/parsed to it
       }
       return view.prompt.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ toolName: "counter", input: { task: "count bees" } }] };
     });
-    const { log } = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", variables: { topic: "bees", max: 10 }, subagents: [{ name: "counter", description: "Counts", systemPrompt: "You count.", responseFormatId: "topic-count" }] });
+    const { log } = await runToEnd(rt.agents, {
+      userMessage: "?",
+      llmProvider: "s",
+      variables: { topic: "bees", max: 10 },
+      subagents: [{ name: "counter", description: "Counts", systemPrompt: "You count.", responseFormatId: "topic-count" }],
+    });
     expect(shown[0]).toMatchObject({ properties: { topic: { const: "bees" }, count: { maximum: 10 } } });
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "counter", isError: false, result: { topic: "bees", count: 3 } });
   });
@@ -33,13 +38,19 @@ describe("SubAgentSpec.response_format named by stored id, rendered/parsed to it
   it("should refuse an unknown id, a missing variable, and both forms at once, naming each path, and store nothing", async () => {
     rt = await testRuntime();
     await rt.agents.responseFormats.put({ name: "topic-count", description: "A topic and a count", template: TEMPLATE }, as("ADMIN"));
-    const start = (spec: Record<string, unknown>, variables?: Record<string, unknown>) => rt!.agents.start({ options: { userMessage: "?", variables, subagents: [{ name: "c", description: "d", ...spec } as never] }, caller: as("USER") });
-    await expect(start({ responseFormatId: "nope" })).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/subagents/0/responseFormatId", message: 'no stored response format named "nope"' }] });
+    const start = (spec: Record<string, unknown>, variables?: Record<string, unknown>) =>
+      rt!.agents.start({ options: { userMessage: "?", variables, subagents: [{ name: "c", description: "d", ...spec } as never] }, caller: as("USER") });
+    await expect(start({ responseFormatId: "nope" })).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [{ path: "/subagents/0/responseFormatId", message: 'no stored response format named "nope"' }],
+    });
     await expect(start({ responseFormatId: "topic-count" }, { topic: "bees" })).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/subagents/0/responseFormatId", message: "the placeholder {{max}} has no value (pass it in variables)" }],
     });
-    await expect(start({ responseFormatId: "topic-count", responseFormat: { type: "object" } })).rejects.toMatchObject({ issues: [{ path: "/subagents/0/responseFormatId", message: "give responseFormat or responseFormatId, not both" }] });
+    await expect(start({ responseFormatId: "topic-count", responseFormat: { type: "object" } })).rejects.toMatchObject({
+      issues: [{ path: "/subagents/0/responseFormatId", message: "give responseFormat or responseFormatId, not both" }],
+    });
     expect(await rt.db.agentRun.count()).toBe(0);
   });
 });
@@ -47,7 +58,10 @@ describe("SubAgentSpec.response_format named by stored id, rendered/parsed to it
 describe("a stored response format's variables are values, never structure", () => {
   it("should keep a variable that holds quotes inside its string, so a caller's variables cannot rewrite an ADMIN's schema", async () => {
     rt = await testRuntime();
-    await rt.agents.responseFormats.put({ name: "who", description: "Says who", template: '{"type":"object","properties":{"x":{"type":"string","description":"{{who}}"},"n":{"type":"integer","maximum":{{max}}}}}' }, as("ADMIN"));
+    await rt.agents.responseFormats.put(
+      { name: "who", description: "Says who", template: '{"type":"object","properties":{"x":{"type":"string","description":"{{who}}"},"n":{"type":"integer","maximum":{{max}}}}}' },
+      as("ADMIN"),
+    );
     const issues: { path: string; message: string }[] = [];
     const who = 'a", "enum": ["pwned"], "z": "';
     const schema = await rt.agents.responseFormats.resolve("who", { who, max: 3 }, "/p", issues);

@@ -85,7 +85,9 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     const all = await a.agents.store.events(started.runId, 0);
     expect(ofType(all, "tool_result_step")).toHaveLength(1);
     expect(await a.db.agentRun.count()).toBe(1);
-    await expect(a.agents.start({ options: { threadId: started.threadId, resume: { answers: { [interactionId]: { ok: true } } } }, caller: as("USER") })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(a.agents.start({ options: { threadId: started.threadId, resume: { answers: { [interactionId]: { ok: true } } } }, caller: as("USER") })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 
   it("should resume out of band when the answer arrives through a callback URL (an external system)", async () => {
@@ -119,7 +121,11 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     const a = await first();
     useScript(a.agents, "s", (view) => {
       const results = view.prompt.filter((m) => m.role === "tool").length;
-      return results === 0 ? { toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }] } : results === 1 ? { toolCalls: [{ toolName: "admin_stats", input: {} }] } : { text: "done" };
+      return results === 0
+        ? { toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }] }
+        : results === 1
+          ? { toolCalls: [{ toolName: "admin_stats", input: {} }] }
+          : { text: "done" };
     });
     const { started, log: head } = await runToEnd(a.agents, { userMessage: "go", toolNames: ["approve_spend", "admin_stats"], llmProvider: "s" }, as("USER"));
     const [interaction] = await a.interactions.list("PENDING", as("ADMIN"));

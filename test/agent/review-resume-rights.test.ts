@@ -57,7 +57,9 @@ describe("a resume or a fork never raises the rights the conversation ran with (
     expect(await rt.agents.store.get(failed.started.runId)).toMatchObject({ status: "FAILED" });
     const fork = await runToEnd(rt.agents, { threadId: failed.started.threadId, resumeCheckpointId: failed.started.runId }, as("ADMIN"));
     expect(await rt.agents.store.get(fork.started.runId)).toMatchObject({ callerRole: "USER" });
-    expect(ofType(fork.log, "tool_result_step")).toEqual([expect.objectContaining({ tool: "curated_fenced", isError: true, result: expect.objectContaining({ kind: "PERMISSION_DENIED" }) })]);
+    expect(ofType(fork.log, "tool_result_step")).toEqual([
+      expect.objectContaining({ tool: "curated_fenced", isError: true, result: expect.objectContaining({ kind: "PERMISSION_DENIED" }) }),
+    ]);
     expect(ran).toEqual([]);
   });
 });

@@ -17,7 +17,16 @@ describe("a run's log", () => {
 
   async function setup() {
     rt = await testRuntime();
-    await rt.agents.store.create({ id: "r1", agent: "tools_agent", threadId: null, input: {}, callerRole: "USER", callerKey: null, checkpoint: null, startedAt: new Date().toISOString() });
+    await rt.agents.store.create({
+      id: "r1",
+      agent: "tools_agent",
+      threadId: null,
+      input: {},
+      callerRole: "USER",
+      callerKey: null,
+      checkpoint: null,
+      startedAt: new Date().toISOString(),
+    });
     return rt;
   }
 

@@ -151,8 +151,19 @@ describe("seed 002: run(checkpoint_provider=..., store_provider=...) — named, 
 });
 
 describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via astream)", () => {
-  const shout = defineTool({ name: "shout", description: "Upper-cases a text.", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false }, execute: ({ text }) => ({ loud: String(text).toUpperCase() }) });
-  const fenced = defineTool({ name: "launch", description: "A fenced live tool.", tier: "fenced", parameters: { type: "object", properties: {}, additionalProperties: false }, execute: () => ({ launched: true }) });
+  const shout = defineTool({
+    name: "shout",
+    description: "Upper-cases a text.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    execute: ({ text }) => ({ loud: String(text).toUpperCase() }),
+  });
+  const fenced = defineTool({
+    name: "launch",
+    description: "A fenced live tool.",
+    tier: "fenced",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+    execute: () => ({ launched: true }),
+  });
 
   it("should keep tools out of the agent's ToolInput", async () => {
     const r = await setup();
@@ -167,7 +178,9 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
     const { started, log } = await runToEnd(r.agents, { userMessage: "shout hey", llmProvider: "s", tools: [shout] }, as("USER"));
     expect(model.seen[0].tools?.map((t) => t.name)).toContain("shout");
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "shout", isError: false, result: { loud: "HEY" } });
-    expect(await r.runs.list({ tool: "shout" }, 10)).toEqual([expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED", tier: "read" })]);
+    expect(await r.runs.list({ tool: "shout" }, 10)).toEqual([
+      expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED", tier: "read" }),
+    ]);
     expect(Object.keys((await r.agents.store.get(started.runId))!.input)).not.toContain("tools");
   });
 
@@ -200,7 +213,13 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
 
   it("should redact a secret-tier live tool's arguments and result in the stored events, the thread and its run record", async () => {
     const r = await setup();
-    const vault = defineTool({ name: "live_vault", description: "Reads a secret.", tier: "secret", parameters: { type: "object", properties: { name: { type: "string" } }, additionalProperties: false }, execute: ({ name }) => ({ secret: `live-s3cr3t-${String(name)}` }) });
+    const vault = defineTool({
+      name: "live_vault",
+      description: "Reads a secret.",
+      tier: "secret",
+      parameters: { type: "object", properties: { name: { type: "string" } }, additionalProperties: false },
+      execute: ({ name }) => ({ secret: `live-s3cr3t-${String(name)}` }),
+    });
     useScript(r.agents, "s", [{ toolCalls: [{ toolName: "live_vault", input: { name: "db-password" } }] }, { text: "got it" }]);
     const { log } = await runToEnd(r.agents, { userMessage: "read", llmProvider: "s", tools: [vault] }, as("ADMIN"));
     expect(ofType(log, "tool_call_step")[0]).toMatchObject({ tool: "live_vault", args: { redacted: "[redacted]" } });
@@ -280,7 +299,11 @@ describe("seed 002: from_tool_input — an agent's own mapping of its tool input
   it("should fail the call as INVALID_INPUT with a message that echoes no input value", async () => {
     const r = await setup((app) => app.agent(Lookup));
     const run = await r.dispatcher.run({ tool: "lookup", input: { term: "bad-term", apiKey: "sk-live-0123456789" }, caller: as("USER"), door: "graphql" });
-    expect(run).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT", errorMessage: 'agent "lookup" refused its tool input: cannot look up [redacted] with key [redacted]' });
+    expect(run).toMatchObject({
+      status: "FAILED",
+      errorKind: "INVALID_INPUT",
+      errorMessage: 'agent "lookup" refused its tool input: cannot look up [redacted] with key [redacted]',
+    });
     const stored = await r.db.run.findMany({ where: { tool: "lookup" }, select: { errorMessage: true } });
     expect(JSON.stringify([stored, r.logLines])).not.toContain("sk-live-0123456789");
     expect(await r.db.agentRun.count()).toBe(0);

@@ -75,7 +75,9 @@ describe("the ambient session thread and agent runs", () => {
   it("should let a nested agent-as-tool dispatched inside the wrap inherit the session thread instead of minting its own", async () => {
     rt = await testRuntime();
     useScript(rt.agents, "s", [{ text: "nested answer" }]);
-    const run = await agentSessionThread("conversation-7", () => rt!.dispatcher.run({ tool: "tools_agent", input: { userMessage: "hi", llmProvider: "s" }, caller: as("USER"), door: "graphql" }));
+    const run = await agentSessionThread("conversation-7", () =>
+      rt!.dispatcher.run({ tool: "tools_agent", input: { userMessage: "hi", llmProvider: "s" }, caller: as("USER"), door: "graphql" }),
+    );
     expect(run.status).toBe("SUCCEEDED");
     expect(run.details).toMatchObject({ threadId: "conversation-7" });
   });

@@ -27,8 +27,12 @@ async function setup() {
       details: { path, range: [1, 2], matches: 0 },
     }),
   );
-  app.tool({ name: "sealed_read", description: "Reads a sealed value.", input: z.object({}), tier: "secret" }, () => toolResult({ data: { value: "sealed-value-9" }, details: { vault: "sealed-vault-path" } }));
-  app.tool({ name: "final_word", description: "Ends the run with a sentence.", input: z.object({ text: z.string() }) }, ({ text }) => toolResult({ content: [{ type: "text", text }], terminate: true }));
+  app.tool({ name: "sealed_read", description: "Reads a sealed value.", input: z.object({}), tier: "secret" }, () =>
+    toolResult({ data: { value: "sealed-value-9" }, details: { vault: "sealed-vault-path" } }),
+  );
+  app.tool({ name: "final_word", description: "Ends the run with a sentence.", input: z.object({ text: z.string() }) }, ({ text }) =>
+    toolResult({ content: [{ type: "text", text }], terminate: true }),
+  );
   rt = await testRuntime({ app });
   return rt;
 }
@@ -103,7 +107,15 @@ describe("ToolResultStep: the value one tool call returned; result is passed thr
 
   it("should carry a returned value as it is, and null details when the tool declared none", async () => {
     const r = await setup();
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "slow", input: { label: "a", ms: 1 } }, { toolName: "echo", input: { text: "hi" } }] }, { text: "ok" }]);
+    useScript(r.agents, "s", [
+      {
+        toolCalls: [
+          { toolName: "slow", input: { label: "a", ms: 1 } },
+          { toolName: "echo", input: { text: "hi" } },
+        ],
+      },
+      { text: "ok" },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "go", toolNames: ["slow", "echo"], llmProvider: "s" });
     expect(ofType(log, "tool_result_step").map((e) => [e.result, e.details])).toEqual([
       [{ label: "a" }, null],
@@ -139,7 +151,9 @@ describe("InterruptFinal: interrupt_id is the graph interrupt id (echoed back wh
 
   it("should refuse a resume naming a stale interruptId with CONFLICT, changing nothing", async () => {
     const { r, threadId, pausedRunId, interruptId } = await interrupted();
-    await expect(r.agents.start({ options: { threadId, resume: { interruptId: "not-the-pending-one", decisions: [{ type: "approve" }] } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { threadId, resume: { interruptId: "not-the-pending-one", decisions: [{ type: "approve" }] } }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
       message: expect.stringContaining(`is not the pending interrupt of this thread (${interruptId})`),
       issues: [{ path: "/resume/interruptId", message: "is stale" }],
@@ -157,6 +171,8 @@ describe("InterruptFinal: interrupt_id is the graph interrupt id (echoed back wh
   it("should refuse an interruptId once its interrupt was resumed", async () => {
     const { r, threadId, interruptId } = await interrupted();
     await runToEnd(r.agents, { threadId, resume: { interruptId, decisions: [{ type: "approve" }] } });
-    await expect(r.agents.start({ options: { threadId, resume: { interruptId, decisions: [{ type: "approve" }] } }, caller: as("USER") })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(r.agents.start({ options: { threadId, resume: { interruptId, decisions: [{ type: "approve" }] } }, caller: as("USER") })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 });

@@ -24,7 +24,8 @@ function script(calls: Record<string, unknown>[]) {
 }
 
 const KEY = { type: "object", properties: { key: { type: "string" } }, required: ["key"], additionalProperties: false };
-const lookupTool = (execute: ToolDefinition["execute"], more: { tier?: "read" | "fenced" | "secret" } = {}) => defineTool({ name: "lookup", description: "Looks a key up", parameters: KEY, execute, ...more });
+const lookupTool = (execute: ToolDefinition["execute"], more: { tier?: "read" | "fenced" | "secret" } = {}) =>
+  defineTool({ name: "lookup", description: "Looks a key up", parameters: KEY, execute, ...more });
 const helper = (tools: ToolDefinition[], more: Record<string, unknown> = {}) => [{ name: "helper", description: "Helps", systemPrompt: "You help.", tools, ...more }];
 
 describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool definitions run through the dispatch chokepoint', () => {
@@ -73,7 +74,9 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
     const { started, log } = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents: helper([fenced]) }, as("USER"));
     expect(ofType(log, "tool_result_step").find((e) => e.tool === "lookup")).toMatchObject({ agent: "helper", isError: true, result: { kind: "PERMISSION_DENIED" } });
     expect(ran).toBe(0);
-    expect(await rt.runs.list({ tool: "lookup" }, 10)).toEqual([expect.objectContaining({ door: "agent", parentRunId: started.runId, errorKind: "PERMISSION_DENIED", tier: "fenced" })]);
+    expect(await rt.runs.list({ tool: "lookup" }, 10)).toEqual([
+      expect.objectContaining({ door: "agent", parentRunId: started.runId, errorKind: "PERMISSION_DENIED", tier: "fenced" }),
+    ]);
   });
 
   it("should redact a secret-tier live tool's arguments and result in the stream, the stored events, the thread and its tool run", async () => {
@@ -83,7 +86,13 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
     const { log } = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents: helper([vault]) }, as("ADMIN"));
     expect(ofType(log, "tool_call_step").find((e) => e.tool === "lookup")).toMatchObject({ agent: "helper", args: { redacted: "[redacted]" } });
     expect(ofType(log, "tool_result_step").find((e) => e.tool === "lookup")).toMatchObject({ agent: "helper", isError: false, result: "[redacted]" });
-    const stored = JSON.stringify([log, await rt.db.agentEvent.findMany(), await rt.db.threadMessage.findMany(), await rt.db.run.findMany({ where: { tool: "lookup" } }), await rt.db.runEvent.findMany()]);
+    const stored = JSON.stringify([
+      log,
+      await rt.db.agentEvent.findMany(),
+      await rt.db.threadMessage.findMany(),
+      await rt.db.run.findMany({ where: { tool: "lookup" } }),
+      await rt.db.runEvent.findMany(),
+    ]);
     expect(stored).not.toContain("live-s3cr3t");
     expect(stored).not.toContain("db-password");
     expect(await rt.runs.list({ tool: "lookup" }, 10)).toEqual([expect.objectContaining({ door: "agent", status: "SUCCEEDED", tier: "secret" })]);
@@ -100,7 +109,9 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
     const { log } = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents: helper([lookup]) });
     const call = ofType(log, "tool_call_step").find((e) => e.tool === "lookup")!;
     const toolRun = (await rt.runs.list({ tool: "lookup" }, 1))[0];
-    expect(ofType(log, "tool_progress_step")).toEqual([expect.objectContaining({ tool: "lookup", agent: "helper", callId: call.callId, toolRunId: toolRun.id, message: "looking", progress: 1, total: 2 })]);
+    expect(ofType(log, "tool_progress_step")).toEqual([
+      expect.objectContaining({ tool: "lookup", agent: "helper", callId: call.callId, toolRunId: toolRun.id, message: "looking", progress: 1, total: 2 }),
+    ]);
   });
 
   it("should offer a live tool to the sub-agent given it only: two sub-agents each run their own live tool of the same name", async () => {
@@ -114,7 +125,11 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
     const own = (label: string) => [lookupTool(() => label)];
     const subagents = ["a", "b"].map((x) => ({ name: `helper_${x}`, description: "Helps", systemPrompt: "You help.", tools: own(x.toUpperCase()) }));
     const { log } = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents });
-    expect(ofType(log, "tool_result_step").filter((e) => e.tool === "lookup").map((e) => [e.agent, e.result])).toEqual([
+    expect(
+      ofType(log, "tool_result_step")
+        .filter((e) => e.tool === "lookup")
+        .map((e) => [e.agent, e.result]),
+    ).toEqual([
       ["helper_a", "A"],
       ["helper_b", "B"],
     ]);
@@ -130,7 +145,10 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
     const first = await runToEnd(rt.agents, { userMessage: "?", llmProvider: "s", subagents: spec([lookup]) });
     expect(ofType(first.log, "interrupt_final")[0]).toMatchObject({ agent: "helper", payload: { actions: [{ tool: "lookup" }] } });
     const resume = { threadId: first.started.threadId, resume: { decisions: [{ type: "approve" }] } };
-    await expect(rt.agents.start({ options: resume, caller: as("USER") })).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [expect.objectContaining({ message: expect.stringContaining('"lookup"') })] });
+    await expect(rt.agents.start({ options: resume, caller: as("USER") })).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [expect.objectContaining({ message: expect.stringContaining('"lookup"') })],
+    });
     const resumed = await runToEnd(rt.agents, { ...resume, subagents: spec([lookup]) });
     expect(ofType(resumed.log, "tool_result_step").map((e) => [e.agent, e.tool, e.result])).toEqual([
       ["helper", "lookup", 1],
@@ -143,7 +161,10 @@ describe('SubAgentSpec.tools: "the in-process, live-tools shape" — defineTool 
   it("should refuse a live tool that is not a defineTool definition, shadows a registered tool or declares pauses, with BAD_USER_INPUT naming it, and store nothing", async () => {
     rt = await testRuntime();
     const bad = { name: "lookup", description: "d", run: () => 1 } as never;
-    const nested = (tools: ToolDefinition[]) => ({ userMessage: "?", subagents: [{ name: "helper", description: "Helps", subagents: [{ name: "inner", description: "d", tools }] }] });
+    const nested = (tools: ToolDefinition[]) => ({
+      userMessage: "?",
+      subagents: [{ name: "helper", description: "Helps", subagents: [{ name: "inner", description: "d", tools }] }],
+    });
     await expect(rt.agents.start({ options: nested([bad]), caller: as("USER") })).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/subagents/0/subagents/0/tools/0", message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" }],

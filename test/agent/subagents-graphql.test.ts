@@ -27,7 +27,14 @@ describe("DeepSubAgentSpec: JSON callers give the full field set over GraphQL (S
     useScript(rt.agents, "s", script);
     const gql = gqlClient(rt);
     const subagents = [
-      { name: "lead", description: "Leads", systemPrompt: "You lead.", strategy: "tools", recursionLimit: 5, subagents: [{ name: "fetcher", description: "Fetches", systemPrompt: "You fetch.", toolNames: ["echo"], interruptOn: { echo: true }, askCaller: false }] },
+      {
+        name: "lead",
+        description: "Leads",
+        systemPrompt: "You lead.",
+        strategy: "tools",
+        recursionLimit: 5,
+        subagents: [{ name: "fetcher", description: "Fetches", systemPrompt: "You fetch.", toolNames: ["echo"], interruptOn: { echo: true }, askCaller: false }],
+      },
     ];
     const first = await gql<Run>(RUN, { i: { userMessage: "?", llmProvider: "s", subagents } });
     expect(first.errors).toBeUndefined();

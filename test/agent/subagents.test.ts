@@ -45,7 +45,14 @@ describe("SubAgentSpec.subagents: a sub-agent may itself have sub-agents", () =>
     const { log } = await runToEnd(r.agents, {
       userMessage: "?",
       llmProvider: "s",
-      subagents: [{ name: "lead", description: "Leads", systemPrompt: "You lead.", subagents: [{ name: "fetcher", description: "Fetches", systemPrompt: "You fetch.", toolNames: ["echo"] }] }],
+      subagents: [
+        {
+          name: "lead",
+          description: "Leads",
+          systemPrompt: "You lead.",
+          subagents: [{ name: "fetcher", description: "Fetches", systemPrompt: "You fetch.", toolNames: ["echo"] }],
+        },
+      ],
     });
     expect(ofType(log, "tool_result_step").map((e) => [e.agent, e.tool, e.result])).toEqual([
       ["lead/fetcher", "echo", expect.anything()],
@@ -72,7 +79,9 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
     const model = useScript(
       r.agents,
       "s",
-      byAgent({ "You research": (_v, saw) => (saw ? { text: "the fact is fact" } : callTool("echo", { text: "fact" })) }, (_v, saw) => (saw ? { text: "Summary" } : callTool("researcher", { task: "find it" }))),
+      byAgent({ "You research": (_v, saw) => (saw ? { text: "the fact is fact" } : callTool("echo", { text: "fact" })) }, (_v, saw) =>
+        saw ? { text: "Summary" } : callTool("researcher", { task: "find it" }),
+      ),
     );
     const subagents = [{ name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"], interruptOn: { echo: true } }];
     const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents });
@@ -96,7 +105,13 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
 
   it("should surface a park inside a sub-agent as the parent's SuspendedFinal, and continue the sub-agent once it is answered", async () => {
     const r = await setup();
-    useScript(r.agents, "s", byAgent({ "You wait": (_v, saw) => (saw ? { text: "approved" } : callTool("approve_spend", { amount: 3 })) }, (_v, saw) => (saw ? { text: "done" } : callTool("waiter", { task: "get approval" }))));
+    useScript(
+      r.agents,
+      "s",
+      byAgent({ "You wait": (_v, saw) => (saw ? { text: "approved" } : callTool("approve_spend", { amount: 3 })) }, (_v, saw) =>
+        saw ? { text: "done" } : callTool("waiter", { task: "get approval" }),
+      ),
+    );
     const subagents = [{ name: "waiter", description: "Waits", systemPrompt: "You wait.", toolNames: ["approve_spend"] }];
     const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents });
     const [suspended] = ofType(first.log, "suspended_final");
@@ -114,8 +129,24 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
 
   it("should surface a sub-agent's ask_caller as the parent's AsksFinal, and give the sub-agent the caller's answer", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "s", byAgent({ "You paint": (v, saw) => (saw ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` } : callTool("ask_caller", { question: "Which colour?" })) }, (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" }))));
-    const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }] });
+    const model = useScript(
+      r.agents,
+      "s",
+      byAgent(
+        {
+          "You paint": (v, saw) =>
+            saw
+              ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` }
+              : callTool("ask_caller", { question: "Which colour?" }),
+        },
+        (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" })),
+      ),
+    );
+    const first = await runToEnd(r.agents, {
+      userMessage: "?",
+      llmProvider: "s",
+      subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }],
+    });
     const [asks] = ofType(first.log, "asks_final");
     expect(asks).toMatchObject({ agent: "painter", asks: [{ question: "Which colour?", to: "caller" }] });
     const askId = (asks.asks[0] as { id: string }).id;
@@ -126,8 +157,24 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
 
   it("should continue the run by itself when a sub-agent's ask is answered as an interaction, the sub-agent reading the answer", async () => {
     const r = await setup();
-    useScript(r.agents, "s", byAgent({ "You paint": (v, saw) => (saw ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` } : callTool("ask_caller", { question: "Which colour?" })) }, (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" }))));
-    const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }] });
+    useScript(
+      r.agents,
+      "s",
+      byAgent(
+        {
+          "You paint": (v, saw) =>
+            saw
+              ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` }
+              : callTool("ask_caller", { question: "Which colour?" }),
+        },
+        (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" })),
+      ),
+    );
+    const first = await runToEnd(r.agents, {
+      userMessage: "?",
+      llmProvider: "s",
+      subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }],
+    });
     const [asks] = ofType(first.log, "asks_final");
     const askId = (asks.asks[0] as { id: string }).id;
     expect(await r.agents.store.get(first.started.runId)).toMatchObject({ status: "ASKED" });
@@ -151,10 +198,19 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
         (_v, saw) => (saw ? { text: "top done" } : callTool("lead", { task: "lead" })),
       ),
     );
-    const subagents = [{ name: "lead", description: "Leads", systemPrompt: "You lead.", subagents: [{ name: "fetcher", description: "Fetches", systemPrompt: "You fetch.", toolNames: ["echo"], interruptOn: { echo: true } }] }];
+    const subagents = [
+      {
+        name: "lead",
+        description: "Leads",
+        systemPrompt: "You lead.",
+        subagents: [{ name: "fetcher", description: "Fetches", systemPrompt: "You fetch.", toolNames: ["echo"], interruptOn: { echo: true } }],
+      },
+    ];
     const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents });
     expect(ofType(first.log, "interrupt_final")[0]).toMatchObject({ agent: "lead/fetcher" });
-    await expect(r.agents.start({ options: { threadId: first.started.threadId, resume: { decisions: [{ type: "approve" }, { type: "approve" }] } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { threadId: first.started.threadId, resume: { decisions: [{ type: "approve" }, { type: "approve" }] } }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/resume/decisions" }],
     });
@@ -173,13 +229,22 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
       r.agents,
       "s",
       byAgent({ "You wait": (_v, saw) => (saw ? { text: "approved" } : callTool("approve_spend", { amount: 3 })) }, (_v, saw) =>
-        saw ? { text: "done" } : { toolCalls: [{ toolName: "first", input: { task: "a" } }, { toolName: "second", input: { task: "b" } }] },
+        saw
+          ? { text: "done" }
+          : {
+              toolCalls: [
+                { toolName: "first", input: { task: "a" } },
+                { toolName: "second", input: { task: "b" } },
+              ],
+            },
       ),
     );
     const waiter = (name: string) => ({ name, description: "Waits", systemPrompt: "You wait.", toolNames: ["approve_spend"] });
     const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [waiter("first"), waiter("second")] });
     expect(ofType(log, "suspended_final")[0]).toMatchObject({ agent: "first", interactionIds: [expect.any(String)] });
-    expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ agent: null, tool: "second", isError: true, result: expect.objectContaining({ kind: "CONFLICT" }) })]);
+    expect(ofType(log, "tool_result_step")).toEqual([
+      expect.objectContaining({ agent: null, tool: "second", isError: true, result: expect.objectContaining({ kind: "CONFLICT" }) }),
+    ]);
     const statuses = (await r.runs.list({ tool: "approve_spend" }, 10)).map((run) => run.status).sort();
     expect(statuses).toEqual(["CANCELLED", "PARKED"]);
   });
@@ -189,9 +254,23 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
     useScript(
       r.agents,
       "s",
-      byAgent({ "You guard": (v, saw) => (!saw ? callTool("vault_read", { name: "db-password" }) : v.prompt.filter((m) => m.role === "tool").length === 1 ? callTool("echo", { text: "next" }) : { text: "ok" }) }, (_v, saw) => (saw ? { text: "done" } : callTool("guard", { task: "read" }))),
+      byAgent(
+        {
+          "You guard": (v, saw) =>
+            !saw ? callTool("vault_read", { name: "db-password" }) : v.prompt.filter((m) => m.role === "tool").length === 1 ? callTool("echo", { text: "next" }) : { text: "ok" },
+        },
+        (_v, saw) => (saw ? { text: "done" } : callTool("guard", { task: "read" })),
+      ),
     );
-    const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [{ name: "guard", description: "Guards", systemPrompt: "You guard.", toolNames: ["vault_read", "echo"], interruptOn: { echo: true } }] }, as("ADMIN"));
+    const first = await runToEnd(
+      r.agents,
+      {
+        userMessage: "?",
+        llmProvider: "s",
+        subagents: [{ name: "guard", description: "Guards", systemPrompt: "You guard.", toolNames: ["vault_read", "echo"], interruptOn: { echo: true } }],
+      },
+      as("ADMIN"),
+    );
     expect(types(first.log).at(-1)).toBe("interrupt_final");
     const stored = JSON.stringify([first.log, await r.agents.store.get(first.started.runId)]);
     expect(stored).not.toContain("s3cr3t-for-db-password");
@@ -210,7 +289,11 @@ describe("SubAgentSpec.strategy", () => {
 
   it("should run a sub-agent that names the default strategy", async () => {
     const r = await setup();
-    useScript(r.agents, "s", byAgent({ "You x": () => ({ text: "x done" }) }, (_v, saw) => (saw ? { text: "done" } : callTool("x", { task: "t" }))));
+    useScript(
+      r.agents,
+      "s",
+      byAgent({ "You x": () => ({ text: "x done" }) }, (_v, saw) => (saw ? { text: "done" } : callTool("x", { task: "t" }))),
+    );
     const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [{ name: "x", description: "d", systemPrompt: "You x.", strategy: "tools" }] });
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "x", result: "x done" });
   });

@@ -19,7 +19,12 @@ export function useScript(agents: AgentService, name: string, script: Script, ch
 }
 
 /** Starts a run and collects its log (the terminal or failure last): all of it, or after the SuspendedFinal a joined continuation follows. */
-export async function runToEnd(agents: AgentService, options: AgentRunOptions, caller: Caller = as("USER"), agent?: string): Promise<{ started: StartedRun; log: AgentLogEntry[] }> {
+export async function runToEnd(
+  agents: AgentService,
+  options: AgentRunOptions,
+  caller: Caller = as("USER"),
+  agent?: string,
+): Promise<{ started: StartedRun; log: AgentLogEntry[] }> {
   const started = await agents.start({ agent, options, caller });
   const log: AgentLogEntry[] = [];
   const controller = new AbortController();

@@ -32,7 +32,16 @@ describe("on_update reaches the agent stream as a ToolProgressStep", () => {
     const [call] = ofType(log, "tool_call_step");
     const [step] = ofType(log, "tool_progress_step");
     const toolRun = (await rt.runs.list({ tool: "index_files" }, 1))[0];
-    expect(step).toMatchObject({ tool: "index_files", callId: call.callId, toolRunId: toolRun.id, message: "indexing src", progress: 3, total: 10, details: { dir: "src" }, final: false });
+    expect(step).toMatchObject({
+      tool: "index_files",
+      callId: call.callId,
+      toolRunId: toolRun.id,
+      message: "indexing src",
+      progress: 3,
+      total: 10,
+      details: { dir: "src" },
+      final: false,
+    });
   });
 
   it("should redact a secret-tier tool's update in the agent stream as in its run log", async () => {

@@ -37,7 +37,10 @@ async function setup(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config
   app.tool({ name: "probe_write", description: "A write probe.", input: z.object({}), tier: "write" }, () => ++ran.write);
   const rt = await testRuntime({ app, env: options.env, config: options.config, kind: options.kind });
   const server = buildApp(rt);
-  cleanup.push(() => rt.dispose(), () => server.stop());
+  cleanup.push(
+    () => rt.dispose(),
+    () => server.stop(),
+  );
   const gql = async (query: string, variables: Record<string, unknown> = {}, auth?: string): Promise<GqlResult> => {
     const res = await server.yoga.fetch("http://x/graphql", {
       method: "POST",
@@ -228,7 +231,10 @@ describe("the first-start admin key", () => {
   it("should create one admin key when two instances start together on one database", async () => {
     const a: TestRuntime = await testRuntime();
     const b = await testRuntime({ databaseUrl: a.config.databaseUrl });
-    cleanup.push(() => a.dispose(), () => b.close());
+    cleanup.push(
+      () => a.dispose(),
+      () => b.close(),
+    );
     const results = await Promise.all([a.keys.bootstrap(), b.keys.bootstrap()]);
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await a.keys.list()).toHaveLength(1);
@@ -237,7 +243,10 @@ describe("the first-start admin key", () => {
   it("should store TAI_ADMIN_KEY once when two instances start together with it", async () => {
     const a: TestRuntime = await testRuntime();
     const b = await testRuntime({ databaseUrl: a.config.databaseUrl });
-    cleanup.push(() => a.dispose(), () => b.close());
+    cleanup.push(
+      () => a.dispose(),
+      () => b.close(),
+    );
     const given = "operator-chosen-admin-key-for-two";
     expect(await Promise.all([a.keys.bootstrap(given), b.keys.bootstrap(given)])).toEqual([null, null]);
     expect(await a.keys.list()).toHaveLength(1);

@@ -84,7 +84,15 @@ describe("the tier matrix through a direct runtime call", () => {
 
 const DISPATCH = /* GraphQL */ `
   mutation ($input: DispatchInput!) {
-    dispatch(input: $input) { id tool status errorKind errorMessage door callerRole }
+    dispatch(input: $input) {
+      id
+      tool
+      status
+      errorKind
+      errorMessage
+      door
+      callerRole
+    }
   }
 `;
 

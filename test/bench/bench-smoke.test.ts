@@ -34,12 +34,22 @@ describe("npm run bench with smoke settings", () => {
     const r = JSON.parse(readFileSync(out, "utf8"));
     expect(r.meta.smoke).toBe(true);
 
-    expect(Object.keys(r.dispatch.servers).sort()).toEqual(["mcp-session", "mcp-stateless", "raw", "tai42-mcp-session", "tai42-mcp-stateless", "tai42-nowrites", "tai42-sqlite", "yoga"]);
+    expect(Object.keys(r.dispatch.servers).sort()).toEqual([
+      "mcp-session",
+      "mcp-stateless",
+      "raw",
+      "tai42-mcp-session",
+      "tai42-mcp-stateless",
+      "tai42-nowrites",
+      "tai42-sqlite",
+      "yoga",
+    ]);
     for (const f of Object.values(r.dispatch.servers) as Record<string, unknown>[]) {
       for (const k of ["rps", "p50", "p99", "requests"]) expect(isNumber(f[k]), `dispatch ${k}`).toBe(true);
       expect(f.requests).toBeGreaterThan(0);
     }
-    for (const name of ["tai42-sqlite", "tai42-mcp-stateless", "tai42-mcp-session"]) expect(r.dispatch.servers[name].persisted.runs, `${name} persists its runs`).toBeGreaterThan(0);
+    for (const name of ["tai42-sqlite", "tai42-mcp-stateless", "tai42-mcp-session"])
+      expect(r.dispatch.servers[name].persisted.runs, `${name} persists its runs`).toBeGreaterThan(0);
     for (const v of Object.values(r.dispatch.ratios)) expect(isNumber(v)).toBe(true);
     for (const name of ["tai42-sqlite", "yoga"]) {
       const f = r.dispatch.oneConnection.servers[name];
@@ -79,7 +89,13 @@ describe("npm run bench with smoke settings", () => {
     expect(r.targets.map((t: { id: string }) => t.id)).not.toContain("pg-dispatch-vs-yoga");
     expect(r.targets.length).toBeGreaterThan(0);
     for (const t of r.targets) {
-      expect(t).toEqual({ id: expect.any(String), description: expect.any(String), target: expect.stringMatching(/^[≥≤] /), value: t.value === null ? null : expect.any(Number), met: t.value === null ? null : expect.any(Boolean) });
+      expect(t).toEqual({
+        id: expect.any(String),
+        description: expect.any(String),
+        target: expect.stringMatching(/^[≥≤] /),
+        value: t.value === null ? null : expect.any(Number),
+        met: t.value === null ? null : expect.any(Boolean),
+      });
     }
     expect(output).toContain("Targets");
   }, 600_000);

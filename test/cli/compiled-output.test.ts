@@ -120,10 +120,11 @@ describe("the tai command", () => {
 describe("stale compiled output", () => {
   let checkout: string;
   const main = () => join(checkout, "src", "cli", "main.ts");
-  const tai = () => run(process.execPath, [join(checkout, "bin", "tai.mjs")], { cwd: checkout }).then(
-    (r) => ({ code: 0, ...r }),
-    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
-  );
+  const tai = () =>
+    run(process.execPath, [join(checkout, "bin", "tai.mjs")], { cwd: checkout }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
   const buildIfStale = () => run(process.execPath, [join(checkout, "scripts", "build.mjs"), "--if-stale"], { cwd: checkout });
 
   // A checkout in miniature: the real bin/, build script and build config, one source file.
@@ -208,7 +209,10 @@ describe("the package", () => {
 
       // Outside the tests' own "tai42-source" condition, `tai42` is the compiled package.
       const resolved = await run(process.execPath, ["--input-type=module", "-e", `for (const s of ["tai42", "tai42/contrib"]) console.log(import.meta.resolve(s))`], { cwd: ROOT });
-      expect(resolved.stdout.trim().split("\n")).toEqual([pathToFileURL(join(ROOT, "dist", "index.js")).href, pathToFileURL(join(ROOT, "dist", "extensions", "contrib", "index.js")).href]);
+      expect(resolved.stdout.trim().split("\n")).toEqual([
+        pathToFileURL(join(ROOT, "dist", "index.js")).href,
+        pathToFileURL(join(ROOT, "dist", "extensions", "contrib", "index.js")).href,
+      ]);
     },
     SLOW,
   );

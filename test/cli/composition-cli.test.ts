@@ -39,7 +39,12 @@ describe("tai presets and tai manifests", () => {
     const yamlFile = resolve(dir, "prod.yaml");
     writeFileSync(
       yamlFile,
-      YAML.stringify({ name: "prod", description: "Production surface", tools: { include: ["echo", "calculate", "clock*"] }, retry: { calculate: { maxAttempts: 2, idempotent: true, retryable: ["UNAVAILABLE"] } } }),
+      YAML.stringify({
+        name: "prod",
+        description: "Production surface",
+        tools: { include: ["echo", "calculate", "clock*"] },
+        retry: { calculate: { maxAttempts: 2, idempotent: true, retryable: ["UNAVAILABLE"] } },
+      }),
     );
     const imported = await runCli(["manifests", "import", yamlFile], env);
     expect(imported.code).toBe(0);
@@ -59,7 +64,13 @@ describe("tai presets and tai manifests", () => {
     expect((await runCli(["manifests", "activate", "prod", "--key", env.USER_KEY], env)).code).toBe(2);
     expect((await runCli(["manifests", "activate", "prod"], env)).code).toBe(0);
     const list = await runCli(["tools", "list"], env);
-    expect(list.stdout.split("\n").filter(Boolean).map((l) => l.split(/\s+/)[0]).sort()).toEqual(["calculate", "clock", "echo"]);
+    expect(
+      list.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split(/\s+/)[0])
+        .sort(),
+    ).toEqual(["calculate", "clock", "echo"]);
     expect((await runCli(["manifests", "list"], env)).stdout).toMatch(/\* prod\s+v1/);
   }, 120_000);
 
@@ -74,7 +85,15 @@ describe("tai presets and tai manifests", () => {
   }, 60_000);
 
   it("should round-trip a manifest file exactly through parse and serialize in both formats", () => {
-    const m = { name: "m", description: "d", document: { retry: { b: { maxAttempts: 1, idempotent: false } }, tools: { exclude: ["x*"], include: ["a"] }, extensions: { a: [["monitor", { name: "label", config: { label: "L" } }]] } } };
+    const m = {
+      name: "m",
+      description: "d",
+      document: {
+        retry: { b: { maxAttempts: 1, idempotent: false } },
+        tools: { exclude: ["x*"], include: ["a"] },
+        extensions: { a: [["monitor", { name: "label", config: { label: "L" } }]] },
+      },
+    };
     for (const format of ["json", "yaml"] as const) {
       const text = serializeManifest(m, format);
       const parsed = parseManifest(text, format, `m.${format}`);

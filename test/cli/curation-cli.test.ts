@@ -63,7 +63,10 @@ describe("tai tools run: a tool kept off the API is one tai tools run dispatches
     async () => {
       const file = resolve(".tmp", `curation-${randomUUID()}.json`);
       writeFileSync(file, JSON.stringify({ name: "no-echo", description: "Everything but echo.", tools: { exclude: ["echo"] } }));
-      for (const args of [["manifests", "import", file], ["manifests", "activate", "no-echo"]]) {
+      for (const args of [
+        ["manifests", "import", file],
+        ["manifests", "activate", "no-echo"],
+      ]) {
         const r = await runCli([...args, "--key", env.ADMIN_KEY], env);
         expect(r.code, r.stderr).toBe(0);
       }

@@ -53,7 +53,8 @@ afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const tai = (args: string[], env: Record<string, string> = {}) => runUser("npx", ["tai", ...args], project, { TAI_LOG: "silent", TAI_MODULES: "tools/add.ts", TAI_DEMO: "0", ...env });
+const tai = (args: string[], env: Record<string, string> = {}) =>
+  runUser("npx", ["tai", ...args], project, { TAI_LOG: "silent", TAI_MODULES: "tools/add.ts", TAI_DEMO: "0", ...env });
 
 describe("tai42 installed from its packed tarball into a project of one's own", () => {
   it("should install with every needed install script approved, none unreviewed, and no engine warning", () => {

@@ -32,7 +32,15 @@ const tai = (cwd: string, args: string[], env: Record<string, string> = {}) => l
 let bare: string;
 let linked: string;
 beforeAll(() => {
-  bare = project({ "tools/add.ts": ADD_TOOL, "tools/nested.ts": `import "./lib/helper.ts";\n`, "tools/lib/helper.ts": ADD_TOOL, "tools/deps.ts": `import "left-pad-nowhere";\nimport "./gone.ts";\n` }, false);
+  bare = project(
+    {
+      "tools/add.ts": ADD_TOOL,
+      "tools/nested.ts": `import "./lib/helper.ts";\n`,
+      "tools/lib/helper.ts": ADD_TOOL,
+      "tools/deps.ts": `import "left-pad-nowhere";\nimport "./gone.ts";\n`,
+    },
+    false,
+  );
   linked = project({ "tools/add.ts": ADD_TOOL, "tools/broken.ts": BROKEN_TOOL, "tools/plain.js": "export {};\n", "tools/pages.ts": readmeBlock("// tools/pages.ts") }, true);
 });
 afterAll(() => {
@@ -125,7 +133,13 @@ describe("a project linking tai42 (npm link)", () => {
   it.concurrent(
     "tai check should use the project's tsconfig.json when it has one",
     async ({ expect }) => {
-      const dir = project({ "tools/loose.ts": "export function f(x) { return x; }\n", "tsconfig.json": JSON.stringify({ compilerOptions: { strict: false, module: "NodeNext", moduleResolution: "NodeNext" } }) }, false);
+      const dir = project(
+        {
+          "tools/loose.ts": "export function f(x) { return x; }\n",
+          "tsconfig.json": JSON.stringify({ compilerOptions: { strict: false, module: "NodeNext", moduleResolution: "NodeNext" } }),
+        },
+        false,
+      );
       try {
         const loose = await tai(dir, ["check", "tools/loose.ts"]);
         expect(loose.code, loose.stdout).toBe(0);

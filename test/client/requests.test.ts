@@ -17,23 +17,54 @@ describe("tai42/client over HTTP (a real listening server)", () => {
 
   describe("request", () => {
     it("should run a typed query as the key's caller and return its data", async () => {
-      const Viewer = graphql(`query Viewer { viewer { authenticated role keyName } }`);
+      const Viewer = graphql(`
+        query Viewer {
+          viewer {
+            authenticated
+            role
+            keyName
+          }
+        }
+      `);
       const { viewer } = await client.request(Viewer);
       expect(viewer).toEqual({ authenticated: true, role: "USER", keyName: "client-user" });
     });
 
     it("should send the variables of a typed document", async () => {
-      const Tool = graphql(`query Tool($name: String!) { tool(name: $name) { name origin tier } }`);
+      const Tool = graphql(`
+        query Tool($name: String!) {
+          tool(name: $name) {
+            name
+            origin
+            tier
+          }
+        }
+      `);
       expect(await client.request(Tool, { name: "calculate" })).toEqual({ tool: { name: "calculate", origin: "TOOL", tier: "READ" } });
     });
 
     it("should run as an anonymous caller without a key", async () => {
-      const { viewer } = await server.client().request(graphql(`{ viewer { authenticated role } }`));
+      const { viewer } = await server.client().request(
+        graphql(`
+          {
+            viewer {
+              authenticated
+              role
+            }
+          }
+        `),
+      );
       expect(viewer).toEqual({ authenticated: false, role: "USER" });
     });
 
     it("should throw a TaiGraphQLError carrying the errors with their extensions.code", async () => {
-      const Create = graphql(`mutation Create($input: PresetInput!) { createPreset(input: $input) { name } }`);
+      const Create = graphql(`
+        mutation Create($input: PresetInput!) {
+          createPreset(input: $input) {
+            name
+          }
+        }
+      `);
       const error = await client.request(Create, { input: { name: "p", description: "d", baseTool: "no_such_tool", fixedKwargs: {} } }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaiGraphQLError);
       expect((error as TaiGraphQLError).code).toBe("BAD_USER_INPUT");
@@ -41,7 +72,18 @@ describe("tai42/client over HTTP (a real listening server)", () => {
     });
 
     it("should throw UNAUTHENTICATED for an unknown key", async () => {
-      const error = await server.client({ apiKey: "not-a-key" }).request(graphql(`{ viewer { role } }`)).catch((e: unknown) => e);
+      const error = await server
+        .client({ apiKey: "not-a-key" })
+        .request(
+          graphql(`
+            {
+              viewer {
+                role
+              }
+            }
+          `),
+        )
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaiGraphQLError);
       expect((error as TaiGraphQLError).code).toBe("UNAUTHENTICATED");
     });
@@ -49,7 +91,18 @@ describe("tai42/client over HTTP (a real listening server)", () => {
     it("should throw a TaiTransportError when nothing answers at the URL", async () => {
       const closedPort = new URL(server.url);
       closedPort.port = "9";
-      const error = await server.client({ url: closedPort.href }).request(graphql(`{ viewer { role } }`)).catch((e: unknown) => e);
+      const error = await server
+        .client({ url: closedPort.href })
+        .request(
+          graphql(`
+            {
+              viewer {
+                role
+              }
+            }
+          `),
+        )
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaiTransportError);
       expect((error as Error).message).toContain("could not reach");
     });
@@ -57,7 +110,19 @@ describe("tai42/client over HTTP (a real listening server)", () => {
     it("should reject with the abort reason when its signal aborts", async () => {
       const abort = new AbortController();
       abort.abort(new Error("stop"));
-      await expect(client.request(graphql(`{ viewer { role } }`), {}, { signal: abort.signal })).rejects.toThrow("stop");
+      await expect(
+        client.request(
+          graphql(`
+            {
+              viewer {
+                role
+              }
+            }
+          `),
+          {},
+          { signal: abort.signal },
+        ),
+      ).rejects.toThrow("stop");
     });
   });
 

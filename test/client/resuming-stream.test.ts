@@ -36,7 +36,14 @@ const lost = { code: 1006, reason: "" };
 function stream(options: { attempts?: number; resumable?: boolean } = {}) {
   const t = fakeTransport();
   const onEnd = vi.fn();
-  const s = new ResumingStream<Ev>(t.transport, "subscription { e }", { afterSeq: 0 }, cursor(options.resumable), { attempts: options.attempts ?? 3, delayMs: (n) => DELAY * n }, onEnd);
+  const s = new ResumingStream<Ev>(
+    t.transport,
+    "subscription { e }",
+    { afterSeq: 0 },
+    cursor(options.resumable),
+    { attempts: options.attempts ?? 3, delayMs: (n) => DELAY * n },
+    onEnd,
+  );
   return { ...t, s, onEnd };
 }
 

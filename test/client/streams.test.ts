@@ -124,7 +124,17 @@ for (const transport of TRANSPORTS) {
       it("should yield the typed data of any subscription document", async () => {
         const { rt } = await start();
         const run = await echo(rt, "typed");
-        const Events = graphql(`subscription Events($after: Int) { runEvents(afterSeq: $after) { seq type run { id } } }`);
+        const Events = graphql(`
+          subscription Events($after: Int) {
+            runEvents(afterSeq: $after) {
+              seq
+              type
+              run {
+                id
+              }
+            }
+          }
+        `);
         const sub = server.client({ transport }).subscribe(Events, { after: 0 });
         const { value } = await sub.next();
         expect(value).toEqual({ runEvents: { seq: expect.any(Number), type: "RUN_STARTED", run: { id: run.id } } });
@@ -138,7 +148,10 @@ for (const transport of TRANSPORTS) {
         await start();
         const before = server.connections;
         const events = server.client({ transport, apiKey: "not-a-key" }).runEvents({ afterSeq: 0 });
-        const error = await within("the refusal", events.next().catch((e: unknown) => e));
+        const error = await within(
+          "the refusal",
+          events.next().catch((e: unknown) => e),
+        );
         expect(error).toBeInstanceOf(TaiGraphQLError);
         expect((error as TaiGraphQLError).code).toBe("UNAUTHENTICATED");
         // A retry would have opened another connection before giving up.

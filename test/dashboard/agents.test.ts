@@ -105,7 +105,12 @@ describe.skipIf(!present)("the dashboard's agent console, in headless Chromium",
   it("should rejoin a run after its connection drops, by afterSeq, without showing any text twice", async () => {
     server = await suite.serve();
     // A slower demo model, so that the connection drops while the answer streams.
-    server.rt.agents.providers.register({ name: "scripted", description: "slow demo model", configured: () => true, create: () => new ScriptedModel(demoScript, { chunkDelayMs: 120 }) });
+    server.rt.agents.providers.register({
+      name: "scripted",
+      description: "slow demo model",
+      configured: () => true,
+      create: () => new ScriptedModel(demoScript, { chunkDelayMs: 120 }),
+    });
     dash = await suite.open("/dashboard#/agents");
     const { page } = dash;
     await send("What is 6 times 7?");

@@ -15,13 +15,24 @@ describe("the dashboard bundle", () => {
   let bundle: { inputs: string[]; shipped: string[]; script: string };
   // node_modules may be a link to another checkout's: a package is what follows its last "node_modules/".
   const inPackage = (i: string) => /(^|\/)node_modules\/(.*)$/.exec(i)?.[2];
-  const packageOf = (p: string) => p.split("/").slice(0, p.startsWith("@") ? 2 : 1).join("/");
+  const packageOf = (p: string) =>
+    p
+      .split("/")
+      .slice(0, p.startsWith("@") ? 2 : 1)
+      .join("/");
 
   beforeAll(async () => {
     const result = await esbuildAt(ROOT).build({ ...bundleOptions(ROOT, { quiet: true }), write: false });
     const scripts = Object.values(result.metafile.outputs).filter((o) => o.entryPoint);
-    const shipped = scripts.flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0).map(([name]) => name));
-    const script = result.outputFiles.filter((f) => f.path.endsWith(".js")).map((f) => f.text).join("\n");
+    const shipped = scripts.flatMap((o) =>
+      Object.entries(o.inputs)
+        .filter(([, i]) => i.bytesInOutput > 0)
+        .map(([name]) => name),
+    );
+    const script = result.outputFiles
+      .filter((f) => f.path.endsWith(".js"))
+      .map((f) => f.text)
+      .join("\n");
     bundle = { inputs: Object.keys(result.metafile.inputs), shipped, script };
   }, 120_000);
 
@@ -31,14 +42,24 @@ describe("the dashboard bundle", () => {
     expect(inputs.some((i) => i.startsWith("src/client/"))).toBe(true);
     const allowed = (i: string) => /^(src\/dashboard\/|src\/client\/)/.test(i) || ["src/auth/tiers.ts", "src/auth/roles.ts"].includes(i) || inPackage(i) !== undefined;
     expect(inputs.filter((i) => !allowed(i))).toEqual([]);
-    const packages = new Set(inputs.map(inPackage).filter((p) => p !== undefined).map(packageOf));
+    const packages = new Set(
+      inputs
+        .map(inPackage)
+        .filter((p) => p !== undefined)
+        .map(packageOf),
+    );
     expect(packages).toContain("react");
     for (const p of ["graphql-yoga", "@prisma/client", "@pothos/core", "ws", "better-sqlite3", "zod"]) expect(packages, p).not.toContain(p);
   });
 
   it("should run no code made from strings (no eval, no new Function), which the page's Content-Security-Policy forbids", () => {
     // @rjsf/core's test helpers import @rjsf/validator-ajv8 (so esbuild reads ajv); none of it may be shipped.
-    const shipped = new Set(bundle.shipped.map(inPackage).filter((p) => p !== undefined).map(packageOf));
+    const shipped = new Set(
+      bundle.shipped
+        .map(inPackage)
+        .filter((p) => p !== undefined)
+        .map(packageOf),
+    );
     expect(shipped).toContain("@rjsf/core");
     for (const p of ["ajv", "@rjsf/validator-ajv8"]) expect(shipped, p).not.toContain(p);
     const evals = [/\bnew Function\s*\(/, /(?<![\w$.])Function\s*\(/, /(?<![\w$.])eval\s*\(/].flatMap((re) => bundle.script.match(new RegExp(re, "g")) ?? []);
@@ -56,10 +77,13 @@ describe("building the dashboard with dist/", () => {
     checkout = mkdtempSync(join(tmpdir(), "tai42-dashboard-build-"));
     mkdirSync(join(checkout, "src", "cli"), { recursive: true });
     mkdirSync(join(checkout, "src", "dashboard"), { recursive: true });
-    for (const f of ["bin/tai.mjs", "scripts/build.mjs", "scripts/build-dashboard.mjs", "tsconfig.build.json", "src/dashboard/index.html"]) cpSync(join(ROOT, f), join(checkout, f));
+    for (const f of ["bin/tai.mjs", "scripts/build.mjs", "scripts/build-dashboard.mjs", "tsconfig.build.json", "src/dashboard/index.html"])
+      cpSync(join(ROOT, f), join(checkout, f));
     writeFileSync(
       join(checkout, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { target: "ES2024", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, jsx: "react-jsx", types: ["node"] } }),
+      JSON.stringify({
+        compilerOptions: { target: "ES2024", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, jsx: "react-jsx", types: ["node"] },
+      }),
     );
     writeFileSync(join(checkout, "package.json"), JSON.stringify({ name: "mini", type: "module" }));
     symlinkSync(join(ROOT, "node_modules"), join(checkout, "node_modules"));
@@ -79,23 +103,19 @@ describe("building the dashboard with dist/", () => {
     expect(existsSync(join(checkout, "dist", "dashboard", "main.js"))).toBe(false);
   });
 
-  it(
-    "should count a changed dashboard source as stale, rebuild it under a new hash, and rebuild a bundle removed by hand",
-    async () => {
-      const before = assets();
-      writeFileSync(join(checkout, "src", "dashboard", "main.tsx"), `import "./look.css";\ndocument.body.append("v2");\n`);
-      const stale = await build("--check").catch((e: { code: number; stderr: string }) => e);
-      expect(stale).toMatchObject({ code: 1, stderr: expect.stringContaining("src/dashboard/main.tsx") });
-      expect((await build("--if-stale")).stderr).toContain("building dist/");
-      const after = assets();
-      expect(after.filter((a) => a.endsWith(".js"))).not.toEqual(before.filter((a) => a.endsWith(".js")));
-      expect(after.filter((a) => a.endsWith(".css"))).toEqual(before.filter((a) => a.endsWith(".css")));
-      expect((await build("--if-stale")).stderr).toBe("");
+  it("should count a changed dashboard source as stale, rebuild it under a new hash, and rebuild a bundle removed by hand", async () => {
+    const before = assets();
+    writeFileSync(join(checkout, "src", "dashboard", "main.tsx"), `import "./look.css";\ndocument.body.append("v2");\n`);
+    const stale = await build("--check").catch((e: { code: number; stderr: string }) => e);
+    expect(stale).toMatchObject({ code: 1, stderr: expect.stringContaining("src/dashboard/main.tsx") });
+    expect((await build("--if-stale")).stderr).toContain("building dist/");
+    const after = assets();
+    expect(after.filter((a) => a.endsWith(".js"))).not.toEqual(before.filter((a) => a.endsWith(".js")));
+    expect(after.filter((a) => a.endsWith(".css"))).toEqual(before.filter((a) => a.endsWith(".css")));
+    expect((await build("--if-stale")).stderr).toBe("");
 
-      rmSync(join(checkout, "dist", "dashboard"), { recursive: true });
-      expect((await build("--if-stale")).stderr).toContain("src/dashboard/main.tsx");
-      expect(existsSync(join(checkout, "dist", "dashboard", "index.html"))).toBe(true);
-    },
-    120_000,
-  );
+    rmSync(join(checkout, "dist", "dashboard"), { recursive: true });
+    expect((await build("--if-stale")).stderr).toContain("src/dashboard/main.tsx");
+    expect(existsSync(join(checkout, "dist", "dashboard", "index.html"))).toBe(true);
+  }, 120_000);
 });

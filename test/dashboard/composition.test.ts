@@ -70,9 +70,17 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
   it("should show !ENV settings sealed by their variable name, never their value", async () => {
     server = await suite.serve();
     admin = await server.rt.keys.create("ops", "ADMIN");
-    const created = await server.gql(`mutation { createPreset(input: { name: "greet", description: "Greets.", baseTool: "echo", fixedKwargs: { text: "!ENV DEMO_GREETING" } }) { name } }`, {}, admin);
+    const created = await server.gql(
+      `mutation { createPreset(input: { name: "greet", description: "Greets.", baseTool: "echo", fixedKwargs: { text: "!ENV DEMO_GREETING" } }) { name } }`,
+      {},
+      admin,
+    );
     expect(created.errors).toBeUndefined();
-    const put = await server.gql(PUT_MANIFEST, { input: { name: "labelled", document: { extensionsModules: ["tai42/contrib"], extensions: { echo: [{ name: "label", config: { label: "!ENV DASH_LABEL" } }] } } } }, admin);
+    const put = await server.gql(
+      PUT_MANIFEST,
+      { input: { name: "labelled", document: { extensionsModules: ["tai42/contrib"], extensions: { echo: [{ name: "label", config: { label: "!ENV DASH_LABEL" } }] } } } },
+      admin,
+    );
     expect(put.errors).toBeUndefined();
     dash = await suite.open("/dashboard#/composition");
     const { page } = dash;

@@ -42,9 +42,8 @@ describe.skipIf(!present)("the dashboard's Content-Security-Policy, in headless 
       return { inline: !!w.inlineRan, handler: !!w.handlerRan };
     });
     expect(ran).toEqual({ inline: false, handler: false });
-    await expect.poll(() => dash.errors.filter((e) => e.startsWith("console: Content-Security-Policy violation"))).toEqual([
-      "console: Content-Security-Policy violation: script-src-elem refused inline",
-      "console: Content-Security-Policy violation: script-src-attr refused inline",
-    ]);
+    await expect
+      .poll(() => dash.errors.filter((e) => e.startsWith("console: Content-Security-Policy violation")))
+      .toEqual(["console: Content-Security-Policy violation: script-src-elem refused inline", "console: Content-Security-Policy violation: script-src-attr refused inline"]);
   });
 });

@@ -45,14 +45,31 @@ describe("the dashboard's form validator", () => {
       { property: ".name", name: "minLength", message: "must NOT have fewer than 1 characters", params: { limit: 1 }, stack: "'Name' must NOT have fewer than 1 characters" },
       { property: ".age", name: "type", message: "must be integer", params: { type: "integer" }, stack: "'Age' must be integer" },
       { property: ".age", name: "minimum", message: "must be >= 0", params: { comparison: ">=", limit: 0 }, stack: "'Age' must be >= 0" },
-      { property: ".role", name: "enum", message: "must be equal to one of the allowed values", params: { allowedValues: ["admin", "viewer"] }, stack: ".role must be equal to one of the allowed values" },
+      {
+        property: ".role",
+        name: "enum",
+        message: "must be equal to one of the allowed values",
+        params: { allowedValues: ["admin", "viewer"] },
+        stack: ".role must be equal to one of the allowed values",
+      },
     ]);
     expect(brief({ type: ["string", "null"] }, 3)).toEqual([{ property: "", name: "type", message: "must be string,null" }]);
   });
 
   it("should check the formats it knows (email, date-time, uri, uuid, and rjsf's color and data-url) and let an unknown format through", () => {
-    const formats = { type: "object", properties: Object.fromEntries(["email", "date-time", "uri", "uuid", "color", "data-url", "x-unknown"].map((f) => [f, { type: "string", format: f }])) } as RJSFSchema;
-    const good = { email: "ada@example.com", "date-time": "2024-05-01T12:00:00Z", uri: "https://example.com/a", uuid: "3f1c7b52-7b1e-4e4e-9d2e-0c9f4f1b2a3c", color: "#ff0000", "data-url": "data:text/plain;base64,aGk=", "x-unknown": "anything" };
+    const formats = {
+      type: "object",
+      properties: Object.fromEntries(["email", "date-time", "uri", "uuid", "color", "data-url", "x-unknown"].map((f) => [f, { type: "string", format: f }])),
+    } as RJSFSchema;
+    const good = {
+      email: "ada@example.com",
+      "date-time": "2024-05-01T12:00:00Z",
+      uri: "https://example.com/a",
+      uuid: "3f1c7b52-7b1e-4e4e-9d2e-0c9f4f1b2a3c",
+      color: "#ff0000",
+      "data-url": "data:text/plain;base64,aGk=",
+      "x-unknown": "anything",
+    };
     expect(check(formats, good).errors).toEqual([]);
     const bad = { email: "ada", "date-time": "yesterday", uri: "not a uri", uuid: "123", color: "not-a-colour", "data-url": "hello", "x-unknown": "anything" };
     expect(brief(formats, bad)).toEqual(
@@ -67,7 +84,13 @@ describe("the dashboard's form validator", () => {
         order: {
           type: "object",
           required: ["lines"],
-          properties: { lines: { type: "array", minItems: 1, items: { type: "object", required: ["sku"], properties: { sku: { type: "string", pattern: "^[A-Z]+$" }, qty: { type: "number", multipleOf: 0.5 } } } } },
+          properties: {
+            lines: {
+              type: "array",
+              minItems: 1,
+              items: { type: "object", required: ["sku"], properties: { sku: { type: "string", pattern: "^[A-Z]+$" }, qty: { type: "number", multipleOf: 0.5 } } },
+            },
+          },
         },
       },
     };
@@ -78,21 +101,32 @@ describe("the dashboard's form validator", () => {
       { property: ".order.lines.1.sku", message: "must have required property 'sku'" },
     ]);
     expect(errorSchema).toEqual({
-      order: { lines: { 0: { sku: { __errors: ['must match pattern "^[A-Z]+$"'] }, qty: { __errors: ["must be multiple of 0.5"] } }, 1: { sku: { __errors: ["must have required property 'sku'"] } } } },
+      order: {
+        lines: {
+          0: { sku: { __errors: ['must match pattern "^[A-Z]+$"'] }, qty: { __errors: ["must be multiple of 0.5"] } },
+          1: { sku: { __errors: ["must have required property 'sku'"] } },
+        },
+      },
     });
     expect(brief(schema, { order: {} })).toEqual([{ property: ".order.lines", name: "required", message: "must have required property 'lines'" }]);
     expect(brief(schema, { order: { lines: [] } })).toEqual([{ property: ".order.lines", name: "minItems", message: "must NOT have fewer than 1 items" }]);
   });
 
   it("should follow the schema's own $refs, as zod's JSON Schemas use them for shared definitions", () => {
-    const schema: RJSFSchema = { type: "object", properties: { at: { $ref: "#/$defs/point" } }, $defs: { point: { type: "object", required: ["x"], properties: { x: { type: "number", maximum: 10 } } } } };
+    const schema: RJSFSchema = {
+      type: "object",
+      properties: { at: { $ref: "#/$defs/point" } },
+      $defs: { point: { type: "object", required: ["x"], properties: { x: { type: "number", maximum: 10 } } } },
+    };
     expect(brief(schema, { at: { x: 11 } })).toEqual([{ property: ".at.x", name: "maximum", message: "must be <= 10" }]);
     expect(check(schema, { at: { x: 1 } }).errors).toEqual([]);
   });
 
   it("should report an extra property once when additionalProperties is false, and a failed anyOf once per message", () => {
     const closed: RJSFSchema = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false };
-    expect(check(closed, { a: "x", b: 1 }).errors).toMatchObject([{ name: "additionalProperties", property: "", message: "must NOT have additional properties", params: { additionalProperty: "b" } }]);
+    expect(check(closed, { a: "x", b: 1 }).errors).toMatchObject([
+      { name: "additionalProperties", property: "", message: "must NOT have additional properties", params: { additionalProperty: "b" } },
+    ]);
     const either: RJSFSchema = { anyOf: [{ type: "string" }, { type: "string", minLength: 2 }] };
     expect(brief(either, 5)).toEqual([
       { property: "", name: "anyOf", message: "must match a schema in anyOf" },

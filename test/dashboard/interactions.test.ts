@@ -14,17 +14,15 @@ const RUN = `query($id: ID!) { run(id: $id) { status data errorKind } }`;
 /** Tools that park: one on a yes/no approval with a note, one whose question expires at once. */
 function parkingTools(): App {
   const app = new App();
-  app.tool(
-    { name: "approve_spend", description: "Ask a human to approve an amount.", input: z.object({ amount: z.number() }), pauses: true },
-    ({ amount }) =>
-      park({
-        interactions: [
-          {
-            question: `Approve spending ${amount} EUR?`,
-            answerFormat: { type: "object", properties: { approved: { type: "boolean", title: "Approved" }, note: { type: "string", title: "Note" } }, required: ["approved"] },
-          },
-        ],
-      }),
+  app.tool({ name: "approve_spend", description: "Ask a human to approve an amount.", input: z.object({ amount: z.number() }), pauses: true }, ({ amount }) =>
+    park({
+      interactions: [
+        {
+          question: `Approve spending ${amount} EUR?`,
+          answerFormat: { type: "object", properties: { approved: { type: "boolean", title: "Approved" }, note: { type: "string", title: "Note" } }, required: ["approved"] },
+        },
+      ],
+    }),
   );
   app.tool({ name: "how_many", description: "Asks for a positive count.", input: z.object({}), pauses: true }, () =>
     park({ interactions: [{ question: "How many copies?", answerFormat: { type: "integer", minimum: 1, title: "Copies" } }] }),
@@ -56,7 +54,10 @@ describe.skipIf(!present)("the dashboard's interactions screen, in headless Chro
     const outcome = page.getByTestId("answered").getByTestId("run-outcome");
     await outcome.and(page.locator("[data-status=SUCCEEDED]")).waitFor();
     await expect(outcome.innerText()).resolves.toContain("within budget");
-    expect((await server.gql<{ run: { status: string; data: unknown } }>(RUN, { id: parked.id })).data!.run).toMatchObject({ status: "SUCCEEDED", data: { approved: true, note: "within budget" } });
+    expect((await server.gql<{ run: { status: string; data: unknown } }>(RUN, { id: parked.id })).data!.run).toMatchObject({
+      status: "SUCCEEDED",
+      data: { approved: true, note: "within budget" },
+    });
     await card.waitFor({ state: "detached" });
 
     await page.getByRole("tab", { name: "answered" }).click();

@@ -84,12 +84,14 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
     await page.locator(`tr[data-run="${flaky.id}"] a[href="#/runs/${flaky.id}"]`).click();
     const detail = page.getByTestId("run-detail");
     await detail.and(page.locator('[data-status="SUCCEEDED"]')).waitFor();
-    await expect.poll(() => page.getByTestId("run-events").locator("tbody tr").evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-event")))).toEqual([
-      "RUN_STARTED",
-      "ATTEMPT_FAILED",
-      "ATTEMPT_FAILED",
-      "RUN_FINISHED",
-    ]);
+    await expect
+      .poll(() =>
+        page
+          .getByTestId("run-events")
+          .locator("tbody tr")
+          .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-event"))),
+      )
+      .toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "ATTEMPT_FAILED", "RUN_FINISHED"]);
     const attempts = page.getByRole("region", { name: "Attempts" }).locator("tbody tr");
     await expect.poll(() => attempts.count()).toBe(3);
     await expect(attempts.first().innerText()).resolves.toContain("UNAVAILABLE");

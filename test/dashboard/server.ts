@@ -16,7 +16,11 @@ export interface TestServer {
   /** How many WebSocket connections the server has accepted. */
   connections(): number;
   /** Sends one GraphQL request over HTTP as `key` (anonymous without), as another client would. */
-  gql<T = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, key?: string): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
+  gql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    key?: string,
+  ): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }>;
   stop(): Promise<void>;
 }
 
@@ -59,17 +63,20 @@ export function gatedTool(app: App, name = "gated_step"): { release(): void; sta
   const waiting: (() => void)[] = [];
   let released = 0;
   let count = 0;
-  app.tool({ name, label: "Gated step", description: "Waits until the test lets it finish, then echoes its label.", input: z.object({ label: z.string() }) }, async ({ label }, ctx) => {
-    count++;
-    if (released > 0) released--;
-    else {
-      await new Promise<void>((resolve, reject) => {
-        waiting.push(resolve);
-        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
-      });
-    }
-    return { label };
-  });
+  app.tool(
+    { name, label: "Gated step", description: "Waits until the test lets it finish, then echoes its label.", input: z.object({ label: z.string() }) },
+    async ({ label }, ctx) => {
+      count++;
+      if (released > 0) released--;
+      else {
+        await new Promise<void>((resolve, reject) => {
+          waiting.push(resolve);
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true });
+        });
+      }
+      return { label };
+    },
+  );
   return {
     release() {
       const next = waiting.shift();

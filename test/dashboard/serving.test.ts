@@ -8,7 +8,11 @@ import { dashboardRoutes } from "../../src/server/dashboard.ts";
 import { startServer, type TestServer } from "./server.ts";
 
 /** A raw HTTP request: no URL normalisation (so `..` reaches the server as sent). */
-function raw(origin: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  origin: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const { hostname, port } = new URL(origin);
   return new Promise((resolve, reject) => {
     const req = request({ hostname, port, path, method: init.method ?? "GET", headers: init.headers }, (res) => {

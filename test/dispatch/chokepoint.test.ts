@@ -45,7 +45,12 @@ describe("the dispatch chokepoint", () => {
     const run = await rt.dispatcher.run({ tool: "double", input: { n: "x", extra: 1 }, caller: as("USER"), door: "runtime" });
     expect(run).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
     const issues = (run.details as { issues: { path: string; message: string }[] }).issues;
-    expect(issues).toEqual(expect.arrayContaining([{ path: "/n", message: "must be number" }, { path: "/extra", message: "is not an allowed property" }]));
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: "/n", message: "must be number" },
+        { path: "/extra", message: "is not an allowed property" },
+      ]),
+    );
     expect(calls).toBe(0);
   });
 

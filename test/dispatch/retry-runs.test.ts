@@ -194,13 +194,10 @@ describe("retries through the dispatch chokepoint", () => {
   describe("failures that are never retried", () => {
     it("should fail a returned toolResult({ isError: true }) and never retry it", async () => {
       let calls = 0;
-      app.tool(
-        { name: "says_no", description: "Reports an error.", input: z.object({}), retry: { maxAttempts: 5, idempotent: true, retryable: true, backoff: FAST } },
-        () => {
-          calls++;
-          return toolResult({ isError: true, errorMessage: "the upstream said no", errorKind: "UNAVAILABLE", content: [{ type: "text", text: "no" }], details: { code: 503 } });
-        },
-      );
+      app.tool({ name: "says_no", description: "Reports an error.", input: z.object({}), retry: { maxAttempts: 5, idempotent: true, retryable: true, backoff: FAST } }, () => {
+        calls++;
+        return toolResult({ isError: true, errorMessage: "the upstream said no", errorKind: "UNAVAILABLE", content: [{ type: "text", text: "no" }], details: { code: 503 } });
+      });
       const done = await run("says_no");
       expect(calls).toBe(1);
       expect(done).toMatchObject({

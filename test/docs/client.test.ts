@@ -108,7 +108,9 @@ describe("docs/client.md", () => {
         page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
         // Offline: the page reaches only the server; its own two files are served here.
         await page.route(/^(?!(http|ws):\/\/127\.0\.0\.1:)(?!data:|blob:)/, (route) => route.abort());
-        await page.route(`${origin}/example`, (route) => route.fulfill({ contentType: "text/html", body: `<!doctype html><meta charset="utf-8"><body>${ex.html}<script type="module" src="/example.js"></script></body>` }));
+        await page.route(`${origin}/example`, (route) =>
+          route.fulfill({ contentType: "text/html", body: `<!doctype html><meta charset="utf-8"><body>${ex.html}<script type="module" src="/example.js"></script></body>` }),
+        );
         await page.route(`${origin}/example.js`, (route) => route.fulfill({ contentType: "text/javascript", body: bundle }));
         await page.goto(`${origin}/example`);
         const shown = () => page.evaluate(() => document.body.innerText.trim());

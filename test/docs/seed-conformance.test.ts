@@ -104,13 +104,18 @@ function problemOf(name: string, schema: GraphQLSchema, commands: Set<string>): 
       return null;
     }
     case "cli": {
-      const missing = CLI.exec(name)![1].trim().split(" ").filter((w) => !commands.has(w));
+      const missing = CLI.exec(name)![1]
+        .trim()
+        .split(" ")
+        .filter((w) => !commands.has(w));
       return missing.length ? `src/cli registers no command ${missing.join(", ")}` : null;
     }
     case "export": {
       const [, entry, exported] = EXPORT.exec(name)!;
       const text = read(ENTRIES[entry]);
-      const re = new RegExp(`export\\s*(?:(?:type\\s*)?\\{[^}]*\\b${escape(exported)}\\b[^}]*\\}|(?:async\\s+)?(?:const|let|function|class|type|interface)\\s+${escape(exported)}\\b)`);
+      const re = new RegExp(
+        `export\\s*(?:(?:type\\s*)?\\{[^}]*\\b${escape(exported)}\\b[^}]*\\}|(?:async\\s+)?(?:const|let|function|class|type|interface)\\s+${escape(exported)}\\b)`,
+      );
       return re.test(text) ? null : `${ENTRIES[entry]} does not export ${exported}`;
     }
     case "member": {
@@ -161,12 +166,39 @@ describe("docs/seed-conformance.md: the conformance table stays honest", () => {
 
   describe("the checker", () => {
     it("should refuse a cited name that does not exist, for every checked form (the check is not vacuous)", () => {
-      for (const name of ["src/no-such-file.ts", "Query.noSuchField", "NoSuchType.field", "Tier.NO_SUCH", "Subscription.agentStream(noSuchArg)", "tai tools no-such", "tai42:noSuchExport", "tai42/client:noSuchExport", "app.noSuchMethod", "Agent#noSuchMember", "NoSuchClass#run"])
+      for (const name of [
+        "src/no-such-file.ts",
+        "Query.noSuchField",
+        "NoSuchType.field",
+        "Tier.NO_SUCH",
+        "Subscription.agentStream(noSuchArg)",
+        "tai tools no-such",
+        "tai42:noSuchExport",
+        "tai42/client:noSuchExport",
+        "app.noSuchMethod",
+        "Agent#noSuchMember",
+        "NoSuchClass#run",
+      ])
         expect(problemOf(name, schema, commands), name).not.toBeNull();
     });
 
     it("should accept a cited name of every checked form that exists", () => {
-      for (const name of ["src/app.ts", "docs/", "schema.graphql", "Query.tools", "Subscription.agentStream(input, runId, afterSeq)", "Tier.FENCED", "AgentRunInput.threadId", "tai tools run", "tai42:app", "tai42/client:createTaiClient", "app.tool", "Agent#run(options, ctx)", "Agent#toolName", "ToolResult#details"])
+      for (const name of [
+        "src/app.ts",
+        "docs/",
+        "schema.graphql",
+        "Query.tools",
+        "Subscription.agentStream(input, runId, afterSeq)",
+        "Tier.FENCED",
+        "AgentRunInput.threadId",
+        "tai tools run",
+        "tai42:app",
+        "tai42/client:createTaiClient",
+        "app.tool",
+        "Agent#run(options, ctx)",
+        "Agent#toolName",
+        "ToolResult#details",
+      ])
         expect(problemOf(name, schema, commands), name).toBeNull();
     });
 

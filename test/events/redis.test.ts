@@ -213,7 +213,11 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       for (const r of runs) expect((await a.runs.get(r.id))?.status).toBe("SUCCEEDED");
       expect((await b.runs.events({ runId: runs[0].id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
       // The idempotent re-issue on the other instance falls back to the database.
-      const again = await within("an idempotent re-issue without Redis", 10_000, a.dispatcher.run({ tool: "add", input: { a: 2, b: 2 }, caller: as("USER"), door: "runtime", idempotencyKey: "k" }));
+      const again = await within(
+        "an idempotent re-issue without Redis",
+        10_000,
+        a.dispatcher.run({ tool: "add", input: { a: 2, b: 2 }, caller: as("USER"), door: "runtime", idempotencyKey: "k" }),
+      );
       expect(again.id).toBe(runs[1].id);
       expect(counter.calls).toBe(2);
       expect(a.logLines.some((l) => l.includes("redis is unreachable"))).toBe(true);

@@ -148,13 +148,20 @@ describe("attaching extensions through manifests", () => {
     await activate("m");
     expect((await gql(`{ tool(name: "lookup_shout") { retryPolicy { maxAttempts } } }`, {}, user)).data!.tool.retryPolicy).toBeNull();
     await put("m", { extensions: { lookup: ["shout"] }, retry: { lookup_shout: { maxAttempts: 2, idempotent: true } } }, 1);
-    expect((await gql(`{ tool(name: "lookup_shout") { retryPolicy { maxAttempts declaredOn } } }`, {}, user)).data!.tool.retryPolicy).toEqual({ maxAttempts: 2, declaredOn: "lookup_shout" });
+    expect((await gql(`{ tool(name: "lookup_shout") { retryPolicy { maxAttempts declaredOn } } }`, {}, user)).data!.tool.retryPolicy).toEqual({
+      maxAttempts: 2,
+      declaredOn: "lookup_shout",
+    });
   });
 
   it("should let a preset build on a branch", async () => {
     await put("m", { extensions: { lookup: ["shout"] } });
     await activate("m");
-    const p = await gql(`mutation { createPreset(input: { name: "shout_hello", description: "d", baseTool: "lookup_shout", fixedKwargs: { word: "hello" } }) { name tier } }`, {}, user);
+    const p = await gql(
+      `mutation { createPreset(input: { name: "shout_hello", description: "d", baseTool: "lookup_shout", fixedKwargs: { word: "hello" } }) { name tier } }`,
+      {},
+      user,
+    );
     expect(p.errors).toBeUndefined();
     const run = await gql(`mutation { dispatch(input: { tool: "shout_hello", input: {} }) { status content { text } } }`, {}, user);
     expect(run.data!.dispatch).toEqual({ status: "SUCCEEDED", content: [{ text: '{"WORD":"HELLO","LENGTH":5}' }] });

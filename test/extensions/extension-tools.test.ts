@@ -81,14 +81,31 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
     expect((await gql(`{ tool(name: "hidden_helper") { name } }`, {}, admin)).data!.tool).toBeNull();
     const run = await gql(`mutation { dispatch(input: { tool: "hidden_helper", input: { text: "x" } }) { status errorKind } }`, {}, admin);
     expect(run.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND" });
-    const preset = await gql(`mutation { createPreset(input: { name: "helper_x", description: "Helper with x.", baseTool: "hidden_helper", fixedKwargs: { text: "x" } }) { name } }`, {}, admin);
+    const preset = await gql(
+      `mutation { createPreset(input: { name: "helper_x", description: "Helper with x.", baseTool: "hidden_helper", fixedKwargs: { text: "x" } }) { name } }`,
+      {},
+      admin,
+    );
     expect(preset.errors).toBeUndefined();
-    expect((await gql(`mutation { dispatch(input: { tool: "helper_x", input: {} }) { status content { text } } }`, {}, admin)).data!.dispatch).toEqual({ status: "SUCCEEDED", content: [{ text: "h" }] });
+    expect((await gql(`mutation { dispatch(input: { tool: "helper_x", input: {} }) { status content { text } } }`, {}, admin)).data!.dispatch).toEqual({
+      status: "SUCCEEDED",
+      content: [{ text: "h" }],
+    });
   });
 
   it("should validate the plain mapping at the boundary, naming the extension, the tool's place and the rule, and register nothing", () => {
     const app = new App();
-    const bad = () => app.extension({ name: "broken", kind: "WRAPPER", description: "B.", create: passThrough, tools: [{ name: "ok", description: "Ok.", parameters: object, execute: () => "" }, { name: "no good", description: "X.", parameters: object, execute: () => "" }] });
+    const bad = () =>
+      app.extension({
+        name: "broken",
+        kind: "WRAPPER",
+        description: "B.",
+        create: passThrough,
+        tools: [
+          { name: "ok", description: "Ok.", parameters: object, execute: () => "" },
+          { name: "no good", description: "X.", parameters: object, execute: () => "" },
+        ],
+      });
     expect(bad).toThrow(/app\.extension: "broken": tools\[1\]: defineTool \[wire-safe-name\]/);
     expect([app.extensions.size, app.tools.size]).toEqual([0, 0]);
   });
@@ -96,9 +113,15 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
   it("should refuse an extension whose tool name is taken, and leave the registry as it was", () => {
     const app = new App();
     app.tool({ name: "word_count", description: "Mine.", input: z.object({}) }, () => "");
-    expect(() => app.extension({ name: "dup", kind: "WRAPPER", description: "D.", create: passThrough, tools: [{ name: "word_count", description: "Theirs.", parameters: object, execute: () => "" }] })).toThrow(
-      /"dup": its tool "word_count" is already registered \(inline\)/,
-    );
+    expect(() =>
+      app.extension({
+        name: "dup",
+        kind: "WRAPPER",
+        description: "D.",
+        create: passThrough,
+        tools: [{ name: "word_count", description: "Theirs.", parameters: object, execute: () => "" }],
+      }),
+    ).toThrow(/"dup": its tool "word_count" is already registered \(inline\)/);
     expect([...app.extensions.keys()]).toEqual([]);
     expect(app.tools.get("word_count")!.description).toBe("Mine.");
   });
@@ -142,7 +165,11 @@ describe("An extension that takes settings declares their JSON Schema with confi
       rt = await testRuntime({ app, config: { demo: false } });
       const gql = gqlClient(rt);
       const admin = await rt.keys.create("admin", "ADMIN");
-      const put = await gql(`mutation($d: JSONObject!) { putManifest(input: { name: "m", document: $d }) { name } }`, { d: { extensions: { lookup: [[{ name: "tag", config: { label: "nightly" } }], ["bare"]] } } }, admin);
+      const put = await gql(
+        `mutation($d: JSONObject!) { putManifest(input: { name: "m", document: $d }) { name } }`,
+        { d: { extensions: { lookup: [[{ name: "tag", config: { label: "nightly" } }], ["bare"]] } } },
+        admin,
+      );
       expect(put.errors).toBeUndefined();
       await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin);
       expect((await gql(`{ tool(name: "lookup_tag") { label } }`, {}, admin)).data!.tool).toEqual({ label: "nightly" });

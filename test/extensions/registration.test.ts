@@ -23,7 +23,13 @@ describe("extension registration", () => {
 
   it("should refuse a configSchema that breaks the draft 2020-12 rules (ajv meta-validation)", () => {
     expect(() =>
-      new App().extension({ name: "x", kind: "WRAPPER", description: "X.", configSchema: { type: "object", properties: { n: { type: "integer", minimum: "zero" } } }, create: withConfig }),
+      new App().extension({
+        name: "x",
+        kind: "WRAPPER",
+        description: "X.",
+        configSchema: { type: "object", properties: { n: { type: "integer", minimum: "zero" } } },
+        create: withConfig,
+      }),
     ).toThrow(/not a valid draft 2020-12 schema: \/configSchema\/properties\/n\/minimum/);
   });
 

@@ -26,7 +26,11 @@ describe("agentRuns", () => {
   const runs: Record<string, string[]> = { alice: [], bob: [], anonymous: [], failed: [] };
 
   const runAgent = async (who: string | undefined, provider = "hello") => {
-    const r = await gql<{ runAgent: { runId: string } }>(`mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`, { i: { userMessage: "hi", llmProvider: provider } }, who);
+    const r = await gql<{ runAgent: { runId: string } }>(
+      `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`,
+      { i: { userMessage: "hi", llmProvider: provider } },
+      who,
+    );
     return r;
   };
   const page = async (variables: Record<string, unknown>, who?: string) => {
@@ -41,7 +45,12 @@ describe("agentRuns", () => {
     gql = gqlClient(rt);
     useScript(rt.agents, "hello", () => ({ text: "Hello." }));
     useScript(rt.agents, "broken", () => ({ error: "quota exceeded" }));
-    for (const [name, role] of [["admin", "ADMIN"], ["alice", "USER"], ["bob", "USER"]] as const) key[name] = await rt.keys.create(`agents-${name}`, role);
+    for (const [name, role] of [
+      ["admin", "ADMIN"],
+      ["alice", "USER"],
+      ["bob", "USER"],
+    ] as const)
+      key[name] = await rt.keys.create(`agents-${name}`, role);
     // Each run starts after the last one's start, so newest-first is one definite order.
     const after = async (who: string | undefined, list: string, provider?: string) => {
       const last = await rt.db.agentRun.findFirst({ orderBy: { startedAt: "desc" } });

@@ -24,7 +24,8 @@ describe("a runEvents dashboard over real sockets", () => {
 
   const dispatchOverHttp = async () => {
     const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: DISPATCH_FLAKY }) });
-    return ((await res.json()) as { data: { dispatch: { id: string; status: string; attempts: { number: number; errorKind: string | null; waitSeconds: number | null }[] } } }).data.dispatch;
+    return ((await res.json()) as { data: { dispatch: { id: string; status: string; attempts: { number: number; errorKind: string | null; waitSeconds: number | null }[] } } }).data
+      .dispatch;
   };
 
   it("should see RUN_STARTED, ATTEMPT_FAILED, ATTEMPT_FAILED and RUN_FINISHED in order over graphql-ws, and replay exactly what it missed with afterSeq", async () => {
@@ -47,7 +48,10 @@ describe("a runEvents dashboard over real sockets", () => {
       // A marker run started afterwards: a repeated event would arrive before its first one.
       const marker = dispatchOverHttp();
       await until("the marker run's first event", () => replay.data.some((d) => d.runEvents.run.id !== run.id));
-      const beforeMarker = replay.data.slice(0, replay.data.findIndex((d) => d.runEvents.run.id !== run.id));
+      const beforeMarker = replay.data.slice(
+        0,
+        replay.data.findIndex((d) => d.runEvents.run.id !== run.id),
+      );
       expect(beforeMarker.map((d) => [d.runEvents.seq, d.runEvents.type])).toEqual(missed.map((e) => [e.seq, e.type]));
       await marker;
       expect(missed.map((e) => [e.seq, e.type])).toEqual(events.slice(1).map((e) => [e.seq, e.type]));
@@ -62,7 +66,12 @@ describe("a runEvents dashboard over real sockets", () => {
     try {
       const res = await within(
         "the SSE response",
-        fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ query: RUN_EVENTS, variables: { tool: "flaky" } }), signal: abort.signal }),
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "text/event-stream" },
+          body: JSON.stringify({ query: RUN_EVENTS, variables: { tool: "flaky" } }),
+          signal: abort.signal,
+        }),
       );
       const stream = sseReader(res);
       await until("the subscription to listen", () => rt.bus.listenerCount("runEvent") >= 1);

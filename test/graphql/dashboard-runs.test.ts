@@ -31,7 +31,12 @@ describe("dashboard reads of tool runs", () => {
   const runs = async (variables: Record<string, unknown>, who?: string) => {
     const r = await gql<Runs>(RUNS, variables, who);
     expect(r.errors).toBeUndefined();
-    return { ids: r.data!.runs.edges.map((e) => e.node.id), totalCount: r.data!.runs.totalCount, hasNextPage: r.data!.runs.pageInfo.hasNextPage, doors: r.data!.runs.edges.map((e) => e.node.door) };
+    return {
+      ids: r.data!.runs.edges.map((e) => e.node.id),
+      totalCount: r.data!.runs.totalCount,
+      hasNextPage: r.data!.runs.pageInfo.hasNextPage,
+      doors: r.data!.runs.edges.map((e) => e.node.door),
+    };
   };
 
   beforeAll(async () => {
@@ -40,11 +45,19 @@ describe("dashboard reads of tool runs", () => {
       await ctx.runTool("echo", { text: `${text} 1` });
       return (await ctx.runTool("echo", { text: `${text} 2` })).data;
     });
-    app.tool({ name: "call_stats", description: "Runs the fenced admin_stats as a child run.", input: z.object({}) }, async (_i, ctx) => (await ctx.runTool("admin_stats", {})).isError);
+    app.tool(
+      { name: "call_stats", description: "Runs the fenced admin_stats as a child run.", input: z.object({}) },
+      async (_i, ctx) => (await ctx.runTool("admin_stats", {})).isError,
+    );
     app.tool({ name: "ask", description: "Parks until answered.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "ok?" }] }));
     rt = await testRuntime({ app });
     gql = gqlClient(rt);
-    for (const [name, role] of [["admin", "ADMIN"], ["alice", "USER"], ["bob", "USER"]] as const) key[name] = await rt.keys.create(`dash-${name}`, role);
+    for (const [name, role] of [
+      ["admin", "ADMIN"],
+      ["alice", "USER"],
+      ["bob", "USER"],
+    ] as const)
+      key[name] = await rt.keys.create(`dash-${name}`, role);
   });
   afterAll(async () => {
     await rt?.dispose();
@@ -61,7 +74,7 @@ describe("dashboard reads of tool runs", () => {
       expect(await runs({ door: "cli" }, key.bob)).toMatchObject({ ids: [], totalCount: 0 });
       const alicesGraphql = await runs({ door: "graphql", first: 1 }, key.alice);
       expect(alicesGraphql.ids).toHaveLength(1);
-      expect(alicesGraphql.totalCount).toBe((await rt.db.run.count({ where: { callerKeyId: aliceId, door: "graphql" } })));
+      expect(alicesGraphql.totalCount).toBe(await rt.db.run.count({ where: { callerKeyId: aliceId, door: "graphql" } }));
       // totalCount counts every visible match, not the page.
       const everything = await runs({ first: 1 }, key.admin);
       expect(everything).toMatchObject({ totalCount: await rt.db.run.count(), hasNextPage: true });
@@ -100,7 +113,11 @@ describe("dashboard reads of tool runs", () => {
   describe("ToolRun.events", () => {
     it("should list a run's stored events in seq order", async () => {
       const flaky = await dispatch(key.alice, "flaky", { failures: 2 });
-      const r = await gql<{ run: { events: { seq: number; type: string; run: { id: string } }[] } }>(`query($id: ID!) { run(id: $id) { events { seq type run { id } } } }`, { id: flaky.id }, key.alice);
+      const r = await gql<{ run: { events: { seq: number; type: string; run: { id: string } }[] } }>(
+        `query($id: ID!) { run(id: $id) { events { seq type run { id } } } }`,
+        { id: flaky.id },
+        key.alice,
+      );
       expect(r.errors).toBeUndefined();
       const events = r.data!.run.events;
       expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "ATTEMPT_FAILED", "RUN_FINISHED"]);

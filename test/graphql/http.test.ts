@@ -7,17 +7,45 @@ import { gql } from "./support.ts";
 
 const DISPATCH = /* GraphQL */ `
   mutation Dispatch($tool: String!, $input: JSONObject!) {
-    dispatch(input: { tool: $tool, input: $input }) { id tool status data errorKind door }
+    dispatch(input: { tool: $tool, input: $input }) {
+      id
+      tool
+      status
+      data
+      errorKind
+      door
+    }
   }
 `;
 const RUN = /* GraphQL */ `
-  query Run($id: ID!) { run(id: $id) { id tool status data door attempts { number } } }
+  query Run($id: ID!) {
+    run(id: $id) {
+      id
+      tool
+      status
+      data
+      door
+      attempts {
+        number
+      }
+    }
+  }
 `;
 const RUNS = /* GraphQL */ `
   query Runs($first: Int, $after: String) {
     runs(first: $first, after: $after) {
-      edges { cursor node { id } }
-      pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+      edges {
+        cursor
+        node {
+          id
+        }
+      }
+      pageInfo {
+        hasNextPage
+        hasPreviousPage
+        startCursor
+        endCursor
+      }
     }
   }
 `;
@@ -121,10 +149,15 @@ describe("GraphQL over HTTP (in-process)", () => {
       const yoga = await setup();
       const BOUNDED = `mutation($t: Float, $k: String) { dispatch(input: { tool: "clock", input: {}, timeoutSeconds: $t, idempotencyKey: $k }) { id } }`;
       const timeout = await gql(yoga, BOUNDED, { variables: { t: 0 } });
-      expect(timeout.body.errors).toMatchObject([{ message: "timeoutSeconds must be > 0", extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/timeoutSeconds", message: "must be > 0" }] } }]);
+      expect(timeout.body.errors).toMatchObject([
+        { message: "timeoutSeconds must be > 0", extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/timeoutSeconds", message: "must be > 0" }] } },
+      ]);
       const key = await gql(yoga, BOUNDED, { variables: { k: "k".repeat(201) } });
       expect(key.body.errors).toMatchObject([
-        { message: "idempotencyKey must be 1 to 200 characters", extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/idempotencyKey", message: "must be 1 to 200 characters" }] } },
+        {
+          message: "idempotencyKey must be 1 to 200 characters",
+          extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/idempotencyKey", message: "must be 1 to 200 characters" }] },
+        },
       ]);
       expect(await rt!.runs.count({})).toBe(0);
     });

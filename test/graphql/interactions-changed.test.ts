@@ -26,7 +26,9 @@ function parkingTools(): App {
   app.tool({ name: "ask_briefly", description: "Parks on a question that expires at once.", input: z.object({}), pauses: true }, () =>
     park({ interactions: [{ question: "Quick?", expiresInSeconds: 0.001 }] }),
   );
-  app.tool({ name: "ask_vault", description: "Asks for a secret.", input: z.object({}), tier: "secret", pauses: true }, () => park({ interactions: [{ question: "The vault code?" }] }));
+  app.tool({ name: "ask_vault", description: "Asks for a secret.", input: z.object({}), tier: "secret", pauses: true }, () =>
+    park({ interactions: [{ question: "The vault code?" }] }),
+  );
   return app;
 }
 
@@ -58,7 +60,12 @@ describe("interactionsChanged over graphql-ws", () => {
     server = buildApp(rt);
     url = await server.start(0, "127.0.0.1");
     gql = gqlClient(rt);
-    for (const [name, role] of [["admin", "ADMIN"], ["alice", "USER"], ["bob", "USER"]] as const) key[name] = await rt.keys.create(`changes-${name}`, role);
+    for (const [name, role] of [
+      ["admin", "ADMIN"],
+      ["alice", "USER"],
+      ["bob", "USER"],
+    ] as const)
+      key[name] = await rt.keys.create(`changes-${name}`, role);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.dispose();
@@ -125,7 +132,11 @@ describe("interactionsChanged over graphql-ws", () => {
       const sub = await subscribe(key.admin);
       await dispatch(key.admin, "ask_vault");
       const [opened] = await sub.waitForData(1);
-      const answered = await gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status } }`, { id: opened.interactionsChanged.id, a: SECRET }, key.admin);
+      const answered = await gql(
+        `mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status } }`,
+        { id: opened.interactionsChanged.id, a: SECRET },
+        key.admin,
+      );
       expect(answered.errors).toBeUndefined();
       const [, closed] = await sub.waitForData(2);
       expect(closed.interactionsChanged).toMatchObject({ status: "ANSWERED", answer: "[redacted]" });

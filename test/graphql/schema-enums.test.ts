@@ -65,7 +65,11 @@ describe("closed sets as enums", () => {
     expect(put.errors).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "traced") { name } }`, {}, admin)).errors).toBeUndefined();
     const run = await gql<{ dispatch: { id: string } }>(`mutation { dispatch(input: { tool: "echo_monitor", input: { text: "traced" } }) { id } }`, {}, admin);
-    const spans = await gql<{ recentSpans: { runId: string; durationMs: number | null; finishedAt: string | null }[] }>(`{ recentSpans(first: 1) { runId durationMs finishedAt } }`, {}, admin);
+    const spans = await gql<{ recentSpans: { runId: string; durationMs: number | null; finishedAt: string | null }[] }>(
+      `{ recentSpans(first: 1) { runId durationMs finishedAt } }`,
+      {},
+      admin,
+    );
     const [span] = spans.data!.recentSpans;
     expect(span.runId).toBe(run.data!.dispatch.id);
     expect(typeof span.durationMs).toBe("number");

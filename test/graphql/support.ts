@@ -108,7 +108,11 @@ export const RUN_EVENTS = /* GraphQL */ `
       seq
       type
       at
-      run { id tool status }
+      run {
+        id
+        tool
+        status
+      }
     }
   }
 `;
@@ -161,4 +165,3 @@ export function sseReader(res: Response) {
     },
   };
 }
-

@@ -58,5 +58,4 @@ describe("toolsChanged over graphql-ws (real sockets)", () => {
       expect(changed.toolsChanged.map((t) => t.name)).toContain("later_tool");
     });
   });
-
 });

@@ -64,7 +64,11 @@ function within(v: Version, i: Interval): boolean {
 /** Whether `range` admits `version`. */
 export function satisfies(range: string, version: Version): boolean {
   return range.split("||").some((set) => {
-    const tokens = set.trim().replace(/(>=|<=|>|<|=|\^|~)\s+/g, "$1").split(/\s+/).filter(Boolean);
+    const tokens = set
+      .trim()
+      .replace(/(>=|<=|>|<|=|\^|~)\s+/g, "$1")
+      .split(/\s+/)
+      .filter(Boolean);
     if (tokens.includes("-")) throw new Error(`unsupported hyphen range "${range}"`);
     return tokens.every((t) => t === "*" || within(version, comparator(t, range)));
   });
@@ -77,7 +81,13 @@ export function boundaries(ranges: string[]): Version[] {
   for (const range of ranges)
     for (const m of range.matchAll(/\d+(\.(\d+|x|X|\*))?(\.(\d+|x|X|\*))?/g)) {
       const [a = 0, b = 0, c = 0] = partial(m[0], range);
-      for (const v of [[a, b, c], [a, b, c + 1], [a, b + 1, 0], [a + 1, 0, 0]] as Version[]) out.push(v, before(v));
+      for (const v of [
+        [a, b, c],
+        [a, b, c + 1],
+        [a, b + 1, 0],
+        [a + 1, 0, 0],
+      ] as Version[])
+        out.push(v, before(v));
     }
   for (let major = 0; major <= 40; major++) out.push([major, 0, 0]);
   return out;

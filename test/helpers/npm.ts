@@ -30,7 +30,13 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Spawns `command` in `cwd` with a user's environment and collects its output. */
-export function spawnUser(command: string, args: string[], cwd: string, extra: Record<string, string> = {}, options: { detached?: boolean } = {}): ChildProcess & { output: () => { stdout: string; stderr: string } } {
+export function spawnUser(
+  command: string,
+  args: string[],
+  cwd: string,
+  extra: Record<string, string> = {},
+  options: { detached?: boolean } = {},
+): ChildProcess & { output: () => { stdout: string; stderr: string } } {
   const child = spawn(command, args, { cwd, env: userEnv(extra), stdio: ["ignore", "pipe", "pipe"], detached: options.detached });
   let stdout = "";
   let stderr = "";

@@ -14,13 +14,30 @@ export interface TestRuntime extends Runtime {
 
 /** A runtime over a fresh database (SQLite copy, or PostgreSQL when TAI_TEST_DB=postgres). */
 export async function testRuntime(
-  options: { app?: App; env?: NodeJS.ProcessEnv; config?: Partial<Config>; databaseUrl?: string; kind?: "sqlite" | "postgres"; heartbeatSeconds?: number; traceExporter?: RuntimeOptions["traceExporter"]; storeSweepMs?: number } = {},
+  options: {
+    app?: App;
+    env?: NodeJS.ProcessEnv;
+    config?: Partial<Config>;
+    databaseUrl?: string;
+    kind?: "sqlite" | "postgres";
+    heartbeatSeconds?: number;
+    traceExporter?: RuntimeOptions["traceExporter"];
+    storeSweepMs?: number;
+  } = {},
 ): Promise<TestRuntime> {
   const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await freshDatabase(options.kind ?? testDbKind());
   const config = { ...loadConfig({ ...options.env }), databaseUrl: db.url, shutdownGraceSeconds: 2, ...options.config };
   const logLines: string[] = [];
   const log: Logger = createLogger({}, (line) => logLines.push(line));
-  const rt = await createRuntime({ config, app: options.app ?? new App(), loadModules: false, log, heartbeatSeconds: options.heartbeatSeconds, traceExporter: options.traceExporter, storeSweepMs: options.storeSweepMs });
+  const rt = await createRuntime({
+    config,
+    app: options.app ?? new App(),
+    loadModules: false,
+    log,
+    heartbeatSeconds: options.heartbeatSeconds,
+    traceExporter: options.traceExporter,
+    storeSweepMs: options.storeSweepMs,
+  });
   return Object.assign(rt, {
     logLines,
     async dispose() {

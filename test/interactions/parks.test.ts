@@ -14,13 +14,11 @@ describe("parks and interactions", () => {
 
   beforeEach(async () => {
     app = new App();
-    app.tool(
-      { name: "approve", description: "Ask a human to approve an amount.", input: z.object({ amount: z.number() }), pauses: true },
-      ({ amount }) =>
-        park({
-          interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }],
-          state: { amount },
-        }),
+    app.tool({ name: "approve", description: "Ask a human to approve an amount.", input: z.object({ amount: z.number() }), pauses: true }, ({ amount }) =>
+      park({
+        interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }],
+        state: { amount },
+      }),
     );
     app.tool(
       {
@@ -30,7 +28,14 @@ describe("parks and interactions", () => {
         pauses: true,
         resume: (state, answers) => ({ state, total: Object.values(answers as Record<string, number>).reduce((a, b) => a + b, 0) }),
       },
-      () => park({ interactions: [{ question: "a?", answerFormat: { type: "number" } }, { question: "b?", answerFormat: { type: "number" } }], state: "two" }),
+      () =>
+        park({
+          interactions: [
+            { question: "a?", answerFormat: { type: "number" } },
+            { question: "b?", answerFormat: { type: "number" } },
+          ],
+          state: "two",
+        }),
     );
     app.tool({ name: "sneaky", description: "Not in the pausing set.", input: z.object({}) }, () => park({ interactions: [{ question: "?" }] }));
     app.tool({ name: "brief", description: "Expires fast.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "quick?", expiresInSeconds: 0.2 }] }));
@@ -41,7 +46,13 @@ describe("parks and interactions", () => {
   afterEach(() => rt.dispose());
 
   const dispatch = async (tool: string, input: Record<string, unknown>) =>
-    (await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status errorKind errorMessage data interactions { id question status to answerFormat } } }`, { t: tool, i: input }, user)).data!.dispatch;
+    (
+      await gql(
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status errorKind errorMessage data interactions { id question status to answerFormat } } }`,
+        { t: tool, i: input },
+        user,
+      )
+    ).data!.dispatch;
   const answer = (id: string, a: unknown) => gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { id status data errorKind } }`, { id, a }, user);
 
   it("should park a pausing tool's run with its interaction persisted, then resume it with the answer", async () => {

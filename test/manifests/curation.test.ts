@@ -57,15 +57,23 @@ async function mcp(key: string): Promise<Client> {
 }
 
 describe("curation: a tool the API curates out is one `tai tools run` or an agent dispatches exactly as any other tool", () => {
-  it.each(["cli", "extension", "runtime"] as const)("should run a tool kept off the API (apiTool: false) and one the active manifest excludes through the %s door", async (door) => {
-    expect(await dispatchAs(door, "hidden_lookup", { q: "abc" })).toMatchObject({ status: "SUCCEEDED", data: { found: "ABC" }, door });
-    expect(await dispatchAs(door, "excluded_echo", { text: "hi" })).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "hi" }], door });
-    expect(bodies).toEqual(["hidden_lookup:abc", "excluded_echo:hi"]);
-  });
+  it.each(["cli", "extension", "runtime"] as const)(
+    "should run a tool kept off the API (apiTool: false) and one the active manifest excludes through the %s door",
+    async (door) => {
+      expect(await dispatchAs(door, "hidden_lookup", { q: "abc" })).toMatchObject({ status: "SUCCEEDED", data: { found: "ABC" }, door });
+      expect(await dispatchAs(door, "excluded_echo", { text: "hi" })).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "hi" }], door });
+      expect(bodies).toEqual(["hidden_lookup:abc", "excluded_echo:hi"]);
+    },
+  );
 
   it("should let an agent name a curated tool in toolNames and call it through the scripted model", async () => {
     useScript(server.rt.agents, "curation-script", [
-      { toolCalls: [{ toolName: "hidden_lookup", input: { q: "x" } }, { toolName: "excluded_echo", input: { text: "y" } }] },
+      {
+        toolCalls: [
+          { toolName: "hidden_lookup", input: { q: "x" } },
+          { toolName: "excluded_echo", input: { text: "y" } },
+        ],
+      },
       { text: "done" },
     ]);
     const { started, log } = await runToEnd(server.rt.agents, { userMessage: "look it up", toolNames: ["hidden_lookup", "excluded_echo"], llmProvider: "curation-script" });
@@ -82,7 +90,11 @@ describe("curation: a tool the API curates out is one `tai tools run` or an agen
 
   it("should let an agent's inline preset bake over a curated tool, as a stored preset may", async () => {
     useScript(server.rt.agents, "curation-preset", [{ toolCalls: [{ toolName: "lookup_fixed", input: {} }] }, { text: "ok" }]);
-    const { log } = await runToEnd(server.rt.agents, { userMessage: "go", presets: [{ name: "lookup_fixed", description: "Fixed query.", baseTool: "hidden_lookup", fixedKwargs: { q: "baked" } }], llmProvider: "curation-preset" });
+    const { log } = await runToEnd(server.rt.agents, {
+      userMessage: "go",
+      presets: [{ name: "lookup_fixed", description: "Fixed query.", baseTool: "hidden_lookup", fixedKwargs: { q: "baked" } }],
+      llmProvider: "curation-preset",
+    });
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "lookup_fixed", isError: false, result: { found: "BAKED" } });
   });
 });
@@ -90,7 +102,10 @@ describe("curation: a tool the API curates out is one `tai tools run` or an agen
 describe("curation decides what the API lists and accepts", () => {
   it("should answer GraphQL dispatch of a curated tool NOT_FOUND without running it, and leave it out of tools and tool", async () => {
     const gql = gqlClient(server.rt);
-    for (const [tool, input] of [["hidden_lookup", { q: "a" }], ["excluded_echo", { text: "a" }]] as const) {
+    for (const [tool, input] of [
+      ["hidden_lookup", { q: "a" }],
+      ["excluded_echo", { text: "a" }],
+    ] as const) {
       const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { status errorKind errorMessage } }`, { t: tool, i: input }, admin);
       expect(r.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND", errorMessage: `no tool named "${tool}" on the surface` });
       expect((await gql(`query($t: String!) { tool(name: $t) { name } }`, { t: tool }, admin)).data!.tool).toBeNull();
@@ -114,12 +129,15 @@ describe("curation decides what the API lists and accepts", () => {
 });
 
 describe("tiers still decide who may run a curated tool, on every door", () => {
-  it.each(["cli", "agent", "extension", "runtime"] as const)("should refuse a USER a fenced curated tool through the %s door (PERMISSION_DENIED) and let an ADMIN run it", async (door) => {
-    expect(await dispatchAs(door, "hidden_fenced", {}, "USER")).toMatchObject({ status: "FAILED", errorKind: "PERMISSION_DENIED" });
-    expect(bodies).toEqual([]);
-    expect(await dispatchAs(door, "hidden_fenced", {}, "ADMIN")).toMatchObject({ status: "SUCCEEDED" });
-    expect(bodies).toEqual(["hidden_fenced"]);
-  });
+  it.each(["cli", "agent", "extension", "runtime"] as const)(
+    "should refuse a USER a fenced curated tool through the %s door (PERMISSION_DENIED) and let an ADMIN run it",
+    async (door) => {
+      expect(await dispatchAs(door, "hidden_fenced", {}, "USER")).toMatchObject({ status: "FAILED", errorKind: "PERMISSION_DENIED" });
+      expect(bodies).toEqual([]);
+      expect(await dispatchAs(door, "hidden_fenced", {}, "ADMIN")).toMatchObject({ status: "SUCCEEDED" });
+      expect(bodies).toEqual(["hidden_fenced"]);
+    },
+  );
 
   it("should give a USER's agent the PERMISSION_DENIED result of a fenced curated tool without running its body", async () => {
     useScript(server.rt.agents, "curation-fenced", [{ toolCalls: [{ toolName: "hidden_fenced", input: {} }] }, { text: "I may not." }]);
@@ -129,6 +147,10 @@ describe("tiers still decide who may run a curated tool, on every door", () => {
   });
 
   it("should still answer an unregistered name NOT_FOUND on an in-process door", async () => {
-    expect(await dispatchAs("cli", "never_registered", {})).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND", errorMessage: 'no tool named "never_registered" is registered' });
+    expect(await dispatchAs("cli", "never_registered", {})).toMatchObject({
+      status: "FAILED",
+      errorKind: "NOT_FOUND",
+      errorMessage: 'no tool named "never_registered" is registered',
+    });
   });
 });

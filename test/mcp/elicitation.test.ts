@@ -29,7 +29,8 @@ beforeAll(async () => {
       pauses: true,
       resume: (state, answers) => ({ amount: (state as { amount: number }).amount, approved: (Object.values(answers)[0] as { ok: boolean }).ok }),
     },
-    ({ amount }) => park({ interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }], state: { amount } }),
+    ({ amount }) =>
+      park({ interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }], state: { amount } }),
   );
   app.tool(
     {
@@ -39,11 +40,16 @@ beforeAll(async () => {
       pauses: true,
       resume: (_state, answers) => ({ total: Object.values(answers as Record<string, number>).reduce((a, b) => a + b, 0) }),
     },
-    () => park({ interactions: [{ question: "a?", answerFormat: { type: "number" } }, { question: "b?", answerFormat: { type: "number" } }] }),
+    () =>
+      park({
+        interactions: [
+          { question: "a?", answerFormat: { type: "number" } },
+          { question: "b?", answerFormat: { type: "number" } },
+        ],
+      }),
   );
-  app.tool(
-    { name: "pin", description: "Ask for a four-digit PIN.", input: z.object({}), pauses: true },
-    () => park({ interactions: [{ question: "Your PIN?", answerFormat: { type: "string", pattern: "^[0-9]{4}$" } }] }),
+  app.tool({ name: "pin", description: "Ask for a four-digit PIN.", input: z.object({}), pauses: true }, () =>
+    park({ interactions: [{ question: "Your PIN?", answerFormat: { type: "string", pattern: "^[0-9]{4}$" } }] }),
   );
   server = await startServer({ app });
   key = await server.rt.keys.create("mcp-elicit-user", "USER");
@@ -130,10 +136,14 @@ describe("a run that parks, with a client that can be asked", () => {
     const outcome = result.structuredContent as { runId: string; status: string; interactions: { id: string; question: string }[] };
     expect(outcome).toMatchObject({ status: "PARKED", interactions: [{ question: "Approve 9?", to: "user", answerFormat: { type: "object" } }] });
     expect(textOf(result)).toContain("answerInteraction");
-    const answered = await gql<{ answerInteraction: { status: string; data: unknown } }>(server.app, `mutation($id: ID!) { answerInteraction(id: $id, answer: { ok: false }) { status data } }`, {
-      variables: { id: outcome.interactions[0].id },
-      headers: { authorization: `Bearer ${key}` },
-    });
+    const answered = await gql<{ answerInteraction: { status: string; data: unknown } }>(
+      server.app,
+      `mutation($id: ID!) { answerInteraction(id: $id, answer: { ok: false }) { status data } }`,
+      {
+        variables: { id: outcome.interactions[0].id },
+        headers: { authorization: `Bearer ${key}` },
+      },
+    );
     expect(answered.body.data?.answerInteraction).toEqual({ status: "SUCCEEDED", data: { amount: 9, approved: false } });
   });
 
@@ -188,7 +198,13 @@ describe("interaction forms", () => {
   });
 
   it("should keep only what MCP forms allow of a flat object answerFormat", () => {
-    const form = interactionForm(interaction({ type: "object", properties: { when: { type: "string", format: "date", pattern: "x" }, n: { type: "integer", minimum: 1, multipleOf: 2 } }, additionalProperties: false }));
+    const form = interactionForm(
+      interaction({
+        type: "object",
+        properties: { when: { type: "string", format: "date", pattern: "x" }, n: { type: "integer", minimum: 1, multipleOf: 2 } },
+        additionalProperties: false,
+      }),
+    );
     expect(form.params.requestedSchema).toEqual({ type: "object", properties: { when: { type: "string", format: "date" }, n: { type: "integer", minimum: 1 } } });
     expect(form.answerOf({ when: "2026-01-01", n: 3 })).toEqual({ when: "2026-01-01", n: 3 });
   });

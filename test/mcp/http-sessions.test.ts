@@ -86,7 +86,12 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     controller.abort("the user pressed stop");
     await expect(call).rejects.toThrow();
     await until("the run to be cancelled", async () => (await a.rt.runs.get(runId))?.status === "CANCELLED");
-    expect(await a.rt.runs.get(runId)).toMatchObject({ status: "CANCELLED", errorKind: "CANCELLED", errorMessage: "the MCP client cancelled the call: the user pressed stop", door: "mcp" });
+    expect(await a.rt.runs.get(runId)).toMatchObject({
+      status: "CANCELLED",
+      errorKind: "CANCELLED",
+      errorMessage: "the MCP client cancelled the call: the user pressed stop",
+      door: "mcp",
+    });
   });
 
   it("should resume a parked run on A with the elicitation answer the client posts to B", async () => {

@@ -215,7 +215,9 @@ describe("tools/call", () => {
   it("should refuse dispatch options out of the chokepoint's bounds (a 201-character key, a timeout of 0) as invalid params, with no run", async () => {
     const c = await client(keys.USER);
     const before = bodyRuns.counted;
-    await expect(c.callTool({ name: "counted", arguments: { n: 1 }, _meta: { "tai42/idempotencyKey": "k".repeat(201) } })).rejects.toThrow(/tai42\/idempotencyKey.*1 to 200 characters/);
+    await expect(c.callTool({ name: "counted", arguments: { n: 1 }, _meta: { "tai42/idempotencyKey": "k".repeat(201) } })).rejects.toThrow(
+      /tai42\/idempotencyKey.*1 to 200 characters/,
+    );
     await expect(c.callTool({ name: "counted", arguments: { n: 1 }, _meta: { "tai42/timeoutSeconds": 0 } })).rejects.toThrow(/tai42\/timeoutSeconds.*> 0/);
     expect(bodyRuns.counted).toBe(before);
   });

@@ -27,7 +27,15 @@ beforeAll(async () => {
   app.tool({ name: "approve", description: "Ask a person to approve.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "Approve?" }] }));
   server = await startServer({ app });
   user = await server.rt.keys.create("plain-user", "USER");
-  const init = await post({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { elicitation: { form: {} } }, clientInfo: { name: "t", version: "1" } } }, {});
+  const init = await post(
+    {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { elicitation: { form: {} } }, clientInfo: { name: "t", version: "1" } },
+    },
+    {},
+  );
   session = init.headers.get("mcp-session-id") ?? "";
   await init.text();
   expect(session).toMatch(/^mcp_/);
@@ -37,7 +45,11 @@ afterAll(() => server?.stop());
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 function post(body: unknown, headers: Record<string, string> = { "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION }): Promise<Response> {
-  return fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${user}`, ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  return fetch(server.url, {
+    method: "POST",
+    headers: { ...MCP_HEADERS, authorization: `Bearer ${user}`, ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 }
 
 /** Status, content type and body, with run ids made comparable (each call makes its own run). */
@@ -46,7 +58,12 @@ async function answer(res: Response): Promise<{ status: number; type: string | n
   return { status: res.status, type: res.headers.get("content-type"), body };
 }
 
-const call = (name: string, args: unknown, meta?: Record<string, unknown>, id: number | string = 7) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
+const call = (name: string, args: unknown, meta?: Record<string, unknown>, id: number | string = 7) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+});
 
 describe("a plain tools/call", () => {
   const cases: [string, ReturnType<typeof call>][] = [

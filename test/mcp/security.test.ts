@@ -87,10 +87,13 @@ describe("who may call /mcp", () => {
   it("should refuse a Host the loopback server does not answer for (DNS rebinding)", async () => {
     const { port } = new URL(server.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest({ host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { ...MCP_HEADERS, host: "rebound.example", authorization: `Bearer ${user}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const req = httpRequest(
+        { host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { ...MCP_HEADERS, host: "rebound.example", authorization: `Bearer ${user}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       req.on("error", reject);
       req.end(LIST);
     });
@@ -145,7 +148,10 @@ describe("secrets in what /mcp serves", () => {
   });
 
   it("should scrub a resolved !ENV value from results and progress", async () => {
-    await server.rt.presets.create({ name: "echo_env", description: "Echo a configured value.", baseTool: "echo", fixedKwargs: { text: "!ENV MCP_DOOR_TEST_SECRET" } }, callerOf("ADMIN", "mcp-sec-admin"));
+    await server.rt.presets.create(
+      { name: "echo_env", description: "Echo a configured value.", baseTool: "echo", fixedKwargs: { text: "!ENV MCP_DOOR_TEST_SECRET" } },
+      callerOf("ADMIN", "mcp-sec-admin"),
+    );
     const progress: Progress[] = [];
     const result = (await (await client(user)).callTool({ name: "echo_env", arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "[redacted]" }]);
@@ -153,7 +159,10 @@ describe("secrets in what /mcp serves", () => {
   });
 
   it("should scrub a resolved !ENV value from an error result", async () => {
-    await server.rt.presets.create({ name: "get_env", description: "Read the value stored under a configured key.", baseTool: "kv_get", fixedKwargs: { key: "!ENV MCP_DOOR_TEST_SECRET" } }, callerOf("ADMIN", "mcp-sec-admin"));
+    await server.rt.presets.create(
+      { name: "get_env", description: "Read the value stored under a configured key.", baseTool: "kv_get", fixedKwargs: { key: "!ENV MCP_DOOR_TEST_SECRET" } },
+      callerOf("ADMIN", "mcp-sec-admin"),
+    );
     const result = (await (await client(user)).callTool({ name: "get_env", arguments: {} })) as CallToolResult;
     expect(result).toMatchObject({ isError: true, structuredContent: { error: { kind: "NOT_FOUND", message: 'no value is stored under "[redacted]"' } } });
     expect(JSON.stringify(result)).not.toContain(ENV_SECRET);

@@ -17,7 +17,9 @@ export interface McpTestServer {
 }
 
 /** Starts a runtime and its server on a free port. */
-export async function startServer(options: { app?: App; env?: NodeJS.ProcessEnv; config?: Partial<Config>; databaseUrl?: string; kind?: "sqlite" | "postgres" } = {}): Promise<McpTestServer> {
+export async function startServer(
+  options: { app?: App; env?: NodeJS.ProcessEnv; config?: Partial<Config>; databaseUrl?: string; kind?: "sqlite" | "postgres" } = {},
+): Promise<McpTestServer> {
   const rt = await testRuntime(options);
   const app = buildApp(rt);
   const url = (await app.start(0, "127.0.0.1")).replace(/\/graphql$/, "/mcp");

@@ -34,7 +34,11 @@ describe("a CLI write against a running SQLite server without Redis", () => {
 
     const created = await runCli(["presets", "create", "greet", "--base", "echo", "--kwargs", '{"text":"hello"}'], env);
     expect(created.code, created.stderr).toBe(0);
-    const afterPreset = await timed("the server to serve the preset", async () => (await gql<Served>("{ tools { name } }")).data!.tools.some((t) => t.name === "greet"), SYNC_SECONDS * 1000 + SLACK_MS);
+    const afterPreset = await timed(
+      "the server to serve the preset",
+      async () => (await gql<Served>("{ tools { name } }")).data!.tools.some((t) => t.name === "greet"),
+      SYNC_SECONDS * 1000 + SLACK_MS,
+    );
     expect(afterPreset).toBeLessThanOrEqual(SYNC_SECONDS * 1000 + SLACK_MS);
     expect((await server.dispatcher.run({ tool: "greet", input: {}, caller: { role: "USER", keyName: null, keyId: null }, door: "runtime" })).status).toBe("SUCCEEDED");
 

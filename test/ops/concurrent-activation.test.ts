@@ -16,7 +16,14 @@ const ready = (await requirePostgres()) && (await requireRedis());
 
 const ACTIVATIONS = 500;
 const MANIFESTS = ["m0", "m1", "m2", "m3", "m4"];
-const ACTIVATE = /* GraphQL */ `mutation ($name: String!) { activateManifest(name: $name) { name active } }`;
+const ACTIVATE = /* GraphQL */ `
+  mutation ($name: String!) {
+    activateManifest(name: $name) {
+      name
+      active
+    }
+  }
+`;
 
 describe.skipIf(!ready)("concurrent manifest activation across two instances", () => {
   const runtimes: TestRuntime[] = [];
@@ -36,18 +43,25 @@ describe.skipIf(!ready)("concurrent manifest activation across two instances", (
     const doors = [gqlClient(a), gqlClient(b)];
 
     const answers = await Promise.all(
-      Array.from({ length: ACTIVATIONS }, (_, i) => doors[i % 2]<{ activateManifest: { name: string; active: boolean } }>(ACTIVATE, { name: MANIFESTS[i % MANIFESTS.length] }, key)),
+      Array.from({ length: ACTIVATIONS }, (_, i) =>
+        doors[i % 2]<{ activateManifest: { name: string; active: boolean } }>(ACTIVATE, { name: MANIFESTS[i % MANIFESTS.length] }, key),
+      ),
     );
 
     const outcome = (r: GqlResult<{ activateManifest: { name: string; active: boolean } }>) => {
       if (r.data?.activateManifest) return r.data.activateManifest.active ? "activated" : "answered inactive";
       const e = r.errors?.[0];
       const code = e?.extensions?.code;
-      return (code === "CONFLICT" || code === "UNAVAILABLE") && (e?.extensions as { retryable?: boolean }).retryable === true ? `retryable ${code}` : `untyped: ${r.text.slice(0, 300)}`;
+      return (code === "CONFLICT" || code === "UNAVAILABLE") && (e?.extensions as { retryable?: boolean }).retryable === true
+        ? `retryable ${code}`
+        : `untyped: ${r.text.slice(0, 300)}`;
     };
     const tally: Record<string, number> = {};
     for (const r of answers) tally[outcome(r)] = (tally[outcome(r)] ?? 0) + 1;
-    expect(Object.keys(tally).filter((k) => !["activated", "retryable CONFLICT", "retryable UNAVAILABLE"].includes(k)), JSON.stringify(tally)).toEqual([]);
+    expect(
+      Object.keys(tally).filter((k) => !["activated", "retryable CONFLICT", "retryable UNAVAILABLE"].includes(k)),
+      JSON.stringify(tally),
+    ).toEqual([]);
     expect(tally.activated).toBeGreaterThan(0);
     expect(await a.db.manifest.count({ where: { active: true } })).toBe(1);
 

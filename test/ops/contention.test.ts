@@ -73,17 +73,25 @@ describe("contention errors", () => {
 
   it.skipIf(!hasPostgres)("should type as CONFLICT the loser of a deadlock (PostgreSQL 40P01)", async () => {
     const db = await postgres(4);
-    await db.kvEntry.createMany({ data: [{ key: "x", value: 0 }, { key: "y", value: 0 }] });
+    await db.kvEntry.createMany({
+      data: [
+        { key: "x", value: 0 },
+        { key: "y", value: 0 },
+      ],
+    });
     let bothHoldOne!: () => void;
     const gate = new Promise<void>((r) => (bothHoldOne = r));
     let holding = 0;
     const crossing = (first: string, second: string) =>
-      db.$transaction(async (tx) => {
-        await tx.$executeRawUnsafe(`UPDATE "KvEntry" SET "value" = '1' WHERE "key" = '${first}'`);
-        if (++holding === 2) bothHoldOne();
-        await gate;
-        await tx.$executeRawUnsafe(`UPDATE "KvEntry" SET "value" = '2' WHERE "key" = '${second}'`);
-      }, { timeout: 15_000 });
+      db.$transaction(
+        async (tx) => {
+          await tx.$executeRawUnsafe(`UPDATE "KvEntry" SET "value" = '1' WHERE "key" = '${first}'`);
+          if (++holding === 2) bothHoldOne();
+          await gate;
+          await tx.$executeRawUnsafe(`UPDATE "KvEntry" SET "value" = '2' WHERE "key" = '${second}'`);
+        },
+        { timeout: 15_000 },
+      );
     const results = await Promise.allSettled([crossing("x", "y"), crossing("y", "x")]);
     const lost = results.filter((r) => r.status === "rejected").map((r) => (r as PromiseRejectedResult).reason);
     expect(lost).toHaveLength(1);
@@ -130,7 +138,10 @@ describe("contention errors", () => {
   });
 
   it("should answer a contention error at the GraphQL edge with its code and retryable: true, never masked", () => {
-    const mask = maskError(createLogger({}, () => {}), new Secrets());
+    const mask = maskError(
+      createLogger({}, () => {}),
+      new Secrets(),
+    );
     const raw = Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), { code: "P2028" });
     const masked = mask(new GraphQLError(raw.message, { originalError: raw, path: ["activateManifest"] }), "Unexpected error.") as GraphQLError;
     expect(masked.message).toMatch(/busy or out of reach.*send the request again/);

@@ -33,7 +33,11 @@ describe("idle streams", () => {
     await new Promise<void>((r) => socket.once("message", () => r()));
     const opened = Date.now();
 
-    const sse = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ query: "subscription { toolsChanged { name } }" }) });
+    const sse = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ query: "subscription { toolsChanged { name } }" }),
+    });
     const reader = sse.body!.getReader();
     const comments: number[] = [];
     const pump = (async () => {

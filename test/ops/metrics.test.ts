@@ -28,7 +28,13 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   return undefined;
 }
 
-const DISPATCH = /* GraphQL */ `mutation ($tool: String!, $input: JSONObject!) { dispatch(input: { tool: $tool, input: $input }) { status } }`;
+const DISPATCH = /* GraphQL */ `
+  mutation ($tool: String!, $input: JSONObject!) {
+    dispatch(input: { tool: $tool, input: $input }) {
+      status
+    }
+  }
+`;
 
 describe("/metrics", () => {
   const cleanup: (() => Promise<void>)[] = [];

@@ -5,12 +5,22 @@ import { DefinitionError } from "../../src/definition-error.ts";
 /** The operations variables (docs/deploy.md §"Configuration"): their defaults, and a clear error naming a bad one. */
 describe("operations configuration", () => {
   it("should default to a 2 s sync, a 10 s heartbeat, death after 30 s, a pool of 10, loopback metrics, no unready delay and no tracing", () => {
-    expect(loadConfig({})).toMatchObject({ syncSeconds: 2, heartbeatSeconds: 10, deadAfterSeconds: 30, dbPool: 10, metrics: "loopback", unreadySeconds: 0, otlpTracesUrl: undefined });
+    expect(loadConfig({})).toMatchObject({
+      syncSeconds: 2,
+      heartbeatSeconds: 10,
+      deadAfterSeconds: 30,
+      dbPool: 10,
+      metrics: "loopback",
+      unreadySeconds: 0,
+      otlpTracesUrl: undefined,
+    });
   });
 
   it("should derive death from the heartbeat when only the heartbeat is set, and accept fractions of a second", () => {
     expect(loadConfig({ TAI_HEARTBEAT_SECONDS: "0.5" })).toMatchObject({ heartbeatSeconds: 0.5, deadAfterSeconds: 1.5 });
-    expect(loadConfig({ TAI_HEARTBEAT_SECONDS: "5", TAI_DEAD_AFTER_SECONDS: "12", TAI_SYNC_SECONDS: "0.25", TAI_DB_POOL: "25", TAI_METRICS: "ADMIN", TAI_UNREADY_SECONDS: "15" })).toMatchObject({
+    expect(
+      loadConfig({ TAI_HEARTBEAT_SECONDS: "5", TAI_DEAD_AFTER_SECONDS: "12", TAI_SYNC_SECONDS: "0.25", TAI_DB_POOL: "25", TAI_METRICS: "ADMIN", TAI_UNREADY_SECONDS: "15" }),
+    ).toMatchObject({
       heartbeatSeconds: 5,
       deadAfterSeconds: 12,
       syncSeconds: 0.25,

@@ -22,10 +22,13 @@ describe.skipIf(!ready)("callback links behind a load balancer", () => {
   it("should name TAI_PUBLIC_URL in a callback link and resume the run on whichever instance receives the POST", async () => {
     const app = new App();
     const links: string[] = [];
-    app.tool({ name: "request_review", description: "Asks a reviewer, who answers at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) }, ({ callback_url }) => {
-      links.push(callback_url);
-      return "review requested";
-    });
+    app.tool(
+      { name: "request_review", description: "Asks a reviewer, who answers at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) },
+      ({ callback_url }) => {
+        links.push(callback_url);
+        return "review requested";
+      },
+    );
     const b = await testRuntime({ app, config: { demo: false } });
     cleanup.push(() => b.dispose());
     const serverB: TaiServer = buildApp(b);
@@ -34,7 +37,11 @@ describe.skipIf(!ready)("callback links behind a load balancer", () => {
     const a: TestRuntime = await testRuntime({ app, databaseUrl: b.config.databaseUrl, config: { demo: false, publicUrl } });
     cleanup.push(() => a.close());
 
-    await a.manifests.put({ name: "review", document: { extensions: { request_review: [[{ name: "ask_external", config: { answerFormat: { type: "object", required: ["verdict"] } } }]] } } }, undefined, as("ADMIN"));
+    await a.manifests.put(
+      { name: "review", document: { extensions: { request_review: [[{ name: "ask_external", config: { answerFormat: { type: "object", required: ["verdict"] } } }]] } } },
+      undefined,
+      as("ADMIN"),
+    );
     await a.manifests.activate("review", as("ADMIN"));
     await b.stored.sync.refreshIfStale();
     const parked = await a.dispatcher.run({ tool: "request_review_ask_external", input: { doc: "spec.md" }, caller: as("USER"), door: "runtime" });

@@ -49,7 +49,9 @@ describe("readiness during a graceful shutdown", () => {
 
     writeFileSync(release, "go");
     expect((await held).status).toBe("SUCCEEDED");
-    const exited = new Promise<number | null>((r) => (child!.process.child.exitCode !== null ? r(child!.process.child.exitCode) : child!.process.child.once("exit", (code) => r(code))));
+    const exited = new Promise<number | null>((r) =>
+      child!.process.child.exitCode !== null ? r(child!.process.child.exitCode) : child!.process.child.once("exit", (code) => r(code)),
+    );
     await until("the listener to close", async () => (await get(`${base}/health`)) === null, 20_000);
     expect(await exited).toBe(0);
   }, 120_000);
@@ -89,7 +91,10 @@ describe.skipIf(!withServices)("readiness and its dependencies", () => {
     const pgLink: Link = await tcpLink(pgUrl.hostname, Number(pgUrl.port || 5432));
     const redisLink: Link = await tcpLink(redisUrl.hostname, Number(redisUrl.port || 6379));
     cleanup.push(pgLink.close, redisLink.close);
-    const rt: TestRuntime = await testRuntime({ databaseUrl: through(db.url, pgLink), config: { redisUrl: through(redisTestUrl(), redisLink), redisPrefix: `tai42-test-${randomUUID()}:` } });
+    const rt: TestRuntime = await testRuntime({
+      databaseUrl: through(db.url, pgLink),
+      config: { redisUrl: through(redisTestUrl(), redisLink), redisPrefix: `tai42-test-${randomUUID()}:` },
+    });
     cleanup.push(() => rt.close());
     const server: TaiServer = buildApp(rt);
     const base = (await server.start(0, "127.0.0.1")).replace(/\/graphql$/, "");

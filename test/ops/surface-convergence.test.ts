@@ -22,7 +22,20 @@ const SLACK_MS = 1000;
 const NO_SLEEP = { tools: { exclude: ["sleep"] } };
 const ADMIN = as("ADMIN");
 
-const SURFACE = /* GraphQL */ `{ activeManifest { name } tools { name } manifests { name active } }`;
+const SURFACE = /* GraphQL */ `
+  {
+    activeManifest {
+      name
+    }
+    tools {
+      name
+    }
+    manifests {
+      name
+      active
+    }
+  }
+`;
 type SurfaceData = { activeManifest: { name: string } | null; tools: { name: string }[]; manifests: { name: string; active: boolean }[] };
 
 describe.skipIf(!ready)("configuration convergence across instances", () => {
@@ -46,7 +59,20 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
     };
     const a = await open();
     const b = await open();
-    await until("both instances to reach Redis", async () => (await Promise.all([a.rt.bus.ping().then(() => true, () => false), b.rt.bus.ping().then(() => true, () => false)])).every(Boolean));
+    await until("both instances to reach Redis", async () =>
+      (
+        await Promise.all([
+          a.rt.bus.ping().then(
+            () => true,
+            () => false,
+          ),
+          b.rt.bus.ping().then(
+            () => true,
+            () => false,
+          ),
+        ])
+      ).every(Boolean),
+    );
     return { a: a.rt, b: b.rt, links: [a.link, b.link] };
   }
 

@@ -17,7 +17,11 @@ describe("surface snapshots", () => {
   it("should keep a snapshot's entries, retry policies and active manifest as they were while the surface moves on", async () => {
     rt = await testRuntime();
     const before = rt.surface.snapshot();
-    await rt.manifests.put({ name: "no-sleep", document: { tools: { exclude: ["sleep"] }, retry: { echo: { maxAttempts: 2, idempotent: true, retryable: true } } } }, undefined, as("ADMIN"));
+    await rt.manifests.put(
+      { name: "no-sleep", document: { tools: { exclude: ["sleep"] }, retry: { echo: { maxAttempts: 2, idempotent: true, retryable: true } } } },
+      undefined,
+      as("ADMIN"),
+    );
     await rt.manifests.activate("no-sleep", as("ADMIN"));
     await rt.presets.create({ name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hi" } }, as("ADMIN"));
 
@@ -38,7 +42,11 @@ describe("surface snapshots", () => {
     rt = await testRuntime();
     const gql = gqlClient(rt);
     const admin = await rt.keys.create("admin", "ADMIN");
-    const created = await gql(`mutation { createPreset(input: { name: "flaky_twice", description: "Twice unavailable.", baseTool: "flaky", fixedKwargs: { failures: 2 } }) { retryPolicy { declaredOn } tier } }`, {}, admin);
+    const created = await gql(
+      `mutation { createPreset(input: { name: "flaky_twice", description: "Twice unavailable.", baseTool: "flaky", fixedKwargs: { failures: 2 } }) { retryPolicy { declaredOn } tier } }`,
+      {},
+      admin,
+    );
     expect(created.data).toEqual({ createPreset: { retryPolicy: { declaredOn: "flaky" }, tier: "READ" } });
     await rt.manifests.put({ name: "m", document: {} }, undefined, as("ADMIN"));
     const activated = await gql(`mutation { activateManifest(name: "m") { name active } }`, {}, admin);

@@ -50,7 +50,15 @@ describe("OpenTelemetry traces of runs", () => {
     const spans = exporter.getFinishedSpans();
     const [runSpan] = byName(spans, "tai42.run flaky");
     const attempts = byName(spans, "tai42.attempt flaky");
-    expect(runSpan.attributes).toMatchObject({ "tai42.tool": "flaky", "tai42.door": "graphql", "tai42.caller.role": "USER", "tai42.run.id": run.id, "tai42.run.status": "SUCCEEDED", "tai42.attempts": 2, "tai42.tier": "read" });
+    expect(runSpan.attributes).toMatchObject({
+      "tai42.tool": "flaky",
+      "tai42.door": "graphql",
+      "tai42.caller.role": "USER",
+      "tai42.run.id": run.id,
+      "tai42.run.status": "SUCCEEDED",
+      "tai42.attempts": 2,
+      "tai42.tier": "read",
+    });
     expect(attempts.map((a) => a.attributes["tai42.attempt"])).toEqual([1, 2]);
     expect(attempts.map((a) => a.status.code)).toEqual([2, 1]); // ERROR, then OK
     expect(attempts[0].attributes["tai42.error.kind"]).toBe("UNAVAILABLE");
@@ -81,7 +89,10 @@ describe("OpenTelemetry traces of runs", () => {
   it("should never put a secret-tier input or output, or a resolved !ENV value, into a span", async () => {
     process.env.OPS_OTEL_TOKEN = TOKEN;
     rt = await testRuntime({ app: tools(), traceExporter: exporter });
-    await rt.presets.create({ name: "leaky_env", description: "leaky with the token from the environment", baseTool: "leaky", fixedKwargs: { token: "!ENV OPS_OTEL_TOKEN" } }, as("ADMIN"));
+    await rt.presets.create(
+      { name: "leaky_env", description: "leaky with the token from the environment", baseTool: "leaky", fixedKwargs: { token: "!ENV OPS_OTEL_TOKEN" } },
+      as("ADMIN"),
+    );
     const leaked = await rt.dispatcher.run({ tool: "leaky_env", input: {}, caller: as("ADMIN"), door: "graphql" });
     expect(leaked).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "upstream refused token [redacted]" });
     expect((await rt.dispatcher.run({ tool: "vault", input: { pin: "pin-4242-secret" }, caller: as("ADMIN"), door: "graphql" })).status).toBe("SUCCEEDED");

@@ -46,7 +46,8 @@ async function runtimeWith(register: (app: App) => void) {
   return { rt, call, responses };
 }
 
-const preset = (name: string, variable: string) => `mutation { createPreset(input: { name: "${name}", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV ${variable}" } }) { name } }`;
+const preset = (name: string, variable: string) =>
+  `mutation { createPreset(input: { name: "${name}", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV ${variable}" } }) { name } }`;
 const dispatch = (name: string) => `mutation { dispatch(input: { tool: "${name}", input: {} }) { id status data errorKind errorMessage } }`;
 
 describe("seed 000: a plugin — a config provider — extends the whole platform", () => {
@@ -68,7 +69,13 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
     expect(run.data!.dispatch).toMatchObject({ status: "SUCCEEDED", data: { sent: "Bearer [redacted]", last3: FILE_SECRET.slice(-3) } });
     await call(`{ presets { fixedKwargs } run(id: "${run.data!.dispatch.id}") { input data content { text } events { type } } }`);
     const everywhere = {
-      "stored rows": JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.preset.findMany(), await rt.db.attempt.findMany(), await rt.db.span.findMany()]),
+      "stored rows": JSON.stringify([
+        await rt.db.run.findMany(),
+        await rt.db.runEvent.findMany(),
+        await rt.db.preset.findMany(),
+        await rt.db.attempt.findMany(),
+        await rt.db.span.findMany(),
+      ]),
       responses: responses.join("\n"),
       "log lines": rt.logLines.join("\n"),
     };

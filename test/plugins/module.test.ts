@@ -19,7 +19,11 @@ it("should let a module register a config-provider plugin from the public packag
   try {
     const gql = gqlClient(rt);
     const admin = await rt.keys.create("admin", "ADMIN");
-    const created = await gql(`mutation { createPreset(input: { name: "vault_prod", description: "prod", baseTool: "vault_call", fixedKwargs: { token: "!ENV VAULT_TOKEN" } }) { name } }`, {}, admin);
+    const created = await gql(
+      `mutation { createPreset(input: { name: "vault_prod", description: "prod", baseTool: "vault_call", fixedKwargs: { token: "!ENV VAULT_TOKEN" } }) { name } }`,
+      {},
+      admin,
+    );
     expect(created.errors).toBeUndefined();
     // The model repeats what the tool returned: the run must still not show the value.
     useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "vault_prod", input: {} }] }, { text: `The header was Bearer ${SECRET}.` }]);

@@ -60,7 +60,11 @@ describe('"!ENV NAME" markers in presets', () => {
   });
 
   it("should fail the run with a clear message naming a missing variable (never a value)", async () => {
-    await gql(`mutation { createPreset(input: { name: "call_missing", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV EXT_TEST_MISSING" } }) { name } }`, {}, admin);
+    await gql(
+      `mutation { createPreset(input: { name: "call_missing", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV EXT_TEST_MISSING" } }) { name } }`,
+      {},
+      admin,
+    );
     const run = await gql(`mutation { dispatch(input: { tool: "call_missing", input: { url: "u" } }) { status errorKind errorMessage } }`, {}, admin);
     expect(run.data!.dispatch).toEqual({ status: "FAILED", errorKind: "INTERNAL", errorMessage: 'preset "call_missing": the environment variable EXT_TEST_MISSING is not set' });
   });

@@ -57,7 +57,11 @@ describe("preset writes and what they build on or what builds on them", () => {
   const create = (name: string, baseTool: string, fixedKwargs: Record<string, unknown>) =>
     gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name version } }`, { i: { name, description: `${name}.`, baseTool, fixedKwargs } }, admin);
   const update = (name: string, version: number, baseTool: string, fixedKwargs: Record<string, unknown>) =>
-    gql(`mutation($n: String!, $v: Int!, $i: PresetInput!) { updatePreset(name: $n, expectedVersion: $v, input: $i) { name version baseTool fixedKwargs } }`, { n: name, v: version, i: { name, description: `${name}.`, baseTool, fixedKwargs } }, admin);
+    gql(
+      `mutation($n: String!, $v: Int!, $i: PresetInput!) { updatePreset(name: $n, expectedVersion: $v, input: $i) { name version baseTool fixedKwargs } }`,
+      { n: name, v: version, i: { name, description: `${name}.`, baseTool, fixedKwargs } },
+      admin,
+    );
   const remove = (name: string) => gql(`mutation($n: String!) { deletePreset(name: $n) }`, { n: name }, admin);
   const manifest = async (name: string, document: Record<string, unknown>) => {
     expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { version } }`, { i: { name, document } }, admin)).errors).toBeUndefined();
@@ -69,7 +73,10 @@ describe("preset writes and what they build on or what builds on them", () => {
   it("should refuse a preset over the agent runs' built-in ask_caller (it would put the built-in on the API), and store nothing", async () => {
     const before = await stored();
     const r = await create("ask_fixed", "ask_caller", { question: "Who are you?" });
-    expect(r.errors![0].extensions).toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/baseTool", message: '"ask_caller" is a built-in of agent runs and cannot be a preset\'s base' }] });
+    expect(r.errors![0].extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [{ path: "/baseTool", message: '"ask_caller" is a built-in of agent runs and cannot be a preset\'s base' }],
+    });
     expect(await stored()).toBe(before);
   });
 
@@ -91,7 +98,12 @@ describe("preset writes and what they build on or what builds on them", () => {
       const r = await create("greet_eu_fr", "greet_region", { language: "fr" });
       expect(r.errors![0].extensions).toMatchObject({
         code: "BAD_USER_INPUT",
-        issues: [{ path: "/baseTool", message: 'builds on branch "greet_region", which does not bind: extension "region" on tool "greet": the factory refused: region "eu" is not served' }],
+        issues: [
+          {
+            path: "/baseTool",
+            message: 'builds on branch "greet_region", which does not bind: extension "region" on tool "greet": the factory refused: region "eu" is not served',
+          },
+        ],
       });
       expect(await stored()).toBe(before);
     });
@@ -100,7 +112,10 @@ describe("preset writes and what they build on or what builds on them", () => {
       await ok(create("greet_eu_fr", "greet_region", { language: "fr" }));
       regions.delete("eu");
       const r = await create("greet_eu_fr_loud", "greet_eu_fr", { punctuation: "!!!" });
-      expect(r.errors![0].extensions).toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/baseTool", message: expect.stringContaining('extension "region" on tool "greet"') }] });
+      expect(r.errors![0].extensions).toMatchObject({
+        code: "BAD_USER_INPUT",
+        issues: [{ path: "/baseTool", message: expect.stringContaining('extension "region" on tool "greet"') }],
+      });
       expect((await rt.db.preset.findMany()).map((p) => p.name)).toEqual(["greet_eu_fr"]);
     });
   });
@@ -116,7 +131,12 @@ describe("preset writes and what they build on or what builds on them", () => {
       const r = await update("greet_fr", 1, "shout", {});
       expect(r.errors![0].extensions).toMatchObject({
         code: "CONFLICT",
-        issues: [{ path: "/dependants/greet_fr_loud/fixedKwargs/punctuation", message: expect.stringMatching(/^preset "greet_fr_loud" builds on "greet_fr" and would break: punctuation is not an input property of "greet_fr"/) }],
+        issues: [
+          {
+            path: "/dependants/greet_fr_loud/fixedKwargs/punctuation",
+            message: expect.stringMatching(/^preset "greet_fr_loud" builds on "greet_fr" and would break: punctuation is not an input property of "greet_fr"/),
+          },
+        ],
       });
       expect(r.errors![0].message).toContain("greet_fr_loud");
       expect(await stored()).toBe(before);
@@ -124,13 +144,19 @@ describe("preset writes and what they build on or what builds on them", () => {
 
     it("should refuse baking a key a dependant already bakes, naming the dependant", async () => {
       const r = await update("greet_fr", 1, "greet", { language: "fr", punctuation: "?" });
-      expect(r.errors![0].extensions).toMatchObject({ code: "CONFLICT", issues: [{ path: "/dependants/greet_fr_loud/fixedKwargs/punctuation", message: expect.stringContaining('already baked by "greet_fr"') }] });
+      expect(r.errors![0].extensions).toMatchObject({
+        code: "CONFLICT",
+        issues: [{ path: "/dependants/greet_fr_loud/fixedKwargs/punctuation", message: expect.stringContaining('already baked by "greet_fr"') }],
+      });
     });
 
     it("should re-check all the way down: a change that breaks only a grandchild is refused naming it", async () => {
       await ok(create("greet_fr_loud_ana", "greet_fr_loud", { name: "Ana" }));
       const r = await update("greet_fr", 1, "greet", { language: "fr", name: "Bob" });
-      expect(r.errors![0].extensions).toMatchObject({ code: "CONFLICT", issues: [{ path: "/dependants/greet_fr_loud_ana/fixedKwargs/name", message: expect.stringContaining('already baked by "greet_fr_loud"') }] });
+      expect(r.errors![0].extensions).toMatchObject({
+        code: "CONFLICT",
+        issues: [{ path: "/dependants/greet_fr_loud_ana/fixedKwargs/name", message: expect.stringContaining('already baked by "greet_fr_loud"') }],
+      });
     });
 
     it("should re-bind the active manifest's branches over the changed preset and refuse a change they no longer bind over", async () => {
@@ -139,7 +165,12 @@ describe("preset writes and what they build on or what builds on them", () => {
       const r = await update("greet_fr", 1, "greet", { language: "fr", name: "Bob" });
       expect(r.errors![0].extensions).toMatchObject({
         code: "CONFLICT",
-        issues: [{ path: "/dependants/greet_fr_keyed", message: expect.stringContaining('the active manifest\'s branch "greet_fr_keyed" would no longer bind: extension "keyed" on tool "greet_fr"') }],
+        issues: [
+          {
+            path: "/dependants/greet_fr_keyed",
+            message: expect.stringContaining('the active manifest\'s branch "greet_fr_keyed" would no longer bind: extension "keyed" on tool "greet_fr"'),
+          },
+        ],
       });
       expect(await stored()).toBe(before);
     });

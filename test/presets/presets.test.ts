@@ -39,7 +39,11 @@ describe("presets", () => {
   const create = (input: Record<string, unknown>, key = user) =>
     gql(`mutation($input: PresetInput!) { createPreset(input: $input) { ${PRESET_FIELDS} } }`, { input: { description: "a preset", fixedKwargs: {}, ...input } }, key);
   const dispatch = (tool: string, input: Record<string, unknown>, key = user) =>
-    gql(`mutation($tool: String!, $input: JSONObject!) { dispatch(input: { tool: $tool, input: $input }) { status data content { text } errorKind errorMessage details } }`, { tool, input }, key);
+    gql(
+      `mutation($tool: String!, $input: JSONObject!) { dispatch(input: { tool: $tool, input: $input }) { status data content { text } errorKind errorMessage details } }`,
+      { tool, input },
+      key,
+    );
   const storedPresets = async () => JSON.stringify(await rt.db.preset.findMany({ orderBy: { name: "asc" } }));
 
   describe("a preset of a preset of a tool", () => {
@@ -83,7 +87,10 @@ describe("presets", () => {
       const cur = await gql(`{ preset(name: "greet_fr") { version } }`, {}, user);
       const up = await gql(
         `mutation($input: PresetInput!, $v: Int!) { updatePreset(name: "greet_fr", input: $input, expectedVersion: $v) { version } }`,
-        { input: { name: "greet_fr", description: "fr", baseTool: "greet", fixedKwargs: { language: "fr" }, retryPolicy: { maxAttempts: 2, idempotent: true } }, v: cur.data!.preset.version },
+        {
+          input: { name: "greet_fr", description: "fr", baseTool: "greet", fixedKwargs: { language: "fr" }, retryPolicy: { maxAttempts: 2, idempotent: true } },
+          v: cur.data!.preset.version,
+        },
         user,
       );
       expect(up.errors).toBeUndefined();
@@ -141,17 +148,30 @@ describe("presets", () => {
 
     it("should refuse a stale expectedVersion with CONFLICT and keep the stored version", async () => {
       await create({ name: "p", baseTool: "greet", fixedKwargs: { language: "en" } });
-      const ok = await gql(`mutation($i: PresetInput!) { updatePreset(name: "p", input: $i, expectedVersion: 1) { version } }`, { i: { name: "p", description: "v2", baseTool: "greet", fixedKwargs: { language: "fr" } } }, user);
+      const ok = await gql(
+        `mutation($i: PresetInput!) { updatePreset(name: "p", input: $i, expectedVersion: 1) { version } }`,
+        { i: { name: "p", description: "v2", baseTool: "greet", fixedKwargs: { language: "fr" } } },
+        user,
+      );
       expect(ok.data!.updatePreset.version).toBe(2);
       const before = await storedPresets();
-      const stale = await gql(`mutation($i: PresetInput!) { updatePreset(name: "p", input: $i, expectedVersion: 1) { version } }`, { i: { name: "p", description: "v2b", baseTool: "greet", fixedKwargs: { language: "en" } } }, user);
+      const stale = await gql(
+        `mutation($i: PresetInput!) { updatePreset(name: "p", input: $i, expectedVersion: 1) { version } }`,
+        { i: { name: "p", description: "v2b", baseTool: "greet", fixedKwargs: { language: "en" } } },
+        user,
+      );
       expect(stale.errors![0].extensions).toMatchObject({ code: "CONFLICT", issues: [{ path: "/expectedVersion", message: "is stale (current 2)" }] });
       expect(await storedPresets()).toBe(before);
     });
 
     it("should never lose one of two concurrent updates silently: exactly one wins", async () => {
       await create({ name: "p", baseTool: "greet", fixedKwargs: { language: "en" } });
-      const upd = (d: string) => gql(`mutation($i: PresetInput!) { updatePreset(name: "p", input: $i, expectedVersion: 1) { version description } }`, { i: { name: "p", description: d, baseTool: "greet", fixedKwargs: {} } }, user);
+      const upd = (d: string) =>
+        gql(
+          `mutation($i: PresetInput!) { updatePreset(name: "p", input: $i, expectedVersion: 1) { version description } }`,
+          { i: { name: "p", description: d, baseTool: "greet", fixedKwargs: {} } },
+          user,
+        );
       const [x, y] = await Promise.all([upd("x"), upd("y")]);
       const winners = [x, y].filter((r) => !r.errors);
       expect(winners).toHaveLength(1);

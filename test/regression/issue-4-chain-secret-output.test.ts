@@ -23,7 +23,11 @@ describe("chain into a secret-tier tool (issue 4)", () => {
     reader = await rt.keys.create("reader", "READER");
     const document = {
       extensionsModules: ["tai42/contrib"],
-      extensions: { lookup: [{ name: "chain", config: { next: ["keeper", "shout"] } }], shout: [{ name: "chain", config: { next: ["keeper"] } }], sealed: [{ name: "chain", config: { next: ["keeper"] } }] },
+      extensions: {
+        lookup: [{ name: "chain", config: { next: ["keeper", "shout"] } }],
+        shout: [{ name: "chain", config: { next: ["keeper"] } }],
+        sealed: [{ name: "chain", config: { next: ["keeper"] } }],
+      },
     };
     expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document } }, admin)).errors).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin)).errors).toBeUndefined();
@@ -31,7 +35,13 @@ describe("chain into a secret-tier tool (issue 4)", () => {
   afterEach(() => rt.dispose());
 
   const dispatch = async (tool: string, input: Record<string, unknown>) =>
-    (await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status data content { text } errorKind errorMessage } }`, { t: tool, i: input }, admin)).data!.dispatch;
+    (
+      await gql(
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status data content { text } errorKind errorMessage } }`,
+        { t: tool, i: input },
+        admin,
+      )
+    ).data!.dispatch;
 
   it("should fail, naming the step, a read-tier chain whose last step is secret, and never store or serve the secret output", async () => {
     const run = await dispatch("shout_chain", { text: "x" });

@@ -34,9 +34,13 @@ describe('"!ENV" settings in a refused manifest write (issue 4)', () => {
   });
 
   it("should never show the resolved value in the error's extensions.issues, only the refusal naming extension and tool", async () => {
-    const put = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, {
-      i: { name: "m", document: { extensions: { lookup: [{ name: "picky", config: { token: "!ENV EXT_REGRESSION_TOKEN" } }] } } },
-    }, admin);
+    const put = await gql(
+      `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+      {
+        i: { name: "m", document: { extensions: { lookup: [{ name: "picky", config: { token: "!ENV EXT_REGRESSION_TOKEN" } }] } } },
+      },
+      admin,
+    );
     expect(put.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(put.errors?.[0].extensions?.issues?.[0]).toMatchObject({ path: "/document/extensions/lookup/0" });
     expect(put.errors?.[0].extensions?.issues?.[0].message).toContain('extension "picky" on tool "lookup": the factory refused');

@@ -27,7 +27,11 @@ describe("the answer to a secret-tier run's interaction (issue 4)", () => {
   it("should serve the answer as [redacted] on interactions and on the run, as the run's output is", async () => {
     const parked = (await gql(`mutation { dispatch(input: { tool: "ask_vault", input: {} }) { id status interactions { id } } }`, {}, admin)).data!.dispatch;
     expect(parked.status).toBe("PARKED");
-    const done = await gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status data } }`, { id: parked.interactions[0].id, a: { code: ANSWER } }, admin);
+    const done = await gql(
+      `mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status data } }`,
+      { id: parked.interactions[0].id, a: { code: ANSWER } },
+      admin,
+    );
     expect(done.data!.answerInteraction).toEqual({ status: "SUCCEEDED", data: "[redacted]" });
     // Even the ADMIN, who sees the run, is served the answer redacted (a READER sees neither: docs/security-model.md §2).
     expect((await gql(`{ interactions { id } }`, {}, reader)).data!.interactions).toEqual([]);

@@ -17,10 +17,13 @@ describe("monitor spans never carry credentials (issue 4)", () => {
     process.env.EXT_SPAN_TOKEN = SECRET;
     callbackUrls = [];
     const app = new App();
-    app.tool({ name: "request_review", description: "Ask a reviewer; they answer at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) }, ({ callback_url }) => {
-      callbackUrls.push(callback_url);
-      return "requested";
-    });
+    app.tool(
+      { name: "request_review", description: "Ask a reviewer; they answer at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) },
+      ({ callback_url }) => {
+        callbackUrls.push(callback_url);
+        return "requested";
+      },
+    );
     app.tool({ name: "call_api", description: "Calls an API with a token.", input: z.object({ token: z.string() }) }, ({ token }) => {
       throw new ToolError(`the API refused token ${token}`, { kind: "UPSTREAM" });
     });
@@ -28,7 +31,15 @@ describe("monitor spans never carry credentials (issue 4)", () => {
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
     user = await rt.keys.create("user", "USER");
-    expect((await gql(`mutation { createPreset(input: { name: "call_prod", description: "Prod.", baseTool: "call_api", fixedKwargs: { token: "!ENV EXT_SPAN_TOKEN" } }) { name } }`, {}, admin)).errors).toBeUndefined();
+    expect(
+      (
+        await gql(
+          `mutation { createPreset(input: { name: "call_prod", description: "Prod.", baseTool: "call_api", fixedKwargs: { token: "!ENV EXT_SPAN_TOKEN" } }) { name } }`,
+          {},
+          admin,
+        )
+      ).errors,
+    ).toBeUndefined();
     const document = { extensions: { request_review: [["monitor", "ask_external"]], call_prod: ["monitor"] } };
     expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document } }, admin)).errors).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin)).errors).toBeUndefined();

@@ -21,11 +21,17 @@ it("should not leak a secret tool's result that the model repeats across several
   rt = await testRuntime({ app });
   const published: unknown[] = [];
   rt.bus.listen("agentEvent", (e) => published.push(e));
-  useScript(rt.agents, "s", (view) => (view.prompt.at(-1)?.role === "tool" ? { text: `The passphrase is ${PASSPHRASE}.` } : { toolCalls: [{ toolName: "passphrase_read", input: {} }] }));
+  useScript(rt.agents, "s", (view) =>
+    view.prompt.at(-1)?.role === "tool" ? { text: `The passphrase is ${PASSPHRASE}.` } : { toolCalls: [{ toolName: "passphrase_read", input: {} }] },
+  );
   const { started, log } = await runToEnd(rt.agents, { userMessage: "?", toolNames: ["passphrase_read"], llmProvider: "s" }, as("ADMIN"));
   expect(types(log).filter((t) => t !== "message_delta")).toEqual(["tool_call_step", "tool_result_step", "run_usage", "message_final"]);
   // The deltas lag by a constant (docs/security-model.md §3); together they are the scrubbed answer.
-  expect(ofType(log, "message_delta").map((d) => d.text).join("")).toBe("The passphrase is [redacted].");
+  expect(
+    ofType(log, "message_delta")
+      .map((d) => d.text)
+      .join(""),
+  ).toBe("The passphrase is [redacted].");
   expect(ofType(log, "message_final")[0].text).toBe("The passphrase is [redacted].");
   const everything = JSON.stringify([log, published, await rt.agents.thread(started.threadId, as("ADMIN"))]);
   for (const word of ["horse", "battery", "staple"]) expect(everything).not.toContain(word);

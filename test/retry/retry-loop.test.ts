@@ -71,9 +71,30 @@ describe("attempts and waits", () => {
     const outcome = await done;
     expect(outcome).toMatchObject({ ok: false, error: { kind: "UNAVAILABLE", message: "attempt 3 failed with UNAVAILABLE" } });
     expect(outcome.attempts).toEqual([
-      { number: 1, startedAt: new Date(T0).toISOString(), finishedAt: new Date(T0).toISOString(), errorKind: "TIMEOUT", errorMessage: "attempt 1 failed with TIMEOUT", waitSeconds: 0.5 },
-      { number: 2, startedAt: new Date(T0 + 500).toISOString(), finishedAt: new Date(T0 + 500).toISOString(), errorKind: "RATE_LIMITED", errorMessage: "attempt 2 failed with RATE_LIMITED", waitSeconds: 1 },
-      { number: 3, startedAt: new Date(T0 + 1500).toISOString(), finishedAt: new Date(T0 + 1500).toISOString(), errorKind: "UNAVAILABLE", errorMessage: "attempt 3 failed with UNAVAILABLE", waitSeconds: null },
+      {
+        number: 1,
+        startedAt: new Date(T0).toISOString(),
+        finishedAt: new Date(T0).toISOString(),
+        errorKind: "TIMEOUT",
+        errorMessage: "attempt 1 failed with TIMEOUT",
+        waitSeconds: 0.5,
+      },
+      {
+        number: 2,
+        startedAt: new Date(T0 + 500).toISOString(),
+        finishedAt: new Date(T0 + 500).toISOString(),
+        errorKind: "RATE_LIMITED",
+        errorMessage: "attempt 2 failed with RATE_LIMITED",
+        waitSeconds: 1,
+      },
+      {
+        number: 3,
+        startedAt: new Date(T0 + 1500).toISOString(),
+        finishedAt: new Date(T0 + 1500).toISOString(),
+        errorKind: "UNAVAILABLE",
+        errorMessage: "attempt 3 failed with UNAVAILABLE",
+        waitSeconds: null,
+      },
     ]);
   });
 

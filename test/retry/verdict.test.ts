@@ -66,9 +66,7 @@ describe("the double-send guard (idempotent is required)", () => {
 
   it("should refuse it in app.tool({ retry }), naming idempotent and registering nothing", () => {
     const app = new App();
-    const e = thrown(() =>
-      app.tool({ name: "send_mail", description: "Send a mail.", input: z.object({}), retry: { maxAttempts: 3, idempotent: false } }, () => "sent"),
-    );
+    const e = thrown(() => app.tool({ name: "send_mail", description: "Send a mail.", input: z.object({}), retry: { maxAttempts: 3, idempotent: false } }, () => "sent"));
     expect(e).toBeInstanceOf(DefinitionError);
     expect((e as DefinitionError).rule).toBe("tool.retry-policy");
     expect(e.message).toContain("idempotent");
@@ -275,7 +273,9 @@ describe("invalid policy fields are each named", () => {
   });
 
   it("should name every broken field at once", () => {
-    const e = thrown(() => resolvePolicy("t", { maxAttempts: 0, idempotent: "no", retryable: ["NOPE"], backoff: { multiplier: 0 } } as unknown as RetryPolicyInit)) as DefinitionError;
+    const e = thrown(() =>
+      resolvePolicy("t", { maxAttempts: 0, idempotent: "no", retryable: ["NOPE"], backoff: { multiplier: 0 } } as unknown as RetryPolicyInit),
+    ) as DefinitionError;
     expect(e.issues.map((i) => i.path)).toEqual(expect.arrayContaining(["/maxAttempts", "/idempotent", "/retryable/0", "/backoff/multiplier"]));
   });
 

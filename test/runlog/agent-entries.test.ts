@@ -11,7 +11,16 @@ describe("agent stream entries in the run log", () => {
   let rt: TestRuntime;
   beforeEach(async () => {
     rt = await testRuntime();
-    await rt.agents.store.create({ id: "run-a", agent: "tools_agent", threadId: null, input: {}, callerRole: "USER", callerKey: null, checkpoint: null, startedAt: new Date().toISOString() });
+    await rt.agents.store.create({
+      id: "run-a",
+      agent: "tools_agent",
+      threadId: null,
+      input: {},
+      callerRole: "USER",
+      callerKey: null,
+      checkpoint: null,
+      startedAt: new Date().toISOString(),
+    });
   });
   afterEach(() => rt.dispose());
 

@@ -17,7 +17,11 @@ describe("the ordered run event feed", () => {
   beforeEach(async () => {
     rt = await testRuntime();
     bus = new Bus();
-    feed = new OrderedRunEvents(bus, rt.runs, createLogger({}, () => {}));
+    feed = new OrderedRunEvents(
+      bus,
+      rt.runs,
+      createLogger({}, () => {}),
+    );
     await feed.whenReady();
   });
   afterEach(async () => {
@@ -83,7 +87,11 @@ describe("the ordered run event feed with a long gap", () => {
       },
     };
     const bus = new Bus();
-    const feed = new OrderedRunEvents(bus, source, createLogger({}, () => {}));
+    const feed = new OrderedRunEvents(
+      bus,
+      source,
+      createLogger({}, () => {}),
+    );
     try {
       await feed.whenReady();
       const got: number[] = [];
@@ -109,7 +117,11 @@ describe("the ordered run event feed when the store cannot be read", () => {
     const event = (seq: number): RunEventRecord => ({ seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: "t", run });
     const source = { lastSeq: async () => 0, between: async (): Promise<RunEventRecord[]> => Promise.reject(new Error("the store is down")) };
     const bus = new Bus();
-    const feed = new OrderedRunEvents(bus, source, createLogger({}, () => {}));
+    const feed = new OrderedRunEvents(
+      bus,
+      source,
+      createLogger({}, () => {}),
+    );
     try {
       await feed.whenReady();
       const sub = feed.subscribe();

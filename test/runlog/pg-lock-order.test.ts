@@ -78,7 +78,10 @@ describe.runIf(onPg)("the run log's lock order on PostgreSQL", () => {
     await other.query("BEGIN");
     await other.query("SET LOCAL deadlock_timeout = '10ms'");
     const insert = (id: string, scope: string) =>
-      other!.query(`INSERT INTO "Run" ("id","tool","status","content","door","callerRole","instanceId","idempotencyScope") VALUES ($1,'t','RUNNING','[]','runtime','USER','other-instance',$2)`, [id, scopeKey(scope)]);
+      other!.query(
+        `INSERT INTO "Run" ("id","tool","status","content","door","callerRole","instanceId","idempotencyScope") VALUES ($1,'t','RUNNING','[]','runtime','USER','other-instance',$2)`,
+        [id, scopeKey(scope)],
+      );
     await insert("other-lo", lo);
 
     // This instance's batch is given the same scopes the other way round.

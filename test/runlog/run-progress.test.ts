@@ -106,7 +106,13 @@ describe("execute(tool_call_id, params, signal, on_update, ctx): on_update repor
 
   it("should bound the rate: updates within the interval collapse to the newest, written when the interval ends", async () => {
     const app = new App();
-    reporter(app, "chatty", "read", Array.from({ length: 50 }, (_, i) => ({ message: `step ${i}`, progress: i })), 2);
+    reporter(
+      app,
+      "chatty",
+      "read",
+      Array.from({ length: 50 }, (_, i) => ({ message: `step ${i}`, progress: i })),
+      2,
+    );
     rt = await testRuntime({ app });
     const run = await rt.dispatcher.run({ tool: "chatty", input: {}, caller: as("USER"), door: "runtime" });
     expect((await progressOf(run.id)).map((e) => e.progress!.message)).toEqual(["step 0", "step 49"]);

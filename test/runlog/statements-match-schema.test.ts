@@ -17,24 +17,65 @@ describe("the run log's statements against the Prisma schema", () => {
   afterEach(() => rt.dispose());
 
   const full = (): RunRecord => ({
-    ...newRun({ tool: "storé\u0000d", input: { a: [1, "two", { three: null }], "k\u0000": true }, door: "graphql", callerRole: "USER", callerKey: "key-user", callerKeyId: "kid-1", parentRunId: "parent-1" }),
+    ...newRun({
+      tool: "storé\u0000d",
+      input: { a: [1, "two", { three: null }], "k\u0000": true },
+      door: "graphql",
+      callerRole: "USER",
+      callerKey: "key-user",
+      callerKeyId: "kid-1",
+      parentRunId: "parent-1",
+    }),
     tier: "write",
-    retryPolicy: { maxAttempts: 3, kinds: ["UNAVAILABLE"], backoff: { initialSeconds: 0.5, multiplier: 2, capSeconds: 4 }, declaredOn: "storé" } as unknown as RunRecord["retryPolicy"],
+    retryPolicy: {
+      maxAttempts: 3,
+      kinds: ["UNAVAILABLE"],
+      backoff: { initialSeconds: 0.5, multiplier: 2, capSeconds: 4 },
+      declaredOn: "storé",
+    } as unknown as RunRecord["retryPolicy"],
   });
 
   it("should read back a started, retried and finished run written by the log exactly as recorded, with text made storable", async () => {
     const run = full();
     const started = await rt.runs.start(run, "scope-1", rt.instanceId);
     expect(started?.type).toBe("RUN_STARTED");
-    const attempt1 = { number: 1, startedAt: new Date(Date.now() - 50).toISOString(), finishedAt: new Date(Date.now() - 40).toISOString(), errorKind: "UNAVAILABLE" as const, errorMessage: "down\u0000", waitSeconds: 0.5 };
+    const attempt1 = {
+      number: 1,
+      startedAt: new Date(Date.now() - 50).toISOString(),
+      finishedAt: new Date(Date.now() - 40).toISOString(),
+      errorKind: "UNAVAILABLE" as const,
+      errorMessage: "down\u0000",
+      waitSeconds: 0.5,
+    };
     const retried = (await rt.runs.attemptFailed({ ...run, attempts: [attempt1] }, attempt1))!;
-    const attempt2 = { number: 2, startedAt: new Date(Date.now() - 10).toISOString(), finishedAt: new Date().toISOString(), errorKind: null, errorMessage: null, waitSeconds: null };
-    const done: RunRecord = { ...run, status: "SUCCEEDED", content: [{ type: "text", text: "ok" }], data: { n: 1.5, list: [true, false] }, details: { why: "because" }, terminate: true, attempts: [attempt1, attempt2], finishedAt: new Date().toISOString() };
+    const attempt2 = {
+      number: 2,
+      startedAt: new Date(Date.now() - 10).toISOString(),
+      finishedAt: new Date().toISOString(),
+      errorKind: null,
+      errorMessage: null,
+      waitSeconds: null,
+    };
+    const done: RunRecord = {
+      ...run,
+      status: "SUCCEEDED",
+      content: [{ type: "text", text: "ok" }],
+      data: { n: 1.5, list: [true, false] },
+      details: { why: "because" },
+      terminate: true,
+      attempts: [attempt1, attempt2],
+      finishedAt: new Date().toISOString(),
+    };
     const finished = await rt.runs.finish(done, attempt2);
     expect([started!.seq < retried.seq, retried.seq < finished.seq]).toEqual([true, true]);
 
     const stored = await rt.runs.get(run.id);
-    expect(stored).toEqual({ ...done, tool: "storé\uFFFDd", input: { a: [1, "two", { three: null }], "k\uFFFD": true }, attempts: [{ ...attempt1, errorMessage: "down\uFFFD" }, attempt2] });
+    expect(stored).toEqual({
+      ...done,
+      tool: "storé\uFFFDd",
+      input: { a: [1, "two", { three: null }], "k\uFFFD": true },
+      attempts: [{ ...attempt1, errorMessage: "down\uFFFD" }, attempt2],
+    });
     expect((await rt.runs.byScope("scope-1"))?.id).toBe(run.id);
     const events = await rt.runs.events({ runId: run.id }, 0);
     expect(events.map((e) => [e.seq, e.type, e.tool, e.runId])).toEqual([
@@ -51,7 +92,20 @@ describe("the run log's statements against the Prisma schema", () => {
     await rt.runs.start(run, null, rt.instanceId);
     await rt.runs.finish({ ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "boom", finishedAt: new Date().toISOString() }, null);
     const stored = await rt.runs.get(run.id);
-    expect(stored).toMatchObject({ input: null, retryPolicy: null, callerKey: null, callerKeyId: null, tier: null, data: null, details: null, parentRunId: null, status: "FAILED", isError: true, terminate: false, attempts: [] });
+    expect(stored).toMatchObject({
+      input: null,
+      retryPolicy: null,
+      callerKey: null,
+      callerKeyId: null,
+      tier: null,
+      data: null,
+      details: null,
+      parentRunId: null,
+      status: "FAILED",
+      isError: true,
+      terminate: false,
+      attempts: [],
+    });
   });
 
   it("should refuse a second run with a taken idempotency scope without failing, and keep the first", async () => {
@@ -86,7 +140,16 @@ describe("the run log's statements against the Prisma schema", () => {
 
   it("should write an agent run's entries and its end so that they read back through Prisma", async () => {
     const store = rt.agents.store;
-    await store.create({ id: "agent-run-1", agent: "tools_agent", threadId: null, input: { userMessage: "hi" }, callerRole: "USER", callerKey: null, checkpoint: { instanceId: rt.instanceId }, startedAt: new Date().toISOString() });
+    await store.create({
+      id: "agent-run-1",
+      agent: "tools_agent",
+      threadId: null,
+      input: { userMessage: "hi" },
+      callerRole: "USER",
+      callerKey: null,
+      checkpoint: { instanceId: rt.instanceId },
+      startedAt: new Date().toISOString(),
+    });
     const delta = { type: "message_delta", delta: "he\u0000llo", agent: null, seq: 1, runId: "agent-run-1" } as unknown as Parameters<typeof store.appendEvent>[0];
     await store.appendEvent(delta);
     const final = { type: "message_final", final: true, message: "hello", agent: null, seq: 2, runId: "agent-run-1" } as unknown as AgentLogEntry;
@@ -98,7 +161,16 @@ describe("the run log's statements against the Prisma schema", () => {
 
   it("should store an agent run's end whose checkpoint holds a NUL character and a lone surrogate, made storable like its entries", async () => {
     const store = rt.agents.store;
-    await store.create({ id: "agent-run-2", agent: "tools_agent", threadId: null, input: {}, callerRole: "USER", callerKey: null, checkpoint: { instanceId: rt.instanceId }, startedAt: new Date().toISOString() });
+    await store.create({
+      id: "agent-run-2",
+      agent: "tools_agent",
+      threadId: null,
+      input: {},
+      callerRole: "USER",
+      callerKey: null,
+      checkpoint: { instanceId: rt.instanceId },
+      startedAt: new Date().toISOString(),
+    });
     const final = { type: "suspended_final", final: true, agent: null, seq: 1, runId: "agent-run-2" } as unknown as AgentLogEntry;
     await store.finish(final, "SUSPENDED", { pending: [{ input: "a\u0000b", note: "x\uD800y", "k\u0000": 1 }] });
     expect(await store.get("agent-run-2")).toMatchObject({ status: "SUSPENDED", checkpoint: { pending: [{ input: "a\uFFFDb", note: "x\uFFFDy", "k\uFFFD": 1 }] } });

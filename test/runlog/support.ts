@@ -53,7 +53,12 @@ export interface DispatchedRun {
 
 export const DISPATCH = /* GraphQL */ `
   mutation Dispatch($tool: String!, $input: JSONObject!, $idempotencyKey: String) {
-    dispatch(input: { tool: $tool, input: $input, idempotencyKey: $idempotencyKey }) { id status errorKind errorMessage }
+    dispatch(input: { tool: $tool, input: $input, idempotencyKey: $idempotencyKey }) {
+      id
+      status
+      errorKind
+      errorMessage
+    }
   }
 `;
 

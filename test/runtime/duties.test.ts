@@ -78,7 +78,13 @@ describe("a runtime's instance duties", () => {
 describe("one-shot tai commands", () => {
   it("should leave another instance's RUNNING run alone when they list, read stored data or run a tool", async () => {
     const id = await orphan();
-    const commands = [["tools", "list"], ["presets", "list"], ["manifests", "list"], ["keys", "list"], ["tools", "run", "echo", "--input", '{"text":"x"}']];
+    const commands = [
+      ["tools", "list"],
+      ["presets", "list"],
+      ["manifests", "list"],
+      ["keys", "list"],
+      ["tools", "run", "echo", "--input", '{"text":"x"}'],
+    ];
     const results = await Promise.all(commands.map((args) => limit(() => runCli(args, { DATABASE_URL: url }))));
     for (const [i, r] of results.entries()) expect(r.code, `${commands[i].join(" ")}: ${r.stderr}`).toBe(0);
     expect(await statusOf(id)).toBe("RUNNING");

@@ -27,7 +27,12 @@ describe("Node.js versions", () => {
   });
 
   it("package.json engines admits exactly the versions every runtime dependency admits (package-lock.json)", () => {
-    expect(disagreements(pkg.engines.node, locked.filter(([, p]) => !p.dev))).toEqual([]);
+    expect(
+      disagreements(
+        pkg.engines.node,
+        locked.filter(([, p]) => !p.dev),
+      ),
+    ).toEqual([]);
   });
 
   it("every locked package, dev dependencies included, admits the running Node, so npm ci prints no EBADENGINE", () => {

@@ -47,7 +47,9 @@ describe("the manifest module allow-list", () => {
     const before = await stored();
     for (const mod of ["child_process", "node:fs", "vitest"]) {
       const r = await put("evil", { extensionsModules: ["tai42/contrib", mod] });
-      expect(r.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/document/extensionsModules/1", message: expect.stringContaining(`module "${mod}" is not allowed`) }] } }]);
+      expect(r.errors).toMatchObject([
+        { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/document/extensionsModules/1", message: expect.stringContaining(`module "${mod}" is not allowed`) }] } },
+      ]);
     }
     expect(await stored()).toBe(before);
   });
@@ -58,7 +60,9 @@ describe("the manifest module allow-list", () => {
     const before = await stored();
     for (const ref of [outside.file, escape, "./src/index.ts"]) {
       const r = await put("outside", { extensionsModules: [ref] });
-      expect(r.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/document/extensionsModules/0", message: expect.stringContaining("is not allowed") }] } }]);
+      expect(r.errors).toMatchObject([
+        { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/document/extensionsModules/0", message: expect.stringContaining("is not allowed") }] } },
+      ]);
     }
     expect(imports()).not.toContain(outside.name);
     expect(await stored()).toBe(before);

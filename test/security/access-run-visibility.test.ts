@@ -44,12 +44,21 @@ describe("run visibility on every read door", () => {
 
   beforeAll(async () => {
     const app = new App();
-    app.tool({ name: "call_echo", description: "Runs echo as a child run.", input: z.object({ text: z.string() }) }, async ({ text }, ctx) => (await ctx.runTool("echo", { text })).data);
+    app.tool(
+      { name: "call_echo", description: "Runs echo as a child run.", input: z.object({ text: z.string() }) },
+      async ({ text }, ctx) => (await ctx.runTool("echo", { text })).data,
+    );
     app.tool({ name: "ask_owner", description: "Parks until answered.", input: z.object({ q: z.string() }), pauses: true }, ({ q }) => park({ interactions: [{ question: q }] }));
     rt = await testRuntime({ app });
     server = buildApp(rt);
     gql = gqlClient(rt);
-    for (const [name, role] of [["admin", "ADMIN"], ["alice", "USER"], ["bob", "USER"], ["reader", "READER"]] as const) key[name] = await rt.keys.create(`vis-${name}`, role);
+    for (const [name, role] of [
+      ["admin", "ADMIN"],
+      ["alice", "USER"],
+      ["bob", "USER"],
+      ["reader", "READER"],
+    ] as const)
+      key[name] = await rt.keys.create(`vis-${name}`, role);
     run.adminStats = (await dispatch(key.admin, "admin_stats", {})).id;
     run.adminEcho = (await dispatch(key.admin, "echo", { text: "the admin's private input" })).id;
     run.alice = (await dispatch(key.alice, "echo", { text: "alice's private input" })).id;
@@ -81,7 +90,11 @@ describe("run visibility on every read door", () => {
     const first = await gql<{ runs: { edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } }>(RUNS, { first: 1 }, key.alice);
     expect(first.data!.runs.edges.map((e) => e.node.id)).toEqual([run.aliceWrite]);
     expect(first.data!.runs.pageInfo.hasNextPage).toBe(true);
-    const second = await gql<{ runs: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean } } }>(RUNS, { first: 1, after: first.data!.runs.pageInfo.endCursor }, key.alice);
+    const second = await gql<{ runs: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean } } }>(
+      RUNS,
+      { first: 1, after: first.data!.runs.pageInfo.endCursor },
+      key.alice,
+    );
     expect(second.data!.runs.edges.map((e) => e.node.id)).toEqual([run.alice]);
     expect(second.data!.runs.pageInfo.hasNextPage).toBe(false);
   });
@@ -165,7 +178,11 @@ describe("run visibility on every read door", () => {
     expect((await rt.interactions.forRun(parked.id)).map((i) => i.status)).toEqual(["PENDING"]);
     expect((await rt.runs.get(parked.id))!.status).toBe("PARKED");
 
-    const answered = await gql<{ answerInteraction: { status: string } }>(`mutation($id: ID!) { answerInteraction(id: $id, answer: "yes") { status } }`, { id: mine.id }, key.alice);
+    const answered = await gql<{ answerInteraction: { status: string } }>(
+      `mutation($id: ID!) { answerInteraction(id: $id, answer: "yes") { status } }`,
+      { id: mine.id },
+      key.alice,
+    );
     expect(answered.data!.answerInteraction.status).toBe("SUCCEEDED");
   });
 

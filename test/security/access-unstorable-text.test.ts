@@ -40,7 +40,14 @@ describe("text neither database can store", () => {
     await rt?.dispose();
   });
 
-  const snapshot = async () => JSON.stringify([await rt.db.preset.findMany(), await rt.db.manifest.findMany(), await rt.db.skill.findMany(), await rt.db.threadMessage.findMany(), await rt.db.agentRun.count()]);
+  const snapshot = async () =>
+    JSON.stringify([
+      await rt.db.preset.findMany(),
+      await rt.db.manifest.findMany(),
+      await rt.db.skill.findMany(),
+      await rt.db.threadMessage.findMany(),
+      await rt.db.agentRun.count(),
+    ]);
 
   it("should refuse a preset whose description or baked value cannot be stored, naming the path, storing nothing", async () => {
     const before = await snapshot();
@@ -57,12 +64,19 @@ describe("text neither database can store", () => {
 
   it("should refuse a manifest whose description or document cannot be stored, naming the path, storing nothing", async () => {
     const before = await snapshot();
-    const r = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", description: LONE, document: { tools: { include: [NUL] } } } }, admin);
+    const r = await gql(
+      `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+      { i: { name: "m", description: LONE, document: { tools: { include: [NUL] } } } },
+      admin,
+    );
     expect(r.errors).toMatchObject([
       {
         extensions: {
           code: "BAD_USER_INPUT",
-          issues: expect.arrayContaining([expect.objectContaining({ path: "/description" }), expect.objectContaining({ path: "/document/tools/include/0", message: expect.stringContaining("NUL") })]),
+          issues: expect.arrayContaining([
+            expect.objectContaining({ path: "/description" }),
+            expect.objectContaining({ path: "/document/tools/include/0", message: expect.stringContaining("NUL") }),
+          ]),
         },
       },
     ]);
@@ -83,7 +97,11 @@ describe("text neither database can store", () => {
   });
 
   it("should refuse an answer to an interaction that cannot be stored, leaving the interaction pending", async () => {
-    const parked = await gql<{ dispatch: { id: string; interactions: { id: string }[] } }>(`mutation { dispatch(input: { tool: "ask_any", input: {} }) { id interactions { id } } }`, {}, user);
+    const parked = await gql<{ dispatch: { id: string; interactions: { id: string }[] } }>(
+      `mutation { dispatch(input: { tool: "ask_any", input: {} }) { id interactions { id } } }`,
+      {},
+      user,
+    );
     const id = parked.data!.dispatch.interactions[0].id;
     const r = await gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status } }`, { id, a: { note: NUL } }, user);
     expect(r.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/answer/note" }] } }]);
@@ -105,7 +123,11 @@ describe("text neither database can store", () => {
   it("should never name a database driver's class when a tool body fails on the database", async () => {
     // A clean input the database still refuses (a duplicate key): the driver's error is the body's.
     await rt.db.skill.create({ data: { name: "taken", description: "d", instructions: "i" } });
-    const r = await gql<{ dispatch: { status: string; errorKind: string; errorMessage: string } }>(`mutation { dispatch(input: { tool: "dup_skill", input: {} }) { status errorKind errorMessage } }`, {}, user);
+    const r = await gql<{ dispatch: { status: string; errorKind: string; errorMessage: string } }>(
+      `mutation { dispatch(input: { tool: "dup_skill", input: {} }) { status errorKind errorMessage } }`,
+      {},
+      user,
+    );
     expect(r.data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "the tool failed unexpectedly (database error)" });
     expect(r.text).not.toMatch(DRIVER);
   });

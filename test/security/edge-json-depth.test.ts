@@ -26,7 +26,11 @@ describe("JSON input nested too deep", () => {
       s = await startServer();
       // Written by hand: JSON.stringify itself overflows the stack on the deepest value.
       const extra = `${'{"a":'.repeat(levels - 1)}"x"${"}".repeat(levels - 1)}`;
-      const res = await fetch(s.url, { method: "POST", headers: { "content-type": "application/json" }, body: `{"query":${JSON.stringify(DISPATCH)},"variables":{"input":{"text":"hi","extra":${extra}}}}` });
+      const res = await fetch(s.url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: `{"query":${JSON.stringify(DISPATCH)},"variables":{"input":{"text":"hi","extra":${extra}}}}`,
+      });
       const body = (await res.json()) as { data: Dispatched; errors?: unknown };
       expect(body.errors).toBeUndefined();
       const run = body.data.dispatch;
@@ -50,7 +54,9 @@ describe("JSON input nested too deep", () => {
     for (let i = 0; i < 100; i++) inline = `{ a: ${inline} }`;
     const viaLiteral = await gql(s.app, `mutation { createPreset(input: { name: "deep", description: "d", baseTool: "echo", fixedKwargs: ${inline} }) { name } }`);
     for (const r of [viaVariable, viaLiteral]) {
-      expect(r.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining("nested deeper than 64 levels"), extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }) })]);
+      expect(r.body.errors).toEqual([
+        expect.objectContaining({ message: expect.stringContaining("nested deeper than 64 levels"), extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }) }),
+      ]);
     }
     expect(await s.rt.db.preset.count()).toBe(0);
   });

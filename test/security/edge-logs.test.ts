@@ -51,7 +51,12 @@ describe("log lines", () => {
     cleanups.push(() => aborts.forEach((a) => a.abort()));
     await Promise.all(
       aborts.map((a) =>
-        fetch(s!.url, { method: "POST", signal: a.signal, headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${key}` }, body: JSON.stringify({ query: RUN_EVENTS }) }),
+        fetch(s!.url, {
+          method: "POST",
+          signal: a.signal,
+          headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${key}` },
+          body: JSON.stringify({ query: RUN_EVENTS }),
+        }),
       ),
     );
     await until("40 subscriptions to listen", () => s!.rt.bus.listenerCount("runEvent") === 40);
@@ -123,7 +128,12 @@ app.extension({ name: "edge_ext_${suffix}", kind: "WRAPPER", description: "d", c
   it("should repeat an outage line at most once per 10 s while it lasts", () => {
     const lines: string[] = [];
     let now = 0;
-    const outage = outageLog(createLogger({}, (l) => lines.push(l)), "redis", 10_000, () => now);
+    const outage = outageLog(
+      createLogger({}, (l) => lines.push(l)),
+      "redis",
+      10_000,
+      () => now,
+    );
     for (; now < 35_000; now += 20) outage.error(new Error("connect ECONNREFUSED"));
     outage.recovered();
     outage.recovered();

@@ -30,7 +30,10 @@ describe("graphql-ws connectionParams authorization", () => {
   it("should refuse a non-string authorization with 4403 and a reason, never falling back to anonymous", async () => {
     s = await startServer();
     for (const value of [42, { key: "x" }, null, ["Bearer x"]]) {
-      expect(await handshake(s.url, { authorization: value })).toEqual({ closed: 4403, reason: expect.stringMatching(/^Forbidden: connectionParams\.authorization must be a string/) });
+      expect(await handshake(s.url, { authorization: value })).toEqual({
+        closed: 4403,
+        reason: expect.stringMatching(/^Forbidden: connectionParams\.authorization must be a string/),
+      });
     }
   });
 

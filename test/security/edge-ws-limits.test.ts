@@ -57,7 +57,12 @@ describe("GraphQL limits over every transport", () => {
     s = await startServer();
     for (const query of [aliases(16), directives(21), tokens(5001)]) {
       const r = await gql(s.app, query);
-      expect(r.body.errors, query.slice(0, 40)).toEqual([expect.objectContaining({ message: expect.stringMatching(/^the operation exceeds a server limit: .*(limit|Limit)/), extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }) })]);
+      expect(r.body.errors, query.slice(0, 40)).toEqual([
+        expect.objectContaining({
+          message: expect.stringMatching(/^the operation exceeds a server limit: .*(limit|Limit)/),
+          extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }),
+        }),
+      ]);
     }
   });
 });

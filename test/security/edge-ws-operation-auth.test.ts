@@ -66,7 +66,10 @@ describe("graphql-ws operations carrying their own Authorization header (GraphiQ
     send(ws, "1", VIEWER, { Authorization: "Bearer tai_not_a_real_key" });
     expect(await messages.first("1")).toMatchObject({ type: "error", payload: [{ message: "the API key is unknown or revoked", extensions: { code: "UNAUTHENTICATED" } }] });
     send(ws, "2", VIEWER, { Authorization: 42 });
-    expect(await messages.first("2")).toMatchObject({ type: "error", payload: [{ message: expect.stringContaining("extensions.headers.Authorization must be a string"), extensions: { code: "UNAUTHENTICATED" } }] });
+    expect(await messages.first("2")).toMatchObject({
+      type: "error",
+      payload: [{ message: expect.stringContaining("extensions.headers.Authorization must be a string"), extensions: { code: "UNAUTHENTICATED" } }],
+    });
     send(ws, "3", VIEWER, { authorization: "Bearer a", Authorization: "Bearer b" });
     expect(await messages.first("3")).toMatchObject({ type: "error", payload: [{ extensions: { code: "UNAUTHENTICATED" } }] });
     send(ws, "4", VIEWER);

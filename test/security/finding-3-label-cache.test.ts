@@ -48,7 +48,11 @@ describe("finding 3: contrib extensions never serve or store a resolved !ENV val
   });
 
   it("should store a cached result holding a secret scrubbed", async () => {
-    await gql(`mutation { createPreset(input: { name: "echo_secret", description: "x", baseTool: "echo", fixedKwargs: { text: "!ENV EXT_FINDING3_CACHED" } }) { name } }`, {}, admin);
+    await gql(
+      `mutation { createPreset(input: { name: "echo_secret", description: "x", baseTool: "echo", fixedKwargs: { text: "!ENV EXT_FINDING3_CACHED" } }) { name } }`,
+      {},
+      admin,
+    );
     const document = { extensionsModules: ["tai42/contrib"], extensions: { echo_secret: [[{ name: "cache", config: { ttlSeconds: 60 } }]] } };
     expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "c", document } }, admin)).errors).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "c") { name } }`, {}, admin)).errors).toBeUndefined();

@@ -77,7 +77,10 @@ const RUN = "id tool status input data details errorKind errorMessage content { 
 async function databaseText(url: string): Promise<string> {
   if (url.startsWith("file:")) {
     const file = url.slice("file:".length).split("?")[0];
-    return [file, `${file}-wal`, `${file}-shm`].filter(existsSync).map((f) => readFileSync(f).toString("latin1")).join("\n");
+    return [file, `${file}-wal`, `${file}-shm`]
+      .filter(existsSync)
+      .map((f) => readFileSync(f).toString("latin1"))
+      .join("\n");
   }
   const c = new pg.Client({ connectionString: url });
   await c.connect();
@@ -107,7 +110,8 @@ describe("no secret leaks through any door, before or after a restart (security 
       { name: "leak_clock", baseTool: "clock", fixedKwargs: { timeZone: "!ENV EXT_LEAK_BETA" } },
       { name: "leak_echo", baseTool: "echo", fixedKwargs: { text: "!ENV EXT_LEAK_ALPHA" } },
     ];
-    for (const p of presets) expect((await gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, { i: { ...p, description: "leak test" } })).errors).toBeUndefined();
+    for (const p of presets)
+      expect((await gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, { i: { ...p, description: "leak test" } })).errors).toBeUndefined();
     const document = {
       extensionsModules: ["tai42/contrib"],
       extensions: { echo: [[{ name: "label", config: { label: "!ENV EXT_LEAK_BETA" } }]], leak_echo: [["cache"], ["monitor"]] },
@@ -120,15 +124,28 @@ describe("no secret leaks through any door, before or after a restart (security 
     const ws = wsClient(server.url, { connectionParams: { authorization: `Bearer ${ADMIN_KEY}` } });
     const tools = collect(ws, "subscription { toolsChanged { name label fixedKwargs } }");
     let pings = 0;
-    await until("a toolsChanged frame", async () => {
-      if (tools.data.length) return true;
-      await gql(`mutation($n: String!) { createPreset(input: { name: $n, description: "ping", baseTool: "echo", fixedKwargs: {} }) { name } }`, { n: `ping_${pings++}` });
-      return false;
-    }, 20_000);
+    await until(
+      "a toolsChanged frame",
+      async () => {
+        if (tools.data.length) return true;
+        await gql(`mutation($n: String!) { createPreset(input: { name: $n, description: "ping", baseTool: "echo", fixedKwargs: {} }) { name } }`, { n: `ping_${pings++}` });
+        return false;
+      },
+      20_000,
+    );
 
     // HTTP GraphQL.
     const ids: string[] = [];
-    for (const [tool, input] of [["leak_kv", {}], ["leak_clock", {}], ["leak_echo", {}], ["leak_echo_cache", {}], ["leak_echo_cache", {}], ["leak_echo_monitor", {}], ["echo_label", { text: "hi" }], ["sign_message", { message: "sign this please" }]] as const) {
+    for (const [tool, input] of [
+      ["leak_kv", {}],
+      ["leak_clock", {}],
+      ["leak_echo", {}],
+      ["leak_echo_cache", {}],
+      ["leak_echo_cache", {}],
+      ["leak_echo_monitor", {}],
+      ["echo_label", { text: "hi" }],
+      ["sign_message", { message: "sign this please" }],
+    ] as const) {
       const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`, { t: tool, i: input });
       ids.push(r.data.dispatch.id);
     }
@@ -157,11 +174,19 @@ describe("no secret leaks through any door, before or after a restart (security 
     }
 
     // The callbacks route.
-    const cb = await fetch(`${new URL(server.url).origin}/callbacks/${"x".repeat(32)}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ token: ALPHA }) });
+    const cb = await fetch(`${new URL(server.url).origin}/callbacks/${"x".repeat(32)}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: ALPHA }),
+    });
     note("callback", await cb.text());
 
     // The CLI, on the same database, logs on.
-    for (const args of [["tools", "run", "leak_echo", "--input", "{}"], ["tools", "run", "leak_clock", "--input", "{}"], ["tools", "list", "--json"]]) {
+    for (const args of [
+      ["tools", "run", "leak_echo", "--input", "{}"],
+      ["tools", "run", "leak_clock", "--input", "{}"],
+      ["tools", "list", "--json"],
+    ]) {
       const r = await runCli(args, { DATABASE_URL: database.url, TAI_LOG: "info", TAI_DEMO_SIGNING_KEY: SIGNING_KEY, TAI_ADMIN_KEY: ADMIN_KEY });
       note(`cli ${args.join(" ")}`, `${r.stdout}\n${r.stderr}`);
     }

@@ -7,11 +7,20 @@ import { handshake, startServer, type Started } from "./edge-support.ts";
 function postAs(s: Started, host: string, query: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ query });
-    const req = request({ host: "127.0.0.1", port: s.port, path: "/graphql", method: "POST", headers: { host, origin: `http://${host}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = request(
+      {
+        host: "127.0.0.1",
+        port: s.port,
+        path: "/graphql",
+        method: "POST",
+        headers: { host, origin: `http://${host}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

@@ -58,13 +58,21 @@ describe("the runtime's secrets module", () => {
     const s = new Secrets({ deny: ["VAULT_*"], env: { EXT_OK: "resolved-value", VAULT_TOKEN: "vault-value", TAI_ADMIN_KEY: "admin-value-123" } });
     expect(s.resolve({ a: "!ENV EXT_OK" }, "preset p")).toEqual({ a: "resolved-value" });
     expect(s.scrubText("resolved-value")).toBe("[redacted]");
-    for (const name of ["VAULT_TOKEN", "TAI_ADMIN_KEY", "DATABASE_URL"]) expect(() => s.resolve(`!ENV ${name}`, "preset p")).toThrow(new RegExp(`preset p: "!ENV ${name}" names the server's own configuration`));
+    for (const name of ["VAULT_TOKEN", "TAI_ADMIN_KEY", "DATABASE_URL"])
+      expect(() => s.resolve(`!ENV ${name}`, "preset p")).toThrow(new RegExp(`preset p: "!ENV ${name}" names the server's own configuration`));
     s.learnMarkers({ x: "!ENV VAULT_TOKEN" });
     expect(s.scrubText("vault-value")).toBe("vault-value");
   });
 
   it("should know the configured credentials, including connection-URL passwords as written and decoded", () => {
     const config = { ...loadConfig({ TAI_ADMIN_KEY: "admin-key-0123456789" }), databaseUrl: "postgresql://u:db%40pass@h/db", redisUrl: "redis://:redis-pass@h:6379" };
-    expect(configuredCredentials(config, { TAI_DEMO_SIGNING_KEY: "sign-key", ANTHROPIC_API_KEY: "anthropic-key" }).sort()).toEqual(["admin-key-0123456789", "anthropic-key", "db%40pass", "db@pass", "redis-pass", "sign-key"]);
+    expect(configuredCredentials(config, { TAI_DEMO_SIGNING_KEY: "sign-key", ANTHROPIC_API_KEY: "anthropic-key" }).sort()).toEqual([
+      "admin-key-0123456789",
+      "anthropic-key",
+      "db%40pass",
+      "db@pass",
+      "redis-pass",
+      "sign-key",
+    ]);
   });
 });

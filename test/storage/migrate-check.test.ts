@@ -48,23 +48,27 @@ describe("the migration check at start", () => {
     }
   }, 120_000);
 
-  it.skipIf(!hasPostgres)("should migrate an empty PostgreSQL database through the Prisma CLI, then find it current with one read and no child process", async () => {
-    const db = await emptyPostgresDatabase();
-    try {
-      await migrate(db.url);
-      expect(childProcess.spawn).toHaveBeenCalledTimes(1);
+  it.skipIf(!hasPostgres)(
+    "should migrate an empty PostgreSQL database through the Prisma CLI, then find it current with one read and no child process",
+    async () => {
+      const db = await emptyPostgresDatabase();
+      try {
+        await migrate(db.url);
+        expect(childProcess.spawn).toHaveBeenCalledTimes(1);
 
-      vi.mocked(childProcess.spawn).mockClear();
-      const connect = vi.spyOn(pg.Client.prototype, "connect");
-      const query = vi.spyOn(pg.Client.prototype, "query");
-      await migrate(db.url);
-      expect(childProcess.spawn).not.toHaveBeenCalled();
-      expect(connect).toHaveBeenCalledTimes(1);
-      expect(query).toHaveBeenCalledTimes(1);
-    } finally {
-      await db.drop();
-    }
-  }, 120_000);
+        vi.mocked(childProcess.spawn).mockClear();
+        const connect = vi.spyOn(pg.Client.prototype, "connect");
+        const query = vi.spyOn(pg.Client.prototype, "query");
+        await migrate(db.url);
+        expect(childProcess.spawn).not.toHaveBeenCalled();
+        expect(connect).toHaveBeenCalledTimes(1);
+        expect(query).toHaveBeenCalledTimes(1);
+      } finally {
+        await db.drop();
+      }
+    },
+    120_000,
+  );
 
   it("should leave an unreachable PostgreSQL server to migrate deploy, whose failure names no password", async () => {
     const error = (await migrate("postgresql://tai:s3cret-pass@127.0.0.1:1/none").catch((e: unknown) => e)) as Error;

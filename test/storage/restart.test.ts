@@ -189,7 +189,12 @@ async function startServer(databaseUrl: string, env: Record<string, string> = {}
 }
 
 async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query, variables }), signal: AbortSignal.timeout(15_000) });
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query, variables }),
+    signal: AbortSignal.timeout(15_000),
+  });
   const body = (await res.json()) as { data?: T; errors?: unknown[] };
   if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
   return body.data!;

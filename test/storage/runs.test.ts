@@ -69,7 +69,7 @@ describe("run storage", () => {
     });
 
     it("should keep JSON input and output exactly, including unicode, nesting and nulls", async () => {
-      const value = { text: "héllo — 世界 🚀 \\ \"quoted\"", nested: { list: [1, 2.5, -3, null, true, "x"], empty: {}, none: null }, big: 2 ** 52 };
+      const value = { text: 'héllo — 世界 🚀 \\ "quoted"', nested: { list: [1, 2.5, -3, null, true, "x"], empty: {}, none: null }, big: 2 ** 52 };
       const run = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime" });
       const back = await rt.runs.get(run.id);
       expect(back!.input).toEqual({ value });
@@ -100,9 +100,9 @@ describe("run storage", () => {
       expect((await rt.runs.get(refused.id))!.input).toEqual({ value: fixed });
 
       const failed = await rt.dispatcher.run({ tool: "nul_error", input: {}, caller: as("USER"), door: "runtime" });
-      expect((await rt.runs.get(failed.id))).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "bad\uFFFDbyte" });
+      expect(await rt.runs.get(failed.id)).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "bad\uFFFDbyte" });
       const unknown = await rt.dispatcher.run({ tool: "no\u0000such", input: {}, caller: as("USER"), door: "runtime" });
-      expect((await rt.runs.get(unknown.id))).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND", tool: "no\uFFFDsuch" });
+      expect(await rt.runs.get(unknown.id)).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND", tool: "no\uFFFDsuch" });
     });
 
     it("should return null for a run id that was never stored", async () => {
@@ -160,7 +160,7 @@ describe("run storage", () => {
       expect(new Set(after.map((e) => e.runId))).toEqual(new Set([second.id, third.id]));
       expect(after.every((e) => e.seq > cursor)).toBe(true);
       expect((await rt.runs.events({ tool: "echo_json" }, cursor)).map((e) => e.runId)).toEqual([third.id, third.id]);
-      expect((await rt.runs.events({ runId: first.id }, cursor))).toEqual([]);
+      expect(await rt.runs.events({ runId: first.id }, cursor)).toEqual([]);
       expect((await rt.runs.events({ runId: first.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
     });
 
@@ -181,13 +181,18 @@ describe("run storage", () => {
             await new Promise((r) => setTimeout(r, 1));
           }
         })();
-        await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 ? rt : other).dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })));
+        await Promise.all(
+          Array.from({ length: 150 }, (_, i) => (i % 2 ? rt : other).dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })),
+        );
         writing = false;
         await reader;
         seen.push(...(await rt.runs.events({}, cursor)).map((e) => e.seq));
         const all = (await rt.runs.events({}, 0)).map((e) => e.seq);
         expect(all).toHaveLength(300);
-        expect(all.filter((seq) => !seen.includes(seq)), "events committed behind the reader's cursor").toEqual([]);
+        expect(
+          all.filter((seq) => !seen.includes(seq)),
+          "events committed behind the reader's cursor",
+        ).toEqual([]);
       } finally {
         if (other !== rt) await other.close();
       }
@@ -197,7 +202,7 @@ describe("run storage", () => {
       await Promise.all(Array.from({ length: 6 }, (_, i) => rt.dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })));
       const whole = await rt.runs.events({}, 0);
       const paged: RunEventRecord[] = [];
-      for (let cursor = 0; ; ) {
+      for (let cursor = 0; ;) {
         const page = await rt.runs.events({}, cursor, 5);
         paged.push(...page);
         if (page.length < 5) break;

@@ -25,8 +25,15 @@ describe("AgentToolResult.from_error: 'Create a failure result.' (toolResult.fro
   });
 
   it("should take the message of an Error, and keep a ToolError's kind", () => {
-    expect(normalizeResult("t", toolResult.fromError("t", new Error("disk full")))).toMatchObject({ isError: true, errorMessage: "disk full", content: [{ type: "text", text: "disk full" }] });
-    expect(normalizeResult("t", toolResult.fromError("t", new ToolError("slow down", { kind: "RATE_LIMITED" })))).toMatchObject({ errorKind: "RATE_LIMITED", errorMessage: "slow down" });
+    expect(normalizeResult("t", toolResult.fromError("t", new Error("disk full")))).toMatchObject({
+      isError: true,
+      errorMessage: "disk full",
+      content: [{ type: "text", text: "disk full" }],
+    });
+    expect(normalizeResult("t", toolResult.fromError("t", new ToolError("slow down", { kind: "RATE_LIMITED" })))).toMatchObject({
+      errorKind: "RATE_LIMITED",
+      errorMessage: "slow down",
+    });
   });
 
   describe("returned from a body", () => {
@@ -48,7 +55,13 @@ describe("AgentToolResult.from_error: 'Create a failure result.' (toolResult.fro
       );
       rt = await testRuntime({ app });
       const run = await rt.dispatcher.run({ tool: "flaky", input: {}, caller: as("USER"), door: "runtime" });
-      expect(run).toMatchObject({ status: "FAILED", isError: true, errorKind: "UNAVAILABLE", errorMessage: "upstream said no", content: [{ type: "text", text: "upstream said no" }] });
+      expect(run).toMatchObject({
+        status: "FAILED",
+        isError: true,
+        errorKind: "UNAVAILABLE",
+        errorMessage: "upstream said no",
+        content: [{ type: "text", text: "upstream said no" }],
+      });
       expect(calls).toBe(1);
       expect(await rt.runs.get(run.id)).toMatchObject({ status: "FAILED", errorMessage: "upstream said no", attempts: [{ number: 1 }] });
     });
@@ -57,7 +70,14 @@ describe("AgentToolResult.from_error: 'Create a failure result.' (toolResult.fro
 
 describe("ToolDefinition.prompt_snippet / prompt_guidelines: accepted on a declaration and checked", () => {
   it("should keep a one-line snippet and a list of guidelines, trimmed, on the definition", () => {
-    const def = defineTool({ name: "grep", description: "Search files.", parameters: object, execute: () => "", promptSnippet: " Search file contents by regex ", promptGuidelines: ["Prefer grep over reading whole files. "] });
+    const def = defineTool({
+      name: "grep",
+      description: "Search files.",
+      parameters: object,
+      execute: () => "",
+      promptSnippet: " Search file contents by regex ",
+      promptGuidelines: ["Prefer grep over reading whole files. "],
+    });
     expect(def.promptSnippet).toBe("Search file contents by regex");
     expect(def.promptGuidelines).toEqual(["Prefer grep over reading whole files."]);
     const zod = new App().tool({ name: "z", description: "Z.", input: z.object({}), promptSnippet: "Zed", promptGuidelines: ["Use z last."] }, () => "");

@@ -180,9 +180,7 @@ describe("defineTool: parameters is an object JSON Schema that compiles", () => 
   });
 
   it("should refuse a schema written for a draft it cannot validate, naming the rule", () => {
-    const message = refused("schema-compiles", () =>
-      defineTool(fields({ parameters: { $schema: "http://json-schema.org/draft-04/schema#", type: "object" } })),
-    );
+    const message = refused("schema-compiles", () => defineTool(fields({ parameters: { $schema: "http://json-schema.org/draft-04/schema#", type: "object" } })));
     expect(message).toContain("draft-04");
   });
 

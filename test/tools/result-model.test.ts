@@ -39,7 +39,10 @@ describe("the result model", () => {
   });
 
   it("should keep explicit content blocks as given", () => {
-    const blocks = [{ type: "image", data: "iVBOR", mimeType: "image/png" }, { type: "text", text: "a chart" }];
+    const blocks = [
+      { type: "image", data: "iVBOR", mimeType: "image/png" },
+      { type: "text", text: "a chart" },
+    ];
     expect(normalizeResult("t", toolResult({ content: blocks, data: { id: 7 } }))).toMatchObject({ content: blocks, data: { id: 7 } });
   });
 
@@ -67,11 +70,15 @@ describe("the result model", () => {
     ["a function", () => 1, "(a function)"],
     ["a symbol", Symbol("s"), "(a symbol)"],
     ["a BigInt", 10n, "BigInt"],
-    ["a cycle", (() => {
-      const o: Record<string, unknown> = {};
-      o.self = o;
-      return o;
-    })(), "circular"],
+    [
+      "a cycle",
+      (() => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      })(),
+      "circular",
+    ],
   ])("should refuse a result that is %s as a non-retryable INTERNAL ToolError", (_label, value, text) => {
     let error: unknown;
     try {

@@ -42,7 +42,13 @@ function readPrompt(prompt: LanguageModelV3Prompt): { user: string; results: See
   prompt.forEach((m, i) => {
     if (m.role === "user") lastUser = i;
   });
-  const user = lastUser < 0 ? "" : (prompt[lastUser].content as { type: string; text?: string }[]).map((p) => p.text ?? "").join(" ").trim();
+  const user =
+    lastUser < 0
+      ? ""
+      : (prompt[lastUser].content as { type: string; text?: string }[])
+          .map((p) => p.text ?? "")
+          .join(" ")
+          .trim();
   const results: SeenResult[] = [];
   const args = new Map<string, Record<string, unknown>>();
   for (const m of prompt.slice(lastUser + 1)) {
@@ -60,8 +66,20 @@ function readPrompt(prompt: LanguageModelV3Prompt): { user: string; results: See
 
 const NUM = String.raw`(-?\d+(?:\.\d+)?)`;
 const OPS: Record<string, string> = {
-  "+": "add", plus: "add", "-": "subtract", minus: "subtract", "*": "multiply", x: "multiply", "×": "multiply", times: "multiply",
-  "multiplied by": "multiply", "/": "divide", "÷": "divide", "divided by": "divide", "^": "power", "to the power of": "power",
+  "+": "add",
+  plus: "add",
+  "-": "subtract",
+  minus: "subtract",
+  "*": "multiply",
+  x: "multiply",
+  "×": "multiply",
+  times: "multiply",
+  "multiplied by": "multiply",
+  "/": "divide",
+  "÷": "divide",
+  "divided by": "divide",
+  "^": "power",
+  "to the power of": "power",
 };
 const ARITH = new RegExp(`${NUM}\\s*(\\+|-|\\*|×|x|/|÷|\\^|plus|minus|times|multiplied by|divided by|to the power of)\\s*${NUM}`, "gi");
 
@@ -173,6 +191,9 @@ function firstNumber(results: SeenResult[]): number {
 
 /** The question a prompt's "ask me …" names; a bare "ask me" asks what to do next. */
 function askedQuestion(text: string): string {
-  const topic = text.trim().replace(/^(?:about|for|whether)\s+/i, "").replace(/[.?!]*$/, "");
+  const topic = text
+    .trim()
+    .replace(/^(?:about|for|whether)\s+/i, "")
+    .replace(/[.?!]*$/, "");
   return topic ? `${topic}?` : "What should I do next?";
 }

@@ -95,7 +95,9 @@ export class ScriptedModel implements LanguageModelV3 {
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const { turn, n } = this.next(options);
-    const parts = turn.error ? [{ type: "stream-start", warnings: [] } as LanguageModelV3StreamPart, { type: "error", error: upstreamError(turn.error) } as LanguageModelV3StreamPart] : partsOf(turn, n, options.prompt, this.modelId);
+    const parts = turn.error
+      ? [{ type: "stream-start", warnings: [] } as LanguageModelV3StreamPart, { type: "error", error: upstreamError(turn.error) } as LanguageModelV3StreamPart]
+      : partsOf(turn, n, options.prompt, this.modelId);
     const delay = this.options.chunkDelayMs ?? 0;
     let i = 0;
     const stream = new ReadableStream<LanguageModelV3StreamPart>({
@@ -117,7 +119,9 @@ export class ScriptedModel implements LanguageModelV3 {
       if (!turn) return { turn: { error: `the script has no turn ${n + 1} (it has ${this.script.length})` }, n };
       return { turn, n };
     }
-    const tools = (options.tools ?? []).flatMap((t) => (t.type === "function" ? [{ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }] : []));
+    const tools = (options.tools ?? []).flatMap((t) =>
+      t.type === "function" ? [{ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }] : [],
+    );
     const rf = options.responseFormat?.type === "json" ? ((options.responseFormat.schema as Record<string, unknown> | undefined) ?? {}) : null;
     return { turn: this.script({ prompt: options.prompt, tools, responseFormat: rf, call: n }), n };
   }
@@ -150,7 +154,10 @@ export function wordChunks(text: string): string[] {
 }
 
 function partsOf(turn: ScriptedTurn, n: number, prompt: LanguageModelV3Prompt, modelId: string): LanguageModelV3StreamPart[] {
-  const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }, { type: "response-metadata", id: `scripted-${n}`, modelId }];
+  const parts: LanguageModelV3StreamPart[] = [
+    { type: "stream-start", warnings: [] },
+    { type: "response-metadata", id: `scripted-${n}`, modelId },
+  ];
   if (turn.reasoning) {
     parts.push({ type: "reasoning-start", id: `r${n}` });
     for (const d of wordChunks(turn.reasoning)) parts.push({ type: "reasoning-delta", id: `r${n}`, delta: d });

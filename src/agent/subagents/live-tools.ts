@@ -36,7 +36,8 @@ export function takeLiveTools(options: AgentRunOptions): { options: AgentRunOpti
         if (!Array.isArray(tools)) issues.push({ path: `${path}/tools`, message: "must be a list of live tool definitions (defineTool), given in process" });
         else {
           tools.forEach((t: unknown, j) => {
-            if (!isToolDefinition(t)) issues.push({ path: `${path}/tools/${j}`, message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" });
+            if (!isToolDefinition(t))
+              issues.push({ path: `${path}/tools/${j}`, message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" });
           });
           found.set(`${key}${i}`, tools);
         }

@@ -66,7 +66,11 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
     const label = [...parents, s.name].join("/");
     const llm = s.llmProvider !== undefined || s.llmKwargs !== undefined ? resolveModel(env, s, path, issues) : env.llm;
     const live = liveTools(env.surface, liveToolsOf(s), issues, `${path}/tools`);
-    const tools: ToolSpec[] = [...surfaceSpecs(env.surface, s.toolNames ?? [], `${path}/toolNames`, issues), ...presetSpecs(env.surface, s.presets ?? [], `${path}/presets`, issues), ...live.specs];
+    const tools: ToolSpec[] = [
+      ...surfaceSpecs(env.surface, s.toolNames ?? [], `${path}/toolNames`, issues),
+      ...presetSpecs(env.surface, s.presets ?? [], `${path}/presets`, issues),
+      ...live.specs,
+    ];
     tools.push(...(await prepareSubagents(s.subagents ?? [], { ...env, llm, llmProvider: s.llmProvider ?? env.llmProvider }, `${path}/subagents`, [...parents, s.name], issues)));
     if (s.askCaller) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, `${path}/toolNames`));

@@ -35,7 +35,17 @@ export async function runSubagent(
   let terminal: StreamEvent | null = null;
   try {
     const loop = spec.strategy(
-      { agent: spec.label, mode: "sub", model: spec.llm.model, settings: spec.llm.settings, system: spec.system, tools: spec.tools, gates: spec.gates, responseFormat: spec.responseFormat, recursionLimit: spec.recursionLimit },
+      {
+        agent: spec.label,
+        mode: "sub",
+        model: spec.llm.model,
+        settings: spec.llm.settings,
+        system: spec.system,
+        tools: spec.tools,
+        gates: spec.gates,
+        responseFormat: spec.responseFormat,
+        recursionLimit: spec.recursionLimit,
+      },
       {
         ...io,
         env: withLiveTools(io.env, spec.live),
@@ -54,7 +64,8 @@ export async function runSubagent(
     return errorOutcome(c.kind, `sub-agent "${spec.name}" failed: ${c.message}`);
   }
   if (terminal && PAUSES.has(terminal.type) && checkpoint) return { status: "paused", pause: { terminal, state: { history: kept, checkpoint } } };
-  if (terminal?.type === "structured_final") return { status: "done", isError: false, result: terminal.data, modelOutput: { type: "json", value: terminal.data as never }, terminate: false, value: terminal.data };
+  if (terminal?.type === "structured_final")
+    return { status: "done", isError: false, result: terminal.data, modelOutput: { type: "json", value: terminal.data as never }, terminate: false, value: terminal.data };
   const text = terminal?.type === "message_final" ? terminal.text : "";
   return { status: "done", isError: false, result: text, modelOutput: { type: "text", value: text || "(the sub-agent gave no answer)" }, terminate: false, value: text };
 }

@@ -28,7 +28,8 @@ export interface BatchItem {
  * ToolResultStep in this run.
  */
 export async function* runBatch(items: BatchItem[], agent: string | null): AsyncGenerator<StreamEvent, CallOutcome[]> {
-  for (const it of items) yield { type: "tool_call_step", final: false, tool: it.tool, args: it.shownArgs, callId: it.callId, ...(it.interruptId ? { resumedInterruptId: it.interruptId } : {}), agent };
+  for (const it of items)
+    yield { type: "tool_call_step", final: false, tool: it.tool, args: it.shownArgs, callId: it.callId, ...(it.interruptId ? { resumedInterruptId: it.interruptId } : {}), agent };
 
   const side: StreamEvent[] = [];
   let wake: (() => void) | null = null;
@@ -36,7 +37,15 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
     side.push(e);
     wake?.();
   };
-  const safe = (it: BatchItem) => it.run(emit).catch((e: unknown): CallOutcome => ({ status: "done", isError: true, result: { kind: "INTERNAL", message: `the call failed unexpectedly (${publicErrorName(e)})` }, modelOutput: { type: "error-text", value: "the call failed unexpectedly" }, terminate: false, value: null }));
+  const safe = (it: BatchItem) =>
+    it.run(emit).catch((e: unknown): CallOutcome => ({
+      status: "done",
+      isError: true,
+      result: { kind: "INTERNAL", message: `the call failed unexpectedly (${publicErrorName(e)})` },
+      modelOutput: { type: "error-text", value: "the call failed unexpectedly" },
+      terminate: false,
+      value: null,
+    }));
 
   const promises: Promise<CallOutcome>[] = [];
   let barrier: Promise<unknown> = Promise.resolve();
@@ -62,12 +71,13 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
       wake?.();
     }),
   );
-  for (let i = 0; i < items.length; ) {
+  for (let i = 0; i < items.length;) {
     while (side.length) yield side.shift()!;
     if (settled.has(i)) {
       const o = settled.get(i)!;
       outcomes.push(o);
-      if (o.status === "done") yield { type: "tool_result_step", final: false, tool: items[i].tool, callId: items[i].callId, result: o.result, details: o.details ?? null, isError: o.isError, agent };
+      if (o.status === "done")
+        yield { type: "tool_result_step", final: false, tool: items[i].tool, callId: items[i].callId, result: o.result, details: o.details ?? null, isError: o.isError, agent };
       i++;
       continue;
     }

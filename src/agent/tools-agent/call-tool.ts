@@ -49,7 +49,14 @@ export function errorOutcome(kind: string, message: string, issues?: Issue[]): D
  * too and becomes an "ask". Every
  * failure is an error outcome the model reads; nothing here throws for a tool failure.
  */
-export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, emit: (e: StreamEvent) => void, agent: string | null = null, resume?: SubagentResume): Promise<CallOutcome> {
+export async function callTool(
+  spec: ToolSpec,
+  call: PlannedCall,
+  env: CallEnv,
+  emit: (e: StreamEvent) => void,
+  agent: string | null = null,
+  resume?: SubagentResume,
+): Promise<CallOutcome> {
   if (spec.redacted) env.secrets.learn(call.args);
   // The tool's updates stream as ToolProgressSteps between this call's ToolCallStep and its result.
   const onProgress = (e: RunEventRecord) => emit(toolProgressStep(spec.name, call.callId, agent, e));
@@ -59,7 +66,8 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
     case "preset": {
       // An inline preset has no entry: it runs as its base tool, baked by the preset's own rules.
       const baked = bakeInput(call.args, spec.fixedKwargs, "is baked by the preset and cannot be passed");
-      if (!baked.ok) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.issues.map((i) => `${i.path}: is baked by the preset`).join("; ")}`, baked.issues);
+      if (!baked.ok)
+        return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.issues.map((i) => `${i.path}: is baked by the preset`).join("; ")}`, baked.issues);
       return fromRun(spec, await env.runTool(spec.baseTool, baked.value, onProgress), env);
     }
     case "ask": {
@@ -70,7 +78,8 @@ export async function callTool(spec: ToolSpec, call: PlannedCall, env: CallEnv, 
     }
     case "subagent": {
       const task = (call.args as { task?: unknown }).task;
-      if (typeof task !== "string" || !task.trim()) return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [{ path: "/task", message: "must be a non-empty string" }]);
+      if (typeof task !== "string" || !task.trim())
+        return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [{ path: "/task", message: "must be a non-empty string" }]);
       return env.runSubagent(spec, task, emit, resume);
     }
   }
@@ -88,7 +97,11 @@ export function outcomeOfRun(run: RunRecord, output: RunRecord, redacted: boolea
   if (run.status !== "SUCCEEDED") {
     const issues = issuesOf(output.details);
     const failed = errorOutcome(output.errorKind ?? "INTERNAL", output.errorMessage ?? `the tool ended ${run.status}`, issues);
-    const shown = { kind: run.errorKind ?? "INTERNAL", message: run.errorMessage ?? `the tool ended ${run.status}`, ...(issuesOf(run.details)?.length ? { issues: issuesOf(run.details) } : {}) };
+    const shown = {
+      kind: run.errorKind ?? "INTERNAL",
+      message: run.errorMessage ?? `the tool ended ${run.status}`,
+      ...(issuesOf(run.details)?.length ? { issues: issuesOf(run.details) } : {}),
+    };
     return { ...failed, result: shown, details: run.details ?? null, terminate: output.terminate };
   }
   const text = textOf(output.content);
@@ -128,5 +141,11 @@ export function textOf(content: ContentBlock[]): string {
 /** An outcome as a checkpoint may store it: a secret tool's result and model text are redacted. */
 export function storable(outcome: DoneOutcome, redacted: boolean): DoneOutcome {
   if (!redacted) return outcome;
-  return { ...outcome, result: REDACTED, value: REDACTED, details: outcome.details === null || outcome.details === undefined ? null : REDACTED, modelOutput: outcome.isError ? outcome.modelOutput : { type: "text", value: REDACTED } };
+  return {
+    ...outcome,
+    result: REDACTED,
+    value: REDACTED,
+    details: outcome.details === null || outcome.details === undefined ? null : REDACTED,
+    modelOutput: outcome.isError ? outcome.modelOutput : { type: "text", value: REDACTED },
+  };
 }

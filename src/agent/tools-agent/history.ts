@@ -28,7 +28,12 @@ export function closeDangling(history: ModelMessage[], keepLast = false): ModelM
     if (!missing.length) return;
     out.push({
       role: "tool",
-      content: missing.map((c) => ({ type: "tool-result", toolCallId: c.toolCallId, toolName: c.toolName, output: { type: "error-text", value: "not run: the run paused at this call and was not resumed" } })),
+      content: missing.map((c) => ({
+        type: "tool-result",
+        toolCallId: c.toolCallId,
+        toolName: c.toolName,
+        output: { type: "error-text", value: "not run: the run paused at this call and was not resumed" },
+      })),
     } as ModelMessage);
   });
   return out;

@@ -48,15 +48,20 @@ export function parseDecisions(resume: unknown, actions: InterruptAction[]): { d
   else if (r && typeof r === "object" && typeof r.type === "string") raw = [r];
   else return { decisions: [], issues: [{ path: "/resume", message: 'must be { decisions: [{ type: "approve" | "edit" | "reject", … }] } (one per pending action)' }] };
   if (raw.length !== actions.length)
-    issues.push({ path: "/resume/decisions", message: `must have ${actions.length} decision${actions.length === 1 ? "" : "s"} (one per pending action: ${actions.map((a) => a.tool).join(", ")}), got ${raw.length}` });
+    issues.push({
+      path: "/resume/decisions",
+      message: `must have ${actions.length} decision${actions.length === 1 ? "" : "s"} (one per pending action: ${actions.map((a) => a.tool).join(", ")}), got ${raw.length}`,
+    });
   const decisions: Decision[] = [];
   raw.forEach((d, i) => {
     const path = `/resume/decisions/${i}`;
     const action = actions[i];
     const dd = d as { type?: unknown; args?: unknown; message?: unknown };
-    if (!dd || typeof dd !== "object" || !["approve", "edit", "reject"].includes(dd.type as string)) return void issues.push({ path: `${path}/type`, message: 'must be "approve", "edit" or "reject"' });
+    if (!dd || typeof dd !== "object" || !["approve", "edit", "reject"].includes(dd.type as string))
+      return void issues.push({ path: `${path}/type`, message: 'must be "approve", "edit" or "reject"' });
     const type = dd.type as DecisionType;
-    if (action && !action.allowedDecisions.includes(type)) issues.push({ path: `${path}/type`, message: `"${type}" is not allowed for ${action.tool} (allowed: ${action.allowedDecisions.join(", ")})` });
+    if (action && !action.allowedDecisions.includes(type))
+      issues.push({ path: `${path}/type`, message: `"${type}" is not allowed for ${action.tool} (allowed: ${action.allowedDecisions.join(", ")})` });
     if (type === "edit") {
       if (!dd.args || typeof dd.args !== "object" || Array.isArray(dd.args)) issues.push({ path: `${path}/args`, message: "an edit must carry the new args as an object" });
       else decisions.push({ type, args: dd.args as Record<string, unknown> });

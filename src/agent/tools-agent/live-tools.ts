@@ -35,13 +35,30 @@ export function liveTools(surface: Surface, defs: ToolDefinition[], issues: Issu
     const entry: SurfaceEntry = { ...entryForTool(def), listed: false, policyChain: [], module: "live" };
     entries.set(def.name, entry);
     const { promptSnippet, promptGuidelines } = def;
-    specs.push({ kind: "surface", name: def.name, description: def.description, inputSchema: def.parameters, executionMode: def.executionMode, redacted: isRedacted(def.tier), promptSnippet, promptGuidelines });
+    specs.push({
+      kind: "surface",
+      name: def.name,
+      description: def.description,
+      inputSchema: def.parameters,
+      executionMode: def.executionMode,
+      redacted: isRedacted(def.tier),
+      promptSnippet,
+      promptGuidelines,
+    });
   });
   return { specs, entries };
 }
 
 /** Runs a live tool through the chokepoint as the run's caller (door "agent", child of the run). */
-export function runLive(dispatcher: Dispatcher, entry: SurfaceEntry, input: unknown, caller: Caller, runId: string, onProgress?: (event: RunEventRecord) => void, storedInput?: unknown): Promise<RunOutcome> {
+export function runLive(
+  dispatcher: Dispatcher,
+  entry: SurfaceEntry,
+  input: unknown,
+  caller: Caller,
+  runId: string,
+  onProgress?: (event: RunEventRecord) => void,
+  storedInput?: unknown,
+): Promise<RunOutcome> {
   return dispatcher.runDetailed({ tool: entry.name, input, caller, door: "agent", parentRunId: runId, live: entry, onProgress, storedInput });
 }
 

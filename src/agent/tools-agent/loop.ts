@@ -93,7 +93,17 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     let retried = false;
     for (let turn = 0; ; turn++) {
       if (turn >= cfg.recursionLimit) throw new ToolError(`the agent reached its recursion limit of ${cfg.recursionLimit} model calls without a final answer`, { kind: "TIMEOUT" });
-      const t = yield* modelTurn({ model: cfg.model, settings: cfg.settings, system: cfg.system, messages, tools: cfg.tools, responseFormat: cfg.responseFormat, signal: io.signal, agent: cfg.agent, usage: io.usage });
+      const t = yield* modelTurn({
+        model: cfg.model,
+        settings: cfg.settings,
+        system: cfg.system,
+        messages,
+        tools: cfg.tools,
+        responseFormat: cfg.responseFormat,
+        signal: io.signal,
+        agent: cfg.agent,
+        usage: io.usage,
+      });
       if (t.assistant) {
         messages.push(t.assistant);
         await io.persist([t.assistant]);
@@ -105,7 +115,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
           yield* answer(t.held, parsed.ok ? "answer" : "aside");
           if (!parsed.ok && !retried) {
             retried = true;
-            const fix: ModelMessage = { role: "user", content: `Your answer does not match the required JSON Schema: ${describeIssues(parsed.issues)}. Reply again with only the JSON value.` };
+            const fix: ModelMessage = {
+              role: "user",
+              content: `Your answer does not match the required JSON Schema: ${describeIssues(parsed.issues)}. Reply again with only the JSON value.`,
+            };
             messages.push(fix);
             await io.persist([fix]);
             continue;
@@ -128,7 +141,14 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         const shown = actions.map((a) => ({ ...a, args: specs.get(a.tool)?.redacted ? { redacted: REDACTED } : a.args }));
         usageShown = true;
         yield* usage();
-        yield { type: "interrupt_final", final: true, interruptId, payload: { actions: shown }, reason: `approval required: ${[...new Set(actions.map((a) => a.tool))].join(", ")}`, agent: cfg.agent };
+        yield {
+          type: "interrupt_final",
+          final: true,
+          interruptId,
+          payload: { actions: shown },
+          reason: `approval required: ${[...new Set(actions.map((a) => a.tool))].join(", ")}`,
+          agent: cfg.agent,
+        };
         return;
       }
       const end = yield* settle(
@@ -149,7 +169,12 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
   }
 
   /** Runs a turn's calls; returns a terminal when the turn ends the run (pause or terminate). */
-  async function* settle(calls: PlannedCall[], now: ResumedBatch["now"], known: Record<string, DoneOutcome>, interruptId?: string): AsyncGenerator<StreamEvent, StreamEvent | null> {
+  async function* settle(
+    calls: PlannedCall[],
+    now: ResumedBatch["now"],
+    known: Record<string, DoneOutcome>,
+    interruptId?: string,
+  ): AsyncGenerator<StreamEvent, StreamEvent | null> {
     const items: BatchItem[] = now.map(({ call, outcome, resume }) => ({ ...itemFor(call, outcome, resume), ...(interruptId ? { interruptId } : {}) }));
     const outcomes = yield* runBatch(items, cfg.agent);
     const byId = new Map<string, CallOutcome>(Object.entries(known));
@@ -158,7 +183,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     const parked = calls.filter((c) => byId.get(c.callId)?.status === "parked");
     const paused = calls.filter((c) => byId.get(c.callId)?.status === "paused");
     const asking = calls.filter((c) => byId.get(c.callId)?.status === "ask");
-    const done = () => Object.fromEntries(calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])));
+    const done = () =>
+      Object.fromEntries(
+        calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])),
+      );
     // One pause surfaces per run: a park wins, then the first paused sub-agent; every other
     // pause of the turn becomes an error result (its parked tool runs are cancelled).
     const surfaced = parked.length ? null : (paused[0] ?? null);
@@ -179,7 +207,11 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       io.checkpoint({ kind: "subagent", calls, done: done(), callId: surfaced.callId, state: pause.state });
       return pause.terminal;
     }
-    const waiting = (cs: PlannedCall[]) => waitsOf(io.interactions, cs.map((c) => ({ callId: c.callId, toolRunId: (byId.get(c.callId) as { toolRunId: string }).toolRunId })));
+    const waiting = (cs: PlannedCall[]) =>
+      waitsOf(
+        io.interactions,
+        cs.map((c) => ({ callId: c.callId, toolRunId: (byId.get(c.callId) as { toolRunId: string }).toolRunId })),
+      );
     if (parked.length) {
       for (const c of asking) {
         await io.env.cancelTool((byId.get(c.callId) as { toolRunId: string }).toolRunId);
@@ -189,7 +221,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       }
       const waits = await waiting(parked);
       const all = waits.flatMap((w) => w.interactions.filter((i) => i.status === "PENDING"));
-      const expiries = all.map((i) => i.expiresAt).filter((x): x is string => Boolean(x)).sort();
+      const expiries = all
+        .map((i) => i.expiresAt)
+        .filter((x): x is string => Boolean(x))
+        .sort();
       io.checkpoint({ kind: "suspend", calls, done: done(), parked: waits.map((w) => parkedCall(w, true)) });
       return {
         type: "suspended_final",
@@ -227,7 +262,8 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     const shownArgs = spec?.redacted ? { redacted: REDACTED } : call.args;
     const base = { callId: call.callId, tool: call.tool, shownArgs, mode: spec?.executionMode ?? "parallel" };
     if (fixed) return { ...base, run: async () => fixed };
-    if (call.invalid || !spec) return { ...base, run: async () => errorOutcome(call.invalid?.kind ?? "NOT_FOUND", call.invalid?.message ?? `no tool named "${call.tool}" in this run`) };
+    if (call.invalid || !spec)
+      return { ...base, run: async () => errorOutcome(call.invalid?.kind ?? "NOT_FOUND", call.invalid?.message ?? `no tool named "${call.tool}" in this run`) };
     return {
       ...base,
       run: (emit) => callTool(spec, call, io.env, emit, cfg.agent, resume),

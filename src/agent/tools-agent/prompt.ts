@@ -56,6 +56,8 @@ export function composeSystem(system: string | null, skills: PromptSkill[], resp
   if (guidelines.length) parts.push(["## Tool guidelines", ...guidelines.map((g) => `- ${g}`)].join("\n"));
   if (skills.length) parts.push(["## Skills", ...skills.map((s) => `### ${s.name}\n${s.instructions.trim()}`)].join("\n\n"));
   if (responseFormat)
-    parts.push(`## Answer format\nWhen you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(responseFormat)}`);
+    parts.push(
+      `## Answer format\nWhen you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(responseFormat)}`,
+    );
   return parts.join("\n\n");
 }

@@ -16,7 +16,14 @@ import type { ToolSpec } from "./toolbox.ts";
  * (which resumes the parked tool runs). Problems are pushed to `issues`; a state that
  * forbids the resume (an interaction still pending) is CONFLICT.
  */
-export async function planResume(paused: AgentRunRecord, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
+export async function planResume(
+  paused: AgentRunRecord,
+  resume: unknown,
+  tools: ToolSpec[],
+  caller: Caller,
+  services: AgentServices,
+  issues: Issue[],
+): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
   if (!cp || !("kind" in cp)) throw new ApiError("CONFLICT", `run ${paused.id} stored no checkpoint to resume from`);
   return planCheckpoint(cp, resume, tools, caller, services, issues);
@@ -25,7 +32,8 @@ export async function planResume(paused: AgentRunRecord, resume: unknown, tools:
 /** {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (docs/agent-stream.md §9.2). */
 async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
   const specs = new Map(tools.map((t) => [t.name, t]));
-  for (const c of cp.calls) if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
+  for (const c of cp.calls)
+    if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
 
   checkInterruptId(resume, cp);
   if (cp.kind === "interrupt") {
@@ -39,7 +47,10 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
       const d = byCall.get(c.callId);
       if (d?.type === "reject") {
         calls.push(c);
-        now.push({ call: c, outcome: { ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`), result: { rejected: true, message: d.message ?? null } } });
+        now.push({
+          call: c,
+          outcome: { ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`), result: { rejected: true, message: d.message ?? null } },
+        });
       } else {
         const call = d?.type === "edit" ? { ...c, args: d.args } : c;
         calls.push(call);
@@ -75,7 +86,13 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
     return { calls: cp.calls, now, known: cp.done };
   }
 
-  if (cp.kind === "asks") await checkAskAnswers(cp.parked.flatMap((p) => p.interactionIds), answers, services, issues);
+  if (cp.kind === "asks")
+    await checkAskAnswers(
+      cp.parked.flatMap((p) => p.interactionIds),
+      answers,
+      services,
+      issues,
+    );
   const parkedIds = new Set(cp.parked.flatMap((p) => p.interactionIds));
   for (const id of Object.keys(answers)) if (!parkedIds.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
   if (issues.length) return null;
@@ -95,7 +112,11 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
     if (!isFinal(run.status)) run = await services.dispatcher.awaitFinal(run.id);
     now.push({ call, outcome: outcomeOfRun(run, run, specs.get(call.tool)?.redacted ?? false) });
   }
-  if (pending.length) throw new ApiError("CONFLICT", `the run still waits on interaction${pending.length > 1 ? "s" : ""} ${pending.join(", ")}; answer ${pending.length > 1 ? "them" : "it"} first (answerInteraction, or resume.answers)`);
+  if (pending.length)
+    throw new ApiError(
+      "CONFLICT",
+      `the run still waits on interaction${pending.length > 1 ? "s" : ""} ${pending.join(", ")}; answer ${pending.length > 1 ? "them" : "it"} first (answerInteraction, or resume.answers)`,
+    );
   return { calls: cp.calls, now, known: cp.done };
 }
 
@@ -122,12 +143,19 @@ async function checkAskAnswers(ids: string[], answers: Record<string, unknown>, 
 function checkInterruptId(resume: unknown, cp: Checkpoint): void {
   if (!resume || typeof resume !== "object" || !("interruptId" in resume)) return;
   const named = (resume as { interruptId: unknown }).interruptId;
-  if (typeof named !== "string") throw ApiError.badInput("resume.interruptId must be a string: the interruptId of the InterruptFinal you answer", [{ path: "/resume/interruptId", message: "must be a string" }]);
+  if (typeof named !== "string")
+    throw ApiError.badInput("resume.interruptId must be a string: the interruptId of the InterruptFinal you answer", [
+      { path: "/resume/interruptId", message: "must be a string" },
+    ]);
   const pending = cp.kind === "interrupt" ? cp.interruptId : null;
   if (named !== pending)
-    throw new ApiError("CONFLICT", pending ? `interrupt "${named}" is not the pending interrupt of this thread (${pending}); it was resumed already or never existed` : `interrupt "${named}" is not pending: the thread's paused run waits on ${cp.kind === "asks" ? "asks" : "interactions"}, not on an approval`, [
-      { path: "/resume/interruptId", message: "is stale" },
-    ]);
+    throw new ApiError(
+      "CONFLICT",
+      pending
+        ? `interrupt "${named}" is not the pending interrupt of this thread (${pending}); it was resumed already or never existed`
+        : `interrupt "${named}" is not pending: the thread's paused run waits on ${cp.kind === "asks" ? "asks" : "interactions"}, not on an approval`,
+      [{ path: "/resume/interruptId", message: "is stale" }],
+    );
 }
 
 function readAnswers(resume: unknown, issues: Issue[]): Record<string, unknown> {

@@ -47,7 +47,16 @@ export function surfaceSpecs(surface: Surface, names: string[], path: string, is
     const entry = surface.base(name);
     if (!entry) return void issues.push({ path: `${path}/${i}`, message: `no tool named "${name}" is registered` });
     const { promptSnippet, promptGuidelines } = entry;
-    out.push({ kind: "surface", name, description: entry.description, inputSchema: entry.inputSchema, executionMode: entry.executionMode, redacted: isRedacted(entry.tier), promptSnippet, promptGuidelines });
+    out.push({
+      kind: "surface",
+      name,
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+      executionMode: entry.executionMode,
+      redacted: isRedacted(entry.tier),
+      promptSnippet,
+      promptGuidelines,
+    });
   });
   return out;
 }

@@ -60,7 +60,13 @@ export class ToolsAgent extends Agent {
     const live = liveTools(surface, options.tools ?? [], issues);
     const tools = [...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues), ...presetSpecs(surface, o.presets ?? [], "/presets", issues), ...live.specs];
     const llm = providers.resolve(o.llmProvider, o.llmKwargs);
-    const vars: Record<string, unknown> = { threadId: ctx.threadId, now: new Date().toISOString(), date: new Date().toISOString().slice(0, 10), agent: ToolsAgent.toolName, ...o.variables };
+    const vars: Record<string, unknown> = {
+      threadId: ctx.threadId,
+      now: new Date().toISOString(),
+      date: new Date().toISOString().slice(0, 10),
+      agent: ToolsAgent.toolName,
+      ...o.variables,
+    };
 
     const recursionLimit = o.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
     const subEnv = {
@@ -141,9 +147,27 @@ export class ToolsAgent extends Agent {
       },
       plan.live,
     );
-    const io = { signal: ctx.signal, env, usage, threadId: ctx.threadId, interactions: ctx.services.interactions, persist, checkpoint: (c: unknown) => ctx.checkpoint(secrets.scrub(c)) };
+    const io = {
+      signal: ctx.signal,
+      env,
+      usage,
+      threadId: ctx.threadId,
+      interactions: ctx.services.interactions,
+      persist,
+      checkpoint: (c: unknown) => ctx.checkpoint(secrets.scrub(c)),
+    };
     const loop = plan.strategy(
-      { agent: null, mode: "root", model: plan.llm.model, settings: plan.llm.settings, system: plan.system, tools: plan.tools, gates: plan.gates, responseFormat: plan.responseFormat, recursionLimit: plan.recursionLimit },
+      {
+        agent: null,
+        mode: "root",
+        model: plan.llm.model,
+        settings: plan.llm.settings,
+        system: plan.system,
+        tools: plan.tools,
+        gates: plan.gates,
+        responseFormat: plan.responseFormat,
+        recursionLimit: plan.recursionLimit,
+      },
       io,
       history,
       plan.resume,

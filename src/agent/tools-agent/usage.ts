@@ -17,7 +17,10 @@ export class UsageTotals {
     const plus = (a: number | null, b: number | undefined) => (b === undefined || b === null ? a : (a ?? 0) + b);
     this.input = plus(this.input, usage?.inputTokens);
     this.output = plus(this.output, usage?.outputTokens);
-    this.total = plus(this.total, usage?.totalTokens ?? (usage?.inputTokens !== undefined && usage?.outputTokens !== undefined ? usage.inputTokens + usage.outputTokens : undefined));
+    this.total = plus(
+      this.total,
+      usage?.totalTokens ?? (usage?.inputTokens !== undefined && usage?.outputTokens !== undefined ? usage.inputTokens + usage.outputTokens : undefined),
+    );
   }
 
   event(): RunUsage {

@@ -2,16 +2,44 @@ import { graphql, type ResultOf, type StreamEvent } from "tai42/client";
 
 export type { StreamEvent };
 
-export const AgentsQuery = graphql(`query Agents { agents { name description specRunnable } }`);
+export const AgentsQuery = graphql(`
+  query Agents {
+    agents {
+      name
+      description
+      specRunnable
+    }
+  }
+`);
 
 /** The caller's latest agent runs (every run for an ADMIN), newest first. */
 export const AgentRunsQuery = graphql(`
-  query AgentRuns($first: Int) { agentRuns(first: $first) { edges { node { id agent status startedAt threadId } } } }
+  query AgentRuns($first: Int) {
+    agentRuns(first: $first) {
+      edges {
+        node {
+          id
+          agent
+          status
+          startedAt
+          threadId
+        }
+      }
+    }
+  }
 `);
 export type AgentRunItem = ResultOf<typeof AgentRunsQuery>["agentRuns"]["edges"][number]["node"];
 
 /** The thread a run belongs to (every run has one: the given one or a new one). */
-export const AgentRunQuery = graphql(`query AgentRun($id: ID!) { agentRun(id: $id) { id threadId status } }`);
+export const AgentRunQuery = graphql(`
+  query AgentRun($id: ID!) {
+    agentRun(id: $id) {
+      id
+      threadId
+      status
+    }
+  }
+`);
 
 /** One line of a run's transcript, built from its events. */
 export type TranscriptItem =

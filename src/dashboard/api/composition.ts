@@ -1,38 +1,94 @@
 import { graphql, type ResultOf } from "tai42/client";
 
 export const PresetsQuery = graphql(`
-  query Presets { presets { name description baseTool fixedKwargs tier version createdAt updatedAt retryPolicy { maxAttempts declaredOn } } }
+  query Presets {
+    presets {
+      name
+      description
+      baseTool
+      fixedKwargs
+      tier
+      version
+      createdAt
+      updatedAt
+      retryPolicy {
+        maxAttempts
+        declaredOn
+      }
+    }
+  }
 `);
 export type Preset = ResultOf<typeof PresetsQuery>["presets"][number];
 
 export const CreatePresetMutation = graphql(`
-  mutation CreatePreset($input: PresetInput!) { createPreset(input: $input) { name version } }
+  mutation CreatePreset($input: PresetInput!) {
+    createPreset(input: $input) {
+      name
+      version
+    }
+  }
 `);
 
 /** Applies only when the stored version is still `expectedVersion` (else CONFLICT: someone saved in between). */
 export const UpdatePresetMutation = graphql(`
   mutation UpdatePreset($name: String!, $input: PresetInput!, $expectedVersion: Int!) {
-    updatePreset(name: $name, input: $input, expectedVersion: $expectedVersion) { name version }
+    updatePreset(name: $name, input: $input, expectedVersion: $expectedVersion) {
+      name
+      version
+    }
   }
 `);
 
 export const ManifestsQuery = graphql(`
-  query Manifests { manifests { name description version active document updatedAt history { version createdAt description } } }
+  query Manifests {
+    manifests {
+      name
+      description
+      version
+      active
+      document
+      updatedAt
+      history {
+        version
+        createdAt
+        description
+      }
+    }
+  }
 `);
 export type Manifest = ResultOf<typeof ManifestsQuery>["manifests"][number];
 
 export const ActivateManifestMutation = graphql(`
-  mutation ActivateManifest($name: String!) { activateManifest(name: $name) { name active version } }
+  mutation ActivateManifest($name: String!) {
+    activateManifest(name: $name) {
+      name
+      active
+      version
+    }
+  }
 `);
 
 export const PutManifestMutation = graphql(`
   mutation PutManifest($input: ManifestInput!, $expectedVersion: Int) {
-    putManifest(input: $input, expectedVersion: $expectedVersion) { name version active }
+    putManifest(input: $input, expectedVersion: $expectedVersion) {
+      name
+      version
+      active
+    }
   }
 `);
 
 export const ExtensionsQuery = graphql(`
-  query Extensions { extensions { name kind description pauses configSchema module } }
+  query Extensions {
+    extensions {
+      name
+      kind
+      description
+      pauses
+      configSchema
+      module
+    }
+  }
 `);
 export type Extension = ResultOf<typeof ExtensionsQuery>["extensions"][number];
 

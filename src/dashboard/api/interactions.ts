@@ -2,7 +2,19 @@ import { graphql, type ResultOf } from "tai42/client";
 
 export const InteractionsQuery = graphql(`
   query Interactions($status: InteractionStatus) {
-    interactions(status: $status) { id runId tool question to answerFormat status createdAt expiresAt answeredAt answer }
+    interactions(status: $status) {
+      id
+      runId
+      tool
+      question
+      to
+      answerFormat
+      status
+      createdAt
+      expiresAt
+      answeredAt
+      answer
+    }
   }
 `);
 
@@ -11,7 +23,12 @@ export type Interaction = ResultOf<typeof InteractionsQuery>["interactions"][num
 
 /** Each interaction as it opens (PENDING) and as it closes (ANSWERED, EXPIRED, CANCELLED). */
 export const InteractionsChangedSubscription = graphql(`
-  subscription InteractionsChanged { interactionsChanged { id status } }
+  subscription InteractionsChanged {
+    interactionsChanged {
+      id
+      status
+    }
+  }
 `);
 
 /** The states an interaction moves through, in the order the screen offers them. */

@@ -4,7 +4,16 @@ export type { RunEvent, ToolRun };
 
 /** What a row of a run list shows. A full ToolRun (a runEvent's) is one too. */
 export const RunRowFields = graphql(`
-  fragment RunRowFields on ToolRun @_unmask { id tool status door startedAt finishedAt parentRunId errorKind }
+  fragment RunRowFields on ToolRun @_unmask {
+    id
+    tool
+    status
+    door
+    startedAt
+    finishedAt
+    parentRunId
+    errorKind
+  }
 `);
 export type RunRow = ResultOf<typeof RunRowFields>;
 
@@ -12,7 +21,14 @@ export type RunRow = ResultOf<typeof RunRowFields>;
 export const RunListQuery = graphql(
   `
     query RunList($tool: String, $status: RunStatus, $door: Door, $first: Int) {
-      runs(tool: $tool, status: $status, door: $door, first: $first) { totalCount edges { node { ...RunRowFields } } }
+      runs(tool: $tool, status: $status, door: $door, first: $first) {
+        totalCount
+        edges {
+          node {
+            ...RunRowFields
+          }
+        }
+      }
     }
   `,
   [RunRowFields],
@@ -24,9 +40,22 @@ export const RunLinksQuery = graphql(
     query RunLinks($id: ID!) {
       run(id: $id) {
         id
-        events { seq type at run { status } }
-        parent { id tool status }
-        children { ...RunRowFields }
+        events {
+          seq
+          type
+          at
+          run {
+            status
+          }
+        }
+        parent {
+          id
+          tool
+          status
+        }
+        children {
+          ...RunRowFields
+        }
       }
     }
   `,
@@ -38,7 +67,12 @@ export type RunLinks = NonNullable<ResultOf<typeof RunLinksQuery>["run"]>;
 export type RunLogEntry = RunLinks["events"][number];
 
 export const CancelRunMutation = graphql(`
-  mutation CancelRun($id: ID!) { cancelRun(id: $id) { id status } }
+  mutation CancelRun($id: ID!) {
+    cancelRun(id: $id) {
+      id
+      status
+    }
+  }
 `);
 
 /** What the runs list filters on. Empty strings: no filter. */

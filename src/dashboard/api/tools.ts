@@ -15,17 +15,45 @@ export const ToolFields = graphql(`
     extensionStack
     fixedKwargs
     timeoutSeconds
-    retryPolicy { maxAttempts idempotent retryableKinds declaredOn backoff { initialSeconds multiplier capSeconds } }
+    retryPolicy {
+      maxAttempts
+      idempotent
+      retryableKinds
+      declaredOn
+      backoff {
+        initialSeconds
+        multiplier
+        capSeconds
+      }
+    }
   }
 `);
 
 /** One callable name on the surface: a tool, preset, branch or agent. */
 export type Tool = ResultOf<typeof ToolFields>;
 
-export const ToolsQuery = graphql(`query Tools { tools { ...ToolFields } }`, [ToolFields]);
+export const ToolsQuery = graphql(
+  `
+    query Tools {
+      tools {
+        ...ToolFields
+      }
+    }
+  `,
+  [ToolFields],
+);
 
 /** The whole surface as it is once listening, then again after each change. */
-export const ToolsChangedSubscription = graphql(`subscription ToolsChanged { toolsChanged(current: true) { ...ToolFields } }`, [ToolFields]);
+export const ToolsChangedSubscription = graphql(
+  `
+    subscription ToolsChanged {
+      toolsChanged(current: true) {
+        ...ToolFields
+      }
+    }
+  `,
+  [ToolFields],
+);
 
 /** The surface in a stable order: by origin (tools, presets, branches, agents), then name. */
 export function sortTools(tools: readonly Tool[]): Tool[] {

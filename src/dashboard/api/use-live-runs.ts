@@ -46,7 +46,14 @@ export function useLiveRuns(filter: RunFilter, first = 50): LiveRunList {
   const variables: ListVariables = { tool, status: (filter.status || undefined) as ListVariables["status"], door: (filter.door || undefined) as ListVariables["door"], first };
   const list = useQuery(RunListQuery, variables);
   useEffect(() => {
-    if (list.data) setState((s) => withListed(s, list.data!.runs.edges.map((e) => e.node), list.data!.runs.totalCount));
+    if (list.data)
+      setState((s) =>
+        withListed(
+          s,
+          list.data!.runs.edges.map((e) => e.node),
+          list.data!.runs.totalCount,
+        ),
+      );
   }, [list.data]);
 
   const shown = visible(state, filter);

@@ -3,7 +3,13 @@ import { isAdmin as isAdminRole, mayAuthorOver, mayRun } from "../../auth/tiers.
 import type { Tier as DomainTier } from "../../auth/roles.ts";
 
 export const ViewerQuery = graphql(`
-  query Viewer { viewer { role keyName authenticated } }
+  query Viewer {
+    viewer {
+      role
+      keyName
+      authenticated
+    }
+  }
 `);
 
 /** Who the server sees: `role` null for an anonymous caller without access. */

@@ -5,7 +5,21 @@ import type { ReactNode } from "react";
  * tests), `aside` sits at the header's right, `flush` drops the body's padding (tables,
  * lists).
  */
-export function Panel({ title, heading, aside, flush = false, children, testId }: { title: string; heading?: ReactNode; aside?: ReactNode; flush?: boolean; children: ReactNode; testId?: string }) {
+export function Panel({
+  title,
+  heading,
+  aside,
+  flush = false,
+  children,
+  testId,
+}: {
+  title: string;
+  heading?: ReactNode;
+  aside?: ReactNode;
+  flush?: boolean;
+  children: ReactNode;
+  testId?: string;
+}) {
   return (
     <section className="panel" aria-label={title} data-testid={testId}>
       <header>

@@ -49,7 +49,9 @@ export function toRjsfErrors<T = unknown, S extends StrictRJSFSchema = RJSFSchem
     let stack = `${property} ${message}`.trim();
     let title = "";
     const at = property.split(".").filter(Boolean);
-    const named = [...(typeof params.deps === "string" ? params.deps.split(", ") : []), params.missingProperty, params.property].filter((p): p is string => typeof p === "string" && p !== "");
+    const named = [...(typeof params.deps === "string" ? params.deps.split(", ") : []), params.missingProperty, params.property].filter(
+      (p): p is string => typeof p === "string" && p !== "",
+    );
     if (named.length > 0) {
       for (const name of named) {
         const found = fieldTitle<T, S, F>([...at, name], uiSchema, parentSchema, rootSchema);

@@ -44,7 +44,13 @@ export class FormValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchema,
    * what `customValidate` adds (it sees the data with every field present, as in
    * @rjsf/validator-ajv8).
    */
-  validateFormData(formData: T | undefined, schema: S, customValidate?: CustomValidator<T, S, F>, transformErrors?: ErrorTransformer<T, S, F>, uiSchema?: UiSchema<T, S, F>): ValidationData<T> {
+  validateFormData(
+    formData: T | undefined,
+    schema: S,
+    customValidate?: CustomValidator<T, S, F>,
+    transformErrors?: ErrorTransformer<T, S, F>,
+    uiSchema?: UiSchema<T, S, F>,
+  ): ValidationData<T> {
     const raw = this.rawValidation(schema, formData);
     let errors = toRjsfErrors<T, S, F>(raw.errors ?? [], uiSchema, schema);
     if (raw.validationError) errors = [...errors, { stack: raw.validationError.message }];

@@ -54,7 +54,10 @@ export function registerWorkerBackend(app: App): void {
             worker.on("message", (m: WorkerReply) => {
               if ("log" in m) return void ctx.log[m.log.level](m.log.message, m.log.fields);
               // The worker checked the update already; nothing it sends may throw out of this handler.
-              if ("update" in m) return void Promise.resolve().then(() => ctx.onUpdate(m.update)).catch(() => {});
+              if ("update" in m)
+                return void Promise.resolve()
+                  .then(() => ctx.onUpdate(m.update))
+                  .catch(() => {});
               if (m.ok) return finish(() => resolve(m.result ? toolResult(m.value) : m.value));
               const e = m.error;
               finish(() =>

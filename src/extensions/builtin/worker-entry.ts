@@ -37,5 +37,15 @@ try {
   else post({ ok: true, value });
 } catch (e) {
   const err = e as Error & Partial<ToolError>;
-  post({ ok: false, error: { message: err.message ?? String(e), name: err.name ?? "Error", toolError: e instanceof ToolError, kind: err.kind, retryable: err.retryable, retryAfterSeconds: err.retryAfterSeconds } });
+  post({
+    ok: false,
+    error: {
+      message: err.message ?? String(e),
+      name: err.name ?? "Error",
+      toolError: e instanceof ToolError,
+      kind: err.kind,
+      retryable: err.retryable,
+      retryAfterSeconds: err.retryAfterSeconds,
+    },
+  });
 }

@@ -49,7 +49,8 @@ export function registerBatch(app: App): void {
           };
           await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
           const failed = results.filter((r) => !r.ok).length;
-          if (failed === items.length) throw new ToolError(`all ${failed} items failed (first: ${(results[0] as { errorMessage: string }).errorMessage})`, { kind: "UPSTREAM", retryable: false });
+          if (failed === items.length)
+            throw new ToolError(`all ${failed} items failed (first: ${(results[0] as { errorMessage: string }).errorMessage})`, { kind: "UPSTREAM", retryable: false });
           return toolResult({ data: { results, succeeded: items.length - failed, failed }, details: { concurrency } });
         },
       };

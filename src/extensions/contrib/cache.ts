@@ -33,7 +33,8 @@ export function registerCache(app: App): void {
       },
     },
     create: (tool, config) => {
-      if (tool.tier === "write" && config.force !== true) throw new Error(`"${tool.name}" is a write-tier tool; caching it replays results instead of writing (set force: true to allow)`);
+      if (tool.tier === "write" && config.force !== true)
+        throw new Error(`"${tool.name}" is a write-tier tool; caching it replays results instead of writing (set force: true to allow)`);
       if (tool.tier === "secret") throw new Error(`"${tool.name}" is a secret-tier tool; its results may never be stored`);
       const ttl = (config.ttlSeconds as number | undefined) ?? 300;
       // What the layer below is (a chain's next tools, a label, a batch schema…): two
@@ -44,7 +45,9 @@ export function registerCache(app: App): void {
         run: async (input, ctx) => {
           // The caller's role is part of the key: what the layer below ran as an ADMIN (a
           // chain into a fenced tool, say) is never replayed to a role that may not run it.
-          const key = `cache:${tool.name}:${createHash("sha256").update(canonicalJson({ layer, role: ctx.caller.role, input })).digest("hex")}`;
+          const key = `cache:${tool.name}:${createHash("sha256")
+            .update(canonicalJson({ layer, role: ctx.caller.role, input }))
+            .digest("hex")}`;
           const hit = (await ctx.store.get(key)) as { value: unknown; result: boolean } | undefined;
           if (hit) return hit.result ? toolResult({ ...(hit.value as object), details: { ...((hit.value as { details?: object }).details ?? {}), cache: "hit" } }) : hit.value;
           const value = await tool.run(input, ctx);

@@ -38,7 +38,10 @@ export function registerChain(app: App): void {
             const run = await ctx.runTool(name, nextInput);
             steps.push({ tool: name, runId: run.id });
             if (run.status !== "SUCCEEDED")
-              throw new ToolError(`chain step "${name}" ${run.status.toLowerCase()}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}`.trim(), { kind: run.errorKind ?? "INTERNAL", retryable: false });
+              throw new ToolError(`chain step "${name}" ${run.status.toLowerCase()}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}`.trim(), {
+                kind: run.errorKind ?? "INTERNAL",
+                retryable: false,
+              });
             // A secret-tier step's output is never persisted or published: it may only be
             // the result of a secret-tier branch (stored redacted), never feed a next step
             // (whose input is stored) or the result of a lower-tier branch.

@@ -70,7 +70,11 @@ export function presetEntry(preset: Preset, base: SurfaceEntry, secrets: Secrets
     invoke: async (input, ctx) => {
       const resolved = secrets.resolve(preset.fixedKwargs, `preset "${preset.name}"`) as Record<string, unknown>;
       const merged = { ...(input as Record<string, unknown>), ...resolved };
-      const prepared = preparedForBase(base, merged, (r) => `preset "${preset.name}": ${r.refusedBy === "schema" ? `the baked input does not fit "${base.name}": ` : ""}${describeIssues(r.issues)}`);
+      const prepared = preparedForBase(
+        base,
+        merged,
+        (r) => `preset "${preset.name}": ${r.refusedBy === "schema" ? `the baked input does not fit "${base.name}": ` : ""}${describeIssues(r.issues)}`,
+      );
       return base.invoke(prepared, ctx);
     },
     module: "preset",

@@ -7,7 +7,15 @@ const tai = createTaiClient({ url: "http://127.0.0.1:4000/graphql", apiKey: "key
 
 const ToolQuery = graphql(`
   query Tool($name: String!) {
-    tool(name: $name) { name tier inputSchema retryPolicy { maxAttempts declaredOn } }
+    tool(name: $name) {
+      name
+      tier
+      inputSchema
+      retryPolicy {
+        maxAttempts
+        declaredOn
+      }
+    }
   }
 `);
 
@@ -44,7 +52,15 @@ export async function variablesAreTyped(): Promise<void> {
   // @ts-expect-error a required variable and no variables at all
   await tai.request(ToolQuery);
   // A document without variables needs none.
-  await tai.request(graphql(`{ viewer { role } }`));
+  await tai.request(
+    graphql(`
+      {
+        viewer {
+          role
+        }
+      }
+    `),
+  );
   // Optional variables may be left out.
   await tai.runs({ first: 10 });
   // @ts-expect-error a status is one of the RunStatus values
@@ -55,19 +71,69 @@ export async function variablesAreTyped(): Promise<void> {
 
 export function unknownFieldsAreErrors(): void {
   // @ts-expect-error Viewer has no field "password"
-  graphql(`{ viewer { role password } }`);
+  graphql(`
+    {
+      viewer {
+        role
+        password
+      }
+    }
+  `);
   // @ts-expect-error nested: ContentBlock has no field "html"
-  graphql(`query Run($id: ID!) { run(id: $id) { id content { text html } } }`);
+  graphql(`
+    query Run($id: ID!) {
+      run(id: $id) {
+        id
+        content {
+          text
+          html
+        }
+      }
+    }
+  `);
   // @ts-expect-error on a union member of an inline fragment
-  graphql(`subscription { agentStream(input: {}) { ... on MessageDelta { text tokens } } }`);
+  graphql(`
+    subscription {
+      agentStream(input: {}) {
+        ... on MessageDelta {
+          text
+          tokens
+        }
+      }
+    }
+  `);
   // @ts-expect-error a fragment on a type with no such field
-  graphql(`fragment Broken on ToolRun { id owner }`);
+  graphql(`
+    fragment Broken on ToolRun {
+      id
+      owner
+    }
+  `);
 }
 
 export function fragmentsAreTyped(): void {
-  const RunStatusFields = graphql(`fragment RunStatusFields on ToolRun { id status errorKind }`);
+  const RunStatusFields = graphql(`
+    fragment RunStatusFields on ToolRun {
+      id
+      status
+      errorKind
+    }
+  `);
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- only its type is read
-  const Runs = graphql(`query Runs { runs(first: 5) { edges { node { ...RunStatusFields } } } }`, [RunStatusFields]);
+  const Runs = graphql(
+    `
+      query Runs {
+        runs(first: 5) {
+          edges {
+            node {
+              ...RunStatusFields
+            }
+          }
+        }
+      }
+    `,
+    [RunStatusFields],
+  );
   const render = (result: ResultOf<typeof Runs>) =>
     result.runs.edges.map((edge) => {
       const node: FragmentOf<typeof RunStatusFields> = edge.node;

@@ -10,7 +10,15 @@ import type { Ask, Terminal } from "../../api/agents.ts";
  * with an answerFormat gets a form drawn from it; otherwise each question gets a field (text
  * when it has no format or asks for a string, JSON else) and one Send button.
  */
-export function AsksCard({ event, active, onAnswer }: { event: Extract<Terminal, { __typename: "AsksFinal" }>; active: boolean; onAnswer(resume: { answers: Record<string, unknown> }): void }) {
+export function AsksCard({
+  event,
+  active,
+  onAnswer,
+}: {
+  event: Extract<Terminal, { __typename: "AsksFinal" }>;
+  active: boolean;
+  onAnswer(resume: { answers: Record<string, unknown> }): void;
+}) {
   const asks = event.asks as unknown as Ask[];
   const [answers, setAnswers] = useState<Record<string, unknown>>({});
   const [sent, setSent] = useState(false);

@@ -9,7 +9,15 @@ type Choice = "approve" | "edit" | "reject";
  * An InterruptFinal: the calls the agent wants to make and waits on. Each gets a decision
  * (approve, edit its arguments, or reject with a message), then the thread resumes.
  */
-export function InterruptCard({ event, active, onDecide }: { event: Extract<Terminal, { __typename: "InterruptFinal" }>; active: boolean; onDecide(resume: { decisions: Decision[] }, label: string): void }) {
+export function InterruptCard({
+  event,
+  active,
+  onDecide,
+}: {
+  event: Extract<Terminal, { __typename: "InterruptFinal" }>;
+  active: boolean;
+  onDecide(resume: { decisions: Decision[] }, label: string): void;
+}) {
   const actions = interruptActions(event.payload);
   const [choices, setChoices] = useState<Choice[]>(() => actions.map(() => "approve"));
   const [edits, setEdits] = useState<unknown[]>(() => actions.map((a) => a.args));
@@ -43,7 +51,14 @@ export function InterruptCard({ event, active, onDecide }: { event: Extract<Term
             {active && !sent && (
               <div className="segmented" role="radiogroup" aria-label={`decision on ${a.tool}`}>
                 {a.allowedDecisions.map((d) => (
-                  <button key={d} type="button" role="radio" aria-checked={choices[i] === d} className={choices[i] === d ? "active" : undefined} onClick={() => setChoices(set(choices, i, d))}>
+                  <button
+                    key={d}
+                    type="button"
+                    role="radio"
+                    aria-checked={choices[i] === d}
+                    className={choices[i] === d ? "active" : undefined}
+                    onClick={() => setChoices(set(choices, i, d))}
+                  >
                     {d}
                   </button>
                 ))}
@@ -56,7 +71,14 @@ export function InterruptCard({ event, active, onDecide }: { event: Extract<Term
           ) : (
             <JsonView value={a.args} />
           )}
-          {choices[i] === "reject" && active && !sent && <input placeholder="Why (the model reads this)" aria-label={`reason to reject ${a.tool}`} value={messages[i]} onChange={(e) => setMessages(set(messages, i, e.target.value))} />}
+          {choices[i] === "reject" && active && !sent && (
+            <input
+              placeholder="Why (the model reads this)"
+              aria-label={`reason to reject ${a.tool}`}
+              value={messages[i]}
+              onChange={(e) => setMessages(set(messages, i, e.target.value))}
+            />
+          )}
         </div>
       ))}
       {active && !sent ? (

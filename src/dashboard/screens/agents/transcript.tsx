@@ -42,7 +42,9 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
           <JsonView value={final.data} />
         </div>
       )}
-      {final?.__typename === "InterruptFinal" && <InterruptCard event={final} active={latest && !session.busy} onDecide={(resume, label) => session.resume(final.runId, resume, label)} />}
+      {final?.__typename === "InterruptFinal" && (
+        <InterruptCard event={final} active={latest && !session.busy} onDecide={(resume, label) => session.resume(final.runId, resume, label)} />
+      )}
       {final?.__typename === "AsksFinal" && <AsksCard event={final} active={latest && !session.busy} onAnswer={(resume) => session.resume(final.runId, resume, "answered")} />}
       {final?.__typename === "SuspendedFinal" && (
         <div className="card pause" data-testid="suspended">
@@ -96,7 +98,9 @@ function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
             <span>
               <span className="faint">{item.agent ? `${item.agent} called` : "called"}</span> <strong className="mono">{item.tool}</strong>
             </span>
-            <span className={item.result ? (item.result.isError ? "bad-text" : "ok-text") : "faint"}>{item.result ? (item.result.isError ? "error" : "done") : ended ? "not run yet" : "running…"}</span>
+            <span className={item.result ? (item.result.isError ? "bad-text" : "ok-text") : "faint"}>
+              {item.result ? (item.result.isError ? "error" : "done") : ended ? "not run yet" : "running…"}
+            </span>
           </div>
           <JsonView value={item.args} />
           {item.result && (

@@ -70,7 +70,15 @@ export function AttachForm({ extension: e, manifests, onAttached }: { extension:
             {e.configSchema ? (
               <>
                 <p className="muted">A string “!ENV NAME” is read from the server's environment when the combo binds, and is only ever shown sealed.</p>
-                <SchemaForm id={`config-${e.name}`} schema={e.configSchema} value={config} onChange={setConfig} onSubmit={attach} submitLabel={busy ? "Saving…" : "Attach"} disabled={busy || !tool} />
+                <SchemaForm
+                  id={`config-${e.name}`}
+                  schema={e.configSchema}
+                  value={config}
+                  onChange={setConfig}
+                  onSubmit={attach}
+                  submitLabel={busy ? "Saving…" : "Attach"}
+                  disabled={busy || !tool}
+                />
               </>
             ) : (
               <>

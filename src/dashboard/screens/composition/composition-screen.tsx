@@ -17,8 +17,8 @@ export function CompositionScreen() {
   if (!isAdmin(viewer)) {
     return (
       <ForbiddenNote>
-        Composition is for ADMIN keys: writing manifests and activating them, attaching extensions and authoring presets over fenced and secret tools are refused to
-        other roles. You are {viewer.role ? `${viewer.role}` : "without access"}; enter an ADMIN key (top right) to compose the surface.
+        Composition is for ADMIN keys: writing manifests and activating them, attaching extensions and authoring presets over fenced and secret tools are refused to other roles.
+        You are {viewer.role ? `${viewer.role}` : "without access"}; enter an ADMIN key (top right) to compose the surface.
       </ForbiddenNote>
     );
   }

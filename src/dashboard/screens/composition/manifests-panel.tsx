@@ -23,7 +23,9 @@ export function ManifestsPanel() {
         </header>
         <ErrorNote error={manifests.error} />
         <div className="body flush">
-          {manifests.data && !list.length && <div className="empty">No manifest yet: the surface is every registered tool, preset and agent. Import one with `tai manifests import FILE`.</div>}
+          {manifests.data && !list.length && (
+            <div className="empty">No manifest yet: the surface is every registered tool, preset and agent. Import one with `tai manifests import FILE`.</div>
+          )}
           <ul className="item-list">
             {list.map((m) => (
               <li key={m.name}>
@@ -42,7 +44,11 @@ export function ManifestsPanel() {
           </ul>
         </div>
       </section>
-      {current ? <ManifestView key={`${current.name}@${current.version}`} manifest={current} onActivated={manifests.reload} /> : <div className="panel empty">Nothing to show.</div>}
+      {current ? (
+        <ManifestView key={`${current.name}@${current.version}`} manifest={current} onActivated={manifests.reload} />
+      ) : (
+        <div className="panel empty">Nothing to show.</div>
+      )}
     </div>
   );
 }

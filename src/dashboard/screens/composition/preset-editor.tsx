@@ -83,7 +83,10 @@ export function PresetEditor({ preset, onSaved }: { preset: Preset | null; onSav
         {base && !forbidden && (
           <div className="stack">
             <h4>Baked inputs</h4>
-            <p className="muted">Fill the inputs to bake in; callers of the preset no longer pass them. A string “!ENV NAME” is read from the server's environment when the preset runs, and is never shown.</p>
+            <p className="muted">
+              Fill the inputs to bake in; callers of the preset no longer pass them. A string “!ENV NAME” is read from the server's environment when the preset runs, and is never
+              shown.
+            </p>
             {asJson ? (
               <>
                 <JsonEditor id="preset-kwargs" value={baked} onChange={setBaked} rows={5} />
@@ -95,7 +98,15 @@ export function PresetEditor({ preset, onSaved }: { preset: Preset | null; onSav
                 </div>
               </>
             ) : (
-              <SchemaForm id="preset-kwargs" schema={bakeable(base.inputSchema)} value={baked} onChange={setBaked} onSubmit={save} submitLabel={submitLabel} disabled={busy || !name.trim()}>
+              <SchemaForm
+                id="preset-kwargs"
+                schema={bakeable(base.inputSchema)}
+                value={baked}
+                onChange={setBaked}
+                onSubmit={save}
+                submitLabel={submitLabel}
+                disabled={busy || !name.trim()}
+              >
                 {toggle}
               </SchemaForm>
             )}

@@ -21,7 +21,15 @@ export function AnswerForm({ interaction, onAnswered }: { interaction: Interacti
   return (
     <div className="stack answer">
       {interaction.answerFormat ? (
-        <SchemaForm id={`answer-${interaction.id}`} schema={interaction.answerFormat} value={value} onChange={setValue} onSubmit={answer} submitLabel={busy ? "Sending…" : "Answer"} disabled={busy} />
+        <SchemaForm
+          id={`answer-${interaction.id}`}
+          schema={interaction.answerFormat}
+          value={value}
+          onChange={setValue}
+          onSubmit={answer}
+          submitLabel={busy ? "Sending…" : "Answer"}
+          disabled={busy}
+        />
       ) : (
         <form
           className="stack"

@@ -41,9 +41,7 @@ export function InteractionsScreen() {
         {answered && (
           <div className="stack answered" data-testid="answered">
             <div className="spread">
-              <span>
-                Answered “{answered.question}”. The run went on:
-              </span>
+              <span>Answered “{answered.question}”. The run went on:</span>
               <button className="small" onClick={() => setAnswered(null)}>
                 Dismiss
               </button>

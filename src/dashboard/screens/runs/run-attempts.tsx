@@ -29,7 +29,15 @@ export function RunAttempts({ run }: { run: ToolRun }) {
                 <td>
                   <Duration from={a.startedAt} to={a.finishedAt} />
                 </td>
-                <td>{a.errorKind ? <span className="bad-text">{`${a.errorKind}: ${a.errorMessage ?? ""}`}</span> : a.finishedAt ? <span className="ok-text">ok</span> : <span className="faint">running</span>}</td>
+                <td>
+                  {a.errorKind ? (
+                    <span className="bad-text">{`${a.errorKind}: ${a.errorMessage ?? ""}`}</span>
+                  ) : a.finishedAt ? (
+                    <span className="ok-text">ok</span>
+                  ) : (
+                    <span className="faint">running</span>
+                  )}
+                </td>
                 <td>{a.waitSeconds ? formatDuration(a.waitSeconds * 1000) : <span className="faint">—</span>}</td>
               </tr>
             ))}

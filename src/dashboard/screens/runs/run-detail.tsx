@@ -129,7 +129,12 @@ function RunHeader({ run, parent, live }: { run: ToolRun; parent: RunLinks["pare
           </dd>
           <dt>Finished</dt>
           <dd>
-            <Time at={run.finishedAt} /> {run.finishedAt && <span className="muted">(<Duration from={run.startedAt} to={run.finishedAt} />)</span>}
+            <Time at={run.finishedAt} />{" "}
+            {run.finishedAt && (
+              <span className="muted">
+                (<Duration from={run.startedAt} to={run.finishedAt} />)
+              </span>
+            )}
           </dd>
           {run.parentRunId && (
             <>

@@ -26,9 +26,19 @@ export function RunOutput({ run }: { run: Pick<ToolRun, "status" | "content" | "
       {run.data !== null && run.data !== undefined ? (
         <JsonView value={run.data} />
       ) : (
-        run.content.map((b, i) => (b.text ? <pre key={i} className="json">{b.text}</pre> : <JsonView key={i} value={b.data} />))
+        run.content.map((b, i) =>
+          b.text ? (
+            <pre key={i} className="json">
+              {b.text}
+            </pre>
+          ) : (
+            <JsonView key={i} value={b.data} />
+          ),
+        )
       )}
-      {!run.errorKind && run.data == null && !run.content.length && <span className="faint">{run.status === "RUNNING" || run.status === "PARKED" ? "No output yet." : "No output."}</span>}
+      {!run.errorKind && run.data == null && !run.content.length && (
+        <span className="faint">{run.status === "RUNNING" || run.status === "PARKED" ? "No output yet." : "No output."}</span>
+      )}
     </div>
   );
 }

@@ -38,7 +38,12 @@ export function RunTable({ runs, compact = false, empty = "No runs yet." }: { ru
               <a href={linkTo("runs", r.id)}>
                 <ShortId id={r.id} />
               </a>
-              {r.parentRunId && <span className="faint" title={`started by run ${r.parentRunId}`}> ↳</span>}
+              {r.parentRunId && (
+                <span className="faint" title={`started by run ${r.parentRunId}`}>
+                  {" "}
+                  ↳
+                </span>
+              )}
             </td>
             {!compact && <td className="muted">{r.door}</td>}
             <td>
