@@ -88,11 +88,11 @@ export type introspection_types = {
  * instead save to a .ts instead of a .d.ts file.
  */
 export type introspection = {
-  name: "tai42";
-  query: "Query";
-  mutation: "Mutation";
-  subscription: "Subscription";
+  name: 'tai42';
+  query: 'Query';
+  mutation: 'Mutation';
+  subscription: 'Subscription';
   types: introspection_types;
 };
 
-import * as gqlTada from "gql.tada";
+import * as gqlTada from 'gql.tada';
