@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { z } from "zod";
+import { Agent, type AgentRunOptions } from "../../src/agent/agent.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { agentTestApp } from "./fixtures.ts";
 import { ofType, runToEnd, useScript } from "./support.ts";
 
@@ -50,4 +52,33 @@ describe("an agent run's inline preset", () => {
       { a: 7, op: "multiply", b: 2 },
     ]);
   });
+
+  it("should refuse baking what a stored preset may not bake: an agent field its class keeps unbakeable, a key the base already bakes", async () => {
+    const app = agentTestApp([]);
+    app.agent(Asker);
+    rt = await testRuntime({ app });
+    await rt.presets.create({ name: "calc_mul", description: "Multiplies", baseTool: "calculate", fixedKwargs: { op: "multiply" } }, as("ADMIN"));
+    const presets = [
+      { name: "p1", description: "d", baseTool: "asker", fixedKwargs: { question: "fixed?", loud: true } },
+      { name: "p2", description: "d", baseTool: "calc_mul", fixedKwargs: { op: "add" } },
+    ];
+    await expect(rt.agents.start({ options: { userMessage: "?", presets }, caller: as("USER") })).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [
+        { path: "/presets/0/fixedKwargs/question", message: 'is not a preset-bakeable field of agent "asker"' },
+        { path: "/presets/1/fixedKwargs/op", message: 'is already baked by "calc_mul"' },
+      ],
+    });
+  });
 });
+
+/** An agent whose presets may bake only `loud`. */
+class Asker extends Agent {
+  static override toolName = "asker";
+  static override toolDescription = "Asks.";
+  static override ToolInput = z.object({ question: z.string(), loud: z.boolean().optional() });
+  static override presetBakeableFields = ["loud"];
+  override async run(options: AgentRunOptions): Promise<unknown> {
+    return options.loud ? String(options.question).toUpperCase() : options.question;
+  }
+}

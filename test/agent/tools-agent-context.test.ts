@@ -72,7 +72,7 @@ describe("prompts, skills and presets", () => {
     ).rejects.toMatchObject({
       issues: [
         { path: "/presets/0/fixedKwargs/text", message: "!ENV markers are not allowed in inline presets; store the preset instead" },
-        { path: "/presets/0/fixedKwargs/nope", message: 'is not an input property of "echo"' },
+        { path: "/presets/0/fixedKwargs/nope", message: 'is not an input property of "echo" (it has: text)' },
       ],
     });
   });

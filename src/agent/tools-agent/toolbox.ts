@@ -2,9 +2,10 @@ import { isRedacted } from "../../auth/tiers.ts";
 import type { Issue } from "../../errors.ts";
 import { derivePresetSchema } from "../../registry/entries/preset-entry.ts";
 import { hasMarker } from "../../secrets/markers.ts";
+import { bakedIssues } from "../../presets/baked-issues.ts";
 import type { Surface } from "../../registry/surface.ts";
 import type { ExecutionMode } from "../../tools/definition.ts";
-import { validate, type JsonSchema } from "../../tools/json-schema.ts";
+import type { JsonSchema } from "../../tools/json-schema.ts";
 import type { PresetSpec } from "../specs.ts";
 import type { SubagentPlan } from "../subagents/prepare.ts";
 import { ASK_CALLER, ASK_CALLER_DESCRIPTION, ASK_CALLER_INPUT } from "./ask-caller.ts";
@@ -63,8 +64,9 @@ export function surfaceSpecs(surface: Surface, names: string[], path: string, is
 
 /**
  * Inline presets: the base must be registered (curated ones included, as for stored presets),
- * every baked key a real input property whose value validates, and no `!ENV` marker (a
- * caller must not read the server's env).
+ * every baked key one a stored preset could bake (a real input property, bakeable on an
+ * agent, not already baked) whose value validates, and no `!ENV` marker (a caller must not
+ * read the server's env).
  */
 export function presetSpecs(surface: Surface, presets: PresetSpec[], path: string, issues: Issue[]): ToolSpec[] {
   const out: ToolSpec[] = [];
@@ -72,15 +74,13 @@ export function presetSpecs(surface: Surface, presets: PresetSpec[], path: strin
     const at = `${path}/${i}`;
     const base = surface.base(p.baseTool);
     if (!base) return void issues.push({ path: `${at}/baseTool`, message: `no tool named "${p.baseTool}" is registered` });
-    const props = (base.inputSchema.properties ?? {}) as Record<string, JsonSchema>;
+    const props = base.inputSchema.properties ?? {};
     const before = issues.length;
-    for (const [key, value] of Object.entries(p.fixedKwargs)) {
-      const kp = `${at}/fixedKwargs/${key}`;
-      if (!Object.hasOwn(props, key)) issues.push({ path: kp, message: `is not an input property of "${base.name}"` });
-      else if (hasMarker(value)) issues.push({ path: kp, message: "!ENV markers are not allowed in inline presets; store the preset instead" });
-      else if ((base.bakedKeys ?? []).includes(key)) issues.push({ path: kp, message: `is already baked by "${base.name}"` });
-      else for (const v of validate(props[key], value)) issues.push({ path: kp + v.path, message: v.message });
-    }
+    // A stored preset's rules (presets/baked-issues.ts), and no `!ENV` marker at all.
+    const markers = Object.keys(p.fixedKwargs).filter((key) => Object.hasOwn(props, key) && hasMarker(p.fixedKwargs[key]));
+    for (const key of markers) issues.push({ path: `${at}/fixedKwargs/${key}`, message: "!ENV markers are not allowed in inline presets; store the preset instead" });
+    const rest = Object.fromEntries(Object.entries(p.fixedKwargs).filter(([key]) => !markers.includes(key)));
+    for (const issue of bakedIssues(base, rest)) issues.push({ path: at + issue.path, message: issue.message });
     if (issues.length > before) return;
     out.push({
       kind: "preset",
