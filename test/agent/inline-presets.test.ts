@@ -58,7 +58,7 @@ describe("an agent run's inline preset", () => {
     app.agent(Asker);
     rt = await testRuntime({ app });
     await rt.presets.create({ name: "calc_mul", description: "Multiplies", baseTool: "calculate", fixedKwargs: { op: "multiply" } }, as("ADMIN"));
-    const presets = [
+    const presets: { name: string; description: string; baseTool: string; fixedKwargs: Record<string, string | boolean> }[] = [
       { name: "p1", description: "d", baseTool: "asker", fixedKwargs: { question: "fixed?", loud: true } },
       { name: "p2", description: "d", baseTool: "calc_mul", fixedKwargs: { op: "add" } },
     ];
