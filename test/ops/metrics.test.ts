@@ -3,7 +3,7 @@ import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { mayReadMetrics } from "../../src/server/ops-routes.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { get } from "./support.ts";
+import { get, sample } from "./support.ts";
 import { freePort } from "../helpers/cli.ts";
 import { until } from "../graphql/support.ts";
 import type { Config } from "../../src/config.ts";
@@ -15,18 +15,6 @@ import { newRun } from "../../src/dispatch/run-record.ts";
  * move with dispatches through any door, and the TAI_METRICS access rule. Each runtime
  * has its own registry. Runs on the database TAI_TEST_DB selects.
  */
-
-/** The value of one sample line (`name{labels} value`), or undefined when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const want = Object.entries(labels);
-  for (const line of text.split("\n")) {
-    const m = /^([a-zA-Z0-9_:]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
-    if (want.every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
 
 const DISPATCH = /* GraphQL */ `
   mutation ($tool: String!, $input: JSONObject!) {

@@ -2,11 +2,14 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { pgAdminUrl, requirePostgres } from "../helpers/databases.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { until } from "../graphql/support.ts";
+import { sample } from "./support.ts";
 
 /**
  * TAI_DB_POOL (docs/deploy.md §"PostgreSQL"): an instance never holds more PostgreSQL
  * connections than its pool, however much work it is given; the rest waits for one, and
- * `/metrics` shows the waiting. Under CI=true an unreachable PostgreSQL fails this file.
+ * `/metrics` shows the waiting and the connections in use. Under CI=true an unreachable
+ * PostgreSQL fails this file.
  */
 const ready = await requirePostgres();
 
@@ -44,5 +47,19 @@ describe.skipIf(!ready)("the PostgreSQL pool of an instance", () => {
     } finally {
       await admin.end();
     }
+  });
+
+  it("should report the connection a held transaction uses as in use, and give it back after", async () => {
+    rt = await testRuntime({ kind: "postgres", config: { dbPool: 3 } });
+    const inUse = async () => sample(await rt!.metrics.text(), "tai42_db_pool_connections", { state: "in_use" });
+    let held = -1;
+    await rt.db.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe("SELECT 1");
+      held = (await inUse())!;
+    });
+    expect(held).toBeGreaterThanOrEqual(1);
+    expect(held).toBeLessThanOrEqual(3);
+    // Background duties (the heartbeat, the version check) borrow a connection for a moment.
+    await until("the transaction's connection to be idle again", async () => (await inUse()) === 0);
   });
 });

@@ -18,3 +18,15 @@ export async function get(url: string, headers: Record<string, string> = {}): Pr
     return null;
   }
 }
+
+/** The value of one sample line (`name{labels} value`), or undefined when absent. */
+export function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  const want = Object.entries(labels);
+  for (const line of text.split("\n")) {
+    const m = /^([a-zA-Z0-9_:]+)(?:\{([^}]*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const have = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (want.every(([k, v]) => have[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
