@@ -100,6 +100,24 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
     dash.expectClean();
   });
 
+  it("should show, for each attempt of a retried run, the wait the retry policy took before the next", async () => {
+    const { page, server, dash } = await open("/dashboard#/runs");
+    const flaky = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "flaky", input: { failures: 2 } })).data!.dispatch;
+    const waits = (await server.rt.runs.get(flaky.id))!.attempts.map((a) => a.waitSeconds);
+    expect(waits[0]).toBeGreaterThan(0);
+    expect(waits[1]).toBeGreaterThan(0);
+    expect(waits[2]).toBeNull();
+    await page.goto(`${server.origin}/dashboard#/runs/${flaky.id}`);
+    const attempts = page.getByRole("region", { name: "Attempts" });
+    await attempts.getByRole("columnheader", { name: "Then waited" }).waitFor();
+    const rows = attempts.locator("tbody tr");
+    await expect.poll(() => rows.count()).toBe(3);
+    // The demo policy's backoff starts at 0.05 s and doubles: each wait is shown in milliseconds.
+    const shown = await rows.evaluateAll((trs) => trs.map((tr) => tr.querySelectorAll("td")[4]?.textContent));
+    expect(shown).toEqual([`${Math.round(waits[0]! * 1000)} ms`, `${Math.round(waits[1]! * 1000)} ms`, "—"]);
+    dash.expectClean();
+  });
+
   it("should show the runs a run started, each linking to its own detail, and link back to their parent", async () => {
     const { page, server, dash } = await open("/dashboard#/runs");
     const parent = (await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "echo_twice", input: { text: "hi" } })).data!.dispatch;
