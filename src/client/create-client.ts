@@ -53,9 +53,13 @@ export interface RequestOptions {
 }
 
 /** The arguments after a document: its variables (optional when the document requires none), then options. */
-// `{} extends Variables`: true exactly when every variable is optional.
+// `{} extends Variables`: true exactly when every variable is optional. `NoInfer`: the
+// variables' type comes from the document alone; inferred from the object passed too, it
+// would take that object's keys, and a variable the document does not declare would compile.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export type OperationArgs<Variables> = {} extends Variables ? [variables?: Variables, options?: RequestOptions] : [variables: Variables, options?: RequestOptions];
+export type OperationArgs<Variables> = {} extends Variables
+  ? [variables?: NoInfer<Variables>, options?: RequestOptions]
+  : [variables: NoInfer<Variables>, options?: RequestOptions];
 
 /** A subscription as an async iterator: `for await` reads it; `break` (or `return()`) ends it on the server. */
 export interface TaiSubscription<T> extends AsyncIterableIterator<T, undefined> {

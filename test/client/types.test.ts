@@ -9,7 +9,7 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const FIXTURE = new URL("types/typed-client.ts", import.meta.url);
 
 describe("tai42/client's types (test/client/types/typed-client.ts, compiled by tsc)", () => {
-  it("should type results, variables, unknown fields and StreamEvent narrowing exactly as the fixture's @ts-expect-error lines say", async () => {
+  it("should type results, variables, subscriptions, unknown fields and StreamEvent narrowing exactly as the fixture's @ts-expect-error lines say", async () => {
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [tsc, "-p", "test/client/types/tsconfig.json"], { cwd: ROOT }).catch(
       (e: { stdout: string; stderr: string }) => e,

@@ -1,6 +1,7 @@
-// Compiled, never run, by test/client/types.test.ts (`tsc -p test/client/types`): each
-// `@ts-expect-error` must meet an error (tsc fails on an unused one), and every other line
-// must compile.
+// Compiled, never run, by test/client/types.test.ts (`tsc -p test/client/types`, against
+// the sources) and test/client/published-types.test.ts (against dist/'s declarations, in a
+// user's project): each `@ts-expect-error` must meet an error (tsc fails on an unused one),
+// and every other line must compile.
 import { createTaiClient, graphql, readFragment, type FragmentOf, type ResultOf, type StreamEvent, type ToolRun, type VariablesOf } from "tai42/client";
 
 const tai = createTaiClient({ url: "http://127.0.0.1:4000/graphql", apiKey: "key" });
@@ -47,6 +48,8 @@ export async function variablesAreTyped(): Promise<void> {
   await tai.request(ToolQuery, vars);
   // @ts-expect-error a variable of the wrong type
   await tai.request(ToolQuery, { name: 42 });
+  // @ts-expect-error a variable the document does not declare
+  await tai.request(ToolQuery, { name: "echo", nmae: "echo" });
   // @ts-expect-error a required variable left out of the object
   await tai.request(ToolQuery, {});
   // @ts-expect-error a required variable and no variables at all
@@ -67,6 +70,68 @@ export async function variablesAreTyped(): Promise<void> {
   await tai.runs({ status: "running" });
   // @ts-expect-error AgentRunInput has no such field
   tai.agentStream({ userMesage: "hi" });
+}
+
+const RunEventsSubscription = graphql(`
+  subscription Events($runId: ID, $afterSeq: Int) {
+    runEvents(runId: $runId, afterSeq: $afterSeq) {
+      seq
+      type
+      run {
+        id
+        status
+      }
+      progress {
+        message
+      }
+    }
+  }
+`);
+
+const InteractionsSubscription = graphql(`
+  subscription Changed($runId: ID!) {
+    interactionsChanged(runId: $runId) {
+      id
+      status
+    }
+  }
+`);
+
+export async function subscriptionsAreTyped(): Promise<void> {
+  // Right variables compile; every variable of RunEventsSubscription is optional.
+  tai.subscribe(RunEventsSubscription, { runId: "run-1", afterSeq: 0 });
+  tai.subscribe(RunEventsSubscription);
+  tai.subscribe(InteractionsSubscription, { runId: "run-1" });
+  // @ts-expect-error a variable of the wrong type (afterSeq is an Int)
+  tai.subscribe(RunEventsSubscription, { afterSeq: "0" });
+  // @ts-expect-error a variable the document does not declare
+  tai.subscribe(RunEventsSubscription, { runId: "run-1", after: 0 });
+  // @ts-expect-error a required variable and no variables at all
+  tai.subscribe(InteractionsSubscription);
+  // @ts-expect-error a required variable of the wrong type (an ID is a string or a number)
+  tai.subscribe(InteractionsSubscription, { runId: true });
+
+  // Each yielded value is the subscription's typed data.
+  for await (const { runEvents } of tai.subscribe(RunEventsSubscription, { afterSeq: 0 })) {
+    const seq: number = runEvents.seq;
+    const type: "ATTEMPT_FAILED" | "RUN_FINISHED" | "RUN_PARKED" | "RUN_PROGRESS" | "RUN_STARTED" = runEvents.type;
+    const status: "RUNNING" | "SUCCEEDED" | "FAILED" | "PARKED" | "CANCELLED" = runEvents.run.status;
+    const message: string | null | undefined = runEvents.progress?.message;
+    // @ts-expect-error an enum is its values, not any string
+    const lower: "run_started" = runEvents.type;
+    // @ts-expect-error progress is null on every event but RUN_PROGRESS
+    const unchecked: string | null = runEvents.progress.message;
+    // @ts-expect-error a field the document did not select
+    const at: string = runEvents.at;
+    void [seq, type, status, message, lower, unchecked, at];
+  }
+  const next = await tai.subscribe(InteractionsSubscription, { runId: "run-1" }).next();
+  if (!next.done) {
+    const interaction: { id: string; status: "PENDING" | "ANSWERED" | "EXPIRED" | "CANCELLED" } = next.value.interactionsChanged;
+    // @ts-expect-error the value is the data itself, not an execution result around it
+    const data: unknown = next.value.data;
+    void [interaction, data];
+  }
 }
 
 export function unknownFieldsAreErrors(): void {
