@@ -5,7 +5,7 @@ import { DefinitionError } from "../../src/definition-error.ts";
 import type { StreamEvent } from "../../src/agent/events.ts";
 import { runLoop } from "../../src/agent/tools-agent/loop.ts";
 import { App } from "../../src/app.ts";
-import { ApiError } from "../../src/errors.ts";
+import { apiRefusal } from "../helpers/refusals.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
 import { until } from "../graphql/support.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -26,14 +26,7 @@ async function setup(register: (app: App) => void = () => {}) {
 }
 
 /** The refusal of a start: its ApiError. */
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  const e = await p.then(
-    () => null,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ApiError);
-  return e as ApiError;
-}
+const refusal = apiRefusal;
 
 describe("seed 002: run(strategy=...) — a named, registered loop strategy", () => {
   it('should run the tools-agent loop when no strategy is named, and the same loop when "tools" is named', async () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { callerOf } from "../../src/auth/roles.ts";
 import { DOORS } from "../../src/dispatch/run-record.ts";
-import { ApiError } from "../../src/errors.ts";
+import { apiRefusal } from "../helpers/refusals.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /**
@@ -30,15 +30,7 @@ beforeAll(async () => {
 afterAll(() => rt?.dispose());
 
 /** The refusal `promise` ends with, as `{ code, message, issues }`. */
-async function refusal(promise: Promise<unknown>): Promise<Pick<ApiError, "code" | "message" | "issues">> {
-  const e = await promise.then(
-    () => expect.fail("the dispatch was not refused"),
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(ApiError);
-  const { code, message, issues } = e as ApiError;
-  return { code, message, issues };
-}
+const refusal = apiRefusal;
 
 describe("dispatch bounds, at the chokepoint", () => {
   it.each(DOORS)("should refuse a timeoutSeconds of 0 or NaN from the %s door as BAD_USER_INPUT, before any run exists", async (door) => {

@@ -1,16 +1,8 @@
+import { definitionRefusal } from "../helpers/refusals.ts";
 import { describe, expect, it } from "vitest";
 import { CONFIG_RULE, loadConfig } from "../../src/config.ts";
-import { DefinitionError } from "../../src/definition-error.ts";
 
-function refusal(env: NodeJS.ProcessEnv): DefinitionError {
-  try {
-    loadConfig(env);
-  } catch (e) {
-    expect(e).toBeInstanceOf(DefinitionError);
-    return e as DefinitionError;
-  }
-  throw new Error("expected loadConfig to refuse");
-}
+const refusal = (env: NodeJS.ProcessEnv) => definitionRefusal(() => loadConfig(env));
 
 describe("configuration from the environment (README's table)", () => {
   it("should apply the documented defaults, counting an empty value as unset", () => {
