@@ -30,7 +30,10 @@ beforeAll(async () => {
 afterAll(() => rt?.dispose());
 
 /** The refusal `promise` ends with, as `{ code, message, issues }`. */
-const refusal = apiRefusal;
+async function refusal(promise: Promise<unknown>) {
+  const { code, message, issues } = await apiRefusal(promise);
+  return { code, message, issues };
+}
 
 describe("dispatch bounds, at the chokepoint", () => {
   it.each(DOORS)("should refuse a timeoutSeconds of 0 or NaN from the %s door as BAD_USER_INPUT, before any run exists", async (door) => {
