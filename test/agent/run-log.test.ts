@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentEventRecord, AgentLogEntry } from "../../src/agent/events.ts";
 import { SubscriberOverflowError } from "../../src/events/bus.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { storeAgentRun, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until } from "../graphql/support.ts";
 
 /** The replay-then-live log of one run (docs/agent-stream.md §3), driven by hand. */
@@ -17,16 +17,7 @@ describe("a run's log", () => {
 
   async function setup() {
     rt = await testRuntime();
-    await rt.agents.store.create({
-      id: "r1",
-      agent: "tools_agent",
-      threadId: null,
-      input: {},
-      callerRole: "USER",
-      callerKey: null,
-      checkpoint: null,
-      startedAt: new Date().toISOString(),
-    });
+    await storeAgentRun(rt, "r1");
     return rt;
   }
 

@@ -129,24 +129,7 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
 
   it("should surface a sub-agent's ask_caller as the parent's AsksFinal, and give the sub-agent the caller's answer", async () => {
     const r = await setup();
-    const model = useScript(
-      r.agents,
-      "s",
-      byAgent(
-        {
-          "You paint": (v, saw) =>
-            saw
-              ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` }
-              : callTool("ask_caller", { question: "Which colour?" }),
-        },
-        (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" })),
-      ),
-    );
-    const first = await runToEnd(r.agents, {
-      userMessage: "?",
-      llmProvider: "s",
-      subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }],
-    });
+    const { model, first } = await startPainter(r);
     const [asks] = ofType(first.log, "asks_final");
     expect(asks).toMatchObject({ agent: "painter", asks: [{ question: "Which colour?", to: "caller" }] });
     const askId = (asks.asks[0] as { id: string }).id;
@@ -157,24 +140,7 @@ describe("sub-agents that pause: the pause surfaces to the parent's stream and t
 
   it("should continue the run by itself when a sub-agent's ask is answered as an interaction, the sub-agent reading the answer", async () => {
     const r = await setup();
-    useScript(
-      r.agents,
-      "s",
-      byAgent(
-        {
-          "You paint": (v, saw) =>
-            saw
-              ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` }
-              : callTool("ask_caller", { question: "Which colour?" }),
-        },
-        (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" })),
-      ),
-    );
-    const first = await runToEnd(r.agents, {
-      userMessage: "?",
-      llmProvider: "s",
-      subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }],
-    });
+    const { first } = await startPainter(r);
     const [asks] = ofType(first.log, "asks_final");
     const askId = (asks.asks[0] as { id: string }).id;
     expect(await r.agents.store.get(first.started.runId)).toMatchObject({ status: "ASKED" });
@@ -298,3 +264,29 @@ describe("SubAgentSpec.strategy", () => {
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "x", result: "x done" });
   });
 });
+
+/**
+ * A run whose parent calls the sub-agent "painter", which asks the caller "Which colour?"
+ * and paints the answer: started, and stopped at its ask.
+ */
+async function startPainter(r: TestRuntime) {
+  const model = useScript(
+    r.agents,
+    "s",
+    byAgent(
+      {
+        "You paint": (v, saw) =>
+          saw
+            ? { text: `painted ${JSON.stringify((v.prompt.at(-1)!.content as { output: { value: unknown } }[])[0].output.value)}` }
+            : callTool("ask_caller", { question: "Which colour?" }),
+      },
+      (_v, saw) => (saw ? { text: "done" } : callTool("painter", { task: "paint" })),
+    ),
+  );
+  const first = await runToEnd(r.agents, {
+    userMessage: "?",
+    llmProvider: "s",
+    subagents: [{ name: "painter", description: "Paints", systemPrompt: "You paint.", askCaller: true }],
+  });
+  return { model, first };
+}

@@ -48,3 +48,17 @@ export async function testRuntime(
 }
 
 export const as = (role: Role) => callerOf(role, `test-${role.toLowerCase()}`, `key-${role.toLowerCase()}`);
+
+/** Stores a bare tools_agent run `id` (USER, no thread, no checkpoint), for tests that drive its log by hand. */
+export async function storeAgentRun(rt: Runtime, id: string): Promise<void> {
+  await rt.agents.store.create({
+    id,
+    agent: "tools_agent",
+    threadId: null,
+    input: {},
+    callerRole: "USER",
+    callerKey: null,
+    checkpoint: null,
+    startedAt: new Date().toISOString(),
+  });
+}

@@ -1,29 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { Agent } from "../../src/agent/agent.ts";
 import { App } from "../../src/app.ts";
-import { defineExtension } from "../../src/extensions/extension.ts";
 import { DefinitionError as PublicDefinitionError, PluginDefinitionError, ToolDefinitionError } from "../../src/index.ts";
 import { assertModulesAllowed, CONTRIB } from "../../src/manifests/module-allow-list.ts";
 import { Registry } from "../../src/registry/registry.ts";
 import { resolvePolicy } from "../../src/retry/policy.ts";
-import { defineTool } from "../../src/tools/define-tool.ts";
 import { definitionRefusal } from "../helpers/refusals.ts";
 
-const tool = (name: string, extra: Record<string, unknown> = {}) =>
-  defineTool({ name, description: `The ${name} tool.`, parameters: { type: "object" }, execute: () => 1, ...extra }, undefined, `module-${name}`);
-
-const extension = (name: string, tools: unknown[] = []) =>
-  defineExtension({ name, kind: "WRAPPER", description: `The ${name} extension.`, create: (t) => t, tools: tools as never }, `module-${name}`);
-
-class Helper extends Agent {
-  static override toolName = "helper";
-  static override toolDescription = "Helps.";
-  static override ToolInput = z.object({ task: z.string() });
-  override async run() {
-    return "helped";
-  }
-}
+import { extension, Helper, tool } from "./fixtures.ts";
 
 const noop = async function* () {};
 

@@ -1,30 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { Agent } from "../../src/agent/agent.ts";
 import { App } from "../../src/app.ts";
-import { defineExtension } from "../../src/extensions/extension.ts";
 import { Registry } from "../../src/registry/registry.ts";
 import { resolvePolicy } from "../../src/retry/policy.ts";
-import { defineTool } from "../../src/tools/define-tool.ts";
 
-const tool = (name: string, extra: Record<string, unknown> = {}) =>
-  defineTool(
-    { name, description: `The ${name} tool.`, parameters: { type: "object", properties: { q: { type: "string" } } }, execute: ({ q }) => q, ...extra },
-    undefined,
-    `module-${name}`,
-  );
-
-const extension = (name: string, tools: unknown[] = []) =>
-  defineExtension({ name, kind: "WRAPPER", description: `The ${name} extension.`, create: (t) => t, tools: tools as never }, `module-${name}`);
-
-class Helper extends Agent {
-  static override toolName = "helper";
-  static override toolDescription = "Helps.";
-  static override ToolInput = z.object({ task: z.string() });
-  override async run() {
-    return "helped";
-  }
-}
+import { extension, Helper, tool } from "./fixtures.ts";
 
 describe("the registry", () => {
   it("should look up what it registered by name, with a tool's own retry declaration", () => {

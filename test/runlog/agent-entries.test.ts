@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentEventRecord, AgentLogEntry } from "../../src/agent/events.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { storeAgentRun, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /**
  * An agent run submits its entries before the earlier ones are committed
@@ -11,16 +11,7 @@ describe("agent stream entries in the run log", () => {
   let rt: TestRuntime;
   beforeEach(async () => {
     rt = await testRuntime();
-    await rt.agents.store.create({
-      id: "run-a",
-      agent: "tools_agent",
-      threadId: null,
-      input: {},
-      callerRole: "USER",
-      callerKey: null,
-      checkpoint: null,
-      startedAt: new Date().toISOString(),
-    });
+    await storeAgentRun(rt, "run-a");
   });
   afterEach(() => rt.dispose());
 
