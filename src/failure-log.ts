@@ -73,7 +73,8 @@ export function failureLog(log: Logger, everyMs = 10_000): FailureLog {
     if (quietFor < everyMs) return void setTimeout(end, everyMs - quietFor, kind).unref();
     episodes.delete(kind);
     const { episode } = open;
-    log.info(`${open.message}: no more since ${Math.round(everyMs / 1000)} s`, {
+    log.info(`${open.message}: no more since ${everyMs / 1000} s`, {
+      ...(kind === open.message ? {} : { kind }),
       failures: episode.total,
       lastedSeconds: episode.seconds(episode.lastFailure),
       suppressed: episode.takeSuppressed(),
