@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { collect, gatedApp, RUN_EVENTS, sseReader, until, within, wsClient, type RunEventData } from "../graphql/support.ts";
+import { connect as mcpConnect, textOf } from "../mcp/support.ts";
 import { DISPATCH } from "../runlog/support.ts";
 
 /**
@@ -71,9 +72,11 @@ describe("request timeouts", () => {
     const { received, afterMs } = await untilClosed(socket, REQUEST_S * 1000 + 3000);
     expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(afterMs).toBeGreaterThanOrEqual(REQUEST_S * 1000 - 100);
+    // The request cut off mid-body is a client's fault: nothing is logged as an error.
+    expect(rt!.logLines.filter((l) => JSON.parse(l).level === "error")).toEqual([]);
   });
 
-  it("should keep an SSE subscription, a graphql-ws subscription and a long dispatch going past the request timeout", async () => {
+  it("should keep an SSE subscription, a graphql-ws subscription, a long dispatch and a long MCP call going past the request timeout", async () => {
     const { app, release } = gatedApp();
     const { url, port } = await start(app);
     const abort = new AbortController();
@@ -98,7 +101,11 @@ describe("request timeouts", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ query: DISPATCH, variables: { tool: "gate", input: {} } }),
     });
-    await until("the long dispatch to start", () => sse.nexts<RunEventData>().some((e) => e.data?.runEvents.type === "RUN_STARTED" && e.data.runEvents.run.tool === "gate"));
+    const { client: mcp } = await mcpConnect(url.replace(/\/graphql$/, "/mcp"));
+    cleanups.push(() => mcp.close());
+    const called = mcp.callTool({ name: "gate", arguments: {} });
+    const gates = () => sse.nexts<RunEventData>().filter((e) => e.data?.runEvents.type === "RUN_STARTED" && e.data.runEvents.run.tool === "gate").length;
+    await until("the long dispatch and the MCP call to start", () => gates() === 2);
 
     // A stalled client opened now is cut once the timeout has passed: the streams above are older than that.
     const stalled = await rawClient(port);
@@ -108,6 +115,8 @@ describe("request timeouts", () => {
     release();
     const answer = (await (await within("the dispatch answer", dispatched)).json()) as { data: { dispatch: { id: string; status: string } } };
     expect(answer.data.dispatch.status).toBe("SUCCEEDED");
+    const result = (await within("the MCP call's result", called)) as { isError?: boolean; content?: unknown };
+    expect([result.isError ?? false, textOf(result)]).toEqual([false, "open"]);
     const finished = (e: RunEventData) => e.runEvents.type === "RUN_FINISHED" && e.runEvents.run.id === answer.data.dispatch.id;
     await until("the SSE stream to deliver the finish", () => sse.nexts<RunEventData>().some((e) => e.data && finished(e.data)));
     await until("the graphql-ws subscription to deliver the finish", () => ws.data.some(finished));
