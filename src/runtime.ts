@@ -18,6 +18,7 @@ import { configuredCredentials } from "./secrets/credentials.ts";
 import { scrubbingWrites } from "./db/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
 import { outageLog } from "./events/outage-log.ts";
+import { failureLog } from "./failure-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { assertModulesAllowed, moduleRefusal } from "./manifests/module-allow-list.ts";
 import { Surface } from "./registry/surface.ts";
@@ -184,11 +185,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     tracer: tracing?.runs,
   });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
+  // The periodic duties fail every tick while the database is out: a few lines count them.
+  const dutyFailures = failureLog(log);
   const sweep =
     duties !== "server"
       ? undefined
       : setInterval(() => {
-          interactions.expireDue().catch((e: Error) => log.warn("expiring interactions failed", { error: e.message }));
+          interactions.expireDue().catch((e: Error) => dutyFailures.failed("warn", "expiring interactions failed", { error: e.message }));
         }, options.sweepMs ?? 1000);
   sweep?.unref();
   // Expired key-value rows read as absent already; deleting them keeps the table small
@@ -197,7 +200,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     duties !== "server"
       ? undefined
       : setInterval(() => {
-          db.cacheEntry.deleteMany({ where: { expiresAt: { lte: new Date() } } }).catch((e: Error) => log.warn("deleting expired key-value rows failed", { error: e.message }));
+          db.cacheEntry
+            .deleteMany({ where: { expiresAt: { lte: new Date() } } })
+            .catch((e: Error) => dutyFailures.failed("warn", "deleting expired key-value rows failed", { error: e.message }));
         }, options.storeSweepMs ?? 60_000);
   storeSweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { isPackageSpecifier } from "../modules/load-modules.ts";
+import { printable } from "./printable.ts";
 
 const TYPESCRIPT = /\.[mc]?ts$/;
 
@@ -17,13 +18,17 @@ export function modulesToCheck(named: string[], env: NodeJS.ProcessEnv = process
   // A package (tai42/contrib) was checked when it was built.
   const files = modules.filter((m) => !isPackageSpecifier(m));
   const missing = files.filter((f) => !existsSync(resolve(cwd, f)));
-  if (missing.length) throw new Error(`no such file: ${missing.join(", ")} (paths are relative to ${cwd})`);
+  if (missing.length) throw new Error(printable(`no such file: ${missing.join(", ")} (paths are relative to ${cwd})`));
   const typed = files.filter((f) => TYPESCRIPT.test(f));
-  if (!typed.length) throw new Error(`no TypeScript module to check among ${modules.join(", ")} (.ts, .mts or .cts)`);
+  if (!typed.length) throw new Error(printable(`no TypeScript module to check among ${modules.join(", ")} (.ts, .mts or .cts)`));
   return typed;
 }
 
-/** `tai check [modules…]`: type-checks tool and extension modules as the user's project sees them. */
+/**
+ * `tai check [modules…]`: type-checks tool and extension modules as the user's project
+ * sees them, with tai42's own TypeScript (never one from the checked folder), printing
+ * every name and diagnostic with its control characters escaped.
+ */
 export function registerCheckCommand(program: Command): void {
   program
     .command("check")

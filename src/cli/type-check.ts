@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join, relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type * as TS from "typescript";
+import { printable } from "./printable.ts";
 
 /**
  * The compiler options of a project without a tsconfig.json: strict, for modules that
@@ -36,15 +35,13 @@ export interface CheckReport {
   errors: number;
 }
 
-/** The project's own TypeScript (the version its editor uses), else the one tai42 depends on. */
-async function loadTypeScript(cwd: string): Promise<typeof TS> {
-  let path: string | undefined;
-  try {
-    path = createRequire(join(cwd, "package.json")).resolve("typescript");
-  } catch {
-    // Not installed in the project.
-  }
-  const mod = (await import(path ? pathToFileURL(path).href : "typescript")) as { default?: typeof TS } & typeof TS;
+/**
+ * tai42's own TypeScript, the one its package depends on, resolved from where tai42 is
+ * installed. Never one found in the checked folder: its `node_modules` may be anyone's,
+ * and loading a `typescript` from there would run its code (README §"tai check").
+ */
+async function loadTypeScript(): Promise<typeof TS> {
+  const mod = (await import("typescript")) as { default?: typeof TS } & typeof TS;
   return mod.default ?? mod;
 }
 
@@ -63,18 +60,26 @@ function compilerOptions(ts: typeof TS, cwd: string): { options: TS.CompilerOpti
   return { options: { ...parsed.options, noEmit: true }, from: "tsconfig.json", problems };
 }
 
+/** A diagnostic's message chain, one line per message, each indented by its depth, with control characters escaped. */
+function messageText(m: string | TS.DiagnosticMessageChain, depth = 0): string {
+  if (typeof m === "string") return printable(m);
+  const own = `${depth ? `\n${"  ".repeat(depth + 1)}` : ""}${printable(m.messageText)}`;
+  return own + (m.next ?? []).map((n) => messageText(n, depth + 1)).join("");
+}
+
+/** One line per diagnostic (its chain indented below it); whatever echoes a file name or source text is made {@link printable}. */
 function formatDiagnostic(ts: typeof TS, d: TS.Diagnostic, cwd: string): string {
   const category = ts.DiagnosticCategory[d.category].toLowerCase();
-  const text = ts.flattenDiagnosticMessageText(d.messageText, "\n  ");
+  const text = messageText(d.messageText);
   if (!d.file || d.start === undefined) return `${category} TS${d.code}: ${text}`;
   const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-  const file = relative(cwd, d.file.fileName).split("\\").join("/");
+  const file = printable(relative(cwd, d.file.fileName).split("\\").join("/"));
   return `${file}:${line + 1}:${character + 1} - ${category} TS${d.code}: ${text}`;
 }
 
 /** Type-checks `files` (paths relative to `cwd`) with the project's compiler options, emitting nothing. */
 export async function typeCheck(files: string[], cwd = process.cwd()): Promise<CheckReport> {
-  const ts = await loadTypeScript(cwd);
+  const ts = await loadTypeScript();
   const { options, from, problems } = compilerOptions(ts, cwd);
   const program = ts.createProgram({ rootNames: files.map((f) => resolve(cwd, f)), options });
   const diagnostics = [...problems, ...ts.getPreEmitDiagnostics(program)];

@@ -1,3 +1,4 @@
+import { Episode } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 
 /**
@@ -7,26 +8,21 @@ import type { Logger } from "../log.ts";
  * failed publish, tens per second.
  */
 export function outageLog(log: Logger, what: string, everyMs = 10_000, now: () => number = Date.now) {
-  let since: number | null = null;
-  let lastLine = 0;
-  let folded = 0;
+  let episode: Episode | null = null;
   return {
     error(e: Error): void {
       const t = now();
-      if (since === null) {
-        since = lastLine = t;
-        folded = 0;
+      if (!episode) {
+        episode = new Episode(t);
         return log.warn(`${what} is unreachable; events degrade until it returns`, { error: e.message });
       }
-      if (t - lastLine < everyMs) return void folded++;
-      log.warn(`${what} is still unreachable`, { error: e.message, downForSeconds: Math.round((t - since) / 1000), errorsSinceLastLine: folded + 1 });
-      lastLine = t;
-      folded = 0;
+      if (!episode.failed(t, everyMs)) return;
+      log.warn(`${what} is still unreachable`, { error: e.message, downForSeconds: episode.seconds(t), errorsSinceLastLine: episode.takeSuppressed() + 1 });
     },
     recovered(): void {
-      if (since === null) return;
-      log.info(`${what} is reachable again`, { downForSeconds: Math.round((now() - since) / 1000) });
-      since = null;
+      if (!episode) return;
+      log.info(`${what} is reachable again`, { downForSeconds: episode.seconds(now()) });
+      episode = null;
     },
   };
 }

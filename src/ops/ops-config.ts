@@ -34,6 +34,15 @@ export interface OpsConfig {
    */
   unreadySeconds: number;
   /**
+   * Seconds a client has to send a whole request, headers and body, from its first byte
+   * (TAI_REQUEST_TIMEOUT_SECONDS; Node's `server.requestTimeout`): a client that stalls
+   * mid-body is answered 408 and cut. Only the receipt of the request is timed, never
+   * the response: SSE, graphql-ws, `/mcp` streams and long dispatches run on. @default 60
+   */
+  requestTimeoutSeconds: number;
+  /** Seconds a client has to send a request's headers (TAI_HEADERS_TIMEOUT_SECONDS; `server.headersTimeout`); at most the request timeout. @default 20 */
+  headersTimeoutSeconds: number;
+  /**
    * Where run and attempt spans go over OTLP/HTTP: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as
    * given, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces". Unset (or OTEL_SDK_DISABLED=true):
    * tracing is off and costs nothing.
@@ -61,6 +70,8 @@ export const OpsEnvSchema = z
       (raw) => `must be off, loopback, admin or public (got "${raw}")`,
     ),
     TAI_UNREADY_SECONDS: envSeconds(0, 0, 3600),
+    TAI_REQUEST_TIMEOUT_SECONDS: envSeconds(60, 0.5, 3600),
+    TAI_HEADERS_TIMEOUT_SECONDS: envSeconds(undefined, 0.5, 3600),
     OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional(),
     OTEL_SDK_DISABLED: z.string().optional(),
@@ -73,6 +84,14 @@ export const OpsEnvSchema = z
     error: (issue) => {
       const env = issue.input as { TAI_HEARTBEAT_SECONDS: number; TAI_DEAD_AFTER_SECONDS?: number };
       return `must be longer than TAI_HEARTBEAT_SECONDS (${env.TAI_HEARTBEAT_SECONDS}), or every instance would look gone between two of its own beats (got ${deadAfter(env)})`;
+    },
+  })
+  .refine((env) => headersTimeout(env) <= env.TAI_REQUEST_TIMEOUT_SECONDS, {
+    path: ["TAI_HEADERS_TIMEOUT_SECONDS"],
+    when: parsed("TAI_REQUEST_TIMEOUT_SECONDS", "TAI_HEADERS_TIMEOUT_SECONDS"),
+    error: (issue) => {
+      const env = issue.input as { TAI_REQUEST_TIMEOUT_SECONDS: number; TAI_HEADERS_TIMEOUT_SECONDS?: number };
+      return `must be at most TAI_REQUEST_TIMEOUT_SECONDS (${env.TAI_REQUEST_TIMEOUT_SECONDS}): the headers are part of the request (got ${headersTimeout(env)})`;
     },
   })
   .refine((env) => !env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || otlpOk(env), {
@@ -92,6 +111,8 @@ export const OpsEnvSchema = z
     dbPool: env.TAI_DB_POOL,
     metrics: env.TAI_METRICS,
     unreadySeconds: env.TAI_UNREADY_SECONDS,
+    requestTimeoutSeconds: env.TAI_REQUEST_TIMEOUT_SECONDS,
+    headersTimeoutSeconds: headersTimeout(env),
     otlpTracesUrl: otlpUrl(env),
   }));
 
@@ -104,6 +125,11 @@ interface OtlpEnv {
 /** TAI_DEAD_AFTER_SECONDS, by default three heartbeats. */
 function deadAfter(env: { TAI_HEARTBEAT_SECONDS: number; TAI_DEAD_AFTER_SECONDS?: number }): number {
   return env.TAI_DEAD_AFTER_SECONDS ?? env.TAI_HEARTBEAT_SECONDS * 3;
+}
+
+/** TAI_HEADERS_TIMEOUT_SECONDS, by default 20 s or the request timeout if that is shorter. */
+function headersTimeout(env: { TAI_REQUEST_TIMEOUT_SECONDS: number; TAI_HEADERS_TIMEOUT_SECONDS?: number }): number {
+  return env.TAI_HEADERS_TIMEOUT_SECONDS ?? Math.min(20, env.TAI_REQUEST_TIMEOUT_SECONDS);
 }
 
 /** The OTLP traces URL the variables name, if tracing is on. */

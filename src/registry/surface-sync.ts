@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import type { Bus } from "../events/bus.ts";
+import { failureLog, type FailureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 import { readSurfaceVersion } from "./surface-version.ts";
 
@@ -25,6 +26,8 @@ export class SurfaceSync {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<boolean> | null = null;
   private readonly unlisten: () => void;
+  /** The poll fails every tick while the database is out: a few lines count it. */
+  private readonly pollFailures: FailureLog;
 
   constructor(
     private readonly db: Db,
@@ -33,6 +36,7 @@ export class SurfaceSync {
     private readonly instanceId: string,
     private readonly log: Logger,
   ) {
+    this.pollFailures = failureLog(log);
     this.unlisten = bus.listen("configChanged", ({ instanceId: from, version }) => {
       if (from === instanceId || (version !== undefined && version <= this.loader.version)) return;
       this.loader.load().catch((e: Error) => log.error("reloading stored configuration failed", { error: e.message }));
@@ -42,7 +46,7 @@ export class SurfaceSync {
   /** Reads the stored version every `everyMs` and reloads when it differs from the applied one. */
   start(everyMs: number): void {
     this.timer = setInterval(
-      () => void this.refreshIfStale().catch((e: Error) => this.log.warn("checking the stored configuration version failed", { error: e.message })),
+      () => void this.refreshIfStale().catch((e: Error) => this.pollFailures.failed("warn", "checking the stored configuration version failed", { error: e.message })),
       everyMs,
     );
     this.timer.unref();

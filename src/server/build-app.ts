@@ -89,7 +89,7 @@ export function buildApp(rt: Runtime): TaiServer {
   const ops = opsRoutes(rt, readiness);
   const mcp = mcpHttpDoor(rt, { holdKey });
   const dashboard = dashboardRoutes();
-  const server = createServer((req, res) => {
+  const server = createServer(requestTimeouts(config), (req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
     if (ops(req, res)) return;
     if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
@@ -201,6 +201,19 @@ export function buildApp(rt: Runtime): TaiServer {
       await closed;
     },
   };
+}
+
+/**
+ * How long a client may take to send a request (docs/deploy.md §"Request timeouts"):
+ * Node times the receipt of the headers and of the whole request from its first byte,
+ * never the response, so streams and long dispatches are not cut; a stalled client is
+ * answered 408 and closed. Node checks every 30 s by default, which would hold a stalled
+ * socket up to that much longer: here a quarter of the shorter timeout.
+ */
+function requestTimeouts(config: Runtime["config"]) {
+  const requestTimeout = Math.round(config.requestTimeoutSeconds * 1000);
+  const headersTimeout = Math.round(config.headersTimeoutSeconds * 1000);
+  return { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.round(headersTimeout / 4))) };
 }
 
 /**

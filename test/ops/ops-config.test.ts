@@ -50,6 +50,20 @@ describe("operations configuration", () => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });
 
+  it("should give a client 60 s to send a request and 20 s (or the request timeout if shorter) to send its headers, unless set", () => {
+    expect(loadConfig({})).toMatchObject({ requestTimeoutSeconds: 60, headersTimeoutSeconds: 20 });
+    expect(loadConfig({ TAI_REQUEST_TIMEOUT_SECONDS: "5" })).toMatchObject({ requestTimeoutSeconds: 5, headersTimeoutSeconds: 5 });
+    expect(loadConfig({ TAI_REQUEST_TIMEOUT_SECONDS: "90", TAI_HEADERS_TIMEOUT_SECONDS: "1.5" })).toMatchObject({ requestTimeoutSeconds: 90, headersTimeoutSeconds: 1.5 });
+  });
+
+  it("should refuse a headers timeout longer than the request timeout, and a timeout out of range, naming the variable", () => {
+    expect(() => loadConfig({ TAI_REQUEST_TIMEOUT_SECONDS: "10", TAI_HEADERS_TIMEOUT_SECONDS: "30" })).toThrow(
+      /TAI_HEADERS_TIMEOUT_SECONDS: must be at most TAI_REQUEST_TIMEOUT_SECONDS \(10\)/,
+    );
+    expect(() => loadConfig({ TAI_REQUEST_TIMEOUT_SECONDS: "0" })).toThrow(/TAI_REQUEST_TIMEOUT_SECONDS: must be a number of seconds from 0.5 to 3600/);
+    expect(() => loadConfig({ TAI_HEADERS_TIMEOUT_SECONDS: "never" })).toThrow(/TAI_HEADERS_TIMEOUT_SECONDS: must be a number of seconds/);
+  });
+
   it("should refuse a death delay no longer than the heartbeat: every instance would look gone between its own beats", () => {
     expect(() => loadConfig({ TAI_HEARTBEAT_SECONDS: "10", TAI_DEAD_AFTER_SECONDS: "10" })).toThrow(/TAI_DEAD_AFTER_SECONDS: must be longer than TAI_HEARTBEAT_SECONDS \(10\)/);
   });
