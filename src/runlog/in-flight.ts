@@ -2,6 +2,8 @@
 export interface InFlightRun<T> {
   controller: AbortController;
   done: Promise<T>;
+  /** Settles when the run is no longer this instance's work: its outcome is stored (or given up at shutdown). */
+  held: Promise<unknown>;
 }
 
 /**
@@ -23,17 +25,19 @@ export class InFlight<T> {
   }
 
   /**
-   * Tracks a run until `done` settles (resolved or rejected). A later `add` of the same
-   * id (a park resumed inside its own dispatch) replaces it; the earlier one's end then
-   * leaves the later one tracked.
+   * Tracks a run until `held` (default: `done`) settles, resolved or rejected: a run whose
+   * outcome is kept until the database takes it (`runlog/pending-outcomes.ts`) stays
+   * tracked after its `done` until it is stored. A later `add` of the same id (a park
+   * resumed inside its own dispatch) replaces it; the earlier one's end then leaves the
+   * later one tracked.
    */
-  add(id: string, controller: AbortController, done: Promise<T>): void {
-    const run = { controller, done };
+  add(id: string, controller: AbortController, done: Promise<T>, held: Promise<unknown> = done): void {
+    const run = { controller, done, held };
     this.runs.set(id, run);
     const forget = () => {
       if (this.runs.get(id) === run) this.runs.delete(id);
     };
-    done.then(forget, forget);
+    held.then(forget, forget);
   }
 
   /** The ids of the runs in flight. */
@@ -59,7 +63,7 @@ export class InFlight<T> {
    */
   async drain(graceMs: number, abortReason?: unknown): Promise<void> {
     this.draining = true;
-    const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.done));
+    const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.held));
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
     if ((await Promise.race([all(), timer])) === "timeout") {
       for (const r of this.runs.values()) r.controller.abort(abortReason);
