@@ -26,7 +26,8 @@ export function maskError(log: Logger, secrets: Scrubber) {
           code: original.code,
           ...(original.retryable ? { retryable: true } : {}),
           ...(original.retryAfterSeconds !== undefined ? { retryAfterSeconds: original.retryAfterSeconds } : {}),
-          ...(original.issues.length ? { issues: secrets.scrub(original.issues) } : {}) },
+          ...(original.issues.length ? { issues: secrets.scrub(original.issues) } : {}),
+        },
       });
     }
     if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;

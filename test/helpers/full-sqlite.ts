@@ -13,7 +13,7 @@ export async function fillSqlite(db: Db): Promise<void> {
   await db.$queryRawUnsafe(`PRAGMA max_page_count = ${Number(page_count)}`);
   for (let i = 0; i < 10_000; i++) {
     try {
-      await db.$executeRawUnsafe("INSERT INTO \"test_filler\" VALUES (randomblob(500))");
+      await db.$executeRawUnsafe('INSERT INTO "test_filler" VALUES (randomblob(500))');
     } catch (e) {
       if (/SQLITE_FULL/.test(String((e as Error).message))) return;
       throw e;

@@ -105,7 +105,9 @@ describe.skipIf(!hasPostgres)("a 20 s PostgreSQL cut under 40 workers", () => {
     } finally {
       await direct.end();
     }
-    console.info(`[outage] in flight at the cut: ${inFlightAtCut}, outcomes kept during the cut: ${keptDuringCut}, keys: ${keys.size}, re-issues: ${reissues}, slowest: ${maxMs} ms`);
+    console.info(
+      `[outage] in flight at the cut: ${inFlightAtCut}, outcomes kept during the cut: ${keptDuringCut}, keys: ${keys.size}, re-issues: ${reissues}, slowest: ${maxMs} ms`,
+    );
     expect(inFlightAtCut).toBeGreaterThanOrEqual(WORKERS / 2);
     expect(keptDuringCut).toBeGreaterThan(0);
     expect(wrong).toEqual([]);

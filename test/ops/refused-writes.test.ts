@@ -20,7 +20,11 @@ const hasPostgres = await requirePostgres();
 
 /** The first GraphQL error of dispatching `tool` anonymously over HTTP. */
 async function dispatchError(base: string, tool: string, input: Record<string, unknown>) {
-  const res = await fetch(`${base}/graphql`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: DISPATCH, variables: { tool, input } }) });
+  const res = await fetch(`${base}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ query: DISPATCH, variables: { tool, input } }),
+  });
   const text = await res.text();
   expect(text).not.toContain("Unexpected error");
   return (JSON.parse(text) as { errors?: { message: string; extensions: Record<string, unknown> }[] }).errors?.[0];
@@ -87,7 +91,10 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
       }
     };
     const s = await heldServer({ databaseUrl: db.url });
-    cleanup.push(() => s.rt.close(), () => s.server.stop());
+    cleanup.push(
+      () => s.rt.close(),
+      () => s.server.stop(),
+    );
     expect(await s.ready()).toEqual(READY);
 
     const inFlight = s.held();
@@ -95,7 +102,11 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
     await readOnly(true);
     cleanup.push(() => readOnly(false));
     // The pool's first query after its sessions ended may fail on the broken connection: the next ones meet the read-only database.
-    await until("a dispatch to be refused as a refused write", async () => (await dispatchError(s.base, "echo_big", { text: "x" }))?.message.startsWith("the database refuses writes") ?? false, 10_000);
+    await until(
+      "a dispatch to be refused as a refused write",
+      async () => (await dispatchError(s.base, "echo_big", { text: "x" }))?.message.startsWith("the database refuses writes") ?? false,
+      10_000,
+    );
     expect(await dispatchError(s.base, "echo_big", { text: "x" })).toMatchObject(REFUSED);
 
     s.release();
@@ -120,7 +131,10 @@ describe("a full SQLite disk", () => {
 
   it("should refuse a dispatch UNAVAILABLE with a retry time, answer /ready 503 refusing writes, and settle the run in flight once space returns", async () => {
     const s = await heldServer({ kind: "sqlite" });
-    cleanup.push(() => s.rt.dispose(), () => s.server.stop());
+    cleanup.push(
+      () => s.rt.dispose(),
+      () => s.server.stop(),
+    );
     expect(await s.ready()).toEqual(READY);
 
     const inFlight = s.held();
