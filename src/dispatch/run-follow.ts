@@ -65,7 +65,12 @@ export class LocalScopes {
   }
 }
 
-/** Settles once `done` did and the run's outcome, if the database did not take it at once, is stored (or given up at shutdown). */
+/**
+ * Settles (never rejects) once `done` did and the run's outcome, if the database did not
+ * take it at once, is stored (or given up at shutdown). An execution that threw has its
+ * FAILED outcome kept too (`run-salvage.ts`), and is held until it is stored.
+ */
 export function heldUntilStored(settle: RunSettle, runId: string, done: Promise<unknown>): Promise<unknown> {
-  return done.then(() => settle.pending.settled(runId));
+  const ignore = () => {};
+  return done.then(ignore, ignore).then(() => settle.pending.settled(runId));
 }
