@@ -3,6 +3,9 @@ import type { Runtime } from "../runtime.ts";
 /** How long each dependency has to answer a readiness check. */
 const CHECK_TIMEOUT_MS = 2000;
 
+/** How long one database probe (a read and a write) answers every readiness check. */
+const PROBE_REUSE_MS = 1000;
+
 /**
  * One dependency's state in a readiness answer. "refusing writes": the database answers
  * reads but a write probe failed (a full disk, a read-only database), or this instance
@@ -25,6 +28,8 @@ export interface ReadyAnswer {
  */
 export class Readiness {
   private drainingSince: number | null = null;
+  /** The last database probe, shared for {@link PROBE_REUSE_MS}. */
+  private probed: { at: number; state: Promise<CheckState> } | null = null;
 
   constructor(private readonly rt: Pick<Runtime, "db" | "bus" | "instanceId" | "dispatcher">) {}
 
@@ -52,11 +57,19 @@ export class Readiness {
   /**
    * Reads (`SELECT 1`), then writes: this instance's heartbeat row, a real write that needs
    * the disk (a rolled-back one may never reach it); and no run outcome kept unstored here.
+   * One probe serves every request for {@link PROBE_REUSE_MS}: a flood of unauthenticated
+   * `/ready` requests does not become a flood of writes.
    */
-  private async database(): Promise<CheckState> {
-    if ((await probe(() => this.rt.db.$queryRawUnsafe("SELECT 1"))) === "unreachable") return "unreachable";
-    const writes = await probe(() => this.rt.db.instance.updateMany({ where: { id: this.rt.instanceId }, data: { heartbeatAt: new Date() } }));
-    return writes === "ok" && this.rt.dispatcher.unstoredOutcomes === 0 ? "ok" : "refusing writes";
+  private database(): Promise<CheckState> {
+    const now = Date.now();
+    if (this.probed && now - this.probed.at < PROBE_REUSE_MS) return this.probed.state;
+    const state = (async (): Promise<CheckState> => {
+      if ((await probe(() => this.rt.db.$queryRawUnsafe("SELECT 1"))) === "unreachable") return "unreachable";
+      const writes = await probe(() => this.rt.db.instance.updateMany({ where: { id: this.rt.instanceId }, data: { heartbeatAt: new Date() } }));
+      return writes === "ok" && this.rt.dispatcher.unstoredOutcomes === 0 ? "ok" : "refusing writes";
+    })();
+    this.probed = { at: now, state };
+    return state;
   }
 }
 

@@ -113,6 +113,7 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
     const run = await inFlight;
     expect(run.status).toBe("SUCCEEDED");
     expect(await status(run.id)).toBe("RUNNING");
+    await until("/ready to report refused writes", async () => (await s.ready()).http === 503, 5000);
     expect(await s.ready()).toEqual(REFUSING);
 
     await readOnly(false);
@@ -148,12 +149,14 @@ describe("a full SQLite disk", () => {
     expect(run.status).toBe("SUCCEEDED");
     expect((await s.rt.db.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("RUNNING");
     expect(s.rt.dispatcher.runningIds()).toContain(run.id);
+    await until("/ready to report refused writes", async () => (await s.ready()).http === 503, 5000);
     expect(await s.ready()).toEqual(REFUSING);
 
     await freeSqlite(s.rt.db);
     await until("the kept outcome to be stored", async () => (await s.rt.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "SUCCEEDED", 10_000);
     expect(await s.rt.db.runEvent.count({ where: { runId: run.id, type: "RUN_FINISHED" } })).toBe(1);
     expect(s.rt.dispatcher.runningIds()).not.toContain(run.id);
+    await until("/ready to answer 200", async () => (await s.ready()).http === 200, 5000);
     expect(await s.ready()).toEqual(READY);
     expect(await s.rt.db.run.count({ where: { status: "RUNNING" } })).toBe(0);
   }, 60_000);
