@@ -87,7 +87,7 @@ export class RunSettle {
     try {
       return await write();
     } catch (error) {
-      this.pending.keep(run.id, { value: { run: snapshot, output: { ...run } }, write, onStored: (ended) => ended && this.publish(ended), log, error });
+      if (!this.pending.keep(run.id, { value: { run: snapshot, output: { ...run } }, write, onStored: (ended) => ended && this.publish(ended), log, error })) throw error;
       return null;
     }
   }

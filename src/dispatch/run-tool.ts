@@ -19,7 +19,7 @@ import { execute, type RunSteps } from "./run-execute.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
 import { isFinal, newRun, seesCuratedSurface, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
-import { boundedRead, heldUntilStored, LocalScopes } from "./run-follow.ts";
+import { boundedRead, heldUntilStored, keptFull, LocalScopes } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import type { RunStore } from "./run-store.ts";
 import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
@@ -172,6 +172,7 @@ export class Dispatcher {
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
+    if (this.settle.pending.full) throw keptFull();
 
     // The API doors see the curated surface; in-process doors every registered name.
     const curated = seesCuratedSurface(req.door);

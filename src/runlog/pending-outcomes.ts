@@ -6,6 +6,8 @@ export interface PendingOutcomeOptions {
   firstDelayMs?: number;
   /** Also how soon after the database returns a kept outcome is stored. @default 2000 */
   maxDelayMs?: number;
+  /** How many outcomes may be kept at once (memory stays bounded in a long outage). @default 10000 */
+  limit?: number;
 }
 
 /** How one kept outcome is stored and announced. */
@@ -43,6 +45,7 @@ export class PendingOutcomes<T, E> {
   private readonly kept = new Map<string, Entry<T>>();
   private readonly firstDelayMs: number;
   private readonly maxDelayMs: number;
+  private readonly limit: number;
   private deadline: number | null = null;
   /** The runs whose outcome was still not stored at the shutdown deadline. */
   readonly abandoned: string[] = [];
@@ -50,6 +53,12 @@ export class PendingOutcomes<T, E> {
   constructor(options: PendingOutcomeOptions = {}) {
     this.firstDelayMs = options.firstDelayMs ?? 200;
     this.maxDelayMs = options.maxDelayMs ?? 2000;
+    this.limit = options.limit ?? 10_000;
+  }
+
+  /** True while {@link PendingOutcomeOptions.limit} outcomes are kept: the owner starts no new run. */
+  get full(): boolean {
+    return this.kept.size >= this.limit;
   }
 
   get size(): number {
@@ -66,9 +75,10 @@ export class PendingOutcomes<T, E> {
     return this.kept.get(runId)?.settled ?? Promise.resolve();
   }
 
-  /** Keeps `outcome` for `runId` and writes it again until it is stored. */
-  keep(runId: string, outcome: KeptOutcome<T, E>): void {
-    if (this.kept.has(runId)) return;
+  /** Keeps `outcome` for `runId` and writes it again until it is stored; false (nothing kept) when {@link full}. */
+  keep(runId: string, outcome: KeptOutcome<T, E>): boolean {
+    if (this.kept.has(runId)) return true;
+    if (this.full) return false;
     let wake = () => {};
     const entry: Entry<T> = { value: outcome.value, settled: Promise.resolve(), wake: () => wake() };
     outcome.log.warn("storing the run outcome failed; it is kept on this instance and stored once the database accepts it", { error: errorText(outcome.error) });
@@ -91,6 +101,7 @@ export class PendingOutcomes<T, E> {
       }
     })().finally(() => this.kept.delete(runId));
     this.kept.set(runId, entry);
+    return true;
   }
 
   /**
