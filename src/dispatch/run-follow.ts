@@ -74,11 +74,10 @@ export class LocalScopes {
 }
 
 /**
- * Settles (never rejects) once `done` did and the run's outcome, if the database did not
- * take it at once, is stored (or given up at shutdown). An execution that threw has its
- * FAILED outcome kept too (`run-salvage.ts`), and is held until it is stored.
+ * What holds an ended run in flight (`InFlight.add`): its kept outcome until it is stored
+ * (or given up at shutdown), if the database did not take it at once. An execution that
+ * threw has its FAILED outcome kept too (`run-salvage.ts`).
  */
-export function heldUntilStored(settle: RunSettle, runId: string, done: Promise<unknown>): Promise<unknown> {
-  const ignore = () => {};
-  return done.then(ignore, ignore).then(() => settle.pending.settled(runId));
+export function untilStored(settle: RunSettle, runId: string): () => Promise<void> | undefined {
+  return () => (settle.pending.get(runId) === undefined ? undefined : settle.pending.settled(runId));
 }

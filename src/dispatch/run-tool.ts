@@ -19,7 +19,7 @@ import { execute, type RunSteps } from "./run-execute.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
 import { isFinal, newRun, seesCuratedSurface, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
-import { boundedRead, heldUntilStored, keptFull, LocalScopes } from "./run-follow.ts";
+import { boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import type { RunStore } from "./run-store.ts";
 import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
@@ -227,10 +227,10 @@ export class Dispatcher {
       trace,
       onProgress: req.onProgress,
     });
-    const held = heldUntilStored(this.settle, base.id, done);
-    this.inflight.add(base.id, controller, done, held);
-    if (scope) this.scopes.hold(scope, base.id, held);
+    // Before `add`: a run whose execution threw is held until its kept outcome is stored.
     done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));
+    const held = this.inflight.add(base.id, controller, done, untilStored(this.settle, base.id));
+    if (scope) this.scopes.hold(scope, base.id, held);
     try {
       return await done;
     } finally {

@@ -2,8 +2,8 @@
 export interface InFlightRun<T> {
   controller: AbortController;
   done: Promise<T>;
-  /** Settles when the run is no longer this instance's work: its outcome is stored (or given up at shutdown). */
-  held: Promise<unknown>;
+  /** Resolves when the run is no longer this instance's work: ended, and its outcome stored (or given up at shutdown). */
+  held: Promise<void>;
 }
 
 /**
@@ -25,19 +25,29 @@ export class InFlight<T> {
   }
 
   /**
-   * Tracks a run until `held` (default: `done`) settles, resolved or rejected: a run whose
-   * outcome is kept until the database takes it (`runlog/pending-outcomes.ts`) stays
-   * tracked after its `done` until it is stored. A later `add` of the same id (a park
+   * Tracks a run until `done` settles (resolved or rejected), and then until what
+   * `holdAfter` returns settles, if it returns anything: a run whose outcome is kept until
+   * the database takes it (`runlog/pending-outcomes.ts`) stays tracked until it is stored.
+   * Resolves when the run is no longer tracked. A later `add` of the same id (a park
    * resumed inside its own dispatch) replaces it; the earlier one's end then leaves the
    * later one tracked.
    */
-  add(id: string, controller: AbortController, done: Promise<T>, held: Promise<unknown> = done): void {
+  add(id: string, controller: AbortController, done: Promise<T>, holdAfter?: () => Promise<unknown> | undefined): Promise<void> {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
     const run = { controller, done, held };
     this.runs.set(id, run);
     const forget = () => {
       if (this.runs.get(id) === run) this.runs.delete(id);
+      release();
     };
-    held.then(forget, forget);
+    const ended = () => {
+      const more = holdAfter?.();
+      if (more) more.then(forget, forget);
+      else forget();
+    };
+    done.then(ended, ended);
+    return held;
   }
 
   /** The ids of the runs in flight. */
