@@ -97,13 +97,16 @@ export class ApiError extends Error {
   readonly issues: Issue[];
   /** The same request may succeed if sent again unchanged (contention, a busy database). */
   readonly retryable: boolean;
+  /** When `retryable`: seconds to wait before sending it again, where the server knows better than "at once". */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ApiErrorCode, message: string, issues: Issue[] = [], options: { retryable?: boolean } = {}) {
+  constructor(code: ApiErrorCode, message: string, issues: Issue[] = [], options: { retryable?: boolean; retryAfterSeconds?: number } = {}) {
     super(message);
     this.name = "ApiError";
     this.code = code;
     this.issues = issues;
     this.retryable = options.retryable ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   static badInput(message: string, issues: Issue[] = []): ApiError {

@@ -42,6 +42,16 @@ const UNAVAILABLE_CODES = new Set([
   "ETIMEDOUT",
   "EPIPE",
 ]);
+// A database that refuses writes: SQLite's full disk (or PRAGMA max_page_count reached) and
+// read-only file; PostgreSQL's disk_full (53100) and read_only_sql_transaction (25006, a hot
+// standby or default_transaction_read_only). SQLite's extended codes (SQLITE_READONLY_DBMOVED …)
+// start with the primary one.
+const REFUSED_CODES = /^(SQLITE_FULL|SQLITE_READONLY\w*|53100|25006)$/;
+const REFUSED_TEXT = /database or disk is full|attempt to write a readonly database|No space left on device|read-only transaction/i;
+
+/** How long a client is asked to wait before sending again a write the database refused (full disk, read-only). */
+export const REFUSED_RETRY_AFTER_SECONDS = 5;
+
 // What pg's pool and better-sqlite3 throw without a code Prisma knows.
 const UNAVAILABLE_TEXT =
   /timeout exceeded when trying to connect|Connection terminated|database is locked|SQLITE_BUSY|Unable to start a transaction in the given time|Transaction already closed/i;
@@ -67,12 +77,18 @@ function codesOf(error: unknown): { codes: string[]; text: string } {
 /**
  * The typed, retryable API error for a failure caused by contention or a database that
  * is briefly out of reach, or null for any other error: CONFLICT when two writers
- * collided (send the request again), UNAVAILABLE when no connection or lock came in time.
+ * collided (send the request again), UNAVAILABLE when no connection or lock came in time,
+ * or when the database refuses writes (a full disk, a read-only database; with a retry time).
  * The message says what to do and names no driver.
  */
 export function contentionError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return null;
   const { codes, text } = codesOf(error);
+  if (codes.some((c) => REFUSED_CODES.test(c)) || REFUSED_TEXT.test(text))
+    return new ApiError("UNAVAILABLE", "the database refuses writes (its disk is full or it is read-only); nothing was stored; send the request again once it accepts writes", [], {
+      retryable: true,
+      retryAfterSeconds: REFUSED_RETRY_AFTER_SECONDS,
+    });
   if (codes.some((c) => CONFLICT_CODES.has(c)) || codes.includes("TransactionWriteConflict"))
     return new ApiError("CONFLICT", "the write collided with a concurrent one and was rolled back; send it again", [], { retryable: true });
   if (

@@ -3,6 +3,7 @@ import { REDACTED } from "../auth/tiers.ts";
 import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
+import { untilStored } from "./run-follow.ts";
 import { execute, type RunSteps } from "./run-execute.ts";
 import type { RunRecord } from "./run-record.ts";
 import { both, failure } from "./run-settle.ts";
@@ -38,7 +39,7 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
     (o) => steps.parkEnded(o.run),
     () => {},
   );
-  steps.inflight.add(runId, controller, done);
+  steps.inflight.add(runId, controller, done, untilStored(steps.settle, runId));
   return done;
 }
 

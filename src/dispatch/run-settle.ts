@@ -1,6 +1,7 @@
 import { REDACTED } from "../auth/tiers.ts";
 import { describeIssues, ToolError, type ErrorKind } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import { PendingOutcomes } from "../runlog/pending-outcomes.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Secrets, SecretScope } from "../secrets/secrets.ts";
 import { validate } from "../tools/json-schema.ts";
@@ -17,6 +18,8 @@ import type { DispatchDeps, RunOutcome } from "./run-tool.ts";
 export class RunSettle {
   /** Per run: a scope of the runtime's secrets holding what its secret-tier child runs returned. */
   private readonly learned = new Map<string, SecretScope>();
+  /** The outcomes computed here that the database did not take yet, by run id. */
+  readonly pending = new PendingOutcomes<RunOutcome, RunEventRecord | null>();
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
@@ -49,11 +52,14 @@ export class RunSettle {
 
   /**
    * Stores the run's outcome with its RUN_FINISHED event (and `last`, the attempt not
-   * stored yet), forgets what the run learned, and publishes the event.
+   * stored yet), forgets what the run learned, and publishes the event. An outcome the
+   * database does not take is kept and stored later ({@link pending}): the caller is
+   * answered the outcome its run computed, and the event is published once stored.
    */
   async finish(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
     const ended = await this.persistOutcome(run, last, redact, log);
     this.learned.delete(run.id);
+    if (!ended) return this.pending.get(run.id)!;
     this.publish(ended);
     return { run: ended.run, output: { ...run } };
   }
@@ -68,19 +74,21 @@ export class RunSettle {
     return both(ended);
   }
 
-  /** Persists the outcome; a database blip is retried so a finished run is not lost. */
-  private async persistOutcome(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunEventRecord> {
+  /**
+   * Persists the outcome; null when the database did not take it (an outage, a full or
+   * read-only disk): it is kept then, written again until stored, and published once
+   * stored (docs/run-lifecycle.md §8, "Outcomes after an outage").
+   */
+  private async persistOutcome(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunEventRecord | null> {
     const snapshot = this.snapshot(run, redact);
     // The last attempt is stored as its own row: scrubbed like the run it belongs to.
     const attempt = last && this.scrubber(run.id).scrub(last);
-    for (let i = 0; ; i++) {
-      try {
-        return await this.deps.runs.finish(snapshot, attempt);
-      } catch (e) {
-        if (i >= 4) throw e;
-        log.warn("storing the run outcome failed; retrying", { error: (e as Error).message, try: i + 1 });
-        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
-      }
+    const write = () => this.deps.runs.finish(snapshot, attempt);
+    try {
+      return await write();
+    } catch (error) {
+      if (!this.pending.keep(run.id, { value: { run: snapshot, output: { ...run } }, write, onStored: (ended) => ended && this.publish(ended), log, error })) throw error;
+      return null;
     }
   }
 }

@@ -19,6 +19,8 @@ import { execute, type RunSteps } from "./run-execute.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
 import { isFinal, newRun, seesCuratedSurface, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import { both, RunSettle } from "./run-settle.ts";
+import { boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
+import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import type { RunStore } from "./run-store.ts";
 import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
 
@@ -109,6 +111,8 @@ export class Dispatcher {
   private readonly steps: RunSteps;
   private readonly unlistenCancel: () => void;
   private readonly parkListeners = new Set<(run: RunRecord) => void>();
+  /** The idempotency scopes of the runs this instance works on. */
+  private readonly scopes = new LocalScopes();
 
   constructor(private readonly deps: DispatchDeps) {
     this.settle = new RunSettle(deps);
@@ -168,6 +172,7 @@ export class Dispatcher {
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
     if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
+    if (this.settle.pending.full) throw keptFull();
 
     // The API doors see the curated surface; in-process doors every registered name.
     const curated = seesCuratedSurface(req.door);
@@ -191,12 +196,15 @@ export class Dispatcher {
 
     const scope = req.idempotencyKey ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}` : null;
     if (scope) {
-      const first = await this.deps.runs.byScope(scope);
-      if (first) return this.follow(req, first.id);
+      const first = this.scopes.get(scope) ?? (await boundedRead(() => this.deps.runs.byScope(scope)))?.id;
+      if (first) return this.follow(req, first);
     }
     req.onRun?.(base.id);
-    const started = await this.deps.runs.start(this.settle.snapshot(base, redact), scope, this.deps.instanceId);
-    if (!started) return this.follow(req, (await this.deps.runs.byScope(scope!))!.id);
+    const started = await this.deps.runs.start(this.settle.snapshot(base, redact), scope, this.deps.instanceId).catch((e: unknown) => {
+      keepUnsureStart(this.steps, base, redact, e);
+      throw e;
+    });
+    if (!started) return this.follow(req, (await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
 
     const controller = new AbortController();
@@ -219,7 +227,10 @@ export class Dispatcher {
       trace,
       onProgress: req.onProgress,
     });
-    this.inflight.add(base.id, controller, done);
+    // Before `add`: a run whose execution threw is held until its kept outcome is stored.
+    done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));
+    const held = this.inflight.add(base.id, controller, done, untilStored(this.settle, base.id));
+    if (scope) this.scopes.hold(scope, base.id, held);
     try {
       return await done;
     } finally {
@@ -289,8 +300,14 @@ export class Dispatcher {
     for (const l of this.parkListeners) l(run);
   }
 
-  /** Resolves with the run once it is no longer RUNNING (any instance). */
-  async awaitFinal(runId: string): Promise<RunRecord> {
+  /**
+   * Resolves with the run once it is no longer RUNNING (any instance), or with the outcome
+   * this instance holds for it while the database has not taken it. `read` bounds each
+   * read of the run (a re-issued key: `run-follow.ts`).
+   */
+  async awaitFinal(runId: string, read: <T>(r: () => Promise<T>) => Promise<T> = (r) => r()): Promise<RunRecord> {
+    const kept = this.settle.pending.get(runId);
+    if (kept) return kept.run;
     const local = this.inflight.get(runId);
     if (local) return (await local.done).run;
     let wake: () => void = () => {};
@@ -299,7 +316,7 @@ export class Dispatcher {
     });
     try {
       for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-        const run = await this.deps.runs.get(runId);
+        const run = await read(() => this.deps.runs.get(runId));
         if (!run) throw new Error(`run ${runId} vanished`);
         if (isFinal(run.status)) return run;
         // The bus wakes us early; the poll covers a Redis outage.
@@ -316,14 +333,27 @@ export class Dispatcher {
     }
   }
 
-  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest. */
+  /**
+   * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest;
+   * outcomes the database has not taken yet are written again until then, and those still
+   * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
+   */
   async drain(graceMs: number): Promise<void> {
+    const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
     await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
+    await flushed;
+    const lost = this.settle.pending.abandoned;
+    if (lost.length) this.deps.log.error("run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them", { runIds: lost });
     this.unlistenCancel();
   }
 
   get runningCount(): number {
     return this.inflight.size;
+  }
+
+  /** How many run outcomes computed here the database has not taken yet (kept and retried). */
+  get unstoredOutcomes(): number {
+    return this.settle.pending.size;
   }
 
   /** The ids of the runs executing on this instance. */
@@ -344,7 +374,7 @@ export class Dispatcher {
   /** A re-issued idempotency key: the first run's outcome, once it has one. */
   private async follow(req: RunRequest, runId: string): Promise<RunOutcome> {
     req.onRun?.(runId);
-    return both(await this.awaitFinal(runId));
+    return both(await this.awaitFinal(runId, boundedRead));
   }
 
   private abortLocal(runId: string): boolean {

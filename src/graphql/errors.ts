@@ -26,7 +26,12 @@ export function maskError(log: Logger, secrets: Scrubber) {
       return new GraphQLError(secrets.scrubText(original.message), {
         nodes: g?.nodes,
         path: g?.path,
-        extensions: { code: original.code, ...(original.retryable ? { retryable: true } : {}), ...(original.issues.length ? { issues: secrets.scrub(original.issues) } : {}) },
+        extensions: {
+          code: original.code,
+          ...(original.retryable ? { retryable: true } : {}),
+          ...(original.retryAfterSeconds !== undefined ? { retryAfterSeconds: original.retryAfterSeconds } : {}),
+          ...(original.issues.length ? { issues: secrets.scrub(original.issues) } : {}),
+        },
       });
     }
     if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;

@@ -2,6 +2,8 @@
 export interface InFlightRun<T> {
   controller: AbortController;
   done: Promise<T>;
+  /** Resolves when the run is no longer this instance's work: ended, and its outcome stored (or given up at shutdown). */
+  held: Promise<void>;
 }
 
 /**
@@ -23,17 +25,29 @@ export class InFlight<T> {
   }
 
   /**
-   * Tracks a run until `done` settles (resolved or rejected). A later `add` of the same
-   * id (a park resumed inside its own dispatch) replaces it; the earlier one's end then
-   * leaves the later one tracked.
+   * Tracks a run until `done` settles (resolved or rejected), and then until what
+   * `holdAfter` returns settles, if it returns anything: a run whose outcome is kept until
+   * the database takes it (`runlog/pending-outcomes.ts`) stays tracked until it is stored.
+   * Resolves when the run is no longer tracked. A later `add` of the same id (a park
+   * resumed inside its own dispatch) replaces it; the earlier one's end then leaves the
+   * later one tracked.
    */
-  add(id: string, controller: AbortController, done: Promise<T>): void {
-    const run = { controller, done };
+  add(id: string, controller: AbortController, done: Promise<T>, holdAfter?: () => Promise<unknown> | undefined): Promise<void> {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const run = { controller, done, held };
     this.runs.set(id, run);
     const forget = () => {
       if (this.runs.get(id) === run) this.runs.delete(id);
+      release();
     };
-    done.then(forget, forget);
+    const ended = () => {
+      const more = holdAfter?.();
+      if (more) more.then(forget, forget);
+      else forget();
+    };
+    done.then(ended, ended);
+    return held;
   }
 
   /** The ids of the runs in flight. */
@@ -59,7 +73,7 @@ export class InFlight<T> {
    */
   async drain(graceMs: number, abortReason?: unknown): Promise<void> {
     this.draining = true;
-    const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.done));
+    const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.held));
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
     if ((await Promise.race([all(), timer])) === "timeout") {
       for (const r of this.runs.values()) r.controller.abort(abortReason);

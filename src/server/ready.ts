@@ -3,8 +3,15 @@ import type { Runtime } from "../runtime.ts";
 /** How long each dependency has to answer a readiness check. */
 const CHECK_TIMEOUT_MS = 2000;
 
-/** One dependency's state in a readiness answer. */
-export type CheckState = "ok" | "unreachable" | "not configured";
+/** How long one database probe (a read and a write) answers every readiness check. */
+const PROBE_REUSE_MS = 1000;
+
+/**
+ * One dependency's state in a readiness answer. "refusing writes": the database answers
+ * reads but a write probe failed (a full disk, a read-only database), or this instance
+ * holds run outcomes the database has not taken yet.
+ */
+export type CheckState = "ok" | "unreachable" | "refusing writes" | "not configured";
 
 /** What `/ready` answers: 200 when `status` is "ready", else 503. */
 export interface ReadyAnswer {
@@ -14,15 +21,17 @@ export interface ReadyAnswer {
 
 /**
  * Readiness (docs/deploy.md §"Health and readiness"): whether a load balancer should send
- * this instance new work. Ready while the database answers and, when REDIS_URL is set,
+ * this instance new work. Ready while the database answers and takes writes and, when REDIS_URL is set,
  * Redis answers; not ready from the moment a shutdown begins (SIGTERM) until the
  * listener closes, while the runs in flight drain. Liveness (`/health`) is separate: a
  * server whose database is down is alive, and restarting it would not help.
  */
 export class Readiness {
   private drainingSince: number | null = null;
+  /** The last database probe, shared for {@link PROBE_REUSE_MS}. */
+  private probed: { at: number; state: Promise<CheckState> } | null = null;
 
-  constructor(private readonly rt: Pick<Runtime, "db" | "bus">) {}
+  constructor(private readonly rt: Pick<Runtime, "db" | "bus" | "instanceId" | "dispatcher">) {}
 
   /** From now on `/ready` answers 503 "draining" (it never turns back). */
   drain(): void {
@@ -37,12 +46,30 @@ export class Readiness {
   async check(): Promise<ReadyAnswer> {
     if (this.draining) return { status: "draining", checks: { database: "not configured", redis: "not configured" } };
     const [database, redis] = await Promise.all([
-      probe(() => this.rt.db.$queryRawUnsafe("SELECT 1")),
+      this.database(),
       this.rt.bus.distributed ? probe(() => this.rt.bus.ping(CHECK_TIMEOUT_MS)) : Promise.resolve<CheckState>("not configured"),
     ]);
     // The check may have run across the start of a drain.
     if (this.draining) return { status: "draining", checks: { database, redis } };
-    return { status: database !== "unreachable" && redis !== "unreachable" ? "ready" : "unavailable", checks: { database, redis } };
+    return { status: database === "ok" && redis !== "unreachable" ? "ready" : "unavailable", checks: { database, redis } };
+  }
+
+  /**
+   * Reads (`SELECT 1`), then writes: this instance's heartbeat row, a real write that needs
+   * the disk (a rolled-back one may never reach it); and no run outcome kept unstored here.
+   * One probe serves every request for {@link PROBE_REUSE_MS}: a flood of unauthenticated
+   * `/ready` requests does not become a flood of writes.
+   */
+  private database(): Promise<CheckState> {
+    const now = Date.now();
+    if (this.probed && now - this.probed.at < PROBE_REUSE_MS) return this.probed.state;
+    const state = (async (): Promise<CheckState> => {
+      if ((await probe(() => this.rt.db.$queryRawUnsafe("SELECT 1"))) === "unreachable") return "unreachable";
+      const writes = await probe(() => this.rt.db.instance.updateMany({ where: { id: this.rt.instanceId }, data: { heartbeatAt: new Date() } }));
+      return writes === "ok" && this.rt.dispatcher.unstoredOutcomes === 0 ? "ok" : "refusing writes";
+    })();
+    this.probed = { at: now, state };
+    return state;
   }
 }
 
