@@ -62,7 +62,7 @@ export class InteractionService {
     for (const [id, answer] of Object.entries(answers)) {
       const interaction = await this.answerable(id, caller);
       await this.checkOpen(interaction);
-      issues.push(...answerIssues(interaction, answer).map((i) => ({ path: `${at}/${id}${i.path.slice("/answer".length)}`, message: i.message })));
+      issues.push(...under(`${at}/${id}`, answerIssues(interaction, answer)));
       checked.push([interaction, answer]);
     }
     if (issues.length) throw ApiError.badInput(`the answers were refused, and none was stored: ${describeIssues(issues)}`, issues);
@@ -111,7 +111,7 @@ export class InteractionService {
     const unstorable = unstorableIssues(answer, "/answer");
     if (unstorable.length) throw ApiError.badInput(`the answer cannot be stored: ${describeIssues(unstorable)}`, unstorable);
     const issues = answerIssues(interaction, answer);
-    if (issues.length) throw ApiError.badInput(`the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`, issues);
+    if (issues.length) throw ApiError.badInput(`the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`, under("/answer", issues));
     if (!(await this.store.answer(interaction.id, answer))) throw new ApiError("CONFLICT", `interaction "${interaction.id}" was already answered`);
     this.log.info("interaction answered", { interactionId: interaction.id, runId: interaction.runId });
     const run = await this.runs.get(interaction.runId);
@@ -120,9 +120,14 @@ export class InteractionService {
   }
 }
 
-/** Why `answer` cannot answer `interaction` (paths under `/answer`): unstorable, or not its `answerFormat`. */
+/** Why `answer` cannot answer `interaction` (paths inside the answer): unstorable, or not its `answerFormat`. */
 function answerIssues(interaction: InteractionRecord, answer: unknown): Issue[] {
-  const unstorable = unstorableIssues(answer, "/answer");
+  const unstorable = unstorableIssues(answer);
   if (unstorable.length || !interaction.answerFormat) return unstorable;
-  return validate(interaction.answerFormat, answer).map((i) => ({ path: `/answer${i.path}`, message: i.message }));
+  return validate(interaction.answerFormat, answer);
+}
+
+/** `issues` with their paths under `at`. */
+function under(at: string, issues: Issue[]): Issue[] {
+  return issues.map((i) => ({ path: `${at}${i.path}`, message: i.message }));
 }
