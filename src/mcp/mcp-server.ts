@@ -1,7 +1,16 @@
 import { createRequire } from "node:module";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError, type ServerResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type InitializeRequest,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Runtime } from "../runtime.ts";
@@ -29,6 +38,9 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
     { name: "tai42", title: "tai42", version },
     { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
+  // The SDK's own initialize, behind the same readable validation (`_oninitialize` is what its handler calls).
+  const initialize = (server as unknown as { _oninitialize(request: InitializeRequest): Promise<ServerResult> })._oninitialize.bind(server);
+  handle(server, InitializeRequestSchema, (request) => initialize(request));
   handle(server, ListToolsRequestSchema, () => masked(rt, async () => ({ tools: rt.secrets.scrub(toolsFor(rt.surface, ctx.caller)) })));
   handle(server, CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
   return server;
@@ -42,7 +54,7 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
  * a raw dump too), so the handler is set on the protocol with a schema that only names
  * the method. A `tools/call` result is checked and shaped as the SDK's would be (this server offers no tasks).
  */
-function handle<S extends typeof ListToolsRequestSchema | typeof CallToolRequestSchema>(
+function handle<S extends typeof InitializeRequestSchema | typeof ListToolsRequestSchema | typeof CallToolRequestSchema>(
   server: Server,
   schema: S,
   handler: (request: z.infer<S>, extra: CallExtra) => Promise<ServerResult>,

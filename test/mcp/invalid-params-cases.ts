@@ -12,6 +12,11 @@ export const INVALID_REQUESTS = [
   { method: "tools/call", params: { name: "echo", arguments: "x" }, names: "params.arguments: expected record, received string" },
   { method: "tools/call", params: { arguments: {} }, names: "params.name: expected string" },
   { method: "tools/list", params: { cursor: 5 }, names: "params.cursor: expected string, received number" },
+  {
+    method: "initialize",
+    params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    names: "params.protocolVersion: expected string, received number",
+  },
 ] as const;
 
 /** The error the server answers `request` with (it must refuse it). */
