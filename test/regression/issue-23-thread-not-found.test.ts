@@ -40,6 +40,18 @@ describe("issue 23: another caller's thread is NOT_FOUND, like an absent one, on
       expect(refused.errors!.filter(named)).toEqual([]);
     }
 
+    // Dispatching the agent as a tool (GraphQL dispatch; MCP tools/call takes the same chokepoint): a NOT_FOUND run.
+    const asTool = await http(
+      `mutation($i: JSONObject!) { dispatch(input: { tool: "tools_agent", input: $i }) { status errorKind errorMessage } }`,
+      {
+        i: { threadId, userMessage: "mine now", llmProvider: "s" },
+      },
+      bob,
+    );
+    expect(asTool.data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND" });
+    expect(asTool.data!.dispatch.errorMessage).not.toContain(threadId);
+    expect(asTool.data!.dispatch.errorMessage).not.toContain(runId);
+
     // The owner's thread is untouched and still resumable by its owner.
     const view = await http(THREAD, { id: threadId });
     expect(view.data!.thread.messages.map((m: { content: string }) => m.content)).not.toContain("bob was here");
