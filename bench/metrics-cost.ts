@@ -9,7 +9,7 @@ import { newRun } from "../src/dispatch/run-record.ts";
 
 const metrics = new Metrics();
 metrics.bind({
-  known: () => true,
+  kind: () => "registered",
   inFlight: () => ({ tool: 0, agent: 0 }),
   subscribers: () => 0,
   pool: () => null,

@@ -22,7 +22,7 @@ import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
-import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT } from "./agent-start.ts";
+import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, mayUseStoredThread } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
@@ -255,11 +255,11 @@ export class AgentService {
     const name = agentName ?? DEFAULT_AGENT;
     const cls = this.classes().get(name);
     if (!cls) throw ApiError.badInput(`no agent named "${name}"`, [{ path: "/agent", message: `no agent named "${name}"` }]);
-    const existed = await checkThread(this, threadId, caller, "write to");
+    const existed = await checkThread(this, threadId, caller);
     const running = await this.store.runningOnThread(threadId);
     if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); append after it ends`);
     try {
-      checkThreadOwner(await this.threads.ensure(threadId, threadOwnerKey(caller)), threadId, caller, "write to");
+      checkThreadOwner(await this.threads.ensure(threadId, threadOwnerKey(caller)), caller);
       await new cls().appendThreadMessages(threadId, checked, { caller, services: this.services });
     } catch (e) {
       if (!existed) await this.threads.dropIfEmpty(threadId);
@@ -269,11 +269,10 @@ export class AgentService {
     return (await this.threads.get(threadId))!;
   }
 
-  /** A thread, if the caller may read it (the caller of its first run, or an ADMIN). */
+  /** A thread, if the caller may read it (its owner, or an ADMIN); null for an absent one and for another caller's alike. */
   async thread(threadId: string, caller: Caller): Promise<ThreadView | null> {
     const view = await this.threads.get(threadId);
-    if (!view) return null;
-    await checkThread(this, threadId, caller, "read");
+    if (!view || !(await mayUseStoredThread(this, threadId, (await this.threads.owner(threadId)) ?? null, caller))) return null;
     return view;
   }
 

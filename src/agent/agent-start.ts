@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Caller } from "../auth/roles.ts";
-import { isOwnerOrAdmin, mayUseThread, requireOwnerOrAdmin, threadOwnerKey } from "../auth/ownership.ts";
+import { isOwnerOrAdmin, mayUseThread, threadOwnerKey } from "../auth/ownership.ts";
 import { lowerRole, storedRole } from "../auth/role-order.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
@@ -59,8 +59,8 @@ export async function admitStart(
     if (options.userMessage !== undefined)
       throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
     const paused = await agents.store.latestOnThread(options.threadId);
-    if (!paused) throw new ApiError("NOT_FOUND", `no agent run on thread "${options.threadId}"`);
-    checkOwner(paused, req.caller, "resume");
+    // Another caller's thread does not exist for this one: the same refusal as an absent one.
+    if (!paused || !isOwnerOrAdmin(req.caller, paused)) throw threadNotFound("has no agent run to resume");
     if (!PAUSED.includes(paused.status)) throw new ApiError("CONFLICT", `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`);
     if (options.resumeCheckpointId && options.resumeCheckpointId !== paused.id)
       throw new ApiError("CONFLICT", `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`, [
@@ -80,7 +80,7 @@ export async function admitStart(
   if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200)
     throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
   if (!resuming) {
-    await checkThread(agents, threadId, req.caller, "use");
+    await checkThread(agents, threadId, req.caller);
     const running = await agents.store.runningOnThread(threadId);
     if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
   }
@@ -115,7 +115,7 @@ export async function admitStart(
   let rewound: number | null = null;
   let mark: number;
   try {
-    checkThreadOwner(await agents.threads.ensure(threadId, threadOwnerKey(req.caller)), threadId, req.caller, "use");
+    checkThreadOwner(await agents.threads.ensure(threadId, threadOwnerKey(req.caller)), req.caller);
     // A fork rewinds the thread to its checkpoint: the rewind is the fork's own checkpoint.
     mark = fork ? (rewound = await agents.threads.rewind(threadId, fork.mark)) : await agents.threads.mark(threadId);
     await agents.store.create({
@@ -157,25 +157,30 @@ async function giveBack(agents: Pick<AgentService, "store" | "continueSuspended"
 
 /**
  * Only the thread's owner (the caller who created it: same key, or both anonymous) or an
- * ADMIN may use, read or write a thread. A thread from before owners were recorded
+ * ADMIN may use, read or write a thread; for anyone else it does not exist (NOT_FOUND,
+ * naming neither the thread nor its runs). A thread from before owners were recorded
  * belongs to the caller of its first run. False when the thread does not exist yet.
  */
-export async function checkThread(agents: Pick<AgentService, "store" | "threads">, threadId: string, caller: Caller, what: string): Promise<boolean> {
+export async function checkThread(agents: Pick<AgentService, "store" | "threads">, threadId: string, caller: Caller): Promise<boolean> {
   const owner = await agents.threads.owner(threadId);
   if (owner === undefined) return false;
-  if (owner !== null) checkThreadOwner(owner, threadId, caller, what);
-  else {
-    const first = await agents.store.firstOnThread(threadId);
-    if (first) checkOwner(first, caller, what);
-  }
+  if (!(await mayUseStoredThread(agents, threadId, owner, caller))) throw threadNotFound("is not a thread of this caller");
   return true;
 }
 
-/** Throws FORBIDDEN unless the caller owns the thread (`owner`, as `threadOwnerKey` records it) or is an ADMIN. */
-export function checkThreadOwner(owner: string | null, threadId: string, caller: Caller, what: string): void {
-  requireOwnerOrAdmin(mayUseThread(caller, owner), `created thread "${threadId}"`, `${what} it`);
+/** Whether `caller` may use the existing thread recorded with `owner` (null: none recorded; its first run's caller owns it). */
+export async function mayUseStoredThread(agents: Pick<AgentService, "store">, threadId: string, owner: string | null, caller: Caller): Promise<boolean> {
+  if (owner !== null) return mayUseThread(caller, owner);
+  const first = await agents.store.firstOnThread(threadId);
+  return !first || isOwnerOrAdmin(caller, first);
 }
 
-function checkOwner(run: AgentRunRecord, caller: Caller, what: string): void {
-  requireOwnerOrAdmin(isOwnerOrAdmin(caller, run), `started agent run ${run.id}`, `${what} its thread`);
+/** NOT_FOUND unless the caller owns the thread (`owner`, as `threadOwnerKey` records it) or is an ADMIN. */
+export function checkThreadOwner(owner: string | null, caller: Caller): void {
+  if (!mayUseThread(caller, owner)) throw threadNotFound("is not a thread of this caller");
+}
+
+/** The one refusal for a thread the caller may not use or that does not exist: it names no thread id and no run id. */
+export function threadNotFound(why: string): ApiError {
+  return new ApiError("NOT_FOUND", `the threadId ${why}`, [{ path: "/threadId", message: why }]);
 }

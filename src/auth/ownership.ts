@@ -47,11 +47,6 @@ export function mayUseThread(caller: Caller, owner: string | null): boolean {
   return owner === null || isAdmin(caller.role) || owner === threadOwnerKey(caller);
 }
 
-/** FORBIDDEN, naming who may, unless `allowed` (an owner-or-admin rule above held). */
-export function requireOwnerOrAdmin(allowed: boolean, owner: string, what: string): void {
-  if (!allowed) throw new ApiError("FORBIDDEN", `only the caller who ${owner}, or an ADMIN, may ${what}`);
-}
-
 /** FORBIDDEN unless `caller` is an ADMIN (keys, manifests, skills, response formats, the schema's admin fields). */
 export function requireAdmin(caller: Caller, what: string): Caller {
   if (!isAdmin(caller.role)) throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} (you are ${caller.role})`);

@@ -6,7 +6,7 @@ import type { Dispatcher } from "../dispatch/run-tool.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import { unstorableIssues } from "../db/storable.ts";
-import { ApiError, describeIssues } from "../errors.ts";
+import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { validate } from "../tools/json-schema.ts";
 import type { InteractionStore } from "./interaction-store.ts";
@@ -46,13 +46,30 @@ export class InteractionService {
    * READER answers only the "caller" questions of its own runs.
    */
   async answer(id: string, answer: unknown, caller: Caller): Promise<RunRecord> {
-    const interaction = await this.store.get(id);
-    const run = interaction && (await this.runs.get(interaction.runId));
-    // An interaction of a run the caller may not see does not exist for it.
-    if (!interaction || !run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
-    // A question addressed to the caller (ask_caller) is answered by that caller, whatever its role.
-    if (!mayAnswer(caller, interaction.to, run)) throw new ApiError("FORBIDDEN", "a READER may not answer interactions (only the questions its own runs ask it as their caller)");
+    const interaction = await this.answerable(id, caller);
     return this.accept(interaction, answer);
+  }
+
+  /**
+   * Answers several interactions at once (an agent resume's `answers`), all or none:
+   * every answer is checked first (each refusal names its path under `at`), then all are
+   * stored in one transaction; an answer that lost a race (answered meanwhile) rolls
+   * them all back as CONFLICT. Each run whose park is then answered is resumed.
+   */
+  async answerAll(answers: Record<string, unknown>, caller: Caller, at = "/answers"): Promise<void> {
+    const checked: [InteractionRecord, unknown][] = [];
+    const issues: Issue[] = [];
+    for (const [id, answer] of Object.entries(answers)) {
+      const interaction = await this.answerable(id, caller);
+      await this.checkOpen(interaction);
+      issues.push(...under(`${at}/${id}`, answerIssues(interaction, answer)));
+      checked.push([interaction, answer]);
+    }
+    if (issues.length) throw ApiError.badInput(`the answers were refused, and none was stored: ${describeIssues(issues)}`, issues);
+    const lost = await this.store.answerAll(checked.map(([i, answer]) => ({ id: i.id, answer })));
+    if (lost) throw new ApiError("CONFLICT", `interaction "${lost}" was answered meanwhile; none of the answers was stored`);
+    for (const [i] of checked) this.log.info("interaction answered", { interactionId: i.id, runId: i.runId });
+    for (const runId of new Set(checked.map(([i]) => i.runId))) if ((await this.runs.get(runId))?.status === "PARKED") await this.dispatcher.resume(runId);
   }
 
   /** Answers through a callback URL's token (ask_external): the token is the credential. */
@@ -69,26 +86,48 @@ export class InteractionService {
     return runIds.length;
   }
 
-  private async accept(interaction: InteractionRecord, answer: unknown): Promise<RunRecord> {
+  /** The interaction, if `caller` may answer it: NOT_FOUND for one of a run it may not see, FORBIDDEN for a READER. */
+  private async answerable(id: string, caller: Caller): Promise<InteractionRecord> {
+    const interaction = await this.store.get(id);
+    const run = interaction && (await this.runs.get(interaction.runId));
+    // An interaction of a run the caller may not see does not exist for it.
+    if (!interaction || !run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
+    // A question addressed to the caller (ask_caller) is answered by that caller, whatever its role.
+    if (!mayAnswer(caller, interaction.to, run)) throw new ApiError("FORBIDDEN", "a READER may not answer interactions (only the questions its own runs ask it as their caller)");
+    return interaction;
+  }
+
+  /** CONFLICT unless the interaction is PENDING and not past its expiry (an expired one is expired now). */
+  private async checkOpen(interaction: InteractionRecord): Promise<void> {
     if (interaction.status !== "PENDING") throw new ApiError("CONFLICT", `interaction "${interaction.id}" is ${interaction.status.toLowerCase()}; it accepts no answer`);
     if (interaction.expiresAt && new Date(interaction.expiresAt) < new Date()) {
       await this.expireDue();
       throw new ApiError("CONFLICT", `interaction "${interaction.id}" expired at ${interaction.expiresAt}`);
     }
+  }
+
+  private async accept(interaction: InteractionRecord, answer: unknown): Promise<RunRecord> {
+    await this.checkOpen(interaction);
     const unstorable = unstorableIssues(answer, "/answer");
     if (unstorable.length) throw ApiError.badInput(`the answer cannot be stored: ${describeIssues(unstorable)}`, unstorable);
-    if (interaction.answerFormat) {
-      const issues = validate(interaction.answerFormat, answer);
-      if (issues.length)
-        throw ApiError.badInput(
-          `the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`,
-          issues.map((i) => ({ path: `/answer${i.path}`, message: i.message })),
-        );
-    }
+    const issues = answerIssues(interaction, answer);
+    if (issues.length) throw ApiError.badInput(`the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`, under("/answer", issues));
     if (!(await this.store.answer(interaction.id, answer))) throw new ApiError("CONFLICT", `interaction "${interaction.id}" was already answered`);
     this.log.info("interaction answered", { interactionId: interaction.id, runId: interaction.runId });
     const run = await this.runs.get(interaction.runId);
     if (run?.status !== "PARKED") return run!;
     return (await this.dispatcher.resume(interaction.runId)).run;
   }
+}
+
+/** Why `answer` cannot answer `interaction` (paths inside the answer): unstorable, or not its `answerFormat`. */
+function answerIssues(interaction: InteractionRecord, answer: unknown): Issue[] {
+  const unstorable = unstorableIssues(answer);
+  if (unstorable.length || !interaction.answerFormat) return unstorable;
+  return validate(interaction.answerFormat, answer);
+}
+
+/** `issues` with their paths under `at`. */
+function under(at: string, issues: Issue[]): Issue[] {
+  return issues.map((i) => ({ path: `${at}${i.path}`, message: i.message }));
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Db } from "../db/client.ts";
+import { TX } from "../db/contention.ts";
 import type { Bus } from "../events/bus.ts";
 import type { InteractionRecord, InteractionRequest, InteractionStatus, OpenedInteraction } from "./park.ts";
 
@@ -101,6 +102,28 @@ export class InteractionStore {
     const { count } = await this.db.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status: "ANSWERED", answer: answer as never, answeredAt: new Date() } });
     if (count === 1) await this.published(id);
     return count === 1;
+  }
+
+  /**
+   * Every PENDING → ANSWERED in one transaction, or none: returns the id of the first
+   * that was no longer pending (the whole write rolled back), or null when all were stored.
+   */
+  async answerAll(answers: { id: string; answer: unknown }[]): Promise<string | null> {
+    const lost = { id: null as string | null };
+    try {
+      await this.db.$transaction(async (tx) => {
+        const answeredAt = new Date();
+        for (const { id, answer } of answers) {
+          const { count } = await tx.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status: "ANSWERED", answer: answer as never, answeredAt } });
+          if (count !== 1) throw Object.assign(lost, { id });
+        }
+      }, TX);
+    } catch (e) {
+      if (e !== lost) throw e;
+      return lost.id;
+    }
+    for (const { id } of answers) await this.published(id);
+    return null;
   }
 
   /** The parked state and the answers, once every parked interaction of the run is answered. */

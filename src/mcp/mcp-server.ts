@@ -1,9 +1,20 @@
 import { createRequire } from "node:module";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
+  ErrorCode,
+  InitializeRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  type InitializeRequest,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Runtime } from "../runtime.ts";
-import { callTool, type McpCallContext } from "./tool-call.ts";
+import { callTool, type CallExtra, type McpCallContext } from "./tool-call.ts";
 import { toolsFor } from "./tool-listing.ts";
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { version: string };
@@ -27,9 +38,44 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
     { name: "tai42", title: "tai42", version },
     { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => masked(rt, async () => ({ tools: rt.secrets.scrub(toolsFor(rt.surface, ctx.caller)) })));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
+  // The SDK's own initialize, behind the same readable validation (`_oninitialize` is what its handler calls).
+  const initialize = (server as unknown as { _oninitialize(request: InitializeRequest): Promise<ServerResult> })._oninitialize.bind(server);
+  handle(server, InitializeRequestSchema, (request) => initialize(request));
+  handle(server, ListToolsRequestSchema, () => masked(rt, async () => ({ tools: rt.secrets.scrub(toolsFor(rt.surface, ctx.caller)) })));
+  handle(server, CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
   return server;
+}
+
+/**
+ * Registers `handler` for the method of `schema`, whose params it validates itself: an
+ * invalid request is JSON-RPC -32602 (InvalidParams) naming each wrong field and what was
+ * wrong with it. The SDK's own registration parses with the schema first and answers a
+ * failure as -32603 with the validator's raw dump (and `Server`'s `tools/call` wrapper as
+ * a raw dump too), so the handler is set on the protocol with a schema that only names
+ * the method. A `tools/call` result is checked and shaped as the SDK's would be (this server offers no tasks).
+ */
+function handle<S extends typeof InitializeRequestSchema | typeof ListToolsRequestSchema | typeof CallToolRequestSchema>(
+  server: Server,
+  schema: S,
+  handler: (request: z.infer<S>, extra: CallExtra) => Promise<ServerResult>,
+): void {
+  const method = schema.shape.method.value;
+  Protocol.prototype.setRequestHandler.call(server, z.looseObject({ method: z.literal(method) }) as never, async (request: unknown, extra: CallExtra) => {
+    const parsed = schema.safeParse(request);
+    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid ${method} request: ${readableIssues(parsed.error.issues)}`);
+    const result = await handler(parsed.data as z.infer<S>, extra);
+    if (method !== "tools/call") return result;
+    // As the SDK's `Server` answers a tools/call: the result as its schema parses it.
+    const valid = CallToolResultSchema.safeParse(result);
+    if (!valid.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
+    return valid.data;
+  });
+}
+
+/** Each issue as `<path>: <what was wrong>` (at most 5), e.g. `params.name: expected string, received number`. */
+function readableIssues(issues: z.core.$ZodIssue[]): string {
+  const shown = issues.slice(0, 5).map((i) => `${i.path.length ? i.path.join(".") : "the request"}: ${i.message.replace(/^Invalid input: /, "")}`);
+  return shown.join("; ") + (issues.length > 5 ? ` (and ${issues.length - 5} more)` : "");
 }
 
 /** Runs a request's answer; an unexpected failure is logged and becomes a masked internal error. */

@@ -4,7 +4,7 @@ import type { MetricSources } from "./metrics.ts";
 
 /** The runtime parts the gauges read (see {@link metricSources}). */
 export interface MeasuredParts {
-  surface: { base(name: string): unknown };
+  surface: { base(name: string): { origin: string } | undefined };
   dispatcher: { runningCount: number };
   agents: { runningCount: number };
   bus: Bus;
@@ -17,7 +17,10 @@ export interface MeasuredParts {
 /** What `/metrics` reads from a runtime at each scrape: in-memory values only, no query. */
 export function metricSources(p: MeasuredParts): MetricSources {
   return {
-    known: (tool) => p.surface.base(tool) !== undefined,
+    kind: (tool) => {
+      const entry = p.surface.base(tool);
+      return entry === undefined ? null : entry.origin === "PRESET" ? "preset" : "registered";
+    },
     inFlight: () => ({ tool: p.dispatcher.runningCount, agent: p.agents.runningCount }),
     subscribers: (kind) => p.bus.listenerCount(kind),
     pool: () => (p.driver.kind === "postgres" ? { total: p.driver.pool.totalCount, idle: p.driver.pool.idleCount, waiting: p.driver.pool.waitingCount } : null),

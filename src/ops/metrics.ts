@@ -4,9 +4,19 @@ import type { Door, RunRecord } from "../dispatch/run-record.ts";
 
 /** The label a dispatch of a name that is not on the surface counts under: callers choose names, and labels must stay few. */
 export const UNKNOWN_TOOL = "(unknown)";
-/** Past this many distinct tool labels, further names count as {@link OTHER_TOOLS}: presets come and go, series stay. */
+/** Past this many distinct registered names (code, manifests: an ADMIN's), further ones count as {@link OTHER_TOOLS}. */
 export const MAX_TOOL_LABELS = 500;
 export const OTHER_TOOLS = "(other)";
+/**
+ * Past this many distinct preset names, further presets count as {@link OTHER_PRESETS}: any
+ * USER may write presets, so they get a budget of their own, and registered names stay
+ * labelled however many presets a caller creates and dispatches.
+ */
+export const MAX_PRESET_LABELS = 50;
+export const OTHER_PRESETS = "(other preset)";
+
+/** What a dispatched name is on the surface: a preset (any USER may write one), any other entry, or none. */
+export type NameKind = "preset" | "registered" | null;
 
 /** The subscriber kinds `tai42_subscribers` reports (bus topics a client can subscribe to). */
 export const SUBSCRIBER_KINDS = ["runEvent", "agentEvent", "toolsChanged", "span"] as const;
@@ -14,8 +24,8 @@ export type SubscriberKind = (typeof SUBSCRIBER_KINDS)[number];
 
 /** What the gauges read when Prometheus scrapes (each a cheap in-memory read). */
 export interface MetricSources {
-  /** Whether a dispatched name is a surface entry (else it counts as {@link UNKNOWN_TOOL}). */
-  known(tool: string): boolean;
+  /** What a dispatched name is on the surface (none: it counts as {@link UNKNOWN_TOOL}). */
+  kind(tool: string): NameKind;
   inFlight(): { tool: number; agent: number };
   subscribers(kind: SubscriberKind): number;
   /** The PostgreSQL pool's connections; null on SQLite (one connection, no pool). */
@@ -141,19 +151,26 @@ export class Metrics implements DispatchObserver {
     this.sources = sources;
   }
 
-  /** The tool names labelled so far (bounded by {@link MAX_TOOL_LABELS}). */
-  private readonly toolLabels = new Set<string>();
+  /** The names labelled so far: registered ones (bounded by {@link MAX_TOOL_LABELS}) and presets (by {@link MAX_PRESET_LABELS}). */
+  private readonly labelled = { registered: new Set<string>(), preset: new Set<string>() };
 
-  /** The label a tool is counted under: its name, until too many names were seen. */
+  /**
+   * The label a tool is counted under: its name, until its kind's budget of names is
+   * spent; a name not on the surface is {@link UNKNOWN_TOOL}. Without sources (a bare
+   * Metrics), every name counts as registered.
+   */
   private toolLabel(name: string): string {
-    if (this.toolLabels.has(name)) return name;
-    if (this.toolLabels.size >= MAX_TOOL_LABELS) return OTHER_TOOLS;
-    this.toolLabels.add(name);
+    const kind = this.sources ? this.sources.kind(name) : "registered";
+    if (kind === null) return UNKNOWN_TOOL;
+    const seen = this.labelled[kind];
+    if (seen.has(name)) return name;
+    if (seen.size >= (kind === "preset" ? MAX_PRESET_LABELS : MAX_TOOL_LABELS)) return kind === "preset" ? OTHER_PRESETS : OTHER_TOOLS;
+    seen.add(name);
     return name;
   }
 
   dispatched(run: RunRecord, door: Door, seconds: number): void {
-    const tool = this.sources && !this.sources.known(run.tool) ? UNKNOWN_TOOL : this.toolLabel(run.tool);
+    const tool = this.toolLabel(run.tool);
     this.dispatches.labels(tool, run.status, door).inc();
     this.duration.labels(tool, door).observe(seconds);
   }

@@ -19,6 +19,7 @@ import { csrfPrevention } from "./csrf.ts";
 import { dashboardRoutes } from "./dashboard.ts";
 import { KeyStreams } from "./key-streams.ts";
 import { operationLimits } from "./limits.ts";
+import { useDocumentDepthLimit } from "../graphql/document-depth.ts";
 import { verifyOrigin } from "./origins.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
 import { closeReason, connectionAuthorization, operationAuthorization } from "./ws-auth.ts";
@@ -80,6 +81,8 @@ export function buildApp(rt: Runtime): TaiServer {
       usePinnedSurface(rt.surface),
       csrfPrevention(),
       operationLimits(),
+      // After armor's: a document nested too deep is refused before any parse runs.
+      useDocumentDepthLimit(),
       useInputErrorCodes(),
     ],
   });

@@ -124,8 +124,8 @@ describe("threads", () => {
     useScript(r.agents, "s", [{ text: "hi" }]);
     const { started } = await runToEnd(r.agents, { userMessage: "hi", llmProvider: "s" }, as("USER"));
     const stranger = { role: "USER" as const, keyName: "someone-else", keyId: "k2" };
-    await expect(r.agents.thread(started.threadId, stranger)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(r.agents.start({ options: { threadId: started.threadId, userMessage: "x" }, caller: stranger })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await r.agents.thread(started.threadId, stranger)).toBeNull();
+    await expect(r.agents.start({ options: { threadId: started.threadId, userMessage: "x" }, caller: stranger })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(r.agents.thread(started.threadId, as("ADMIN"))).resolves.toMatchObject({ id: started.threadId });
   });
 

@@ -8,6 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase } from "../helpers/databases.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { expectReadableInvalidParams, INVALID_REQUESTS, refusalOf } from "./invalid-params-cases.ts";
 import { textOf } from "./support.ts";
 
 /**
@@ -87,5 +88,10 @@ describe("tai mcp (stdio): refusals never run the body", () => {
     expect(textOf(result)).toMatch(/^INVALID_INPUT: /);
     expect(touched()).toEqual(before);
     expect(await runOf(result)).toMatchObject({ tool: "touch_write", status: "FAILED", errorKind: "INVALID_INPUT", door: "mcp", attempts: [] });
+  });
+
+  it("should answer invalid params as JSON-RPC -32602 naming the argument, the session going on", async () => {
+    for (const { method, params, names } of INVALID_REQUESTS) expectReadableInvalidParams(await refusalOf(client, { method, params }), method, names);
+    expect(textOf(await call("touch_write", { note: "after" }))).toBe("touch_write after");
   });
 });

@@ -18,9 +18,9 @@ describe("issue 5: a thread recorded with appendThreadMessages belongs to its wr
     rt = await testRuntime({ app: agentTestApp() });
     useScript(rt.agents, "s", () => ({ text: "ok" }));
     await rt.agents.appendThreadMessages(null, "plans", [{ role: "user", content: "my private plans" }], alice);
-    await expect(rt.agents.thread("plans", bob)).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining('thread "plans"') });
-    await expect(rt.agents.appendThreadMessages(null, "plans", [{ role: "user", content: "bob was here" }], bob)).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(rt.agents.start({ options: { threadId: "plans", llmProvider: "s" }, caller: bob })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect(await rt.agents.thread("plans", bob)).toBeNull();
+    await expect(rt.agents.appendThreadMessages(null, "plans", [{ role: "user", content: "bob was here" }], bob)).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(rt.agents.start({ options: { threadId: "plans", llmProvider: "s" }, caller: bob })).rejects.toMatchObject({ code: "NOT_FOUND" });
     const view = await rt.agents.thread("plans", alice);
     expect(view!.messages.map((m) => m.content)).toEqual(["my private plans"]);
     expect(await rt.db.agentRun.count({ where: { threadId: "plans" } })).toBe(0);
@@ -43,7 +43,7 @@ describe("issue 5: a thread recorded with appendThreadMessages belongs to its wr
     rt = await testRuntime({ app: agentTestApp() });
     useScript(rt.agents, "s", () => ({ text: "hi" }));
     const { started } = await runToEnd(rt.agents, { userMessage: "hello", llmProvider: "s" }, alice);
-    await expect(rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "x" }], bob)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "x" }], bob)).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "more" }], alice)).resolves.toMatchObject({ id: started.threadId });
   });
 });

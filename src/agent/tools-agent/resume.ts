@@ -97,7 +97,8 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
   for (const id of Object.keys(answers)) if (!parkedIds.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
   if (issues.length) return null;
   if (Object.keys(answers).length && !services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
-  for (const [id, answer] of Object.entries(answers)) await services.interactions!.answer(id, answer, caller);
+  // All or none: a refusal of any answer leaves every interaction pending and answerable.
+  if (Object.keys(answers).length) await services.interactions!.answerAll(answers, caller, "/resume/answers");
 
   const now: ResumedBatch["now"] = [];
   const pending: string[] = [];
