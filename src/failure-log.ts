@@ -94,3 +94,10 @@ export function failureLog(log: Logger, everyMs = 10_000): FailureLog {
     },
   };
 }
+
+const shared = new WeakMap<object, FailureLog>();
+
+/** The one {@link failureLog} of `owner` (a runtime), for doors that are built per request and so cannot hold one themselves. */
+export function failureLogOf(owner: object, log: Logger): FailureLog {
+  return shared.get(owner) ?? shared.set(owner, failureLog(log)).get(owner)!;
+}

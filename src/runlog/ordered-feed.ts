@@ -1,5 +1,6 @@
 import type { Bus } from "../events/bus.ts";
 import { boundedSubscription, ResumableStreamError, type SubscribeOptions } from "../events/subscription.ts";
+import { failureLog, type FailureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 import type { RunEventRecord } from "../dispatch/run-record.ts";
 
@@ -68,12 +69,15 @@ export class OrderedRunEvents {
   private readonly ready: Promise<void>;
   private readonly poll: NodeJS.Timeout;
   private lastDelivery = Date.now();
+  /** During a database outage every poll and gap read fails alike: a few lines that count them (docs/security-model.md §7). */
+  private readonly failures: FailureLog;
 
   constructor(
     private readonly bus: Bus,
     private readonly source: RunEventSource,
     private readonly log: Logger,
   ) {
+    this.failures = failureLog(log);
     this.unlisten = bus.listen("runEvent", (e) => this.receive(e), { counted: false });
     bus.countAlso("runEvent", () => this.listeners.size);
     this.ready = source.lastSeq().then(
@@ -180,7 +184,7 @@ export class OrderedRunEvents {
         this.drainContiguous();
       }
     } catch (e) {
-      this.log.warn("reading a gap of the run event log failed; retrying at the next event or poll", { error: (e as Error).message });
+      this.failures.failed("warn", "reading a gap of the run event log failed; retrying at the next event or poll", { error: (e as Error).message });
       if (this.held.size > MAX_HELD_ON_FAILURE) this.abandonGap();
     } finally {
       this.filling = false;
@@ -210,7 +214,7 @@ export class OrderedRunEvents {
       (events) => {
         for (const e of events) this.receive(e);
       },
-      (e: Error) => this.log.warn("polling the run event log failed", { error: e.message }),
+      (e: Error) => this.failures.failed("warn", "polling the run event log failed", { error: e.message }),
     );
   }
 }

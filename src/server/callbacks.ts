@@ -1,5 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { contentionError } from "../db/contention.ts";
 import { ApiError, type ApiErrorCode } from "../errors.ts";
+import { failureLogOf } from "../failure-log.ts";
 import type { Runtime } from "../runtime.ts";
 import { tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { readBody } from "./read-body.ts";
@@ -37,8 +39,18 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
     const run = await rt.interactions.answerByToken(token, payload);
     return reply(200, { runId: run.id, status: run.status });
   } catch (e) {
-    if (e instanceof ApiError) return reply(STATUS[e.code], { error: e.message, code: e.code, ...(e.issues.length ? { issues: e.issues } : {}) });
-    rt.log.error("callback failed", { error: (e as Error).message });
+    const typed = e instanceof ApiError ? e : contentionError(e);
+    if (typed) {
+      if (typed.retryAfterSeconds !== undefined) res.setHeader("retry-after", String(Math.ceil(typed.retryAfterSeconds)));
+      return reply(STATUS[typed.code], {
+        error: typed.message,
+        code: typed.code,
+        ...(typed.retryable ? { retryable: true } : {}),
+        ...(typed.issues.length ? { issues: typed.issues } : {}),
+      });
+    }
+    const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    failureLogOf(rt, rt.log).failed("error", "callback failed", { error: text }, text.slice(0, 200));
     return reply(500, { error: "unexpected error" });
   }
 }
