@@ -17,6 +17,8 @@ import type { DispatchDeps, RunOutcome } from "./run-tool.ts";
 export class RunSettle {
   /** Per run: a scope of the runtime's secrets holding what its secret-tier child runs returned. */
   private readonly learned = new Map<string, SecretScope>();
+  /** The runs whose body redacted a value (`ctx.redact`): their outcome rewrites what they stored before (`runlog/rescrub.ts`). */
+  private readonly redacting = new Set<string>();
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
@@ -43,6 +45,30 @@ export class RunSettle {
     return this.learned.get(runId) ?? this.learned.set(runId, this.deps.secrets.scope()).get(runId)!;
   }
 
+  /** The input's declared secrets (`writeOnly`, `tools/write-only.ts`), known before the run is first stored. */
+  declare(runId: string, values: readonly string[]): void {
+    if (values.length) values.forEach((v) => this.scopeOf(runId).add(v));
+  }
+
+  /** Drops what a run that was never executed here learned (a re-issued idempotency key follows the first run). */
+  forget(runId: string): void {
+    this.learned.delete(runId);
+  }
+
+  /**
+   * The run's body redacted a value (already in its scope): what the run stored before is
+   * rewritten scrubbed now, ordered with its other writes, and again with its outcome.
+   */
+  redacted(runId: string, log: Logger): void {
+    this.redacting.add(runId);
+    this.deps.runs.rescrub(runId, this.scopeOf(runId)).catch((e: Error) => log.warn("rescrubbing a run's stored rows failed; its outcome will", { error: e.message }));
+  }
+
+  /** The scope a run's outcome (or park) rewrites its stored rows with, when its body redacted a value. */
+  rescrubOf(runId: string): SecretScope | undefined {
+    return this.redacting.has(runId) ? this.scopeOf(runId) : undefined;
+  }
+
   publish(event: RunEventRecord): void {
     this.deps.bus.publish("runEvent", event);
   }
@@ -54,14 +80,18 @@ export class RunSettle {
   async finish(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
     const ended = await this.persistOutcome(run, last, redact, log);
     this.learned.delete(run.id);
+    this.redacting.delete(run.id);
     this.publish(ended);
     return { run: ended.run, output: { ...run } };
   }
 
   /** A rejection (docs/run-lifecycle.md §2, steps 1–4) is still a run: stored and published, started and finished. */
   async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
-    const ended: RunRecord = this.deps.secrets.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
-    const started = await this.deps.runs.start(this.deps.secrets.scrub({ ...run }), null, this.deps.instanceId);
+    // Its scope holds the input's declared secrets, if any (`declare`).
+    const scrubber = this.scrubber(run.id);
+    this.forget(run.id);
+    const ended: RunRecord = scrubber.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
+    const started = await this.deps.runs.start(scrubber.scrub({ ...run }), null, this.deps.instanceId);
     this.publish(started!);
     const finished = await this.deps.runs.finish(ended, null);
     this.publish(finished);
@@ -75,7 +105,7 @@ export class RunSettle {
     const attempt = last && this.scrubber(run.id).scrub(last);
     for (let i = 0; ; i++) {
       try {
-        return await this.deps.runs.finish(snapshot, attempt);
+        return await this.deps.runs.finish(snapshot, attempt, "RUN_FINISHED", this.rescrubOf(run.id));
       } catch (e) {
         if (i >= 4) throw e;
         log.warn("storing the run outcome failed; retrying", { error: (e as Error).message, try: i + 1 });
