@@ -144,11 +144,19 @@ describe("no secret leaks through any door, before or after a restart (security 
       ["leak_echo_cache", {}],
       ["leak_echo_monitor", {}],
       ["echo_label", { text: "hi" }],
-      ["sign_message", { message: "sign this please" }],
     ] as const) {
       const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`, { t: tool, i: input });
       ids.push(r.data.dispatch.id);
     }
+    // A secret-tier tool's output reaches its caller once, in the answer to its own dispatch
+    // (docs/security-model.md §3): that one answer is checked here and kept out of `seen`.
+    const signed = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ query: `mutation { dispatch(input: { tool: "sign_message", input: { message: "sign this please" } }) { ${RUN} } }` }),
+    }).then((r) => r.json() as Promise<{ data: { dispatch: { id: string; data: unknown } } }>);
+    expect(signed.data.dispatch.data).toEqual({ algorithm: "HMAC-SHA256", signature: SIGNATURE });
+    ids.push(signed.data.dispatch.id);
     await gql(`{ tools { name label fixedKwargs } presets { fixedKwargs } activeManifest { document } recentSpans { attributes } }`);
     await gql(`mutation { dispatch(input: { tool: "kv_get", input: { key: "leak" } }) { ${RUN} } }`, {}, reader);
 
