@@ -19,6 +19,8 @@ export class RunSettle {
   private readonly learned = new Map<string, SecretScope>();
   /** The runs whose body redacted a value (`ctx.redact`): their outcome rewrites what they stored before (`runlog/rescrub.ts`). */
   private readonly redacting = new Set<string>();
+  /** The runs with a rescrub queued and not yet written. */
+  private readonly rescrubbing = new Set<string>();
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
@@ -61,7 +63,14 @@ export class RunSettle {
    */
   redacted(runId: string, log: Logger): void {
     this.redacting.add(runId);
-    this.deps.runs.rescrub(runId, this.scopeOf(runId)).catch((e: Error) => log.warn("rescrubbing a run's stored rows failed; its outcome will", { error: e.message }));
+    // One queued at a time: it reads the scope when it is written, so the values redacted
+    // meanwhile are in it (one redacted while it is being written waits for the outcome's).
+    if (this.rescrubbing.has(runId)) return;
+    this.rescrubbing.add(runId);
+    this.deps.runs
+      .rescrub(runId, this.scopeOf(runId))
+      .catch((e: Error) => log.warn("rescrubbing a run's stored rows failed; its outcome will", { error: e.message }))
+      .finally(() => this.rescrubbing.delete(runId));
   }
 
   /** The scope a run's outcome (or park) rewrites its stored rows with, when its body redacted a value. */
@@ -87,11 +96,11 @@ export class RunSettle {
 
   /** A rejection (docs/run-lifecycle.md §2, steps 1–4) is still a run: stored and published, started and finished. */
   async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
-    // Its scope holds the input's declared secrets, if any (`declare`).
-    const scrubber = this.scrubber(run.id);
+    // Scrubbed like every snapshot: its scope holds the input's declared secrets, if any (`declare`).
+    const ended = this.snapshot({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() }, false);
+    const first = this.snapshot(run, false);
     this.forget(run.id);
-    const ended: RunRecord = scrubber.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
-    const started = await this.deps.runs.start(scrubber.scrub({ ...run }), null, this.deps.instanceId);
+    const started = await this.deps.runs.start(first, null, this.deps.instanceId);
     this.publish(started!);
     const finished = await this.deps.runs.finish(ended, null);
     this.publish(finished);

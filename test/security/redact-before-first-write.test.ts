@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { ToolError } from "../../src/errors.ts";
+import { park } from "../../src/interactions/park.ts";
 import { buildApp } from "../../src/server/build-app.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { gqlClient } from "../helpers/gql.ts";
@@ -19,7 +20,13 @@ import { collect, until, wsClient } from "../graphql/support.ts";
  * truncating WAL checkpoint), and a `writeOnly` input is scrubbed from the first write.
  */
 /** One password per run: a run must not find its value already known from an earlier one. */
-const PASSWORDS = { login_ok: "f23-hunter2-ok-x9", login_fail: "f23-hunter2-fail-x9", login_retry: "f23-hunter2-retry-x9" };
+const PASSWORDS = {
+  login_ok: "f23-hunter2-ok-x9",
+  login_fail: "f23-hunter2-fail-x9",
+  login_retry: "f23-hunter2-retry-x9",
+  login_park: "f23-hunter2-park-x9",
+  login_hang: "f23-hunter2-hang-x9",
+};
 const leaked = (text: string) => Object.values(PASSWORDS).filter((p) => text.includes(p));
 const DECLARED = "f23-declared-s3cret-q7";
 
@@ -52,6 +59,15 @@ function loginApp(): App {
     { name: "login_declared", description: "Declares its password writeOnly and never redacts it.", input: z.object({ user: z.string(), password: z.string().meta({ writeOnly: true }) }) },
     async ({ user, password }) => ({ ok: password.length > 0, user }),
   );
+  app.tool({ name: "login_park", description: "Redacts the password, then waits on a question.", input: Login, pauses: true }, async ({ password }, ctx) => {
+    ctx.redact(password);
+    return park({ interactions: [{ question: "Second factor?", answerFormat: { type: "string" } }] });
+  });
+  app.tool({ name: "login_hang", description: "Redacts the password, then runs until cancelled.", input: Login }, async ({ password }, ctx) => {
+    ctx.redact(password);
+    await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
+    throw ctx.signal.reason;
+  });
   return app;
 }
 
@@ -144,6 +160,22 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
     const text = await databaseText(database.url);
     expect(text).toContain("could not reach the upstream as [redacted]");
     expect(leaked(text)).toEqual([]);
+  });
+
+  it("should leave the password in no stored row or database file for a run that parks and one that is cancelled", async () => {
+    const rt = await start();
+    const gql = gqlClient(rt);
+    const parked = await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "login_park", input: { user: "ada", password: PASSWORDS.login_park } });
+    expect(parked.data!.dispatch.status).toBe("PARKED");
+    const hanging = gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "login_hang", input: { user: "ada", password: PASSWORDS.login_hang } });
+    await until("the hanging run to be running", () => rt.dispatcher.runningCount === 1);
+    const [id] = rt.dispatcher.runningIds();
+    expect((await rt.dispatcher.cancel(id))?.status).toBe("CANCELLED");
+    expect((await hanging).data!.dispatch.status).toBe("CANCELLED");
+    const rows = JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany()]);
+    expect(rows).toContain("login_park");
+    expect(leaked(rows)).toEqual([]);
+    await until("no database file to hold a password", async () => leaked(await databaseText(database.url)).length === 0, 15_000);
   });
 
   it("should keep a writeOnly input out of every write and of the RUN_STARTED frame a runEvents subscriber receives", async () => {
