@@ -23,7 +23,9 @@ export function sqliteLog(connection: () => Promise<SqliteDriver>): WriteBatch {
     const driver = await connection();
     if (prepared?.driver !== driver) prepared = { driver, s: statements(driver), checkpoint: walCheckpoints(driver.database) };
     const { s, checkpoint } = prepared;
-    const rewrote = { rows: 0 };
+    // A rescrub whose run's outcome (carrying its own) is in the same batch is left to it: one transaction either way.
+    const settling = new Set(jobs.flatMap((j) => (j.kind === "finish" && j.rescrub ? [j.run.id] : [])));
+    const rewrote = { rows: 0, settling };
     const results = await driver.transaction(() => jobs.map((job) => writeJob(s, job, rewrote)));
     // Rows rewritten by a rescrub leave their old bytes in the WAL until it is checkpointed.
     if (rewrote.rows) checkpoint();
@@ -101,7 +103,7 @@ function rescrub(s: Statements, runId: string, scrubber: Scrubber): number {
   return rewriteCount(rewrites);
 }
 
-function writeJob(s: Statements, job: LogJob, rewrote: { rows: number }): JobResult {
+function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling: Set<string> }): JobResult {
   switch (job.kind) {
     case "start": {
       const row = runRow(job.run, job.scope, job.instanceId);
@@ -128,6 +130,7 @@ function writeJob(s: Statements, job: LogJob, rewrote: { rows: number }): JobRes
       return insertEvent(s, eventRow(job.run, job.type, job.at));
     }
     case "rescrub": {
+      if (rewrote.settling.has(job.runId)) return 0;
       const n = rescrub(s, job.runId, job.scrubber);
       rewrote.rows += n;
       return n;
