@@ -84,8 +84,7 @@ async function writeWithRescrubs(pool: pg.Pool, jobs: readonly LogJob[], runJobs
   }
 }
 
-const typeOf = (j: RunJob) =>
-  j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.kind === "progress" ? "RUN_PROGRESS" : j.type;
+const typeOf = (j: RunJob) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.kind === "progress" ? "RUN_PROGRESS" : j.type);
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 

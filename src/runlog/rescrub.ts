@@ -44,7 +44,13 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
   let run: RunValues | null = null;
   if (stored.run) {
     const r = stored.run;
-    const next: RunValues = { input: json(r.input, values), content: json(r.content, values)!, data: json(r.data, values), details: json(r.details, values), errorMessage: text(r.errorMessage) };
+    const next: RunValues = {
+      input: json(r.input, values),
+      content: json(r.content, values)!,
+      data: json(r.data, values),
+      details: json(r.details, values),
+      errorMessage: text(r.errorMessage),
+    };
     if ((Object.keys(next) as (keyof RunValues)[]).some((k) => next[k] !== r[k])) run = next;
   }
   return {

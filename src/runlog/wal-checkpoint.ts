@@ -20,7 +20,7 @@ export function walCheckpoints(database: Database.Database): () => void {
   let last = 0;
   const attempt = () => {
     last = Date.now();
-    let busy = true;
+    let busy: boolean;
     try {
       const timeout = database.pragma("busy_timeout", { simple: true }) as number;
       database.pragma("busy_timeout = 0");

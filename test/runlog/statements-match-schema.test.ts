@@ -91,7 +91,14 @@ describe("the run log's statements against the Prisma schema", () => {
     const SECRET = "rescrub-s3cret-value";
     const run: RunRecord = { ...full(), input: { password: SECRET, note: "keep" } };
     const started = await rt.runs.start(run, null, rt.instanceId);
-    const attempt = { number: 1, startedAt: run.startedAt, finishedAt: new Date().toISOString(), errorKind: "UNAVAILABLE" as const, errorMessage: `refused ${SECRET}`, waitSeconds: 0.5 };
+    const attempt = {
+      number: 1,
+      startedAt: run.startedAt,
+      finishedAt: new Date().toISOString(),
+      errorKind: "UNAVAILABLE" as const,
+      errorMessage: `refused ${SECRET}`,
+      waitSeconds: 0.5,
+    };
     const retried = await rt.runs.attemptFailed({ ...run, attempts: [attempt] }, attempt);
     const progressed = await rt.runs.progress(run, { message: `at ${SECRET}`, progress: 1, total: 2, details: { s: SECRET }, detailsDropped: null });
     // Structural words in the scope too: only values are ever rewritten.
@@ -100,7 +107,12 @@ describe("the run log's statements against the Prisma schema", () => {
     expect(await rt.runs.rescrub(run.id, scope)).toBe(5);
     expect(await rt.runs.rescrub(run.id, scope)).toBe(0);
     const stored = await rt.runs.get(run.id);
-    expect(stored).toMatchObject({ status: "RUNNING", door: "graphql", input: { password: "[redacted]", note: "keep" }, attempts: [{ errorKind: "UNAVAILABLE", errorMessage: "refused [redacted]" }] });
+    expect(stored).toMatchObject({
+      status: "RUNNING",
+      door: "graphql",
+      input: { password: "[redacted]", note: "keep" },
+      attempts: [{ errorKind: "UNAVAILABLE", errorMessage: "refused [redacted]" }],
+    });
     const events = await rt.runs.events({ runId: run.id }, 0);
     expect(events.map((e) => [e.seq, e.type, e.run.status, e.run.door, e.run.input])).toEqual([
       [started!.seq, "RUN_STARTED", "RUNNING", "graphql", { password: "[redacted]", note: "keep" }],

@@ -56,7 +56,11 @@ function loginApp(): App {
     },
   );
   app.tool(
-    { name: "login_declared", description: "Declares its password writeOnly and never redacts it.", input: z.object({ user: z.string(), password: z.string().meta({ writeOnly: true }) }) },
+    {
+      name: "login_declared",
+      description: "Declares its password writeOnly and never redacts it.",
+      input: z.object({ user: z.string(), password: z.string().meta({ writeOnly: true }) }),
+    },
     async ({ user, password }) => ({ ok: password.length > 0, user }),
   );
   app.tool({ name: "login_park", description: "Redacts the password, then waits on a question.", input: Login, pauses: true }, async ({ password }, ctx) => {
@@ -135,7 +139,10 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
       ids.push(res.data!.dispatch.id);
     }
     // The attempt before the redaction was stored with the password in its message (the search is not vacuous).
-    expect((await first.runs.get(ids[2]))!.attempts.map((a) => a.errorMessage)).toEqual(["could not reach the upstream as [redacted]", "could not reach the upstream as [redacted]"]);
+    expect((await first.runs.get(ids[2]))!.attempts.map((a) => a.errorMessage)).toEqual([
+      "could not reach the upstream as [redacted]",
+      "could not reach the upstream as [redacted]",
+    ]);
     const rows = JSON.stringify([await first.db.run.findMany(), await first.db.runEvent.findMany(), await first.db.attempt.findMany()]);
     expect(rows).toContain("ada");
     expect(leaked(rows)).toEqual([]);

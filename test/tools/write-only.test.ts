@@ -15,7 +15,13 @@ describe("writeOnlyStrings", () => {
       }),
       { target: "draft-2020-12", io: "input" },
     ) as Record<string, unknown>;
-    const input = { user: "ada-lovelace", password: "pw-one-1", nested: { token: "tok-two-2", label: "plain-label" }, keys: ["key-three", "key-four"], blob: { a: "blob-a-5", b: ["blob-b-6"] } };
+    const input = {
+      user: "ada-lovelace",
+      password: "pw-one-1",
+      nested: { token: "tok-two-2", label: "plain-label" },
+      keys: ["key-three", "key-four"],
+      blob: { a: "blob-a-5", b: ["blob-b-6"] },
+    };
     expect(writeOnlyStrings(schema, input).sort()).toEqual(["blob-a-5", "blob-b-6", "key-four", "key-three", "pw-one-1", "tok-two-2"]);
   });
 
