@@ -1,12 +1,10 @@
-import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { ToolError } from "../../src/errors.ts";
 import { park } from "../../src/interactions/park.ts";
 import { buildApp } from "../../src/server/build-app.ts";
+import { databaseText } from "../helpers/database-text.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -73,33 +71,6 @@ function loginApp(): App {
     throw ctx.signal.reason;
   });
   return app;
-}
-
-/**
- * Every byte of the database: SQLite's files (main, -wal, -shm), or PostgreSQL's plain
- * text dump (`pg_dump`; where it is not installed, every row of every table as JSON text).
- */
-async function databaseText(url: string): Promise<string> {
-  if (url.startsWith("file:")) {
-    const file = url.slice("file:".length).split("?")[0];
-    return [file, `${file}-wal`, `${file}-shm`]
-      .filter(existsSync)
-      .map((f) => readFileSync(f).toString("latin1"))
-      .join("\n");
-  }
-  const dump = spawnSync("pg_dump", ["--dbname", url.split("?")[0]], { encoding: "latin1", timeout: 30_000 });
-  if (dump.status === 0) return dump.stdout;
-  if (!(dump.error && (dump.error as NodeJS.ErrnoException).code === "ENOENT")) throw new Error(`pg_dump failed: ${dump.stderr}`);
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const tables = await c.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
-    const rows: string[] = [];
-    for (const { table_name } of tables.rows) rows.push(...(await c.query(`SELECT row_to_json(t)::text AS j FROM "${table_name}" t`)).rows.map((r) => r.j as string));
-    return rows.join("\n");
-  } finally {
-    await c.end();
-  }
 }
 
 const RUN_FIELDS = `id status input errorMessage content { text } data attempts { errorMessage } events { type run { input errorMessage attempts { errorMessage } } progress { message } }`;
