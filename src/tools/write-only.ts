@@ -10,6 +10,7 @@ import { stringsIn } from "../secrets/scrub.ts";
  * any value, valid or not (a refused input is stored too), and never throws.
  */
 export function writeOnlyStrings(schema: JsonSchema, value: unknown): string[] {
+  if (!declaresWriteOnly(schema)) return [];
   const out: string[] = [];
   const seen = new Set<string>();
   const walk = (s: unknown, v: unknown, depth: number): void => {
@@ -43,6 +44,15 @@ export function writeOnlyStrings(schema: JsonSchema, value: unknown): string[] {
   };
   walk(schema, value, 0);
   return out;
+}
+
+/** Per schema object: whether `writeOnly` appears in it at all (most schemas: no walk per dispatch). */
+const declaring = new WeakMap<JsonSchema, boolean>();
+
+function declaresWriteOnly(schema: JsonSchema): boolean {
+  let known = declaring.get(schema);
+  if (known === undefined) declaring.set(schema, (known = JSON.stringify(schema).includes('"writeOnly":true')));
+  return known;
 }
 
 /** A local JSON pointer reference (`#/$defs/x`), or undefined. */
