@@ -23,7 +23,12 @@ export async function pgRescrub(client: pg.PoolClient, runId: string, scrubber: 
     text: `SELECT "id","errorMessage" FROM "Attempt" WHERE "runId"=$1`,
     values: [runId],
   });
-  const w = rescrubbed({ run: run.rows[0] ?? null, events: events.rows, attempts: attempts.rows }, scrubber);
+  const interactions = await client.query<{ id: string; question: string }>({
+    name: "tai42-rescrub-interactions",
+    text: `SELECT "id","question" FROM "Interaction" WHERE "runId"=$1`,
+    values: [runId],
+  });
+  const w = rescrubbed({ run: run.rows[0] ?? null, events: events.rows, attempts: attempts.rows, interactions: interactions.rows }, scrubber);
   if (w.run)
     await client.query({
       name: "tai42-rescrub-write-run",
@@ -41,6 +46,12 @@ export async function pgRescrub(client: pg.PoolClient, runId: string, scrubber: 
       name: "tai42-rescrub-write-attempts",
       text: `UPDATE "Attempt" a SET "errorMessage"=v.message FROM unnest($1::int[],$2::text[]) AS v(id,message) WHERE a."id"=v.id`,
       values: [w.attempts.map((a) => a.id), w.attempts.map((a) => a.errorMessage)],
+    });
+  if (w.interactions.length)
+    await client.query({
+      name: "tai42-rescrub-write-questions",
+      text: `UPDATE "Interaction" q SET "question"=v.question FROM unnest($1::text[],$2::text[]) AS v(id,question) WHERE q."id"=v.id`,
+      values: [w.interactions.map((q) => q.id), w.interactions.map((q) => q.question)],
     });
   return rewriteCount(w);
 }

@@ -6,7 +6,8 @@ import type { Scrubber } from "../secrets/secrets.ts";
  * redacted a value is read back and rewritten scrubbed, by both databases' run-log writers
  * (`sqlite-log.ts`, `pg-log.ts`), inside their transaction. Only value fields are
  * scrubbed (the run's input, content, data, details and error messages, an event's
- * progress): ids, enums, names and times are never rewritten.
+ * progress, the question of an interaction it opened): ids, enums, names and times are
+ * never rewritten.
  */
 
 /** The columns of a run's stored rows that may hold a value, JSON columns as text. */
@@ -14,6 +15,7 @@ export interface StoredValues {
   run: RunValues | null;
   events: { seq: number; snapshot: string }[];
   attempts: { id: number; errorMessage: string | null }[];
+  interactions: { id: string; question: string }[];
 }
 
 export interface RunValues {
@@ -29,6 +31,7 @@ export interface Rewrites {
   run: RunValues | null;
   events: { seq: number; snapshot: string }[];
   attempts: { id: number; errorMessage: string | null }[];
+  interactions: { id: string; question: string }[];
 }
 
 /** The changed rows of `stored`, scrubbed with `scrubber`. */
@@ -57,11 +60,12 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
     run,
     events: stored.events.map((e) => ({ seq: e.seq, snapshot: json(e.snapshot, (s) => scrubSnapshot(s, scrubber))! })).filter((e, i) => e.snapshot !== stored.events[i].snapshot),
     attempts: stored.attempts.map((a) => ({ id: a.id, errorMessage: text(a.errorMessage) })).filter((a, i) => a.errorMessage !== stored.attempts[i].errorMessage),
+    interactions: stored.interactions.map((q) => ({ id: q.id, question: scrubber.scrubText(q.question) })).filter((q, i) => q.question !== stored.interactions[i].question),
   };
 }
 
 /** How many rows `rewrites` writes. */
-export const rewriteCount = (w: Rewrites) => (w.run ? 1 : 0) + w.events.length + w.attempts.length;
+export const rewriteCount = (w: Rewrites) => (w.run ? 1 : 0) + w.events.length + w.attempts.length + w.interactions.length;
 
 /** The value fields of a stored run snapshot scrubbed; the same object when none changed. */
 function scrubSnapshot(snapshot: unknown, scrubber: Scrubber): unknown {

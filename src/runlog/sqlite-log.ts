@@ -71,6 +71,8 @@ function statements({ database: db }: SqliteDriver) {
     rewriteRun: st(`UPDATE "Run" SET "input"=@input,"content"=@content,"data"=@data,"details"=@details,"errorMessage"=@errorMessage WHERE "id"=@id`),
     rewriteEvent: st(`UPDATE "RunEvent" SET "snapshot"=? WHERE "seq"=?`),
     rewriteAttempt: st(`UPDATE "Attempt" SET "errorMessage"=? WHERE "id"=?`),
+    interactionQuestions: st(`SELECT "id","question" FROM "Interaction" WHERE "runId"=?`),
+    rewriteQuestion: st(`UPDATE "Interaction" SET "question"=? WHERE "id"=?`),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
     endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=? AND "status"='RUNNING'`),
   };
@@ -94,12 +96,14 @@ function rescrub(s: Statements, runId: string, scrubber: Scrubber): number {
       run: (s.runValues.get(runId) as Parameters<typeof rescrubbed>[0]["run"] | undefined) ?? null,
       events: s.eventSnapshots.all(runId) as { seq: number; snapshot: string }[],
       attempts: s.attemptMessages.all(runId) as { id: number; errorMessage: string | null }[],
+      interactions: s.interactionQuestions.all(runId) as { id: string; question: string }[],
     },
     scrubber,
   );
   if (rewrites.run) s.rewriteRun.run({ ...rewrites.run, id: runId });
   for (const e of rewrites.events) s.rewriteEvent.run(e.snapshot, e.seq);
   for (const a of rewrites.attempts) s.rewriteAttempt.run(a.errorMessage, a.id);
+  for (const q of rewrites.interactions) s.rewriteQuestion.run(q.question, q.id);
   return rewriteCount(rewrites);
 }
 

@@ -61,9 +61,10 @@ function loginApp(): App {
     },
     async ({ user, password }) => ({ ok: password.length > 0, user }),
   );
-  app.tool({ name: "login_park", description: "Redacts the password, then waits on a question.", input: Login, pauses: true }, async ({ password }, ctx) => {
+  app.tool({ name: "login_park", description: "Asks a question quoting the password, redacts it, then waits.", input: Login, pauses: true }, async ({ password }, ctx) => {
+    const asked = await ctx.openInteraction({ question: `Second factor for ${password}?`, answerFormat: { type: "string" } });
     ctx.redact(password);
-    return park({ interactions: [{ question: "Second factor?", answerFormat: { type: "string" } }] });
+    return park({ interactionIds: [asked.id] });
   });
   app.tool({ name: "login_hang", description: "Redacts the password, then runs until cancelled.", input: Login }, async ({ password }, ctx) => {
     ctx.redact(password);
@@ -140,7 +141,7 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
     expect(leaked(text)).toEqual([]);
   });
 
-  it("should leave the password in no stored row or database file for a run that parks and one that is cancelled", async () => {
+  it("should leave the password in no stored row or database file for a run that parks (its question included) and one that is cancelled", async () => {
     const rt = await start();
     const gql = gqlClient(rt);
     const parked = await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "login_park", input: { user: "ada", password: PASSWORDS.login_park } });
@@ -150,8 +151,8 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
     const [id] = rt.dispatcher.runningIds();
     expect((await rt.dispatcher.cancel(id))?.status).toBe("CANCELLED");
     expect((await hanging).data!.dispatch.status).toBe("CANCELLED");
-    const rows = JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany()]);
-    expect(rows).toContain("login_park");
+    const rows = JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany(), await rt.db.interaction.findMany()]);
+    expect(rows).toContain("Second factor for [redacted]?");
     expect(leaked(rows)).toEqual([]);
     await until("no database file to hold a password", async () => leaked(await databaseText(database.url)).length === 0, 15_000);
   });
