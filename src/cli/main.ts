@@ -2,6 +2,7 @@ import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
+import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { registerCheckCommand } from "./check-command.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
@@ -75,7 +76,8 @@ tools
   .action(async (name: string, opts: { input: Record<string, unknown>; key?: string; idempotencyKey?: string }) => {
     await withRuntime({ duties: "runs" }, async (rt) => {
       const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
-      const run = await rt.dispatcher.run({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey });
+      // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
+      const run = callerAnswer(await rt.dispatcher.runDetailed({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey }));
       process.stdout.write(rt.secrets.scrubText(JSON.stringify(run, null, 2)) + "\n");
       if (run.status !== "SUCCEEDED") {
         process.stderr.write(rt.secrets.scrubText(`${run.status}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}\n`));

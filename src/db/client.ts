@@ -46,6 +46,9 @@ export async function openDb(url: string, options: OpenDbOptions = {}): Promise<
     await db.$queryRawUnsafe("PRAGMA journal_mode = WAL");
     await db.$queryRawUnsafe("PRAGMA busy_timeout = 5000");
     await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
+    // Deleted and overwritten cells are zeroed, not left in free pages: a value scrubbed
+    // after it was stored (a late ctx.redact, src/runlog/rescrub.ts) leaves no bytes behind.
+    await db.$queryRawUnsafe("PRAGMA secure_delete = ON");
     return { db, provider, driver: { kind: "sqlite", connection: driver } };
   }
   // A query waits for a connection as long as a transaction does (db/contention.ts), then

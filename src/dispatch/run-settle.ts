@@ -20,6 +20,10 @@ export class RunSettle {
   private readonly learned = new Map<string, SecretScope>();
   /** The outcomes computed here that the database did not take yet, by run id. */
   readonly pending = new PendingOutcomes<RunOutcome, RunEventRecord | null>();
+  /** The runs whose body redacted a value (`ctx.redact`): their outcome rewrites what they stored before (`runlog/rescrub.ts`). */
+  private readonly redacting = new Set<string>();
+  /** The runs with a rescrub queued and not yet written. */
+  private readonly rescrubbing = new Set<string>();
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
@@ -46,6 +50,37 @@ export class RunSettle {
     return this.learned.get(runId) ?? this.learned.set(runId, this.deps.secrets.scope()).get(runId)!;
   }
 
+  /** The input's declared secrets (`writeOnly`, `tools/write-only.ts`), known before the run is first stored. */
+  declare(runId: string, values: readonly string[]): void {
+    if (values.length) values.forEach((v) => this.scopeOf(runId).add(v));
+  }
+
+  /** Drops what a run that was never executed here learned (a re-issued idempotency key follows the first run). */
+  forget(runId: string): void {
+    this.learned.delete(runId);
+  }
+
+  /**
+   * The run's body redacted a value (already in its scope): what the run stored before is
+   * rewritten scrubbed now, ordered with its other writes, and again with its outcome.
+   */
+  redacted(runId: string, log: Logger): void {
+    this.redacting.add(runId);
+    // One queued at a time: it reads the scope when it is written, so the values redacted
+    // meanwhile are in it (one redacted while it is being written waits for the outcome's).
+    if (this.rescrubbing.has(runId)) return;
+    this.rescrubbing.add(runId);
+    this.deps.runs
+      .rescrub(runId, this.scopeOf(runId))
+      .catch((e: Error) => log.warn("rescrubbing a run's stored rows failed; its outcome will", { error: e.message }))
+      .finally(() => this.rescrubbing.delete(runId));
+  }
+
+  /** The scope a run's outcome (or park) rewrites its stored rows with, when its body redacted a value. */
+  rescrubOf(runId: string): SecretScope | undefined {
+    return this.redacting.has(runId) ? this.scopeOf(runId) : undefined;
+  }
+
   publish(event: RunEventRecord): void {
     this.deps.bus.publish("runEvent", event);
   }
@@ -59,6 +94,7 @@ export class RunSettle {
   async finish(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
     const ended = await this.persistOutcome(run, last, redact, log);
     this.learned.delete(run.id);
+    this.redacting.delete(run.id);
     if (!ended) return this.pending.get(run.id)!;
     this.publish(ended);
     return { run: ended.run, output: { ...run } };
@@ -66,8 +102,11 @@ export class RunSettle {
 
   /** A rejection (docs/run-lifecycle.md §2, steps 1–4) is still a run: stored and published, started and finished. */
   async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
-    const ended: RunRecord = this.deps.secrets.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
-    const started = await this.deps.runs.start(this.deps.secrets.scrub({ ...run }), null, this.deps.instanceId);
+    // Scrubbed like every snapshot: its scope holds the input's declared secrets, if any (`declare`).
+    const ended = this.snapshot({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() }, false);
+    const first = this.snapshot(run, false);
+    this.forget(run.id);
+    const started = await this.deps.runs.start(first, null, this.deps.instanceId);
     this.publish(started!);
     const finished = await this.deps.runs.finish(ended, null);
     this.publish(finished);
@@ -83,7 +122,9 @@ export class RunSettle {
     const snapshot = this.snapshot(run, redact);
     // The last attempt is stored as its own row: scrubbed like the run it belongs to.
     const attempt = last && this.scrubber(run.id).scrub(last);
-    const write = () => this.deps.runs.finish(snapshot, attempt);
+    // The rescrub scope is taken now: a kept outcome written later still rewrites the run's earlier rows.
+    const rescrub = this.rescrubOf(run.id);
+    const write = () => this.deps.runs.finish(snapshot, attempt, "RUN_FINISHED", rescrub);
     try {
       return await write();
     } catch (error) {

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
 import { lockEventLog } from "../db/event-log.ts";
 import { TX } from "../db/contention.ts";
 import { scopeKey, storableJson, storableText } from "../db/storable.ts";
@@ -74,13 +75,22 @@ export class RunStore {
    * as interrupted because this instance looked gone, or ended while parked) keeps that
    * first outcome: its last stored event is returned instead and nothing is written.
    */
-  async finish(run: RunRecord, lastAttempt: AttemptRecord | null, type: RunEventType = "RUN_FINISHED"): Promise<RunEventRecord> {
+  async finish(run: RunRecord, lastAttempt: AttemptRecord | null, type: RunEventType = "RUN_FINISHED", rescrub?: Scrubber): Promise<RunEventRecord> {
     const at = run.finishedAt ?? new Date().toISOString();
-    const seq = await this.log.write({ kind: "finish", run, attempt: lastAttempt, type, at });
+    const seq = await this.log.write({ kind: "finish", run, attempt: lastAttempt, type, at, ...(rescrub ? { rescrub } : {}) });
     if (seq !== null) return { seq, type, at, runId: run.id, tool: run.tool, run };
     const last = await this.db.runEvent.findFirst({ where: { runId: run.id }, orderBy: { seq: "desc" } });
     if (!last) throw new Error(`run ${run.id} is not stored`);
     return toEvent(last);
+  }
+
+  /**
+   * Rewrites what run `runId` stored so far scrubbed with `scrubber` (its scope, after a
+   * late `ctx.redact`; `runlog/rescrub.ts`), ordered with the run's other writes. Resolves
+   * with how many rows changed.
+   */
+  async rescrub(runId: string, scrubber: Scrubber): Promise<number> {
+    return (await this.log.write({ kind: "rescrub", runId, scrubber })) ?? 0;
   }
 
   /**

@@ -12,6 +12,7 @@ import { prepareInput } from "../registry/entries/prepare-input.ts";
 import { bakedOverrides } from "../registry/entries/preset-entry.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
+import { writeOnlyStrings } from "../tools/write-only.ts";
 import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { endParked, resume } from "./park-resume.ts";
@@ -182,6 +183,8 @@ export class Dispatcher {
     if (!entry) return this.settle.reject(base, "NOT_FOUND", curated ? `no tool named "${req.tool}" on the surface` : `no tool named "${req.tool}" is registered`);
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
+    // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
+    this.settle.declare(base.id, writeOnlyStrings(entry.inputSchema, req.input));
     if (redact) base.input = REDACTED;
     else if (req.storedInput !== undefined && deep === null) base.input = req.storedInput;
     if (!mayRun(req.caller.role, entry.tier)) return this.settle.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
@@ -195,16 +198,18 @@ export class Dispatcher {
     base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
 
     const scope = req.idempotencyKey ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}` : null;
+    // A re-issued key follows the first run; what this one learned (declared secrets) is dropped.
+    const followFirst = (id: string) => (this.settle.forget(base.id), this.follow(req, id));
     if (scope) {
       const first = this.scopes.get(scope) ?? (await boundedRead(() => this.deps.runs.byScope(scope)))?.id;
-      if (first) return this.follow(req, first);
+      if (first) return followFirst(first);
     }
     req.onRun?.(base.id);
     const started = await this.deps.runs.start(this.settle.snapshot(base, redact), scope, this.deps.instanceId).catch((e: unknown) => {
       keepUnsureStart(this.steps, base, redact, e);
       throw e;
     });
-    if (!started) return this.follow(req, (await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
+    if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
 
     const controller = new AbortController();

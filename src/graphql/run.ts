@@ -9,6 +9,7 @@ import type { Role } from "../auth/roles.ts";
 import { DoorEnum, ErrorKindEnum, RoleEnum, RunEventTypeEnum, RunStatusEnum } from "./enums.ts";
 import { closeWith } from "./stream.ts";
 import { RetryPolicyRef } from "./tool.ts";
+import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { replayThenLive } from "../dispatch/run-events.ts";
 import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import { maySeeRun, requireVisibleRun } from "../auth/visibility.ts";
@@ -108,18 +109,21 @@ builder.mutationFields((t) => ({
     type: ToolRunRef,
     description: "Runs a tool through the chokepoint. A failed, forbidden or invalid run is returned as data (status FAILED).",
     args: { input: t.arg({ type: DispatchInput, required: true, description: "The tool and its arguments." }) },
-    resolve: (_r, { input }, ctx) => {
+    resolve: async (_r, { input }, ctx) => {
       const caller = requireCaller(ctx);
       // The chokepoint's own bounds, checked first so that the issues name this argument.
       checkDispatchBounds(input, "/input");
-      return ctx.runtime.dispatcher.run({
-        tool: input.tool,
-        input: input.input,
-        caller,
-        door: "graphql",
-        idempotencyKey: input.idempotencyKey ?? undefined,
-        timeoutSeconds: input.timeoutSeconds ?? undefined,
-      });
+      // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
+      return callerAnswer(
+        await ctx.runtime.dispatcher.runDetailed({
+          tool: input.tool,
+          input: input.input,
+          caller,
+          door: "graphql",
+          idempotencyKey: input.idempotencyKey ?? undefined,
+          timeoutSeconds: input.timeoutSeconds ?? undefined,
+        }),
+      );
     },
   }),
   cancelRun: t.field({

@@ -12,6 +12,7 @@ import {
 import { IDEMPOTENCY_KEY_MAX, isIdempotencyKeyInBounds, isTimeoutInBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { answersInteractions } from "../auth/tiers.ts";
+import { callerAnswer } from "../dispatch/caller-answer.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
 import { ApiError, ToolError } from "../errors.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
@@ -63,16 +64,19 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
   const token = params._meta?.progressToken;
   const progress = token === undefined ? null : followProgress(rt.bus, rt.secrets, token, (n) => extra.sendNotification(n));
   try {
-    let run = await rt.dispatcher.run({
-      tool: params.name,
-      input: params.arguments ?? {},
-      caller: ctx.caller,
-      door: "mcp",
-      idempotencyKey,
-      timeoutSeconds,
-      signal: cancel.signal,
-      onRun: (id) => progress?.follow(id),
-    });
+    // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
+    let run = callerAnswer(
+      await rt.dispatcher.runDetailed({
+        tool: params.name,
+        input: params.arguments ?? {},
+        caller: ctx.caller,
+        door: "mcp",
+        idempotencyKey,
+        timeoutSeconds,
+        signal: cancel.signal,
+        onRun: (id) => progress?.follow(id),
+      }),
+    );
     if (run.status === "PARKED" && ctx.elicit && answersInteractions(ctx.caller.role)) run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);
     const interactions: InteractionRecord[] = run.status === "PARKED" ? await rt.interactions.forRun(run.id) : [];
     return rt.secrets.scrub(callResult(run, rt.surface.base(run.tool), interactions));

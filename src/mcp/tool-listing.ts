@@ -8,7 +8,8 @@ import type { JsonSchema } from "../tools/json-schema.ts";
 /**
  * The output schema MCP clients are told about, or undefined. MCP wants an object root,
  * and the official client validates every `structuredContent` of a tool that declares
- * one: a secret-tier tool's output reaches every door redacted, so it declares none.
+ * one: a secret-tier tool declares none, since only its caller's own answer carries its
+ * output and a re-issued idempotency key answers it redacted (`dispatch/caller-answer.ts`).
  */
 export function advertisedOutputSchema(entry: SurfaceEntry | undefined): JsonSchema | undefined {
   const schema = entry?.outputSchema;

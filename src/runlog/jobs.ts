@@ -1,4 +1,5 @@
 import type { AttemptRecord, RunEventType, RunRecord } from "../dispatch/run-record.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
 import type { RunProgress } from "../tools/tool-update.ts";
 
 /**
@@ -7,7 +8,7 @@ import type { RunProgress } from "../tools/tool-update.ts";
  * transaction. Every value is already in the form it is stored in (scrubbed of secrets,
  * made storable); `src/runlog/log-writer.ts` makes it so.
  */
-export type LogJob = StartJob | AttemptJob | ProgressJob | FinishJob | AgentEventJob | AgentFinishJob;
+export type LogJob = StartJob | AttemptJob | ProgressJob | FinishJob | RescrubJob | AgentEventJob | AgentFinishJob;
 
 /** A new run and its RUN_STARTED event. Result: the event's seq, or null when the idempotency scope is taken. */
 export interface StartJob {
@@ -51,6 +52,20 @@ export interface FinishJob {
   attempt: AttemptRecord | null;
   type: RunEventType;
   at: string;
+  /** The run redacted a value while it ran: its rows stored before are rewritten scrubbed with this, in the same transaction. */
+  rescrub?: Scrubber;
+}
+
+/**
+ * A body redacted a value (`ctx.redact`): the rows this run stored before it knew the
+ * value (its input, its events' snapshots and progress, its attempts' messages) are read
+ * and written back scrubbed with `scrubber`, the run's scope (`src/runlog/rescrub.ts`).
+ * Result: how many rows it rewrote.
+ */
+export interface RescrubJob {
+  kind: "rescrub";
+  runId: string;
+  scrubber: Scrubber;
 }
 
 /** One agent stream entry. Result: null. */

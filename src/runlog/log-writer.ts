@@ -60,6 +60,8 @@ export class LogWriter {
   }
 
   private stored(job: LogJob): LogJob {
+    // A rescrub carries only the run's id and its scope; it reads what it scrubs inside the transaction.
+    if (job.kind === "rescrub") return job;
     const clean = this.scrubber.scrub(job);
     // An agent's entries are its own: their type, like their payload, may hold what no column stores (a NUL).
     if (clean.kind === "agentEvent") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };

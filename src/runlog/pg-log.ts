@@ -1,5 +1,7 @@
 import type pg from "pg";
+import type { Scrubber } from "../secrets/secrets.ts";
 import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
+import { pgRescrub } from "./pg-rescrub.ts";
 import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRow, type OutcomeRow, type RunRow } from "./rows.ts";
 
 /**
@@ -21,24 +23,68 @@ import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRo
 export function pgLog(pool: pg.Pool): WriteBatch {
   // The writer hands over tool-run jobs and agent entries in separate batches.
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
-    const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish");
+    const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish" && j.kind !== "rescrub");
+    const rescrubs = rescrubsOf(jobs);
+    if (rescrubs.size) return writeWithRescrubs(pool, jobs, runJobs, rescrubs);
     if (!runJobs.length) {
       const ended = await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
       return jobs.map((j) => (j.kind === "agentFinish" && ended.has(j.runId) ? 1 : null));
     }
     if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
-    // One statement sees the batch's runs as they were before it: two writes of one run
-    // would both pass its RUNNING check (two closing events) and share one seq. They are
-    // written one job per transaction instead (`isolatingFailures`), in order.
-    if (new Set(runJobs.map((j) => j.run.id)).size !== runJobs.length) throw new Error("a run-log batch writes one run twice");
-    const seqs = await writeRunJobs(pool, runJobs);
+    const seqs = await writeRunJobs(pool, checkedRunJobs(runJobs));
     return runJobs.map((j) => seqs.get(eventKey(j.run.id, typeOf(j))) ?? null);
   };
   return write;
 }
 
-const typeOf = (j: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>) =>
-  j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.kind === "progress" ? "RUN_PROGRESS" : j.type;
+type RunJob = Exclude<LogJob, { kind: "agentEvent" | "agentFinish" | "rescrub" }>;
+
+/** The batch's tool-run jobs, refused when two write one run. */
+function checkedRunJobs(runJobs: RunJob[]): RunJob[] {
+  // One statement sees the batch's runs as they were before it: two writes of one run
+  // would both pass its RUNNING check (two closing events) and share one seq. They are
+  // written one job per transaction instead (`isolatingFailures`), in order.
+  if (new Set(runJobs.map((j) => j.run.id)).size !== runJobs.length) throw new Error("a run-log batch writes one run twice");
+  return runJobs;
+}
+
+/** Per run, the scrubber of the batch's rescrubs (`rescrub` jobs and finishes that carry one); the last one wins (a scope only grows). */
+function rescrubsOf(jobs: readonly LogJob[]): Map<string, Scrubber> {
+  const out = new Map<string, Scrubber>();
+  for (const j of jobs) {
+    if (j.kind === "rescrub") out.set(j.runId, j.scrubber);
+    else if (j.kind === "finish" && j.rescrub) out.set(j.run.id, j.rescrub);
+  }
+  return out;
+}
+
+/**
+ * A batch with rescrubs (a late `ctx.redact`, `rescrub.ts`): one transaction on one
+ * connection, the tool-run statement first, then each run's rows rewritten, so that what
+ * the batch itself stored is scrubbed too and an outcome is never committed without its
+ * run's rescrub. (The event-log lock is then held across the rescrub's round trips: only
+ * in these batches.) Agent entries are never in one (`log-writer.ts` sends them apart).
+ */
+async function writeWithRescrubs(pool: pg.Pool, jobs: readonly LogJob[], runJobs: RunJob[], rescrubs: Map<string, Scrubber>): Promise<JobResult[]> {
+  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish")) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
+  const client = await pool.connect();
+  let failed = true;
+  try {
+    await client.query("BEGIN");
+    const seqs = runJobs.length ? await writeRunJobs(client, checkedRunJobs(runJobs)) : new Map<string, number>();
+    const counts = new Map<string, number>();
+    for (const [runId, scrubber] of rescrubs) counts.set(runId, await pgRescrub(client, runId, scrubber));
+    await client.query("COMMIT");
+    failed = false;
+    return jobs.map((j) => (j.kind === "rescrub" ? (counts.get(j.runId) ?? 0) : (seqs.get(eventKey((j as RunJob).run.id, typeOf(j as RunJob))) ?? null)));
+  } finally {
+    if (failed) await client.query("ROLLBACK").catch(() => {});
+    // A connection whose rollback failed is not reused.
+    client.release(failed);
+  }
+}
+
+const typeOf = (j: RunJob) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.kind === "progress" ? "RUN_PROGRESS" : j.type);
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
@@ -91,7 +137,7 @@ function columns<T>(rows: T[], fields: (keyof T)[]): unknown[][] {
   return fields.map((f) => rows.map((r) => r[f] ?? null));
 }
 
-async function writeRunJobs(pool: pg.Pool, jobs: Exclude<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<Map<string, number>> {
+async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Promise<Map<string, number>> {
   const runs: RunRow[] = [];
   const outcomes: OutcomeRow[] = [];
   const attempts: (AttemptRow & { onSettle: boolean })[] = [];

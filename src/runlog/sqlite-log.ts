@@ -1,7 +1,10 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDriver } from "../db/sqlite-driver.ts";
 import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
+import { rescrubbed, rewriteCount } from "./rescrub.ts";
 import { attemptRow, eventRow, outcomeRow, runRow } from "./rows.ts";
+import { walCheckpoints } from "./wal-checkpoint.ts";
 
 // Times as Prisma's SQLite adapter writes them (ISO 8601, "+00:00" for "Z"), so that
 // Prisma reads these rows back exactly like its own.
@@ -15,12 +18,18 @@ const bool = (b: boolean) => (b ? 1 : 0);
  * the batch is written again one job per transaction, so only that job's caller fails.
  */
 export function sqliteLog(connection: () => Promise<SqliteDriver>): WriteBatch {
-  let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements> } | null = null;
+  let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements>; checkpoint: () => void } | null = null;
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const driver = await connection();
-    if (prepared?.driver !== driver) prepared = { driver, s: statements(driver) };
-    const s = prepared.s;
-    return driver.transaction(() => jobs.map((job) => writeJob(s, job)));
+    if (prepared?.driver !== driver) prepared = { driver, s: statements(driver), checkpoint: walCheckpoints(driver.database) };
+    const { s, checkpoint } = prepared;
+    // A rescrub whose run's outcome (carrying its own) is in the same batch is left to it: one transaction either way.
+    const settling = new Set(jobs.flatMap((j) => (j.kind === "finish" && j.rescrub ? [j.run.id] : [])));
+    const rewrote = { rows: 0, settling };
+    const results = await driver.transaction(() => jobs.map((job) => writeJob(s, job, rewrote)));
+    // Rows rewritten by a rescrub leave their old bytes in the WAL until it is checkpointed.
+    if (rewrote.rows) checkpoint();
+    return results;
   };
   return write;
 }
@@ -54,6 +63,16 @@ function statements({ database: db }: SqliteDriver) {
       `INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
        SELECT @runId,@tool,@type,@snapshot,@at WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
     ),
+    // A rescrub's first statement writes (see insertAttemptIfRunning): it takes the write lock before it reads.
+    touchRun: st(`UPDATE "Run" SET "status"="status" WHERE "id"=?`),
+    runValues: st(`SELECT "input","content","data","details","errorMessage" FROM "Run" WHERE "id"=?`),
+    eventSnapshots: st(`SELECT "seq","snapshot" FROM "RunEvent" WHERE "runId"=?`),
+    attemptMessages: st(`SELECT "id","errorMessage" FROM "Attempt" WHERE "runId"=?`),
+    rewriteRun: st(`UPDATE "Run" SET "input"=@input,"content"=@content,"data"=@data,"details"=@details,"errorMessage"=@errorMessage WHERE "id"=@id`),
+    rewriteEvent: st(`UPDATE "RunEvent" SET "snapshot"=? WHERE "seq"=?`),
+    rewriteAttempt: st(`UPDATE "Attempt" SET "errorMessage"=? WHERE "id"=?`),
+    interactionQuestions: st(`SELECT "id","question" FROM "Interaction" WHERE "runId"=?`),
+    rewriteQuestion: st(`UPDATE "Interaction" SET "question"=? WHERE "id"=?`),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
     endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=? AND "status"='RUNNING'`),
   };
@@ -69,7 +88,26 @@ function insertAttempt(s: Statements, row: ReturnType<typeof attemptRow>): void 
   s.insertAttempt.run({ ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) });
 }
 
-function writeJob(s: Statements, job: LogJob): JobResult {
+/** Rewrites the rows run `runId` stored, scrubbed with `scrubber` (`rescrub.ts`); returns how many. */
+function rescrub(s: Statements, runId: string, scrubber: Scrubber): number {
+  s.touchRun.run(runId);
+  const rewrites = rescrubbed(
+    {
+      run: (s.runValues.get(runId) as Parameters<typeof rescrubbed>[0]["run"] | undefined) ?? null,
+      events: s.eventSnapshots.all(runId) as { seq: number; snapshot: string }[],
+      attempts: s.attemptMessages.all(runId) as { id: number; errorMessage: string | null }[],
+      interactions: s.interactionQuestions.all(runId) as { id: string; question: string }[],
+    },
+    scrubber,
+  );
+  if (rewrites.run) s.rewriteRun.run({ ...rewrites.run, id: runId });
+  for (const e of rewrites.events) s.rewriteEvent.run(e.snapshot, e.seq);
+  for (const a of rewrites.attempts) s.rewriteAttempt.run(a.errorMessage, a.id);
+  for (const q of rewrites.interactions) s.rewriteQuestion.run(q.question, q.id);
+  return rewriteCount(rewrites);
+}
+
+function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling: Set<string> }): JobResult {
   switch (job.kind) {
     case "start": {
       const row = runRow(job.run, job.scope, job.instanceId);
@@ -88,10 +126,18 @@ function writeJob(s: Statements, job: LogJob): JobResult {
       return info.changes === 0 ? null : Number(info.lastInsertRowid);
     }
     case "finish": {
+      // Also for a run another instance ended: what it stored before is scrubbed all the same.
+      if (job.rescrub) rewrote.rows += rescrub(s, job.run.id, job.rescrub);
       const row = outcomeRow(job.run);
       if (run(s.settleRun, { ...row, isError: bool(row.isError), terminate: bool(row.terminate), finishedAt: time(row.finishedAt) }) === 0) return null;
       if (job.attempt) insertAttempt(s, attemptRow(job.run.id, job.attempt));
       return insertEvent(s, eventRow(job.run, job.type, job.at));
+    }
+    case "rescrub": {
+      if (rewrote.settling.has(job.runId)) return 0;
+      const n = rescrub(s, job.runId, job.scrubber);
+      rewrote.rows += n;
+      return n;
     }
     case "agentEvent":
       s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(new Date().toISOString()));

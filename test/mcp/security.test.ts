@@ -132,18 +132,17 @@ describe("who may call /mcp", () => {
 });
 
 describe("secrets in what /mcp serves", () => {
-  it("should serve a secret-tier tool's output redacted, even to an ADMIN, in content, structuredContent and progress", async () => {
+  it("should answer a secret-tier tool's output to the ADMIN who called it, once: its progress and stored run stay redacted", async () => {
     const signature = createHmac("sha256", SIGNING_KEY).update("pay 10").digest("hex");
     const progress: Progress[] = [];
     const c = await client(admin);
     const listed = (await c.listTools()).tools.find((t) => t.name === "sign_message")!;
-    expect(listed.outputSchema, "a secret tool's output reaches no door, so it advertises none").toBeUndefined();
+    expect(listed.outputSchema, "sign_message declares no output schema").toBeUndefined();
     const result = (await c.callTool({ name: "sign_message", arguments: { message: "pay 10" } }, undefined, { onprogress: (p) => progress.push(p) })) as CallToolResult;
-    expect(result.content).toEqual([{ type: "text", text: "[redacted]" }]);
-    expect(result.structuredContent).toBeUndefined();
-    const served = JSON.stringify([result, progress]);
-    expect(served).not.toContain(signature);
-    expect(served).not.toContain(SIGNING_KEY);
+    // The answer to its own call is the one place the output goes (docs/security-model.md §3).
+    expect(result.structuredContent).toEqual({ algorithm: "HMAC-SHA256", signature });
+    expect(JSON.stringify(result)).not.toContain(SIGNING_KEY);
+    expect(JSON.stringify(progress)).not.toContain(signature);
     expect(await server.rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({ status: "SUCCEEDED", input: "[redacted]", data: "[redacted]" });
   });
 

@@ -60,10 +60,12 @@ describe("chain into a secret-tier tool (issue 4)", () => {
     expect(JSON.stringify([await rt.db.run.findMany(), await rt.runs.events({}, 0)])).not.toContain(SECRET_OUTPUT);
   });
 
-  it("should let a secret-tier chain end on a secret step, its result stored redacted", async () => {
+  it("should let a secret-tier chain end on a secret step, its result stored and served again redacted (only its caller's answer holds it)", async () => {
     const run = await dispatch("sealed_chain", { word: "x" });
     expect(run.status).toBe("SUCCEEDED");
-    expect(run.data).toBe("[redacted]");
-    expect(JSON.stringify(await rt.db.run.findMany())).not.toContain(SECRET_OUTPUT);
+    expect(JSON.stringify(run.data)).toContain(SECRET_OUTPUT);
+    const read = await gql(`query($id: ID!) { run(id: $id) { data content { text } } }`, { id: run.id }, admin);
+    expect(read.data!.run.data).toBe("[redacted]");
+    expect(JSON.stringify([read.text, await rt.db.run.findMany(), await rt.runs.events({}, 0)])).not.toContain(SECRET_OUTPUT);
   });
 });

@@ -87,6 +87,43 @@ describe("the run log's statements against the Prisma schema", () => {
     expect(events.map((e) => e.at)).toEqual([run.startedAt, attempt1.finishedAt, done.finishedAt]);
   });
 
+  it("should rewrite only the value fields of a run's stored rows when it is rescrubbed with its scope, leaving ids, enums and names as they were", async () => {
+    const SECRET = "rescrub-s3cret-value";
+    const run: RunRecord = { ...full(), input: { password: SECRET, note: "keep" } };
+    const started = await rt.runs.start(run, null, rt.instanceId);
+    const attempt = {
+      number: 1,
+      startedAt: run.startedAt,
+      finishedAt: new Date().toISOString(),
+      errorKind: "UNAVAILABLE" as const,
+      errorMessage: `refused ${SECRET}`,
+      waitSeconds: 0.5,
+    };
+    const retried = await rt.runs.attemptFailed({ ...run, attempts: [attempt] }, attempt);
+    const progressed = await rt.runs.progress(run, { message: `at ${SECRET}`, progress: 1, total: 2, details: { s: SECRET }, detailsDropped: null });
+    // Structural words in the scope too: only values are ever rewritten.
+    const scope = rt.secrets.scope();
+    for (const v of [SECRET, "RUNNING", "graphql", "RUN_STARTED", "UNAVAILABLE"]) scope.add(v);
+    expect(await rt.runs.rescrub(run.id, scope)).toBe(5);
+    expect(await rt.runs.rescrub(run.id, scope)).toBe(0);
+    const stored = await rt.runs.get(run.id);
+    expect(stored).toMatchObject({
+      status: "RUNNING",
+      door: "graphql",
+      input: { password: "[redacted]", note: "keep" },
+      attempts: [{ errorKind: "UNAVAILABLE", errorMessage: "refused [redacted]" }],
+    });
+    const events = await rt.runs.events({ runId: run.id }, 0);
+    expect(events.map((e) => [e.seq, e.type, e.run.status, e.run.door, e.run.input])).toEqual([
+      [started!.seq, "RUN_STARTED", "RUNNING", "graphql", { password: "[redacted]", note: "keep" }],
+      [retried!.seq, "ATTEMPT_FAILED", "RUNNING", "graphql", { password: "[redacted]", note: "keep" }],
+      [progressed!.seq, "RUN_PROGRESS", "RUNNING", "graphql", { password: "[redacted]", note: "keep" }],
+    ]);
+    expect(events[1].run.attempts).toEqual([{ ...attempt, errorMessage: "refused [redacted]" }]);
+    expect(events[2].progress).toMatchObject({ message: "at [redacted]", details: { s: "[redacted]" }, progress: 1 });
+    expect(JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany()])).not.toContain(SECRET);
+  });
+
   it("should store nulls as nulls: a run with no input, policy, key, data or details reads back with each null", async () => {
     const run: RunRecord = { ...newRun({ tool: "bare", input: null, door: "runtime", callerRole: "READER", callerKey: null }), tier: null };
     await rt.runs.start(run, null, rt.instanceId);

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, runCli } from "../helpers/cli.ts";
+import { databaseText } from "../helpers/database-text.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { collect, until, wsClient } from "../graphql/support.ts";
 
@@ -73,27 +72,6 @@ function client(url: string) {
 
 const RUN = "id tool status input data details errorKind errorMessage content { text } attempts { errorMessage }";
 
-/** Every text value of every table, as PostgreSQL or the SQLite files (incl. WAL) hold them. */
-async function databaseText(url: string): Promise<string> {
-  if (url.startsWith("file:")) {
-    const file = url.slice("file:".length).split("?")[0];
-    return [file, `${file}-wal`, `${file}-shm`]
-      .filter(existsSync)
-      .map((f) => readFileSync(f).toString("latin1"))
-      .join("\n");
-  }
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const tables = await c.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
-    const rows = [];
-    for (const { table_name } of tables.rows) rows.push(...(await c.query(`SELECT row_to_json(t)::text AS j FROM "${table_name}" t`)).rows.map((r) => r.j as string));
-    return rows.join("\n");
-  } finally {
-    await c.end();
-  }
-}
-
 describe("no secret leaks through any door, before or after a restart (security model §3)", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   const env = { TAI_ADMIN_KEY: ADMIN_KEY, TAI_DEMO_SIGNING_KEY: SIGNING_KEY, EXT_LEAK_ALPHA: ALPHA, EXT_LEAK_BETA: BETA, TAI_SCRIPTED_DELAY_MS: "0" };
@@ -144,11 +122,19 @@ describe("no secret leaks through any door, before or after a restart (security 
       ["leak_echo_cache", {}],
       ["leak_echo_monitor", {}],
       ["echo_label", { text: "hi" }],
-      ["sign_message", { message: "sign this please" }],
     ] as const) {
       const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`, { t: tool, i: input });
       ids.push(r.data.dispatch.id);
     }
+    // A secret-tier tool's output reaches its caller once, in the answer to its own dispatch
+    // (docs/security-model.md §3): that one answer is checked here and kept out of `seen`.
+    const signed = await fetch(server.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_KEY}` },
+      body: JSON.stringify({ query: `mutation { dispatch(input: { tool: "sign_message", input: { message: "sign this please" } }) { ${RUN} } }` }),
+    }).then((r) => r.json() as Promise<{ data: { dispatch: { id: string; data: unknown } } }>);
+    expect(signed.data.dispatch.data).toEqual({ algorithm: "HMAC-SHA256", signature: SIGNATURE });
+    ids.push(signed.data.dispatch.id);
     await gql(`{ tools { name label fixedKwargs } presets { fixedKwargs } activeManifest { document } recentSpans { attributes } }`);
     await gql(`mutation { dispatch(input: { tool: "kv_get", input: { key: "leak" } }) { ${RUN} } }`, {}, reader);
 

@@ -1,0 +1,87 @@
+import { storableJson } from "../db/storable.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
+
+/**
+ * A late `ctx.redact` (docs/security-model.md §3): what a run stored before its body
+ * redacted a value is read back and rewritten scrubbed, by both databases' run-log writers
+ * (`sqlite-log.ts`, `pg-log.ts`), inside their transaction. Only value fields are
+ * scrubbed (the run's input, content, data, details and error messages, an event's
+ * progress, the question of an interaction it opened): ids, enums, names and times are
+ * never rewritten.
+ */
+
+/** The columns of a run's stored rows that may hold a value, JSON columns as text. */
+export interface StoredValues {
+  run: RunValues | null;
+  events: { seq: number; snapshot: string }[];
+  attempts: { id: number; errorMessage: string | null }[];
+  interactions: { id: string; question: string }[];
+}
+
+export interface RunValues {
+  input: string | null;
+  content: string;
+  data: string | null;
+  details: string | null;
+  errorMessage: string | null;
+}
+
+/** The rows to write back: only those that changed. */
+export interface Rewrites {
+  run: RunValues | null;
+  events: { seq: number; snapshot: string }[];
+  attempts: { id: number; errorMessage: string | null }[];
+  interactions: { id: string; question: string }[];
+}
+
+/** The changed rows of `stored`, scrubbed with `scrubber`. */
+export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
+  const json = (text: string | null, scrub: (v: unknown) => unknown): string | null => {
+    if (text === null) return null;
+    const value = JSON.parse(text) as unknown;
+    const clean = scrub(value);
+    return clean === value ? text : JSON.stringify(storableJson(clean));
+  };
+  const values = <T>(v: T) => scrubber.scrub(v);
+  const text = (t: string | null) => (t === null ? null : scrubber.scrubText(t));
+  let run: RunValues | null = null;
+  if (stored.run) {
+    const r = stored.run;
+    const next: RunValues = {
+      input: json(r.input, values),
+      content: json(r.content, values)!,
+      data: json(r.data, values),
+      details: json(r.details, values),
+      errorMessage: text(r.errorMessage),
+    };
+    if ((Object.keys(next) as (keyof RunValues)[]).some((k) => next[k] !== r[k])) run = next;
+  }
+  return {
+    run,
+    events: stored.events.map((e) => ({ seq: e.seq, snapshot: json(e.snapshot, (s) => scrubSnapshot(s, scrubber))! })).filter((e, i) => e.snapshot !== stored.events[i].snapshot),
+    attempts: stored.attempts.map((a) => ({ id: a.id, errorMessage: text(a.errorMessage) })).filter((a, i) => a.errorMessage !== stored.attempts[i].errorMessage),
+    interactions: stored.interactions.map((q) => ({ id: q.id, question: scrubber.scrubText(q.question) })).filter((q, i) => q.question !== stored.interactions[i].question),
+  };
+}
+
+/** How many rows `rewrites` writes. */
+export const rewriteCount = (w: Rewrites) => (w.run ? 1 : 0) + w.events.length + w.attempts.length + w.interactions.length;
+
+/** The value fields of a stored run snapshot scrubbed; the same object when none changed. */
+function scrubSnapshot(snapshot: unknown, scrubber: Scrubber): unknown {
+  if (!snapshot || typeof snapshot !== "object" || Array.isArray(snapshot)) return snapshot;
+  const s = snapshot as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...s };
+  for (const k of ["input", "content", "data", "details", "progress"]) if (k in s) out[k] = scrubber.scrub(s[k]);
+  if (typeof s.errorMessage === "string") out.errorMessage = scrubber.scrubText(s.errorMessage);
+  if (Array.isArray(s.attempts)) {
+    const attempts = s.attempts.map((a: unknown) => {
+      const m = a && typeof a === "object" ? (a as Record<string, unknown>).errorMessage : undefined;
+      if (typeof m !== "string") return a;
+      const clean = scrubber.scrubText(m);
+      return clean === m ? a : { ...(a as object), errorMessage: clean };
+    });
+    if (attempts.some((a, i) => a !== (s.attempts as unknown[])[i])) out.attempts = attempts;
+  }
+  return Object.keys(out).some((k) => out[k] !== s[k]) ? out : snapshot;
+}
