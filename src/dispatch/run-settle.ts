@@ -3,6 +3,7 @@ import { describeIssues, ToolError, type ErrorKind } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Secrets, SecretScope } from "../secrets/secrets.ts";
+import { scrubAttempt, scrubRun } from "../secrets/value-fields.ts";
 import { validate } from "../tools/json-schema.ts";
 import type { ToolResult } from "../tools/result.ts";
 import type { RetryLoopOutcome } from "./retry-loop.ts";
@@ -20,12 +21,12 @@ export class RunSettle {
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
-  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed. */
+  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed from its value fields only. */
   snapshot(run: RunRecord, redact: boolean): RunRecord {
-    const scrub = <T>(r: T) => this.scrubber(run.id).scrub(r);
-    if (!redact) return scrub({ ...run });
+    const scrubbed = scrubRun(this.scrubber(run.id), run);
+    if (!redact) return scrubbed;
     return {
-      ...scrub(run),
+      ...scrubbed,
       input: REDACTED,
       content: run.content.length ? [{ type: "text", text: REDACTED }] : [],
       data: run.data === null ? null : REDACTED,
@@ -60,8 +61,8 @@ export class RunSettle {
 
   /** A rejection (docs/run-lifecycle.md §2, steps 1–4) is still a run: stored and published, started and finished. */
   async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
-    const ended: RunRecord = this.deps.secrets.scrub({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
-    const started = await this.deps.runs.start(this.deps.secrets.scrub({ ...run }), null, this.deps.instanceId);
+    const ended = scrubRun(this.deps.secrets, { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() });
+    const started = await this.deps.runs.start(scrubRun(this.deps.secrets, run), null, this.deps.instanceId);
     this.publish(started!);
     const finished = await this.deps.runs.finish(ended, null);
     this.publish(finished);
@@ -72,7 +73,7 @@ export class RunSettle {
   private async persistOutcome(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunEventRecord> {
     const snapshot = this.snapshot(run, redact);
     // The last attempt is stored as its own row: scrubbed like the run it belongs to.
-    const attempt = last && this.scrubber(run.id).scrub(last);
+    const attempt = last && scrubAttempt(this.scrubber(run.id), last);
     for (let i = 0; ; i++) {
       try {
         return await this.deps.runs.finish(snapshot, attempt);

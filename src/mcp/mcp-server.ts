@@ -3,6 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { Runtime } from "../runtime.ts";
+import { scrubExcept } from "../secrets/value-fields.ts";
 import { callTool, type McpCallContext } from "./tool-call.ts";
 import { toolsFor } from "./tool-listing.ts";
 
@@ -14,6 +15,9 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
  * never asks of it: sampling tools and SDK-side elicitation).
  */
 let validator: AjvJsonSchemaValidator | undefined;
+
+/** A listed tool's name and title are structure; its description and schemas are scrubbed. */
+const TOOL_STRUCTURE: ReadonlySet<string> = new Set(["name", "title"]);
 
 /**
  * The SDK's low-level MCP server with tai42's two tool methods, for one caller: `tools/list`
@@ -27,7 +31,7 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
     { name: "tai42", title: "tai42", version },
     { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => masked(rt, async () => ({ tools: rt.secrets.scrub(toolsFor(rt.surface, ctx.caller)) })));
+  server.setRequestHandler(ListToolsRequestSchema, () => masked(rt, async () => ({ tools: toolsFor(rt.surface, ctx.caller).map((t) => scrubExcept(rt.secrets, t, TOOL_STRUCTURE)) })));
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
   return server;
 }
