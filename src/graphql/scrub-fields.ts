@@ -52,6 +52,8 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "model",
   "source",
   "presetBakeableFields",
+  // The new API key itself: a token the server made, shown once to the ADMIN who asked.
+  "createApiKey",
 ]);
 
 /**
