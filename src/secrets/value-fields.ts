@@ -71,8 +71,10 @@ export function scrubRunEvent(s: Scrub, event: RunEventRecord): RunEventRecord {
 
 /**
  * The members of an agent stream entry (docs/agent-stream.md §2) that are structure: its
- * discriminant, place, names, ids, counts and flags. Every other member (text, data, args,
- * result, details, payload, reason, asks, message, and any member added later) is a value.
+ * discriminant, place, sub-agent name, ids, counts and flags. Every other member (text,
+ * data, args, result, details, payload, reason, asks, message, and any member added later)
+ * is a value — and so is a step's `tool`: the model chose that name, so a model told to
+ * call a tool named like a secret it saw must not stream the secret.
  */
 export const AGENT_ENTRY_STRUCTURE: ReadonlySet<string> = new Set([
   "type",
@@ -80,7 +82,6 @@ export const AGENT_ENTRY_STRUCTURE: ReadonlySet<string> = new Set([
   "seq",
   "runId",
   "agent",
-  "tool",
   "callId",
   "toolRunId",
   "interruptId",

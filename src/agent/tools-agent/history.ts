@@ -4,7 +4,8 @@ import type { StoredMessage } from "../threads.ts";
 import { scrubExcept } from "../../secrets/value-fields.ts";
 import type { RunSecrets } from "./run-secrets.ts";
 
-const PART_STRUCTURE: ReadonlySet<string> = new Set(["type", "toolCallId", "toolName", "mediaType"]);
+/** A part's type, call id and media type pair and parse it; its tool name, like its text, is the model's and is scrubbed. */
+const PART_STRUCTURE: ReadonlySet<string> = new Set(["type", "toolCallId", "mediaType"]);
 
 interface CallPart {
   type: "tool-call";
