@@ -4,9 +4,10 @@ import { App } from "../../src/app.ts";
 import { DOORS, RUN_EVENT_TYPES, RUN_STATUSES } from "../../src/dispatch/run-record.ts";
 import { ToolError } from "../../src/errors.ts";
 import { park } from "../../src/interactions/park.ts";
+import { useScript, runToEnd } from "../agent/support.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { gqlClient } from "../helpers/gql.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /**
  * Issue 23 finding 1: a known secret equal to a structural word (a status, a door, a role,
@@ -105,6 +106,16 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
     }
   }
 
+  /** An agent run through the scripted model that calls echo, then answers: its stream's types and its stored status whole. */
+  async function agentRun(rt: TestRuntime) {
+    useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "echo", input: { text: "hi" } }] }, { text: "all done" }]);
+    const { started, log } = await runToEnd(rt.agents, { userMessage: "go", llmProvider: "s", toolNames: ["echo"] }, as("USER"));
+    expect(log.map((e) => e.type).filter((t) => t !== "message_delta" && t !== "run_usage")).toEqual(["tool_call_step", "tool_result_step", "message_final"]);
+    expect((await rt.agents.store.get(started.runId))!.status).toBe("SUCCEEDED");
+    const stored = await rt.db.agentEvent.findMany({ where: { runId: started.runId } });
+    expect(stored.every((e) => /^[a-z_]+$/.test(e.type) && (e.payload as { type: string }).type === e.type)).toBe(true);
+  }
+
   /** Every stored run, attempt, event and interaction has whole structure; `runs` and `run(id)` serve it to ADMIN. */
   async function intact(rt: TestRuntime, keys: Keys) {
     const runs = await rt.db.run.findMany();
@@ -157,6 +168,7 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
     const keys = { admin: await first.keys.create("admin", "ADMIN"), user: await first.keys.create("user", "USER"), reader: await first.keys.create("reader", "READER") };
     await teach(first, keys, source, value);
     await everyKind(first, keys);
+    await agentRun(first);
     await intact(first, keys);
     await first.close();
     open.splice(open.indexOf(first), 1);
@@ -164,6 +176,7 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
     const second = await start(db.url);
     await intact(second, keys);
     await everyKind(second, keys);
+    await agentRun(second);
     await intact(second, keys);
   });
 });
