@@ -31,7 +31,9 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
     { name: "tai42", title: "tai42", version },
     { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => masked(rt, async () => ({ tools: toolsFor(rt.surface, ctx.caller).map((t) => scrubExcept(rt.secrets, t, TOOL_STRUCTURE)) })));
+  server.setRequestHandler(ListToolsRequestSchema, () =>
+    masked(rt, async () => ({ tools: toolsFor(rt.surface, ctx.caller).map((t) => scrubExcept(rt.secrets, t, TOOL_STRUCTURE)) })),
+  );
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
   return server;
 }

@@ -11,7 +11,8 @@ describe("which GraphQL fields are values (docs/security-model.md §3)", () => {
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith("__")) continue;
       for (const field of Object.values(type.getFields()))
-        if (getNamedType(field.type).name === "String" && !VALUE_TEXT_FIELDS.has(field.name) && !STRUCTURE_TEXT_FIELDS.has(field.name)) unclassified.push(`${type.name}.${field.name}`);
+        if (getNamedType(field.type).name === "String" && !VALUE_TEXT_FIELDS.has(field.name) && !STRUCTURE_TEXT_FIELDS.has(field.name))
+          unclassified.push(`${type.name}.${field.name}`);
     }
     expect(unclassified).toEqual([]);
   });
@@ -27,8 +28,18 @@ describe("which GraphQL fields are values (docs/security-model.md §3)", () => {
 
     it("should serve its tool, status and door whole and its values scrubbed when the secrets equal them", async () => {
       const admin = await rt.keys.create("admin", "ADMIN");
-      const r = await gqlClient(rt)(`mutation { dispatch(input: { tool: "echo", input: { text: "echo SUCCEEDED" } }) { tool status door input content { type text } } }`, {}, admin);
-      expect(r.data!.dispatch).toEqual({ tool: "echo", status: "SUCCEEDED", door: "graphql", input: { text: "[redacted] [redacted]" }, content: [{ type: "text", text: "[redacted] [redacted]" }] });
+      const r = await gqlClient(rt)(
+        `mutation { dispatch(input: { tool: "echo", input: { text: "echo SUCCEEDED" } }) { tool status door input content { type text } } }`,
+        {},
+        admin,
+      );
+      expect(r.data!.dispatch).toEqual({
+        tool: "echo",
+        status: "SUCCEEDED",
+        door: "graphql",
+        input: { text: "[redacted] [redacted]" },
+        content: [{ type: "text", text: "[redacted] [redacted]" }],
+      });
     });
   });
 });

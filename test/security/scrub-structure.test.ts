@@ -39,7 +39,10 @@ function app(): App {
   a.tool({ name: "ask", description: "Asks, then answers with the answer.", input: z.object({}), tier: "read", pauses: true, resume: (_s, answers) => ({ answers }) }, () =>
     park({ interactions: [{ question: "go?", answerFormat: { type: "boolean" } }] }),
   );
-  a.tool({ name: "parent", description: "Runs echo as a child.", input: z.object({}), tier: "read" }, async (_i, ctx) => (await ctx.runTool("echo", { text: "from the parent" })).content);
+  a.tool(
+    { name: "parent", description: "Runs echo as a child.", input: z.object({}), tier: "read" },
+    async (_i, ctx) => (await ctx.runTool("echo", { text: "from the parent" })).content,
+  );
   return a;
 }
 
@@ -89,7 +92,12 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
       [undefined, "USER"],
     ] as const) {
       const base = { door: "graphql", callerRole: role };
-      expect(await dispatch(gql, "echo", { text: "hi" }, key)).toMatchObject({ ...base, tool: "echo", status: "SUCCEEDED", events: [{ type: "RUN_STARTED" }, { type: "RUN_FINISHED" }] });
+      expect(await dispatch(gql, "echo", { text: "hi" }, key)).toMatchObject({
+        ...base,
+        tool: "echo",
+        status: "SUCCEEDED",
+        events: [{ type: "RUN_STARTED" }, { type: "RUN_FINISHED" }],
+      });
       expect(await dispatch(gql, "fail", {}, key)).toMatchObject({ ...base, tool: "fail", status: "FAILED", errorKind: "UPSTREAM" });
       expect(await dispatch(gql, "flaky", {}, key)).toMatchObject({
         ...base,
@@ -102,7 +110,12 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
       expect(parked).toMatchObject({ ...base, tool: "ask", status: "PARKED", interactions: [{ status: "PENDING", to: "user" }] });
       const answered = await call(gql, `mutation($id: ID!) { answerInteraction(id: $id, answer: true) { status tool door } }`, { id: parked.interactions[0].id }, keys.admin);
       expect(answered.answerInteraction).toEqual({ status: "SUCCEEDED", tool: "ask", door: "graphql" });
-      expect(await dispatch(gql, "parent", {}, key)).toMatchObject({ ...base, tool: "parent", status: "SUCCEEDED", children: [{ tool: "echo", status: "SUCCEEDED", door: "extension", callerRole: role }] });
+      expect(await dispatch(gql, "parent", {}, key)).toMatchObject({
+        ...base,
+        tool: "parent",
+        status: "SUCCEEDED",
+        children: [{ tool: "echo", status: "SUCCEEDED", door: "extension", callerRole: role }],
+      });
     }
   }
 
@@ -137,7 +150,9 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
     for (const a of await rt.db.attempt.findMany()) expect(KINDS).toContain(a.errorKind);
     for (const i of await rt.db.interaction.findMany()) expect([i.status, i.to, i.tool]).toEqual(["ANSWERED", "user", "ask"]);
     const gql = gqlClient(rt);
-    const listed = (await call(gql, `{ runs(first: 100) { edges { node { id tool status door callerRole errorKind attempts { errorKind } } } } }`, {}, keys.admin)).runs.edges.map((e: { node: { id: string } }) => e.node);
+    const listed = (await call(gql, `{ runs(first: 100) { edges { node { id tool status door callerRole errorKind attempts { errorKind } } } } }`, {}, keys.admin)).runs.edges.map(
+      (e: { node: { id: string } }) => e.node,
+    );
     expect(listed).toHaveLength(runs.length);
     const one = (await call(gql, `query($id: ID!) { run(id: $id) { ${RUN} } }`, { id: runs[0].id }, keys.admin)).run;
     expect(one).toMatchObject({ id: runs[0].id, tool: runs[0].tool, status: runs[0].status, door: runs[0].door });

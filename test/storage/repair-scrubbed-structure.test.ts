@@ -76,7 +76,13 @@ describe("the repair of records an earlier scrubbing bug damaged", () => {
     const q = `query($id: ID!) { run(id: $id) { status errorKind errorMessage door callerRole attempts { errorKind } events { type run { status door callerRole } } } }`;
     const a = await gql(q, { id: lost.id }, admin);
     expect(a.errors).toBeUndefined();
-    expect(a.data!.run).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", door: "graphql", callerRole: "USER", events: [{ type: "RUN_STARTED", run: { status: "RUNNING" } }] });
+    expect(a.data!.run).toMatchObject({
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      door: "graphql",
+      callerRole: "USER",
+      events: [{ type: "RUN_STARTED", run: { status: "RUNNING" } }],
+    });
     expect(a.data!.run.errorMessage).toMatch(/damaged by an earlier scrubbing bug/);
     const b = await gql(q, { id: misfiled.id }, admin);
     expect(b.errors).toBeUndefined();

@@ -20,7 +20,8 @@ describe("which stored columns are values (docs/security-model.md §3)", () => {
     const schema = models();
     expect([...schema.keys()].sort()).toEqual(Object.keys(VALUE_COLUMNS).sort());
     for (const [model, json] of schema) {
-      for (const column of json) expect({ model, column, decided: column in VALUE_COLUMNS[model] || (STRUCTURE_COLUMNS[model] ?? []).includes(column) }).toEqual({ model, column, decided: true });
+      for (const column of json)
+        expect({ model, column, decided: column in VALUE_COLUMNS[model] || (STRUCTURE_COLUMNS[model] ?? []).includes(column) }).toEqual({ model, column, decided: true });
     }
   });
 
