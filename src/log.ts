@@ -10,11 +10,14 @@ export interface Logger {
 
 export type LogSink = (line: string) => void;
 
-/** Lines go to `sink`; TAI_LOG=silent drops them. `secrets` scrubs every line (the runtime's, see {@link scrubbingLogger}). */
+/**
+ * Lines go to `sink`; TAI_LOG=silent drops them. `secrets` scrubs every line's message and
+ * field values (the runtime's, see {@link scrubbingLogger}); the level, time and field names are structure.
+ */
 export function createLogger(base: Record<string, unknown> = {}, sink: LogSink = defaultSink, secrets?: Scrubber): Logger {
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
-    const line = JSON.stringify({ level, time: new Date().toISOString(), msg: message, ...base, ...fields });
-    sink(secrets ? secrets.scrubText(line) : line);
+    const values = { msg: message, ...base, ...fields };
+    sink(JSON.stringify({ level, time: new Date().toISOString(), ...(secrets ? secrets.scrub(values) : values) }));
   };
   return {
     info: (m, f) => write("info", m, f),

@@ -1,4 +1,5 @@
 import type { InFlight } from "../runlog/in-flight.ts";
+import { scrubAgentEntry } from "../secrets/value-fields.ts";
 import type { AgentContext } from "./agent.ts";
 import { classifyAgentError } from "./agent-errors.ts";
 import type { AgentRunStatus } from "./agent-runs.ts";
@@ -62,7 +63,7 @@ export function launchRun(
     try {
       for await (const event of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
         if (failure) throw failure;
-        const rec = secrets.scrub({ ...event, agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
+        const rec = scrubAgentEntry(secrets, { ...event, agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
         if (rec.final) {
           await settle();
           if (failure) throw failure;

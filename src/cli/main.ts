@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
+import { scrubRun } from "../secrets/value-fields.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
 import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { registerCheckCommand } from "./check-command.ts";
@@ -78,9 +79,9 @@ tools
       const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
       // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
       const run = callerAnswer(await rt.dispatcher.runDetailed({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey }));
-      process.stdout.write(rt.secrets.scrubText(JSON.stringify(run, null, 2)) + "\n");
+      process.stdout.write(JSON.stringify(scrubRun(rt.secrets, run), null, 2) + "\n");
       if (run.status !== "SUCCEEDED") {
-        process.stderr.write(rt.secrets.scrubText(`${run.status}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}\n`));
+        process.stderr.write(`${run.status}: ${run.errorKind ?? ""} ${rt.secrets.scrubText(run.errorMessage ?? "")}\n`);
         process.exitCode = EXIT.runFailed;
       }
     });

@@ -1,3 +1,4 @@
+import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Caller } from "../auth/roles.ts";
 import { lazyChild } from "../log.ts";
 import { isPark, type Park } from "../interactions/park.ts";
@@ -104,7 +105,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
     onRetry: async (attempt) => {
       attempt.number += before;
       run.attempts = [...run.attempts, attempt];
-      const event = await deps.runs.attemptFailed(settle.snapshot(run, redact), settle.scrubber(run.id).scrub(attempt));
+      const event = await deps.runs.attemptFailed(settle.snapshot(run, redact), scrubAttempt(settle.scrubber(run.id), attempt));
       // Another instance already ended the run (this one looked gone): no retry, and the
       // stored outcome stands (the finish below writes nothing over it).
       if (!event) return void controller.abort(new ToolError(FENCED, { kind: "CANCELLED" }));

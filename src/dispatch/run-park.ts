@@ -1,3 +1,4 @@
+import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Park } from "../interactions/park.ts";
 import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
@@ -20,7 +21,7 @@ export async function park(steps: RunSteps, entry: SurfaceEntry, run: RunRecord,
   }
   await deps.interactions.attachState(run.id, ids, p.state);
   Object.assign(run, { status: "PARKED", finishedAt: null });
-  const parked = await deps.runs.finish(settle.snapshot(run, redact), last && settle.scrubber(run.id).scrub(last), "RUN_PARKED", settle.rescrubOf(run.id));
+  const parked = await deps.runs.finish(settle.snapshot(run, redact), last && scrubAttempt(settle.scrubber(run.id), last), "RUN_PARKED", settle.rescrubOf(run.id));
   settle.publish(parked);
   // An answer may have arrived before the park was stored (a fast callback).
   if (await deps.interactions.readyToResume(run.id)) return steps.resume(run.id);

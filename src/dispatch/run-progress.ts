@@ -1,3 +1,4 @@
+import { scrubProgress } from "../secrets/value-fields.ts";
 import { REDACTED } from "../auth/tiers.ts";
 import type { Logger } from "../log.ts";
 import { boundUpdate, PROGRESS_BOUNDS, type RunProgress } from "../tools/tool-update.ts";
@@ -40,9 +41,10 @@ export function progressChannel(
   const write = (progress: RunProgress) => {
     lastAt = performance.now();
     written++;
-    const scrubbed = settle
-      .scrubber(run.id)
-      .scrub(redact ? { ...progress, message: progress.message === null ? null : REDACTED, details: progress.details === null ? null : REDACTED } : progress);
+    const scrubbed = scrubProgress(
+      settle.scrubber(run.id),
+      redact ? { ...progress, message: progress.message === null ? null : REDACTED, details: progress.details === null ? null : REDACTED } : progress,
+    );
     deps.runs
       .progress(settle.snapshot(run, redact), scrubbed)
       .then((event) => {

@@ -4,6 +4,7 @@ import type { Logger } from "../log.ts";
 import { PendingOutcomes } from "../runlog/pending-outcomes.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Secrets, SecretScope } from "../secrets/secrets.ts";
+import { scrubAttempt, scrubRun } from "../secrets/value-fields.ts";
 import { validate } from "../tools/json-schema.ts";
 import type { ToolResult } from "../tools/result.ts";
 import type { RetryLoopOutcome } from "./retry-loop.ts";
@@ -27,12 +28,12 @@ export class RunSettle {
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
-  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed. */
+  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed from its value fields only. */
   snapshot(run: RunRecord, redact: boolean): RunRecord {
-    const scrub = <T>(r: T) => this.scrubber(run.id).scrub(r);
-    if (!redact) return scrub({ ...run });
+    const scrubbed = scrubRun(this.scrubber(run.id), run);
+    if (!redact) return scrubbed;
     return {
-      ...scrub(run),
+      ...scrubbed,
       input: REDACTED,
       content: run.content.length ? [{ type: "text", text: REDACTED }] : [],
       data: run.data === null ? null : REDACTED,
@@ -121,7 +122,7 @@ export class RunSettle {
   private async persistOutcome(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunEventRecord | null> {
     const snapshot = this.snapshot(run, redact);
     // The last attempt is stored as its own row: scrubbed like the run it belongs to.
-    const attempt = last && this.scrubber(run.id).scrub(last);
+    const attempt = last && scrubAttempt(this.scrubber(run.id), last);
     // The rescrub scope is taken now: a kept outcome written later still rewrites the run's earlier rows.
     const rescrub = this.rescrubOf(run.id);
     const write = () => this.deps.runs.finish(snapshot, attempt, "RUN_FINISHED", rescrub);

@@ -1,5 +1,6 @@
 import { builder } from "./builder.ts";
 import { guardJsonDepth } from "./json-depth.ts";
+import { scrubValueFields } from "./scrub-fields.ts";
 import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
@@ -17,4 +18,4 @@ import "./skill.ts";
 import "./response-format.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
-export const schema = guardJsonDepth(builder.toSchema({ sortSchema: false }));
+export const schema = scrubValueFields(guardJsonDepth(builder.toSchema({ sortSchema: false })));

@@ -17,6 +17,7 @@ import { contentionError } from "../db/contention.ts";
 import { ApiError } from "../errors.ts";
 import { failureLogOf } from "../failure-log.ts";
 import type { Runtime } from "../runtime.ts";
+import { scrubExcept } from "../secrets/value-fields.ts";
 import { callTool, type CallExtra, type McpCallContext } from "./tool-call.ts";
 import { toolsFor } from "./tool-listing.ts";
 
@@ -28,6 +29,9 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
  * never asks of it: sampling tools and SDK-side elicitation).
  */
 let validator: AjvJsonSchemaValidator | undefined;
+
+/** A listed tool's name and title are structure; its description and schemas are scrubbed. */
+const TOOL_STRUCTURE: ReadonlySet<string> = new Set(["name", "title"]);
 
 /**
  * The SDK's low-level MCP server with tai42's two tool methods, for one caller: `tools/list`
@@ -44,7 +48,7 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
   // The SDK's own initialize, behind the same readable validation (`_oninitialize` is what its handler calls).
   const initialize = (server as unknown as { _oninitialize(request: InitializeRequest): Promise<ServerResult> })._oninitialize.bind(server);
   handle(server, InitializeRequestSchema, (request) => initialize(request));
-  handle(server, ListToolsRequestSchema, () => masked(rt, async () => ({ tools: rt.secrets.scrub(toolsFor(rt.surface, ctx.caller)) })));
+  handle(server, ListToolsRequestSchema, () => masked(rt, async () => ({ tools: toolsFor(rt.surface, ctx.caller).map((t) => scrubExcept(rt.secrets, t, TOOL_STRUCTURE)) })));
   handle(server, CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
   return server;
 }

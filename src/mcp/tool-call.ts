@@ -17,6 +17,7 @@ import type { RunRecord } from "../dispatch/run-record.ts";
 import { ApiError, ToolError } from "../errors.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
 import type { Runtime } from "../runtime.ts";
+import { scrubInteraction, scrubRun } from "../secrets/value-fields.ts";
 import { callResult } from "./call-result.ts";
 import { interactionForm, isElicitable } from "./elicitation.ts";
 import { followProgress } from "./progress.ts";
@@ -79,7 +80,9 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
     );
     if (run.status === "PARKED" && ctx.elicit && answersInteractions(ctx.caller.role)) run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);
     const interactions: InteractionRecord[] = run.status === "PARKED" ? await rt.interactions.forRun(run.id) : [];
-    return rt.secrets.scrub(callResult(run, rt.surface.base(run.tool), interactions));
+    // Values only (docs/security-model.md §3): the run id, status, kinds and names stay whole.
+    const clean = interactions.map((i) => scrubInteraction(rt.secrets, i));
+    return callResult(scrubRun(rt.secrets, run), rt.surface.base(run.tool), clean);
   } finally {
     progress?.stop();
     extra.signal.removeEventListener("abort", onAbort);

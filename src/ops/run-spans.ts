@@ -8,9 +8,9 @@ import type { Scrubber } from "../secrets/secrets.ts";
  * Run and attempt spans over an OpenTelemetry tracer (the chokepoint's {@link RunTracer}).
  * What a span carries is chosen, never copied: names, ids, the door, the caller's role,
  * the tier, statuses and error kinds. Inputs and outputs are never attributes, error
- * messages of `secret`-tier runs are left out, and every text passes the runtime's
- * secrets first, so a resolved `!ENV` value never reaches a collector
- * (docs/security-model.md §3).
+ * messages of `secret`-tier runs are left out, and every error message passes the
+ * runtime's secrets first, so a resolved `!ENV` value never reaches a collector; names,
+ * ids and kinds are structure and stay whole (docs/security-model.md §3 "Which fields are values").
  */
 export class OtelRunTracer implements RunTracer {
   constructor(
@@ -19,7 +19,7 @@ export class OtelRunTracer implements RunTracer {
   ) {}
 
   startRun(d: TracedDispatch): RunTrace {
-    const attributes: Attributes = { "tai42.tool": this.secrets.scrubText(d.tool), "tai42.door": d.door, "tai42.caller.role": d.caller.role };
+    const attributes: Attributes = { "tai42.tool": d.tool, "tai42.door": d.door, "tai42.caller.role": d.caller.role };
     if (d.parentRunId) attributes["tai42.run.parent_id"] = d.parentRunId;
     const span = this.tracer.startSpan(`tai42.run ${attributes["tai42.tool"]}`, { attributes }, context.active());
     return new OtelRunTrace(this.tracer, span, this.secrets, String(attributes["tai42.tool"]));
@@ -90,16 +90,12 @@ export interface MonitorSpan {
  * they run in. Attributes are the tool, run and attempt, never the input.
  */
 export class MonitorTracer {
-  constructor(
-    private readonly tracer: Tracer,
-    private readonly secrets: Scrubber,
-  ) {}
+  constructor(private readonly tracer: Tracer) {}
 
   start(tool: string, runId: string, attempt: unknown): MonitorSpan {
-    const name = this.secrets.scrubText(tool);
     const span = this.tracer.startSpan(
-      `tai42.monitor ${name}`,
-      { attributes: { "tai42.tool": name, "tai42.run.id": runId, "tai42.attempt": typeof attempt === "number" ? attempt : 0 } },
+      `tai42.monitor ${tool}`,
+      { attributes: { "tai42.tool": tool, "tai42.run.id": runId, "tai42.attempt": typeof attempt === "number" ? attempt : 0 } },
       context.active(),
     );
     return {

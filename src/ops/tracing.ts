@@ -54,7 +54,7 @@ export async function startTracing(options: TracingOptions, secrets: Scrubber): 
   const tracer = provider.getTracer("tai42");
   return {
     runs: new spans.OtelRunTracer(tracer, secrets),
-    monitor: new spans.MonitorTracer(tracer, secrets),
+    monitor: new spans.MonitorTracer(tracer),
     shutdown: () => provider.shutdown(),
   };
 }

@@ -1,6 +1,7 @@
 import type { Driver } from "../db/client.ts";
 import { storableJson, storableText } from "../db/storable.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
+import { scrubJob } from "../secrets/value-fields.ts";
 import { GroupCommit } from "./group-commit.ts";
 import { isolatingFailures, type JobResult, type LogJob } from "./jobs.ts";
 import { pgLog } from "./pg-log.ts";
@@ -10,8 +11,9 @@ import { sqliteLog } from "./sqlite-log.ts";
  * The one writer of the run log, for tool runs and agent runs alike
  * (docs/run-lifecycle.md §9): jobs are group-committed (`group-commit.ts`) through a few
  * statements prepared once on the driver under Prisma's adapter (`sqlite-log.ts`,
- * `pg-log.ts`). Every job is scrubbed of known secrets here, before it reaches a
- * statement: these writes do not pass Prisma's scrubbing extension.
+ * `pg-log.ts`). Every job's values are scrubbed of known secrets here, before it reaches
+ * a statement (`secrets/value-fields.ts`: ids, statuses, names, types and times are never
+ * rewritten): these writes do not pass Prisma's scrubbing extension.
  */
 const isAgentJob = (j: LogJob) => j.kind === "agentEvent" || j.kind === "agentFinish";
 
@@ -60,9 +62,7 @@ export class LogWriter {
   }
 
   private stored(job: LogJob): LogJob {
-    // A rescrub carries only the run's id and its scope; it reads what it scrubs inside the transaction.
-    if (job.kind === "rescrub") return job;
-    const clean = this.scrubber.scrub(job);
+    const clean = scrubJob(this.scrubber, job);
     // An agent's entries are its own: their type, like their payload, may hold what no column stores (a NUL).
     if (clean.kind === "agentEvent") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };
     if (clean.kind === "agentFinish") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };

@@ -1,5 +1,8 @@
 import { storableJson } from "../db/storable.ts";
+import type { RunRecord } from "../dispatch/run-record.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
+import { scrubProgress, scrubRun } from "../secrets/value-fields.ts";
+import type { RunProgress } from "../tools/tool-update.ts";
 
 /**
  * A late `ctx.redact` (docs/security-model.md §3): what a run stored before its body
@@ -42,17 +45,27 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
     const clean = scrub(value);
     return clean === value ? text : JSON.stringify(storableJson(clean));
   };
-  const values = <T>(v: T) => scrubber.scrub(v);
   const text = (t: string | null) => (t === null ? null : scrubber.scrubText(t));
   let run: RunValues | null = null;
   if (stored.run) {
     const r = stored.run;
+    const parse = (t: string | null) => (t === null ? null : (JSON.parse(t) as unknown));
+    const record = {
+      input: parse(r.input),
+      content: parse(r.content),
+      data: parse(r.data),
+      details: parse(r.details),
+      errorMessage: r.errorMessage,
+      attempts: [],
+    } as unknown as RunRecord;
+    const clean = scrubRun(scrubber, record);
+    const back = (v: unknown, was: string | null) => (was === null ? null : JSON.stringify(v) === was ? was : JSON.stringify(storableJson(v)));
     const next: RunValues = {
-      input: json(r.input, values),
-      content: json(r.content, values)!,
-      data: json(r.data, values),
-      details: json(r.details, values),
-      errorMessage: text(r.errorMessage),
+      input: back(clean.input, r.input),
+      content: back(clean.content, r.content)!,
+      data: back(clean.data, r.data),
+      details: back(clean.details, r.details),
+      errorMessage: clean.errorMessage,
     };
     if ((Object.keys(next) as (keyof RunValues)[]).some((k) => next[k] !== r[k])) run = next;
   }
@@ -67,21 +80,14 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
 /** How many rows `rewrites` writes. */
 export const rewriteCount = (w: Rewrites) => (w.run ? 1 : 0) + w.events.length + w.attempts.length + w.interactions.length;
 
-/** The value fields of a stored run snapshot scrubbed; the same object when none changed. */
+/**
+ * A stored event snapshot (the run, with the update for RUN_PROGRESS: `rows.ts`) with its
+ * value fields scrubbed by the one definition of them (`secrets/value-fields.ts`); the
+ * same object when none changed.
+ */
 function scrubSnapshot(snapshot: unknown, scrubber: Scrubber): unknown {
   if (!snapshot || typeof snapshot !== "object" || Array.isArray(snapshot)) return snapshot;
-  const s = snapshot as Record<string, unknown>;
-  const out: Record<string, unknown> = { ...s };
-  for (const k of ["input", "content", "data", "details", "progress"]) if (k in s) out[k] = scrubber.scrub(s[k]);
-  if (typeof s.errorMessage === "string") out.errorMessage = scrubber.scrubText(s.errorMessage);
-  if (Array.isArray(s.attempts)) {
-    const attempts = s.attempts.map((a: unknown) => {
-      const m = a && typeof a === "object" ? (a as Record<string, unknown>).errorMessage : undefined;
-      if (typeof m !== "string") return a;
-      const clean = scrubber.scrubText(m);
-      return clean === m ? a : { ...(a as object), errorMessage: clean };
-    });
-    if (attempts.some((a, i) => a !== (s.attempts as unknown[])[i])) out.attempts = attempts;
-  }
-  return Object.keys(out).some((k) => out[k] !== s[k]) ? out : snapshot;
+  const s = snapshot as RunRecord & { progress?: RunProgress };
+  const out: Record<string, unknown> = { ...scrubRun(scrubber, s), ...(s.progress ? { progress: scrubProgress(scrubber, s.progress) } : {}) };
+  return JSON.stringify(out) === JSON.stringify(s) ? snapshot : out;
 }

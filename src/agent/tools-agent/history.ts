@@ -1,7 +1,11 @@
 import type { ModelMessage } from "ai";
 import { REDACTED } from "../../auth/tiers.ts";
 import type { StoredMessage } from "../threads.ts";
+import { scrubExcept } from "../../secrets/value-fields.ts";
 import type { RunSecrets } from "./run-secrets.ts";
+
+/** A part's type, call id and media type pair and parse it; its tool name, like its text, is the model's and is scrubbed. */
+const PART_STRUCTURE: ReadonlySet<string> = new Set(["type", "toolCallId", "mediaType"]);
 
 interface CallPart {
   type: "tool-call";
@@ -54,7 +58,9 @@ export function forStorage(message: ModelMessage, redacted: Set<string>, secrets
     });
     m = { ...m, content } as ModelMessage;
   }
-  const scrubbed = secrets.scrub(m);
+  // Values only: the role and each part's type, tool name and call id are structure (docs/security-model.md §3).
+  const content = Array.isArray(m.content) ? (m.content as object[]).map((p) => scrubExcept(secrets, p, PART_STRUCTURE)) : secrets.scrub(m.content);
+  const scrubbed = { ...m, content } as ModelMessage;
   return { role: scrubbed.role === "system" ? "user" : scrubbed.role, content: displayText(scrubbed), message: scrubbed };
 }
 

@@ -1,5 +1,6 @@
 import type { StreamEvent } from "../events.ts";
 import type { SecretScope } from "../../secrets/secrets.ts";
+import { scrubAgentEntry } from "../../secrets/value-fields.ts";
 
 /**
  * Values one run learned from secret-tier tools (their arguments and results), in a
@@ -37,7 +38,7 @@ export class RunSecrets {
     for await (const e of events) {
       if (e.type !== "message_delta" && e.type !== "intermediate_delta") {
         yield* flush();
-        yield this.scrub(e);
+        yield scrubAgentEntry(this, e);
         continue;
       }
       const agent = e.agent ?? null;
