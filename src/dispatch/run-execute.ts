@@ -75,7 +75,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         attempt: before + n,
         caller: opts.caller,
         log,
-        redact: (secret) => deps.secrets.add(secret),
+        redact: (secret) => deps.secrets.remember(secret, settle.scopeOf(run.id)),
         runTool: async (name, childInput) => {
           const child = (await steps.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id, signal })).output;
           // A secret-tier child's output may flow into this run's result: whatever this
