@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Secrets } from "../../src/secrets/secrets.ts";
+import { decodedBase64Runs } from "../helpers/leaks.ts";
 
 const SECRET = "Pa55 w/rd+Ünï:&=?#-key";
 const utf8 = (s: string) => Buffer.from(s, "utf8");
@@ -31,12 +32,6 @@ function knowing(value: string, how: "configured" | "redacted"): Secrets {
   return secrets;
 }
 
-/** Every run of base64(url) characters left in `text`, decoded at each of the 4 character offsets. */
-function decodedRuns(text: string): string[] {
-  const runs = text.split("[redacted]").flatMap((piece) => piece.match(/[A-Za-z0-9+/_-]{4,}/g) ?? []);
-  return runs.flatMap((run) => [0, 1, 2, 3].map((off) => Buffer.from(run.slice(off).replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1")));
-}
-
 describe.each(["configured", "redacted"] as const)("a %s secret in its encodings", (how) => {
   it.each(Object.keys(ENCODINGS))("should be found %s inside surrounding text", (name) => {
     const encoded = ENCODINGS[name](SECRET);
@@ -53,7 +48,7 @@ describe.each(["configured", "redacted"] as const)("a %s secret in its encodings
           const encoded = Buffer.concat([utf8(`message: ${lead}`), utf8(SECRET), utf8(`${trail} end`)]).toString(alphabet);
           const out = secrets.scrubText(`data=${encoded};`);
           expect(out, `${alphabet} after "${lead}"`).toContain("[redacted]");
-          expect(decodedRuns(out).some((d) => d.includes(middle)), `${alphabet} after "${lead}"`).toBe(false);
+          expect(decodedBase64Runs(out).some((d) => d.includes(middle)), `${alphabet} after "${lead}"`).toBe(false);
         }
   });
 

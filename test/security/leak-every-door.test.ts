@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, runCli } from "../helpers/cli.ts";
 import { freshDatabase } from "../helpers/databases.ts";
+import { databaseText } from "../helpers/leaks.ts";
 import { collect, until, wsClient } from "../graphql/support.ts";
 
 /**
@@ -72,27 +71,6 @@ function client(url: string) {
 }
 
 const RUN = "id tool status input data details errorKind errorMessage content { text } attempts { errorMessage }";
-
-/** Every text value of every table, as PostgreSQL or the SQLite files (incl. WAL) hold them. */
-async function databaseText(url: string): Promise<string> {
-  if (url.startsWith("file:")) {
-    const file = url.slice("file:".length).split("?")[0];
-    return [file, `${file}-wal`, `${file}-shm`]
-      .filter(existsSync)
-      .map((f) => readFileSync(f).toString("latin1"))
-      .join("\n");
-  }
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const tables = await c.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
-    const rows = [];
-    for (const { table_name } of tables.rows) rows.push(...(await c.query(`SELECT row_to_json(t)::text AS j FROM "${table_name}" t`)).rows.map((r) => r.j as string));
-    return rows.join("\n");
-  } finally {
-    await c.end();
-  }
-}
 
 describe("no secret leaks through any door, before or after a restart (security model §3)", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
