@@ -179,7 +179,11 @@ export function formatResults(r: BenchResults): string {
       table(
         `Redaction: ${x.dispatches} in-process dispatches redacting a fresh value each (cross-run cache ${x.cacheSize}), p50 of the first and last tenth`,
         ["dispatches", "first p50 ms", "last p50 ms", "last/first", "last ÷ echo alone"],
-        [row("redact_fresh", x.redacting, x.ratios["redacting/echo"]), row("echo after every 10th", x.echoBetween, x.ratios["echoBetween/echo"]), row("echo alone (fresh runtime)", x.echoBaseline)],
+        [
+          row("redact_fresh", x.redacting, x.ratios["redacting/echo"]),
+          row("echo after every 10th", x.echoBetween, x.ratios["echoBetween/echo"]),
+          row("echo alone (fresh runtime)", x.echoBaseline),
+        ],
       ),
     );
   }

@@ -33,7 +33,9 @@ function urlEncoded(value: string): string[] {
 function base64Cores(bytes: Buffer): string[] {
   const cores: string[] = [];
   for (const offset of [0, 1, 2]) {
-    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString("base64").replace(/=+$/, "");
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes])
+      .toString("base64")
+      .replace(/=+$/, "");
     const head = [0, 2, 3][offset];
     const tail = (bytes.length + offset) % 3 === 0 ? 0 : 1;
     const core = encoded.slice(head, encoded.length - tail);

@@ -17,11 +17,12 @@ function foldUnit(c: number): number {
   return l;
 }
 
-const ASCII = /^[\x00-\x7f]*$/;
+/** A character outside printable ASCII (and tab, line feed, carriage return): the text takes the slow path. */
+const UNUSUAL = /[^\t\n\r\x20-\x7e]/;
 
 /** `text` case-folded code unit by code unit, so every index in it is the same index in `text`. */
 export function fold(text: string): string {
-  if (ASCII.test(text)) return text.toLowerCase();
+  if (!UNUSUAL.test(text)) return text.toLowerCase();
   const out = new Uint16Array(text.length);
   for (let i = 0; i < text.length; i++) out[i] = foldUnit(text.charCodeAt(i));
   return Buffer.from(out.buffer).toString("utf16le");

@@ -48,7 +48,10 @@ describe.each(["configured", "redacted"] as const)("a %s secret in its encodings
           const encoded = Buffer.concat([utf8(`message: ${lead}`), utf8(SECRET), utf8(`${trail} end`)]).toString(alphabet);
           const out = secrets.scrubText(`data=${encoded};`);
           expect(out, `${alphabet} after "${lead}"`).toContain("[redacted]");
-          expect(decodedBase64Runs(out).some((d) => d.includes(middle)), `${alphabet} after "${lead}"`).toBe(false);
+          expect(
+            decodedBase64Runs(out).some((d) => d.includes(middle)),
+            `${alphabet} after "${lead}"`,
+          ).toBe(false);
         }
   });
 
