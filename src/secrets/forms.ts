@@ -7,6 +7,12 @@ const MIN_CORE_LENGTH = 8;
 /** Configured secrets this long are also matched by every substring that reveals half of them or more. */
 export const WINDOWED_LENGTH = 8;
 
+/** The longest such substring: a longer secret is matched by every part of it this long (a key file has thousands of characters). */
+export const WINDOW_MAX = 64;
+
+/** Past this length a configured secret is matched whole only: its windows would cost its length times {@link WINDOW_MAX} in memory. */
+export const WINDOWED_MAX_LENGTH = 16_384;
+
 /** The JSON-escaped form of `value` (a secret inside serialized JSON text). */
 const jsonEscaped = (value: string) => JSON.stringify(value).slice(1, -1);
 
@@ -67,14 +73,15 @@ export function formsOf(value: string): string[] {
 /**
  * The forms of a configured secret (a credential or a resolved `!ENV` value): those of
  * {@link formsOf} and, from {@link WINDOWED_LENGTH} characters, every substring of
- * ceil(n/2) characters of it as written and JSON-escaped, so any leaked part that reveals
- * half of it or more is found (the merged matches cover the whole leaked part).
+ * ceil(n/2) characters of it (at most {@link WINDOW_MAX}) as written and JSON-escaped, so
+ * any leaked part that reveals half of it or more is found (the merged matches cover the
+ * whole leaked part). Up to {@link WINDOWED_MAX_LENGTH} characters.
  */
 export function configuredFormsOf(value: string): string[] {
   const forms = formsOf(value);
-  if (value.length < WINDOWED_LENGTH) return forms;
+  if (value.length < WINDOWED_LENGTH || value.length > WINDOWED_MAX_LENGTH) return forms;
   const windows = [value, jsonEscaped(value)].flatMap((s) => {
-    const size = Math.ceil(s.length / 2);
+    const size = Math.min(WINDOW_MAX, Math.ceil(s.length / 2));
     return Array.from({ length: s.length - size + 1 }, (_, i) => s.slice(i, i + size));
   });
   return [...new Set([...forms, ...windows])].filter((f) => f.length >= MIN_SECRET_LENGTH);

@@ -127,3 +127,14 @@ describe("server-made tokens", () => {
     expect(secrets.scrubText("on 2026-12-01: 20261201")).toBe("on [redacted]-12-01: [redacted]");
   });
 });
+
+describe("halves of a long configured secret", () => {
+  it("should find any 64-character part of a configured secret longer than 128 characters", () => {
+    const key = Array.from({ length: 40 }, (_, i) => `line-${i}-of-the-key`).join("\n");
+    const secrets = knowing(key, "configured");
+    const part = key.slice(100, 164);
+    expect(secrets.scrubText(`leaked: ${part}!`)).toBe("leaked: [redacted]!");
+    expect(secrets.scrubText(`leaked: ${JSON.stringify(part)}`)).toBe('leaked: "[redacted]"');
+    expect(secrets.scrubText(`short: ${key.slice(100, 150)}!`)).toBe(`short: ${key.slice(100, 150)}!`);
+  });
+});
