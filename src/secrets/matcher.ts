@@ -40,7 +40,9 @@ function keyAt(folded: string, at: number): number {
  * count each so several secrets may share one. Finding every match in a text costs one
  * look-up per position plus a check of the few patterns under that key: the cost depends
  * on the text's length and its matches, not on how many patterns are known. Adding or
- * removing a pattern touches only its own bucket.
+ * removing a pattern touches only its own bucket. (Values made to share their first 4
+ * characters share a bucket, and a text repeating those 4 characters pays for checking
+ * each of them at each place: still no worse than one pass per known value.)
  *
  * Hand-written rather than an Aho–Corasick package: those build an automaton once from
  * the whole pattern list (adding or evicting one secret would rebuild it) and report

@@ -23,8 +23,8 @@ const isSecretValue = (value: unknown): value is string => typeof value === "str
 class ValueSet implements Scrubber {
   /** The patterns of every value held here (refcounted: values may share forms). */
   protected readonly index = new PatternIndex();
-  /** Each value held for good, with the patterns it put in the index. */
-  private readonly values = new Map<string, string[]>();
+  /** Each value held for good. */
+  private readonly values = new Set<string>();
 
   constructor(protected readonly parent?: ValueSet) {}
 
@@ -45,9 +45,8 @@ class ValueSet implements Scrubber {
 
   protected hold(value: unknown, forms: (value: string) => string[]): void {
     if (!isSecretValue(value) || this.values.has(value)) return;
-    const patterns = forms(value);
-    this.values.set(value, patterns);
-    for (const p of patterns) this.index.add(p);
+    this.values.add(value);
+    for (const p of forms(value)) this.index.add(p);
   }
 
   /** This set's index and its parents'. */

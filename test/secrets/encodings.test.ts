@@ -87,18 +87,19 @@ describe("halves of a secret", () => {
 });
 
 describe("merged matches", () => {
-  it("should replace overlapping secrets by one [redacted]", () => {
+  /** Secrets that remember each of `values` as redacted. */
+  const redacting = (...values: string[]) => {
     const secrets = new Secrets();
-    secrets.remember("abcd1234");
-    secrets.remember("1234wxyz");
-    expect(secrets.scrubText("<abcd1234wxyz>")).toBe("<[redacted]>");
+    values.forEach((v) => secrets.remember(v));
+    return secrets;
+  };
+
+  it("should replace overlapping secrets by one [redacted]", () => {
+    expect(redacting("abcd1234", "1234wxyz").scrubText("<abcd1234wxyz>")).toBe("<[redacted]>");
   });
 
   it("should replace adjacent secrets by one [redacted], so no boundary tells where one ends", () => {
-    const secrets = new Secrets();
-    secrets.remember("abcd1234");
-    secrets.remember("wxyz5678");
-    expect(secrets.scrubText("<abcd1234wxyz5678> <wxyz5678 abcd1234>")).toBe("<[redacted]> <[redacted] [redacted]>");
+    expect(redacting("abcd1234", "wxyz5678").scrubText("<abcd1234wxyz5678> <wxyz5678 abcd1234>")).toBe("<[redacted]> <[redacted] [redacted]>");
   });
 
   it("should merge a run's own secrets with the runtime's", () => {
