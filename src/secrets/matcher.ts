@@ -28,12 +28,22 @@ export function fold(text: string): string {
   return Buffer.from(out.buffer).toString("utf16le");
 }
 
-/** The index key of the 4 code units of `folded` at `at`. */
+/** The index key of the 4 code units of `folded` at `at` (a polynomial hash, rolled along a text by {@link rollKey}). */
 function keyAt(folded: string, at: number): number {
   let h = 0;
   for (let i = at; i < at + MIN_SECRET_LENGTH; i++) h = (Math.imul(h, 31) + folded.charCodeAt(i)) | 0;
   return h;
 }
+
+/** 31³: the weight of the code unit leaving the key. */
+const LEAVING = 29_791;
+
+/** The key at `at + 1` from the key at `at`. */
+const rollKey = (folded: string, at: number, key: number) => (Math.imul((key - Math.imul(folded.charCodeAt(at), LEAVING)) | 0, 31) + folded.charCodeAt(at + MIN_SECRET_LENGTH)) | 0;
+
+/** Slots of the counting filter in front of the buckets: most places of a text hit an empty slot and skip the map. */
+const FILTER_BITS = 16;
+const slotOf = (key: number) => (key ^ (key >>> FILTER_BITS)) & ((1 << FILTER_BITS) - 1);
 
 /**
  * Case-folded patterns, indexed by the key of their first 4 characters, with a reference
@@ -50,6 +60,8 @@ function keyAt(folded: string, at: number): number {
  */
 export class PatternIndex {
   private readonly buckets = new Map<number, string[]>();
+  /** Per slot, how many buckets' keys fall in it (made with the first pattern). */
+  private filter: Uint16Array | null = null;
   private readonly counts = new Map<string, number>();
   /** How many patterns have each length (for {@link longest}). */
   private readonly lengths = new Map<number, number>();
@@ -73,7 +85,12 @@ export class PatternIndex {
     const key = keyAt(p, 0);
     const bucket = this.buckets.get(key);
     if (bucket) bucket.push(p);
-    else this.buckets.set(key, [p]);
+    else {
+      this.buckets.set(key, [p]);
+      const filter = (this.filter ??= new Uint16Array(1 << FILTER_BITS));
+      // A full slot stays full: it only ever sends a place on to the map.
+      if (filter[slotOf(key)] < 0xffff) filter[slotOf(key)]++;
+    }
     this.lengths.set(p.length, (this.lengths.get(p.length) ?? 0) + 1);
     this.max = Math.max(this.max, p.length);
   }
@@ -87,7 +104,10 @@ export class PatternIndex {
     const key = keyAt(p, 0);
     const bucket = this.buckets.get(key)!.filter((q) => q !== p);
     if (bucket.length) this.buckets.set(key, bucket);
-    else this.buckets.delete(key);
+    else {
+      this.buckets.delete(key);
+      if (this.filter![slotOf(key)] < 0xffff) this.filter![slotOf(key)]--;
+    }
     const left = this.lengths.get(p.length)! - 1;
     if (left) this.lengths.set(p.length, left);
     else this.lengths.delete(p.length);
@@ -101,8 +121,10 @@ export class PatternIndex {
   intervals(folded: string, accept: (length: number) => boolean = () => true): Interval[] {
     const out: [number, number][] = [];
     if (!this.buckets.size) return out;
-    for (let i = 0; i + MIN_SECRET_LENGTH <= folded.length; i++) {
-      const bucket = this.buckets.get(keyAt(folded, i));
+    const filter = this.filter!;
+    for (let i = 0, key = keyAt(folded, 0); i + MIN_SECRET_LENGTH <= folded.length; key = rollKey(folded, i, key), i++) {
+      if (!filter[slotOf(key)]) continue;
+      const bucket = this.buckets.get(key);
       if (!bucket) continue;
       let end = -1;
       for (const p of bucket) if (i + p.length > end && accept(p.length) && folded.startsWith(p, i)) end = i + p.length;
