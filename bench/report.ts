@@ -1,7 +1,9 @@
+import { round } from "./lib/percentiles.ts";
 import type { AgentStreamResult } from "./scenarios/agent-stream.ts";
 import type { DispatchResult } from "./scenarios/dispatch.ts";
 import type { FanoutResult } from "./scenarios/fanout.ts";
 import type { PgScaleResult } from "./scenarios/pg-scale.ts";
+import type { RedactionResult } from "./scenarios/redaction.ts";
 import type { RunWritesResult } from "./scenarios/run-writes.ts";
 import type { ScalingResult } from "./scenarios/scaling.ts";
 import type { StartupResult } from "./scenarios/startup.ts";
@@ -14,6 +16,7 @@ export interface BenchResults {
   fanout?: FanoutResult;
   agent?: AgentStreamResult;
   writes?: RunWritesResult;
+  redaction?: RedactionResult;
   startup?: StartupResult;
   pgScale?: PgScaleResult;
   targets: TargetCheck[];
@@ -49,6 +52,8 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     check("dispatch-p99-at-50", `dispatch (SQLite) p99 ÷ bare yoga p99 at ${r.dispatch?.settings.connections ?? 50} connections`, "≤", 2, d?.["tai42-sqlite/yoga p99"]),
     check("dispatch-p50-at-1", "dispatch (SQLite) p50 ÷ bare yoga p50 at 1 connection", "≤", 2, r.dispatch?.oneConnection?.ratios["tai42-sqlite/yoga p50"]),
   ];
+  const x = r.redaction;
+  out.push(check("redaction-flat", "redacting dispatch p50 last ÷ first tenth, over the same for echo alone", "≤", 1.5, x && round(x.redacting.ratio / x.echoBaseline.ratio)));
   const st = r.startup;
   out.push(
     check("startup-help", "tai --help ÷ a bare commander script", "≤", 3, st?.ratios["help/commander"]),
@@ -167,6 +172,21 @@ export function formatResults(r: BenchResults): string {
         ],
       ),
     );
+  if (r.redaction) {
+    const x = r.redaction;
+    const row = (name: string, t: RedactionResult["redacting"], ratio: number | string = "") => [name, t.firstP50, t.lastP50, t.ratio, ratio];
+    parts.push(
+      table(
+        `Redaction: ${x.dispatches} in-process dispatches redacting a fresh value each (cross-run cache ${x.cacheSize}), p50 of the first and last tenth`,
+        ["dispatches", "first p50 ms", "last p50 ms", "last/first", "last ÷ echo alone"],
+        [
+          row("redact_fresh", x.redacting, x.ratios["redacting/echo"]),
+          row("echo after every 10th", x.echoBetween, x.ratios["echoBetween/echo"]),
+          row("echo alone (fresh runtime)", x.echoBaseline),
+        ],
+      ),
+    );
+  }
   if (r.startup) {
     const { medianMs: m, cpuMs: c, ratios } = r.startup;
     const row = (name: string, k: keyof typeof m, ratio: number | string = "") => [name, m[k], c ? c[k] : "n/a", ratio];

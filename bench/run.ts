@@ -8,6 +8,7 @@ import { agentStreamScenario } from "./scenarios/agent-stream.ts";
 import { dispatchScenario } from "./scenarios/dispatch.ts";
 import { fanoutScenario } from "./scenarios/fanout.ts";
 import { pgScaleScenario } from "./scenarios/pg-scale.ts";
+import { redactionScenario } from "./scenarios/redaction.ts";
 import { runWritesScenario } from "./scenarios/run-writes.ts";
 import { scalingScenario } from "./scenarios/scaling.ts";
 import { startupScenario } from "./scenarios/startup.ts";
@@ -58,6 +59,7 @@ try {
     else if (name === "fanout") results.fanout = await fanoutScenario(settings, dbs, log);
     else if (name === "agent") results.agent = await agentStreamScenario(settings, dbs, log);
     else if (name === "writes") results.writes = await runWritesScenario(settings, dbs, log);
+    else if (name === "redaction") results.redaction = await redactionScenario(settings, dbs, log);
     else if (name === "startup") results.startup = await startupScenario(settings, dbs, log);
     else if (name === "pg-scale") results.pgScale = await pgScaleScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);

@@ -25,12 +25,14 @@ export interface BenchSettings {
   fanout: { subscribers: number; dispatches: number; concurrency: number; timeoutSeconds: number };
   agent: { deltas: number; subscribers: number[]; timeoutSeconds: number };
   writes: { dispatches: number };
+  /** Dispatches of the redacting tool (and as many of echo alone), one after the other, in process. */
+  redaction: { dispatches: number };
   startup: { runs: number; timeoutSeconds: number };
   /** Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two. */
   pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
 }
 
-export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "startup", "pg-scale"] as const;
+export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "redaction", "startup", "pg-scale"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that need PostgreSQL: run by default only with --pg. */
 const NEEDS_PG: readonly ScenarioName[] = ["pg-scale"];
@@ -46,6 +48,7 @@ const full: Loads = {
   fanout: { subscribers: 1000, dispatches: 200, concurrency: 10, timeoutSeconds: 120 },
   agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90 },
   writes: { dispatches: 500 },
+  redaction: { dispatches: 100_000 },
   startup: { runs: 7, timeoutSeconds: 60 },
   pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
 };
@@ -56,6 +59,7 @@ const quick: Loads = {
   fanout: { ...full.fanout, dispatches: 100 },
   agent: { ...full.agent, deltas: 300 },
   writes: { dispatches: 200 },
+  redaction: { dispatches: 20_000 },
   startup: { runs: 3, timeoutSeconds: 60 },
   pgScale: { ...full.pgScale, warmupSeconds: 1, durationSeconds: 4, rounds: 1 },
 };
@@ -66,6 +70,7 @@ const smoke: Loads = {
   fanout: { subscribers: 10, dispatches: 5, concurrency: 2, timeoutSeconds: 30 },
   agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30 },
   writes: { dispatches: 20 },
+  redaction: { dispatches: 200 },
   startup: { runs: 1, timeoutSeconds: 60 },
   pgScale: { connections: 4, warmupSeconds: 0, durationSeconds: 1, rounds: 1, sampleMs: 50 },
 };
@@ -76,7 +81,7 @@ const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").t
  * Reads the command line and environment:
  * `--smoke` (BENCH_SMOKE=1), `--quick` (BENCH_QUICK=1), `--pg[=URL]` (BENCH_PG=1, or
  * DATABASE_URL naming PostgreSQL), `--redis=URL` (BENCH_REDIS_URL),
- * `--only=dispatch,scaling,fanout,agent,writes,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
+ * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count), `--only=dispatch,scaling,fanout,agent,writes,redaction,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -98,6 +103,9 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSetti
   for (const s of only ?? []) if (NEEDS_PG.includes(s as ScenarioName) && !postgresUrl) throw new Error(`scenario "${s}" needs PostgreSQL: add --pg[=URL] (or BENCH_PG=1)`);
   const redisUrl = value("redis") ?? env.BENCH_REDIS_URL ?? DEFAULT_REDIS;
   if (!/^rediss?:\/\//.test(redisUrl)) throw new Error(`--redis must be a redis:// or rediss:// URL (got "${redisUrl}")`);
+  const loads = isSmoke ? smoke : isQuick ? quick : full;
+  const redactions = env.BENCH_REDACTION_DISPATCHES;
+  if (redactions !== undefined && !/^[1-9]\d*$/.test(redactions)) throw new Error(`BENCH_REDACTION_DISPATCHES must be a positive integer (got "${redactions}")`);
   return {
     smoke: isSmoke,
     quick: isQuick,
@@ -105,7 +113,8 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSetti
     redisUrl,
     scenarios: (only as ScenarioName[] | undefined) ?? SCENARIOS.filter((s) => postgresUrl || !NEEDS_PG.includes(s)),
     out: value("out") ?? env.BENCH_OUT ?? "bench/results/latest.json",
-    ...(isSmoke ? smoke : isQuick ? quick : full),
+    ...loads,
+    redaction: redactions ? { dispatches: Number(redactions) } : loads.redaction,
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ANONYMOUS_ROLES, defaultAnonymousRole, type AnonymousRole } from "./auth/roles.ts";
 import { OpsEnvSchema, type OpsConfig } from "./ops/ops-config.ts";
+import { DEFAULT_REDACT_CACHE_SIZE } from "./secrets/secrets.ts";
 import { refuse, zodIssues } from "./validation/declaration.ts";
 import { envBoolean, envChoice, envInteger, envList, envText } from "./validation/env.ts";
 
@@ -43,6 +44,8 @@ export interface Config extends OpsConfig {
    * still served statelessly. Off: never a session (docs/mcp.md). @default true
    */
   mcpSessions: boolean;
+  /** Redacted (`ctx.redact`) values remembered across runs, least recently redacted forgotten first (TAI_REDACT_CACHE_SIZE). @default 1024 */
+  redactCacheSize: number;
 }
 
 /**
@@ -82,6 +85,7 @@ const ServerEnvSchema = z
     TAI_PUBLIC_URL: envText(undefined),
     TAI_ENV_DENY: envList(),
     TAI_MCP_SESSIONS: envBoolean(true),
+    TAI_REDACT_CACHE_SIZE: envInteger(DEFAULT_REDACT_CACHE_SIZE, 1, 1_000_000),
   })
   .transform((env): Omit<Config, keyof OpsConfig> => ({
     port: env.PORT,
@@ -101,6 +105,7 @@ const ServerEnvSchema = z
     publicUrl: env.TAI_PUBLIC_URL?.replace(/\/+$/, ""),
     envDeny: env.TAI_ENV_DENY,
     mcpSessions: env.TAI_MCP_SESSIONS,
+    redactCacheSize: env.TAI_REDACT_CACHE_SIZE,
   }));
 
 /** Reads and validates the configuration; every bad value is named in one {@link DefinitionError}. */

@@ -123,7 +123,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const app = options.app ?? sharedApp;
   // `!ENV` values come from the plugins' config providers, then the process environment.
   const plugins = new PluginCatalog(() => [...new Set([sharedApp, app])]);
-  const secrets = new Secrets({ deny: config.envDeny, lookup: (name) => plugins.configValue(name) });
+  const secrets = new Secrets({ deny: config.envDeny, lookup: (name) => plugins.configValue(name), redactCacheSize: config.redactCacheSize });
   for (const c of configuredCredentials(config)) secrets.add(c);
   const log = scrubbingLogger(options.log ?? createLogger({ service: "tai42" }), secrets);
   // Modules register on the shared handle; a runtime built with its own handle (tests)

@@ -77,9 +77,8 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         caller: opts.caller,
         log,
         redact: (secret) => {
-          deps.secrets.add(secret);
-          // What the run stored before it knew the value is rewritten (docs/security-model.md §3).
-          settle.scopeOf(run.id).add(secret);
+          // The run's scope and the bounded cross-run cache; what the run stored before it knew the value is rewritten (docs/security-model.md §3).
+          deps.secrets.remember(secret, settle.scopeOf(run.id));
           settle.redacted(run.id, log);
         },
         runTool: async (name, childInput) => {

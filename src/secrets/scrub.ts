@@ -1,13 +1,6 @@
 import { REDACTED } from "../auth/tiers.ts";
-
-/** Values shorter than this are not tracked: scrubbing them would mangle ordinary text and protect nothing. */
-export const MIN_SECRET_LENGTH = 4;
-
-/** A value and, when it differs, its JSON-escaped form (a secret inside serialized JSON text). */
-export function formsOf(value: string): string[] {
-  const escaped = JSON.stringify(value).slice(1, -1);
-  return escaped === value ? [value] : [value, escaped];
-}
+import { MIN_SECRET_LENGTH } from "./forms.ts";
+import { fold, mergeIntervals, replaceIntervals, type PatternIndex } from "./matcher.ts";
 
 /**
  * A token the server makes, whole: a UUID (run, span and thread ids), an ISO-8601 instant
@@ -23,17 +16,18 @@ const SERVER_TOKEN =
 const TOKEN_SAFE_LENGTH = 8;
 
 /**
- * Replaces every one of `values` (longest first, as given) inside `text` with "[redacted]".
- * Inside a whole server-made token (see {@link SERVER_TOKEN}) a secret shorter than 8
- * characters is replaced only when it is the whole token.
+ * `text` with every match of the patterns in `indexes` (case-folded) replaced: all the
+ * matches are merged (overlapping and adjacent ones are one) and each merged interval
+ * becomes one "[redacted]". Inside a whole server-made token (see {@link SERVER_TOKEN}) a
+ * pattern shorter than 8 characters is replaced only when it is the whole token.
  */
-export function scrubTextOf(text: string, values: readonly string[]): string {
+export function scrubTextWith(text: string, indexes: readonly PatternIndex[]): string {
+  if (text.length < MIN_SECRET_LENGTH || indexes.every((i) => !i.size)) return text;
+  const folded = fold(text);
   // The shape alone does not prove the server made it (a tool may answer "sha256:" + a
   // secret), so only short secrets, the ones a token holds by chance, are let through.
-  if (SERVER_TOKEN.test(text)) values = values.filter((v) => v === text || v.length >= TOKEN_SAFE_LENGTH);
-  let out = text;
-  for (const s of values) if (out.includes(s)) out = out.split(s).join(REDACTED);
-  return out;
+  const accept = SERVER_TOKEN.test(text) ? (length: number) => length === text.length || length >= TOKEN_SAFE_LENGTH : undefined;
+  return replaceIntervals(text, mergeIntervals(indexes.map((i) => i.intervals(folded, accept))), REDACTED);
 }
 
 const isPlain = (v: object) => {
@@ -42,14 +36,13 @@ const isPlain = (v: object) => {
 };
 
 /**
- * A copy of `value` with every one of `values` inside its strings replaced (object keys
- * are names, not values, and stay). Only arrays and plain objects are walked: dates, buffers and the database
- * client's sentinels pass through untouched. Unchanged parts keep their identity.
+ * A copy of `value` with every string passed through `scrubText` (object keys are names,
+ * not values, and stay). Only arrays and plain objects are walked: dates, buffers and the
+ * database client's sentinels pass through untouched. Unchanged parts keep their identity.
  */
-export function scrubValueOf<T>(value: T, values: readonly string[]): T {
-  if (!values.length) return value;
+export function scrubValueOf<T>(value: T, scrubText: (text: string) => string): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return scrubTextOf(v, values);
+    if (typeof v === "string") return scrubText(v);
     if (Array.isArray(v)) {
       const out = v.map(walk);
       return out.some((x, i) => x !== v[i]) ? out : v;

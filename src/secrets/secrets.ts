@@ -1,7 +1,10 @@
+import { LRUCache } from "lru-cache";
 import { ToolError } from "../errors.ts";
 import { ConfigFileError } from "../plugins/config-provider.ts";
 import { isServerConfigName, markerName, markersIn } from "./markers.ts";
-import { formsOf, MIN_SECRET_LENGTH, scrubTextOf, scrubValueOf, stringsIn } from "./scrub.ts";
+import { configuredFormsOf, formsOf, MIN_SECRET_LENGTH } from "./forms.ts";
+import { PatternIndex } from "./matcher.ts";
+import { scrubTextWith, scrubValueOf, stringsIn } from "./scrub.ts";
 
 /** What can scrub: the runtime's {@link Secrets} or one run's {@link SecretScope}. */
 export interface Scrubber {
@@ -11,18 +14,23 @@ export interface Scrubber {
   scrub<T>(value: T): T;
 }
 
-/** A set of secret values, scrubbed longest first. */
+/** Redacted values the runtime remembers across runs by default (TAI_REDACT_CACHE_SIZE). */
+export const DEFAULT_REDACT_CACHE_SIZE = 1024;
+
+const isSecretValue = (value: unknown): value is string => typeof value === "string" && value.length >= MIN_SECRET_LENGTH;
+
+/** A set of secret values, each matched in all its forms (src/secrets/forms.ts) through one {@link PatternIndex}. */
 class ValueSet implements Scrubber {
+  /** The patterns of every value held here (refcounted: values may share forms). */
+  protected readonly index = new PatternIndex();
+  /** Each value held for good. */
   private readonly values = new Set<string>();
-  private sorted: string[] | null = [];
 
   constructor(protected readonly parent?: ValueSet) {}
 
   /** Remembers `value` (a string of at least 4 characters; anything else is ignored). */
   add(value: unknown): void {
-    if (typeof value !== "string" || value.length < MIN_SECRET_LENGTH || this.values.has(value)) return;
-    this.values.add(value);
-    this.sorted = null;
+    this.hold(value, formsOf);
   }
 
   /** Remembers every string of at least 4 characters inside `value`. */
@@ -30,56 +38,93 @@ class ValueSet implements Scrubber {
     for (const s of stringsIn(value)) this.add(s);
   }
 
-  /** Every value known here (and to the parent), in their raw and JSON-escaped forms, longest first. */
-  forms(): readonly string[] {
-    const own = (this.sorted ??= [...this.values].flatMap(formsOf).sort((a, b) => b.length - a.length));
-    if (!this.parent) return own;
-    const all = [...own, ...this.parent.forms()];
-    return own.length ? all.sort((a, b) => b.length - a.length) : all;
+  /** Whether `value` is held here for good. */
+  protected holds(value: string): boolean {
+    return this.values.has(value);
+  }
+
+  protected hold(value: unknown, forms: (value: string) => string[]): void {
+    if (!isSecretValue(value) || this.values.has(value)) return;
+    this.values.add(value);
+    for (const p of forms(value)) this.index.add(p);
+  }
+
+  /** This set's index and its parents'. */
+  private indexes(): PatternIndex[] {
+    return this.parent ? [this.index, ...this.parent.indexes()] : [this.index];
   }
 
   scrubText(text: string): string {
-    const forms = this.forms();
-    return forms.length ? scrubTextOf(text, forms) : text;
+    return scrubTextWith(text, this.indexes());
   }
 
   scrub<T>(value: T): T {
-    return scrubValueOf(value, this.forms());
+    const indexes = this.indexes();
+    if (indexes.every((i) => !i.size)) return value;
+    return scrubValueOf(value, (text) => scrubTextWith(text, indexes));
   }
 
   /**
-   * The length of the longest known secret (in any of its forms). A streamer holds back
-   * one character less than this at the end of what it has, whatever the text says: a
-   * hold-back that depended on whether the text starts a secret would tell the caller,
-   * one guessed character at a time, what the secret is.
+   * The length of the longest pattern known (any form of any secret, here or in a parent):
+   * the longest text a stream could cut across deltas. A streamer holds back one character
+   * less than this at the end of what it has, whatever the text says: a hold-back that
+   * depended on whether the text starts a secret would tell the caller, one guessed
+   * character at a time, what the secret is.
    */
   longest(): number {
-    return this.forms()[0]?.length ?? 0;
+    return Math.max(...this.indexes().map((i) => i.longest()));
   }
 }
 
-/** One run's extra secrets (values its secret-tier children saw), on top of the runtime's. */
+/** One run's extra secrets (its `ctx.redact` values, values its secret-tier children saw), on top of the runtime's. */
 export class SecretScope extends ValueSet {}
 
 /**
  * Every value that must never be served or stored (docs/security-model.md §3), owned by
- * the runtime: configured credentials, resolved `!ENV` markers and `ctx.redact` values.
+ * the runtime: configured credentials and resolved `!ENV` markers (held for good, also
+ * matched by their halves), and the latest `ctx.redact` values (a bounded LRU of
+ * TAI_REDACT_CACHE_SIZE values; each run also keeps its own in its {@link SecretScope}).
  * Every write to storage and every served value passes through {@link Secrets.scrub}.
  */
 export class Secrets extends ValueSet {
   /** Names never resolvable besides `TAI_*`, `DATABASE_URL` and `REDIS_URL` (TAI_ENV_DENY). */
   readonly deny: readonly string[];
   private readonly lookup: (name: string) => string | undefined;
+  /** Redacted values of recent runs, with their patterns; an evicted one leaves the index. */
+  private readonly recent: LRUCache<string, string[]>;
 
   /**
    * `lookup` is where `!ENV` values come from (the config providers, docs/plugins.md §2);
-   * without it, `env` (default: the process environment).
+   * without it, `env` (default: the process environment). `redactCacheSize` bounds the
+   * redacted values remembered across runs (default {@link DEFAULT_REDACT_CACHE_SIZE}).
    */
-  constructor(options: { deny?: readonly string[]; env?: NodeJS.ProcessEnv; lookup?: (name: string) => string | undefined } = {}) {
+  constructor(options: { deny?: readonly string[]; env?: NodeJS.ProcessEnv; lookup?: (name: string) => string | undefined; redactCacheSize?: number } = {}) {
     super();
     this.deny = options.deny ?? [];
     const env = options.env ?? process.env;
     this.lookup = options.lookup ?? ((name) => env[name]);
+    this.recent = new LRUCache({
+      max: options.redactCacheSize ?? DEFAULT_REDACT_CACHE_SIZE,
+      dispose: (patterns) => patterns.forEach((p) => this.index.remove(p)),
+    });
+  }
+
+  /** Remembers a configured secret for good, in all its forms and by every half of it (from 8 characters). */
+  override add(value: unknown): void {
+    this.hold(value, configuredFormsOf);
+  }
+
+  /**
+   * Remembers a value a run redacted (`ctx.redact`): in `scope` (the run's, for whatever
+   * it stores) and among the runtime's recent ones, the least recently redacted of which
+   * is forgotten past the cache size. Its halves are not matched: it may be any text.
+   */
+  remember(value: unknown, scope?: SecretScope): void {
+    scope?.add(value);
+    if (!isSecretValue(value) || this.holds(value) || this.recent.get(value)) return;
+    const patterns = formsOf(value);
+    for (const p of patterns) this.index.add(p);
+    this.recent.set(value, patterns);
   }
 
   /** A per-run scope: scrubs the runtime's secrets and whatever the run learns. */

@@ -76,6 +76,11 @@ describe("npm run bench with smoke settings", () => {
     expect(isNumber(r.writes.runStore.sqlite.usPerDispatch)).toBe(true);
     expect(isNumber(r.writes.rawSqliteUsPerDispatch)).toBe(true);
 
+    expect(r.redaction.dispatches).toBe(r.meta.settings.redaction.dispatches);
+    for (const side of ["redacting", "echoBetween", "echoBaseline"])
+      for (const k of ["firstP50", "lastP50", "ratio"]) expect(isNumber(r.redaction[side][k]), `redaction ${side} ${k}`).toBe(true);
+    for (const v of Object.values(r.redaction.ratios)) expect(isNumber(v)).toBe(true);
+
     for (const k of ["node", "commander", "help", "toolsList", "bareYoga", "serveWarm", "serveFresh"]) expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
     expect(Object.keys(r.startup.ratios).sort()).toEqual(["help/commander", "serveFresh/bareYoga", "serveWarm/bareYoga"]);
     for (const v of Object.values(r.startup.ratios)) expect(isNumber(v)).toBe(true);

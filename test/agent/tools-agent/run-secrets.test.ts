@@ -49,25 +49,26 @@ describe("RunSecrets: what one run learned from secret tools", () => {
     expect(out).toEqual([delta("a "), delta("b")]);
   });
 
-  it("should hold back a constant tail (longest secret − 1 characters) and send it with the next delta", async () => {
-    const run = runSecrets("abcdef");
+  it("should hold back a constant tail (longest form of a secret − 1 characters) and send it with the next delta", async () => {
+    // "abcd"'s longest forms (its hex, its base64) are 8 characters: 7 are held back.
+    const run = runSecrets("abcd");
     const gen = run.scrubStream(
       (async function* () {
         yield delta("0123456789");
         yield delta("XY");
       })(),
     );
-    expect((await gen.next()).value).toMatchObject({ text: "01234" });
-    expect((await gen.next()).value).toMatchObject({ text: "56" });
-    expect((await gen.next()).value).toMatchObject({ text: "789XY" });
+    expect((await gen.next()).value).toMatchObject({ text: "012" });
+    expect((await gen.next()).value).toMatchObject({ text: "34" });
+    expect((await gen.next()).value).toMatchObject({ text: "56789XY" });
     expect((await gen.next()).done).toBe(true);
   });
 
   it("should flush the held text before any other event, and scrub that event too", async () => {
     const call: StreamEvent = { type: "tool_call_step", final: false, tool: "vault", args: { key: SECRET }, callId: "c1", agent: null };
-    const out = await scrubbed(runSecrets(SECRET), [delta("Calling the vault now"), call, delta("done")]);
+    const out = await scrubbed(runSecrets(SECRET), [delta("Calling the vault now, please wait a moment"), call, delta("done")]);
     expect(out.map((e) => e.type)).toEqual(["message_delta", "message_delta", "tool_call_step", "message_delta"]);
-    expect(textOf(out.slice(0, 2))).toBe("Calling the vault now");
+    expect(textOf(out.slice(0, 2))).toBe("Calling the vault now, please wait a moment");
     expect(out[2]).toMatchObject({ args: { key: "[redacted]" } });
   });
 
