@@ -6,6 +6,7 @@ import { freePort, runCli } from "../helpers/cli.ts";
 import { databaseText } from "../helpers/database-text.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { collect, until, wsClient } from "../graphql/support.ts";
+import { coveredForms } from "../fixtures/leak-tools.ts";
 
 /**
  * Security model §3, end to end: a real `tai serve` process holds `!ENV` presets, a
@@ -19,7 +20,22 @@ const BETA = "leak-beta-secret-9a8b7c6d5e";
 const ADMIN_KEY = "leak-admin-key-0123456789abcdef";
 const SIGNING_KEY = "leak-signing-key-5e6f7a8b9c";
 const SIGNATURE = createHmac("sha256", SIGNING_KEY).update("sign this please").digest("hex");
-const SECRETS = { ALPHA, BETA, ADMIN_KEY, SIGNING_KEY, SIGNATURE };
+/** The caller's password to `first_use` (declared writeOnly) and the token its body redacts on first use (test/fixtures/leak-tools.ts). */
+const PASSWORD = "leak-first-use-password-7d6c5b4a";
+const TOKEN = "leak-first-use-token-3e2d1c0b9a";
+/** Every value that must not leak, and each covered encoding of the ones a tool answers encoded (`first_use`, `encode_back` over ALPHA). */
+const SECRETS: Record<string, string> = {
+  ALPHA,
+  BETA,
+  ADMIN_KEY,
+  SIGNING_KEY,
+  SIGNATURE,
+  PASSWORD,
+  TOKEN,
+  ...Object.fromEntries(Object.entries(coveredForms(ALPHA, true)).map(([form, v]) => [`ALPHA ${form}`, v])),
+  ...Object.fromEntries(Object.entries(coveredForms(PASSWORD, false)).map(([form, v]) => [`PASSWORD ${form}`, v])),
+  ...Object.fromEntries(Object.entries(coveredForms(TOKEN, false)).map(([form, v]) => [`TOKEN ${form}`, v])),
+};
 
 const root = resolve(import.meta.dirname, "..", "..");
 const seen: string[] = [];
@@ -74,7 +90,15 @@ const RUN = "id tool status input data details errorKind errorMessage content { 
 
 describe("no secret leaks through any door, before or after a restart (security model §3)", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>>;
-  const env = { TAI_ADMIN_KEY: ADMIN_KEY, TAI_DEMO_SIGNING_KEY: SIGNING_KEY, EXT_LEAK_ALPHA: ALPHA, EXT_LEAK_BETA: BETA, TAI_SCRIPTED_DELAY_MS: "0" };
+  const env = {
+    TAI_ADMIN_KEY: ADMIN_KEY,
+    TAI_DEMO_SIGNING_KEY: SIGNING_KEY,
+    EXT_LEAK_ALPHA: ALPHA,
+    EXT_LEAK_BETA: BETA,
+    TAI_SCRIPTED_DELAY_MS: "0",
+    TAI_MODULES: "test/fixtures/leak-tools.ts",
+    LEAK_FIRST_USE_TOKEN: TOKEN,
+  };
   let dbText = "";
 
   beforeAll(async () => {
@@ -87,6 +111,7 @@ describe("no secret leaks through any door, before or after a restart (security 
       { name: "leak_kv", baseTool: "kv_put", fixedKwargs: { key: "leak", value: { token: "!ENV EXT_LEAK_ALPHA" } } },
       { name: "leak_clock", baseTool: "clock", fixedKwargs: { timeZone: "!ENV EXT_LEAK_BETA" } },
       { name: "leak_echo", baseTool: "echo", fixedKwargs: { text: "!ENV EXT_LEAK_ALPHA" } },
+      { name: "leak_encode", baseTool: "encode_back", fixedKwargs: { secret: "!ENV EXT_LEAK_ALPHA" } },
     ];
     for (const p of presets)
       expect((await gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, { i: { ...p, description: "leak test" } })).errors).toBeUndefined();
@@ -122,6 +147,8 @@ describe("no secret leaks through any door, before or after a restart (security 
       ["leak_echo_cache", {}],
       ["leak_echo_monitor", {}],
       ["echo_label", { text: "hi" }],
+      ["leak_encode", {}],
+      ["first_use", { password: PASSWORD }],
     ] as const) {
       const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`, { t: tool, i: input });
       ids.push(r.data.dispatch.id);
@@ -141,6 +168,9 @@ describe("no secret leaks through any door, before or after a restart (security 
     // graphql-ws: a mutation, and an agent whose model calls kv_get and echo.
     const viaWs = collect(ws, `mutation { dispatch(input: { tool: "leak_echo", input: {} }) { ${RUN} } }`);
     await viaWs.waitForEnd(20_000);
+    const firstUseWs = collect(ws, `mutation($i: JSONObject!) { dispatch(input: { tool: "first_use", input: $i }) { ${RUN} } }`, { i: { password: PASSWORD } });
+    await firstUseWs.waitForEnd(20_000);
+    note("ws first_use", JSON.stringify([firstUseWs.data, firstUseWs.errors]));
     const agent = collect(
       ws,
       `subscription($i: AgentRunInput!) { agentStream(input: $i) { __typename ... on MessageDelta { text } ... on MessageFinal { text } ... on ToolResultStep { tool result } ... on ToolCallStep { args } } }`,
@@ -171,14 +201,23 @@ describe("no secret leaks through any door, before or after a restart (security 
     for (const args of [
       ["tools", "run", "leak_echo", "--input", "{}"],
       ["tools", "run", "leak_clock", "--input", "{}"],
+      ["tools", "run", "leak_encode", "--input", "{}"],
+      ["tools", "run", "first_use", "--input", JSON.stringify({ password: PASSWORD })],
       ["tools", "list", "--json"],
     ]) {
-      const r = await runCli(args, { DATABASE_URL: database.url, TAI_LOG: "info", TAI_DEMO_SIGNING_KEY: SIGNING_KEY, TAI_ADMIN_KEY: ADMIN_KEY });
+      const r = await runCli(args, {
+        DATABASE_URL: database.url,
+        TAI_LOG: "info",
+        TAI_DEMO_SIGNING_KEY: SIGNING_KEY,
+        TAI_ADMIN_KEY: ADMIN_KEY,
+        TAI_MODULES: env.TAI_MODULES,
+        LEAK_FIRST_USE_TOKEN: TOKEN,
+      });
       note(`cli ${args.join(" ")}`, `${r.stdout}\n${r.stderr}`);
     }
 
     // graphql-ws: every run's events, persisted ones replayed first.
-    const events = collect(ws, `subscription { runEvents(afterSeq: 0) { type run { ${RUN} } } }`);
+    const events = collect(ws, `subscription { runEvents(afterSeq: 0) { type progress { message details } run { ${RUN} } } }`);
     await until("the run events of every run", () => events.data.length >= 2 * ids.length, 20_000);
     note("ws toolsChanged", JSON.stringify(tools.data));
     note("ws runEvents", JSON.stringify([events.data, events.errors]));
@@ -218,6 +257,8 @@ describe("no secret leaks through any door, before or after a restart (security 
     expect(all).toContain("listening on");
     expect(all).toMatch(/"level":"(info|warn|error)"/);
     expect(all).toContain("MessageFinal");
+    expect(all).toContain("first_use");
+    expect(all).toContain("RUN_PROGRESS");
     expect(dbText).toContain("!ENV EXT_LEAK_ALPHA");
   });
 
