@@ -23,16 +23,17 @@ export const VALUE_COLUMNS: Readonly<Record<string, Readonly<Record<string, Colu
   RunEvent: { snapshot: (s, v) => (v && typeof v === "object" && "run" in v ? scrubRunEvent(s, v as RunEventRecord) : s.scrub(v)) },
   ApiKey: {},
   Instance: {},
-  KvEntry: { value: whole },
+  // A key a tool chose may hold a value it was given (a session token): scrubbed like the value.
+  KvEntry: { key: whole, value: whole },
   Preset: { description: whole, fixedKwargs: whole },
   Manifest: { description: whole },
   ManifestVersion: { description: whole },
   Span: { attributes: whole },
-  Interaction: { question: whole, answerFormat: whole, answer: whole, state: whole },
-  CacheEntry: { value: whole },
+  Interaction: { question: whole, answer: whole, state: whole },
+  CacheEntry: { key: whole, value: whole },
   Thread: {},
   ThreadMessage: { content: whole, data: whole },
-  AgentStoreItem: { value: whole },
+  AgentStoreItem: { namespace: whole, key: whole, value: whole },
   AgentRun: { input: whole, final: (s, v) => scrubAgentEntry(s, v), checkpoint: whole },
   AgentEvent: { payload: (s, v) => scrubAgentEntry(s, v) },
   Skill: { description: whole, instructions: whole },
@@ -47,6 +48,8 @@ export const VALUE_COLUMNS: Readonly<Record<string, Readonly<Record<string, Colu
  */
 export const STRUCTURE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   Run: ["policy"],
+  // The JSON Schema an answer must match: the tool's declaration, read back to validate answers.
+  Interaction: ["answerFormat"],
   Preset: ["retryPolicy"],
   Manifest: ["document"],
   ManifestVersion: ["document"],

@@ -1,6 +1,7 @@
 import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Caller } from "../auth/roles.ts";
-import { lazyChild } from "../log.ts";
+import { lazyChild, scrubbingLogger } from "../log.ts";
+import type { Scrubber } from "../secrets/secrets.ts";
 import { isPark, type Park } from "../interactions/park.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
@@ -60,6 +61,9 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   // a run that opened none has none to cancel, and skips that database round trip.
   let mayHaveOpen = opts.resumed ?? false;
   const log = lazyChild(deps.log, { runId: run.id, tool: entry.name });
+  // What the body logs is scrubbed of its run's own secrets too (declared inputs, redactions, secret children's results).
+  const runScrubber: Scrubber = { scrubText: (t) => settle.scrubber(run.id).scrubText(t), scrub: (v) => settle.scrubber(run.id).scrub(v) };
+  const bodyLog = scrubbingLogger(log, runScrubber);
   const timeoutSeconds = Math.min(opts.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
   const before = run.attempts.length;
   // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
@@ -75,7 +79,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         runId: run.id,
         attempt: before + n,
         caller: opts.caller,
-        log,
+        log: bodyLog,
         redact: (secret) => {
           // The run's scope and the bounded cross-run cache; what the run stored before it knew the value is rewritten (docs/security-model.md §3).
           deps.secrets.remember(secret, settle.scopeOf(run.id));

@@ -53,7 +53,8 @@ export class RunSettle {
 
   /** The input's declared secrets (`writeOnly`, `tools/write-only.ts`), known before the run is first stored. */
   declare(runId: string, values: readonly string[]): void {
-    if (values.length) values.forEach((v) => this.scopeOf(runId).add(v));
+    // The cross-run cache too: the body may pass them on (a child run, the store, a park, a log line).
+    if (values.length) values.forEach((v) => this.deps.secrets.remember(v, this.scopeOf(runId)));
   }
 
   /** Drops what a run that was never executed here learned (a re-issued idempotency key follows the first run). */

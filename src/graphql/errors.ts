@@ -30,7 +30,8 @@ export function maskError(log: Logger, secrets: Scrubber) {
           code: original.code,
           ...(original.retryable ? { retryable: true } : {}),
           ...(original.retryAfterSeconds !== undefined ? { retryAfterSeconds: original.retryAfterSeconds } : {}),
-          ...(original.issues.length ? { issues: secrets.scrub(original.issues) } : {}),
+          // An issue's path names where the input was wrong: structure, like the code.
+          ...(original.issues.length ? { issues: original.issues.map((i) => ({ ...secrets.scrub(i), path: i.path })) } : {}),
         },
       });
     }

@@ -5,6 +5,14 @@ import type { GraphQLContext } from "./context.ts";
 const VALUE_SCALARS: ReadonlySet<string> = new Set(["JSON", "JSONObject"]);
 
 /**
+ * JSON fields, by name, that are structure: JSON Schemas the registry or a tool declared
+ * (a tool's input and output schema, an extension's settings schema, an answer format, a
+ * response format). A secret equal to a schema word ("object", "string", an enum member)
+ * must not rewrite them: a client validating against `"type": "[redacted]"` breaks.
+ */
+export const STRUCTURE_JSON_FIELDS: ReadonlySet<string> = new Set(["inputSchema", "outputSchema", "configSchema", "answerFormat", "responseFormat"]);
+
+/**
  * `String` fields, by name, that carry free text (docs/security-model.md §3 "Which fields
  * are values"): messages, text content, questions, reasons, descriptions, instructions.
  */
@@ -21,6 +29,8 @@ export const VALUE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "promptGuidelines",
   "promptSnippet",
   "label",
+  // A content block's MIME type: the tool body writes it.
+  "mimeType",
 ]);
 
 /**
@@ -43,7 +53,6 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "interactionIds",
   "callerInteractionIds",
   "callbackUrl",
-  "mimeType",
   "module",
   "tools",
   "extensionStack",
@@ -64,7 +73,7 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
 export function isValueField(field: GraphQLField<unknown, unknown>): boolean {
   const type = getNamedType(field.type);
   if (!isScalarType(type)) return false;
-  if (VALUE_SCALARS.has(type.name)) return true;
+  if (VALUE_SCALARS.has(type.name)) return !STRUCTURE_JSON_FIELDS.has(field.name);
   return type.name === "String" && !STRUCTURE_TEXT_FIELDS.has(field.name);
 }
 

@@ -2,12 +2,23 @@ import { GraphQLError, type ExecutionResult } from "graphql";
 import { handleStreamOrSingleExecutionResult, type Plugin } from "graphql-yoga";
 import type { Scrubber } from "../secrets/secrets.ts";
 
-/** An error's extensions with every value scrubbed; `code` is structure and stays. */
+/** An error's extensions with every value scrubbed; `code` and each issue's `path` are structure and stay. */
 function scrubExtensions(extensions: GraphQLError["extensions"], secrets: Scrubber): GraphQLError["extensions"] {
   if (!extensions || typeof extensions !== "object") return extensions;
   const clean = secrets.scrub(extensions);
-  if (clean === extensions || !("code" in extensions)) return clean;
-  return { ...clean, code: extensions.code };
+  if (clean === extensions) return clean;
+  const issues = Array.isArray(extensions.issues) ? extensions.issues : null;
+  return {
+    ...clean,
+    ...("code" in extensions ? { code: extensions.code } : {}),
+    ...(issues && Array.isArray(clean.issues)
+      ? {
+          issues: clean.issues.map((i: unknown, n: number) =>
+            i && typeof i === "object" && issues[n] && typeof issues[n] === "object" && "path" in issues[n] ? { ...i, path: issues[n].path } : i,
+          ),
+        }
+      : {}),
+  };
 }
 
 /** A result with every known secret replaced in its errors' messages and extensions, and in its extensions. */

@@ -30,8 +30,8 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
  */
 let validator: AjvJsonSchemaValidator | undefined;
 
-/** A listed tool's name and title are structure; its description and schemas are scrubbed. */
-const TOOL_STRUCTURE: ReadonlySet<string> = new Set(["name", "title"]);
+/** A listed tool's name, title and schemas are structure (a client validates against them); its description is scrubbed. */
+const TOOL_STRUCTURE: ReadonlySet<string> = new Set(["name", "title", "inputSchema", "outputSchema", "annotations"]);
 
 /**
  * The SDK's low-level MCP server with tai42's two tool methods, for one caller: `tools/list`

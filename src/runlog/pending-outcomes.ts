@@ -75,10 +75,10 @@ export class PendingOutcomes<T, E> {
     return this.kept.get(runId)?.settled ?? Promise.resolve();
   }
 
-  /** Keeps `outcome` for `runId` and writes it again until it is stored; false (nothing kept) when {@link full}. */
+  /** Keeps `outcome` for `runId` and writes it again until it is stored (true; it may exceed the limit by the runs in flight when it was reached). */
   keep(runId: string, outcome: KeptOutcome<T, E>): boolean {
     if (this.kept.has(runId)) return true;
-    if (this.full) return false;
+    // The limit keeps new runs from starting (`full`); a run already admitted is always kept.
     let wake = () => {};
     const entry: Entry<T> = { value: outcome.value, settled: Promise.resolve(), wake: () => wake() };
     outcome.log.warn("storing the run outcome failed; it is kept on this instance and stored once the database accepts it", { error: errorText(outcome.error) });

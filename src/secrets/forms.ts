@@ -9,6 +9,8 @@ export const WINDOWED_LENGTH = 8;
 
 /** The longest such substring: a longer secret is matched by every part of it this long (a key file has thousands of characters). */
 export const WINDOW_MAX = 64;
+/** The shortest window: a part of a configured secret shorter than this is not matched on its own. */
+export const WINDOW_MIN = 8;
 
 /** Past this length a configured secret is matched whole only: its windows would cost its length times {@link WINDOW_MAX} in memory. */
 export const WINDOWED_MAX_LENGTH = 16_384;
@@ -81,7 +83,9 @@ export function configuredFormsOf(value: string): string[] {
   const forms = formsOf(value);
   if (value.length < WINDOWED_LENGTH || value.length > WINDOWED_MAX_LENGTH) return forms;
   const windows = [value, jsonEscaped(value)].flatMap((s) => {
-    const size = Math.min(WINDOW_MAX, Math.ceil(s.length / 2));
+    // At least 8 characters: a 4-character piece of an 8-character password ("post" of
+    // "postgres") is an ordinary word, and scrubbing it would rewrite every text holding it.
+    const size = Math.min(WINDOW_MAX, Math.max(WINDOW_MIN, Math.ceil(s.length / 2)));
     return Array.from({ length: s.length - size + 1 }, (_, i) => s.slice(i, i + size));
   });
   return [...new Set([...forms, ...windows])].filter((f) => f.length >= MIN_SECRET_LENGTH);

@@ -17,6 +17,9 @@ export interface Scrubber {
 /** Redacted values the runtime remembers across runs by default (TAI_REDACT_CACHE_SIZE). */
 export const DEFAULT_REDACT_CACHE_SIZE = 1024;
 
+/** The shortest `ctx.redact` (or `writeOnly`) value the cross-run cache holds; a shorter one is its run's alone. */
+export const CROSS_RUN_MIN_LENGTH = 8;
+
 const isSecretValue = (value: unknown): value is string => typeof value === "string" && value.length >= MIN_SECRET_LENGTH;
 
 /** A set of secret values, each matched in all its forms (src/secrets/forms.ts) through one {@link PatternIndex}. */
@@ -121,7 +124,9 @@ export class Secrets extends ValueSet {
    */
   remember(value: unknown, scope?: SecretScope): void {
     scope?.add(value);
-    if (!isSecretValue(value) || this.holds(value) || this.recent.get(value)) return;
+    // A value shorter than CROSS_RUN_MIN_LENGTH scrubs its own run only: any caller may
+    // redact a word ("object", "staging"), and the cache would rewrite it in every run's values.
+    if (!isSecretValue(value) || value.length < CROSS_RUN_MIN_LENGTH || this.holds(value) || this.recent.get(value)) return;
     const patterns = formsOf(value);
     for (const p of patterns) this.index.add(p);
     this.recent.set(value, patterns);

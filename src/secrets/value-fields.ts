@@ -26,11 +26,16 @@ export function scrubExcept<T extends object>(s: Scrub, record: T, structure: Re
   return scrubMembers(s, record, (k) => !structure.has(k));
 }
 
-/** A content block's `type` and `mimeType` are structure; its text and data are values. */
-const BLOCK_STRUCTURE = new Set(["type", "mimeType"]);
+/**
+ * A content block's `type` is structure when it is one of the MCP content types; a body may
+ * write any other string there, so any other type, its `mimeType`, text and data are values.
+ */
+const BLOCK_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "audio", "json", "resource", "resource_link"]);
 
 function scrubContent(s: Scrub, content: ContentBlock[]): ContentBlock[] {
-  return Array.isArray(content) ? content.map((b) => (b && typeof b === "object" ? scrubMembers(s, b, (k) => !BLOCK_STRUCTURE.has(k)) : s.scrub(b))) : s.scrub(content);
+  return Array.isArray(content)
+    ? content.map((b) => (b && typeof b === "object" ? scrubMembers(s, b, (k) => k !== "type" || !BLOCK_TYPES.has(b.type)) : s.scrub(b)))
+    : s.scrub(content);
 }
 
 /** The value fields of a run record. */

@@ -62,17 +62,19 @@ describe.each(["configured", "redacted"] as const)("a %s secret in its encodings
 });
 
 describe("halves of a secret", () => {
-  const CONFIGURED = "abcdefghijkl";
+  const CONFIGURED = "abcdefghijklmnopqrst";
 
   it("should find any part of a configured 8+ character secret that reveals half of it or more, covering the whole part", () => {
     const secrets = knowing(CONFIGURED, "configured");
-    expect(secrets.scrubText("xx cdefgh yy")).toBe("xx [redacted] yy");
-    expect(secrets.scrubText("xx bcdefghijk yy")).toBe("xx [redacted] yy");
-    expect(secrets.scrubText("xx GHIJKL yy")).toBe("xx [redacted] yy");
+    expect(secrets.scrubText("xx cdefghijkl yy")).toBe("xx [redacted] yy");
+    expect(secrets.scrubText("xx bcdefghijklmnopqrs yy")).toBe("xx [redacted] yy");
+    expect(secrets.scrubText("xx KLMNOPQRST yy")).toBe("xx [redacted] yy");
   });
 
-  it("should leave a part shorter than half of a configured secret", () => {
-    expect(knowing(CONFIGURED, "configured").scrubText("xx cdefg yy")).toBe("xx cdefg yy");
+  it("should leave a part shorter than 8 characters, even one that reveals half of a shorter secret", () => {
+    expect(knowing(CONFIGURED, "configured").scrubText("xx cdefghijk yy")).toBe("xx cdefghijk yy");
+    // "post" is half of "postgres", but also an ordinary word: parts under 8 characters are not matched on their own.
+    expect(knowing("postgres", "configured").scrubText("a POST to /posts")).toBe("a POST to /posts");
   });
 
   it("should not match halves of a configured secret shorter than 8 characters", () => {
@@ -82,7 +84,7 @@ describe("halves of a secret", () => {
   it("should give a redacted (ctx.redact) value no halves: only the whole value and its encodings", () => {
     const secrets = knowing(CONFIGURED, "redacted");
     expect(secrets.scrubText("xx cdefghij yy")).toBe("xx cdefghij yy");
-    expect(secrets.scrubText("xx abcdefghijkl yy")).toBe("xx [redacted] yy");
+    expect(secrets.scrubText("xx abcdefghijklmnopqrst yy")).toBe("xx [redacted] yy");
   });
 });
 
@@ -114,7 +116,7 @@ describe("merged matches", () => {
 describe("server-made tokens", () => {
   it("should leave a UUID, an instant and a digest whole for a short secret in any case, and replace it only as the whole token", () => {
     const secrets = new Secrets();
-    secrets.remember("DEAD");
+    secrets.add("DEAD");
     const id = "2b1fdead-9c3e-4b5a-8d7f-0123456789ab";
     expect(secrets.scrub({ id, digest: "dead".repeat(16) })).toEqual({ id, digest: "dead".repeat(16) });
     expect(secrets.scrubText("dead")).toBe("[redacted]");
@@ -123,9 +125,9 @@ describe("server-made tokens", () => {
 
   it("should not let the halves of a configured secret into a server-made token", () => {
     const secrets = new Secrets();
-    secrets.add("20261201");
+    secrets.add("2026120119");
     expect(secrets.scrubText("2026-12-01T19:00:00.000Z")).toBe("2026-12-01T19:00:00.000Z");
-    expect(secrets.scrubText("on 2026-12-01: 20261201")).toBe("on [redacted]-12-01: [redacted]");
+    expect(secrets.scrubText("on 20261201: 2026120119")).toBe("on [redacted]: [redacted]");
   });
 });
 

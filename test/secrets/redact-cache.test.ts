@@ -18,6 +18,14 @@ describe("the bounded cache of redacted values", () => {
     expect(secrets.scrubText(`${value(1)} ${value(3)}`)).toBe("[redacted] [redacted]");
   });
 
+  it("should keep a redacted value shorter than 8 characters to its own run: any caller may redact a word", () => {
+    const secrets = new Secrets();
+    const run = secrets.scope();
+    secrets.remember("object", run);
+    expect(run.scrubText("an object")).toBe("an [redacted]");
+    expect(secrets.scrubText("an object")).toBe("an object");
+  });
+
   it("should keep a value redacted again as the most recent one", () => {
     const secrets = new Secrets({ redactCacheSize: 2 });
     secrets.remember(value(0));

@@ -33,10 +33,10 @@ describe("which stored columns are values (docs/security-model.md §3)", () => {
     });
     afterEach(() => rt.dispose());
 
-    it("should scrub a known secret from a row's value columns and leave its key and other columns whole", async () => {
+    it("should scrub a known secret from a row's value columns (a store key a tool chose among them) and leave its other columns whole", async () => {
       await rt.db.kvEntry.upsert({ where: { key: "RUNNING" }, create: { key: "RUNNING", value: { status: "RUNNING" } }, update: {} });
       await rt.db.cacheEntry.create({ data: { key: "k1", tool: "RUNNING", value: "RUNNING now", expiresAt: new Date(Date.now() + 60_000) } });
-      expect(await rt.db.kvEntry.findUnique({ where: { key: "RUNNING" } })).toMatchObject({ key: "RUNNING", value: { status: "[redacted]" } });
+      expect(await rt.db.kvEntry.findUnique({ where: { key: "[redacted]" } })).toMatchObject({ value: { status: "[redacted]" } });
       expect(await rt.db.cacheEntry.findUnique({ where: { key: "k1" } })).toMatchObject({ tool: "RUNNING", value: "[redacted] now" });
     });
   });
