@@ -59,7 +59,8 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
       attempts: [],
     } as unknown as RunRecord;
     const clean = scrubRun(scrubber, record);
-    const back = (v: unknown, was: string | null) => (was === null ? null : JSON.stringify(v) === was ? was : JSON.stringify(storableJson(v)));
+    // Compared as parsed JSON: PostgreSQL hands jsonb back in its own layout, never the text that was written.
+    const back = (v: unknown, was: string | null) => (was === null ? null : JSON.stringify(v) === JSON.stringify(parse(was)) ? was : JSON.stringify(storableJson(v)));
     const next: RunValues = {
       input: back(clean.input, r.input),
       content: back(clean.content, r.content)!,
