@@ -1,0 +1,6 @@
+import type { ConnectorKind } from "./connector-kind.ts";
+
+/** The connector kinds every runtime has (docs/connectors.md §1). */
+export function builtinKinds(): ConnectorKind[] {
+  return [];
+}
