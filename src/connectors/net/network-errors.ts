@@ -9,7 +9,11 @@ import { RefusedAddressError } from "./guarded-agent.ts";
 
 /** A request the network rules refuse: PERMISSION_DENIED, never retried. */
 export function refusal(host: string, rule: string): ToolError {
-  return new ToolError(`connector network rules: ${host} is ${rule}`, { kind: "PERMISSION_DENIED", retryable: false });
+  return refused(`${host} is ${rule}`);
+}
+
+function refused(what: string): ToolError {
+  return new ToolError(`connector network rules: ${what}`, { kind: "PERMISSION_DENIED", retryable: false });
 }
 
 /** What each failure code says; anything else is named by its code. */
@@ -45,10 +49,10 @@ export function shownHost(url: URL): string {
  */
 export function sendFailure(error: unknown, url: URL): ToolError {
   const chain = causes(error);
-  const refused = chain.find((e): e is RefusedAddressError => e instanceof RefusedAddressError);
-  if (refused) {
-    const host = refused.host === refused.address ? refused.host : `${refused.host} resolves to ${refused.address},`;
-    return refusal(host, refused.rule);
+  const refusedAt = chain.find((e): e is RefusedAddressError => e instanceof RefusedAddressError);
+  if (refusedAt) {
+    const { host, address, rule } = refusedAt;
+    return host === address ? refusal(host, rule) : refused(`${host} resolves to ${address}, ${rule}`);
   }
   const code = chain.map((e) => (e as { code?: unknown }).code).find((c): c is string => typeof c === "string");
   const failed = chain.some((e) => e instanceof TypeError && e.message === "fetch failed");
