@@ -1,5 +1,6 @@
 import { round } from "./lib/percentiles.ts";
 import type { AgentStreamResult } from "./scenarios/agent-stream.ts";
+import type { ConnectorResult } from "./scenarios/connector.ts";
 import type { DispatchResult } from "./scenarios/dispatch.ts";
 import type { FanoutResult } from "./scenarios/fanout.ts";
 import type { PgScaleResult } from "./scenarios/pg-scale.ts";
@@ -17,6 +18,7 @@ export interface BenchResults {
   agent?: AgentStreamResult;
   writes?: RunWritesResult;
   redaction?: RedactionResult;
+  connector?: ConnectorResult;
   startup?: StartupResult;
   pgScale?: PgScaleResult;
   targets: TargetCheck[];
@@ -54,6 +56,16 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   ];
   const x = r.redaction;
   out.push(check("redaction-flat", "redacting dispatch p50 last ÷ first tenth, over the same for echo alone", "≤", 1.5, x && round(x.redacting.ratio / x.echoBaseline.ratio)));
+  const c = r.connector;
+  out.push(
+    check(
+      "connector-overhead",
+      `connector overhead over the bare SDK client ÷ GraphQL door overhead, p50${c?.notMeasured ? " (connector side not measured)" : ""}`,
+      "≤",
+      1,
+      c?.ratios["connectorOverhead/graphqlOverhead"],
+    ),
+  );
   const st = r.startup;
   out.push(
     check("startup-help", "tai --help ÷ a bare commander script", "≤", 3, st?.ratios["help/commander"]),
@@ -89,6 +101,33 @@ function table(title: string, head: string[], rows: (string | number)[][]): stri
   const widths = head.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [`\n${title}`, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+}
+
+function connectorTable(c: ConnectorResult): string {
+  const row = (name: string, f: ConnectorResult["sides"]["bare"] | null) => (f ? [name, f.calls, f.p50, f.p99, f.mean] : [name, "not measured", "", "", ""]);
+  const { sides, overheadMs, ratios } = c;
+  return [
+    table(
+      `Connector: server-everything's echo over stdio, one call after the other, ${c.settings.blocks} alternating blocks`,
+      ["path", "calls", "p50 ms", "p99 ms", "mean ms"],
+      [
+        row("bare MCP SDK Client.callTool", sides.bare),
+        row("tai42 connector tool, in-process dispatch", sides.tai42),
+        row("local echo, in-process dispatch", sides.inProcessEcho),
+        row("local echo, GraphQL dispatch over HTTP", sides.graphqlEcho),
+      ],
+    ),
+    table(
+      "Connector overhead (p50)",
+      ["figure", "value"],
+      [
+        ["connector − bare ms", overheadMs.connector ?? "n/a"],
+        ["GraphQL − in-process ms", overheadMs.graphql],
+        ["connector ÷ bare", ratios["tai42/bare p50"] ?? "n/a"],
+        ["connector overhead ÷ GraphQL overhead", ratios["connectorOverhead/graphqlOverhead"] ?? "n/a"],
+      ],
+    ),
+  ].join("\n");
 }
 
 /** The human-readable summary printed at the end of a run. */
@@ -187,6 +226,7 @@ export function formatResults(r: BenchResults): string {
       ),
     );
   }
+  if (r.connector) parts.push(connectorTable(r.connector));
   if (r.startup) {
     const { medianMs: m, cpuMs: c, ratios } = r.startup;
     const row = (name: string, k: keyof typeof m, ratio: number | string = "") => [name, m[k], c ? c[k] : "n/a", ratio];

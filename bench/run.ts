@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { ScratchDatabases } from "./lib/databases.ts";
 import { checkTargets, formatResults, type BenchResults } from "./report.ts";
 import { agentStreamScenario } from "./scenarios/agent-stream.ts";
+import { connectorScenario } from "./scenarios/connector.ts";
 import { dispatchScenario } from "./scenarios/dispatch.ts";
 import { fanoutScenario } from "./scenarios/fanout.ts";
 import { pgScaleScenario } from "./scenarios/pg-scale.ts";
@@ -60,6 +61,7 @@ try {
     else if (name === "agent") results.agent = await agentStreamScenario(settings, dbs, log);
     else if (name === "writes") results.writes = await runWritesScenario(settings, dbs, log);
     else if (name === "redaction") results.redaction = await redactionScenario(settings, dbs, log);
+    else if (name === "connector") results.connector = await connectorScenario(settings, dbs, log);
     else if (name === "startup") results.startup = await startupScenario(settings, dbs, log);
     else if (name === "pg-scale") results.pgScale = await pgScaleScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);

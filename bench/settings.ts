@@ -27,12 +27,14 @@ export interface BenchSettings {
   writes: { dispatches: number };
   /** Dispatches of the redacting tool (and as many of echo alone), one after the other, in process. */
   redaction: { dispatches: number };
+  /** Calls per side of the connector scenario, in `blocks` alternating blocks, after `warmupCalls` per side. */
+  connector: { calls: number; blocks: number; warmupCalls: number };
   startup: { runs: number; timeoutSeconds: number };
   /** Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two. */
   pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
 }
 
-export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "redaction", "startup", "pg-scale"] as const;
+export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "redaction", "connector", "startup", "pg-scale"] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that need PostgreSQL: run by default only with --pg. */
 const NEEDS_PG: readonly ScenarioName[] = ["pg-scale"];
@@ -49,6 +51,7 @@ const full: Loads = {
   agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90 },
   writes: { dispatches: 500 },
   redaction: { dispatches: 100_000 },
+  connector: { calls: 4000, blocks: 4, warmupCalls: 200 },
   startup: { runs: 7, timeoutSeconds: 60 },
   pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
 };
@@ -60,6 +63,7 @@ const quick: Loads = {
   agent: { ...full.agent, deltas: 300 },
   writes: { dispatches: 200 },
   redaction: { dispatches: 20_000 },
+  connector: { calls: 1000, blocks: 2, warmupCalls: 100 },
   startup: { runs: 3, timeoutSeconds: 60 },
   pgScale: { ...full.pgScale, warmupSeconds: 1, durationSeconds: 4, rounds: 1 },
 };
@@ -71,6 +75,7 @@ const smoke: Loads = {
   agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30 },
   writes: { dispatches: 20 },
   redaction: { dispatches: 200 },
+  connector: { calls: 20, blocks: 2, warmupCalls: 5 },
   startup: { runs: 1, timeoutSeconds: 60 },
   pgScale: { connections: 4, warmupSeconds: 0, durationSeconds: 1, rounds: 1, sampleMs: 50 },
 };
@@ -81,7 +86,7 @@ const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").t
  * Reads the command line and environment:
  * `--smoke` (BENCH_SMOKE=1), `--quick` (BENCH_QUICK=1), `--pg[=URL]` (BENCH_PG=1, or
  * DATABASE_URL naming PostgreSQL), `--redis=URL` (BENCH_REDIS_URL),
- * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count), `--only=dispatch,scaling,fanout,agent,writes,redaction,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
+ * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count), `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
