@@ -90,6 +90,8 @@ export async function bundleExternalRefs(doc: OpenApiDocument, documentUrl: stri
   if (!hasExternalRef(doc)) return doc;
   if (documentUrl === undefined) throw refusedDocument("it refers to external files, but a stored document may only refer to itself (use documentUrl)");
   const base = baseOf(documentUrl);
+  // ref-parser wraps a reader's error in its own words: the first refusal is kept to be named.
+  let refusal: string | undefined;
   try {
     return (await $RefParser.bundle(documentUrl, structuredClone(doc), {
       resolve: {
@@ -100,15 +102,20 @@ export async function bundleExternalRefs(doc: OpenApiDocument, documentUrl: stri
           order: 1,
           canRead: () => true,
           read: async (file: { url: string }) => {
-            if (!file.url.startsWith(base)) throw new Error(`${file.url} is outside the document's folder ${base}`);
-            return fetchText(fetchFn, file.url);
+            if (!file.url.startsWith(base)) {
+              refusal ??= `${file.url} is outside the document's folder ${base}`;
+              throw new Error(refusal);
+            }
+            return fetchText(fetchFn, file.url).catch((e: unknown) => {
+              refusal ??= (e as Error).message;
+              throw e;
+            });
           },
         },
       },
-      parse: { json: true, yaml: true, text: false, binary: false },
     })) as OpenApiDocument;
   } catch (e) {
     if (e instanceof ToolError) throw e;
-    throw refusedDocument(`an external $ref could not be resolved: ${(e as Error).message.split("\n")[0]}`);
+    throw refusedDocument(`an external $ref could not be resolved: ${refusal ?? (e as Error).message.split("\n")[0]}`);
   }
 }
