@@ -42,7 +42,12 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
   };
   let response: Response;
   try {
-    response = await target.fetch(request.url, { method: binding.method, headers, ...(request.body === undefined ? {} : { body: request.body }), signal, redirect: "follow" });
+    response = await sendFollowingSameOrigin(
+      target.fetch,
+      request.url,
+      { method: binding.method, headers, ...(request.body === undefined ? {} : { body: request.body }), signal },
+      operation,
+    );
   } catch (error) {
     if (error instanceof ToolError) throw error;
     throw stopped(error);
@@ -56,6 +61,33 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
   if (body.length > MAX_RESPONSE_CHARS)
     throw new ToolError(`${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_CHARS} characters`, { kind: "UPSTREAM" });
   return classifyResponse(operation, response.status, response.statusText, response.headers, body, secrets);
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+/**
+ * Sends a request, following redirects only within its origin: the settings' headers
+ * (sealed credentials) never travel to another origin. A redirect elsewhere fails
+ * UPSTREAM naming where it pointed. A 303 continues as a body-less GET.
+ */
+async function sendFollowingSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, operation: string): Promise<Response> {
+  let current = new URL(url);
+  let request = init;
+  for (let hop = 0; ; hop++) {
+    const response = await fetchFn(current.href, { ...request, redirect: "manual" });
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null) return response;
+    await response.body?.cancel().catch(() => undefined);
+    const next = new URL(location, current);
+    if (next.origin !== current.origin)
+      throw new ToolError(`${operation} was redirected (HTTP ${response.status}) to another origin, ${next.origin}: not followed, the connector's headers would go with it`, {
+        kind: "UPSTREAM",
+      });
+    if (hop >= MAX_REDIRECTS) throw new ToolError(`${operation} was redirected more than ${MAX_REDIRECTS} times`, { kind: "UPSTREAM" });
+    if (response.status === 303) request = { ...request, method: "GET", body: undefined };
+    current = next;
+  }
 }
 
 /** A network failure's own reason (undici puts it in `cause`). */
