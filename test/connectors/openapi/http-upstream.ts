@@ -12,6 +12,8 @@ export interface Received {
   url: string;
   headers: IncomingMessage["headers"];
   body: string;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface Upstream {
@@ -29,7 +31,7 @@ export async function startUpstream(handler: Handler): Promise<Upstream> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const r = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
       received.push(r);
       handler(r, res);
     });
