@@ -1,6 +1,7 @@
 import type { ConnectorKind } from "./connector-kind.ts";
+import { openapiKind } from "./openapi/openapi-kind.ts";
 
 /** The connector kinds every runtime has (docs/connectors.md §1). */
 export function builtinKinds(): ConnectorKind[] {
-  return [];
+  return [openapiKind as ConnectorKind];
 }
