@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../../src/app.ts";
-import type { ConnectorKind } from "../../../src/connectors/connector-kind.ts";
-import { openapiKind, type OpenApiSettings } from "../../../src/connectors/openapi/openapi-kind.ts";
 import { databaseText } from "../../helpers/database-text.ts";
 import { as, testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { ECHO_DOCUMENT } from "./echo-document.ts";
 import { json, startUpstream, type Upstream } from "./http-upstream.ts";
-
-/**
- * The built-in kind with the plain `fetch`: the guarded fetch (docs/connectors.md §6) is a
- * placeholder that reaches nothing until the network-rules work lands; then these
- * connectors take kind `openapi` with `allowPrivateNetwork: true` instead.
- */
-const direct: ConnectorKind<OpenApiSettings> = { ...openapiKind, name: "openapi-direct", connect: (env) => openapiKind.connect({ ...env, fetch: globalThis.fetch }) };
 
 const TOKEN = "tok-openapi-e2e-7f3a";
 let rt: TestRuntime;
@@ -30,14 +21,13 @@ beforeAll(async () => {
     json(res, req.method === "POST" ? 201 : 200, { id: "i-1", url: req.url });
   });
   const app = new App();
-  app.plugin({ name: "openapi-direct", connectors: { "openapi-direct": direct } });
   process.env.OPENAPI_E2E_TOKEN = TOKEN;
   rt = await testRuntime({ app });
-  const settings = { document: ECHO_DOCUMENT, serverUrl: `${upstream.url}/api`, headers: { Authorization: "!ENV OPENAPI_E2E_TOKEN" } };
-  await rt.connectors.put(as("ADMIN"), { name: "echo", kind: "openapi-direct", settings });
+  const settings = { document: ECHO_DOCUMENT, serverUrl: `${upstream.url}/api`, headers: { Authorization: "!ENV OPENAPI_E2E_TOKEN" }, allowPrivateNetwork: true };
+  await rt.connectors.put(as("ADMIN"), { name: "echo", kind: "openapi", settings });
   await rt.connectors.put(as("ADMIN"), {
     name: "claimed",
-    kind: "openapi-direct",
+    kind: "openapi",
     settings,
     tools: { createItem: { retry: { maxAttempts: 3, idempotent: true, backoff: { initialSeconds: 0.05 } } } },
   });
