@@ -93,14 +93,15 @@ export class PendingCall {
         this.end();
         throw signal.reason;
       }
-      if (step.type === "elicit") this.parkTimer = setTimeout(() => this.cancelParked("the question was not answered in time"), this.parkMs);
-      else this.end();
+      if (step.type === "elicit") {
+        this.progressTo = undefined;
+        this.parkTimer = setTimeout(() => this.cancelParked("the question was not answered in time"), this.parkMs);
+      } else this.end();
       return step;
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       this.active = false;
-      this.progressTo = undefined;
     }
   }
 
