@@ -25,7 +25,8 @@ export class ElicitationHolder {
       }),
       env.bus.listen("interaction", (i) => {
         if (i.status !== "CANCELLED" && i.status !== "EXPIRED") return;
-        for (const p of [...pending.values()]) if (p.runId === i.runId && p.parkedOn !== undefined) p.cancelParked(i.status === "EXPIRED" ? "the question expired" : "the parked run was cancelled");
+        for (const p of [...pending.values()])
+          if (p.runId === i.runId && p.parkedOn !== undefined) p.cancelParked(i.status === "EXPIRED" ? "the question expired" : "the parked run was cancelled");
       }),
     );
     this.timer = setInterval(() => {

@@ -89,10 +89,12 @@ export async function relayAnswer(env: Env, s: ParkedCallState, result: ElicitRe
   await env.store.set(relayKey(s, "answer"), relayed, RELAY.ttlSeconds);
   env.bus.publish("mcpElicitation", { to: s.instanceId, pendingId: s.pendingId, elicitationId: s.elicitationId, what: "answer" });
   const ack = await waitForKey(env, s, relayKey(s, "ack"), RELAY.ackMs, call.signal);
-  if (ack === undefined) throw new ToolError(`the instance holding this MCP call (${s.instanceId}) did not take the answer within ${RELAY.ackMs / 1000} s; it is gone`, { kind: "UNAVAILABLE" });
+  if (ack === undefined)
+    throw new ToolError(`the instance holding this MCP call (${s.instanceId}) did not take the answer within ${RELAY.ackMs / 1000} s; it is gone`, { kind: "UNAVAILABLE" });
   try {
     const outcome = await waitForKey(env, s, relayKey(s, "outcome"), call.timeoutMs + RELAY.graceMs, call.signal);
-    if (outcome === undefined) throw new ToolError(`the MCP call held by instance ${s.instanceId} gave no outcome within ${Math.round(call.timeoutMs / 1000)} s`, { kind: "TIMEOUT" });
+    if (outcome === undefined)
+      throw new ToolError(`the MCP call held by instance ${s.instanceId} gave no outcome within ${Math.round(call.timeoutMs / 1000)} s`, { kind: "TIMEOUT" });
     return outcome as CallStep;
   } catch (e) {
     if (call.signal.aborted) {

@@ -111,7 +111,8 @@ export class McpConnection implements ConnectorConnection {
     const values = Object.values(answers);
     const answer = values.length === 1 ? values[0] : answers;
     const result: ElicitResult = { action: "accept", content: answer as ElicitResult["content"] };
-    if (s.instanceId !== this.env.instanceId) return this.outcome(tool, await relayAnswer(this.env, s, result, { timeoutMs: call.timeoutMs, signal: call.ctx.signal }), s.instanceId, s.pendingId);
+    if (s.instanceId !== this.env.instanceId)
+      return this.outcome(tool, await relayAnswer(this.env, s, result, { timeoutMs: call.timeoutMs, signal: call.ctx.signal }), s.instanceId, s.pendingId);
     const p = this.pending.get(s.pendingId);
     if (!p || !(p.answer(s.elicitationId, result) || p.hasSteps))
       throw new ToolError(`the MCP call this run waited on is gone (the connection to "${this.env.name}" closed since it parked)`, { kind: "UNAVAILABLE" });

@@ -58,7 +58,11 @@ export function mapResult(tool: UpstreamTool, result: CallToolResult): unknown {
   if (tool.outputSchema) {
     if (data === undefined) throw new ToolError(`the MCP tool "${tool.name}" has an output schema but returned no structuredContent`, { kind: "UPSTREAM", retryable: false });
     const check = validatorOf(tool.outputSchema)(data);
-    if (!check.valid) throw new ToolError(`the MCP tool "${tool.name}" returned structuredContent that does not match its output schema: ${bounded(check.errorMessage ?? "invalid")}`, { kind: "UPSTREAM", retryable: false });
+    if (!check.valid)
+      throw new ToolError(`the MCP tool "${tool.name}" returned structuredContent that does not match its output schema: ${bounded(check.errorMessage ?? "invalid")}`, {
+        kind: "UPSTREAM",
+        retryable: false,
+      });
   }
   return toolResult({ content, ...(data === undefined ? {} : { data }), ...(details ? { details } : {}) });
 }

@@ -28,7 +28,11 @@ export interface McpSettings extends NetworkSettings {
 
 const sealedMap = z.record(z.string().min(1, { error: "must be a non-empty name" }), z.string({ error: "must be a string (an `!ENV NAME` marker)" }));
 
-const seconds = (max: number) => z.number({ error: "must be a number of seconds" }).positive({ error: "must be > 0" }).max(max, { error: `must be <= ${max}` });
+const seconds = (max: number) =>
+  z
+    .number({ error: "must be a number of seconds" })
+    .positive({ error: "must be > 0" })
+    .max(max, { error: `must be <= ${max}` });
 
 /** The zod schema of {@link McpSettings}; issues land at `/settings/<field>`. */
 export const McpSettingsSchema: z.ZodType<McpSettings> = z
@@ -37,9 +41,7 @@ export const McpSettingsSchema: z.ZodType<McpSettings> = z
     args: z.array(z.string({ error: "must be a string" }), { error: "must be an array of strings" }).optional(),
     env: sealedMap.optional(),
     cwd: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
-    url: z
-      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-      .optional(),
+    url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
     headers: sealedMap.optional(),
     elicitation: z.boolean({ error: "must be a boolean" }).optional(),
     requestTimeoutSeconds: seconds(600).optional(),
@@ -57,7 +59,8 @@ export const McpSettingsSchema: z.ZodType<McpSettings> = z
     }
     const wrong = s.url !== undefined ? (["args", "env", "cwd"] as const) : (["headers"] as const);
     for (const key of wrong)
-      if (s[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: `applies to a ${s.url !== undefined ? "stdio (`command`)" : "Streamable HTTP (`url`)"} server only` });
+      if (s[key] !== undefined)
+        ctx.addIssue({ code: "custom", path: [key], message: `applies to a ${s.url !== undefined ? "stdio (`command`)" : "Streamable HTTP (`url`)"} server only` });
   });
 
 /** The HTTP origins an `mcp` connector reaches: its `url`, or none for stdio. */

@@ -43,14 +43,22 @@ async function parked(conn: McpConnection): Promise<Park & { state: ParkedCallSt
   return out as Park & { state: ParkedCallState };
 }
 
-const answered = (out: unknown) => normalizeResult("up_ask", out).content.map((b) => b.text).join("\n");
+const answered = (out: unknown) =>
+  normalizeResult("up_ask", out)
+    .content.map((b) => b.text)
+    .join("\n");
 
 describe("an MCP elicitation parks the run", () => {
   it("parks on the upstream's question with its schema as the answer format, the request left pending", async () => {
     const a = await connect("instance-a", rt.bus);
     const p = await parked(a);
     expect(p.interactions).toEqual([
-      { question: "Please provide inputs for the following fields:", answerFormat: expect.objectContaining({ type: "object", required: ["name"] }), to: "user", expiresInSeconds: 600 },
+      {
+        question: "Please provide inputs for the following fields:",
+        answerFormat: expect.objectContaining({ type: "object", required: ["name"] }),
+        to: "user",
+        expiresInSeconds: 600,
+      },
     ]);
     expect(p.state.instanceId).toBe("instance-a");
     expect(a.pending.get(p.state.pendingId)?.parkedOn).toBe(p.state.elicitationId);

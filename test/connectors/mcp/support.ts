@@ -21,7 +21,10 @@ export interface Heard {
 }
 
 /** A `ConnectorEnv` as the connection manager builds one, over a real store and bus. */
-export function mcpEnv(settings: McpSettings, shared: { store: ExpiringStore; bus: Bus; instanceId?: string; canPark?: boolean; name?: string }): { env: ConnectorEnv<McpSettings>; heard: Heard } {
+export function mcpEnv(
+  settings: McpSettings,
+  shared: { store: ExpiringStore; bus: Bus; instanceId?: string; canPark?: boolean; name?: string },
+): { env: ConnectorEnv<McpSettings>; heard: Heard } {
   const heard: Heard = { lost: [], toolsChanged: 0, logLines: [] };
   const env: ConnectorEnv<McpSettings> = {
     name: shared.name ?? "up",
@@ -42,7 +45,10 @@ export function mcpEnv(settings: McpSettings, shared: { store: ExpiringStore; bu
 export const everythingStdio = (extra: Partial<McpSettings> = {}): McpSettings => ({ command: process.execPath, args: [EVERYTHING, "stdio"], ...extra });
 
 /** An attempt's call: its own signal, progress collected, idempotency key. */
-export function upstreamCall(store: ExpiringStore, opts: { timeoutMs?: number; runId?: string; idempotencyKey?: string } = {}): UpstreamCall & { controller: AbortController; updates: ToolUpdate[] } {
+export function upstreamCall(
+  store: ExpiringStore,
+  opts: { timeoutMs?: number; runId?: string; idempotencyKey?: string } = {},
+): UpstreamCall & { controller: AbortController; updates: ToolUpdate[] } {
   const controller = new AbortController();
   const updates: ToolUpdate[] = [];
   const runId = opts.runId ?? `run-${Math.random().toString(36).slice(2)}`;
