@@ -2,14 +2,14 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ElicitRequestSchema, McpError, ToolListChangedNotificationSchema, type ElicitResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../../errors.ts";
 import { park } from "../../interactions/park.ts";
 import type { ToolUpdate } from "../../tools/tool-update.ts";
 import type { ConnectorConnection, ConnectorEnv, UpstreamCall, UpstreamListing, UpstreamTool } from "../connector-kind.ts";
 import { ElicitationHolder } from "./elicitation-holder.ts";
 import { relayAnswer, type ParkedCallState } from "./elicitation-relay.ts";
-import { classify } from "./mcp-errors.ts";
+import { classify, isMalformed } from "./mcp-errors.ts";
 import { listTools } from "./mcp-listing.ts";
 import { mapResult } from "./mcp-result.ts";
 import type { McpSettings } from "./mcp-settings.ts";
@@ -49,12 +49,7 @@ export class McpConnection implements ConnectorConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => env.toolsChanged());
     if (elicits) client.setRequestHandler(ElicitRequestSchema, (req) => conn.onElicit(req.params));
     client.onerror = (e) => env.log.warn("MCP connection error", { connector: env.name, error: e.message });
-    client.onclose = () => {
-      if (conn.closing) return;
-      conn.closing = true;
-      conn.holder?.close();
-      env.lost(new Error(`the MCP server "${env.name}" closed the connection`));
-    };
+    client.onclose = () => conn.dropped(new Error(`the MCP server "${env.name}" closed the connection`));
     try {
       await client.connect(transport, { timeout: conn.requestMs });
     } catch (e) {
@@ -95,7 +90,11 @@ export class McpConnection implements ConnectorConnection {
     p.progressTo = (u) => call.ctx.onUpdate(u);
     p.start(
       (signal) => this.client.request({ method: "tools/call", params }, CallToolResultSchema, { signal, timeout: NO_SDK_TIMEOUT, onprogress: (pr) => progress(p, pr) }),
-      (e) => classify(e, `the MCP tool "${tool.name}"`),
+      (e, aborted) => {
+        const err = classify(e, `the MCP tool "${tool.name}"`);
+        if (!aborted && isTransportFailure(e)) this.dropped(new Error(`the MCP server "${this.env.name}" could not be reached: ${err.message}`));
+        return err;
+      },
     );
     return this.outcome(tool, await p.next({ timeoutMs: call.timeoutMs, signal: call.ctx.signal }), this.env.instanceId, p.id);
   }
@@ -139,12 +138,31 @@ export class McpConnection implements ConnectorConnection {
     return active[0]!.elicit(params);
   }
 
+  /**
+   * The connection is gone without tai42 closing it: a stdio process ended, or an HTTP
+   * request could not be sent (the server is down, or forgot the session). Reported once
+   * to the manager, which reconnects (§11); the client is closed so nothing else waits on it.
+   */
+  private dropped(error: Error): void {
+    if (this.closing) return;
+    this.closing = true;
+    this.holder?.close();
+    this.env.lost(error);
+    void this.client.close().catch(() => {});
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     this.holder?.close();
     for (const p of [...this.pending.values()]) p.cancelParked("the connection closed");
     await this.client.close().catch(() => {});
   }
+}
+
+/** A request that failed below MCP (the HTTP exchange itself), not an upstream's answer or a refusal of ours. */
+function isTransportFailure(e: unknown): boolean {
+  if (e instanceof McpError || isMalformed(e)) return false;
+  return !(e instanceof ToolError) || e.kind === "NETWORK";
 }
 
 /** An MCP progress notification as a tai42 update (dropped when malformed: an upstream's mistake fails nothing). */

@@ -41,13 +41,14 @@ export class PendingCall {
     private readonly onEnd: (p: PendingCall) => void,
   ) {}
 
-  /** Runs the request: `send(signal)` is the SDK call; its outcome becomes the last step. */
-  start(send: (signal: AbortSignal) => Promise<CallToolResult>, fail: (e: unknown) => ToolError): void {
+  /** Runs the request: `send(signal)` is the SDK call; its outcome becomes the last step (`fail` classifies a rejection that is not an abort's ToolError). */
+  start(send: (signal: AbortSignal) => Promise<CallToolResult>, fail: (e: unknown, aborted: boolean) => ToolError): void {
     send(this.controller.signal).then(
       (result) => this.push({ type: "result", result }),
       (e: unknown) => {
-        const reason = this.controller.signal.aborted ? this.controller.signal.reason : e;
-        const err = reason instanceof ToolError ? reason : fail(reason);
+        const aborted = this.controller.signal.aborted;
+        const reason = aborted ? this.controller.signal.reason : e;
+        const err = reason instanceof ToolError ? reason : fail(reason, aborted);
         this.push({ type: "error", kind: err.kind, message: err.message, ...(err.retryable === undefined ? {} : { retryable: err.retryable }) });
       },
     );

@@ -86,6 +86,27 @@ describe("an MCP connection over Streamable HTTP (server-everything)", () => {
     expect(out.content.map((b) => b.text).join("\n")).toMatch(/- Name: Hedy Lamarr/);
   });
 
+  it("reports the connection lost when the server goes away, fails the call UNAVAILABLE, and reconnects once it is back", async () => {
+    const other = await startEverythingHttp();
+    try {
+      const { env, heard } = mcpEnv({ url: other.url }, { store, bus: rt.bus });
+      const c = await mcpKind.connect(env);
+      await other.stop();
+      const err = await c.call(toolNamed(tools, "echo"), { message: "anyone?" }, upstreamCall(store)).catch((e: unknown) => e);
+      expect((err as ToolError).kind).toBe("UNAVAILABLE");
+      expect(heard.lost).toHaveLength(1);
+      await c.close();
+      const back = await startEverythingHttp(other.port);
+      other.stop = back.stop;
+      const again = await mcpKind.connect(mcpEnv({ url: other.url }, { store, bus: rt.bus }).env);
+      const out = normalizeResult("up_echo", await again.call(toolNamed(tools, "echo"), { message: "back" }, upstreamCall(store)));
+      expect(out.content[0]!.text).toBe("Echo: back");
+      await again.close();
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+
   it("fails a connect to a URL where nothing listens, UNAVAILABLE, naming no header value", async () => {
     const { env } = mcpEnv({ url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer other-secret" } }, { store, bus: rt.bus });
     const err = await mcpKind.connect(env).catch((e: unknown) => e);

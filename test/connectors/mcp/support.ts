@@ -82,8 +82,8 @@ export function toolNamed(tools: UpstreamTool[], name: string): UpstreamTool {
 }
 
 /** server-everything over Streamable HTTP on a free port; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop: () => Promise<void> }> {
-  const port = await freePort();
+export async function startEverythingHttp(onPort?: number): Promise<{ url: string; port: number; child: ChildProcess; stop: () => Promise<void> }> {
+  const port = onPort ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
   await new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error("server-everything did not listen within 20 s")), 20_000);
@@ -103,5 +103,5 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
     child.kill("SIGKILL");
     await exited;
   };
-  return { url: `http://127.0.0.1:${port}/mcp`, child, stop };
+  return { url: `http://127.0.0.1:${port}/mcp`, port, child, stop };
 }
