@@ -31,6 +31,8 @@ export class McpConnection implements ConnectorConnection {
   /** Calls in flight or parked on this connection, by id. */
   readonly pending = new Map<string, PendingCall>();
   private closing = false;
+  /** `initialize` was answered: only an opened connection is reported lost (a failed connect throws instead). */
+  private opened = false;
   private holder: ElicitationHolder | undefined;
 
   private constructor(
@@ -57,6 +59,8 @@ export class McpConnection implements ConnectorConnection {
       await client.close().catch(() => {});
       throw classify(e, `could not connect to the MCP server "${env.name}"`);
     }
+    if (conn.closing) throw new ToolError(`the MCP server "${env.name}" closed the connection right after initialize`, { kind: "UNAVAILABLE" });
+    conn.opened = true;
     if (elicits) conn.holder = new ElicitationHolder(env, conn.pending);
     return conn;
   }
@@ -146,6 +150,7 @@ export class McpConnection implements ConnectorConnection {
   private dropped(error: Error): void {
     if (this.closing) return;
     this.closing = true;
+    if (!this.opened) return;
     this.holder?.close();
     this.env.lost(error);
     void this.client.close().catch(() => {});

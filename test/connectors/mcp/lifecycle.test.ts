@@ -76,10 +76,11 @@ describe("an MCP connection's lifecycle", () => {
     expect((err as ToolError).message).not.toContain("resolved-secret-value");
   });
 
-  it("refuses to connect to a process that exits before initialize, UNAVAILABLE", async () => {
-    const { env } = mcpEnv({ command: process.execPath, args: ["-e", "process.exit(3)"] }, { store, bus: rt.bus });
+  it("refuses to connect to a process that exits before initialize, UNAVAILABLE, without reporting a connection lost", async () => {
+    const { env, heard } = mcpEnv({ command: process.execPath, args: ["-e", "process.exit(3)"] }, { store, bus: rt.bus });
     const err = await mcpKind.connect(env).catch((e: unknown) => e);
     expect((err as ToolError).kind).toBe("UNAVAILABLE");
+    expect(heard.lost).toEqual([]);
   });
 
   it("logs the server's stderr lines through the connector's logger, never inheriting it", async () => {
