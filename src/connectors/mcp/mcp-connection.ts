@@ -145,7 +145,7 @@ export class McpConnection implements ConnectorConnection {
   /**
    * The connection is gone without tai42 closing it: a stdio process ended, or an HTTP
    * request could not be sent (the server is down, or forgot the session). Reported once
-   * to the manager, which reconnects (§11); the client is closed so nothing else waits on it.
+   * to the manager, which reconnects (docs/connectors.md §11); the client is closed so nothing else waits on it.
    */
   private dropped(error: Error): void {
     if (this.closing) return;
