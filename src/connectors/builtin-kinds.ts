@@ -1,7 +1,8 @@
 import type { ConnectorKind } from "./connector-kind.ts";
+import { mcpKind } from "./mcp/mcp-kind.ts";
 import { openapiKind } from "./openapi/openapi-kind.ts";
 
 /** The connector kinds every runtime has (docs/connectors.md §1). */
 export function builtinKinds(): ConnectorKind[] {
-  return [openapiKind as ConnectorKind];
+  return [mcpKind as ConnectorKind, openapiKind as ConnectorKind];
 }
