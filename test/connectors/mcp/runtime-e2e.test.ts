@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../../src/app.ts";
-import { compileSchema } from "../../../src/tools/json-schema.ts";
 import { until } from "../../graphql/support.ts";
 import { redisTestUrl } from "../../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
@@ -38,24 +37,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/**
- * Every server-everything input schema declares draft-07 (`$schema`), which tai42's input
- * validator (Ajv 2020, `src/tools/json-schema.ts`) cannot compile yet: until it can, a
- * dispatch of these tools fails at input validation, and these tests wait for that fix.
- */
-const draft07 = (() => {
-  try {
-    compileSchema({ $schema: "http://json-schema.org/draft-07/schema#", type: "object" });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 const dispatch = (rt: TestRuntime, tool: string, input: Record<string, unknown>, role: "READER" | "USER" = "USER") =>
   rt.dispatcher.run({ tool, input, caller: as(role), door: "runtime" });
 
-describe.skipIf(!draft07)("the mcp kind through tai42's runtime", () => {
+describe("the mcp kind through tai42's runtime", () => {
   it("serves the upstream's tools with their annotations and proposed tiers", async () => {
     const every = (await a.connectors.get(admin, "every"))!;
     expect(every.tools.find((t) => t.name === "echo")).toMatchObject({ surfaceName: "every_echo", tier: "read", annotations: { readOnlyHint: true } });
