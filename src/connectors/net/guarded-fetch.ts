@@ -1,9 +1,8 @@
 import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from "undici";
 import { ToolError } from "../../errors.ts";
-import type { NetworkSettings } from "../network-settings.ts";
 import { parseAddress, refusedAddress } from "./address-rules.ts";
 import { guardedAgent } from "./guarded-agent.ts";
-import { hostPatterns, hostsOf, type HostPatterns } from "./host-patterns.ts";
+import { hostPatterns, type HostPatterns } from "./host-patterns.ts";
 import { refusal, sendFailure, shownHost } from "./network-errors.ts";
 import { MAX_REDIRECTS, isRedirect, nextHop, type Hop } from "./redirects.ts";
 
@@ -13,11 +12,6 @@ export interface NetworkRules {
   allowHosts: readonly string[];
   /** Loopback and private ranges allowed. */
   allowPrivateNetwork: boolean;
-}
-
-/** The rules of a connector: the hosts of the kind's `origins` and its `allowHosts`, and its `allowPrivateNetwork`. */
-export function networkRules(settings: NetworkSettings, origins: readonly string[]): NetworkRules {
-  return { allowHosts: [...hostsOf(origins), ...(settings.allowHosts ?? [])], allowPrivateNetwork: settings.allowPrivateNetwork === true };
 }
 
 const NORMALIZED_METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT"]);

@@ -45,16 +45,3 @@ export function hostPatterns(patterns: readonly string[]): HostPatterns {
     },
   };
 }
-
-/** The host of each URL (`url`, `serverUrl`, …) a connector's settings name, for its allow list; unparsable URLs are skipped. */
-export function hostsOf(urls: readonly string[]): string[] {
-  const hosts: string[] = [];
-  for (const url of urls) {
-    try {
-      hosts.push(new URL(url).hostname);
-    } catch {
-      // A URL the kind's own schema refused never reaches here; nothing to allow.
-    }
-  }
-  return hosts;
-}

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { refusedAddress } from "../../../src/connectors/net/address-rules.ts";
-import { hostPatterns, hostsOf } from "../../../src/connectors/net/host-patterns.ts";
-import { networkRules } from "../../../src/connectors/net/guarded-fetch.ts";
+import { hostPatterns } from "../../../src/connectors/net/host-patterns.ts";
 
 describe("connector address rules", () => {
   it("always refuses link-local, metadata, unspecified, multicast, broadcast and reserved addresses, even with allowPrivateNetwork", () => {
@@ -85,12 +84,5 @@ describe("connector host patterns", () => {
     expect(hosts.allows("127.0.0.1")).toBe(true);
     expect(hosts.allows("[::ffff:7f00:2]")).toBe(true);
     expect(hosts.allows("127.0.0.2")).toBe(false);
-  });
-
-  it("builds a connector's rules from the hosts of its kind's URLs and its allowHosts", () => {
-    expect(hostsOf(["https://api.example.com:8443/v1", "not a url", "http://[::1]:9/"])).toEqual(["api.example.com", "[::1]"]);
-    const rules = networkRules({ allowHosts: ["*.cdn.example.com"] }, ["https://api.example.com/"]);
-    expect(rules).toEqual({ allowHosts: ["api.example.com", "*.cdn.example.com"], allowPrivateNetwork: false });
-    expect(networkRules({ allowPrivateNetwork: true }, []).allowPrivateNetwork).toBe(true);
   });
 });

@@ -105,6 +105,23 @@ describe("the guarded fetch's address rules", () => {
     expect(error.message).toBe(`connector network: 127.0.0.1:${closed.port} refused the connection`);
   });
 
+  it("fails NETWORK when the server drops the connection before answering", async () => {
+    const dropping = await localServer((req) => req.socket.destroy());
+    try {
+      const error = await failure(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`${dropping.origin}/x`));
+      expect(error.kind).toBe("NETWORK");
+      expect(error.message).toMatch(new RegExp(`^connector network: 127\\.0\\.0\\.1:${dropping.port} (closed|reset) the connection$`));
+    } finally {
+      await dropping.close();
+    }
+  });
+
+  it("fails NETWORK when TLS cannot be negotiated (https to a plain HTTP server)", async () => {
+    const error = await failure(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`https://127.0.0.1:${server.port}/x`));
+    expect(error.kind).toBe("NETWORK");
+    expect(error.message).toMatch(new RegExp(`^connector network: 127\\.0\\.0\\.1:${server.port} failed TLS \\(\\w+\\)$`));
+  });
+
   it("names no header, path, query or body in any refusal or failure", async () => {
     const secret = "s3cr3t-token-value-7781";
     const init = { method: "POST", headers: { authorization: `Bearer ${secret}`, "x-api-key": secret }, body: secret };
