@@ -4,8 +4,6 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { App } from "../../src/app.ts";
 import { callerOf } from "../../src/auth/roles.ts";
 import { loadConfig } from "../../src/config.ts";
-import type { ConnectorKind, UpstreamTool } from "../../src/connectors/connector-kind.ts";
-import { mcpKind } from "../../src/connectors/mcp/mcp-kind.ts";
 import { createLogger } from "../../src/log.ts";
 import { createRuntime, type Runtime } from "../../src/runtime.ts";
 import { buildApp } from "../../src/server/build-app.ts";
@@ -92,53 +90,10 @@ async function dispatchOf(rt: Runtime, tool: string, input: Record<string, unkno
   if (!JSON.stringify(run).includes(expected)) throw new Error(`bench: ${tool} did not answer ${expected}`);
 }
 
-const BENCH_KIND = "bench-mcp";
-
-function withoutSchemaUri(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _uri, ...rest } = schema;
-  return rest;
-}
-
-/**
- * The `mcp` kind with one change to its listing: each tool's `$schema` URI is dropped.
- * server-everything's schemas declare draft-07, which tai42's input validator (Ajv,
- * draft 2020-12 only: `src/tools/json-schema.ts`) cannot compile, so the dispatch of the
- * stored tool throws. Until the core accepts those schemas, the bench measures the same
- * path (put, listing, validation, the call) on a listing without the URI.
- */
-const benchMcpKind: ConnectorKind = {
-  ...(mcpKind as ConnectorKind),
-  name: BENCH_KIND,
-  async connect(env) {
-    const conn = await mcpKind.connect(env as Parameters<typeof mcpKind.connect>[0]);
-    const strip = (t: UpstreamTool): UpstreamTool => ({
-      ...t,
-      inputSchema: withoutSchemaUri(t.inputSchema),
-      ...(t.outputSchema ? { outputSchema: withoutSchemaUri(t.outputSchema) } : {}),
-    });
-    return {
-      list: async () => {
-        const listing = await conn.list();
-        return { ...listing, tools: listing.tools.map(strip) };
-      },
-      call: conn.call.bind(conn),
-      ...(conn.resume ? { resume: conn.resume.bind(conn) } : {}),
-      close: conn.close.bind(conn),
-    };
-  },
-};
-
-/** The app of the runtime under test: the demo tools, and the bench's `mcp` kind as a plugin's. */
-function benchApp(): App {
-  const app = new App();
-  app.plugin({ name: "bench-connectors", connectors: { [BENCH_KIND]: benchMcpKind } });
-  return app;
-}
-
 /** The connector side: the stored connector's put (which connects and lists), then its echo tool's dispatch. */
 async function connectorCall(rt: Runtime): Promise<Call | string> {
   try {
-    await rt.connectors.put(ADMIN, { name: CONNECTOR, kind: BENCH_KIND, settings: { command: process.execPath, args: [EVERYTHING, "stdio"] } });
+    await rt.connectors.put(ADMIN, { name: CONNECTOR, kind: "mcp", settings: { command: process.execPath, args: [EVERYTHING, "stdio"] } });
   } catch (error) {
     return `the mcp connector could not be put: ${(error as Error).message}`;
   }
@@ -158,7 +113,7 @@ async function graphqlCall(url: string, key: string): Promise<Call> {
 export async function connectorScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<ConnectorResult> {
   const s = settings.connector;
   const db = await dbs.create("sqlite");
-  const rt = await createRuntime({ config: { ...loadConfig({}), databaseUrl: db.url }, app: benchApp(), loadModules: false, log: createLogger({}, () => {}) });
+  const rt = await createRuntime({ config: { ...loadConfig({}), databaseUrl: db.url }, app: new App(), loadModules: false, log: createLogger({}, () => {}) });
   const server = buildApp(rt);
   const bare = await bareClient();
   try {
