@@ -2,6 +2,7 @@ import type { AgentLogEntry } from "./agent/events.ts";
 import type { RunEventRecord } from "./dispatch/run-record.ts";
 import type { SpanRecord } from "./extensions/builtin/spans.ts";
 import type { PublishedInteraction } from "./interactions/interaction-store.ts";
+import type { ConnectorChange } from "./connectors/connector-record.ts";
 import { Bus, type BusOptions, type Topic, type Topics } from "./events/bus.ts";
 
 /*
@@ -31,6 +32,8 @@ declare module "./events/bus.ts" {
     mcpSessionClosed: { sessionHash: string };
     /** An interaction as stored (its answer left out), when it opens and when it closes. */
     interaction: PublishedInteraction;
+    /** A connector's listing has a new version (docs/connectors.md §7), on every instance. */
+    connectorChanged: ConnectorChange;
   }
 }
 
