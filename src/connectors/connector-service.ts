@@ -187,7 +187,7 @@ export class ConnectorService implements ConnectorApi {
     }
   }
 
-  /** Two tools mapping to one surface name, or a name another entry holds, refuse the put naming both (§3). */
+  /** Two tools mapping to one surface name, or a name another entry holds, refuse the put naming both (docs/connectors.md §3). */
   private refuseCollisions(name: string, listing: StoredListing): void {
     const issues: Issue[] = nameClashes(name, listing.tools).map((c) => ({
       path: `/tools/${c.tools[1]}`,
