@@ -12,7 +12,7 @@ import type { ConnectorHealth, RefusedTool, UpstreamTool } from "./connector-kin
 export interface ToolDecision {
   /** The assigned tier; absent: the proposal (never lowered by a later proposal, §4). */
   tier?: Tier;
-  /** A retry policy: `maxAttempts > 1` needs `idempotent: true`, the ADMIN's claim (§5). */
+  /** A retry policy: `maxAttempts > 1` needs `idempotent: true`, the ADMIN's claim (docs/connectors.md §5). */
   retry?: RetryPolicyInit;
   /** Per-attempt timeout. @default the connector's `timeoutSeconds`, else 30 */
   timeoutSeconds?: number;
@@ -35,13 +35,13 @@ export interface ConnectorInput {
 export interface StoredListing {
   tools: UpstreamTool[];
   refused: RefusedTool[];
-  /** The tier first proposed for each tool: a later, lower proposal does not lower it (§4). */
+  /** The tier first proposed for each tool: a later, lower proposal does not lower it (docs/connectors.md §4). */
   pinned: Record<string, Tier>;
 }
 
 /** One tool of a connector as served: its surface name, its proposal and what applies. */
 export interface ConnectorTool extends UpstreamTool {
-  /** `<connector>_<tool>`, wire-safe (§3). */
+  /** `<connector>_<tool>`, wire-safe (docs/connectors.md §3). */
   surfaceName: string;
   /** The tier that applies: the decision's, else the pinned proposal. */
   tier: Tier;
@@ -56,7 +56,7 @@ export interface ConnectorTool extends UpstreamTool {
 /** What made a new listing version. */
 export type ChangeCause = "PUT" | "REFRESH" | "LIST_CHANGED" | "POLL";
 
-/** A preset or manifest a listing change breaks (§7): refused at put, marked at a refresh. */
+/** A preset or manifest a listing change breaks (docs/connectors.md §7): refused at put, marked at a refresh. */
 export interface BrokenDependant {
   /** The preset's or manifest's name. */
   name: string;

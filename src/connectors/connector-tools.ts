@@ -13,7 +13,7 @@ export function higherTier(a: Tier, b: Tier): Tier {
 }
 
 /**
- * The pinned proposals of a new listing (§4): a tool's first proposal, raised by a later
+ * The pinned proposals of a new listing (docs/connectors.md §4): a tool's first proposal, raised by a later
  * higher one and never lowered by a lower one. A tool that left the listing loses its pin.
  */
 export function pinTiers(previous: Record<string, Tier>, tools: readonly UpstreamTool[]): Record<string, Tier> {
