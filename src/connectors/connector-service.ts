@@ -1,4 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
+import { representable } from "./listing-check.ts";
 import { requireAdmin } from "../auth/ownership.ts";
 import { ApiError, describeIssues, ToolError, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
@@ -109,7 +110,7 @@ export class ConnectorService implements ConnectorApi {
     let found: UpstreamListing;
     try {
       const conn = await this.deps.connections.connection({ name, kind: row.kind, settings: row.settings, version: row.version }, REFRESH_BOUND_MS);
-      found = await conn.list();
+      found = representable(await conn.list());
     } catch (e) {
       const message = (e instanceof ToolError ? e : ToolError.fromUnknown(e)).message;
       await this.deps.store.markRefreshed(name, message);
@@ -176,7 +177,7 @@ export class ConnectorService implements ConnectorApi {
       ]);
     }
     try {
-      const found = await conn.list();
+      const found = representable(await conn.list());
       return { conn, found: { tools: found.tools ?? [], refused: found.refused ?? [] } };
     } catch (e) {
       await conn.close();
