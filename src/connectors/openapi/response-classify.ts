@@ -47,10 +47,11 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** A body's first {@link EXCERPT_CHARS} characters, whitespace collapsed, every secret replaced. */
+/** A body's first {@link EXCERPT_CHARS} characters, every secret replaced (before whitespace is collapsed, which could hide one), whitespace collapsed. */
 export function excerpt(body: string, secrets: readonly string[]): string {
-  let text = body.replace(/\s+/g, " ").trim();
+  let text = body;
   for (const secret of secrets) if (secret) text = text.split(secret).join("[redacted]");
+  text = text.replace(/\s+/g, " ").trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 
