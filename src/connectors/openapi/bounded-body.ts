@@ -1,15 +1,15 @@
-import { ToolError } from "../../errors.ts";
+import type { ToolError } from "../../errors.ts";
 
 /**
  * Reads a response body as UTF-8 text, at most `maxBytes` of it (docs/connectors.md §9): a
  * body announced or found larger is cancelled as soon as the limit is passed (the rest is
- * never read) and fails UPSTREAM with `tooLarge`'s message. A stream error (an abort, a
+ * never read) and rejects with `tooLarge()`. A stream error (an abort, a
  * dropped connection) rejects as the stream's own error, for the caller to classify.
  */
-export async function readBounded(response: Response, maxBytes: number, tooLarge: () => string): Promise<string> {
+export async function readBounded(response: Response, maxBytes: number, tooLarge: () => ToolError): Promise<string> {
   const refuse = async (): Promise<never> => {
     await response.body?.cancel().catch(() => undefined);
-    throw new ToolError(tooLarge(), { kind: "UPSTREAM" });
+    throw tooLarge();
   };
   const announced = Number(response.headers.get("content-length") ?? Number.NaN);
   if (Number.isFinite(announced) && announced > maxBytes) return refuse();
@@ -24,7 +24,7 @@ export async function readBounded(response: Response, maxBytes: number, tooLarge
     read += value.byteLength;
     if (read > maxBytes) {
       await reader.cancel().catch(() => undefined);
-      throw new ToolError(tooLarge(), { kind: "UPSTREAM" });
+      throw tooLarge();
     }
     text += decoder.decode(value, { stream: true });
   }

@@ -56,7 +56,11 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
   }
   let body: string;
   try {
-    body = await readBounded(response, MAX_RESPONSE_BYTES, () => `${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_BYTES} bytes`);
+    body = await readBounded(
+      response,
+      MAX_RESPONSE_BYTES,
+      () => new ToolError(`${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_BYTES} bytes`, { kind: "UPSTREAM" }),
+    );
   } catch (error) {
     if (error instanceof ToolError) throw error;
     throw stopped(error);

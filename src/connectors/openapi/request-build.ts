@@ -99,10 +99,10 @@ export function buildRequest(binding: OpenApiBinding, server: string | undefined
     });
   let path = binding.path;
   const query: string[] = [];
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   const cookies: string[] = [];
   for (const p of binding.parameters) {
-    const raw = input[p.property];
+    const raw = Object.hasOwn(input, p.property) ? input[p.property] : undefined;
     if (raw === undefined || raw === null) continue;
     const value = p.json ? JSON.stringify(raw) : raw;
     if (p.in === "path") path = path.split(`{${p.name}}`).join(pathValue(p, value));
@@ -115,7 +115,7 @@ export function buildRequest(binding: OpenApiBinding, server: string | undefined
   const base = server.endsWith("/") ? server.slice(0, -1) : server;
   const url = `${base}${path.startsWith("/") ? path : `/${path}`}${query.length ? `?${query.join("&")}` : ""}`;
   const request: BuiltRequest = { url, headers };
-  const body = binding.body ? input.body : undefined;
+  const body = binding.body && Object.hasOwn(input, "body") ? input.body : undefined;
   if (binding.body && body !== undefined) {
     headers["content-type"] = binding.body.mediaType;
     request.body = binding.body.encoding === "json" ? JSON.stringify(body) : formBody(body);
