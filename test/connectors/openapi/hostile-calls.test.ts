@@ -40,6 +40,11 @@ describe("an OpenAPI connector facing a hostile caller and a hostile upstream", 
         timers.add(timer);
         return res.on("close", () => clearInterval(timer));
       }
+      if (path === "/api/reason") {
+        // The reason phrase echoes the credential.
+        res.writeHead(403, `forbidden for ${CREDENTIAL}`, { "content-type": "text/plain" });
+        return res.end("no");
+      }
       if (path === "/api/reflect") {
         res.writeHead(401, { "content-type": "application/json" });
         return res.end(JSON.stringify({ error: "bad credentials", header: req.headers.authorization, token: CREDENTIAL }));
@@ -130,5 +135,12 @@ describe("an OpenAPI connector facing a hostile caller and a hostile upstream", 
     expect(error?.message).not.toContain("s3cret");
     // The credential alone is registered too, so the runtime scrubs it from a 2xx result as well.
     expect(pending.redacted).toEqual(expect.arrayContaining([TOKEN, CREDENTIAL]));
+  });
+
+  it("keeps a credential the upstream echoes in its reason phrase out of the error", async () => {
+    const error = await failure("reason", {});
+    expect(error.kind).toBe("PERMISSION_DENIED");
+    expect(error.message).toContain("HTTP 403 forbidden for [redacted]");
+    expect(error.message).not.toContain("s3cret");
   });
 });

@@ -37,6 +37,11 @@ paths:
       operationId: drip
       responses:
         "200": { description: ok }
+  /reason:
+    get:
+      operationId: reason
+      responses:
+        "200": { description: ok }
   /reflect:
     get:
       operationId: reflect
