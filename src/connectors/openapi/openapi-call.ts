@@ -3,12 +3,14 @@ import type { ToolResultInit } from "../../tools/result.ts";
 import type { UpstreamCall, UpstreamTool } from "../connector-kind.ts";
 import { bindingOf } from "./openapi-binding.ts";
 import { isReadMethod } from "./operation-import.ts";
+import { readBounded } from "./bounded-body.ts";
 import { buildRequest } from "./request-build.ts";
 import { classifyResponse } from "./response-classify.ts";
+import { secretForms } from "./secret-forms.ts";
 import { resolveAgainst } from "./server-url.ts";
 
-/** The most of a response body a call reads. */
-const MAX_RESPONSE_CHARS = 10 * 1024 * 1024;
+/** The most of a response body a call reads: past it the body is cancelled unread. */
+const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
 
 /** What a connection knows when it calls: the resolved settings' parts a request uses. */
 export interface CallTarget {
@@ -30,7 +32,7 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
   const request = buildRequest(binding, target.serverUrl ?? binding.server, input);
   const headers: Record<string, string> = { accept: "application/json, */*;q=0.5", ...request.headers, ...target.headers };
   if (!isReadMethod(binding.method)) headers["idempotency-key"] = call.idempotencyKey;
-  const secrets = Object.values(target.headers);
+  const secrets = secretForms(Object.values(target.headers));
   for (const secret of secrets) call.ctx.redact(secret);
   const operation = `${tool.name} (${binding.method} ${binding.path})`;
   const timeout = AbortSignal.timeout(Math.max(1, call.timeoutMs));
@@ -54,12 +56,15 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
   }
   let body: string;
   try {
-    body = await response.text();
+    body = await readBounded(
+      response,
+      MAX_RESPONSE_BYTES,
+      () => new ToolError(`${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_BYTES} bytes`, { kind: "UPSTREAM" }),
+    );
   } catch (error) {
+    if (error instanceof ToolError) throw error;
     throw stopped(error);
   }
-  if (body.length > MAX_RESPONSE_CHARS)
-    throw new ToolError(`${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_CHARS} characters`, { kind: "UPSTREAM" });
   return classifyResponse(operation, response.status, response.statusText, response.headers, body, secrets);
 }
 

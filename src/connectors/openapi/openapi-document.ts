@@ -1,6 +1,7 @@
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
 import { ToolError } from "../../errors.ts";
+import { readBounded } from "./bounded-body.ts";
 
 /** A parsed OpenAPI 3.x document (plain JSON). */
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths?: Record<string, unknown> };
@@ -56,20 +57,34 @@ export async function fetchText(fetchFn: typeof fetch, url: string, signal?: Abo
       kind: response.status === 401 || response.status === 403 ? "PERMISSION_DENIED" : "UNAVAILABLE",
     });
   }
-  const text = await response.text();
-  if (text.length > MAX_DOCUMENT_BYTES) throw refusedDocument(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`);
-  return text;
+  try {
+    return await readBounded(response, MAX_DOCUMENT_BYTES, () => refusedDocument(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+  } catch (e) {
+    if (e instanceof ToolError) throw e;
+    throw new ToolError(`the OpenAPI document at ${url} could not be read: ${(e as Error).message}`, { kind: "NETWORK" });
+  }
 }
 
-/** Whether any `$ref` of the document points outside it. */
-function hasExternalRef(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasExternalRef);
-  if (typeof node !== "object" || node === null) return false;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "$ref" && typeof value === "string" && !value.startsWith("#")) return true;
-    if (hasExternalRef(value)) return true;
+/** The deepest nesting a document may have: real documents stay far below; deeper ones would exhaust the stack of any recursive reader. */
+const MAX_NESTING = 512;
+
+/**
+ * Walks the document without recursion: refuses one nested deeper than {@link MAX_NESTING}
+ * levels, and says whether any `$ref` points outside it.
+ */
+function hasExternalRef(doc: unknown): boolean {
+  const pending: Array<[unknown, number]> = [[doc, 0]];
+  let external = false;
+  while (pending.length) {
+    const [node, depth] = pending.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth > MAX_NESTING) throw refusedDocument(`it nests deeper than ${MAX_NESTING} levels`);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string" && !value.startsWith("#")) external = true;
+      pending.push([value, depth + 1]);
+    }
   }
-  return false;
+  return external;
 }
 
 /** The directory a document URL's relative references may reach: its own folder and below. */

@@ -1,6 +1,6 @@
 import type { JsonSchema } from "../../tools/json-schema.ts";
 import type { BoundParameter, ParameterLocation } from "./openapi-binding.ts";
-import { deref, UnrepresentableError, type SchemaConverter } from "./schema-convert.ts";
+import { deref, setOwn, UnrepresentableError, type SchemaConverter } from "./schema-convert.ts";
 
 const LOCATIONS: readonly ParameterLocation[] = ["path", "query", "header", "cookie"];
 /** The styles each location admits (OpenAPI 3 "Style Values"), the first its default. */
@@ -64,7 +64,7 @@ export function importParameters(doc: unknown, pathLevel: unknown, operationLeve
     const property = taken.has(name) ? `${location}.${name}` : name;
     if (taken.has(property)) throw new UnrepresentableError(`the ${location} parameter "${name}" collides with another input property "${property}"`);
     taken.add(property);
-    out.properties[property] = annotate(schema, p);
+    setOwn(out.properties, property, annotate(schema, p));
     if (location === "path" || p.required === true) out.required.push(property);
     out.bound.push({
       name,

@@ -13,8 +13,33 @@ type Pairs = Array<[string, string]>;
 
 /** RFC 3986 unreserved characters stay; everything else is percent-encoded. */
 const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-/** `allowReserved`: the reserved characters stay too. */
-const encodeReserved = (value: string) => encodeURI(value).replace(/[?#&=+]/g, (c) => (c === "&" || c === "=" || c === "+" ? encodeURIComponent(c) : c));
+/** `allowReserved`: the reserved characters stay too, except those that would end the value (`&`, `=`, `+`) or the query itself (`#`). */
+const encodeReserved = (value: string) => encodeURI(value).replace(/[#&=+]/g, (c) => encodeURIComponent(c));
+
+/** Characters a header value may not hold: controls (CR and LF would split the header) and anything past Latin-1. */
+const badHeaderValue = (value: string) =>
+  [...value].some((c) => {
+    const code = c.codePointAt(0)!;
+    return (code < 0x20 && code !== 0x09) || code === 0x7f || code > 0xff;
+  });
+
+const invalid = (message: string) => new ToolError(message, { kind: "INVALID_INPUT", retryable: false });
+
+/** A header parameter's value, refused when it holds a character no header may carry. */
+function headerValue(p: BoundParameter, value: string): string {
+  if (badHeaderValue(value)) throw invalid(`the header parameter ${p.name} holds a control character (CR, LF, …) or one outside Latin-1: not sent`);
+  return value;
+}
+
+const isDotSegment = (segment: string) => segment === "." || segment === "..";
+
+/** Refuses a path whose parameters made a `.` or `..` segment: the URL parser would resolve it, reaching another path than the operation's. */
+function checkSegments(template: string, path: string, binding: OpenApiBinding): void {
+  const own = new Set(template.split("/").filter(isDotSegment));
+  if (!path.split("/").some((segment) => isDotSegment(segment) && !own.has(segment))) return;
+  const names = binding.parameters.filter((p) => p.in === "path").map((p) => p.name);
+  throw invalid(`a path parameter (${names.join(", ")}) may not be "." or "..": the URL would leave the operation's path`);
+}
 
 const text = (value: unknown): string => (typeof value === "string" ? value : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
 
@@ -74,22 +99,23 @@ export function buildRequest(binding: OpenApiBinding, server: string | undefined
     });
   let path = binding.path;
   const query: string[] = [];
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   const cookies: string[] = [];
   for (const p of binding.parameters) {
-    const raw = input[p.property];
+    const raw = Object.hasOwn(input, p.property) ? input[p.property] : undefined;
     if (raw === undefined || raw === null) continue;
     const value = p.json ? JSON.stringify(raw) : raw;
     if (p.in === "path") path = path.split(`{${p.name}}`).join(pathValue(p, value));
     else if (p.in === "query") for (const [k, v] of queryPairs(p, value)) query.push(`${encode(k)}=${p.allowReserved ? encodeReserved(v) : encode(v)}`);
-    else if (p.in === "header") headers[p.name] = plainValue(p, value);
+    else if (p.in === "header") headers[p.name] = headerValue(p, plainValue(p, value));
     else cookies.push(`${p.name}=${encode(plainValue(p, value))}`);
   }
+  checkSegments(binding.path, path, binding);
   if (cookies.length) headers.cookie = cookies.join("; ");
   const base = server.endsWith("/") ? server.slice(0, -1) : server;
   const url = `${base}${path.startsWith("/") ? path : `/${path}`}${query.length ? `?${query.join("&")}` : ""}`;
   const request: BuiltRequest = { url, headers };
-  const body = binding.body ? input.body : undefined;
+  const body = binding.body && Object.hasOwn(input, "body") ? input.body : undefined;
   if (binding.body && body !== undefined) {
     headers["content-type"] = binding.body.mediaType;
     request.body = binding.body.encoding === "json" ? JSON.stringify(body) : formBody(body);

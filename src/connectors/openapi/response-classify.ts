@@ -47,10 +47,11 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** A body's first {@link EXCERPT_CHARS} characters, whitespace collapsed, every secret replaced. */
+/** A body's first {@link EXCERPT_CHARS} characters, every secret replaced (before whitespace is collapsed, which could hide one), whitespace collapsed. */
 export function excerpt(body: string, secrets: readonly string[]): string {
-  let text = body.replace(/\s+/g, " ").trim();
+  let text = body;
   for (const secret of secrets) if (secret) text = text.split(secret).join("[redacted]");
+  text = text.replace(/\s+/g, " ").trim();
   return text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
 }
 
@@ -58,7 +59,7 @@ export function excerpt(body: string, secrets: readonly string[]): string {
  * What one HTTP response makes of the call: a 2xx is the result (a JSON body, by its
  * content type, as `data`; any other body as text), with the status and selected headers
  * in `details`; anything else a `ToolError` of the status's kind whose message names the
- * status and an excerpt of the body (secrets replaced).
+ * status, its reason phrase and an excerpt of the body (secrets replaced in both).
  */
 export function classifyResponse(operation: string, status: number, statusText: string, headers: Headers, body: string, secrets: readonly string[]): ToolResultInit {
   if (status >= 200 && status < 300) {
@@ -77,6 +78,8 @@ export function classifyResponse(operation: string, status: number, statusText: 
   const kind = kindOfStatus(status);
   const wait = status === 429 || status === 503 ? retryAfterSeconds(headers.get("retry-after")) : undefined;
   const shown = excerpt(body, secrets);
-  const message = `${operation} failed: HTTP ${status}${statusText ? ` ${statusText}` : ""}${shown ? `: ${shown}` : ""}`;
+  // The reason phrase is the upstream's text too: it may echo a credential.
+  const reason = excerpt(statusText, secrets);
+  const message = `${operation} failed: HTTP ${status}${reason ? ` ${reason}` : ""}${shown ? `: ${shown}` : ""}`;
   throw new ToolError(message, { kind, ...(wait === undefined ? {} : { retryAfterSeconds: wait }) });
 }

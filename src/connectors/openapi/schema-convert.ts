@@ -17,6 +17,11 @@ const MAP = ["properties", "patternProperties", "dependentSchemas", "$defs", "de
 /** Keywords dropped: OpenAPI-only annotations, or ones that would change how refs and dialects resolve. */
 const DROPPED = new Set(["nullable", "discriminator", "xml", "externalDocs", "example", "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment"]);
 
+/** Sets `key` as an own property even when it is `__proto__` (an assignment would replace the object's prototype). */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 /** Reads a local JSON pointer (`#/components/schemas/Pet`) in the document. */
 export function resolvePointer(doc: unknown, ref: string): unknown {
   if (!ref.startsWith("#")) throw new UnrepresentableError(`the $ref ${JSON.stringify(ref)} points outside the document`);
@@ -120,7 +125,7 @@ export class SchemaConverter {
       } else if (LIST.includes(key) && Array.isArray(value)) out[key] = value.map((v) => this.walk(v, stack, depth + 1));
       else if (MAP.includes(key) && typeof value === "object" && value !== null)
         out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.walk(v, stack, depth + 1)]));
-      else out[key] = value;
+      else setOwn(out, key, value);
     }
     // A 3.1 schema may still declare draft 4's dialect, whose exclusive bounds are booleans.
     if (this.dialect30 || /draft-0[45]\//.test(String(source.$schema ?? ""))) this.dialect(source, out);

@@ -89,10 +89,10 @@ describe("calling the operations of an OpenAPI document on a real HTTP server", 
     expect(last().headers["idempotency-key"]).toBe("key-123");
   });
 
-  it("registers the settings' header values for redaction on every call", async () => {
+  it("registers the settings' header values for redaction on every call, with the credential after the scheme and their encoded forms", async () => {
     const attempt = upstreamCall();
     await connection.call(tools.get("text")!, {}, attempt);
-    expect(attempt.redacted).toEqual([TOKEN]);
+    expect(attempt.redacted.sort()).toEqual([TOKEN, "Bearer%20s3cret-token-4242", "s3cret-token-4242"].sort());
   });
 
   const statuses: Array<[number, string]> = [
