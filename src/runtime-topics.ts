@@ -31,6 +31,12 @@ declare module "./events/bus.ts" {
     mcpSessionClosed: { sessionHash: string };
     /** An interaction as stored (its answer left out), when it opens and when it closes. */
     interaction: PublishedInteraction;
+    /**
+     * A parked MCP upstream call's relay (docs/connectors.md §8): an answer or a cancel for
+     * the instance `to` that holds the call, or its `ack` or `outcome` for the resumer. A
+     * wake-up only: the payloads themselves are in the shared store, which both sides also poll.
+     */
+    mcpElicitation: { to: string; pendingId: string; elicitationId: string; what: "answer" | "cancel" | "ack" | "outcome" };
   }
 }
 
