@@ -2,6 +2,7 @@ import type { AgentLogEntry } from "./agent/events.ts";
 import type { RunEventRecord } from "./dispatch/run-record.ts";
 import type { SpanRecord } from "./extensions/builtin/spans.ts";
 import type { PublishedInteraction } from "./interactions/interaction-store.ts";
+import type { ConnectorChange } from "./connectors/connector-record.ts";
 import { Bus, type BusOptions, type Topic, type Topics } from "./events/bus.ts";
 
 /*
@@ -37,6 +38,8 @@ declare module "./events/bus.ts" {
      * wake-up only: the payloads themselves are in the shared store, which both sides also poll.
      */
     mcpElicitation: { to: string; pendingId: string; elicitationId: string; what: "answer" | "cancel" | "ack" | "outcome" };
+    /** A connector's listing has a new version (docs/connectors.md §7), on every instance. */
+    connectorChanged: ConnectorChange;
   }
 }
 

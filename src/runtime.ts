@@ -44,6 +44,7 @@ import { ConnectorStore } from "./connectors/connector-store.ts";
 import { ConnectorSurface } from "./connectors/connector-entries.ts";
 import { ConnectorService } from "./connectors/connector-service.ts";
 import { KindCatalog } from "./connectors/kind-catalog.ts";
+import { ConnectorRefresher } from "./connectors/connector-refresher.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -271,10 +272,37 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Converges with writes whose bus message was lost, and with the CLI's (docs/deploy.md).
   // Long-lived run processes (`tai mcp`, usually without Redis) converge like servers do.
   if (duties !== "none") stored.sync.start(config.syncSeconds * 1000);
-  metrics.bind(metricSources({ surface, dispatcher, agents, bus, driver: opened.driver, instances: duties === "none" ? null : instances, stored }));
+  metrics.bind(
+    metricSources({
+      surface,
+      dispatcher,
+      agents,
+      bus,
+      driver: opened.driver,
+      instances: duties === "none" ? null : instances,
+      stored,
+      connectors: { names: () => connectorSurface.stored().map((c) => c.name), connections },
+    }),
+  );
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny, stored);
-  const connectors = new ConnectorService({ store: connectorStore, kinds, connections, surface, envDeny: secrets.deny, changed });
+  const connectors = new ConnectorService({
+    store: connectorStore,
+    kinds,
+    connections,
+    surface,
+    envDeny: secrets.deny,
+    changed,
+    publish: (change) => bus.publish("connectorChanged", change),
+    log,
+  });
+  const refresher = new ConnectorRefresher(
+    (name, cause) => connectors.relist(name, cause),
+    async () => (await connectorStore.all()).map((c) => c.name),
+    log,
+  );
+  connections.onToolsChanged = (name) => refresher.listChanged(name);
+  if (duties === "server") refresher.start(config.connectorRefreshSeconds * 1000);
   const manifests = new ManifestService(
     db,
     async () => ({
@@ -351,6 +379,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       clearInterval(storeSweep);
       unwatch.forEach((u) => u());
       stored.close();
+      refresher.close();
       await runtime.drain();
       await connections.close();
       await runLog.idle();

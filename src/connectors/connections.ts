@@ -108,6 +108,28 @@ export class ConnectionManager {
     }
   }
 
+  /**
+   * Opens a connection a put will {@link adopt} once stored: its `lost` and `toolsChanged`
+   * reach the manager from then on (never before: a refused put's probe says nothing).
+   */
+  async probe(target: ConnectionTarget): Promise<ConnectorConnection> {
+    let conn: ConnectorConnection | null = null;
+    const mine = () => {
+      const slot = this.slots.get(target.name);
+      return slot && conn && slot.conn === conn ? slot : null;
+    };
+    conn = await this.open(target, {
+      toolsChanged: () => {
+        if (mine()) this.onToolsChanged(target.name);
+      },
+      lost: (e) => {
+        const slot = mine();
+        if (slot) this.lost(slot, e);
+      },
+    });
+    return conn;
+  }
+
   /** Installs a connection a put opened as the stored connector's (no second connect). */
   adopt(target: ConnectionTarget, conn: ConnectorConnection): void {
     if (this.closed) return void conn.close();

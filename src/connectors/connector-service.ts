@@ -5,10 +5,12 @@ import type { Surface } from "../registry/surface.ts";
 import type { ConnectionManager } from "./connections.ts";
 import { checkConnectorInput } from "./connector-input.ts";
 import type { ConnectorConnection, UpstreamListing } from "./connector-kind.ts";
-import type { ChangeCause, ConnectorApi, ConnectorChange, ConnectorInput, ConnectorRecord, StoredListing } from "./connector-record.ts";
+import type { BrokenDependant, ChangeCause, ConnectorApi, ConnectorChange, ConnectorInput, ConnectorRecord, StoredListing } from "./connector-record.ts";
 import type { ConnectorStore, StoredConnector } from "./connector-store.ts";
 import { connectorTools, nameClashes, pinTiers, surfaceName } from "./connector-tools.ts";
 import type { KindCatalog } from "./kind-catalog.ts";
+import type { Logger } from "../log.ts";
+import { brokenDependants, readDependants } from "./dependants.ts";
 import { diffListings, listingDiffers } from "./listing-diff.ts";
 
 /** How long a refresh waits for a connection. */
@@ -23,6 +25,9 @@ export interface ConnectorServiceDeps {
   envDeny: readonly string[];
   /** After a write: reloads the surface here and tells the other instances. */
   changed(): Promise<void>;
+  /** Publishes a new listing version to every instance (`connectorChanged`). */
+  publish(change: ConnectorChange): void;
+  log: Logger;
 }
 
 /**
@@ -70,10 +75,15 @@ export class ConnectorService implements ConnectorApi {
         { name, kind: checked.kind.name, description: checked.input.description ?? "", settings: checked.input.settings, decisions: checked.decisions, listing },
         expectedVersion,
         differs ? { cause: "PUT", diff } : null,
+        async (tx) => {
+          const broken = brokenDependants(name, existing?.listing ?? { tools: [] }, listing, await readDependants(tx));
+          if (broken.length) throw ApiError.badInput(`connector "${name}": the new listing would break ${broken.map(describeBroken).join("; ")}`, broken.map(brokenIssue));
+        },
       );
       const stored = (await this.deps.store.get(name))!;
       this.deps.connections.adopt({ name, kind: stored.kind, settings: stored.settings, version: stored.version }, conn);
       await this.deps.changed();
+      if (change) this.deps.publish(change);
       return { connector: this.record(stored), change };
     } catch (e) {
       await conn.close();
@@ -108,8 +118,14 @@ export class ConnectorService implements ConnectorApi {
     const listing = this.keepOffCollisions(name, { tools: found.tools ?? [], refused: found.refused ?? [], pinned: pinTiers(row.listing.pinned, found.tools ?? []) });
     let change: ConnectorChange | null = null;
     if (listingDiffers(row.listing, listing)) {
-      change = await this.deps.store.storeListing(name, listing, { cause, diff: diffListings(name, row.listing, listing) });
+      const diff = diffListings(name, row.listing, listing);
+      change = await this.deps.store.storeListing(name, listing, { cause, diff }, async (tx) => {
+        diff.broken = brokenDependants(name, row.listing, listing, await readDependants(tx));
+      });
+      for (const b of diff.broken)
+        this.deps.log.warn("a connector's new listing broke a dependant", { connector: name, cause, dependant: b.name, kind: b.kind, tool: b.tool, reason: b.reason });
       await this.deps.changed();
+      if (change) this.deps.publish(change);
     } else await this.deps.store.markRefreshed(name, null);
     return { connector: this.record((await this.deps.store.get(name)) ?? row), change };
   }
@@ -134,7 +150,12 @@ export class ConnectorService implements ConnectorApi {
 
   async delete(caller: Caller, name: string, expectedVersion?: number): Promise<boolean> {
     requireAdmin(caller, "delete connectors");
-    const deleted = await this.deps.store.delete(name, expectedVersion);
+    const deleted = await this.deps.store.delete(name, expectedVersion, async (tx) => {
+      const row = await tx.connector.findUnique({ where: { name }, select: { listing: true } });
+      const before = (row?.listing ?? { tools: [] }) as unknown as StoredListing;
+      const broken = brokenDependants(name, { tools: before.tools ?? [] }, null, await readDependants(tx));
+      if (broken.length) throw new ApiError("CONFLICT", `connector "${name}" cannot be deleted: ${broken.map(describeBroken).join("; ")}`, broken.map(brokenIssue));
+    });
     if (deleted) await this.deps.changed();
     return deleted;
   }
@@ -148,7 +169,7 @@ export class ConnectorService implements ConnectorApi {
   private async probe(target: { name: string; kind: string; settings: Record<string, unknown>; version: number }): Promise<{ conn: ConnectorConnection; found: UpstreamListing }> {
     let conn: ConnectorConnection;
     try {
-      conn = await this.deps.connections.open(target);
+      conn = await this.deps.connections.probe(target);
     } catch (e) {
       throw ApiError.badInput(`connector "${target.name}" could not connect: ${(e as Error).message}`, [
         { path: "/settings", message: `could not connect: ${(e as Error).message}` },
@@ -203,3 +224,6 @@ export class ConnectorService implements ConnectorApi {
     };
   }
 }
+
+const describeBroken = (b: BrokenDependant) => `${b.kind === "PRESET" ? "preset" : "manifest"} "${b.name}" (${b.reason})`;
+const brokenIssue = (b: BrokenDependant): Issue => ({ path: `/dependants/${b.name}`, message: `${b.kind === "PRESET" ? "preset" : "manifest"} "${b.name}": ${b.reason}` });

@@ -1,4 +1,4 @@
-import type { ConnectorChange, ConnectorInput, ToolDecision } from "../connectors/connector-record.ts";
+import type { ConnectorInput, ToolDecision } from "../connectors/connector-record.ts";
 import { builder } from "./builder.ts";
 import { requireAdmin } from "./context.ts";
 import { ConnectorChangeRef, ConnectorRef, ConnectorResultRef } from "./connector-types.ts";
@@ -10,17 +10,6 @@ import { closeWith } from "./stream.ts";
  * the edge maps. Each resolver asks `requireAdmin` too, so a lower caller is refused
  * before anything is read.
  */
-
-/*
- * The topic the connector service publishes each new listing version on (docs/connectors.md
- * §7), across instances. Declared here until the core declares it in src/runtime-topics.ts
- * (an identical declaration merges; the integrator keeps one).
- */
-declare module "../events/bus.ts" {
-  interface Topics {
-    connectorChanged: ConnectorChange;
-  }
-}
 
 const ConnectorInputRef = builder.inputType("ConnectorInput", {
   description: "A connector to store (docs/connectors.md §2).",

@@ -12,6 +12,11 @@ export interface MeasuredParts {
   /** Null for a runtime that does not beat (a one-shot command). */
   instances: { lastBeatAt: number | null } | null;
   stored: { version: number; loads: number };
+  /** The stored connectors' names, and this instance's connections to them. */
+  connectors?: {
+    names(): string[];
+    connections: { health(name: string): { state: string }; callCounts(): ReadonlyMap<string, ReadonlyMap<string, number>> };
+  };
 }
 
 /** What `/metrics` reads from a runtime at each scrape: in-memory values only, no query. */
@@ -27,5 +32,7 @@ export function metricSources(p: MeasuredParts): MetricSources {
     heartbeatAge: () => (p.instances?.lastBeatAt != null ? (Date.now() - p.instances.lastBeatAt) / 1000 : null),
     surfaceVersion: () => p.stored.version,
     surfaceReloads: () => p.stored.loads,
+    connectors: () => (p.connectors?.names() ?? []).map((name) => ({ name, up: p.connectors!.connections.health(name).state === "CONNECTED" })),
+    connectorCalls: () => p.connectors?.connections.callCounts() ?? new Map(),
   };
 }

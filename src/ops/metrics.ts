@@ -36,6 +36,10 @@ export interface MetricSources {
   surfaceVersion(): number;
   /** Reloads of the stored surface so far. */
   surfaceReloads(): number;
+  /** Each stored connector and whether this instance is connected to it (docs/connectors.md §11). */
+  connectors?(): Array<{ name: string; up: boolean }>;
+  /** Upstream calls by connector and outcome (`ok`, or the error kind). */
+  connectorCalls?(): ReadonlyMap<string, ReadonlyMap<string, number>>;
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -142,6 +146,26 @@ export class Metrics implements DispatchObserver {
       registers,
       collect() {
         this.set(read((s) => s.surfaceVersion()) ?? 0);
+      },
+    });
+    new Gauge({
+      name: "tai42_connector_up",
+      help: "1 while this instance is connected to the connector's upstream, else 0 (not part of /ready).",
+      labelNames: ["connector"],
+      registers,
+      collect() {
+        this.reset();
+        for (const c of read((s) => s.connectors?.()) ?? []) this.set({ connector: c.name }, c.up ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "tai42_connector_calls_total",
+      help: "Calls to connector upstreams from this instance, by connector and outcome (ok, or the error kind).",
+      labelNames: ["connector", "outcome"],
+      registers,
+      collect() {
+        this.reset();
+        for (const [connector, outcomes] of read((s) => s.connectorCalls?.()) ?? []) for (const [outcome, n] of outcomes) this.inc({ connector, outcome }, n);
       },
     });
   }

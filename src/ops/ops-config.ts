@@ -16,6 +16,8 @@ export interface OpsConfig {
    * is lost: the stored surface version is read this often (TAI_SYNC_SECONDS). @default 2
    */
   syncSeconds: number;
+  /** Seconds between this instance's re-listings of every connector's upstream (TAI_CONNECTOR_REFRESH_SECONDS, docs/connectors.md §7). @default 300 */
+  connectorRefreshSeconds: number;
   /** Seconds between this instance's heartbeats (TAI_HEARTBEAT_SECONDS). @default 10 */
   heartbeatSeconds: number;
   /**
@@ -61,6 +63,7 @@ export const OpsEnvSchema = z
   .object({
     TAI_SYNC_SECONDS: envSeconds(2, 0.05, 3600),
     TAI_HEARTBEAT_SECONDS: envSeconds(10, 0.05, 3600),
+    TAI_CONNECTOR_REFRESH_SECONDS: envSeconds(300, 1, 86_400),
     TAI_DEAD_AFTER_SECONDS: envSeconds(undefined, 0.1, 86_400),
     TAI_DB_POOL: envInteger(10, 1, 1000),
     TAI_METRICS: envChoice(
@@ -107,6 +110,7 @@ export const OpsEnvSchema = z
   .transform((env): OpsConfig => ({
     syncSeconds: env.TAI_SYNC_SECONDS,
     heartbeatSeconds: env.TAI_HEARTBEAT_SECONDS,
+    connectorRefreshSeconds: env.TAI_CONNECTOR_REFRESH_SECONDS,
     deadAfterSeconds: deadAfter(env),
     dbPool: env.TAI_DB_POOL,
     metrics: env.TAI_METRICS,
