@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import type { ConnectorInput, ConnectorRecord } from "../connectors/connector-record.ts";
+import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { cliCaller, parseJsonObject, withRuntime } from "./cli-support.ts";
 
@@ -89,7 +90,7 @@ export function registerConnectorCommands(program: Command): void {
     .option("--key <key>", "an ADMIN API key (default: $TAI_KEY)")
     .action(async (name: string, opts: KeyOpt & { expectedVersion?: number }) => {
       await withRuntime({ duties: "none" }, async (rt) => {
-        await rt.connectors.delete(await cliCaller(rt, keyOf(opts)), name, opts.expectedVersion);
+        if (!(await rt.connectors.delete(await cliCaller(rt, keyOf(opts)), name, opts.expectedVersion))) throw new ApiError("NOT_FOUND", `no connector named "${name}"`);
         process.stderr.write(`deleted connector "${name}"\n`);
       });
     });

@@ -72,6 +72,9 @@ describe("tai connectors", () => {
     expect(del.code).toBe(0);
     expect(del.stderr).toContain('deleted connector "acme"');
     expect((await runCli(["connectors", "list", "--json"], env)).stdout.trim()).toBe("[]");
+    const again = await runCli(["connectors", "delete", "acme"], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('no connector named "acme"');
     const tools = JSON.parse((await runCli(["tools", "list", "--json"], env)).stdout) as { name: string }[];
     expect(tools.map((t) => t.name)).not.toContain("acme_echo");
   }, 120_000);
