@@ -38,6 +38,12 @@ import { Fencing } from "./runlog/fencing.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { metricSources } from "./ops/metric-sources.ts";
 import { startTracing } from "./ops/tracing.ts";
+import type { ConnectorApi } from "./connectors/connector-record.ts";
+import { ConnectionManager } from "./connectors/connections.ts";
+import { ConnectorStore } from "./connectors/connector-store.ts";
+import { ConnectorSurface } from "./connectors/connector-entries.ts";
+import { ConnectorService } from "./connectors/connector-service.ts";
+import { KindCatalog } from "./connectors/kind-catalog.ts";
 
 /** Options of {@link createRuntime}. */
 export interface RuntimeOptions {
@@ -107,6 +113,10 @@ export interface Runtime {
   publicUrl: string;
   /** Runs failed as "interrupted by restart" at start. */
   recovered: string[];
+  /** Connectors: stored upstreams whose tools are surface entries (docs/connectors.md), ADMIN only. */
+  connectors: ConnectorApi;
+  /** This instance's connector connections (one per connector). */
+  connections: ConnectionManager;
   /** Prometheus metrics of this runtime (`/metrics`, docs/deploy.md). */
   metrics: Metrics;
   /** Stops accepting runs and waits for those in flight (cancelling them past the grace period); the first step of {@link Runtime.close}. */
@@ -238,10 +248,24 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a
   // stored manifest written before the rule is loaded.
   const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
-  const stored: StoredSurface = new StoredSurface(db, surface, bus, instanceId, log, secrets, extensionOf, async (modules) => {
-    assertModulesAllowed(modules, allowList);
-    await loadModules(sharedApp, modules);
-  });
+  const connectorStore = new ConnectorStore(db);
+  const kinds = new KindCatalog(plugins);
+  const connections = new ConnectionManager({ kinds, secrets, log, store: expiringStore(db), bus, instanceId, canPark: duties === "server" });
+  const connectorSurface = new ConnectorSurface(connectorStore, connections, log);
+  const stored: StoredSurface = new StoredSurface(
+    db,
+    surface,
+    bus,
+    instanceId,
+    log,
+    secrets,
+    extensionOf,
+    async (modules) => {
+      assertModulesAllowed(modules, allowList);
+      await loadModules(sharedApp, modules);
+    },
+    [connectorSurface],
+  );
   storedSurface = stored;
   await stored.load();
   // Converges with writes whose bus message was lost, and with the CLI's (docs/deploy.md).
@@ -250,6 +274,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   metrics.bind(metricSources({ surface, dispatcher, agents, bus, driver: opened.driver, instances: duties === "none" ? null : instances, stored }));
   const changed = () => stored.changed();
   const presets = new PresetService(db, surface, changed, secrets.deny, stored);
+  const connectors = new ConnectorService({ store: connectorStore, kinds, connections, surface, envDeny: secrets.deny, changed });
   const manifests = new ManifestService(
     db,
     async () => ({
@@ -307,6 +332,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
     recovered,
     metrics,
+    connectors,
+    connections,
     drain() {
       draining ??= (async () => {
         // One budget for both: the tool runs get what the agents left of it.
@@ -325,6 +352,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       unwatch.forEach((u) => u());
       stored.close();
       await runtime.drain();
+      await connections.close();
       await runLog.idle();
       await tracing?.shutdown().catch((e: Error) => log.warn("flushing traces failed", { error: e.message }));
       if (duties !== "none") await instances.leave();

@@ -39,6 +39,9 @@ export const VALUE_COLUMNS: Readonly<Record<string, Readonly<Record<string, Colu
   Skill: { description: whole, instructions: whole },
   ResponseFormat: { description: whole, template: whole },
   SurfaceVersion: {},
+  // An upstream's listing (its descriptions and schemas) and a refresh's failure are what a third party sent.
+  Connector: { description: whole, listing: whole, refreshError: whole },
+  ConnectorChange: { diff: whole },
 };
 
 /**
@@ -53,6 +56,8 @@ export const STRUCTURE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   Preset: ["retryPolicy"],
   Manifest: ["document"],
   ManifestVersion: ["document"],
+  // The ADMIN's connector configuration: settings hold `!ENV` markers for every sealed value, never a resolved one.
+  Connector: ["settings", "tools"],
 };
 
 /** One row's write data with its value columns scrubbed; a model this map does not know is scrubbed whole. */

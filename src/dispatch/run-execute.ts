@@ -48,6 +48,8 @@ export interface ExecuteOptions {
   trace?: RunTrace;
   /** Told each RUN_PROGRESS of this execution once it is stored (`RunRequest.onProgress`). */
   onProgress?: (event: RunEventRecord) => void;
+  /** The run request's idempotency key (`ToolContext.idempotencyKey`). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -77,6 +79,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
       const ctx: ToolContext = {
         signal,
         runId: run.id,
+        idempotencyKey: opts.idempotencyKey,
         attempt: before + n,
         caller: opts.caller,
         log: bodyLog,

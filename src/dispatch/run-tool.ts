@@ -231,6 +231,7 @@ export class Dispatcher {
       retryPolicy: base.retryPolicy,
       trace,
       onProgress: req.onProgress,
+      idempotencyKey: req.idempotencyKey,
     });
     // Before `add`: a run whose execution threw is held until its kept outcome is stored.
     done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));

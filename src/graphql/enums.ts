@@ -49,6 +49,7 @@ export const ToolOriginEnum = builder.enumType("ToolOrigin", {
     PRESET: { value: "PRESET", description: "A stored preset: a base tool with baked inputs." },
     BRANCH: { value: "BRANCH", description: "A tool wrapped in an extension stack by a manifest." },
     AGENT: { value: "AGENT", description: "An agent, callable as a tool." },
+    CONNECTOR: { value: "CONNECTOR", description: "An upstream tool of a connector (an MCP server, an OpenAPI service)." },
   } as const,
 });
 

@@ -1,3 +1,4 @@
+import type { ConnectorKind } from "../connectors/connector-kind.ts";
 import type { Registrations } from "../registry/registry.ts";
 import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY, type LoopStrategy } from "../agent/strategies/strategy.ts";
 import { DATABASE_PROVIDER, type CheckpointProvider, type StoreProvider } from "./agent-storage.ts";
@@ -37,6 +38,11 @@ export class PluginCatalog {
 
   storeProviders(): Map<string, StoreProvider> {
     return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.storeProviders ?? {}))));
+  }
+
+  /** The plugins' connector kinds by name (the built-ins are added by `connectors/kind-catalog.ts`). */
+  connectorKinds(): Map<string, ConnectorKind> {
+    return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.connectors ?? {}) as Array<[string, ConnectorKind]>)));
   }
 
   /** The named strategy, "tools" when unset; throws {@link UnknownNameError}. */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { LoopStrategy } from "../agent/strategies/strategy.ts";
 import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 import type { ConfigProvider } from "./config-provider.ts";
+import type { ConnectorKind } from "../connectors/connector-kind.ts";
 import { DefinitionError } from "../definition-error.ts";
 import { fn, wireSafeName } from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
@@ -24,9 +25,12 @@ export interface Plugin {
   storeProviders?: Record<string, StoreProvider>;
   /** Tools-agent loop strategies, selectable by a run's `strategy`. */
   strategies?: Record<string, LoopStrategy>;
+  /** Connector kinds, by their name (docs/plugins.md §5, docs/connectors.md §1): each key equals its kind's `name`. */
+  connectors?: Record<string, ConnectorKind>;
 }
 
 const NAME = wireSafeName();
+const KIND_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const withMethods = (methods: string[]) => z.object(Object.fromEntries(methods.map((m) => [m, fn()])));
 
 const PluginSchema = z.strictObject({
@@ -36,6 +40,23 @@ const PluginSchema = z.strictObject({
   checkpointProviders: z.record(NAME, withMethods(["history", "append"])).optional(),
   storeProviders: z.record(NAME, withMethods(["get", "put", "delete", "list"])).optional(),
   strategies: z.record(NAME, fn()).optional(),
+  connectors: z
+    .record(
+      z.string().regex(KIND_NAME, { error: "must match ^[a-z][a-z0-9-]{0,31}$" }),
+      z.object({
+        name: z.string({ error: "must be a string" }),
+        description: z.string({ error: "must be a string" }),
+        settings: z.custom<z.ZodType>((v) => v instanceof z.ZodType, { error: "must be a zod schema" }),
+        sealed: z.array(z.string(), { error: "must be an array of paths" }),
+        origins: fn(),
+        connect: fn(),
+      }),
+    )
+    .superRefine((kinds, ctx) => {
+      for (const [key, kind] of Object.entries(kinds ?? {}))
+        if (kind && typeof kind === "object" && kind.name !== key) ctx.addIssue({ code: "custom", path: [key, "name"], message: `must equal its key "${key}"` });
+    })
+    .optional(),
 });
 
 /** Checks a plugin's shape; throws a {@link DefinitionError} of rule `plugin.shape` naming every problem. */

@@ -3,6 +3,7 @@ import type { LoopStrategy } from "../agent/strategies/strategy.ts";
 import { DefinitionError } from "../definition-error.ts";
 import { extensionDefinitionError, type ExtensionDefinition } from "../extensions/extension.ts";
 import type { Plugin } from "../plugins/plugin.ts";
+import { builtinKinds } from "../connectors/builtin-kinds.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import { toolDefinitionError } from "../tools/define-tool.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
@@ -24,8 +25,13 @@ export interface Registrations {
   readonly strategies: ReadonlyMap<string, LoopStrategy>;
 }
 
-type NameKind = "strategy" | "checkpoint provider" | "store provider";
-const PLUGIN_FIELD: Record<NameKind, string> = { strategy: "strategies", "checkpoint provider": "checkpointProviders", "store provider": "storeProviders" };
+type NameKind = "strategy" | "checkpoint provider" | "store provider" | "connector kind";
+const PLUGIN_FIELD: Record<NameKind, string> = {
+  strategy: "strategies",
+  "checkpoint provider": "checkpointProviders",
+  "store provider": "storeProviders",
+  "connector kind": "connectors",
+};
 
 /** The one issue of a refused name: the reason, at the path of the name in its declaration. */
 const at = (path: string, message: string) => ({ issues: [{ path, message }] });
@@ -130,6 +136,7 @@ export class Registry implements Registrations {
     for (const name of Object.keys(plugin.strategies ?? {})) this.refuseTaken("strategy", name, plugin.name);
     for (const name of Object.keys(plugin.checkpointProviders ?? {})) this.refuseTaken("checkpoint provider", name, plugin.name);
     for (const name of Object.keys(plugin.storeProviders ?? {})) this.refuseTaken("store provider", name, plugin.name);
+    for (const name of Object.keys(plugin.connectors ?? {})) this.refuseTaken("connector kind", name, plugin.name);
     this.pluginMap.set(plugin.name, plugin);
     this.changed();
     return plugin;
@@ -166,15 +173,18 @@ export class Registry implements Registrations {
 
   private refuseTaken(kind: NameKind, name: string, plugin: string | null): void {
     const plugins = [...this.pluginMap.values()];
+    const builtin = kind === "connector kind" && builtinKinds().some((k) => k.name === name);
     const taken =
       kind === "strategy"
         ? this.strategyMap.has(name) || plugins.some((p) => p.strategies?.[name])
-        : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
+        : kind === "connector kind"
+          ? builtin || plugins.some((p) => p.connectors?.[name])
+          : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
     if (!taken) return;
-    const message = `a ${kind} named "${name}" is already registered on this app`;
+    const message = builtin ? `"${name}" is the name of a built-in connector kind` : `a ${kind} named "${name}" is already registered on this app`;
     throw new DefinitionError("plugin.duplicate-name", `${plugin ? `plugin "${plugin}": ` : ""}${message}`, {
       subject: plugin ?? name,
-      ...at(plugin ? `/${PLUGIN_FIELD[kind]}/${name}` : "/name", "is already registered on this app"),
+      ...at(plugin ? `/${PLUGIN_FIELD[kind]}/${name}` : "/name", builtin ? "is a built-in connector kind" : "is already registered on this app"),
     });
   }
 

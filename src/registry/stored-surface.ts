@@ -19,6 +19,18 @@ import { SurfaceSync } from "./surface-sync.ts";
 import type { PresetBinding } from "../presets/preset-binding.ts";
 import { readSurfaceVersion } from "./surface-version.ts";
 
+/** A stored part of the surface read by every load besides presets and the manifest (the connectors, `connectors/connector-entries.ts`). */
+export interface StoredPart {
+  /** Reads its rows (after the surface version was read). */
+  read(): Promise<void>;
+  /** Retry declarations it makes, by name. */
+  policies(): Map<string, RetryPolicy>;
+  /** The entries it contributes, built on demand at each rebuild (a "primary" source). */
+  entries(): SurfaceEntry[];
+  /** Called once the load is applied to the surface. */
+  applied?(): void;
+}
+
 /**
  * Applies what is stored (presets and the active manifest) to the in-memory surface, on
  * start and after every write, and keeps it converged with the other instances and the
@@ -46,7 +58,9 @@ export class StoredSurface implements PresetBinding {
     private readonly catalog: (name: string) => ExtensionDefinition | undefined,
     /** Imports the active manifest's extensionsModules before its branches bind. */
     private readonly loadModules: (modules: string[]) => Promise<unknown> = async () => {},
+    private readonly parts: readonly StoredPart[] = [],
   ) {
+    for (const part of parts) surface.addSource(() => part.entries(), "primary");
     surface.addSource((resolveBase) => this.storedEntries(resolveBase), "composed");
     this.sync = new SurfaceSync(db, this, bus, instanceId, log);
   }
@@ -89,7 +103,12 @@ export class StoredSurface implements PresetBinding {
     // The version first: data read after it is at least that new, so a write that lands
     // in between is seen again at the next check rather than missed.
     const version = await readSurfaceVersion(this.db);
-    const [rows, active] = await Promise.all([this.db.preset.findMany(), this.db.manifest.findFirst({ where: { active: true } }), learnStoredMarkers(this.db, this.secrets)]);
+    const [rows, active] = await Promise.all([
+      this.db.preset.findMany(),
+      this.db.manifest.findFirst({ where: { active: true } }),
+      learnStoredMarkers(this.db, this.secrets),
+      ...this.parts.map((p) => p.read()),
+    ]);
     const manifest = (active?.document as ManifestDocument | undefined) ?? null;
     // The modules load before the new manifest is applied: each registration in them
     // rebuilds the surface, and a rebuild binding the new branches against a half-loaded
@@ -104,6 +123,7 @@ export class StoredSurface implements PresetBinding {
     this.presets = rows.map(toPreset);
     this.manifest = manifest;
     const policies = new Map<string, RetryPolicy>();
+    for (const part of this.parts) for (const [name, policy] of part.policies()) policies.set(name, policy);
     for (const p of this.presets) if (p.retryPolicy) policies.set(p.name, p.retryPolicy);
     for (const [name, init] of Object.entries(this.manifest?.retry ?? {})) {
       try {
@@ -118,6 +138,7 @@ export class StoredSurface implements PresetBinding {
     this.applied = version;
     this.loads++;
     this.surface.rebuild();
+    for (const part of this.parts) part.applied?.();
   }
 
   /** The active manifest's extensions map, normalised (bound by the extensions layer). */

@@ -3,10 +3,11 @@ import type { Issue } from "../errors.ts";
 import type { ExecutionMode, ToolContext } from "../tools/definition.ts";
 import type { JsonSchema } from "../tools/json-schema.ts";
 
-export type ToolOrigin = "TOOL" | "PRESET" | "BRANCH" | "AGENT";
+export type ToolOrigin = "TOOL" | "PRESET" | "BRANCH" | "AGENT" | "CONNECTOR";
 
 /**
- * One callable name: a registered tool, a preset, a bound branch or an agent. The
+ * One callable name: a registered tool, a preset, a bound branch, an agent or a
+ * connector's upstream tool (docs/connectors.md). The
  * registry only describes entries; `invoke` is called by the chokepoint alone.
  */
 export interface SurfaceEntry {
@@ -53,6 +54,10 @@ export interface SurfaceEntry {
   promptGuidelines?: readonly string[];
   /** TOOL: the extension that registered it; absent for a tool registered directly. */
   source?: string;
+  /** CONNECTOR: the connector's name. */
+  connector?: string;
+  /** CONNECTOR: the upstream's annotations, as sent (untrusted: they only proposed the tier). */
+  annotations?: Record<string, unknown>;
   /** Where it came from (module path, "demo", "preset", "manifest"). */
   module: string;
 }

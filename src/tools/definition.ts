@@ -16,6 +16,8 @@ export interface ToolContext {
   /** Aborted on timeout, cancellation or shutdown. Contract: a body should stop promptly when it fires. */
   signal: AbortSignal;
   runId: string;
+  /** The idempotency key the run was requested with, when the caller gave one (the same on every attempt; absent on a resumed run). */
+  idempotencyKey?: string;
   /** 1-based attempt number within the run's retry loop. */
   attempt: number;
   caller: Caller;
