@@ -55,9 +55,12 @@ export interface Connector {
   changes: ConnectorChange[];
 }
 
+/** A tier as a stored decision spells it (`read`…), where GraphQL's `Tier` is `READ`…. */
+export type DecisionTier = Lowercase<Tier>;
+
 /** An ADMIN's decision about one upstream tool (docs/connectors.md §4–5). */
 export interface ToolDecision {
-  tier?: Tier;
+  tier?: DecisionTier;
   retry?: { maxAttempts: number; idempotent: boolean; retryable?: string[]; backoff?: { initialSeconds: number; multiplier: number; capSeconds: number } };
   timeoutSeconds?: number;
   enabled?: boolean;
@@ -118,7 +121,7 @@ export function decisionsOf(connector: Connector): Record<string, ToolDecision> 
   const out: Record<string, ToolDecision> = {};
   for (const t of connector.tools) {
     const d: ToolDecision = {};
-    if (t.tierAssigned) d.tier = t.tier;
+    if (t.tierAssigned) d.tier = t.tier.toLowerCase() as DecisionTier;
     if (!t.enabled) d.enabled = false;
     if (t.timeoutSeconds !== null) d.timeoutSeconds = t.timeoutSeconds;
     if (t.retryPolicy) {
@@ -134,7 +137,7 @@ export function decisionsOf(connector: Connector): Record<string, ToolDecision> 
 export function withTier(connector: Connector, upstreamName: string, tier: Tier | null): ConnectorInput {
   const tools = decisionsOf(connector);
   const { tier: _, ...rest } = tools[upstreamName] ?? {};
-  tools[upstreamName] = tier ? { ...rest, tier } : rest;
+  tools[upstreamName] = tier ? { ...rest, tier: tier.toLowerCase() as DecisionTier } : rest;
   if (!Object.keys(tools[upstreamName]).length) delete tools[upstreamName];
   return { name: connector.name, kind: connector.kind, description: connector.description, settings: connector.settings, tools };
 }
