@@ -6,6 +6,7 @@ import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } f
 import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { registerCheckCommand } from "./check-command.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
+import { registerConnectorCommands } from "./connector-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
 
 const program = new Command("tai")
@@ -118,6 +119,7 @@ keys.command("list").action(async () => {
 });
 
 registerCompositionCommands(program);
+registerConnectorCommands(program);
 registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -16,6 +16,7 @@ import "./agent-run.ts";
 import "./thread.ts";
 import "./skill.ts";
 import "./response-format.ts";
+import "./connector.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = scrubValueFields(guardJsonDepth(builder.toSchema({ sortSchema: false })));

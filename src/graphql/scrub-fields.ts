@@ -31,6 +31,10 @@ export const VALUE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "label",
   // A content block's MIME type: the tool body writes it.
   "mimeType",
+  // Connectors (docs/connectors.md §12): an upstream's title, failure messages.
+  "title",
+  "refreshError",
+  "lastError",
 ]);
 
 /**
@@ -61,6 +65,13 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "model",
   "source",
   "presetBakeableFields",
+  // Connectors (docs/connectors.md §12): names the ADMIN or the upstream gave, the kind, the fields a change touched.
+  "connector",
+  "kind",
+  "upstreamName",
+  "added",
+  "removed",
+  "fields",
   // The new API key itself: a token the server made, shown once to the ADMIN who asked.
   "createApiKey",
 ]);

@@ -28,7 +28,7 @@ export const RetryPolicyRef = builder.objectRef<AppliedPolicy>("RetryPolicy").im
 });
 
 export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
-  description: "One callable name on the surface: a tool, preset, branch or agent.",
+  description: "One callable name on the surface: a tool, preset, branch, agent or connector tool.",
   fields: (t) => ({
     name: t.exposeString("name", { description: "The name dispatch takes." }),
     label: t.string({ nullable: true, description: "A display label, when an extension gave one.", resolve: (e) => e.label ?? null }),
@@ -68,6 +68,17 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
     promptGuidelines: t.stringList({
       description: 'The rules the tools agent adds under "## Tool guidelines" when it is in a run; empty: none.',
       resolve: (e) => [...(e.promptGuidelines ?? [])],
+    }),
+    connector: t.string({
+      nullable: true,
+      description: "The connector a CONNECTOR entry comes from (docs/connectors.md); null: not a connector's.",
+      resolve: (e) => e.connector ?? null,
+    }),
+    annotations: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description: "A CONNECTOR entry's upstream annotations, as sent (untrusted: they only propose a tier); null: none.",
+      resolve: (e) => e.annotations ?? null,
     }),
     source: t.string({
       nullable: true,
