@@ -18,7 +18,7 @@ const nav = (page: Page) => page.getByRole("navigation", { name: "Screens" });
 describe.skipIf(!present)("the dashboard's connectors screen for lower roles, in headless Chromium", () => {
   const suite = dashboardSuite();
 
-  it("shows a READER no Connectors link and, at its address, why it is refused, without asking the server for connectors", async () => {
+  it("shows a READER no Connectors link and, at its address, why it is refused, without asking the server, which refuses it too", async () => {
     const server = await suite.serve();
     const reader = await server.rt.keys.create("audit", "READER");
     const admin = await server.rt.keys.create("ops", "ADMIN");
@@ -42,6 +42,11 @@ describe.skipIf(!present)("the dashboard's connectors screen for lower roles, in
     expect(await page.getByRole("button", { name: "Add connector" }).count()).toBe(0);
     expect(asked).toEqual([]);
     await dash.screenshot("connectors-forbidden");
+
+    // The server refuses the READER too, on the same API the screen uses.
+    const refused = await server.gql(`{ connectors { name } }`, {}, reader);
+    expect(refused.errors?.[0]?.extensions?.code).toBe("FORBIDDEN");
+    expect(refused.data?.connectors ?? null).toBeNull();
 
     // The same page with an ADMIN key lists the screen.
     await useKey(page, admin, "ADMIN");

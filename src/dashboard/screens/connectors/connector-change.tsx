@@ -58,7 +58,7 @@ function Names({ label, testId, children }: { label: string; testId: string; chi
   return (
     <div data-testid={testId}>
       <h4>{label}</h4>
-      <ul className="issues">{children}</ul>
+      <ul className="change-names">{children}</ul>
     </div>
   );
 }

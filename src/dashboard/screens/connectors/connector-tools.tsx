@@ -54,6 +54,7 @@ export function ConnectorTools({ connector, onChanged }: { connector: Connector;
               </td>
               <td>
                 <select
+                  className="tier-select"
                   aria-label={`tier of ${t.name}`}
                   value={t.tierAssigned ? t.tier : ""}
                   disabled={busy}
