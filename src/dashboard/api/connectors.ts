@@ -146,3 +146,6 @@ export function withTier(connector: Connector, upstreamName: string, tier: Tier 
 export function isEmptyChange(c: ConnectorChange): boolean {
   return !c.added.length && !c.removed.length && !c.changed.length && !c.broken.length;
 }
+
+/** Each new listing version of any connector, from any instance: the screen reloads on it. */
+export const ConnectorChangedSubscription = typed<{ connectorChanged: ConnectorChange }, Record<string, never>>(`subscription ConnectorChanged { connectorChanged { ${CHANGE} } }`);

@@ -1,17 +1,21 @@
+import { LiveFlag } from "../../components/live-flag.tsx";
 import { Time } from "../../components/time.tsx";
 import type { Connector } from "../../api/connectors.ts";
 import { linkTo } from "../../route.ts";
 import { HealthBadge } from "./connector-health.tsx";
 
 /** Every connector: kind, health, how many tools it serves, its listing version and last refresh. */
-export function ConnectorList({ connectors, selected, onAdd }: { connectors: Connector[] | null; selected: string | null; onAdd(): void }) {
+export function ConnectorList({ connectors, selected, live, onAdd }: { connectors: Connector[] | null; selected: string | null; live: boolean; onAdd(): void }) {
   return (
     <section className="panel" aria-label="Connectors">
       <header>
         <h2>Connectors</h2>
-        <button className="primary small" onClick={onAdd}>
-          Add connector
-        </button>
+        <span className="row">
+          <LiveFlag live={live} />
+          <button className="primary small" onClick={onAdd}>
+            Add connector
+          </button>
+        </span>
       </header>
       <div className="body flush">
         {!connectors && <div className="empty">Loading…</div>}

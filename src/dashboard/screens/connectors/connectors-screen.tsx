@@ -1,7 +1,8 @@
 import { useState } from "react";
 import { ErrorNote, ForbiddenNote } from "../../components/notes.tsx";
-import { useConnection } from "../../connection.tsx";
-import { ConnectorsQuery } from "../../api/connectors.ts";
+import { useClient, useConnection } from "../../connection.tsx";
+import { ConnectorChangedSubscription, ConnectorsQuery } from "../../api/connectors.ts";
+import { useStream } from "../../api/use-stream.ts";
 import { useQuery } from "../../api/use-query.ts";
 import { isAdmin } from "../../api/viewer.ts";
 import { navigate } from "../../route.ts";
@@ -25,7 +26,10 @@ export function ConnectorsScreen({ selected }: { selected: string | null }) {
 }
 
 function Connectors({ selected }: { selected: string | null }) {
+  const client = useClient();
   const connectors = useQuery(ConnectorsQuery, {});
+  // A new listing version anywhere (a refresh elsewhere, the upstream's list_changed, the periodic refresh) reloads the list.
+  const stream = useStream(() => client.subscribe(ConnectorChangedSubscription, {}), connectors.reload, [client], { onReopen: connectors.reload });
   const [editing, setEditing] = useState<"new" | "edit" | null>(null);
   const list = connectors.data?.connectors ?? [];
   const current = list.find((c) => c.name === selected) ?? (selected ? undefined : list[0]);
@@ -36,9 +40,9 @@ function Connectors({ selected }: { selected: string | null }) {
   };
   return (
     <>
-      <ErrorNote error={connectors.error} />
+      <ErrorNote error={connectors.error ?? stream.error} />
       <div className="split">
-        <ConnectorList connectors={connectors.data?.connectors ?? null} selected={current?.name ?? null} onAdd={() => setEditing("new")} />
+        <ConnectorList connectors={connectors.data?.connectors ?? null} selected={current?.name ?? null} live={stream.live} onAdd={() => setEditing("new")} />
         {editing === "new" ? (
           <ConnectorEditor key="new" connector={null} onSaved={saved} onCancel={() => setEditing(null)} />
         ) : editing === "edit" && current ? (
