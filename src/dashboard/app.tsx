@@ -2,9 +2,10 @@ import { Fallback } from "./components/fallback.tsx";
 import { ForbiddenNote } from "./components/notes.tsx";
 import { ConnectionProvider, useConnection } from "./connection.tsx";
 import { IdentityBar } from "./identity-bar.tsx";
-import { linkTo, SCREENS, useRoute, type Route, type Screen } from "./route.ts";
+import { ADMIN_SCREENS, linkTo, SCREENS, useRoute, type Route, type Screen } from "./route.ts";
 import { AgentsScreen } from "./screens/agents/agents-screen.tsx";
 import { CompositionScreen } from "./screens/composition/composition-screen.tsx";
+import { ConnectorsScreen } from "./screens/connectors/connectors-screen.tsx";
 import { InteractionsScreen } from "./screens/interactions/interactions-screen.tsx";
 import { RunsScreen } from "./screens/runs/runs-screen.tsx";
 import { SpansScreen } from "./screens/spans/spans-screen.tsx";
@@ -18,6 +19,7 @@ const TITLES: Record<Screen, { title: string; about: string }> = {
   interactions: { title: "Interactions", about: "Questions parked runs wait on; answer them here." },
   agents: { title: "Agents", about: "Run an agent over tools, watch it stream, approve what it wants to do." },
   composition: { title: "Composition", about: "Presets, manifests and the extension catalog." },
+  connectors: { title: "Connectors", about: "MCP servers and OpenAPI services whose tools join the surface, with the tiers you assign them." },
 };
 
 /** The dashboard: navigation, who you are, and the screen the location names. */
@@ -45,7 +47,7 @@ function Shell() {
           </div>
         </div>
         <nav className="nav" aria-label="Screens">
-          {SCREENS.map((s) => (
+          {SCREENS.filter((s) => isAdmin(viewer) || !ADMIN_SCREENS.includes(s)).map((s) => (
             <a key={s} href={linkTo(s)} className={s === route.screen ? "active" : undefined} aria-current={s === route.screen ? "page" : undefined}>
               {TITLES[s].title}
               {s === "composition" && !isAdmin(viewer) && <span className="faint">admin</span>}
@@ -95,5 +97,7 @@ function Current({ route }: { route: Route }) {
       return <AgentsScreen />;
     case "composition":
       return <CompositionScreen />;
+    case "connectors":
+      return <ConnectorsScreen selected={route.item} />;
   }
 }

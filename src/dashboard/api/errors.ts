@@ -10,3 +10,16 @@ export function codeOf(e: unknown): string | null {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === "string" ? code : null;
 }
+
+/** One problem of a refused input, at its JSON pointer (`/settings/url`, `/tools/echo/tier`). */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** The `extensions.issues` of every GraphQL error the client threw (none: an empty list). */
+export function issuesOf(e: unknown): Issue[] {
+  const errors = (e as { errors?: readonly { extensions?: { issues?: unknown } }[] } | null)?.errors;
+  if (!Array.isArray(errors)) return [];
+  return errors.flatMap((err) => (Array.isArray(err.extensions?.issues) ? (err.extensions.issues as Issue[]) : []));
+}

@@ -3,7 +3,7 @@ import { OriginBadge, TierBadge } from "../../components/badges.tsx";
 import type { Tool } from "../../api/tools.ts";
 import { linkTo } from "../../route.ts";
 
-const ORIGINS = { "": "all", TOOL: "tools", PRESET: "presets", BRANCH: "branches", AGENT: "agents" } as const;
+const ORIGINS = { "": "all", TOOL: "tools", PRESET: "presets", BRANCH: "branches", AGENT: "agents", CONNECTOR: "connectors" } as const;
 
 /** The surface as a searchable list, with an origin filter. */
 export function ToolList({ tools, selected }: { tools: Tool[] | null; selected: string | null }) {
