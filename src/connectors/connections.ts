@@ -62,6 +62,11 @@ export class ConnectionManager {
     return { ...(this.slots.get(name)?.health ?? idle()) };
   }
 
+  /** `text` with every secret this runtime resolved replaced (for messages that quote an upstream). */
+  scrubText(text: string): string {
+    return this.deps.secrets.scrubText(text);
+  }
+
   /** Calls by connector and outcome (`ok`, or the error kind), for `/metrics`. */
   callCounts(): ReadonlyMap<string, ReadonlyMap<string, number>> {
     return this.calls;

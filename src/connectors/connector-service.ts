@@ -112,7 +112,7 @@ export class ConnectorService implements ConnectorApi {
       const conn = await this.deps.connections.connection({ name, kind: row.kind, settings: row.settings, version: row.version }, REFRESH_BOUND_MS);
       found = representable(await conn.list());
     } catch (e) {
-      const message = (e instanceof ToolError ? e : ToolError.fromUnknown(e)).message;
+      const message = this.deps.connections.scrubText((e instanceof ToolError ? e : ToolError.fromUnknown(e)).message);
       await this.deps.store.markRefreshed(name, message);
       return { connector: this.record((await this.deps.store.get(name)) ?? row), change: null };
     }
@@ -120,13 +120,14 @@ export class ConnectorService implements ConnectorApi {
     let change: ConnectorChange | null = null;
     if (listingDiffers(row.listing, listing)) {
       const diff = diffListings(name, row.listing, listing);
-      change = await this.deps.store.storeListing(name, listing, { cause, diff }, async (tx) => {
+      change = await this.deps.store.storeListing(name, row.version, listing, { cause, diff }, async (tx) => {
         diff.broken = brokenDependants(name, row.listing, listing, await readDependants(tx));
       });
+      if (!change) return { connector: this.record((await this.deps.store.get(name)) ?? row), change: null };
       for (const b of diff.broken)
         this.deps.log.warn("a connector's new listing broke a dependant", { connector: name, cause, dependant: b.name, kind: b.kind, tool: b.tool, reason: b.reason });
       await this.deps.changed();
-      if (change) this.deps.publish(change);
+      this.deps.publish(change);
     } else await this.deps.store.markRefreshed(name, null);
     return { connector: this.record((await this.deps.store.get(name)) ?? row), change };
   }
@@ -181,7 +182,7 @@ export class ConnectorService implements ConnectorApi {
       return { conn, found: { tools: found.tools ?? [], refused: found.refused ?? [] } };
     } catch (e) {
       await conn.close();
-      const message = (e instanceof ToolError ? e : ToolError.fromUnknown(e)).message;
+      const message = this.deps.connections.scrubText((e instanceof ToolError ? e : ToolError.fromUnknown(e)).message);
       throw ApiError.badInput(`connector "${target.name}" could not list its tools: ${message}`, [
         { path: "/settings", message: `could not list the upstream's tools: ${message}` },
       ]);

@@ -108,12 +108,22 @@ export class ConnectorStore {
     }
   }
 
-  /** Stores a refreshed listing as the next listing version (the settings and `version` unchanged). */
-  async storeListing(name: string, listing: StoredListing, change: ListingChange, check: (tx: Tx) => Promise<void> = async () => {}): Promise<ConnectorChange | null> {
+  /**
+   * Stores a refreshed listing as the next listing version (the settings and `version` unchanged).
+   * `version` is the settings version the listing was taken at: when a put replaced the connector
+   * meanwhile, the stale listing is not stored (null).
+   */
+  async storeListing(
+    name: string,
+    version: number,
+    listing: StoredListing,
+    change: ListingChange,
+    check: (tx: Tx) => Promise<void> = async () => {},
+  ): Promise<ConnectorChange | null> {
     return writeSurface(this.db, async (tx) => {
+      const current = await tx.connector.findUnique({ where: { name }, select: { listingVersion: true, version: true } });
+      if (!current || current.version !== version) return null;
       await check(tx);
-      const current = await tx.connector.findUnique({ where: { name }, select: { listingVersion: true } });
-      if (!current) return null;
       const now = new Date();
       const listingVersion = current.listingVersion + 1;
       await tx.connector.update({ where: { name }, data: { listing: listing as never, listingVersion, refreshedAt: now, refreshError: null } });

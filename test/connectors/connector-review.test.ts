@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { App } from "../../src/app.ts";
+import type { ConnectorKind } from "../../src/connectors/connector-kind.ts";
+import { ApiError, ToolError } from "../../src/errors.ts";
+import { databaseText } from "../helpers/database-text.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { until } from "../graphql/support.ts";
+import { fakeKinds, fakeTool } from "../fixtures/connector-kinds.ts";
+
+const SECRET = "tok-review-7c1e0a-secret";
+const fake = fakeKinds("fake");
+
+/** A one-shot gate on `list()`: the next listing is taken, then held until released. */
+const gate = { armed: false, entered: false, release: (): void => {}, held: Promise.resolve() };
+const arm = () => {
+  gate.armed = true;
+  gate.entered = false;
+  gate.held = new Promise<void>((r) => (gate.release = r));
+};
+const gated: ConnectorKind = {
+  ...fake.kind,
+  name: "gated",
+  connect: async (env) => {
+    const conn = await fake.kind.connect(env);
+    return {
+      ...conn,
+      list: async () => {
+        const listing = await conn.list();
+        if (gate.armed) {
+          gate.armed = false;
+          gate.entered = true;
+          await gate.held;
+        }
+        return listing;
+      },
+    };
+  },
+};
+
+let rt: TestRuntime;
+beforeAll(async () => {
+  const app = new App();
+  app.plugin({ name: "review-kinds", connectors: { fake: fake.kind, gated } });
+  process.env.REVIEW_TOKEN = SECRET;
+  rt = await testRuntime({ app });
+}, 120_000);
+afterAll(async () => rt?.dispose());
+
+const refusal = async (p: Promise<unknown>): Promise<ApiError> => {
+  const e = await p.then(
+    () => null,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(ApiError);
+  return e as ApiError;
+};
+
+describe("connector review: secrets in upstream listing failures", () => {
+  it("refuses a put whose upstream's list error echoes the resolved token without repeating the token", async () => {
+    fake.upstream("echoer").failList = new ToolError(`401: token ${SECRET} is not valid`, { kind: "UNAVAILABLE" });
+    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "echoer", kind: "fake", settings: { upstream: "echoer", token: "!ENV REVIEW_TOKEN" } }));
+    expect(e.code).toBe("BAD_USER_INPUT");
+    expect(e.issues.map((i) => i.path)).toEqual(["/settings"]);
+    expect(JSON.stringify({ message: e.message, issues: e.issues })).not.toContain(SECRET);
+    expect(await rt.connectors.get(as("ADMIN"), "echoer")).toBeNull();
+    expect(fake.upstream("echoer").open).toBe(0);
+  });
+
+  it("records a refresh whose list error echoes the token as refreshError without the token, in no row or log line", async () => {
+    const up = fake.upstream("echoer2");
+    await rt.connectors.put(as("ADMIN"), { name: "echoer2", kind: "fake", settings: { upstream: "echoer2", token: "!ENV REVIEW_TOKEN" } });
+    up.failList = new ToolError(`upstream said: bad bearer ${SECRET}`, { kind: "UNAVAILABLE" });
+    const { connector } = await rt.connectors.refresh(as("ADMIN"), "echoer2");
+    expect(connector.refreshError).toContain("bad bearer");
+    expect(JSON.stringify(connector)).not.toContain(SECRET);
+    expect(await databaseText(rt.config.databaseUrl)).not.toContain(SECRET);
+    expect(rt.logLines.join("\n")).not.toContain(SECRET);
+    up.failList = null;
+  });
+});
+
+describe("connector review: a refresh racing a put", () => {
+  it("does not store the listing a refresh took before a put replaced the connector", async () => {
+    const up = fake.upstream("race");
+    up.tools = [fakeTool("echo"), fakeTool("write_thing", "write")];
+    await rt.connectors.put(as("ADMIN"), { name: "race", kind: "gated", settings: { upstream: "race" } });
+    up.tools = [fakeTool("echo"), fakeTool("write_thing", "write"), fakeTool("stale_tool", "write")];
+    arm();
+    const refreshing = rt.connectors.refresh(as("ADMIN"), "race");
+    await until("the refresh listed", () => gate.entered);
+    up.tools = [fakeTool("echo")];
+    const { connector } = await rt.connectors.put(as("ADMIN"), { name: "race", kind: "gated", description: "v2", settings: { upstream: "race" } }, 1);
+    expect(connector.tools.map((t) => t.surfaceName)).toEqual(["race_echo"]);
+    gate.release();
+    await refreshing;
+    const now = await rt.connectors.get(as("ADMIN"), "race");
+    expect(now?.tools.map((t) => t.surfaceName)).toEqual(["race_echo"]);
+    expect(rt.surface.resolve("race_stale_tool")).toBeUndefined();
+    expect(rt.surface.resolve("race_write_thing")).toBeUndefined();
+  });
+});
