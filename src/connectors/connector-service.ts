@@ -16,6 +16,26 @@ import { diffListings, listingDiffers } from "./listing-diff.ts";
 
 /** How long a refresh waits for a connection. */
 const REFRESH_BOUND_MS = 30_000;
+/** How long a put waits for its probe to connect, and then to list. */
+const PROBE_BOUND_MS = 30_000;
+
+/** `work` or, past `ms`, a ToolError saying what did not finish; a late value is handed to `late` (to close it). */
+async function within<T>(work: Promise<T>, ms: number, what: string, late: (value: T) => void = () => {}): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new ToolError(`${what} within ${Math.round(ms / 1000)} s`, { kind: "TIMEOUT" }));
+    }, ms);
+  });
+  work.then((v) => timedOut && late(v)).catch(() => {});
+  try {
+    return await Promise.race([work, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface ConnectorServiceDeps {
   store: ConnectorStore;
@@ -171,14 +191,14 @@ export class ConnectorService implements ConnectorApi {
   private async probe(target: { name: string; kind: string; settings: Record<string, unknown>; version: number }): Promise<{ conn: ConnectorConnection; found: UpstreamListing }> {
     let conn: ConnectorConnection;
     try {
-      conn = await this.deps.connections.probe(target);
+      conn = await within(this.deps.connections.probe(target), PROBE_BOUND_MS, "did not connect", (late) => void late.close().catch(() => {}));
     } catch (e) {
       throw ApiError.badInput(`connector "${target.name}" could not connect: ${(e as Error).message}`, [
         { path: "/settings", message: `could not connect: ${(e as Error).message}` },
       ]);
     }
     try {
-      const found = representable(await conn.list());
+      const found = representable(await within(conn.list(), PROBE_BOUND_MS, "did not list its tools"));
       return { conn, found: { tools: found.tools ?? [], refused: found.refused ?? [] } };
     } catch (e) {
       await conn.close();

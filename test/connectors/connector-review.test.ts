@@ -37,10 +37,21 @@ const gated: ConnectorKind = {
   },
 };
 
+/** A kind whose connect hangs until the test lets it through (then it connects to the fake upstream). */
+let letThrough: () => void = () => {};
+const hanging: ConnectorKind = {
+  ...fake.kind,
+  name: "hanging",
+  connect: async (env) => {
+    await new Promise<void>((r) => (letThrough = r));
+    return fake.kind.connect(env);
+  },
+};
+
 let rt: TestRuntime;
 beforeAll(async () => {
   const app = new App();
-  app.plugin({ name: "review-kinds", connectors: { fake: fake.kind, gated } });
+  app.plugin({ name: "review-kinds", connectors: { fake: fake.kind, gated, hanging } });
   process.env.REVIEW_TOKEN = SECRET;
   rt = await testRuntime({ app });
 }, 120_000);
@@ -98,4 +109,19 @@ describe("connector review: a refresh racing a put", () => {
     expect(rt.surface.resolve("race_stale_tool")).toBeUndefined();
     expect(rt.surface.resolve("race_write_thing")).toBeUndefined();
   });
+});
+
+describe("connector review: a put whose probe hangs", () => {
+  it("refuses the put after its bound, stores nothing, and closes the connection that opens late", async () => {
+    const before = await rt.connectors.list(as("ADMIN"));
+    const started = Date.now();
+    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "hang", kind: "hanging", settings: { upstream: "hang" } }));
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect(e.code).toBe("BAD_USER_INPUT");
+    expect(e.issues).toEqual([{ path: "/settings", message: expect.stringContaining("did not connect within 30 s") }]);
+    expect(await rt.connectors.list(as("ADMIN"))).toHaveLength(before.length);
+    letThrough();
+    await until("the late connection opened", () => fake.upstream("hang").connects === 1);
+    await until("the late connection closed", () => fake.upstream("hang").open === 0);
+  }, 60_000);
 });
