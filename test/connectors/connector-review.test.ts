@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../src/app.ts";
 import type { ConnectorKind } from "../../src/connectors/connector-kind.ts";
@@ -48,10 +49,18 @@ const hanging: ConnectorKind = {
   },
 };
 
+/** A plugin kind that seals every element of an array setting (`keys/*`). */
+const arrays: ConnectorKind = {
+  ...fake.kind,
+  name: "arrays",
+  settings: z.strictObject({ upstream: z.string(), keys: z.array(z.string()).optional() }),
+  sealed: ["keys/*"],
+};
+
 let rt: TestRuntime;
 beforeAll(async () => {
   const app = new App();
-  app.plugin({ name: "review-kinds", connectors: { fake: fake.kind, gated, hanging } });
+  app.plugin({ name: "review-kinds", connectors: { fake: fake.kind, gated, hanging, arrays } });
   process.env.REVIEW_TOKEN = SECRET;
   rt = await testRuntime({ app });
 }, 120_000);
@@ -124,4 +133,24 @@ describe("connector review: a put whose probe hangs", () => {
     await until("the late connection opened", () => fake.upstream("hang").connects === 1);
     await until("the late connection closed", () => fake.upstream("hang").open === 0);
   }, 60_000);
+});
+
+describe("connector review: sealed settings and denied markers", () => {
+  it("refuses a literal inside an array at a sealed path, at the element's path, storing nothing", async () => {
+    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "arr", kind: "arrays", settings: { upstream: "arr", keys: ["!ENV REVIEW_TOKEN", "literal-key-1"] } }));
+    expect(e.code).toBe("BAD_USER_INPUT");
+    expect(e.issues).toEqual([{ path: "/settings/keys/1", message: expect.stringContaining("!ENV marker") }]);
+    expect(await rt.connectors.get(as("ADMIN"), "arr")).toBeNull();
+    expect(await databaseText(rt.config.databaseUrl)).not.toContain("literal-key-1");
+  });
+
+  it("refuses markers naming TAI_ADMIN_KEY or DATABASE_URL at their paths", async () => {
+    const e = await refusal(
+      rt.connectors.put(as("ADMIN"), { name: "deny", kind: "fake", settings: { upstream: "deny", token: "!ENV TAI_ADMIN_KEY", headers: { x: "!ENV DATABASE_URL" } } }),
+    );
+    expect(e.code).toBe("BAD_USER_INPUT");
+    expect(e.issues.map((i) => i.path).sort()).toEqual(["/settings/headers/x", "/settings/token"]);
+    expect(await rt.connectors.get(as("ADMIN"), "deny")).toBeNull();
+    expect(fake.upstream("deny").connects).toBe(0);
+  });
 });
