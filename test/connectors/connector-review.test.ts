@@ -154,3 +154,18 @@ describe("connector review: sealed settings and denied markers", () => {
     expect(fake.upstream("deny").connects).toBe(0);
   });
 });
+
+describe("connector review: two puts racing", () => {
+  it("lets one of two puts with the same expectedVersion win, refuses the other CONFLICT, and leaves one connection open", async () => {
+    await rt.connectors.put(as("ADMIN"), { name: "duo", kind: "fake", settings: { upstream: "duo" } });
+    const results = await Promise.allSettled(
+      ["a", "b"].map((d) => rt.connectors.put(as("ADMIN"), { name: "duo", kind: "fake", description: d, settings: { upstream: "duo" } }, 1)),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    expect(lost.reason).toBeInstanceOf(ApiError);
+    expect((lost.reason as ApiError).code).toBe("CONFLICT");
+    expect((await rt.connectors.get(as("ADMIN"), "duo"))?.version).toBe(2);
+    await until("the loser's probe closed", () => fake.upstream("duo").open === 1);
+  });
+});
