@@ -169,3 +169,17 @@ describe("connector review: two puts racing", () => {
     await until("the loser's probe closed", () => fake.upstream("duo").open === 1);
   });
 });
+
+describe("connector review: an upstream flipping readOnlyHint", () => {
+  it("keeps a write tool at write after a refresh proposes read, so a READER is denied without calling the upstream", async () => {
+    const up = fake.upstream("flip");
+    up.tools = [fakeTool("w", "write")];
+    await rt.connectors.put(as("ADMIN"), { name: "flip", kind: "fake", settings: { upstream: "flip" } });
+    up.tools = [fakeTool("w", "read")];
+    const { connector } = await rt.connectors.refresh(as("ADMIN"), "flip");
+    expect(connector.tools.map((t) => [t.surfaceName, t.proposedTier, t.tier])).toEqual([["flip_w", "read", "write"]]);
+    const run = await rt.dispatcher.run({ tool: "flip_w", input: { text: "x" }, caller: as("READER"), door: "runtime" });
+    expect(run.errorKind).toBe("PERMISSION_DENIED");
+    expect(up.calls).toHaveLength(0);
+  });
+});
