@@ -48,7 +48,17 @@ export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy
 export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
 export { runLoop } from "./agent/tools-agent/loop.ts";
 export type { Plugin } from "./plugins/plugin.ts";
-export type { ConnectorKind, ConnectorConnection, ConnectorEnv, ConnectorHealth, ConnectorState, UpstreamTool, UpstreamListing, UpstreamCall, RefusedTool } from "./connectors/connector-kind.ts";
+export type {
+  ConnectorKind,
+  ConnectorConnection,
+  ConnectorEnv,
+  ConnectorHealth,
+  ConnectorState,
+  UpstreamTool,
+  UpstreamListing,
+  UpstreamCall,
+  RefusedTool,
+} from "./connectors/connector-kind.ts";
 export { NETWORK_SETTINGS, type NetworkSettings } from "./connectors/network-settings.ts";
 export { envConfigProvider, fileConfigProvider, ConfigFileError, type ConfigProvider, type FileConfigOptions } from "./plugins/config-provider.ts";
 export { memoryCheckpointProvider, memoryStoreProvider, type CheckpointProvider, type StoreProvider } from "./plugins/agent-storage.ts";

@@ -14,7 +14,7 @@ import { collect, until, wsClient } from "../graphql/support.ts";
  * `token` and `headers` hold `!ENV` markers to secret values. After put, listing, dispatch,
  * refresh, a failing call, subscriptions and the CLI, the values occur 0 times in every
  * response, frame, log line and stored byte. The upstream is the fake kind (a real plugin);
- * the MCP kind's stdio `env` is not covered here.
+ * the MCP kind's stdio `env` is covered by leak-connectors-stdio.test.ts.
  */
 const TOKEN = "conn-leak-token-8e7d6c5b4a";
 const HEADER = "conn-leak-header-1a2b3c4d5e";
