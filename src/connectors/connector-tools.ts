@@ -14,10 +14,11 @@ export function higherTier(a: Tier, b: Tier): Tier {
 
 /**
  * The pinned proposals of a new listing (docs/connectors.md §4): a tool's first proposal, raised by a later
- * higher one and never lowered by a lower one. A tool that left the listing loses its pin.
+ * higher one and never lowered by a lower one, also when the tool left the listing and came back.
  */
 export function pinTiers(previous: Record<string, Tier>, tools: readonly UpstreamTool[]): Record<string, Tier> {
-  return Object.fromEntries(tools.map((t) => [t.name, previous[t.name] ? higherTier(previous[t.name], t.proposedTier) : t.proposedTier]));
+  // A tool that left the listing keeps its pin: removed, then re-added with a lower hint, it is never below what it was (docs/connectors.md §4).
+  return { ...previous, ...Object.fromEntries(tools.map((t) => [t.name, previous[t.name] ? higherTier(previous[t.name], t.proposedTier) : t.proposedTier])) };
 }
 
 /** The tier that applies to a tool: the ADMIN's decision, else the pinned proposal, else the proposal. */

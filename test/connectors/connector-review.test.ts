@@ -182,4 +182,21 @@ describe("connector review: an upstream flipping readOnlyHint", () => {
     expect(run.errorKind).toBe("PERMISSION_DENIED");
     expect(up.calls).toHaveLength(0);
   });
+
+  it("keeps the pin of a tool that left the listing: removed, then listed again with readOnlyHint, it is still write", async () => {
+    const up = fake.upstream("comeback");
+    up.tools = [fakeTool("w", "write"), fakeTool("r", "read")];
+    await rt.connectors.put(as("ADMIN"), { name: "comeback", kind: "fake", settings: { upstream: "comeback" } });
+    up.tools = [fakeTool("r", "read")];
+    await rt.connectors.refresh(as("ADMIN"), "comeback");
+    up.tools = [fakeTool("r", "read"), fakeTool("w", "read")];
+    const { connector } = await rt.connectors.refresh(as("ADMIN"), "comeback");
+    expect(connector.tools.map((t) => [t.surfaceName, t.proposedTier, t.tier])).toEqual([
+      ["comeback_r", "read", "read"],
+      ["comeback_w", "read", "write"],
+    ]);
+    const run = await rt.dispatcher.run({ tool: "comeback_w", input: { text: "x" }, caller: as("READER"), door: "runtime" });
+    expect(run.errorKind).toBe("PERMISSION_DENIED");
+    expect(up.calls).toHaveLength(0);
+  });
 });
