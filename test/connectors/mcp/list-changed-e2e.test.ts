@@ -28,14 +28,16 @@ const run = (rt: TestRuntime, tool: string, input: Record<string, unknown>) => r
 describe("an MCP upstream's notifications/tools/list_changed", () => {
   it("stores a LIST_CHANGED listing version whose diff names the added tool, served on a second instance", async () => {
     const before = changedOnB.length;
-    expect((await run(a, "grow_grow", { name: "fresh" })).status).toBe("SUCCEEDED");
+    const grew = await run(a, "grow_grow", { name: "fresh" });
+    expect([grew.status, grew.errorMessage]).toEqual(["SUCCEEDED", null]);
     await until("the LIST_CHANGED change is stored", async () => (await a.connectors.changes(admin, "grow", 1))[0]?.cause === "LIST_CHANGED", 20_000);
     const [change] = await a.connectors.changes(admin, "grow", 1);
     expect(change!.diff).toMatchObject({ added: ["grow_fresh"], removed: [], changed: [] });
     expect(change!.listingVersion).toBe(2);
     await until("the second instance serves the new tool", () => b.surface.resolve("grow_fresh") !== undefined, 20_000);
     expect(changedOnB.length).toBeGreaterThan(before);
-    const echoed = await run(b, "grow_fresh", { text: "hi" });
+    // A stdio upstream is one process per instance: the tool exists in the process that grew it.
+    const echoed = await run(a, "grow_fresh", { text: "hi" });
     expect(echoed.status).toBe("SUCCEEDED");
     expect(JSON.stringify(echoed.content)).toContain("fresh: hi");
   }, 60_000);
