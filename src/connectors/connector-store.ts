@@ -2,22 +2,11 @@ import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
 import { ApiError } from "../errors.ts";
 import { writeSurface, type Tx } from "../registry/surface-version.ts";
-import type { ChangeCause, ConnectorChange, ListingDiff, StoredListing, ToolDecision } from "./connector-record.ts";
+import type { ChangeCause, ConnectorChange, ConnectorRecord, ListingDiff, StoredListing, ToolDecision } from "./connector-record.ts";
 
-/** A connector row as the core reads it. */
-export interface StoredConnector {
-  name: string;
-  kind: string;
-  description: string;
-  settings: Record<string, unknown>;
-  decisions: Record<string, ToolDecision>;
-  version: number;
+/** A connector row as the core reads it: the served record's fields, with the stored listing in place of the served tools and health. */
+export interface StoredConnector extends Omit<ConnectorRecord, "tools" | "refused" | "health"> {
   listing: StoredListing;
-  listingVersion: number;
-  refreshedAt: string | null;
-  refreshError: string | null;
-  createdAt: string;
-  updatedAt: string;
 }
 
 type Row = Awaited<ReturnType<Db["connector"]["findUniqueOrThrow"]>>;
