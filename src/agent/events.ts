@@ -14,24 +14,24 @@ interface Base {
 }
 
 /**
- * A token-level chunk of the run's final answer (docs/agent-stream.md §2.2): the
- * MessageDelta texts of a run, joined, are its MessageFinal text.
+ * A token-level chunk of the run's own model text as the model writes it
+ * (docs/agent-stream.md §2.2): joined, the deltas whose `turn` is the terminal's `turn`
+ * are its MessageFinal text.
  */
 export interface MessageDelta extends Base {
   type: "message_delta";
   final: false;
   text: string;
+  /** The model turn of the event's agent that wrote it (1, 2, …; never reused in a run). The runner numbers an unnumbered delta 1. */
+  turn?: number;
 }
 
-/**
- * A chunk of text a model turn emitted that is not the final answer: the text of a turn
- * that also called tools, a sub-agent's text, or a structured answer sent back to be
- * fixed (docs/agent-stream.md §2.2).
- */
+/** A chunk of a sub-agent's text, numbered by the sub-agent's own turns; never the run's answer (docs/agent-stream.md §2.2). */
 export interface IntermediateDelta extends Base {
   type: "intermediate_delta";
   final: false;
   text: string;
+  turn?: number;
 }
 
 /** The plain-text answer. Terminal. */
@@ -39,6 +39,8 @@ export interface MessageFinal extends Base {
   type: "message_final";
   final: true;
   text: string;
+  /** The turn whose MessageDeltas joined are `text`; null when no delta carried it (a non-streaming agent). */
+  turn?: number | null;
 }
 
 /** One block of the model's reasoning. Never empty or whitespace-only. */
@@ -63,6 +65,8 @@ export interface StructuredFinal extends Base {
   type: "structured_final";
   final: true;
   data: unknown;
+  /** The turn whose MessageDeltas joined are the JSON text it was parsed from; null when it came from a tool result. */
+  turn?: number | null;
 }
 
 /** One tool call the model made; `callId` is matched by its ToolResultStep. */
@@ -95,6 +99,8 @@ export interface InterruptFinal extends Base {
   interruptId: string;
   payload: unknown;
   reason: string | null;
+  /** The thread to resume on; the runner fills it (an agent need not). */
+  threadId?: string;
 }
 
 /** A tool parked on interactions; the run resumes once they are answered. Terminal. */

@@ -31,19 +31,18 @@ function member<T extends AgentEventRecord["type"]>(
   return builder.objectRef<Ev<T>>(name).implement({ description, interfaces: [StreamEventBaseRef], isTypeOf: (e) => (e as AgentEventRecord).type === type, fields });
 }
 
-const MessageDeltaRef = member("MessageDelta", "message_delta", "A token-level chunk of the final answer as it streams.", (t) => ({
-  text: t.exposeString("text", { description: "The chunk; a run's MessageDelta texts joined are its MessageFinal text." }),
+const TURN = "The model turn of the event's agent that wrote it: 1, 2, … never reused in a run (docs/agent-stream.md §2.2).";
+const MessageDeltaRef = member("MessageDelta", "message_delta", "A token-level chunk of the run's own model text as the model writes it (docs/agent-stream.md §2.2).", (t) => ({
+  text: t.exposeString("text", { description: "The chunk; joined, the MessageDelta texts whose turn is the terminal's turn are its answer." }),
+  turn: t.int({ description: TURN, resolve: (e) => e.turn ?? 1 }),
 }));
-const IntermediateDeltaRef = member(
-  "IntermediateDelta",
-  "intermediate_delta",
-  "A chunk of model text that is not the final answer: a turn that also called tools, or a sub-agent's text.",
-  (t) => ({
-    text: t.exposeString("text", { description: "The chunk; consecutive chunks of one agent join to the turn's text." }),
-  }),
-);
+const IntermediateDeltaRef = member("IntermediateDelta", "intermediate_delta", "A chunk of a sub-agent's text, never the run's answer.", (t) => ({
+  text: t.exposeString("text", { description: "The chunk; the chunks of one agent and turn join to that turn's text." }),
+  turn: t.int({ description: TURN, resolve: (e) => e.turn ?? 1 }),
+}));
 const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({
   text: t.exposeString("text", { description: "The whole answer." }),
+  turn: t.int({ nullable: true, description: "The turn whose MessageDeltas joined are the answer; null when no delta carried it.", resolve: (e) => e.turn ?? null }),
 }));
 const ReasoningStepRef = member("ReasoningStep", "reasoning_step", "One block of the model's reasoning; never blank.", (t) => ({
   text: t.exposeString("text", { description: "The reasoning text." }),
@@ -56,6 +55,11 @@ const RunUsageRef = member("RunUsage", "run_usage", "Token totals of the run's m
 }));
 const StructuredFinalRef = member("StructuredFinal", "structured_final", "A structured answer (the validated responseFormat object). Terminal.", (t) => ({
   data: t.field({ type: "JSON", nullable: true, description: "The answer, valid against the run's responseFormat.", resolve: (e) => e.data }),
+  turn: t.int({
+    nullable: true,
+    description: "The turn whose MessageDeltas joined are the JSON text it was parsed from; null when it came from a tool result.",
+    resolve: (e) => e.turn ?? null,
+  }),
 }));
 const ToolCallStepRef = member("ToolCallStep", "tool_call_step", "One tool call the model made.", (t) => ({
   tool: t.exposeString("tool", { description: "The tool called." }),
@@ -102,6 +106,7 @@ const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run w
   interruptId: t.exposeString("interruptId", { description: "The pause to resume; resumeCheckpointId guards it." }),
   payload: t.field({ type: "JSON", nullable: true, description: "The pending calls and the decisions each allows.", resolve: (e) => e.payload }),
   reason: t.string({ nullable: true, description: "Why the run paused.", resolve: (e) => e.reason }),
+  threadId: t.string({ nullable: true, description: "The thread to resume on (null only on events stored before it was recorded).", resolve: (e) => e.threadId ?? null }),
 }));
 const SuspendedFinalRef = member("SuspendedFinal", "suspended_final", "A tool parked on interactions; answer them, then resume. Terminal.", (t) => ({
   interactionIds: t.stringList({ description: "The interactions the parked tool waits on.", resolve: (e) => e.interactionIds }),
