@@ -295,6 +295,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     changed,
     publish: (change) => bus.publish("connectorChanged", change),
     log,
+    connectBoundMs: config.connectorConnectSeconds * 1000,
   });
   const refresher = new ConnectorRefresher(
     (name, cause) => connectors.relist(name, cause),

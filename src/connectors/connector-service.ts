@@ -14,10 +14,6 @@ import type { Logger } from "../log.ts";
 import { brokenDependants, readDependants } from "./dependants.ts";
 import { diffListings, listingDiffers } from "./listing-diff.ts";
 
-/** How long a refresh waits for a connection. */
-const REFRESH_BOUND_MS = 30_000;
-/** How long a put waits for its probe to connect, and then to list. */
-const PROBE_BOUND_MS = 30_000;
 
 /** `work` or, past `ms`, a ToolError saying what did not finish; a late value is handed to `late` (to close it). */
 async function within<T>(work: Promise<T>, ms: number, what: string, late: (value: T) => void = () => {}): Promise<T> {
@@ -26,7 +22,7 @@ async function within<T>(work: Promise<T>, ms: number, what: string, late: (valu
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       timedOut = true;
-      reject(new ToolError(`${what} within ${Math.round(ms / 1000)} s`, { kind: "TIMEOUT" }));
+      reject(new ToolError(`${what} within ${ms % 1000 ? (ms / 1000).toFixed(1) : ms / 1000} s`, { kind: "TIMEOUT" }));
     }, ms);
   });
   work.then((v) => timedOut && late(v)).catch(() => {});
@@ -49,6 +45,8 @@ export interface ConnectorServiceDeps {
   /** Publishes a new listing version to every instance (`connectorChanged`). */
   publish(change: ConnectorChange): void;
   log: Logger;
+  /** How long a put waits for its probe to connect, then to list, and a refresh for its connection (TAI_CONNECTOR_CONNECT_SECONDS). */
+  connectBoundMs: number;
 }
 
 /**
@@ -129,7 +127,7 @@ export class ConnectorService implements ConnectorApi {
     if (!row) throw new ApiError("NOT_FOUND", `no connector named "${name}"`);
     let found: UpstreamListing;
     try {
-      const conn = await this.deps.connections.connection({ name, kind: row.kind, settings: row.settings, version: row.version }, REFRESH_BOUND_MS);
+      const conn = await this.deps.connections.connection({ name, kind: row.kind, settings: row.settings, version: row.version }, this.deps.connectBoundMs);
       found = representable(await conn.list());
     } catch (e) {
       const message = this.deps.connections.scrubText((e instanceof ToolError ? e : ToolError.fromUnknown(e)).message);
@@ -191,14 +189,14 @@ export class ConnectorService implements ConnectorApi {
   private async probe(target: { name: string; kind: string; settings: Record<string, unknown>; version: number }): Promise<{ conn: ConnectorConnection; found: UpstreamListing }> {
     let conn: ConnectorConnection;
     try {
-      conn = await within(this.deps.connections.probe(target), PROBE_BOUND_MS, "did not connect", (late) => void late.close().catch(() => {}));
+      conn = await within(this.deps.connections.probe(target), this.deps.connectBoundMs, "did not connect", (late) => void late.close().catch(() => {}));
     } catch (e) {
       throw ApiError.badInput(`connector "${target.name}" could not connect: ${(e as Error).message}`, [
         { path: "/settings", message: `could not connect: ${(e as Error).message}` },
       ]);
     }
     try {
-      const found = representable(await within(conn.list(), PROBE_BOUND_MS, "did not list its tools"));
+      const found = representable(await within(conn.list(), this.deps.connectBoundMs, "did not list its tools"));
       return { conn, found: { tools: found.tools ?? [], refused: found.refused ?? [] } };
     } catch (e) {
       await conn.close();

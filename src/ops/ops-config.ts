@@ -18,6 +18,8 @@ export interface OpsConfig {
   syncSeconds: number;
   /** Seconds between this instance's re-listings of every connector's upstream (TAI_CONNECTOR_REFRESH_SECONDS, docs/connectors.md §7). @default 300 */
   connectorRefreshSeconds: number;
+  /** Seconds a connector put waits for its upstream to connect and then to list, and a refresh for its connection (TAI_CONNECTOR_CONNECT_SECONDS, docs/connectors.md §2). @default 30 */
+  connectorConnectSeconds: number;
   /** Seconds between this instance's heartbeats (TAI_HEARTBEAT_SECONDS). @default 10 */
   heartbeatSeconds: number;
   /**
@@ -64,6 +66,7 @@ export const OpsEnvSchema = z
     TAI_SYNC_SECONDS: envSeconds(2, 0.05, 3600),
     TAI_HEARTBEAT_SECONDS: envSeconds(10, 0.05, 3600),
     TAI_CONNECTOR_REFRESH_SECONDS: envSeconds(300, 1, 86_400),
+    TAI_CONNECTOR_CONNECT_SECONDS: envSeconds(30, 0.1, 600),
     TAI_DEAD_AFTER_SECONDS: envSeconds(undefined, 0.1, 86_400),
     TAI_DB_POOL: envInteger(10, 1, 1000),
     TAI_METRICS: envChoice(
@@ -111,6 +114,7 @@ export const OpsEnvSchema = z
     syncSeconds: env.TAI_SYNC_SECONDS,
     heartbeatSeconds: env.TAI_HEARTBEAT_SECONDS,
     connectorRefreshSeconds: env.TAI_CONNECTOR_REFRESH_SECONDS,
+    connectorConnectSeconds: env.TAI_CONNECTOR_CONNECT_SECONDS,
     deadAfterSeconds: deadAfter(env),
     dbPool: env.TAI_DB_POOL,
     metrics: env.TAI_METRICS,
