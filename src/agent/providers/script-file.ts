@@ -33,7 +33,7 @@ function parseJson(text: string, where: string): unknown {
 }
 
 function parseYaml(text: string, where: string): unknown {
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0];
