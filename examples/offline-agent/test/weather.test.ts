@@ -62,8 +62,7 @@ async function runAgent(input: AgentRunInput): Promise<StreamEvent[]> {
   return events;
 }
 
-const ofType = <T extends StreamEvent["__typename"]>(events: StreamEvent[], type: T) =>
-  events.filter((e): e is Extract<StreamEvent, { __typename: T }> => e.__typename === type);
+const ofType = <T extends StreamEvent["__typename"]>(events: StreamEvent[], type: T) => events.filter((e): e is Extract<StreamEvent, { __typename: T }> => e.__typename === type);
 
 describe("the weather agent, with a scripted model", () => {
   it("should call the weather tool and answer from its result", async () => {

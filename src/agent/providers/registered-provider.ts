@@ -27,10 +27,14 @@ export function registeredProvider(name: string, model: LlmProviderModel, option
       issues: [{ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" }],
     });
   if (!isModel(model) && typeof model !== "function")
-    throw new DefinitionError("provider.shape", `app.llmProvider("${name}"): the model must be an AI SDK LanguageModelV3 (e.g. scriptedModel({ turns })) or a function (modelId?) => model`, {
-      subject: name,
-      issues: [{ path: "/model", message: "must be a LanguageModelV3 or a function (modelId?) => LanguageModelV3" }],
-    });
+    throw new DefinitionError(
+      "provider.shape",
+      `app.llmProvider("${name}"): the model must be an AI SDK LanguageModelV3 (e.g. scriptedModel({ turns })) or a function (modelId?) => model`,
+      {
+        subject: name,
+        issues: [{ path: "/model", message: "must be a LanguageModelV3 or a function (modelId?) => LanguageModelV3" }],
+      },
+    );
   return {
     name,
     description: options.description ?? `registered by ${module}`,

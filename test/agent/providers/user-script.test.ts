@@ -114,8 +114,7 @@ describe("a scripted model written in code", () => {
       app.llmProvider(
         "wrong-tool",
         scriptedModel({
-          turns: (c) =>
-            c.turn === 0 ? { toolCalls: [{ name: "forecast", args: { city: "Paris" } }] } : { text: `The tool failed: ${c.toolResults[0].isError}.` },
+          turns: (c) => (c.turn === 0 ? { toolCalls: [{ name: "forecast", args: { city: "Paris" } }] } : { text: `The tool failed: ${c.toolResults[0].isError}.` }),
         }),
       ),
     );
