@@ -1,4 +1,4 @@
-// test/weather-model.ts — the models the tests script, loaded next to the tools (TAI_MODULES).
+// test/weather-model.ts — the models the tests script, loaded next to the tools (TAI_MODULES=tools/weather.ts,test/weather-model.ts).
 import { app, scriptedModel } from "tai42";
 
 // In code: the second turn reads what the tool returned in the first.
@@ -16,5 +16,5 @@ app.llmProvider(
   }),
 );
 
-// In a file: the same conversation, turn by turn (JSON works too).
+// In a file: a conversation turn by turn (JSON works too), selected per run with llmProvider.
 app.llmProvider("weather-yaml", scriptedModel({ file: new URL("./weather.script.yaml", import.meta.url) }));
