@@ -148,6 +148,23 @@ describe("a scripted model written in code", () => {
     expect(text(log)).toBe("One two three four five.");
   });
 
+  it("should keep its place in the conversation across an interrupt's resume and the thread's next run", async () => {
+    const r = await runtimeWith((app) =>
+      app.llmProvider(
+        "long",
+        scriptedModel({
+          turns: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, { text: "Sunny in Paris." }, { text: "Still sunny." }],
+        }),
+      ),
+    );
+    const first = await runToEnd(r.agents, { userMessage: "Paris?", toolNames: ["weather"], llmProvider: "long", interruptOn: { weather: true } });
+    expect(first.log.at(-1)).toMatchObject({ type: "interrupt_final" });
+    const resumed = await runToEnd(r.agents, { threadId: first.started.threadId, resume: { type: "approve" } });
+    expect(text(resumed.log)).toBe("Sunny in Paris.");
+    const next = await runToEnd(r.agents, { threadId: first.started.threadId, userMessage: "And now?", llmProvider: "long" });
+    expect(text(next.log)).toBe("Still sunny.");
+  });
+
   it("should fail the run naming the turn a list does not have", async () => {
     const r = await runtimeWith((app) => app.llmProvider("short", scriptedModel({ turns: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }] })));
     const { log } = await runToEnd(r.agents, { userMessage: "Weather?", toolNames: ["weather"], llmProvider: "short" });
