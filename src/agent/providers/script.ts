@@ -84,7 +84,7 @@ export function scriptFileIssues(content: unknown): Issue[] {
 
 /** Every issue as `path: message`, joined. */
 export function describeIssues(issues: Issue[]): string {
-  return issues.map((i) => `${i.path || "(root)"}: ${i.message}`).join("; ");
+  return issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ");
 }
 
 /** A malformed script, refused where it was given; `where` is "scriptedModel" or "script file <path>". */

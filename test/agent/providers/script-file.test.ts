@@ -78,10 +78,10 @@ describe("a script file", () => {
 
   it("should refuse a file that does not parse or cannot be read, naming the file and where", () => {
     const yaml = file("broken.yaml", "turns:\n  - text: [unclosed\n");
-    expect(refusal(() => scriptedModel({ file: yaml })).message).toMatch(new RegExp(`^script file ${yaml}: \\(root\\): is not valid YAML at line \\d+, column \\d+`));
+    expect(refusal(() => scriptedModel({ file: yaml })).message).toMatch(new RegExp(`^script file ${yaml}: is not valid YAML at line \\d+, column \\d+`));
     const json = file("broken.json", '{"turns": [');
-    expect(refusal(() => scriptedModel({ file: json })).message).toMatch(new RegExp(`^script file ${json}: \\(root\\): is not valid JSON`));
-    expect(refusal(() => scriptedModel({ file: join(dir, "missing.yaml") })).message).toMatch(/missing\.yaml: \(root\): cannot be read \(ENOENT\)/);
+    expect(refusal(() => scriptedModel({ file: json })).message).toMatch(new RegExp(`^script file ${json}: is not valid JSON`));
+    expect(refusal(() => scriptedModel({ file: join(dir, "missing.yaml") })).message).toMatch(/missing\.yaml: cannot be read \(ENOENT\)/);
     expect(refusal(() => scriptedModel({ file: file("empty.yaml", "turns: []\n") })).paths).toEqual(["/turns"]);
   });
 });
@@ -91,7 +91,7 @@ describe("a script in code", () => {
     const bad = refusal(() => scriptedModel({ turns: [{ text: "ok" }, { toolCalls: [{ name: "weather", args: "Paris" }] }] as never }));
     expect(bad).toMatchObject({ rule: "provider.script", paths: ["/turns/1/toolCalls/0/args"] });
     expect(bad.message).toMatch(/^scriptedModel: \/turns\/1\/toolCalls\/0\/args: must be an object of arguments/);
-    expect(refusal(() => scriptedModel({} as never)).message).toBe("scriptedModel: (root): takes exactly one of turns and file");
+    expect(refusal(() => scriptedModel({} as never)).message).toBe("scriptedModel: takes exactly one of turns and file");
     expect(refusal(() => scriptedModel({ turns: [] })).paths).toEqual(["/turns"]);
   });
 
