@@ -10,6 +10,8 @@ import type { AgentClass } from "./agent/agent.ts";
 import { checkAgentClass } from "./agent/agent-class.ts";
 import type { LoopStrategy } from "./agent/strategies/strategy.ts";
 import { checkPlugin, type Plugin } from "./plugins/plugin.ts";
+import type { ProviderDefinition } from "./agent/providers/provider.ts";
+import { registeredProvider, type LlmProviderModel, type LlmProviderOptions } from "./agent/providers/registered-provider.ts";
 import { Registry, type Registrations } from "./registry/registry.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
@@ -47,6 +49,7 @@ export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
  */
 export class App implements Registrations {
   private readonly registry = new Registry();
+  private readonly llmProviderMap = new Map<string, ProviderDefinition>();
   /** The module being loaded; recorded on what it registers. */
   currentModule = "inline";
 
@@ -70,6 +73,11 @@ export class App implements Registrations {
   /** Tools-agent loop strategies registered with {@link App.strategy}, by name. */
   get strategies(): ReadonlyMap<string, LoopStrategy> {
     return this.registry.strategies;
+  }
+
+  /** LLM providers registered with {@link App.llmProvider}, by name. */
+  get llmProviders(): ReadonlyMap<string, ProviderDefinition> {
+    return this.llmProviderMap;
   }
 
   /** Registers a tool from a zod input schema, or a definition built by `defineTool`. */
@@ -117,6 +125,24 @@ export class App implements Registrations {
         issues: [{ path: "/strategy", message: "must be a function (cfg, io, history, resumed) => events" }],
       });
     this.registry.addStrategy(name, strategy);
+  }
+
+  /**
+   * Registers a language model under an LLM provider name, selectable by a run's
+   * `llmProvider` or as the default with `TAI_LLM_PROVIDER` (docs/agent-stream.md §12.1):
+   * typically `scriptedModel({ turns })` to test an agent offline. A name registered here
+   * overrides a built-in provider's (and an earlier handle's). Refuses a bad name, a value
+   * that is not a model, and a name this handle already registered (rules `provider.shape`,
+   * `provider.duplicate-name`).
+   */
+  llmProvider(name: string, model: LlmProviderModel, options?: LlmProviderOptions): void {
+    const def = registeredProvider(name, model, options, this.currentModule);
+    if (this.llmProviderMap.has(name))
+      throw new DefinitionError("provider.duplicate-name", `an LLM provider named "${name}" is already registered on this app`, {
+        subject: name,
+        issues: [{ path: "/name", message: "is already registered on this app" }],
+      });
+    this.llmProviderMap.set(name, def);
   }
 
   /**

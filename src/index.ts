@@ -43,6 +43,10 @@ export {
   type AsksFinal,
 } from "./agent/events.ts";
 export type { PresetSpec, SubAgentSpec, InlineSkill } from "./agent/specs.ts";
+export { scriptedModel, type ScriptedModelInit, type ScriptTurns } from "./agent/providers/user-scripted-model.ts";
+export type { ScriptTurn, ScriptToolCall } from "./agent/providers/script.ts";
+export type { Conversation, SeenToolResult } from "./agent/providers/conversation.ts";
+export type { LlmProviderModel, LlmProviderOptions } from "./agent/providers/registered-provider.ts";
 export { EXTENSION_KINDS, type ExtensionKind, type ExtensionOptions, type BranchTool } from "./extensions/extension.ts";
 export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
 export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";

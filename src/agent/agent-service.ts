@@ -111,7 +111,7 @@ export class AgentService {
   private readonly inflight = new InFlight<void>();
 
   constructor(private readonly deps: AgentServiceDeps) {
-    this.providers = new ProviderRegistry(deps.env ?? process.env);
+    this.providers = new ProviderRegistry(deps.env ?? process.env, () => deps.apps);
     this.threads = new ThreadStore(deps.db);
     this.skills = new SkillStore(deps.db);
     this.responseFormats = new ResponseFormatStore(deps.db);

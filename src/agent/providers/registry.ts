@@ -18,15 +18,26 @@ export interface ResolvedModel {
   settings: CallSettings;
 }
 
+/** What the registry reads from an app handle: its `app.llmProvider` registrations. */
+export interface ProviderRegistrations {
+  readonly llmProviders: ReadonlyMap<string, ProviderDefinition>;
+}
+
 /**
  * The plain provider registry (pi-mono style): names → factories. The default is the
- * OpenAI-compatible endpoint when `TAI_LLM_BASE_URL` is set, else the scripted demo
- * model, so the embedded default streams real-looking runs with no network.
+ * provider `TAI_LLM_PROVIDER` names when set, else the OpenAI-compatible endpoint when
+ * `TAI_LLM_BASE_URL` is set, else the scripted demo model, so the embedded default
+ * streams real-looking runs with no network. Providers registered on the app handles
+ * (`app.llmProvider`) are read at use time; a later one's name overrides an earlier one's
+ * and the built-ins'.
  */
 export class ProviderRegistry {
-  private readonly providers = new Map<string, ProviderDefinition>();
+  private readonly own = new Map<string, ProviderDefinition>();
 
-  constructor(env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly apps: () => readonly ProviderRegistrations[] = () => [],
+  ) {
     this.register(openAICompatibleProvider(env));
     this.register(anthropicProvider(env));
     this.register({
@@ -39,7 +50,7 @@ export class ProviderRegistry {
 
   /** Adds or replaces a provider (tests register scripted ones). */
   register(definition: ProviderDefinition): void {
-    this.providers.set(definition.name, definition);
+    this.own.set(definition.name, definition);
   }
 
   list(): ProviderDefinition[] {
@@ -48,14 +59,25 @@ export class ProviderRegistry {
 
   /** The provider a run uses when it names none. */
   defaultName(): string {
-    return this.providers.get("openai-compatible")?.configured() ? "openai-compatible" : "scripted";
+    const named = this.env.TAI_LLM_PROVIDER?.trim();
+    if (named) return named;
+    return this.own.get("openai-compatible")?.configured() ? "openai-compatible" : "scripted";
+  }
+
+  private get providers(): Map<string, ProviderDefinition> {
+    return new Map([...this.own, ...this.apps().flatMap((a) => [...a.llmProviders])]);
   }
 
   /** Checks a run's choice without creating a model; throws BAD_USER_INPUT with every issue. */
   check(name: string | undefined, kwargs: Record<string, unknown> | undefined): { provider: string; modelId?: string; settings: CallSettings } {
     const issues: Issue[] = [];
     const provider = name ?? this.defaultName();
-    if (!this.providers.has(provider)) issues.push({ path: "/llmProvider", message: `no LLM provider named "${provider}" (known: ${[...this.providers.keys()].join(", ")})` });
+    const known = this.providers;
+    if (!known.has(provider))
+      issues.push({
+        path: "/llmProvider",
+        message: `no LLM provider named "${provider}"${name === undefined ? " (the default, from TAI_LLM_PROVIDER)" : ""} (known: ${[...known.keys()].join(", ")})`,
+      });
     const parsed = LlmKwargsSchema.safeParse(kwargs ?? {});
     if (!parsed.success) issues.push(...zodIssues(parsed.error, "/llmKwargs"));
     const { model: modelId, ...settings } = parsed.success ? (parsed.data as CallSettings & { model?: string }) : {};
