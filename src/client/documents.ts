@@ -158,6 +158,11 @@ export const RunEventsSubscription = graphql(
 /** One run event: `seq` orders every event of the log (docs/run-lifecycle.md §6). */
 export type RunEvent = ResultOf<typeof RunEventsSubscription>["runEvents"];
 
+/**
+ * An agent run's events. The deltas' `turn` is never null and the answer terminals' may
+ * be, so GraphQL wants them under different names: a `MessageFinal`'s or
+ * `StructuredFinal`'s `turn` arrives as `answerTurn` (docs/agent-stream.md §2.2).
+ */
 export const AgentStreamSubscription = graphql(`
   subscription AgentStream($input: AgentRunInput!, $runId: ID, $afterSeq: Int) {
     agentStream(input: $input, runId: $runId, afterSeq: $afterSeq) {
@@ -171,12 +176,15 @@ export const AgentStreamSubscription = graphql(`
       }
       ... on MessageDelta {
         text
+        turn
       }
       ... on IntermediateDelta {
         text
+        turn
       }
       ... on MessageFinal {
         text
+        answerTurn: turn
       }
       ... on ReasoningStep {
         text
@@ -189,6 +197,7 @@ export const AgentStreamSubscription = graphql(`
       }
       ... on StructuredFinal {
         data
+        answerTurn: turn
       }
       ... on ToolCallStep {
         tool
