@@ -3,6 +3,7 @@ import type { ControlValues, StudioPlan } from "../../api/agent-input.ts";
 import type { AgentInfo } from "../../api/agents.ts";
 import type { Tool } from "../../api/tools.ts";
 import { TierBadge } from "../../components/badges.tsx";
+import { ErrorNote } from "../../components/notes.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
 
 /** The id of the agent's input form: the composer's button submits it. */
@@ -16,6 +17,7 @@ export const AGENT_INPUT_FORM = "agent-input";
  */
 export function AgentSetupPanel({
   agents,
+  agentsError,
   agent,
   plan,
   onAgent,
@@ -29,6 +31,7 @@ export function AgentSetupPanel({
   onNewThread,
 }: {
   agents: readonly AgentInfo[] | null;
+  agentsError: string | null;
   agent: AgentInfo | null;
   plan: StudioPlan | null;
   onAgent(name: string): void;
@@ -63,7 +66,11 @@ export function AgentSetupPanel({
           </select>
         </label>
         {!agent || !plan ? (
-          <p className="muted small">{agents ? "No agent of that name." : "Loading the agents…"}</p>
+          agentsError ? (
+            <ErrorNote error={agentsError} />
+          ) : (
+            <p className="muted small">{agents ? "No agent is registered." : "Loading the agents…"}</p>
+          )
         ) : (
           <>
             <p className="muted small agent-description" data-testid="agent-description">

@@ -26,7 +26,8 @@ export function AgentsScreen() {
   const session = useAgentSession();
   const [draft, setDraft] = useState("");
   const list = agents.data?.agents ?? null;
-  const agent = list?.find((a) => a.name === agentName) ?? null;
+  // The server's default agent, or the first one when an app registered no tools agent.
+  const agent = list?.find((a) => a.name === agentName) ?? list?.[0] ?? null;
   const plan = useMemo(() => (agent ? studioPlan(agent) : null), [agent]);
   const available = new Set((tools ?? []).map((t) => t.name));
   const effective: ControlValues = { ...controls, toolNames: controls.toolNames.filter((t) => available.has(t)), gated: controls.gated.filter((t) => available.has(t)) };
@@ -47,14 +48,15 @@ export function AgentsScreen() {
       <div className="stack">
         <AgentSetupPanel
           agents={list}
+          agentsError={agents.error}
           agent={agent}
           plan={plan}
           onAgent={setAgentName}
           controls={controls}
           onControls={setControls}
           tools={tools ?? []}
-          fields={fields[agentName] ?? {}}
-          onFields={(f) => setFields((all) => ({ ...all, [agentName]: f }))}
+          fields={(agent && fields[agent.name]) ?? {}}
+          onFields={(f) => agent && setFields((all) => ({ ...all, [agent.name]: f }))}
           onRun={start}
           threadId={session.threadId}
           onNewThread={session.reset}
