@@ -158,11 +158,6 @@ export const RunEventsSubscription = graphql(
 /** One run event: `seq` orders every event of the log (docs/run-lifecycle.md §6). */
 export type RunEvent = ResultOf<typeof RunEventsSubscription>["runEvents"];
 
-/**
- * An agent run's events. The deltas' `turn` is never null and the answer terminals' may
- * be, so GraphQL wants them under different names: a `MessageFinal`'s or
- * `StructuredFinal`'s `turn` arrives as `answerTurn` (docs/agent-stream.md §2.2).
- */
 export const AgentStreamSubscription = graphql(`
   subscription AgentStream($input: AgentRunInput!, $runId: ID, $afterSeq: Int) {
     agentStream(input: $input, runId: $runId, afterSeq: $afterSeq) {
@@ -184,7 +179,7 @@ export const AgentStreamSubscription = graphql(`
       }
       ... on MessageFinal {
         text
-        answerTurn: turn
+        turn
       }
       ... on ReasoningStep {
         text
@@ -197,7 +192,7 @@ export const AgentStreamSubscription = graphql(`
       }
       ... on StructuredFinal {
         data
-        answerTurn: turn
+        turn
       }
       ... on ToolCallStep {
         tool

@@ -16,7 +16,7 @@ const call = (callId: string, agent: string | null = null) => ({
   callId,
   resumedInterruptId: null,
 });
-const messageFinal = (text: string, answerTurn: number | null) => ({ ...base(), final: true, __typename: "MessageFinal", type: "message_final", text, answerTurn });
+const messageFinal = (text: string, turn: number | null) => ({ ...base(), final: true, __typename: "MessageFinal", type: "message_final", text, turn });
 
 /** The transcript's text lines after `events`, as kind:turn:text. */
 function lines(events: object[]): string[] {

@@ -87,14 +87,14 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
       items.push({ kind: "usage", inputTokens: e.inputTokens ?? null, outputTokens: e.outputTokens ?? null, model: e.model ?? null });
       return { ...t, runId, items };
     case "MessageFinal": {
-      const turn = e.answerTurn ?? null;
+      const turn = e.turn ?? null;
       if (turn !== null) items = settle(items, agent, (i) => i.turn !== turn);
       const answered = items.some((i) => i.kind === "text" && i.agent === agent && (turn === null || i.turn === turn));
       if (!answered) items.push({ kind: "text", agent, turn, text: e.text });
       return { ...t, runId, items, final: e };
     }
     case "StructuredFinal": {
-      const turn = e.answerTurn ?? null;
+      const turn = e.turn ?? null;
       items = settle(items, agent, (i) => i.turn !== turn).filter((i) => !(i.kind === "text" && i.agent === agent && turn !== null && i.turn === turn));
       return { ...t, runId, items, final: e };
     }
