@@ -7,6 +7,7 @@ import type { AgentService, AgentServiceDeps } from "./agent-service.ts";
 import type { AdmittedRun } from "./agent-start.ts";
 import { withMark } from "./fork.ts";
 import type { AgentEventRecord, RunFailedRecord, StreamEvent, TerminalEvent } from "./events.ts";
+import { turnNumbering } from "./turn-numbers.ts";
 
 /** Entries a run may have submitted and not yet seen stored. */
 const MAX_UNSTORED = 256;
@@ -59,10 +60,12 @@ export function launchRun(
   let failure: unknown = null;
   const writes: Promise<void>[] = [];
   const settle = () => Promise.all(writes.splice(0));
+  const numbered = turnNumbering();
   const done = (async () => {
     try {
-      for await (const event of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
+      for await (const raw of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
         if (failure) throw failure;
+        const event = numbered(raw);
         const rec = scrubAgentEntry(secrets, { ...event, agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
         if (rec.final) {
           await settle();

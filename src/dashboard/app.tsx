@@ -17,7 +17,7 @@ const TITLES: Record<Screen, { title: string; about: string }> = {
   runs: { title: "Runs", about: "Every run you may see, live, with its attempts, waits, events and output." },
   spans: { title: "Spans", about: "Traced calls of monitored branches, as they open and close." },
   interactions: { title: "Interactions", about: "Questions parked runs wait on; answer them here." },
-  agents: { title: "Agents", about: "Run an agent over tools, watch it stream, approve what it wants to do." },
+  agents: { title: "Agents", about: "Run any agent from the input it declares, watch its answer stream, approve what it wants to do." },
   composition: { title: "Composition", about: "Presets, manifests and the extension catalog." },
   connectors: { title: "Connectors", about: "MCP servers and OpenAPI services whose tools join the surface, with the tiers you assign them." },
 };

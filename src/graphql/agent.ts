@@ -31,14 +31,15 @@ function member<T extends AgentEventRecord["type"]>(
   return builder.objectRef<Ev<T>>(name).implement({ description, interfaces: [StreamEventBaseRef], isTypeOf: (e) => (e as AgentEventRecord).type === type, fields });
 }
 
-const TURN = "The model turn of the event's agent that wrote it: 1, 2, … never reused in a run (docs/agent-stream.md §2.2).";
+// Nullable in the schema though always set, so that one selection may ask `turn` of the deltas and of the answer terminals (whose `turn` may be null) without aliases.
+const TURN = "The model turn of the event's agent that wrote it: 1, 2, … never reused in a run (docs/agent-stream.md §2.2). Always set on a delta.";
 const MessageDeltaRef = member("MessageDelta", "message_delta", "A token-level chunk of the run's own model text as the model writes it (docs/agent-stream.md §2.2).", (t) => ({
   text: t.exposeString("text", { description: "The chunk; joined, the MessageDelta texts whose turn is the terminal's turn are its answer." }),
-  turn: t.int({ description: TURN, resolve: (e) => e.turn ?? 1 }),
+  turn: t.int({ nullable: true, description: TURN, resolve: (e) => e.turn ?? 1 }),
 }));
 const IntermediateDeltaRef = member("IntermediateDelta", "intermediate_delta", "A chunk of a sub-agent's text, never the run's answer.", (t) => ({
   text: t.exposeString("text", { description: "The chunk; the chunks of one agent and turn join to that turn's text." }),
-  turn: t.int({ description: TURN, resolve: (e) => e.turn ?? 1 }),
+  turn: t.int({ nullable: true, description: TURN, resolve: (e) => e.turn ?? 1 }),
 }));
 const MessageFinalRef = member("MessageFinal", "message_final", "The plain-text answer. Terminal.", (t) => ({
   text: t.exposeString("text", { description: "The whole answer." }),

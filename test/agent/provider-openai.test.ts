@@ -88,8 +88,8 @@ describe("the OpenAI-compatible provider against a local chat-completions server
     const { log } = await runToEnd(r.agents, { userMessage: "6 times 7, and echo hi", toolNames: ["calculate", "echo"], llmProvider: "openai-compatible" });
     expect(types(log)).toEqual([
       "reasoning_step",
-      "intermediate_delta",
-      "intermediate_delta",
+      "message_delta",
+      "message_delta",
       "tool_call_step",
       "tool_call_step",
       "tool_result_step",
@@ -105,7 +105,8 @@ describe("the OpenAI-compatible provider against a local chat-completions server
       ["call_def", "echo", { text: "hi" }],
     ]);
     expect(ofType(log, "tool_result_step").map((r) => r.result)).toEqual([{ result: 42 }, "hi"]);
-    expect(ofType(log, "message_final")[0].text).toBe("The answer is 42.");
+    expect(ofType(log, "message_final")[0]).toMatchObject({ text: "The answer is 42.", turn: 2 });
+    expect(ofType(log, "message_delta").map((d) => d.turn)).toEqual([1, 1, 2, 2]);
     expect(ofType(log, "run_usage")[0]).toMatchObject({ inputTokens: 130, outputTokens: 30, totalTokens: 160, model: "fake-gpt" });
 
     expect(requests).toHaveLength(2);

@@ -43,18 +43,27 @@ const joined = (log: { type: string; text?: string }[], type: string) =>
     .map((e) => e.text)
     .join("");
 
+/** The run's own agent's text of one turn. */
+const joinedTurn = (log: { type: string; text?: string; turn?: number | null; agent?: string | null }[], turn: number) =>
+  log
+    .filter((e) => e.type === "message_delta" && e.turn === turn && !e.agent)
+    .map((e) => e.text)
+    .join("");
+
 describe("MessageDelta: a token-level chunk of the agent's final answer as it streams", () => {
-  it("should join a run's MessageDelta texts to exactly its MessageFinal text, while a turn's text beside its tool calls streams as IntermediateDelta", async () => {
+  it("should stream every turn's text as MessageDelta tagged with its turn, the answer turn's deltas joining to exactly MessageFinal.text", async () => {
     const r = await setup();
     useScript(r.agents, "s", [{ text: "Let me check that.", toolCalls: [{ toolName: "calculate", input: { op: "multiply", a: 6, b: 7 } }] }, { text: "Here is the answer: 42." }]);
     const { log } = await runToEnd(r.agents, { userMessage: "6 times 7?", toolNames: ["calculate"], llmProvider: "s" });
     const final = ofType(log, "message_final")[0];
-    expect(final.text).toBe("Here is the answer: 42.");
-    expect(joined(log, "message_delta")).toBe(final.text);
-    expect(joined(log, "intermediate_delta")).toBe("Let me check that.");
-    const kinds = types(log);
-    expect(kinds.lastIndexOf("intermediate_delta")).toBeLessThan(kinds.indexOf("tool_call_step"));
-    expect(kinds.indexOf("message_delta")).toBeGreaterThan(kinds.indexOf("tool_result_step"));
+    expect(final).toMatchObject({ text: "Here is the answer: 42.", turn: 2 });
+    expect(joinedTurn(log, 1)).toBe("Let me check that.");
+    expect(joinedTurn(log, 2)).toBe(final.text);
+    expect(ofType(log, "intermediate_delta")).toEqual([]);
+    // Turn 1 is settled by its ToolCallStep; turn 2 by the terminal naming it.
+    const kinds = log.map((e) => (e.type === "message_delta" ? `delta${e.turn}` : e.type));
+    expect(kinds.lastIndexOf("delta1")).toBeLessThan(kinds.indexOf("tool_call_step"));
+    expect(kinds.indexOf("delta2")).toBeGreaterThan(kinds.indexOf("tool_result_step"));
   });
 
   it("should keep the model's token cuts of the answer (several deltas, not one block)", async () => {
@@ -63,19 +72,20 @@ describe("MessageDelta: a token-level chunk of the agent's final answer as it st
     const { log } = await runToEnd(r.agents, { userMessage: "count", llmProvider: "s" });
     expect(ofType(log, "message_delta").length).toBeGreaterThan(1);
     expect(joined(log, "message_delta")).toBe("one two three four");
+    expect(ofType(log, "message_final")[0].turn).toBe(1);
     expect(ofType(log, "intermediate_delta")).toEqual([]);
   });
 
-  it("should stream the text of a terminating tool's answer as a MessageDelta, so the deltas still join to MessageFinal", async () => {
+  it("should stream the text of a terminating tool's answer as one MessageDelta of a new turn, which the MessageFinal names", async () => {
     const r = await setup();
     useScript(r.agents, "s", [{ text: "Finishing.", toolCalls: [{ toolName: "final_word", input: { text: "All done." } }] }]);
     const { log } = await runToEnd(r.agents, { userMessage: "finish", toolNames: ["final_word"], llmProvider: "s" });
-    expect(ofType(log, "message_final")[0].text).toBe("All done.");
-    expect(joined(log, "message_delta")).toBe("All done.");
-    expect(joined(log, "intermediate_delta")).toBe("Finishing.");
+    expect(ofType(log, "message_final")[0]).toMatchObject({ text: "All done.", turn: 2 });
+    expect(joinedTurn(log, 1)).toBe("Finishing.");
+    expect(ofType(log, "message_delta").filter((d) => d.turn === 2)).toEqual([expect.objectContaining({ text: "All done." })]);
   });
 
-  it("should scrub a secret result the model repeats in its intermediate text, as in its answer", async () => {
+  it("should scrub a secret result the model repeats in the text beside its tool calls, as in its answer", async () => {
     const r = await setup();
     useScript(r.agents, "s", [
       { toolCalls: [{ toolName: "vault_read", input: { name: "db" } }] },
@@ -84,8 +94,9 @@ describe("MessageDelta: a token-level chunk of the agent's final answer as it st
     ]);
     const { log } = await runToEnd(r.agents, { userMessage: "read", toolNames: ["vault_read", "echo"], llmProvider: "s" }, as("ADMIN"));
     expect(JSON.stringify(log)).not.toContain("s3cr3t-for-db");
-    expect(joined(log, "intermediate_delta")).toBe("I read [redacted], now echoing.");
-    expect(joined(log, "message_delta")).toBe("Done with [redacted].");
+    expect(joinedTurn(log, 2)).toBe("I read [redacted], now echoing.");
+    expect(joinedTurn(log, 3)).toBe("Done with [redacted].");
+    expect(ofType(log, "message_final")[0]).toMatchObject({ text: "Done with [redacted].", turn: 3 });
   });
 });
 

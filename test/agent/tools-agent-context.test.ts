@@ -93,6 +93,8 @@ describe("sub-agents", () => {
     });
     const sub = log.filter((e) => "agent" in e && e.agent === "researcher");
     expect(types(sub)).toEqual(["tool_call_step", "tool_result_step", "intermediate_delta", "intermediate_delta", "intermediate_delta", "intermediate_delta"]);
+    // The sub-agent numbers its own turns: its answer is its turn 2.
+    expect(ofType(log, "intermediate_delta").map((d) => d.turn)).toEqual([2, 2, 2, 2]);
     expect(
       ofType(log, "message_delta")
         .map((d) => d.text)

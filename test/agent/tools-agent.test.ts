@@ -192,17 +192,16 @@ describe("ending a run", () => {
       responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] },
       llmProvider: "s",
     });
-    expect(types(log).filter((t) => t !== "message_delta" && t !== "intermediate_delta")).toEqual(["run_usage", "structured_final"]);
-    expect(
-      ofType(log, "intermediate_delta")
-        .map((d) => d.text)
-        .join(""),
-    ).toBe('{"answer": "many"}');
-    expect(
+    expect(types(log).filter((t) => t !== "message_delta")).toEqual(["run_usage", "structured_final"]);
+    // The invalid answer streamed live as turn 1; the retry is turn 2, the one the StructuredFinal names.
+    const turn = (n: number) =>
       ofType(log, "message_delta")
+        .filter((d) => d.turn === n)
         .map((d) => d.text)
-        .join(""),
-    ).toBe('{"answer": 7}');
+        .join("");
+    expect(turn(1)).toBe('{"answer": "many"}');
+    expect(turn(2)).toBe('{"answer": 7}');
+    expect(ofType(log, "structured_final")[0]).toMatchObject({ data: { answer: 7 }, turn: 2 });
     const retry = model.seen[1].prompt.at(-1) as { role: string; content: { text: string }[] };
     expect(retry.role).toBe("user");
     expect(retry.content[0].text).toContain("/answer: must be number");

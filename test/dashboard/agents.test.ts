@@ -121,11 +121,18 @@ describe.skipIf(!present)("the dashboard's agent console, in headless Chromium",
     expect(server.connections()).toBeGreaterThan(opened);
     const runId = (await turn.getAttribute("data-run"))!;
     const stored = await server.rt.agents.events(runId, 0, new AbortController().signal);
+    // Every MessageDelta once, in order: the text beside the calculate call, then the answer.
     let streamed = "";
-    for await (const e of stored) if (e.type === "message_delta") streamed += e.text;
-    const shown = (await turn.getByTestId("agent-text").allInnerTexts()).join("");
-    expect(shown.replace(/\s+/g, " ").trim()).toBe(streamed.replace(/\s+/g, " ").trim());
-    expect(shown).toContain("42");
+    let answer = "";
+    for await (const e of stored) {
+      if (e.type === "message_delta") streamed += e.text;
+      if (e.type === "message_final") answer = e.text;
+    }
+    const norm = (t: string) => t.replace(/\s+/g, " ").trim();
+    const shown = (await turn.locator("[data-testid=agent-text], [data-testid=agent-aside]").allInnerTexts()).join("");
+    expect(norm(shown)).toBe(norm(streamed));
+    await expect(turn.getByTestId("agent-text").innerText()).resolves.toBe(answer);
+    expect(answer).toContain("42");
     expect(await turn.getByTestId("tool-step").count()).toBe(1);
     dash.expectClean();
   });

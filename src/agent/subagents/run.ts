@@ -55,7 +55,8 @@ export async function runSubagent(
       history,
       resume?.batch ?? null,
     );
-    for await (const e of loop) {
+    // Scrubbed here, with its own lag: its held tail leaves when its turn (or its loop) ends (docs/agent-stream.md §2.4).
+    for await (const e of secrets.scrubStream(loop, spec.label)) {
       if (e.final) terminal = e;
       else if (e.type !== "run_usage") emit(e);
     }

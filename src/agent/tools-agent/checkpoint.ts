@@ -79,7 +79,12 @@ export interface InterruptAction {
  * paused turn, in the order the model asked; outcomes already known are kept (redacted
  * for secret tools), the rest is resolved by the resume.
  */
-export type Checkpoint =
+export type Checkpoint = CheckpointOf & {
+  /** The turns the paused loop had numbered (docs/agent-stream.md §2.2): a continuation of the same run numbers on. Absent in checkpoints stored before issue 25. */
+  turns?: number;
+};
+
+type CheckpointOf =
   | { kind: "interrupt"; interruptId: string; calls: PlannedCall[]; actions: InterruptAction[] }
   | { kind: "suspend"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: ParkedCall[] }
   | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; parked: ParkedCall[] }

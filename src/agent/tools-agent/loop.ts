@@ -55,6 +55,8 @@ export interface ResumedBatch {
   known: Record<string, DoneOutcome>;
   /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
   interruptId?: string;
+  /** The turns the loop had numbered when it paused, when the same run continues (§7.1): it numbers on from there. */
+  turns?: number;
 }
 
 /** A paused sub-agent call a resume continues: where it stopped, and its own resumed batch. */
@@ -75,11 +77,11 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     if (cfg.mode === "root") yield io.usage.event();
   };
   let usageShown = false;
-  /** Held text as the run's answer (MessageDelta); a sub-agent's answer is the parent's intermediate text. */
-  const answer = function* (held: string[], as: "answer" | "aside" = "answer"): Generator<StreamEvent> {
-    const type = as === "answer" && cfg.mode === "root" ? "message_delta" : "intermediate_delta";
-    for (const text of held) yield { type, final: false, text, agent: cfg.agent };
-  };
+  /** The run's own agent's text is MessageDelta; a sub-agent's is IntermediateDelta (docs/agent-stream.md §2.2). */
+  const member = cfg.mode === "root" ? "message_delta" : "intermediate_delta";
+  /** The last turn number used; a continuation of the same run numbers on (§2.2 rule 1). */
+  let turnNo = resumed?.turns ?? 0;
+  const checkpoint = (c: Checkpoint) => io.checkpoint({ ...c, turns: turnNo });
   try {
     if (resumed) {
       const end = yield* settle(resumed.calls, resumed.now, resumed.known, resumed.interruptId);
@@ -102,6 +104,8 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         responseFormat: cfg.responseFormat,
         signal: io.signal,
         agent: cfg.agent,
+        member,
+        turn: ++turnNo,
         usage: io.usage,
       });
       if (t.assistant) {
@@ -111,8 +115,8 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       if (!t.calls.length) {
         let end: StreamEvent;
         if (cfg.responseFormat) {
+          // Its text streamed as it came; an invalid answer is settled by the retry's turn.
           const parsed = parseStructured(t.text, cfg.responseFormat);
-          yield* answer(t.held, parsed.ok ? "answer" : "aside");
           if (!parsed.ok && !retried) {
             retried = true;
             const fix: ModelMessage = {
@@ -124,11 +128,8 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
             continue;
           }
           if (!parsed.ok) throw new ToolError(`the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`, { kind: "UPSTREAM" });
-          end = { type: "structured_final", final: true, data: parsed.value, agent: cfg.agent };
-        } else {
-          yield* answer(t.held);
-          end = { type: "message_final", final: true, text: t.text, agent: cfg.agent };
-        }
+          end = { type: "structured_final", final: true, data: parsed.value, turn: turnNo, agent: cfg.agent };
+        } else end = { type: "message_final", final: true, text: t.text, turn: turnNo, agent: cfg.agent };
         usageShown = true;
         yield* usage();
         yield end;
@@ -137,7 +138,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       const actions = actionsFor(t.calls, cfg.gates);
       if (actions.length) {
         const interruptId = randomUUID();
-        io.checkpoint({ kind: "interrupt", interruptId, calls: t.calls, actions });
+        checkpoint({ kind: "interrupt", interruptId, calls: t.calls, actions });
         const shown = actions.map((a) => ({ ...a, args: specs.get(a.tool)?.redacted ? { redacted: REDACTED } : a.args }));
         usageShown = true;
         yield* usage();
@@ -204,7 +205,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
       }
       const { pause } = byId.get(surfaced.callId) as { pause: SubagentPause };
-      io.checkpoint({ kind: "subagent", calls, done: done(), callId: surfaced.callId, state: pause.state });
+      checkpoint({ kind: "subagent", calls, done: done(), callId: surfaced.callId, state: pause.state });
       return pause.terminal;
     }
     const waiting = (cs: PlannedCall[]) =>
@@ -225,7 +226,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         .map((i) => i.expiresAt)
         .filter((x): x is string => Boolean(x))
         .sort();
-      io.checkpoint({ kind: "suspend", calls, done: done(), parked: waits.map((w) => parkedCall(w, true)) });
+      checkpoint({ kind: "suspend", calls, done: done(), parked: waits.map((w) => parkedCall(w, true)) });
       return {
         type: "suspended_final",
         final: true,
@@ -238,7 +239,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     }
     if (asking.length) {
       const waits = await waiting(asking);
-      io.checkpoint({ kind: "asks", calls, done: done(), parked: waits.map((w) => parkedCall(w, false)) });
+      checkpoint({ kind: "asks", calls, done: done(), parked: waits.map((w) => parkedCall(w, false)) });
       return { type: "asks_final", final: true, asks: waits.flatMap((w) => w.interactions.map((i) => askEntry(w.callId, i))), agent: cfg.agent };
     }
     const results = calls.map((c) => byId.get(c.callId) as DoneOutcome);
@@ -249,10 +250,12 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     messages.push(toolMessage);
     await io.persist([toolMessage]);
     if (results.length && results.every((r) => r.terminate)) {
-      const end = { ...finalEventForValue(results[results.length - 1].value), agent: cfg.agent };
-      // The answer is the tool's, not the model's: it streams as one delta, so the deltas still join to it.
-      if (end.type === "message_final" && end.text) yield* answer([end.text]);
-      return end;
+      const end = finalEventForValue(results[results.length - 1].value);
+      if (end.type === "structured_final") return { ...end, turn: null, agent: cfg.agent };
+      // The answer is the tool's, not the model's: it streams as one delta of a turn of its own, so the deltas still join to it.
+      const turn = ++turnNo;
+      if (end.text) yield { type: member, final: false, text: end.text, turn, agent: cfg.agent };
+      return { ...end, turn, agent: cfg.agent };
     }
     return null;
   }

@@ -19,6 +19,10 @@ export interface TurnRequest {
   signal: AbortSignal;
   /** Attribution of the events (null: the run's own agent). */
   agent: string | null;
+  /** The member the turn's text streams as: the run's own agent's is MessageDelta, a sub-agent's IntermediateDelta. */
+  member: "message_delta" | "intermediate_delta";
+  /** The turn's number (docs/agent-stream.md §2.2), carried by each of its deltas. */
+  turn: number;
   usage: UsageTotals;
 }
 
@@ -28,23 +32,17 @@ export interface TurnResult {
   calls: PlannedCall[];
   /** The assistant message to append to the history (null when the model said nothing). */
   assistant: ModelMessage | null;
-  /**
-   * The turn's text chunks not streamed yet, as the model cut them: all of its text when
-   * the turn called no tool (the loop then streams them as the answer or as intermediate
-   * text), none when it did (they were streamed as IntermediateDelta).
-   */
-  held: string[];
 }
 
 /**
  * Streams one model call through the AI SDK (`streamText`, one step, tools without
  * `execute`: the loop runs them itself through the chokepoint). Yields one ReasoningStep
- * per non-blank reasoning block. Text is held until the turn shows what it is
- * (docs/agent-stream.md §2.2): once the model starts a tool call, the held chunks and the
- * rest of the turn's text stream as IntermediateDelta; a turn that calls no tool returns
- * its chunks in `held`. Returns the text, the tool calls in the order asked, and the
- * assistant message. A provider error is thrown (after the SDK's own retries) and fails
- * the run.
+ * per non-blank reasoning block. Text streams live (docs/agent-stream.md §2.2): each chunk
+ * the provider streams is yielded at once as a delta of `req.member` tagged with
+ * `req.turn`, whatever the turn turns out to be (what follows it settles that). Returns
+ * the text, the tool calls in the order asked, and the assistant message. A provider
+ * error is thrown (after the SDK's own retries) and fails the run; what the turn streamed
+ * before stays.
  */
 export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, TurnResult> {
   const tools = req.tools.length ? Object.fromEntries(req.tools.map((t) => [t.name, { description: t.description, inputSchema: jsonSchema(forModel(t.inputSchema)) }])) : undefined;
@@ -66,60 +64,40 @@ export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, 
   const reasoning = new Map<string, string>();
   const calls: PlannedCall[] = [];
   let modelId: string | undefined;
-  let held: string[] = [];
-  let calling = false;
-  const intermediate = (t: string): StreamEvent => ({ type: "intermediate_delta", final: false, text: t, agent: req.agent });
-  const release = function* (): Generator<StreamEvent> {
-    calling = true;
-    for (const t of held) yield intermediate(t);
-    held = [];
-  };
   const flush = function* (id: string): Generator<StreamEvent> {
     const t = reasoning.get(id);
     reasoning.delete(id);
     if (t && t.trim()) yield { type: "reasoning_step", final: false, text: t, agent: req.agent };
   };
-  try {
-    for await (const part of result.fullStream) {
-      switch (part.type) {
-        case "text-delta":
-          if (!part.text) break;
-          text += part.text;
-          if (calling) yield intermediate(part.text);
-          else held.push(part.text);
-          break;
-        case "reasoning-delta":
-          reasoning.set(part.id, (reasoning.get(part.id) ?? "") + part.text);
-          break;
-        case "reasoning-end":
-          yield* flush(part.id);
-          break;
-        case "tool-input-start":
-          yield* release();
-          break;
-        case "tool-call":
-          yield* release();
-          calls.push(planned(part, req.tools));
-          break;
-        case "finish-step":
-          modelId = part.response?.modelId;
-          req.usage.add(part.usage, modelId);
-          break;
-        case "error":
-          throw part.error;
-        case "abort":
-          throw new ToolError("the agent run was cancelled", { kind: "CANCELLED" });
-      }
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "text-delta":
+        if (!part.text) break;
+        text += part.text;
+        yield { type: req.member, final: false, text: part.text, turn: req.turn, agent: req.agent };
+        break;
+      case "reasoning-delta":
+        reasoning.set(part.id, (reasoning.get(part.id) ?? "") + part.text);
+        break;
+      case "reasoning-end":
+        yield* flush(part.id);
+        break;
+      case "tool-call":
+        calls.push(planned(part, req.tools));
+        break;
+      case "finish-step":
+        modelId = part.response?.modelId;
+        req.usage.add(part.usage, modelId);
+        break;
+      case "error":
+        throw part.error;
+      case "abort":
+        throw new ToolError("the agent run was cancelled", { kind: "CANCELLED" });
     }
-  } catch (e) {
-    // A turn cut short (cancelled, the provider failed) gave no answer: what it said is kept as intermediate text.
-    for (const t of held) yield intermediate(t);
-    throw e;
   }
   for (const id of [...reasoning.keys()]) yield* flush(id);
   const assistant = (await result.response).messages.find((m) => m.role === "assistant") ?? null;
-  if (calls.length) yield* release();
-  return { text, calls, assistant, held };
+  return { text, calls, assistant };
 }
 
 /** A tool call as the loop plans it; a call the SDK could not parse carries its error. */

@@ -26,7 +26,8 @@ export async function planResume(
 ): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
   if (!cp || !("kind" in cp)) throw new ApiError("CONFLICT", `run ${paused.id} stored no checkpoint to resume from`);
-  return planCheckpoint(cp, resume, tools, caller, services, issues);
+  const batch = await planCheckpoint(cp, resume, tools, caller, services, issues);
+  return batch && { ...batch, turns: cp.turns };
 }
 
 /** {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (docs/agent-stream.md §9.2). */
@@ -68,7 +69,7 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
       return null;
     }
     const batch = await planCheckpoint(cp.state.checkpoint, resume, spec.tools, caller, services, issues);
-    return batch && { calls: cp.calls, now: [{ call, resume: { state: cp.state, batch } }], known: cp.done };
+    return batch && { calls: cp.calls, now: [{ call, resume: { state: cp.state, batch: { ...batch, turns: cp.state.checkpoint.turns } } }], known: cp.done };
   }
 
   const answers = readAnswers(resume, issues);
@@ -119,6 +120,15 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
       `the run still waits on interaction${pending.length > 1 ? "s" : ""} ${pending.join(", ")}; answer ${pending.length > 1 ? "them" : "it"} first (answerInteraction, or resume.answers)`,
     );
   return { calls: cp.calls, now, known: cp.done };
+}
+
+/**
+ * The batch as a new run settles it: a resume on the thread is a run of its own, whose
+ * turns (and its paused sub-agents') are numbered from 1 (docs/agent-stream.md §2.2); only
+ * a continuation of the same run (§7.1) numbers on.
+ */
+export function inNewRun(batch: ResumedBatch): ResumedBatch {
+  return { ...batch, turns: undefined, now: batch.now.map((n) => (n.resume ? { ...n, resume: { ...n.resume, batch: inNewRun(n.resume.batch) } } : n)) };
 }
 
 /**

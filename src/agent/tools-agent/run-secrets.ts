@@ -22,31 +22,34 @@ export class RunSecrets {
   }
 
   /**
-   * Scrubs a run's events. A model streams text in arbitrary chunks, so a secret it
-   * repeats may be split across deltas (MessageDelta or IntermediateDelta) that are each
-   * harmless alone: the last (longest secret − 1) characters are always held back and
-   * sent with the next delta of the same member and agent (or alone, before any other
-   * event). The lag is constant: it never depends on whether the text could start a
-   * secret, so how the deltas are cut tells a caller nothing about any secret's characters.
+   * Scrubs the events of one loop, whose own agent is `own` (null: the run's). A model
+   * streams text in arbitrary chunks, so a secret it repeats may be split across deltas
+   * that are each harmless alone: of the own agent's deltas, the last (longest secret − 1)
+   * characters are always held back and sent with the next delta of the same member and
+   * turn, or alone before any other event of that agent, so the tail never crosses into
+   * another turn (docs/agent-stream.md §2.4). The lag is constant: it never depends on
+   * whether the text could start a secret, so how the deltas are cut tells a caller nothing
+   * about any secret's characters. Other agents' events (a sub-agent's, scrubbed by its
+   * own loop) pass through, scrubbed whole; a terminal flushes first.
    */
-  async *scrubStream(events: AsyncIterable<StreamEvent>): AsyncGenerator<StreamEvent> {
+  async *scrubStream(events: AsyncIterable<StreamEvent>, own: string | null = null): AsyncGenerator<StreamEvent> {
     let held: Delta | null = null;
     const flush = function* (): Generator<StreamEvent> {
       if (held?.text) yield held;
       held = null;
     };
     for await (const e of events) {
-      if (e.type !== "message_delta" && e.type !== "intermediate_delta") {
-        yield* flush();
+      const agent = e.agent ?? null;
+      if ((e.type !== "message_delta" && e.type !== "intermediate_delta") || agent !== own) {
+        if (agent === own || e.final) yield* flush();
         yield scrubAgentEntry(this, e);
         continue;
       }
-      const agent = e.agent ?? null;
-      if (held && (held.agent !== agent || held.type !== e.type)) yield* flush();
+      if (held && (held.type !== e.type || held.turn !== e.turn)) yield* flush();
       const text: string = this.scrub((held?.text ?? "") + e.text);
       const keep = Math.min(text.length, Math.max(0, this.scope.longest() - 1));
-      held = keep ? { type: e.type, final: false, agent, text: text.slice(text.length - keep) } : null;
-      if (keep < text.length) yield { ...e, text: text.slice(0, text.length - keep) };
+      held = keep ? { ...e, agent, text: text.slice(text.length - keep) } : null;
+      if (keep < text.length) yield { ...e, agent, text: text.slice(0, text.length - keep) };
     }
     yield* flush();
   }

@@ -10,7 +10,7 @@ import { closeDangling, forStorage } from "./history.ts";
 import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
 import type { ResumedBatch } from "./loop.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "./prompt.ts";
-import { planResume } from "./resume.ts";
+import { inNewRun, planResume } from "./resume.ts";
 import { RunSecrets } from "./run-secrets.ts";
 import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
 import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
@@ -170,9 +170,9 @@ export class ToolsAgent extends Agent {
       },
       io,
       history,
-      plan.resume,
+      plan.resume && ctx.resuming?.id !== ctx.runId ? inNewRun(plan.resume) : plan.resume,
     );
-    yield* secrets.scrubStream(loop);
+    yield* secrets.scrubStream(loop, null);
   }
 
   override async run(options: AgentRunOptions, ctx: AgentContext): Promise<unknown> {

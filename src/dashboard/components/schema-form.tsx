@@ -37,6 +37,12 @@ export interface SchemaFormProps {
   disabled?: boolean;
   /** Shown beside the submit button. */
   children?: ReactNode;
+  /** The form element's id, for a button elsewhere on the page to submit it (`form.requestSubmit()`). */
+  formId?: string;
+  /** Draw no submit button: something else submits the form (see `formId`). @default true */
+  actions?: boolean;
+  /** Called when a submit finds problems (they show beside their fields). */
+  onInvalid?(): void;
 }
 
 /**
@@ -51,13 +57,14 @@ export function SchemaForm(props: SchemaFormProps) {
   );
 }
 
-function DrawnForm({ schema, id, submitLabel, value, onChange, onSubmit, disabled, children }: SchemaFormProps) {
+function DrawnForm({ schema, id, submitLabel, value, onChange, onSubmit, disabled, children, formId, actions = true, onInvalid }: SchemaFormProps) {
   return (
     <Form
       schema={formSchema(schema)}
       validator={formValidator}
       formData={value}
       idPrefix={id}
+      id={formId}
       className="rjsf"
       disabled={disabled}
       noHtml5Validate
@@ -65,15 +72,19 @@ function DrawnForm({ schema, id, submitLabel, value, onChange, onSubmit, disable
       onChange={(e) => onChange?.(e.formData)}
       onSubmit={(e) => void onSubmit(e.formData)}
       // The problems show beside their fields; without a handler the form logs them as a console error.
-      onError={() => {}}
+      onError={() => onInvalid?.()}
       data-testid={`form-${id}`}
     >
-      <div className="form-actions">
-        <button type="submit" className="primary" disabled={disabled}>
-          {submitLabel}
-        </button>
-        {children}
-      </div>
+      {actions ? (
+        <div className="form-actions">
+          <button type="submit" className="primary" disabled={disabled}>
+            {submitLabel}
+          </button>
+          {children}
+        </div>
+      ) : (
+        <></>
+      )}
     </Form>
   );
 }

@@ -4,8 +4,8 @@ import { RunSecrets } from "../../../src/agent/tools-agent/run-secrets.ts";
 import { Secrets } from "../../../src/secrets/secrets.ts";
 
 const SECRET = "hunter2-password";
-const delta = (text: string, agent: string | null = null): StreamEvent => ({ type: "message_delta", final: false, text, agent });
-const thought = (text: string, agent: string | null = null): StreamEvent => ({ type: "intermediate_delta", final: false, text, agent });
+const delta = (text: string, turn = 1): StreamEvent => ({ type: "message_delta", final: false, text, turn, agent: null });
+const subText = (text: string, agent: string, turn = 1): StreamEvent => ({ type: "intermediate_delta", final: false, text, turn, agent });
 
 function runSecrets(...learned: string[]): RunSecrets {
   const run = new RunSecrets(new Secrets({ env: {} }).scope());
@@ -13,12 +13,12 @@ function runSecrets(...learned: string[]): RunSecrets {
   return run;
 }
 
-async function scrubbed(run: RunSecrets, events: StreamEvent[]): Promise<StreamEvent[]> {
+async function scrubbed(run: RunSecrets, events: StreamEvent[], own: string | null = null): Promise<StreamEvent[]> {
   async function* source() {
     yield* events;
   }
   const out: StreamEvent[] = [];
-  for await (const e of run.scrubStream(source())) out.push(e);
+  for await (const e of run.scrubStream(source(), own)) out.push(e);
   return out;
 }
 
@@ -64,19 +64,45 @@ describe("RunSecrets: what one run learned from secret tools", () => {
     expect((await gen.next()).done).toBe(true);
   });
 
-  it("should flush the held text before any other event, and scrub that event too", async () => {
-    const call: StreamEvent = { type: "tool_call_step", final: false, tool: "vault", args: { key: SECRET }, callId: "c1", agent: null };
-    const out = await scrubbed(runSecrets(SECRET), [delta("Calling the vault now, please wait a moment"), call, delta("done")]);
-    expect(out.map((e) => e.type)).toEqual(["message_delta", "message_delta", "tool_call_step", "message_delta"]);
-    expect(textOf(out.slice(0, 2))).toBe("Calling the vault now, please wait a moment");
-    expect(out[2]).toMatchObject({ args: { key: "[redacted]" } });
+  it("should scrub a secret that straddles two chunks, each harmless alone", async () => {
+    const out = await scrubbed(runSecrets(SECRET), [delta("The password is hunter"), delta("2-password, keep it.")]);
+    expect(textOf(out)).toBe("The password is [redacted], keep it.");
+    expect(out.some((e) => (e as { text: string }).text.includes("hunter"))).toBe(false);
+    expect(out.every((e) => e.type === "message_delta" && e.turn === 1)).toBe(true);
   });
 
-  it("should keep the deltas of different agents and of message and intermediate text apart", async () => {
-    const out = await scrubbed(runSecrets("abcd"), [delta("parent says", null), delta("child says", "child"), thought("thinking", "child")]);
-    const byStream = (type: string, agent: string | null) => textOf(out.filter((e) => e.type === type && (e as { agent: string | null }).agent === agent));
-    expect(byStream("message_delta", null)).toBe("parent says");
-    expect(byStream("message_delta", "child")).toBe("child says");
-    expect(byStream("intermediate_delta", "child")).toBe("thinking");
+  it("should flush the held tail, alone, before the ToolCallStep that settles its turn, and scrub that event too", async () => {
+    const call: StreamEvent = { type: "tool_call_step", final: false, tool: "vault", args: { key: SECRET }, callId: "c1", agent: null };
+    const out = await scrubbed(runSecrets(SECRET), [delta("Calling the vault now, please wait a moment"), call, delta("done", 2)]);
+    expect(out.map((e) => e.type)).toEqual(["message_delta", "message_delta", "tool_call_step", "message_delta"]);
+    expect(textOf(out.slice(0, 2))).toBe("Calling the vault now, please wait a moment");
+    expect(out[1]).toMatchObject({ turn: 1, text: expect.stringMatching(/wait a moment$/) });
+    expect(out[2]).toMatchObject({ args: { key: "[redacted]" } });
+    expect(out[3]).toMatchObject({ text: "done", turn: 2 });
+  });
+
+  it("should never carry a turn's held tail into the next turn's delta", async () => {
+    const out = await scrubbed(runSecrets("abcd"), [delta("first turn text", 1), delta("second", 2)]);
+    const byTurn = (turn: number) => textOf(out.filter((e) => e.type === "message_delta" && e.turn === turn));
+    expect(byTurn(1)).toBe("first turn text");
+    expect(byTurn(2)).toBe("second");
+    expect(out.map((e) => (e as { turn: number }).turn)).toEqual([1, 1, 2]);
+  });
+
+  it("should lag only its own agent's deltas and pass a sub-agent's (scrubbed by the sub-agent's own loop) through, flushing before the terminal", async () => {
+    const final: StreamEvent = { type: "message_final", final: true, text: "done", turn: 2, agent: null };
+    const out = await scrubbed(runSecrets("abcd"), [delta("parent says", 2), subText("child says", "child"), subText("more", "child", 2), final]);
+    expect(out.map((e) => [e.type, (e as { text?: string }).text])).toEqual([
+      ["message_delta", "pare"],
+      ["intermediate_delta", "child says"],
+      ["intermediate_delta", "more"],
+      ["message_delta", "nt says"],
+      ["message_final", "done"],
+    ]);
+  });
+
+  it("should lag a sub-agent's deltas in the sub-agent's own loop", async () => {
+    const out = await scrubbed(runSecrets(SECRET), [subText("I found hunter", "child"), subText("2-password there", "child")], "child");
+    expect(textOf(out)).toBe("I found [redacted] there");
   });
 });

@@ -1,26 +1,51 @@
-import { useQuery } from "../../api/use-query.ts";
-import { AgentsQuery } from "../../api/agents.ts";
+import { useState } from "react";
+import type { ControlValues, StudioPlan } from "../../api/agent-input.ts";
+import type { AgentInfo } from "../../api/agents.ts";
 import type { Tool } from "../../api/tools.ts";
 import { TierBadge } from "../../components/badges.tsx";
-import type { AgentSetup } from "./use-agent-session.ts";
+import { ErrorNote } from "../../components/notes.tsx";
+import { SchemaForm } from "../../components/schema-form.tsx";
 
-/** Which agent runs, over which tools, which calls need an approval, and the thread. */
+/** The id of the agent's input form: the composer's button submits it. */
+export const AGENT_INPUT_FORM = "agent-input";
+
+/**
+ * Which agent runs and with what: the agent picked from every registered one, then what
+ * its declaration lets the Studio offer (`studioPlan`): the tool picks, approval gates
+ * and system message of a specRunnable agent that advertises them, and the rest of its
+ * declared input as a form drawn from its input schema.
+ */
 export function AgentSetupPanel({
-  setup,
-  onChange,
+  agents,
+  agentsError,
+  agent,
+  plan,
+  onAgent,
+  controls,
+  onControls,
   tools,
+  fields,
+  onFields,
+  onRun,
   threadId,
   onNewThread,
 }: {
-  setup: AgentSetup;
-  onChange(s: AgentSetup): void;
+  agents: readonly AgentInfo[] | null;
+  agentsError: string | null;
+  agent: AgentInfo | null;
+  plan: StudioPlan | null;
+  onAgent(name: string): void;
+  controls: ControlValues;
+  onControls(c: ControlValues): void;
   tools: readonly Tool[];
+  fields: Record<string, unknown>;
+  onFields(f: Record<string, unknown>): void;
+  /** Called with the form's validated fields when the composer submits it. */
+  onRun(fields: Record<string, unknown>): void;
   threadId: string | null;
   onNewThread(): void;
 }) {
-  const agents = useQuery(AgentsQuery, {});
-  const callable = tools.filter((t) => t.origin !== "AGENT");
-  const toggle = (list: string[], name: string, on: boolean) => (on ? [...new Set([...list, name])] : list.filter((n) => n !== name));
+  const [open, setOpen] = useState(false);
   return (
     <section className="panel" aria-label="Agent setup">
       <header>
@@ -29,58 +54,142 @@ export function AgentSetupPanel({
           New thread
         </button>
       </header>
-      <div className="body">
+      <div className="body setup">
         <label className="field-inline">
           <span>Agent</span>
-          <select value={setup.agent} onChange={(e) => onChange({ ...setup, agent: e.target.value })} aria-label="Agent">
-            {(agents.data?.agents ?? [{ name: "tools_agent", description: "" }]).map((a) => (
-              <option key={a.name} value={a.name} title={a.description}>
+          <select value={agent?.name ?? ""} onChange={(e) => onAgent(e.target.value)} aria-label="Agent" disabled={!agents}>
+            {(agents ?? []).map((a) => (
+              <option key={a.name} value={a.name}>
                 {a.name}
               </option>
             ))}
           </select>
         </label>
-        <div className="field-inline">
-          <span>Tools the agent may call · ask before</span>
-          <ul className="tool-picks" aria-label="Agent tools">
-            {callable.map((t) => {
-              const on = setup.toolNames.includes(t.name);
-              return (
-                <li key={t.name}>
-                  <label>
-                    <input
-                      type="checkbox"
-                      checked={on}
-                      onChange={(e) => onChange({ ...setup, toolNames: toggle(setup.toolNames, t.name, e.target.checked) })}
-                      aria-label={`use ${t.name}`}
-                    />
-                    <span className="mono">{t.name}</span>
-                    <TierBadge tier={t.tier} />
-                  </label>
-                  <label className={`gate${on ? "" : " off"}`} title="The agent stops for your approval before each call of this tool (interruptOn)">
-                    <input
-                      type="checkbox"
-                      disabled={!on}
-                      checked={on && setup.gated.includes(t.name)}
-                      onChange={(e) => onChange({ ...setup, gated: toggle(setup.gated, t.name, e.target.checked) })}
-                      aria-label={`approve ${t.name} calls`}
-                    />
-                    approve
-                  </label>
-                </li>
-              );
-            })}
-          </ul>
-        </div>
-        <label className="field-inline">
-          <span>System message (optional)</span>
-          <textarea rows={3} value={setup.systemMessage} onChange={(e) => onChange({ ...setup, systemMessage: e.target.value })} aria-label="System message" />
-        </label>
-        <p className="muted small">
-          Without an LLM configured, the server's scripted demo model answers: it calls calculate for arithmetic, clock for the time, kv_put for “remember k is v” and kv_get for
-          “recall k”.
-        </p>
+        {!agent || !plan ? (
+          agentsError ? (
+            <ErrorNote error={agentsError} />
+          ) : (
+            <p className="muted small">{agents ? "No agent is registered." : "Loading the agents…"}</p>
+          )
+        ) : (
+          <>
+            <p className="muted small agent-description" data-testid="agent-description">
+              {agent.description}
+            </p>
+            {!agent.specRunnable && (
+              <p className="faint small" data-testid="not-composable">
+                This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system message.
+              </p>
+            )}
+            {plan.controls.toolNames && <ToolPicks tools={tools} controls={controls} onChange={onControls} gates={plan.controls.interruptOn} />}
+            {plan.controls.systemMessage && (
+              <label className="field-inline">
+                <span>System message (optional)</span>
+                <textarea rows={3} value={controls.systemMessage} onChange={(e) => onControls({ ...controls, systemMessage: e.target.value })} aria-label="System message" />
+              </label>
+            )}
+            {plan.form && (
+              <AgentInputForm key={agent.name} agent={agent} plan={plan} fields={fields} onFields={onFields} onRun={onRun} open={open || !agent.specRunnable} onOpen={setOpen} />
+            )}
+            {plan.controls.toolNames && (
+              <p className="muted small">
+                Without an LLM configured, the server&apos;s scripted demo model answers: it calls calculate for arithmetic, clock for the time, kv_put for “remember k is v” and
+                kv_get for “recall k”.
+              </p>
+            )}
+          </>
+        )}
       </div>
     </section>
+  );
+}
+
+/** The agent's declared input no control takes; folded for a specRunnable agent (its controls come first), open for any other. */
+function AgentInputForm({
+  agent,
+  plan,
+  fields,
+  onFields,
+  onRun,
+  open,
+  onOpen,
+}: {
+  agent: AgentInfo;
+  plan: StudioPlan;
+  fields: Record<string, unknown>;
+  onFields(f: Record<string, unknown>): void;
+  onRun(fields: Record<string, unknown>): void;
+  open: boolean;
+  onOpen(open: boolean): void;
+}) {
+  const form = (
+    <SchemaForm
+      id={`agent-${agent.name}`}
+      formId={AGENT_INPUT_FORM}
+      schema={plan.form!}
+      submitLabel="Run"
+      actions={false}
+      value={fields}
+      onChange={(v) => onFields((v ?? {}) as Record<string, unknown>)}
+      onSubmit={(v) => onRun((v ?? {}) as Record<string, unknown>)}
+      onInvalid={() => onOpen(true)}
+    />
+  );
+  if (!agent.specRunnable)
+    return (
+      <div className="field-inline agent-input" aria-label="Agent input">
+        <span>Input of {agent.name}</span>
+        {form}
+      </div>
+    );
+  return (
+    <details className="agent-input" open={open} onToggle={(e) => onOpen(e.currentTarget.open)} aria-label="Agent input">
+      <summary>
+        More input <span className="faint">({plan.formFields} fields)</span>
+      </summary>
+      {form}
+    </details>
+  );
+}
+
+/** The tools the agent may call, each with its approval gate (interruptOn) when the agent advertises one. */
+function ToolPicks({ tools, controls, onChange, gates }: { tools: readonly Tool[]; controls: ControlValues; onChange(c: ControlValues): void; gates: boolean }) {
+  const callable = tools.filter((t) => t.origin !== "AGENT");
+  const toggle = (list: string[], name: string, on: boolean) => (on ? [...new Set([...list, name])] : list.filter((n) => n !== name));
+  return (
+    <div className="field-inline">
+      <span>Tools the agent may call{gates ? " · ask before" : ""}</span>
+      <ul className="tool-picks" aria-label="Agent tools">
+        {callable.map((t) => {
+          const on = controls.toolNames.includes(t.name);
+          return (
+            <li key={t.name}>
+              <label>
+                <input
+                  type="checkbox"
+                  checked={on}
+                  onChange={(e) => onChange({ ...controls, toolNames: toggle(controls.toolNames, t.name, e.target.checked) })}
+                  aria-label={`use ${t.name}`}
+                />
+                <span className="mono">{t.name}</span>
+                <TierBadge tier={t.tier} />
+              </label>
+              {gates && (
+                <label className={`gate${on ? "" : " off"}`} title="The agent stops for your approval before each call of this tool (interruptOn)">
+                  <input
+                    type="checkbox"
+                    disabled={!on}
+                    checked={on && controls.gated.includes(t.name)}
+                    onChange={(e) => onChange({ ...controls, gated: toggle(controls.gated, t.name, e.target.checked) })}
+                    aria-label={`approve ${t.name} calls`}
+                  />
+                  approve
+                </label>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
   );
 }

@@ -1,25 +1,66 @@
-import { useState } from "react";
+import { useMemo, useState } from "react";
+import { fieldsLine, runInput, studioPlan, type ControlValues } from "../../api/agent-input.ts";
+import { AgentsQuery } from "../../api/agents.ts";
+import { useQuery } from "../../api/use-query.ts";
 import { useSurface } from "../tools/tools-screen.tsx";
 import { AgentRuns } from "./agent-runs.tsx";
-import { AgentSetupPanel } from "./agent-setup.tsx";
+import { AGENT_INPUT_FORM, AgentSetupPanel } from "./agent-setup.tsx";
 import { Transcript } from "./transcript.tsx";
-import { useAgentSession, type AgentSetup } from "./use-agent-session.ts";
+import { useAgentSession } from "./use-agent-session.ts";
 
-const DEFAULT_SETUP: AgentSetup = { agent: "tools_agent", toolNames: ["calculate", "clock", "kv_get", "kv_put"], gated: ["kv_put"], systemMessage: "" };
+const DEFAULT_AGENT = "tools_agent";
+const DEFAULT_CONTROLS: ControlValues = { toolNames: ["calculate", "clock", "kv_get", "kv_put"], gated: ["kv_put"], systemMessage: "" };
 
-/** Agents: the run's setup on the left, the conversation on the right. */
+/**
+ * Agents (the Studio): the run's setup on the left, the conversation on the right. What
+ * the setup offers follows the picked agent's declaration (`studioPlan`); a run starts
+ * from the composer, with the agent's input form validated first when it has one.
+ */
 export function AgentsScreen() {
   const { tools } = useSurface();
-  const [setup, setSetup] = useState<AgentSetup>(DEFAULT_SETUP);
+  const agents = useQuery(AgentsQuery, {});
+  const [agentName, setAgentName] = useState(DEFAULT_AGENT);
+  const [controls, setControls] = useState<ControlValues>(DEFAULT_CONTROLS);
+  // The input form's values, per agent: switching agents and back keeps what was typed.
+  const [fields, setFields] = useState<Record<string, Record<string, unknown>>>({});
   const session = useAgentSession();
   const [draft, setDraft] = useState("");
+  const list = agents.data?.agents ?? null;
+  // The server's default agent, or the first one when an app registered no tools agent.
+  const agent = list?.find((a) => a.name === agentName) ?? list?.[0] ?? null;
+  const plan = useMemo(() => (agent ? studioPlan(agent) : null), [agent]);
   const available = new Set((tools ?? []).map((t) => t.name));
-  const effective = { ...setup, toolNames: setup.toolNames.filter((t) => available.has(t)), gated: setup.gated.filter((t) => setup.toolNames.includes(t) && available.has(t)) };
+  const effective: ControlValues = { ...controls, toolNames: controls.toolNames.filter((t) => available.has(t)), gated: controls.gated.filter((t) => available.has(t)) };
+
+  const start = (values: Record<string, unknown>) => {
+    if (!agent || !plan) return;
+    const input = runInput(agent, plan, effective, draft, values);
+    const shown = plan.form ? fieldsLine(Object.fromEntries(Object.entries(values).filter(([k]) => Object.hasOwn(plan.form!.properties as object, k)))) : "";
+    session.send(input, [plan.message ? draft.trim() : "", shown].filter(Boolean).join("\n") || `run ${agent.name}`);
+    setDraft("");
+  };
+  // The form (when the agent has one) validates its fields, then calls `start` with them.
+  const submit = () => (plan?.form ? (document.getElementById(AGENT_INPUT_FORM) as HTMLFormElement | null)?.requestSubmit() : start({}));
+  const ready = Boolean(agent && plan) && !session.busy && (!plan?.message || Boolean(draft.trim()));
 
   return (
     <div className="split agents">
       <div className="stack">
-        <AgentSetupPanel setup={setup} onChange={setSetup} tools={tools ?? []} threadId={session.threadId} onNewThread={session.reset} />
+        <AgentSetupPanel
+          agents={list}
+          agentsError={agents.error}
+          agent={agent}
+          plan={plan}
+          onAgent={setAgentName}
+          controls={controls}
+          onControls={setControls}
+          tools={tools ?? []}
+          fields={(agent && fields[agent.name]) ?? {}}
+          onFields={(f) => agent && setFields((all) => ({ ...all, [agent.name]: f }))}
+          onRun={start}
+          threadId={session.threadId}
+          onNewThread={session.reset}
+        />
         <AgentRuns onOpen={session.join} changed={session.turns.filter((t) => !t.streaming).length} />
       </div>
       <section className="panel console" aria-label="Conversation">
@@ -32,26 +73,30 @@ export function AgentsScreen() {
           className="composer"
           onSubmit={(e) => {
             e.preventDefault();
-            if (!draft.trim()) return;
-            session.send(draft.trim(), effective);
-            setDraft("");
+            if (ready) submit();
           }}
         >
-          <textarea
-            aria-label="Message"
-            rows={2}
-            placeholder={'Ask something, e.g. "What is 6 times 7?" or "Remember colour is blue"'}
-            value={draft}
-            onChange={(e) => setDraft(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter" && !e.shiftKey) {
-                e.preventDefault();
-                e.currentTarget.form?.requestSubmit();
-              }
-            }}
-          />
-          <button type="submit" className="primary" disabled={session.busy || !draft.trim()}>
-            {session.busy ? "Streaming…" : "Send"}
+          {plan && !plan.message ? (
+            <p className="muted composer-note">
+              <span className="mono">{agent?.name}</span> takes no message: {plan.form ? "fill in its input on the left, then run it." : "run it as it is."}
+            </p>
+          ) : (
+            <textarea
+              aria-label="Message"
+              rows={2}
+              placeholder={'Ask something, e.g. "What is 6 times 7?" or "Remember colour is blue"'}
+              value={draft}
+              onChange={(e) => setDraft(e.target.value)}
+              onKeyDown={(e) => {
+                if (e.key === "Enter" && !e.shiftKey) {
+                  e.preventDefault();
+                  e.currentTarget.form?.requestSubmit();
+                }
+              }}
+            />
+          )}
+          <button type="submit" className="primary" disabled={!ready}>
+            {session.busy ? "Streaming…" : plan && !plan.message ? "Run" : "Send"}
           </button>
         </form>
       </section>

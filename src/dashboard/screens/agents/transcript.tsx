@@ -15,7 +15,7 @@ export function Transcript({ session }: { session: AgentSession }) {
     end.current?.scrollIntoView({ block: "end" });
   }, [last?.transcript]);
   if (!session.turns.length) {
-    return <div className="transcript empty">Pick the tools on the left, then send a message. The answer streams here.</div>;
+    return <div className="transcript empty">Set up the run on the left, then send. The answer streams here as the model writes it.</div>;
   }
   return (
     <div className="transcript" data-testid="transcript">
@@ -31,7 +31,7 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
   const { transcript: tr } = turn;
   const final = tr.final;
   return (
-    <div className="turn" data-run={tr.runId ?? ""} data-streaming={turn.streaming ? "yes" : "no"}>
+    <div className="turn" data-run={tr.runId ?? ""} data-streaming={turn.streaming ? "yes" : "no"} data-final={final ? final.__typename : ""}>
       {turn.prompt.kind === "user" ? <div className="bubble user">{turn.prompt.text}</div> : <div className="resume-chip">↻ {turn.prompt.text}</div>}
       {tr.items.map((item, i) => (
         <Item key={i} item={item} ended={!turn.streaming} />
@@ -71,14 +71,14 @@ function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
   switch (item.kind) {
     case "text":
       return (
-        <div className="bubble agent" data-testid="agent-text">
+        <div className="bubble agent" data-testid="agent-text" data-turn={item.turn ?? ""}>
           {item.agent && <span className="speaker">{item.agent}</span>}
           {item.text}
         </div>
       );
     case "aside":
       return (
-        <div className="aside" data-testid="agent-aside" title="Said while calling tools; not part of the answer">
+        <div className="aside" data-testid="agent-aside" data-turn={item.turn ?? ""} title="Said beside its tool calls; not part of the answer">
           {item.agent && <span className="speaker">{item.agent}</span>}
           {item.text}
         </div>

@@ -14,20 +14,12 @@ export interface Turn {
   error: string | null;
 }
 
-/** What a new message runs with (a resume inherits the paused run's own). */
-export interface AgentSetup {
-  agent: string;
-  toolNames: string[];
-  /** Tools whose calls wait for an approval (interruptOn). */
-  gated: string[];
-  systemMessage: string;
-}
-
 export interface AgentSession {
   threadId: string | null;
   turns: Turn[];
   busy: boolean;
-  send(text: string, setup: AgentSetup): void;
+  /** Starts a run of `input` on the session's thread; `prompt` is what the transcript shows for it. */
+  send(input: AgentRunInput, prompt: string): void;
   /** Resumes the thread's paused run with `resume` (decisions, answers, or {} after a park). */
   resume(pausedRunId: string, resume: unknown, label: string): void;
   /** Opens a stored run (replayed from its first event, then live until it ends) and continues its thread. */
@@ -88,16 +80,8 @@ export function useAgentSession(): AgentSession {
     threadId,
     turns,
     busy: turns.some((t) => t.streaming),
-    send(text, setup) {
-      const input: AgentRunInput = {
-        agent: setup.agent || undefined,
-        userMessage: text,
-        toolNames: setup.toolNames,
-        interruptOn: setup.gated.length ? Object.fromEntries(setup.gated.map((t) => [t, { allowedDecisions: ["approve", "edit", "reject"] }])) : undefined,
-        systemMessage: setup.systemMessage.trim() || undefined,
-        threadId: threadId ?? undefined,
-      };
-      void stream(input, { kind: "user", text });
+    send(input, prompt) {
+      void stream({ ...input, threadId: threadId ?? undefined }, { kind: "user", text: prompt });
     },
     resume(pausedRunId, resume, label) {
       void (async () => {
