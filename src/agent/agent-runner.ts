@@ -63,7 +63,7 @@ export function launchRun(
     try {
       for await (const event of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
         if (failure) throw failure;
-        const rec = scrubAgentEntry(secrets, { ...event, agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
+        const rec = scrubAgentEntry(secrets, { ...withThread(event, threadId), agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
         if (rec.final) {
           await settle();
           if (failure) throw failure;
@@ -101,4 +101,9 @@ export function launchRun(
     }
   })();
   inflight.add(runId, controller, done);
+}
+
+/** An InterruptFinal names the thread to resume on: the run's, a sub-agent's surfaced one included (docs/agent-stream.md §2). */
+function withThread(event: StreamEvent, threadId: string): StreamEvent {
+  return event.type === "interrupt_final" && !event.threadId ? { ...event, threadId } : event;
 }

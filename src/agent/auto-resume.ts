@@ -33,6 +33,10 @@ function awaited(run: AgentRunRecord): string[] | null {
 /** The asks a checkpoint waits on, through the sub-agents that paused on them (docs/agent-stream.md §9.2). */
 function askedIn(cp: Checkpoint): string[] | null {
   if (cp.kind === "subagent") return askedIn(cp.state.checkpoint);
+  if (cp.kind === "subagents") {
+    const each = cp.paused.map((p) => askedIn(p.state.checkpoint));
+    return each.some((ids) => ids === null) ? null : (each.flat() as string[]);
+  }
   return cp.kind === "asks" && "parked" in cp ? cp.parked.flatMap((p) => p.interactionIds) : null;
 }
 
