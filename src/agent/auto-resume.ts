@@ -12,7 +12,7 @@ import type { Checkpoint } from "./tools-agent/checkpoint.ts";
 import { markOf, withMark } from "./fork.ts";
 
 type Agents = Pick<AgentService, "store" | "services" | "classes">;
-type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secrets" | "instanceId">;
+type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secrets" | "instanceId" | "observer">;
 
 /** Option keys a continuation does not inherit from the run it continues. */
 const NOT_INHERITED = ["resume", "userMessage", "resumeCheckpointId"];
