@@ -44,7 +44,16 @@ export function launchRun(
     signal: controller.signal,
     log: log.child({ agentRunId: runId }),
     runTool: (tool, input, options) =>
-      dispatcher.runDetailed({ tool, input, caller, door: "agent", parentRunId: runId, onProgress: options?.onProgress, storedInput: options?.storedInput }),
+      dispatcher.runDetailed({
+        tool,
+        input,
+        caller,
+        door: "agent",
+        parentRunId: runId,
+        onProgress: options?.onProgress,
+        storedInput: options?.storedInput,
+        toolCallId: options?.toolCallId,
+      }),
     services: agents.services,
     resuming: run.resuming,
     prepared: run.prepared,

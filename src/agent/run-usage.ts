@@ -19,7 +19,7 @@ export const NO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, totalToke
 
 /**
  * The RunUsage events one launch of a run emitted, summed (docs/agent-stream.md §2.5):
- * what its end adds to the run's stored totals. A continuation of the same run (§7.1)
+ * what its end adds to the run's stored totals. A continuation of the same run (docs/agent-stream.md §7.1)
  * adds its own.
  */
 export class UsageTally {

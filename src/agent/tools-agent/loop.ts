@@ -189,7 +189,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])),
       );
     // One terminal per run: a park wins, then the first paused sub-agent with every other that
-    // paused the same way (§9.2); any other pause of the turn becomes an error result (its parked tool runs are cancelled).
+    // paused the same way (docs/agent-stream.md §9.2); any other pause of the turn becomes an error result (its parked tool runs are cancelled).
     const surfaced = parked.length ? [] : sharingPause(paused.map((c) => ({ ...c, pause: (byId.get(c.callId) as { pause: SubagentPause }).pause })));
     for (const c of paused.filter((p) => !surfaced.some((s) => s.callId === p.callId))) {
       await cancelPause((byId.get(c.callId) as { pause: SubagentPause }).pause, io.env);
