@@ -209,7 +209,7 @@ export class Metrics implements DispatchObserver {
   /** A run's RunUsage: its tokens, under its model's label (bounded by {@link MAX_MODEL_LABELS}). */
   llmTokens(model: string | null, input: number, output: number): void {
     let label = model || UNKNOWN_MODEL;
-    if (!this.models.has(label)) {
+    if (model && !this.models.has(label)) {
       if (this.models.size >= MAX_MODEL_LABELS) label = OTHER_MODELS;
       else this.models.add(label);
     }

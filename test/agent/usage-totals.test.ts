@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptView, ScriptedTurn } from "../../src/agent/providers/scripted-model.ts";
+import { MAX_MODEL_LABELS, Metrics } from "../../src/ops/metrics.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
+import { until } from "../graphql/support.ts";
 import { gqlClient } from "../helpers/gql.ts";
-import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { get, sample } from "../ops/support.ts";
 import { agentTestApp } from "./fixtures.ts";
-import { useScript } from "./support.ts";
+import { runToEnd, useScript } from "./support.ts";
 
 /**
  * Token usage totals (docs/agent-stream.md §2.4): per run (sub-agents included), per
@@ -40,6 +42,10 @@ function script(view: ScriptView): ScriptedTurn {
     if (last?.role === "tool") return { text: "done", usage: { inputTokens: 7, outputTokens: 3 } };
     return { toolCalls: [{ toolName: "helper", input: { task: "find" } }], usage: { inputTokens: 10, outputTokens: 2 } };
   }
+  if (JSON.stringify(user).includes("spend"))
+    return last?.role === "tool"
+      ? { text: "spent", usage: { inputTokens: 2, outputTokens: 2 } }
+      : { toolCalls: [{ toolName: "approve_spend", input: { amount: 3 } }], usage: { inputTokens: 3, outputTokens: 1 } };
   if (JSON.stringify(user).includes("gated")) return { toolCalls: [{ toolName: "echo", input: { text: "x" } }], usage: { inputTokens: 4, outputTokens: 0 } };
   return { text: "again", usage: { inputTokens: 1, outputTokens: 1 } };
 }
@@ -111,11 +117,35 @@ describe("token usage totals: per run, per thread, per key, and on /metrics", ()
     expect(threadId).toEqual(expect.any(String));
   });
 
+  it("should add a continuation's tokens to the run it continues, once its park is answered", async () => {
+    const { started, log } = await runToEnd(rt.agents, { userMessage: "spend", llmProvider: "u", toolNames: ["approve_spend"] });
+    const suspended = log.at(-1) as { type: string; interactionIds: string[] };
+    expect(suspended.type).toBe("suspended_final");
+    expect((await rt.agents.store.get(started.runId))!.usage).toEqual({ inputTokens: 3, outputTokens: 1, totalTokens: 4 });
+    await rt.interactions.answer(suspended.interactionIds[0], { ok: true }, as("USER"));
+    await until("the continued run to end", async () => (await rt.agents.store.get(started.runId))?.status === "SUCCEEDED");
+    const read = await gql(`query ($id: ID!) { agentRun(id: $id) { usage ${USAGE} } }`, { id: started.runId }, keys["usage-admin"]);
+    expect(read.data).toEqual({ agentRun: { usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8, runs: 1 } } });
+  });
+
   it("should count every run's tokens in tai42_llm_tokens_total by model and direction on a real /metrics", async () => {
     const text = (await get(`${base}/metrics`))!.text;
     expect(text).toContain("# TYPE tai42_llm_tokens_total counter");
-    // 22 + 1 (alice), 1 (bob), 4 (bob's gated run); outputs 6 + 1, 1, 0.
-    expect(sample(text, "tai42_llm_tokens_total", { model: "u-model", direction: "input" })).toBe(28);
-    expect(sample(text, "tai42_llm_tokens_total", { model: "u-model", direction: "output" })).toBe(8);
+    // 22 + 1 (alice), 1 (bob), 4 (bob's gated run), 3 + 2 (the continued run); outputs 6 + 1, 1, 0, 1 + 2.
+    expect(sample(text, "tai42_llm_tokens_total", { model: "u-model", direction: "input" })).toBe(33);
+    expect(sample(text, "tai42_llm_tokens_total", { model: "u-model", direction: "output" })).toBe(11);
+  });
+});
+
+describe("tai42_llm_tokens_total's model label", () => {
+  it("should count models past the label bound as (other), and a RunUsage naming none as (unknown)", async () => {
+    const m = new Metrics();
+    for (let i = 0; i < MAX_MODEL_LABELS + 10; i++) m.llmTokens(`model-${i}`, 1, 1);
+    m.llmTokens(null, 2, 0);
+    const text = await m.text();
+    expect(sample(text, "tai42_llm_tokens_total", { model: "model-0", direction: "input" })).toBe(1);
+    expect(text).not.toContain(`model-${MAX_MODEL_LABELS + 5}`);
+    expect(sample(text, "tai42_llm_tokens_total", { model: "(other)", direction: "output" })).toBe(10);
+    expect(sample(text, "tai42_llm_tokens_total", { model: "(unknown)", direction: "input" })).toBe(2);
   });
 });
