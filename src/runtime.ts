@@ -233,6 +233,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     apps,
     interactions,
     liveInstances: duties === "server" ? () => instances.liveIds() : undefined,
+    observer: metrics,
   });
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
   // its process died on this host) were interrupted: at start, and at every heartbeat

@@ -6,7 +6,8 @@ import type { AgentRunStatus } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps } from "./agent-service.ts";
 import type { AdmittedRun } from "./agent-start.ts";
 import { withMark } from "./fork.ts";
-import type { AgentEventRecord, RunFailedRecord, StreamEvent, TerminalEvent } from "./events.ts";
+import type { AgentEventRecord, RunFailedRecord, RunUsage, StreamEvent, TerminalEvent } from "./events.ts";
+import { UsageTally } from "./run-usage.ts";
 import { turnNumbering } from "./turn-numbers.ts";
 
 /** Entries a run may have submitted and not yet seen stored. */
@@ -28,7 +29,7 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
  */
 export function launchRun(
   agents: Pick<AgentService, "store" | "services">,
-  deps: Pick<AgentServiceDeps, "dispatcher" | "bus" | "log" | "secrets">,
+  deps: Pick<AgentServiceDeps, "dispatcher" | "bus" | "log" | "secrets" | "observer">,
   inflight: InFlight<void>,
   run: AdmittedRun,
 ): void {
@@ -36,6 +37,7 @@ export function launchRun(
   const { runId, threadId, caller, options } = run;
   const controller = new AbortController();
   let checkpoint: unknown = null;
+  const usage = new UsageTally();
   const ctx: AgentContext = {
     runId,
     threadId,
@@ -43,7 +45,16 @@ export function launchRun(
     signal: controller.signal,
     log: log.child({ agentRunId: runId }),
     runTool: (tool, input, options) =>
-      dispatcher.runDetailed({ tool, input, caller, door: "agent", parentRunId: runId, onProgress: options?.onProgress, storedInput: options?.storedInput }),
+      dispatcher.runDetailed({
+        tool,
+        input,
+        caller,
+        door: "agent",
+        parentRunId: runId,
+        onProgress: options?.onProgress,
+        storedInput: options?.storedInput,
+        toolCallId: options?.toolCallId,
+      }),
     services: agents.services,
     resuming: run.resuming,
     prepared: run.prepared,
@@ -66,12 +77,13 @@ export function launchRun(
       for await (const raw of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
         if (failure) throw failure;
         const event = numbered(raw);
-        const rec = scrubAgentEntry(secrets, { ...event, agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
+        if (event.type === "run_usage") countUsage(usage, event, deps.observer);
+        const rec = scrubAgentEntry(secrets, { ...withThread(event, threadId), agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
         if (rec.final) {
           await settle();
           if (failure) throw failure;
           // Not stored: another instance failed the run meanwhile (fencing); its record stands.
-          if (!(await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], withMark(checkpoint, run.mark)))) return;
+          if (!(await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], withMark(checkpoint, run.mark), usage.sum))) return;
           stored = rec.seq;
           bus.publish("agentEvent", rec);
           return;
@@ -96,7 +108,7 @@ export function launchRun(
       const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
       try {
         // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
-        if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", withMark(null, run.mark)))) return;
+        if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", withMark(null, run.mark), usage.sum))) return;
       } catch (err) {
         log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
       }
@@ -104,4 +116,15 @@ export function launchRun(
     }
   })();
   inflight.add(runId, controller, done);
+}
+
+/** An InterruptFinal names the thread to resume on: the run's, a sub-agent's surfaced one included (docs/agent-stream.md §2). */
+function withThread(event: StreamEvent, threadId: string): StreamEvent {
+  return event.type === "interrupt_final" && !event.threadId ? { ...event, threadId } : event;
+}
+
+/** A RunUsage adds to the run's stored totals and to `tai42_llm_tokens_total` (docs/agent-stream.md §2.5). */
+function countUsage(tally: UsageTally, event: RunUsage, observer: AgentServiceDeps["observer"]): void {
+  tally.add(event);
+  observer?.llmTokens(event.model, event.inputTokens ?? 0, event.outputTokens ?? 0);
 }

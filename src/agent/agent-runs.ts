@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import { storableText } from "../db/storable.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import type { AgentLogEntry, AgentEventRecord } from "./events.ts";
+import { NO_USAGE, type TokenUsage } from "./run-usage.ts";
 
 export const AGENT_RUN_STATUSES = ["RUNNING", "SUCCEEDED", "INTERRUPTED", "SUSPENDED", "ASKED", "FAILED", "CANCELLED", "RESUMED"] as const;
 export type AgentRunStatus = (typeof AGENT_RUN_STATUSES)[number];
@@ -26,6 +27,8 @@ export interface AgentRunRecord {
   checkpoint: unknown;
   startedAt: string;
   finishedAt: string | null;
+  /** Tokens its model calls used, sub-agents included (the sum of its RunUsage events). */
+  usage: TokenUsage;
 }
 
 /** Which agent runs a list wants; every given field must match. */
@@ -60,6 +63,7 @@ function toRecord(row: Row): AgentRunRecord {
     checkpoint: row.checkpoint ?? null,
     startedAt: row.startedAt.toISOString(),
     finishedAt: row.finishedAt?.toISOString() ?? null,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens, totalTokens: row.totalTokens },
   };
 }
 
@@ -74,7 +78,7 @@ export class AgentRunStore {
     private readonly log: LogWriter,
   ) {}
 
-  async create(run: Omit<AgentRunRecord, "final" | "finishedAt" | "status">): Promise<void> {
+  async create(run: Omit<AgentRunRecord, "final" | "finishedAt" | "status" | "usage">): Promise<void> {
     await this.db.agentRun.create({
       data: {
         id: run.id,
@@ -123,8 +127,11 @@ export class AgentRunStore {
    * the run is still RUNNING; false when another instance had already ended it (fencing:
    * its first outcome stands, and nothing is stored).
    */
-  async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown): Promise<boolean> {
-    return (await this.log.write({ kind: "agentFinish", runId: entry.runId, type: entry.type, payload: entry, status, checkpoint, finishedAt: new Date().toISOString() })) !== null;
+  async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown, usage: TokenUsage = NO_USAGE): Promise<boolean> {
+    return (
+      (await this.log.write({ kind: "agentFinish", runId: entry.runId, type: entry.type, payload: entry, status, checkpoint, finishedAt: new Date().toISOString(), usage })) !==
+      null
+    );
   }
 
   /** The run's log entries with `seq > afterSeq`, oldest first. */

@@ -62,6 +62,8 @@ export interface AgentServiceDeps {
    * `runlog/orphan-sweep.ts`.
    */
   liveInstances?: () => Promise<string[]>;
+  /** Told the tokens of each RunUsage a run emits (the runtime's metrics, `tai42_llm_tokens_total`). */
+  observer?: { llmTokens(model: string | null, input: number, output: number): void };
 }
 
 /** One start, as every door states it. */

@@ -67,7 +67,11 @@ export interface AgentContext {
    * never throws for a tool failure — read `run.status`. `options.onProgress` is told
    * each RUN_PROGRESS of that run (the tool's `ctx.onUpdate`, docs/tool-authoring.md §5).
    */
-  runTool(name: string, input: unknown, options?: { onProgress?: (event: import("../dispatch/run-record.ts").RunEventRecord) => void; storedInput?: unknown }): Promise<RunOutcome>;
+  runTool(
+    name: string,
+    input: unknown,
+    options?: { onProgress?: (event: import("../dispatch/run-record.ts").RunEventRecord) => void; storedInput?: unknown; toolCallId?: string },
+  ): Promise<RunOutcome>;
   /** Threads, skills, providers and the surface, for agents that need them. */
   services: AgentServices;
   /** The paused run this run resumes (its checkpoint included), or null. */

@@ -12,7 +12,7 @@ import type { Checkpoint } from "./tools-agent/checkpoint.ts";
 import { markOf, withMark } from "./fork.ts";
 
 type Agents = Pick<AgentService, "store" | "services" | "classes">;
-type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secrets" | "instanceId">;
+type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secrets" | "instanceId" | "observer">;
 
 /** Option keys a continuation does not inherit from the run it continues. */
 const NOT_INHERITED = ["resume", "userMessage", "resumeCheckpointId"];
@@ -33,6 +33,10 @@ function awaited(run: AgentRunRecord): string[] | null {
 /** The asks a checkpoint waits on, through the sub-agents that paused on them (docs/agent-stream.md §9.2). */
 function askedIn(cp: Checkpoint): string[] | null {
   if (cp.kind === "subagent") return askedIn(cp.state.checkpoint);
+  if (cp.kind === "subagents") {
+    const each = cp.paused.map((p) => askedIn(p.state.checkpoint));
+    return each.some((ids) => ids === null) ? null : (each.flat() as string[]);
+  }
   return cp.kind === "asks" && "parked" in cp ? cp.parked.flatMap((p) => p.interactionIds) : null;
 }
 

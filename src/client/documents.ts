@@ -220,6 +220,7 @@ export const AgentStreamSubscription = graphql(`
         interruptId
         payload
         reason
+        threadId
       }
       ... on SuspendedFinal {
         interactionIds

@@ -50,6 +50,8 @@ export interface ExecuteOptions {
   onProgress?: (event: RunEventRecord) => void;
   /** The run request's idempotency key (`ToolContext.idempotencyKey`). */
   idempotencyKey?: string;
+  /** The call the run carries out (`RunRequest.toolCallId`, `ToolContext.toolCallId`). */
+  toolCallId?: string;
 }
 
 /**
@@ -80,6 +82,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         signal,
         runId: run.id,
         idempotencyKey: opts.idempotencyKey,
+        ...(opts.toolCallId === undefined ? {} : { toolCallId: opts.toolCallId }),
         attempt: before + n,
         caller: opts.caller,
         log: bodyLog,
@@ -104,7 +107,7 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
       };
       const value = await (opts.trace ? opts.trace.attempt(before + n, () => body(ctx)) : body(ctx));
       if (isPark(value)) return value;
-      const result = normalizeResult(entry.name, value);
+      const result = normalizeResult(entry.name, value, opts.toolCallId);
       if (result.isError) throw new ReturnedError(result);
       return result;
     },

@@ -65,6 +65,12 @@ export interface RunRequest {
    * tools (docs/security-model.md §3). The body gets `input`.
    */
   storedInput?: unknown;
+  /**
+   * The id of the call this dispatch carries out, when its caller has one: an agent's
+   * tool call (`ToolCallStep.callId`), an MCP `tools/call` request's id. The body reads it
+   * as `ctx.toolCallId`; it is the `toolCallId` of the body's `ToolResult`.
+   */
+  toolCallId?: string;
 }
 
 /** What the chokepoint needs from the runtime. */
@@ -232,6 +238,7 @@ export class Dispatcher {
       trace,
       onProgress: req.onProgress,
       idempotencyKey: req.idempotencyKey,
+      toolCallId: req.toolCallId,
     });
     // Before `add`: a run whose execution threw is held until its kept outcome is stored.
     done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));

@@ -7,7 +7,7 @@ import { connectionRef, readPage } from "./connection.ts";
 import { requireCaller } from "./context.ts";
 import { AgentRunStatusEnum, ErrorKindEnum } from "./enums.ts";
 
-const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").implement({
+export const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").implement({
   description: "One agent run. Its events stream through agentStream(runId, afterSeq).",
   fields: (t) => ({
     id: t.exposeID("id", { description: "The run's id; agentStream(runId:) joins it." }),

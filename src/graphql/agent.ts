@@ -107,7 +107,11 @@ const InterruptFinalRef = member("InterruptFinal", "interrupt_final", "The run w
   interruptId: t.exposeString("interruptId", { description: "The pause to resume; resumeCheckpointId guards it." }),
   payload: t.field({ type: "JSON", nullable: true, description: "The pending calls and the decisions each allows.", resolve: (e) => e.payload }),
   reason: t.string({ nullable: true, description: "Why the run paused.", resolve: (e) => e.reason }),
-  threadId: t.string({ nullable: true, description: "The thread to resume on (null only on events stored before it was recorded).", resolve: (e) => e.threadId ?? null }),
+  threadId: t.string({
+    description: "The thread to resume on.",
+    // Events stored before the runner recorded it name their run's thread through the run.
+    resolve: async (e, _args, ctx) => e.threadId ?? (await ctx.runtime.agents.store.get(e.runId))?.threadId ?? "",
+  }),
 }));
 const SuspendedFinalRef = member("SuspendedFinal", "suspended_final", "A tool parked on interactions; answer them, then resume. Terminal.", (t) => ({
   interactionIds: t.stringList({ description: "The interactions the parked tool waits on.", resolve: (e) => e.interactionIds }),
@@ -203,7 +207,10 @@ const SubAgentSpecInput = builder.inputRef<SubAgentSpecShape>("SubAgentSpecInput
     responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema its answer must match." }),
     responseFormatId: t.string({ description: "A stored response format (responseFormats) its answer must match, rendered with the run's variables; not with responseFormat." }),
     skills: t.stringList({ description: "Stored skills it loads by name." }),
-    inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
+    inlineSkills: t.field({
+      type: ["JSONObject"],
+      description: "Skills given inline: { name, content, description? } — content is the skill's text (its instructions), added to the system message.",
+    }),
     strategy: t.string({ description: "The loop strategy it runs with; default: the tools-agent loop (default). An unknown name is refused." }),
     subagents: t.field({ type: [SubAgentSpecInput], description: "Its own sub-agents, tools of it (at most 4 levels deep)." }),
     interruptOn: t.field({
@@ -230,7 +237,10 @@ const AgentRunInput = builder.inputType("AgentRunInput", {
     responseFormat: t.field({ type: "JSONObject", description: "A JSON Schema the final answer must match (→ StructuredFinal)." }),
     interruptOn: t.field({ type: "JSONObject", description: "Tool → true | { allowedDecisions, description }: approval gates (→ InterruptFinal)." }),
     skills: t.stringList({ description: "Stored skills to load by name." }),
-    inlineSkills: t.field({ type: ["JSONObject"], description: "Skills given inline: { name, description, instructions }." }),
+    inlineSkills: t.field({
+      type: ["JSONObject"],
+      description: "Skills given inline: { name, content, description? } — content is the skill's text (its instructions), added to the system message.",
+    }),
     recursionLimit: t.int({ description: "The most model turns before the run fails." }),
     threadId: t.string({ description: "Continue (or start) this thread; its history is read first." }),
     resume: t.field({ type: "JSON", description: "Decisions ({ decisions: [...] }) or answers ({ answers: { id: answer } }) for the paused run." }),

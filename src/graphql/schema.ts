@@ -14,6 +14,7 @@ import "./extension.ts";
 import "./agent.ts";
 import "./agent-run.ts";
 import "./thread.ts";
+import "./usage.ts";
 import "./skill.ts";
 import "./response-format.ts";
 import "./connector.ts";

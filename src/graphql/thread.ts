@@ -13,7 +13,7 @@ const ThreadMessageRef = builder.objectRef<ThreadView["messages"][number]>("Thre
   }),
 });
 
-const ThreadRef = builder.objectRef<ThreadView>("Thread").implement({
+export const ThreadRef = builder.objectRef<ThreadView>("Thread").implement({
   description: "A persisted agent conversation; any instance can continue it.",
   fields: (t) => ({
     id: t.exposeID("id", { description: "The thread's id (AgentRunInput.threadId)." }),

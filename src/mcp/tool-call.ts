@@ -76,6 +76,7 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
         timeoutSeconds,
         signal: cancel.signal,
         onRun: (id) => progress?.follow(id),
+        toolCallId: String(extra.requestId),
       }),
     );
     if (run.status === "PARKED" && ctx.elicit && answersInteractions(ctx.caller.role)) run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);

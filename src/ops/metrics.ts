@@ -14,6 +14,11 @@ export const OTHER_TOOLS = "(other)";
  */
 export const MAX_PRESET_LABELS = 50;
 export const OTHER_PRESETS = "(other preset)";
+/** Past this many distinct model labels (a caller may name a model in llmKwargs), further ones count as {@link OTHER_MODELS}. */
+export const MAX_MODEL_LABELS = 50;
+export const OTHER_MODELS = "(other)";
+/** The model label of a RunUsage that named none. */
+export const UNKNOWN_MODEL = "(unknown)";
 
 /** What a dispatched name is on the surface: a preset (any USER may write one), any other entry, or none. */
 export type NameKind = "preset" | "registered" | null;
@@ -61,6 +66,8 @@ export class Metrics implements DispatchObserver {
   private readonly batchSize: Histogram;
   private readonly commitSeconds: Histogram;
   private readonly redisErrors: Counter;
+  private readonly llmTokensTotal: Counter<"model" | "direction">;
+  private readonly models = new Set<string>();
 
   constructor() {
     const registers = [this.registry];
@@ -87,6 +94,12 @@ export class Metrics implements DispatchObserver {
     });
     this.batchSize = new Histogram({ name: "tai42_event_log_batch_size", help: "Jobs per group-committed run-log batch.", buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers });
     this.commitSeconds = new Histogram({ name: "tai42_event_log_commit_seconds", help: "Time to write and commit one run-log batch.", buckets: DURATION_BUCKETS, registers });
+    this.llmTokensTotal = new Counter({
+      name: "tai42_llm_tokens_total",
+      help: "Tokens of agent runs' model calls (sub-agents included), as the providers reported them, by model and direction (input, output).",
+      labelNames: ["model", "direction"],
+      registers,
+    });
     this.redisErrors = new Counter({ name: "tai42_redis_errors_total", help: "Errors on the Redis connections (publish, subscribe, reconnect).", registers });
     const read = <T>(fn: (s: MetricSources) => T): T | null => (this.sources ? fn(this.sources) : null);
     new Counter({
@@ -191,6 +204,17 @@ export class Metrics implements DispatchObserver {
     if (seen.size >= (kind === "preset" ? MAX_PRESET_LABELS : MAX_TOOL_LABELS)) return kind === "preset" ? OTHER_PRESETS : OTHER_TOOLS;
     seen.add(name);
     return name;
+  }
+
+  /** A run's RunUsage: its tokens, under its model's label (bounded by {@link MAX_MODEL_LABELS}). */
+  llmTokens(model: string | null, input: number, output: number): void {
+    let label = model || UNKNOWN_MODEL;
+    if (model && !this.models.has(label)) {
+      if (this.models.size >= MAX_MODEL_LABELS) label = OTHER_MODELS;
+      else this.models.add(label);
+    }
+    if (input > 0) this.llmTokensTotal.labels(label, "input").inc(input);
+    if (output > 0) this.llmTokensTotal.labels(label, "output").inc(output);
   }
 
   dispatched(run: RunRecord, door: Door, seconds: number): void {

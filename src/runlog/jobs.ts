@@ -85,6 +85,8 @@ export interface AgentFinishJob {
   status: string;
   checkpoint: unknown;
   finishedAt: string;
+  /** Tokens this launch of the run used: added to the run's stored totals. */
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
 }
 
 /** What a job resolves with: a run event's seq, or null (see each job). */

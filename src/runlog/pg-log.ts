@@ -190,8 +190,9 @@ async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Prom
 // another instance already failed keeps that first outcome (fencing).
 const AGENT_LOG_SQL = `
 WITH fin AS (
-  UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at
-  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[]) AS v(id,status,final,checkpoint,finished_at)
+  UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at,
+    "inputTokens"=r."inputTokens"+v.input_tokens,"outputTokens"=r."outputTokens"+v.output_tokens,"totalTokens"=r."totalTokens"+v.total_tokens
+  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[],$10::int[],$11::int[],$12::int[]) AS v(id,status,final,checkpoint,finished_at,input_tokens,output_tokens,total_tokens)
   WHERE r."id"=v.id AND r."status"='RUNNING'
   RETURNING r."id"
 ), ev AS (
@@ -207,10 +208,15 @@ async function writeAgentJobs(pool: pg.Pool, jobs: Extract<LogJob, { kind: "agen
   const events = jobs.map((j) => ({ runId: j.runId, type: j.type, payload: JSON.stringify(j.payload), ends: j.kind === "agentFinish" }));
   const ends = jobs.flatMap((j) =>
     j.kind === "agentFinish"
-      ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt }]
+      ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt, ...j.usage }]
       : [],
   );
-  const values = [...columns(events, ["runId", "type", "payload"]), ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]), ...columns(events, ["ends"])];
+  const values = [
+    ...columns(events, ["runId", "type", "payload"]),
+    ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]),
+    ...columns(events, ["ends"]),
+    ...columns(ends, ["inputTokens", "outputTokens", "totalTokens"]),
+  ];
   const { rows } = await pool.query<{ id: string }>({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
   return new Set(rows.map((r) => r.id));
 }

@@ -74,7 +74,9 @@ function statements({ database: db }: SqliteDriver) {
     interactionQuestions: st(`SELECT "id","question" FROM "Interaction" WHERE "runId"=?`),
     rewriteQuestion: st(`UPDATE "Interaction" SET "question"=? WHERE "id"=?`),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
-    endAgentRun: st(`UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=? WHERE "id"=? AND "status"='RUNNING'`),
+    endAgentRun: st(
+      `UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=?,"inputTokens"="inputTokens"+?,"outputTokens"="outputTokens"+?,"totalTokens"="totalTokens"+? WHERE "id"=? AND "status"='RUNNING'`,
+    ),
   };
 }
 
@@ -142,11 +144,25 @@ function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling:
     case "agentEvent":
       s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(new Date().toISOString()));
       return null;
-    case "agentFinish":
+    case "agentFinish": {
       // Only while RUNNING: a run another instance already failed keeps that first outcome.
-      if (run(s.endAgentRun, [job.status, JSON.stringify(job.payload), JSON.stringify(job.checkpoint ?? null), time(job.finishedAt), job.runId]) === 0) return null;
+      const { inputTokens, outputTokens, totalTokens } = job.usage;
+      if (
+        run(s.endAgentRun, [
+          job.status,
+          JSON.stringify(job.payload),
+          JSON.stringify(job.checkpoint ?? null),
+          time(job.finishedAt),
+          inputTokens,
+          outputTokens,
+          totalTokens,
+          job.runId,
+        ]) === 0
+      )
+        return null;
       s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(job.finishedAt));
       return 1;
+    }
   }
 }
 

@@ -18,6 +18,12 @@ export interface ToolContext {
   runId: string;
   /** The idempotency key the run was requested with, when the caller gave one (the same on every attempt; absent on a resumed run). */
   idempotencyKey?: string;
+  /**
+   * The id of the call this run carries out, when its caller has one: an agent's tool call
+   * (the `callId` of its ToolCallStep and ToolResultStep), or an MCP `tools/call` request's
+   * JSON-RPC id. Absent otherwise, and on a resumed run. Pass it to `toolResult.fromError`.
+   */
+  toolCallId?: string;
   /** 1-based attempt number within the run's retry loop. */
   attempt: number;
   caller: Caller;

@@ -23,6 +23,7 @@ export interface ToolResult {
   /** Asks the agent loop to stop after this batch. */
   terminate: boolean;
   toolName: string;
+  /** The call the run carried out (`ctx.toolCallId`: an agent's tool call, an MCP request), unless the body named one. */
   toolCallId?: string;
 }
 
@@ -68,10 +69,16 @@ export function isToolResultInit(value: unknown): value is ToolResultInit {
 /**
  * Normalises what a body returned. A string becomes one text block; any other value is
  * JSON-encoded into a text block and kept as `data` (as decoded from that JSON, so it is
- * what gets stored); `undefined` gives no content. A value JSON cannot carry (a function,
+ * what gets stored); `undefined` gives no content. `toolCallId` is the call the run carried
+ * out (`RunRequest.toolCallId`), unless the body's result named one. A value JSON cannot carry (a function,
  * a BigInt, a cycle) is an INTERNAL failure, never retried.
  */
-export function normalizeResult(toolName: string, value: unknown): ToolResult {
+export function normalizeResult(toolName: string, value: unknown, toolCallId?: string): ToolResult {
+  const result = normalizedResult(toolName, value);
+  return result.toolCallId === undefined && toolCallId !== undefined ? { ...result, toolCallId } : result;
+}
+
+function normalizedResult(toolName: string, value: unknown): ToolResult {
   if (isToolResultInit(value)) {
     const data = jsonValue(value.data, "data");
     const content = value.content === undefined ? (data === undefined ? [] : blocksFor(data)) : (jsonValue(value.content, "content")?.value as ContentBlock[]);

@@ -16,6 +16,7 @@ const record = (over: Partial<AgentRunRecord> = {}): AgentRunRecord => ({
   checkpoint: { mark: 7 },
   startedAt: new Date(0).toISOString(),
   finishedAt: null,
+  usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
   ...over,
 });
 

@@ -17,9 +17,10 @@ import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 export interface CallEnv {
   /**
    * Contract: goes through the dispatch chokepoint as the run's caller; never throws for a
-   * tool failure. `onProgress` is told each RUN_PROGRESS of the run it starts.
+   * tool failure. `onProgress` is told each RUN_PROGRESS of the run it starts; `callId`
+   * is the model's call it carries out (`RunRequest.toolCallId`).
    */
-  runTool(name: string, input: unknown, onProgress?: (event: RunEventRecord) => void): Promise<RunOutcome>;
+  runTool(name: string, input: unknown, onProgress?: (event: RunEventRecord) => void, callId?: string): Promise<RunOutcome>;
   /**
    * Contract: runs the sub-agent to its end or its pause (continuing it from `resume` when
    * set); its failures come back as an error outcome, never as a throw.
@@ -30,7 +31,7 @@ export interface CallEnv {
    * caller, exactly as `runTool` runs a registered one; `runTool` reaches it by name
    * within the scope that was given it (`withLiveTools`).
    */
-  runLive(entry: SurfaceEntry, input: unknown, onProgress?: (event: RunEventRecord) => void): Promise<RunOutcome>;
+  runLive(entry: SurfaceEntry, input: unknown, onProgress?: (event: RunEventRecord) => void, callId?: string): Promise<RunOutcome>;
   /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
   cancelTool(toolRunId: string): Promise<void>;
   secrets: RunSecrets;
@@ -62,18 +63,18 @@ export async function callTool(
   const onProgress = (e: RunEventRecord) => emit(toolProgressStep(spec.name, call.callId, agent, e));
   switch (spec.kind) {
     case "surface":
-      return fromRun(spec, await env.runTool(spec.name, call.args, onProgress), env);
+      return fromRun(spec, await env.runTool(spec.name, call.args, onProgress, call.callId), env);
     case "preset": {
       // An inline preset has no entry: it runs as its base tool, baked by the preset's own rules.
       const baked = bakeInput(call.args, spec.fixedKwargs, "is baked by the preset and cannot be passed");
       if (!baked.ok)
         return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.issues.map((i) => `${i.path}: is baked by the preset`).join("; ")}`, baked.issues);
-      return fromRun(spec, await env.runTool(spec.baseTool, baked.value, onProgress), env);
+      return fromRun(spec, await env.runTool(spec.baseTool, baked.value, onProgress, call.callId), env);
     }
     case "ask": {
       // A real park: the question is an interaction addressed to the caller (docs/agent-stream.md §8).
       // Scrubbed of what the run learned from secret tools: the question is stored and shown to the caller.
-      const outcome = fromRun(spec, await env.runTool(ASK_CALLER, env.secrets.scrub(call.args)), env);
+      const outcome = fromRun(spec, await env.runTool(ASK_CALLER, env.secrets.scrub(call.args), undefined, call.callId), env);
       return outcome.status === "parked" ? { status: "ask", toolRunId: outcome.toolRunId } : outcome;
     }
     case "subagent": {

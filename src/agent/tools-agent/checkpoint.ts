@@ -91,4 +91,20 @@ type CheckpointOf =
   /** An ASKED run stored before asks were parked interactions: answered only by an explicit resume. */
   | { kind: "asks"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; asks: Ask[] }
   /** A sub-agent call of the turn (`callId`) paused; a resume continues it from `state`. */
-  | { kind: "subagent"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; callId: string; state: SubagentState };
+  | { kind: "subagent"; calls: PlannedCall[]; done: Record<string, DoneOutcome>; callId: string; state: SubagentState }
+  /**
+   * Several sub-agent calls of the turn paused the same way and share one terminal
+   * (`pause`, docs/agent-stream.md §9.2); a resume continues each from its `state`.
+   * `interruptId`: the shared InterruptFinal's, when they wait on approvals.
+   */
+  | {
+      kind: "subagents";
+      pause: SharedPauseType;
+      calls: PlannedCall[];
+      done: Record<string, DoneOutcome>;
+      paused: { callId: string; state: SubagentState }[];
+      interruptId?: string;
+    };
+
+/** The terminals sibling sub-agents can share. */
+export type SharedPauseType = "interrupt_final" | "suspended_final" | "asks_final";

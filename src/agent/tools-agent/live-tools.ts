@@ -58,8 +58,9 @@ export function runLive(
   runId: string,
   onProgress?: (event: RunEventRecord) => void,
   storedInput?: unknown,
+  toolCallId?: string,
 ): Promise<RunOutcome> {
-  return dispatcher.runDetailed({ tool: entry.name, input, caller, door: "agent", parentRunId: runId, live: entry, onProgress, storedInput });
+  return dispatcher.runDetailed({ tool: entry.name, input, caller, door: "agent", parentRunId: runId, live: entry, onProgress, storedInput, toolCallId });
 }
 
 /**
@@ -70,9 +71,9 @@ export function withLiveTools(env: CallEnv, live: Map<string, SurfaceEntry>): Ca
   if (!live.size) return env;
   return {
     ...env,
-    runTool: (name, input, onProgress) => {
+    runTool: (name, input, onProgress, callId) => {
       const entry = live.get(name);
-      return entry ? env.runLive(entry, input, onProgress) : env.runTool(name, input, onProgress);
+      return entry ? env.runLive(entry, input, onProgress, callId) : env.runTool(name, input, onProgress, callId);
     },
   };
 }

@@ -10,6 +10,7 @@ import type { CallSettings } from "../providers/registry.ts";
 import { runBatch, type BatchItem } from "./batch.ts";
 import { callTool, errorOutcome, storable, type CallEnv } from "./call-tool.ts";
 import { cancelPause } from "../subagents/pause.ts";
+import { joinPauses, sharingPause } from "../subagents/shared-pause.ts";
 import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentPause, SubagentState } from "./checkpoint.ts";
 import { actionsFor, type GateConfig } from "./interrupts.ts";
 import { askEntry, parkedCall, waitsOf } from "./parked-calls.ts";
@@ -188,25 +189,25 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       Object.fromEntries(
         calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])),
       );
-    // One pause surfaces per run: a park wins, then the first paused sub-agent; every other
-    // pause of the turn becomes an error result (its parked tool runs are cancelled).
-    const surfaced = parked.length ? null : (paused[0] ?? null);
-    for (const c of paused.filter((p) => p !== surfaced)) {
+    // One terminal per run: a park wins, then the first paused sub-agent with every other that
+    // paused the same way (docs/agent-stream.md §9.2); any other pause of the turn becomes an error result (its parked tool runs are cancelled).
+    const surfaced = parked.length ? [] : sharingPause(paused.map((c) => ({ ...c, pause: (byId.get(c.callId) as { pause: SubagentPause }).pause })));
+    for (const c of paused.filter((p) => !surfaced.some((s) => s.callId === p.callId))) {
       await cancelPause((byId.get(c.callId) as { pause: SubagentPause }).pause, io.env);
       const o = errorOutcome("CONFLICT", `sub-agent "${c.tool}" paused while another call of the same turn waits; call it again once that is settled`);
       byId.set(c.callId, o);
       yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
     }
-    if (surfaced) {
+    if (surfaced.length) {
       for (const c of asking) {
         await io.env.cancelTool((byId.get(c.callId) as { toolRunId: string }).toolRunId);
         const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while a sub-agent of the same turn waits; ask again once it is settled");
         byId.set(c.callId, o);
         yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
       }
-      const { pause } = byId.get(surfaced.callId) as { pause: SubagentPause };
-      checkpoint({ kind: "subagent", calls, done: done(), callId: surfaced.callId, state: pause.state });
-      return pause.terminal;
+      const joined = joinPauses(surfaced, calls, done(), cfg.agent);
+      checkpoint(joined.checkpoint);
+      return joined.terminal;
     }
     const waiting = (cs: PlannedCall[]) =>
       waitsOf(

@@ -9,6 +9,8 @@ import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import { parseDecisions } from "./interrupts.ts";
 import type { ResumedBatch } from "./loop.ts";
 import type { ToolSpec } from "./toolbox.ts";
+import { pendingInterruptOf } from "../subagents/pause.ts";
+import { planShared, type AnswerAll, type PlanOne } from "../subagents/resume-shared.ts";
 
 /**
  * Turns a resume into the batch the new run settles first (docs/agent-stream.md §6–§8).
@@ -70,6 +72,19 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
     }
     const batch = await planCheckpoint(cp.state.checkpoint, resume, spec.tools, caller, services, issues);
     return batch && { calls: cp.calls, now: [{ call, resume: { state: cp.state, batch: { ...batch, turns: cp.state.checkpoint.turns } } }], known: cp.done };
+  }
+
+  if (cp.kind === "subagents") {
+    const plan: PlanOne = (inner, r, innerTools, found) => planCheckpoint(inner, r, innerTools, caller, services, found);
+    const answerAll: AnswerAll = async (ids, answers, found) => {
+      const known = new Set(ids);
+      for (const id of Object.keys(answers)) if (!known.has(id)) found.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
+      if (cp.pause === "asks_final") await checkAskAnswers(ids, answers, services, found);
+      if (found.length || !Object.keys(answers).length) return;
+      if (!services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
+      await services.interactions.answerAll(answers, caller, "/resume/answers");
+    };
+    return planShared(cp, resume, specs, plan, answerAll, issues);
   }
 
   const answers = readAnswers(resume, issues);
@@ -158,7 +173,7 @@ function checkInterruptId(resume: unknown, cp: Checkpoint): void {
     throw ApiError.badInput("resume.interruptId must be a string: the interruptId of the InterruptFinal you answer", [
       { path: "/resume/interruptId", message: "must be a string" },
     ]);
-  const pending = cp.kind === "interrupt" ? cp.interruptId : null;
+  const pending = pendingInterruptOf(cp);
   if (named !== pending)
     throw new ApiError(
       "CONFLICT",

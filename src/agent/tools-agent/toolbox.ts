@@ -40,11 +40,15 @@ export function askCallerSpec(): ToolSpec {
 /**
  * Registered entries named in `toolNames`, curated ones included (an agent dispatches a tool
  * kept off the API like any other; its calls run through the chokepoint's in-process `agent`
- * door, where tiers still decide). Every unknown name is an issue.
+ * door, where tiers still decide). Every unknown name is an issue. A name given twice is
+ * one tool (the seed's "same name = same tool"): it is offered once.
  */
 export function surfaceSpecs(surface: Surface, names: string[], path: string, issues: Issue[]): ToolSpec[] {
   const out: ToolSpec[] = [];
+  const named = new Set<string>();
   names.forEach((name, i) => {
+    if (named.has(name)) return;
+    named.add(name);
     const entry = surface.base(name);
     if (!entry) return void issues.push({ path: `${path}/${i}`, message: `no tool named "${name}" is registered` });
     const { promptSnippet, promptGuidelines } = entry;

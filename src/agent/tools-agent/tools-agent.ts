@@ -137,8 +137,8 @@ export class ToolsAgent extends Agent {
     }
     const env: CallEnv = withLiveTools(
       {
-        runTool: (name, input, onProgress) => ctx.runTool(name, input, { onProgress, storedInput: secrets.scrub(input) }),
-        runLive: (entry, input, onProgress) => runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId, onProgress, secrets.scrub(input)),
+        runTool: (name, input, onProgress, toolCallId) => ctx.runTool(name, input, { onProgress, storedInput: secrets.scrub(input), toolCallId }),
+        runLive: (entry, input, onProgress, toolCallId) => runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId, onProgress, secrets.scrub(input), toolCallId),
         cancelTool: async (toolRunId) => {
           await ctx.services.dispatcher.cancel(toolRunId);
         },
