@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, ToolError } from "../errors.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
@@ -145,7 +145,7 @@ export class AgentService {
       responseFormats: this.responseFormats,
       providers: this.providers,
       runs: d.runs,
-      dispatcher: d.dispatcher,
+      toolRuns: { awaitFinal: (id) => d.dispatcher.awaitFinal(id) },
       interactions: d.interactions ?? null,
       secrets: d.secrets,
       plugins: this.plugins,
@@ -243,9 +243,13 @@ export class AgentService {
     return continued;
   }
 
-  /** Aborts a run in flight on this instance; it ends CANCELLED. */
+  /**
+   * Aborts a run in flight on this instance: its tool calls in flight and its sub-agents
+   * are cancelled with it, and it ends CANCELLED (docs/agent-stream.md §4.1). False when
+   * this instance does not hold it.
+   */
   cancel(runId: string): boolean {
-    return this.inflight.abort(runId);
+    return this.inflight.abort(runId, new ToolError("the agent run was cancelled", { kind: "CANCELLED" }));
   }
 
   /** Records messages in a thread without running (the named agent must keep thread memory). */
@@ -313,9 +317,9 @@ export class AgentService {
     return failed;
   }
 
-  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest. */
+  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest (their tool calls with them). */
   async close(graceMs: number): Promise<void> {
-    await this.inflight.drain(graceMs);
+    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
   }
 
   get runningCount(): number {

@@ -172,7 +172,8 @@ export class Dispatcher {
     });
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
-    if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
+    // An agent run in flight keeps calling tools while it drains (its signal ends them at the deadline).
+    if (this.inflight.closing && !(req.door === "agent" && req.signal)) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
     // The API doors see the curated surface; in-process doors every registered name.
@@ -343,10 +344,11 @@ export class Dispatcher {
    * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest;
    * outcomes the database has not taken yet are written again until then, and those still
    * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
+   * `agents`: the agent runs' drain, same deadline; their tool calls are admitted and waited for until it settles.
    */
-  async drain(graceMs: number): Promise<void> {
+  async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
-    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
+    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }), agents);
     await flushed;
     const lost = this.settle.pending.abandoned;
     if (lost.length) this.deps.log.error("run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them", { runIds: lost });
