@@ -14,6 +14,7 @@ import { failAgentRuns } from "../runlog/orphan-sweep.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
+import { cancelAgentRun } from "./agent-cancel.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
 import { agentEntry } from "../registry/entries/agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
@@ -122,6 +123,8 @@ export class AgentService {
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
     this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
+    // A cancel for a run this instance runs (agent-cancel.ts).
+    deps.bus.listen("agentRunCancel", ({ runId }) => void this.cancel(runId));
     // A parked tool run of an agent ended here: its suspended agent run may continue.
     deps.dispatcher.onParkEnded((toolRun) => {
       if (toolRun.door !== "agent" || !toolRun.parentRunId) return;
@@ -250,6 +253,11 @@ export class AgentService {
    */
   cancel(runId: string): boolean {
     return this.inflight.abort(runId, new ToolError("the agent run was cancelled", { kind: "CANCELLED" }));
+  }
+
+  /** Cancels a run the caller may see, on whichever instance runs it; resolves with it once it has ended (agent-cancel.ts). */
+  cancelFor(runId: string, caller: Caller): Promise<AgentRunRecord> {
+    return cancelAgentRun(this, this.deps.bus, runId, caller);
   }
 
   /** Records messages in a thread without running (the named agent must keep thread memory). */

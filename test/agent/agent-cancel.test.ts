@@ -1,12 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { AgentRunFailedError } from "../../src/agent/agent-errors.ts";
 import type { AgentLogEntry } from "../../src/agent/events.ts";
-import type { ScriptView, ScriptedTurn } from "../../src/agent/providers/scripted-model.ts";
-import { sleep } from "../../src/dispatch/retry-loop.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { until } from "../graphql/support.ts";
-import { agentTestApp } from "./fixtures.ts";
+import { cancelApp, inFlight, toolRunsOf, waitThenAnswer, type Calls } from "./cancel-support.ts";
 import { useScript } from "./support.ts";
 
 /**
@@ -15,23 +11,6 @@ import { useScript } from "./support.ts";
  * the server (shutdown) cancels it; the tool's signal fires within 1 s and every record
  * ends CANCELLED.
  */
-
-/** When each call of `wait_8s` started and when its signal fired (ms, performance.now). */
-interface Calls {
-  started: number[];
-  aborted: number[];
-}
-
-function cancelApp(calls: Calls) {
-  const app = agentTestApp();
-  app.tool({ name: "wait_8s", description: "Waits 8 s unless aborted.", input: z.object({}) }, async (_input, ctx) => {
-    calls.started.push(performance.now());
-    ctx.signal.addEventListener("abort", () => calls.aborted.push(performance.now()), { once: true });
-    await sleep(8000, ctx.signal);
-    return "waited 8 s";
-  });
-  return app;
-}
 
 let rt: TestRuntime | undefined;
 afterEach(async () => {
@@ -46,24 +25,11 @@ async function setup(graceSeconds = 2) {
 }
 
 const caller = as("USER");
-const callWait: ScriptedTurn = { toolCalls: [{ toolName: "wait_8s", input: {} }] };
-/** Calls `wait_8s` once, then answers (a run that is not cancelled would end SUCCEEDED). */
-const waitThenAnswer = (v: ScriptView): ScriptedTurn => (v.prompt.at(-1)?.role === "tool" ? { text: "done" } : callWait);
-
 /** Collects a run's log until it ends. */
 async function logOf(r: TestRuntime, runId: string): Promise<AgentLogEntry[]> {
   const log: AgentLogEntry[] = [];
   for await (const e of r.agents.events(runId, 0, new AbortController().signal)) log.push(e);
   return log;
-}
-
-async function toolRunsOf(r: TestRuntime, tool = "wait_8s") {
-  return r.runs.list({ tool }, 10);
-}
-
-/** Waits until `n` calls of `wait_8s` are in flight, then returns when that was seen. */
-async function inFlight(r: TestRuntime, calls: Calls, n = 1): Promise<void> {
-  await until(`${n} wait_8s call(s) in flight`, async () => calls.started.length >= n && (await toolRunsOf(r)).filter((t) => t.status === "RUNNING").length >= n);
 }
 
 /** The run ended CANCELLED as documented: status, a `run_failed` kind CANCELLED last, and a drain raising it. */
