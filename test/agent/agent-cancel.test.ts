@@ -64,6 +64,17 @@ describe("cancelling an agent run stops its tools", () => {
     expect(log.some((e) => e.type === "message_final" || e.type === "message_delta")).toBe(false);
   });
 
+  it("should store a sequential call the batch reaches after the cancel CANCELLED without running its body", async () => {
+    const { r, calls } = await setup();
+    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "wait_8s", input: {} }, { toolName: "serial", input: { label: "after", ms: 1 } }] }, { text: "done" }]);
+    const started = await r.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s", "serial"] }, caller });
+    await inFlight(r, calls);
+    r.agents.cancel(started.runId);
+    await expectCancelled(r, started.runId);
+    // No attempt: the body never ran.
+    expect((await toolRunsOf(r, "serial")).map((t) => [t.status, t.attempts.length])).toEqual([["CANCELLED", 0]]);
+  });
+
   it("should cancel the agent run and its tool when the tool run that started the agent is cancelled", async () => {
     const { r, calls } = await setup();
     useScript(r.agents, "s", waitThenAnswer);
