@@ -26,7 +26,7 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
  * its seq (group-committed with the entries after it), then published. A thrown error, an abort or a stream that ends without a
  * terminal ends the run with a `run_failed` record (docs/agent-stream.md §4). Every tool
  * call of the run carries its signal: aborting the run (cancel, shutdown, fencing) cancels
- * the calls in flight, and the run ends CANCELLED (§4.1).
+ * the calls in flight, and the run ends CANCELLED (docs/agent-stream.md §4.1).
  */
 export function launchRun(
   agents: Pick<AgentService, "store" | "services">,

@@ -172,7 +172,6 @@ export class Dispatcher {
     });
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
-    // An agent run in flight keeps calling tools while it drains (its signal ends them at the deadline).
     if (this.inflight.closing && !(req.door === "agent" && req.signal)) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
@@ -344,7 +343,7 @@ export class Dispatcher {
    * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest;
    * outcomes the database has not taken yet are written again until then, and those still
    * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
-   * `agents`: the agent runs' drain, same deadline; their tool calls are admitted and waited for until it settles.
+   * `agents`: the agent runs' drain, same deadline; until it settles, their tool calls (door "agent", with the run's signal) are admitted, and waited for.
    */
   async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
