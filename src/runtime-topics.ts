@@ -23,6 +23,8 @@ declare module "./events/bus.ts" {
     toolsChanged: { at: string; version?: number };
     keyRevoked: { keyId: string };
     runCancel: { runId: string };
+    /** Cancel the agent run `runId`, for the instance that runs it (docs/agent-stream.md §4.1). */
+    agentRunCancel: { runId: string };
     /** Presets or the active manifest changed on `instanceId` (stored surface `version`); others reload them. */
     configChanged: { instanceId: string; version?: number };
     span: SpanRecord;

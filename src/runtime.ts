@@ -366,10 +366,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     connections,
     drain() {
       draining ??= (async () => {
-        // One budget for both: the tool runs get what the agents left of it.
-        const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
-        await agents.close(config.shutdownGraceSeconds * 1000);
-        await dispatcher.drain(Math.max(0, deadline - Date.now()));
+        // One deadline for both: at it, agent runs and tool runs are cancelled together
+        // (an agent's tool calls carry its signal, and are admitted until the agents are done).
+        const grace = config.shutdownGraceSeconds * 1000;
+        const agentsDone = agents.close(grace);
+        await Promise.all([agentsDone, dispatcher.drain(grace, agentsDone)]);
       })();
       return draining;
     },

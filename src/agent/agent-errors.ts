@@ -19,8 +19,10 @@ export class AgentRunFailedError extends Error {
  * HTTP errors keep their status and the provider's message; an unexpected error keeps only
  * its class name (its text may carry internals), and `unexpected` is set so it is logged.
  */
-export function classifyAgentError(error: unknown, aborted: boolean): { kind: ErrorKind; message: string; unexpected: boolean } {
-  if (aborted) return { kind: "CANCELLED", message: "the agent run was cancelled", unexpected: false };
+export function classifyAgentError(error: unknown, aborted: boolean, reason?: unknown): { kind: ErrorKind; message: string; unexpected: boolean } {
+  // An abort's own CANCELLED reason (server shutdown) keeps its message.
+  if (aborted)
+    return { kind: "CANCELLED", message: reason instanceof ToolError && reason.kind === "CANCELLED" ? reason.message : "the agent run was cancelled", unexpected: false };
   // A failure an agent raises on purpose is a ToolError with its kind (docs/agent-stream.md §4).
   if (error instanceof ToolError) return { kind: error.kind, message: error.message, unexpected: false };
   if (error instanceof ApiError) return { kind: KIND_OF_API_CODE[error.code], message: error.message, unexpected: false };

@@ -2,6 +2,7 @@ import type { InFlight } from "../runlog/in-flight.ts";
 import { scrubAgentEntry } from "../secrets/value-fields.ts";
 import type { AgentContext } from "./agent.ts";
 import { classifyAgentError } from "./agent-errors.ts";
+import { agentToolPort } from "./agent-tools.ts";
 import type { AgentRunStatus } from "./agent-runs.ts";
 import type { AgentService, AgentServiceDeps } from "./agent-service.ts";
 import type { AdmittedRun } from "./agent-start.ts";
@@ -25,7 +26,9 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
  * Runs an admitted run's stream in the background (a run does not belong to its
  * subscriber), tracked in `inflight` until it ends: each event is scrubbed, stored with
  * its seq (group-committed with the entries after it), then published. A thrown error, an abort or a stream that ends without a
- * terminal ends the run with a `run_failed` record (docs/agent-stream.md §4).
+ * terminal ends the run with a `run_failed` record (docs/agent-stream.md §4). Every tool
+ * call of the run carries its signal: aborting the run (cancel, shutdown, fencing) cancels
+ * the calls in flight, and the run ends CANCELLED (docs/agent-stream.md §4.1).
  */
 export function launchRun(
   agents: Pick<AgentService, "store" | "services">,
@@ -38,23 +41,15 @@ export function launchRun(
   const controller = new AbortController();
   let checkpoint: unknown = null;
   const usage = new UsageTally();
+  const tools = agentToolPort(dispatcher, { runId, caller, signal: controller.signal });
   const ctx: AgentContext = {
     runId,
     threadId,
     caller,
     signal: controller.signal,
     log: log.child({ agentRunId: runId }),
-    runTool: (tool, input, options) =>
-      dispatcher.runDetailed({
-        tool,
-        input,
-        caller,
-        door: "agent",
-        parentRunId: runId,
-        onProgress: options?.onProgress,
-        storedInput: options?.storedInput,
-        toolCallId: options?.toolCallId,
-      }),
+    runTool: tools.runTool,
+    cancelTool: tools.cancelTool,
     services: agents.services,
     resuming: run.resuming,
     prepared: run.prepared,
@@ -80,6 +75,8 @@ export function launchRun(
         if (event.type === "run_usage") countUsage(usage, event, deps.observer);
         const rec = scrubAgentEntry(secrets, { ...withThread(event, threadId), agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
         if (rec.final) {
+          // A cancelled run ends CANCELLED, whatever its agent made of the abort (docs/agent-stream.md §4.1).
+          if (controller.signal.aborted) throw controller.signal.reason;
           await settle();
           if (failure) throw failure;
           // Not stored: another instance failed the run meanwhile (fencing); its record stands.
@@ -103,7 +100,7 @@ export function launchRun(
       throw new Error("agent stream contract violated: the stream ended without a terminal event");
     } catch (e) {
       await settle();
-      const c = classifyAgentError(e, controller.signal.aborted);
+      const c = classifyAgentError(e, controller.signal.aborted, controller.signal.reason);
       if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
       const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
       try {

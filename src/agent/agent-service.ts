@@ -5,7 +5,7 @@ import type { Db } from "../db/client.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import type { Dispatcher } from "../dispatch/run-tool.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, ToolError } from "../errors.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
@@ -14,6 +14,7 @@ import { failAgentRuns } from "../runlog/orphan-sweep.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
+import { cancelAgentRun } from "./agent-cancel.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
 import { agentEntry } from "../registry/entries/agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
@@ -124,6 +125,8 @@ export class AgentService {
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
     this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
+    // A cancel for a run this instance runs (agent-cancel.ts).
+    deps.bus.listen("agentRunCancel", ({ runId }) => void this.cancel(runId));
     // A parked tool run of an agent ended here: its suspended agent run may continue.
     deps.dispatcher.onParkEnded((toolRun) => {
       if (toolRun.door !== "agent" || !toolRun.parentRunId) return;
@@ -147,7 +150,7 @@ export class AgentService {
       responseFormats: this.responseFormats,
       providers: this.providers,
       runs: d.runs,
-      dispatcher: d.dispatcher,
+      toolRuns: { awaitFinal: (id) => d.dispatcher.awaitFinal(id) },
       interactions: d.interactions ?? null,
       secrets: d.secrets,
       plugins: this.plugins,
@@ -245,9 +248,18 @@ export class AgentService {
     return continued;
   }
 
-  /** Aborts a run in flight on this instance; it ends CANCELLED. */
+  /**
+   * Aborts a run in flight on this instance: its tool calls in flight and its sub-agents
+   * are cancelled with it, and it ends CANCELLED (docs/agent-stream.md §4.1). False when
+   * this instance does not hold it.
+   */
   cancel(runId: string): boolean {
-    return this.inflight.abort(runId);
+    return this.inflight.abort(runId, new ToolError("the agent run was cancelled", { kind: "CANCELLED" }));
+  }
+
+  /** Cancels a run the caller may see, on whichever instance runs it; resolves with it once it has ended (agent-cancel.ts). */
+  cancelFor(runId: string, caller: Caller): Promise<AgentRunRecord> {
+    return cancelAgentRun(this, this.deps.bus, runId, caller);
   }
 
   /** Records messages in a thread without running (the named agent must keep thread memory). */
@@ -315,9 +327,9 @@ export class AgentService {
     return failed;
   }
 
-  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest. */
+  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest (their tool calls with them). */
   async close(graceMs: number): Promise<void> {
-    await this.inflight.drain(graceMs);
+    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
   }
 
   get runningCount(): number {

@@ -1,11 +1,11 @@
 import type { Caller } from "../auth/roles.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
-import type { Dispatcher } from "../dispatch/run-tool.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
 import type { Surface } from "../registry/surface.ts";
 import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
 import type { Secrets } from "../secrets/secrets.ts";
+import type { ToolRunsPort } from "./agent-tools.ts";
 import type { ProviderRegistry } from "./providers/registry.ts";
 import type { ResponseFormatStore } from "./response-formats.ts";
 import type { SkillStore } from "./skills.ts";
@@ -32,7 +32,8 @@ export interface AgentServices {
   providers: ProviderRegistry;
   /** Tool runs (a parked call's run is read back on resume). */
   runs: RunStore;
-  dispatcher: Dispatcher;
+  /** Awaiting a tool run's end (a resume's parked calls); an agent runs tools through `ctx.runTool` only. */
+  toolRuns: ToolRunsPort;
   interactions: InteractionsPort | null;
   /** The runtime's secrets: a run scrubs what it stores and streams through a `secrets.scope()`. */
   secrets: Secrets;

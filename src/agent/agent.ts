@@ -10,6 +10,7 @@ import type { InlineSkill, PresetSpec, SubAgentSpec } from "./specs.ts";
 import type { ThreadMessageInput } from "./threads.ts";
 import type { AgentServices } from "./agent-services.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
+import type { ToolCallOptions, ToolTarget } from "./agent-tools.ts";
 
 /**
  * The run options every agent receives (the seed's `run` keyword arguments, camelCase).
@@ -58,20 +59,24 @@ export interface AgentContext {
   /** Always set: the input's thread, or one minted for this run. */
   threadId: string;
   caller: Caller;
-  /** Aborted when the run is cancelled (server shutdown). Contract: stop promptly when it fires. */
+  /**
+   * Aborted when the run is cancelled (a cancel, the tool run that started it, server
+   * shutdown). Contract: stop promptly when it fires; the run then ends CANCELLED whatever
+   * the agent yields after.
+   */
   signal: AbortSignal;
   log: Logger;
   /**
-   * Runs a surface entry through the dispatch chokepoint as the run's caller (door
-   * "agent", parentRunId = this run). Contract: the only way an agent may run a tool;
-   * never throws for a tool failure — read `run.status`. `options.onProgress` is told
-   * each RUN_PROGRESS of that run (the tool's `ctx.onUpdate`, docs/tool-authoring.md §5).
+   * Runs a tool through the dispatch chokepoint as the run's caller (door "agent",
+   * parentRunId = this run, this run's `signal` as the caller signal: cancelling the run
+   * cancels the call). `target` is a surface name or a live tool's entry. Contract: the
+   * only way an agent may run a tool; never throws for a tool failure — read `run.status`.
+   * `options.onProgress` is told each RUN_PROGRESS of that run (the tool's `ctx.onUpdate`,
+   * docs/tool-authoring.md §5).
    */
-  runTool(
-    name: string,
-    input: unknown,
-    options?: { onProgress?: (event: import("../dispatch/run-record.ts").RunEventRecord) => void; storedInput?: unknown; toolCallId?: string },
-  ): Promise<RunOutcome>;
+  runTool(target: ToolTarget, input: unknown, options?: ToolCallOptions): Promise<RunOutcome>;
+  /** Ends a tool run this run's agent started (a parked one nobody will resume); another id is left alone. */
+  cancelTool(toolRunId: string): Promise<void>;
   /** Threads, skills, providers and the surface, for agents that need them. */
   services: AgentServices;
   /** The paused run this run resumes (its checkpoint included), or null. */

@@ -59,17 +59,9 @@ export interface RunRequest {
    * and cheap; it must not throw.
    */
   onProgress?: (event: RunEventRecord) => void;
-  /**
-   * What the run record stores as its input when it must differ from what the body
-   * receives: an agent's call, scrubbed of the values its run learned from secret-tier
-   * tools (docs/security-model.md §3). The body gets `input`.
-   */
+  /** The input the run record stores when it must differ from `input` (an agent's call, scrubbed of its run's secrets: docs/security-model.md §3). */
   storedInput?: unknown;
-  /**
-   * The id of the call this dispatch carries out, when its caller has one: an agent's
-   * tool call (`ToolCallStep.callId`), an MCP `tools/call` request's id. The body reads it
-   * as `ctx.toolCallId`; it is the `toolCallId` of the body's `ToolResult`.
-   */
+  /** The call this dispatch carries out (an agent's `ToolCallStep.callId`, an MCP request id): the body's `ctx.toolCallId` and its `ToolResult#toolCallId`. */
   toolCallId?: string;
 }
 
@@ -178,7 +170,7 @@ export class Dispatcher {
     });
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
-    if (this.inflight.closing) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
+    if (this.inflight.closing && !(req.door === "agent" && req.signal)) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
     // The API doors see the curated surface; in-process doors every registered name.
@@ -350,10 +342,11 @@ export class Dispatcher {
    * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest;
    * outcomes the database has not taken yet are written again until then, and those still
    * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
+   * `agents`: the agent runs' drain, same deadline; until it settles, their tool calls (door "agent", with the run's signal) are admitted, and waited for.
    */
-  async drain(graceMs: number): Promise<void> {
+  async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
-    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
+    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }), agents);
     await flushed;
     const lost = this.settle.pending.abandoned;
     if (lost.length) this.deps.log.error("run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them", { runIds: lost });

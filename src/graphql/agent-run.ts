@@ -25,8 +25,17 @@ export const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").impleme
       description: "The terminal event, once there is one.",
       resolve: (r) => (r.final && r.final.type !== "run_failed" ? r.final : null),
     }),
-    errorKind: t.field({ type: ErrorKindEnum, nullable: true, description: "Why it failed, when FAILED.", resolve: (r) => (r.final?.type === "run_failed" ? r.final.kind : null) }),
-    errorMessage: t.string({ nullable: true, description: "What went wrong, when FAILED.", resolve: (r) => (r.final?.type === "run_failed" ? r.final.message : null) }),
+    errorKind: t.field({
+      type: ErrorKindEnum,
+      nullable: true,
+      description: "Why it failed, when FAILED; CANCELLED when it was cancelled.",
+      resolve: (r) => (r.final?.type === "run_failed" ? r.final.kind : null),
+    }),
+    errorMessage: t.string({
+      nullable: true,
+      description: "What went wrong, when FAILED or CANCELLED.",
+      resolve: (r) => (r.final?.type === "run_failed" ? r.final.message : null),
+    }),
     lastSeq: t.int({ nullable: true, description: "The seq of its last event, once it ended.", resolve: (r) => r.final?.seq ?? null }),
     startedAt: t.field({ type: "DateTime", description: "When it started.", resolve: (r) => r.startedAt }),
     finishedAt: t.field({ type: "DateTime", nullable: true, description: "When it ended or paused; null while RUNNING.", resolve: (r) => r.finishedAt }),
@@ -72,5 +81,15 @@ builder.queryFields((t) => ({
         () => store.count(filter, scope),
       );
     },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  cancelAgentRun: t.field({
+    type: AgentRunRef,
+    description:
+      "Cancels a RUNNING agent run on whichever instance runs it: its tool calls in flight and its sub-agents are aborted, its tool runs end CANCELLED, and the run ends CANCELLED (its stream with AGENT_RUN_FAILED, kind CANCELLED). Returns the run once it has ended; a run that is not RUNNING is returned unchanged. Only a run the caller may see (its own, or any for an ADMIN).",
+    args: { id: t.arg.id({ required: true, description: "The agent run's id." }) },
+    resolve: (_r, { id }, ctx) => ctx.runtime.agents.cancelFor(String(id), requireCaller(ctx)),
   }),
 }));

@@ -70,14 +70,21 @@ export class InFlight<T> {
   /**
    * Stops accepting runs ({@link InFlight.closing}), waits up to `graceMs` for those in
    * flight, then aborts the rest with `abortReason` and waits for them to settle.
+   * `alongside` is work draining against the same deadline that may still add runs here
+   * until it settles (agent runs' tool calls): it is waited for too, and the runs it added
+   * are aborted with the rest at the deadline.
    */
-  async drain(graceMs: number, abortReason?: unknown): Promise<void> {
+  async drain(graceMs: number, abortReason?: unknown, alongside?: Promise<unknown>): Promise<void> {
     this.draining = true;
     const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.held));
-    const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
-    if ((await Promise.race([all(), timer])) === "timeout") {
-      for (const r of this.runs.values()) r.controller.abort(abortReason);
+    const quiet = async () => {
+      await alongside?.catch(() => {});
       await all();
+    };
+    const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
+    if ((await Promise.race([quiet(), timer])) === "timeout") {
+      for (const r of this.runs.values()) r.controller.abort(abortReason);
+      await quiet();
     }
   }
 }

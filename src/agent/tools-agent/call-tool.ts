@@ -11,27 +11,23 @@ import type { RunSecrets } from "./run-secrets.ts";
 import type { SubagentResume } from "./loop.ts";
 import type { ToolSpec } from "./toolbox.ts";
 import { bakeInput } from "../../registry/entries/preset-entry.ts";
-import type { SurfaceEntry } from "../../registry/surface-entry.ts";
+import type { ToolTarget } from "../agent-tools.ts";
 
 /** What a call needs from its run. */
 export interface CallEnv {
   /**
-   * Contract: goes through the dispatch chokepoint as the run's caller; never throws for a
-   * tool failure. `onProgress` is told each RUN_PROGRESS of the run it starts; `callId`
+   * Contract: goes through the dispatch chokepoint as the run's caller, with the run's
+   * signal (`AgentContext.runTool`); never throws for a tool failure. `target` is a name or
+   * a live tool's entry; within a scope given live tools, a name reaches them
+   * (`withLiveTools`). `onProgress` is told each RUN_PROGRESS of the run it starts; `callId`
    * is the model's call it carries out (`RunRequest.toolCallId`).
    */
-  runTool(name: string, input: unknown, onProgress?: (event: RunEventRecord) => void, callId?: string): Promise<RunOutcome>;
+  runTool(target: ToolTarget, input: unknown, onProgress?: (event: RunEventRecord) => void, callId?: string): Promise<RunOutcome>;
   /**
    * Contract: runs the sub-agent to its end or its pause (continuing it from `resume` when
    * set); its failures come back as an error outcome, never as a throw.
    */
   runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void, resume?: SubagentResume): Promise<CallOutcome>;
-  /**
-   * Runs a live tool's entry (live-tools.ts) through the dispatch chokepoint as the run's
-   * caller, exactly as `runTool` runs a registered one; `runTool` reaches it by name
-   * within the scope that was given it (`withLiveTools`).
-   */
-  runLive(entry: SurfaceEntry, input: unknown, onProgress?: (event: RunEventRecord) => void, callId?: string): Promise<RunOutcome>;
   /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
   cancelTool(toolRunId: string): Promise<void>;
   secrets: RunSecrets;

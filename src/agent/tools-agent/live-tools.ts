@@ -1,7 +1,4 @@
 import { isRedacted } from "../../auth/tiers.ts";
-import type { Caller } from "../../auth/roles.ts";
-import type { RunEventRecord } from "../../dispatch/run-record.ts";
-import type { Dispatcher, RunOutcome } from "../../dispatch/run-tool.ts";
 import type { Issue } from "../../errors.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 import { entryForTool } from "../../registry/entries/tool-entry.ts";
@@ -49,31 +46,15 @@ export function liveTools(surface: Surface, defs: ToolDefinition[], issues: Issu
   return { specs, entries };
 }
 
-/** Runs a live tool through the chokepoint as the run's caller (door "agent", child of the run). */
-export function runLive(
-  dispatcher: Dispatcher,
-  entry: SurfaceEntry,
-  input: unknown,
-  caller: Caller,
-  runId: string,
-  onProgress?: (event: RunEventRecord) => void,
-  storedInput?: unknown,
-  toolCallId?: string,
-): Promise<RunOutcome> {
-  return dispatcher.runDetailed({ tool: entry.name, input, caller, door: "agent", parentRunId: runId, live: entry, onProgress, storedInput, toolCallId });
-}
-
 /**
  * `env` for a scope with live tools (the run, or one sub-agent): its `runTool` runs them
- * by name through `runLive`; every other name goes on to `env` (the enclosing scope).
+ * by name as their entries (a live entry is one more target of the same `runTool`, with
+ * the run's caller and signal); every other name goes on to `env` (the enclosing scope).
  */
 export function withLiveTools(env: CallEnv, live: Map<string, SurfaceEntry>): CallEnv {
   if (!live.size) return env;
   return {
     ...env,
-    runTool: (name, input, onProgress, callId) => {
-      const entry = live.get(name);
-      return entry ? env.runLive(entry, input, onProgress, callId) : env.runTool(name, input, onProgress, callId);
-    },
+    runTool: (target, input, onProgress, callId) => env.runTool((typeof target === "string" && live.get(target)) || target, input, onProgress, callId),
   };
 }

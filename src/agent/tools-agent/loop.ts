@@ -179,6 +179,8 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
   ): AsyncGenerator<StreamEvent, StreamEvent | null> {
     const items: BatchItem[] = now.map(({ call, outcome, resume }) => ({ ...itemFor(call, outcome, resume), ...(interruptId ? { interruptId } : {}) }));
     const outcomes = yield* runBatch(items, cfg.agent);
+    // A cancelled run stops here: its aborted calls are not results for the model (docs/agent-stream.md §4.1).
+    io.signal.throwIfAborted();
     const byId = new Map<string, CallOutcome>(Object.entries(known));
     items.forEach((it, i) => byId.set(it.callId, outcomes[i]));
 

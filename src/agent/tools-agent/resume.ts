@@ -126,7 +126,7 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
       pending.push(...p.interactionIds);
       continue;
     }
-    if (!isFinal(run.status)) run = await services.dispatcher.awaitFinal(run.id);
+    if (!isFinal(run.status)) run = await services.toolRuns.awaitFinal(run.id);
     now.push({ call, outcome: outcomeOfRun(run, run, specs.get(call.tool)?.redacted ?? false) });
   }
   if (pending.length)

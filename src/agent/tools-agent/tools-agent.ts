@@ -17,7 +17,7 @@ import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs, type ToolSpe
 import { prepareSubagents } from "../subagents/prepare.ts";
 import { runSubagent } from "../subagents/run.ts";
 import { UsageTotals } from "./usage.ts";
-import { liveTools, runLive, withLiveTools } from "./live-tools.ts";
+import { liveTools, withLiveTools } from "./live-tools.ts";
 import type { LoopStrategy } from "../strategies/strategy.ts";
 import type { CheckpointProvider } from "../../plugins/agent-storage.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
@@ -137,11 +137,8 @@ export class ToolsAgent extends Agent {
     }
     const env: CallEnv = withLiveTools(
       {
-        runTool: (name, input, onProgress, toolCallId) => ctx.runTool(name, input, { onProgress, storedInput: secrets.scrub(input), toolCallId }),
-        runLive: (entry, input, onProgress, toolCallId) => runLive(ctx.services.dispatcher, entry, input, ctx.caller, ctx.runId, onProgress, secrets.scrub(input), toolCallId),
-        cancelTool: async (toolRunId) => {
-          await ctx.services.dispatcher.cancel(toolRunId);
-        },
+        runTool: (target, input, onProgress, toolCallId) => ctx.runTool(target, input, { onProgress, storedInput: secrets.scrub(input), toolCallId }),
+        cancelTool: (toolRunId) => ctx.cancelTool(toolRunId),
         secrets,
         runSubagent: (spec, task, emit, resume) => runSubagent(spec, task, emit, resume, io, secrets),
       },

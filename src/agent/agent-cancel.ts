@@ -1,0 +1,38 @@
+import type { Caller } from "../auth/roles.ts";
+import type { Bus } from "../events/bus.ts";
+import type { AgentRunRecord } from "./agent-runs.ts";
+import type { AgentService } from "./agent-service.ts";
+
+/**
+ * Cancels an agent run on a caller's behalf (docs/agent-stream.md §4.1): only a run the
+ * caller may see (its own, or any for an ADMIN; NOT_FOUND otherwise). A RUNNING run is
+ * aborted on whichever instance runs it — its tool calls in flight and its sub-agents with
+ * it — and the run is returned once it has ended (CANCELLED, unless it ended otherwise
+ * first). A run that is not RUNNING (ended, or paused) is returned unchanged.
+ */
+export async function cancelAgentRun(agents: Pick<AgentService, "open" | "cancel" | "store">, bus: Bus, runId: string, caller: Caller): Promise<AgentRunRecord> {
+  const run = await agents.open(runId, caller);
+  if (run.status !== "RUNNING") return run;
+  let wake = () => {};
+  const unlisten = bus.listen("agentEvent", (e) => {
+    if (e.runId === runId && e.final) wake();
+  });
+  // Redis delivers at most once: the request is repeated until the run has ended.
+  const ask = () => void (agents.cancel(runId) || bus.publish("agentRunCancel", { runId }));
+  ask();
+  const again = setInterval(ask, 1000);
+  try {
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      const now = await agents.store.get(runId);
+      if (!now || now.status !== "RUNNING") return now ?? run;
+      // The bus wakes us early; the poll covers a Redis outage.
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, delay);
+        wake = () => (clearTimeout(t), r());
+      });
+    }
+  } finally {
+    clearInterval(again);
+    unlisten();
+  }
+}
