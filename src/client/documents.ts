@@ -171,12 +171,15 @@ export const AgentStreamSubscription = graphql(`
       }
       ... on MessageDelta {
         text
+        turn
       }
       ... on IntermediateDelta {
         text
+        turn
       }
       ... on MessageFinal {
         text
+        turn
       }
       ... on ReasoningStep {
         text
@@ -189,6 +192,7 @@ export const AgentStreamSubscription = graphql(`
       }
       ... on StructuredFinal {
         data
+        turn
       }
       ... on ToolCallStep {
         tool
