@@ -46,7 +46,7 @@ export interface LiveFigures {
   chunks: number;
   /** The first MessageDelta's arrival at the subscriber − the moment the model wrote its first chunk. */
   firstDeltaMs: number;
-  /** The bound: one chunk + 10 ms with no secret; with one, the time the model takes to write `lagChars` more characters, + one chunk + 10 ms. */
+  /** The bound: one chunk + 10 ms with no secret; with one, the time the model takes to write more than `lagChars` characters, + one chunk + 10 ms. */
   boundMs: number;
   /** The subscriber's last − first MessageDelta arrival, against the model's own last − first chunk. */
   spreadMs: number;
@@ -152,8 +152,13 @@ async function live(tai: Tai42Child, pool: Child, s: BenchSettings["agent"], sec
     const deltas = (stream.arrivals ?? []).filter((a) => a.label === "MessageDelta").map((a) => a.at);
     const lagChars = await tai.call<number>("lag");
     const { chunks } = streamText(s.paced.words);
-    const charsPerChunk = chunks.join("").length / chunks.length;
-    const lagMs = Math.ceil(lagChars / charsPerChunk) * s.paced.chunkMs;
+    // The lag's worth of text: the chunk after which the model has written more than lagChars characters.
+    let written_ = 0;
+    const lagChunk = Math.max(
+      0,
+      chunks.findIndex((c) => (written_ += c.length) > lagChars),
+    );
+    const lagMs = lagChunk * s.paced.chunkMs;
     return {
       secret,
       lagChars,
