@@ -10,7 +10,7 @@ import type { AgentEventRecord, RunFailedRecord, StreamEvent, TerminalEvent } fr
 import { turnNumbering } from "./turn-numbers.ts";
 
 /** Entries a run may have submitted and not yet seen stored. */
-const MAX_UNSTORED = 256;
+const MAX_UNSTORED = 64;
 
 const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
   message_final: "SUCCEEDED",
