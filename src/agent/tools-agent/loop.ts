@@ -61,7 +61,7 @@ export interface ResumedBatch {
   known: Record<string, DoneOutcome>;
   /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
   interruptId?: string;
-  /** The turns the loop had numbered when it paused, when the same run continues (§7.1): it numbers on from there. */
+  /** The turns the loop had numbered when it paused, when the same run continues (docs/agent-stream.md §7.1): it numbers on from there. */
   turns?: number;
 }
 
@@ -85,7 +85,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
   let usageShown = false;
   /** The run's own agent's text is MessageDelta; a sub-agent's is IntermediateDelta (docs/agent-stream.md §2.2). */
   const member = cfg.mode === "root" ? "message_delta" : "intermediate_delta";
-  /** The last turn number used; a continuation of the same run numbers on (§2.2 rule 1). */
+  /** The last turn number used; a continuation of the same run numbers on (docs/agent-stream.md §2.2 rule 1). */
   let turnNo = Math.max(resumed?.turns ?? 0, io.turns?.get(cfg.agent ?? "") ?? 0);
   const nextTurn = () => {
     turnNo = Math.max(turnNo, io.turns?.get(cfg.agent ?? "") ?? 0) + 1;

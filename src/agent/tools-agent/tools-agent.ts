@@ -147,7 +147,7 @@ export class ToolsAgent extends Agent {
       },
       plan.live,
     );
-    // A continuation of the same run (§7.1) numbers every agent's turns on from its checkpoint.
+    // A continuation of the same run (docs/agent-stream.md §7.1) numbers every agent's turns on from its checkpoint.
     const continuing = Boolean(ctx.resuming && ctx.resuming.id === ctx.runId);
     const turns = new Map<string, number>(continuing ? Object.entries(agentTurnsOf(ctx.resuming?.checkpoint)) : []);
     const io = {
