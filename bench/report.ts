@@ -76,6 +76,16 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     for (const p of r.agent.points)
       out.push(check(`agent-stream-${p.subscribers}`, `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`, "≥", 0.7, p.rateRatio));
   else out.push(check("agent-stream", `agent streaming ÷ bare subscription (${r.agent ? r.agent.reason : "not run"})`, "≥", 0.7, null));
+  for (const f of (r.agent?.measured && r.agent.live) || [])
+    out.push(
+      check(
+        `agent-first-delta${f.secret ? "-secret" : ""}`,
+        `first answer delta after the model's first chunk, ms (${f.chunkMs} ms per chunk${f.secret ? `, a secret known: bound is its ${f.lagChars}-char lag + one chunk + 10` : ": bound one chunk + 10"})`,
+        "≤",
+        f.boundMs,
+        f.firstDeltaMs,
+      ),
+    );
   out.push(
     check(
       "fanout-rate",
@@ -197,6 +207,14 @@ export function formatResults(r: BenchResults): string {
           `Agent streaming: ${r.agent.settings.deltas} message deltas`,
           ["subscribers", "tai42 events/s", "tai42 TTFE ms", "bare events/s", "bare TTFE ms", "rate ratio", "TTFE ratio"],
           r.agent.points.map((p) => [p.subscribers, p.tai42.eventsPerSecond, p.tai42.ttfeMs, p.baseline.eventsPerSecond, p.baseline.ttfeMs, p.rateRatio, p.ttfeRatio]),
+        ),
+      );
+    if (r.agent?.measured && r.agent.live)
+      parts.push(
+        table(
+          `The answer as the model writes it (1 subscriber, ${r.agent.settings.paced.words} chunks, ${r.agent.settings.paced.chunkMs} ms apart)`,
+          ["server", "lag chars", "first delta − model's first chunk ms", "bound ms", "delta spread ms", "model spread ms", "subscribe → first delta ms"],
+          r.agent.live.map((f) => [f.secret ? "knows a secret" : "no secret", f.lagChars, f.firstDeltaMs, f.boundMs, f.spreadMs, f.modelSpreadMs, f.fromSubscribeMs]),
         ),
       );
   }

@@ -23,7 +23,8 @@ export interface BenchSettings {
   };
   scaling: { connections: number[]; warmupSeconds: number; durationSeconds: number };
   fanout: { subscribers: number; dispatches: number; concurrency: number; timeoutSeconds: number };
-  agent: { deltas: number; subscribers: number[]; timeoutSeconds: number };
+  /** `paced`: a model writing `words` chunks `chunkMs` apart, for the time to the first answer delta (issue 25). */
+  agent: { deltas: number; subscribers: number[]; timeoutSeconds: number; paced: { words: number; chunkMs: number } };
   writes: { dispatches: number };
   /** Dispatches of the redacting tool (and as many of echo alone), one after the other, in process. */
   redaction: { dispatches: number };
@@ -48,7 +49,7 @@ const full: Loads = {
   dispatch: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, mcpSessions: 50, oneConnection: { warmupSeconds: 1, durationSeconds: 3 } },
   scaling: { connections: [1, 10, 50, 200], warmupSeconds: 2, durationSeconds: 5 },
   fanout: { subscribers: 1000, dispatches: 200, concurrency: 10, timeoutSeconds: 120 },
-  agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90 },
+  agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90, paced: { words: 40, chunkMs: 50 } },
   writes: { dispatches: 500 },
   redaction: { dispatches: 100_000 },
   connector: { calls: 4000, blocks: 4, warmupCalls: 200 },
@@ -72,7 +73,7 @@ const smoke: Loads = {
   dispatch: { connections: 2, warmupSeconds: 0, durationSeconds: 1, rounds: 1, mcpSessions: 2, oneConnection: { warmupSeconds: 0, durationSeconds: 1 } },
   scaling: { connections: [1, 4], warmupSeconds: 0, durationSeconds: 1 },
   fanout: { subscribers: 10, dispatches: 5, concurrency: 2, timeoutSeconds: 30 },
-  agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30 },
+  agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30, paced: { words: 30, chunkMs: 50 } },
   writes: { dispatches: 20 },
   redaction: { dispatches: 200 },
   connector: { calls: 20, blocks: 2, warmupCalls: 5 },

@@ -21,6 +21,8 @@ export interface OpenSpec {
   keyPath: string[];
   /** Sockets opened at once. @default 50 */
   batch?: number;
+  /** Path of a label to record with each arrival (e.g. ["agentStream", "__typename"]): the stream's `arrivals`. */
+  labelPath?: string[];
 }
 
 /** One subscription's life, for the streaming scenario. */
@@ -31,6 +33,8 @@ export interface StreamRecord {
   count: number;
   completedAt: number | null;
   error: string | null;
+  /** With `labelPath`: when each event arrived, with its label. */
+  arrivals?: { at: number; label: string }[];
 }
 
 const clients: Client[] = [];
@@ -45,6 +49,12 @@ function at(data: unknown, path: string[]): number {
   let v = data as Record<string, unknown> | undefined;
   for (const p of path) v = v?.[p] as Record<string, unknown> | undefined;
   return Number(v);
+}
+
+function label(data: unknown, path: string[]): unknown {
+  let v = data as Record<string, unknown> | undefined;
+  for (const p of path) v = v?.[p] as Record<string, unknown> | undefined;
+  return v;
 }
 
 function describe(e: unknown): string {
@@ -97,7 +107,7 @@ async function open(spec: OpenSpec): Promise<{ connected: number; failed: number
     );
   }
   for (const client of opened) {
-    const record: StreamRecord = { subscribedAt: nowMs(), firstAt: null, lastAt: null, count: 0, completedAt: null, error: null };
+    const record: StreamRecord = { subscribedAt: nowMs(), firstAt: null, lastAt: null, count: 0, completedAt: null, error: null, ...(spec.labelPath ? { arrivals: [] } : {}) };
     streams.push(record);
     client.subscribe(
       { query: spec.query, variables: spec.variables },
@@ -109,6 +119,7 @@ async function open(spec: OpenSpec): Promise<{ connected: number; failed: number
           record.firstAt ??= t;
           record.lastAt = t;
           keys.push(at(r.data, spec.keyPath));
+          if (spec.labelPath) record.arrivals!.push({ at: t, label: String(label(r.data, spec.labelPath)) });
           times.push(t);
           if (sizeSamples.length < 2000) sizeSamples.push(JSON.stringify(r).length);
         },

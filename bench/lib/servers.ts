@@ -22,6 +22,10 @@ export interface Tai42Options {
   redis?: { url: string; prefix: string };
   /** Told apart in error messages when several instances run. */
   label?: string;
+  /** A value the server knows as a secret (as if a tool had resolved it): its streams lag by its longest form. */
+  secret?: string;
+  /** The paced model's words and pace (bench/servers/bench-model.ts). */
+  paced?: { words: number; chunkMs: number };
 }
 
 /** Starts tai42 on a fresh scratch database (dropped when the child stops), or on `options.db`. */
@@ -43,6 +47,8 @@ export async function startTai42(dbs: ScratchDatabases, kind: "sqlite" | "postgr
         redisUrl: options.redis?.url,
         redisPrefix: options.redis?.prefix,
         keyName: options.label ? `bench-${options.label}` : undefined,
+        secret: options.secret,
+        paced: options.paced,
       },
       { nodeArgs: options.nodeArgs },
     );

@@ -4,6 +4,8 @@ import { percentile, round } from "../lib/percentiles.ts";
 import { waitFor } from "../lib/send.ts";
 import { startTai42, startYoga, type Tai42Child } from "../lib/servers.ts";
 import type { StreamRecord } from "../clients/subscriber-pool.ts";
+import { PACED_PROVIDER } from "../servers/bench-model.ts";
+import { streamText } from "../lib/stream-text.ts";
 import type { BenchSettings } from "../settings.ts";
 
 const FIELDS = /* GraphQL */ `
@@ -32,6 +34,27 @@ export interface StreamFigures {
   errors: string[];
 }
 
+/**
+ * The answer as the model writes it (issue 25), 1 subscriber, a model writing a chunk every
+ * `chunkMs`. Times in ms, on one clock (`nowMs`, both processes on this machine).
+ */
+export interface LiveFigures {
+  /** Whether the server knows a secret (its deltas then lag by `lagChars`). */
+  secret: boolean;
+  lagChars: number;
+  chunkMs: number;
+  chunks: number;
+  /** The first MessageDelta's arrival at the subscriber − the moment the model wrote its first chunk. */
+  firstDeltaMs: number;
+  /** The bound: one chunk + 10 ms with no secret; with one, the time the model takes to write more than `lagChars` characters, + one chunk + 10 ms. */
+  boundMs: number;
+  /** The subscriber's last − first MessageDelta arrival, against the model's own last − first chunk. */
+  spreadMs: number;
+  modelSpreadMs: number;
+  /** Subscribing → first MessageDelta (includes starting the run). */
+  fromSubscribeMs: number;
+}
+
 /** Scenario 3: a scripted model's deltas streamed through agentStream, against a bare yoga subscription yielding the same payloads. */
 export type AgentStreamResult =
   | { measured: false; reason: string }
@@ -39,6 +62,7 @@ export type AgentStreamResult =
       measured: true;
       settings: BenchSettings["agent"];
       points: { subscribers: number; baseline: StreamFigures; tai42: StreamFigures; rateRatio: number; ttfeRatio: number }[];
+      live?: LiveFigures[];
     };
 
 function figures(streams: StreamRecord[], startedAt: number | null): StreamFigures {
@@ -109,6 +133,48 @@ async function tai42(tai: Tai42Child, pool: Child, subscribers: number, s: Bench
   }
 }
 
+/** One run of the paced model to 1 subscriber: when its answer's deltas arrived against when the model wrote them. */
+async function live(tai: Tai42Child, pool: Child, s: BenchSettings["agent"], secret: boolean): Promise<LiveFigures> {
+  const connectionParams = { authorization: `Bearer ${tai.key}` };
+  const variables = { input: { userMessage: "write the benchmark text", llmProvider: PACED_PROVIDER } };
+  try {
+    await pool.call("open", {
+      url: tai.url,
+      count: 1,
+      query: TAI42_STREAM,
+      variables,
+      connectionParams,
+      keyPath: ["agentStream", "seq"],
+      labelPath: ["agentStream", "__typename"],
+    });
+    const [stream] = await ended(pool, s.timeoutSeconds * 1000);
+    const written = await tai.call<number[]>("written");
+    const deltas = (stream.arrivals ?? []).filter((a) => a.label === "MessageDelta").map((a) => a.at);
+    const lagChars = await tai.call<number>("lag");
+    const { chunks } = streamText(s.paced.words);
+    // The lag's worth of text: the chunk after which the model has written more than lagChars characters.
+    let written_ = 0;
+    const lagChunk = Math.max(
+      0,
+      chunks.findIndex((c) => (written_ += c.length) > lagChars),
+    );
+    const lagMs = lagChunk * s.paced.chunkMs;
+    return {
+      secret,
+      lagChars,
+      chunkMs: s.paced.chunkMs,
+      chunks: written.length,
+      firstDeltaMs: round(deltas[0] - written[0]),
+      boundMs: lagMs + s.paced.chunkMs + 10,
+      spreadMs: round(deltas.at(-1)! - deltas[0]),
+      modelSpreadMs: round(written.at(-1)! - written[0]),
+      fromSubscribeMs: round(deltas[0] - stream.subscribedAt),
+    };
+  } finally {
+    await pool.call("closeAll");
+  }
+}
+
 /**
  * For 1 subscriber the stream starts when it subscribes; for many, every subscriber joins
  * first (tai42: one starts the run, the others join it by runId; baseline: each waits on
@@ -121,7 +187,7 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
   try {
     const yoga = await startYoga();
     started.push(yoga);
-    const tai = await startTai42(dbs, "sqlite", { deltas: s.deltas });
+    const tai = await startTai42(dbs, "sqlite", { deltas: s.deltas, paced: s.paced });
     started.push(tai);
     const pool = await startChild("stream clients", "clients/subscriber-pool.ts", {});
     started.push(pool);
@@ -144,7 +210,18 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
         `  agent stream ${String(n).padStart(3)} subscriber(s)  tai42 ${t.eventsPerSecond} events/s ttfe ${t.ttfeMs} ms${t.complete ? "" : " (incomplete)"} | bare ${b.eventsPerSecond} events/s ttfe ${b.ttfeMs} ms`,
       );
     }
-    return { measured: true, settings: s, points };
+    // The answer as the model writes it: on this server (no secret), then on one that knows a secret.
+    await live(tai, pool, s, false);
+    const plain = await live(tai, pool, s, false);
+    const sealed = await startTai42(dbs, "sqlite", { deltas: s.deltas, paced: s.paced, secret: "bench-known-secret-value-0001" });
+    started.push(sealed);
+    await live(sealed, pool, s, true);
+    const withSecret = await live(sealed, pool, s, true);
+    for (const f of [plain, withSecret])
+      log(
+        `  live answer${f.secret ? ` (a secret known, lag ${f.lagChars} chars)` : " (no secret)"}: first delta ${f.firstDeltaMs} ms after the model's first chunk (bound ${f.boundMs} ms), spread ${f.spreadMs} ms vs the model's ${f.modelSpreadMs} ms`,
+      );
+    return { measured: true, settings: s, points, live: [plain, withSecret] };
   } finally {
     await Promise.all(started.map((c) => c.stop()));
   }

@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from "../../src/runtime.ts";
 import { buildApp } from "../../src/server/build-app.ts";
 import { childArgs, nowMs, runChild } from "../lib/child-harness.ts";
 import { Gate, streamText } from "../lib/stream-text.ts";
-import { benchProvider } from "./bench-model.ts";
+import { benchProvider, pacedProvider } from "./bench-model.ts";
 
 /**
  * The server under test: tai42 as `tai serve` builds it (demo tools, default config,
@@ -25,6 +25,8 @@ runChild(async () => {
     redisUrl,
     redisPrefix,
     keyName = "bench",
+    secret,
+    paced = { words: 40, chunkMs: 50 },
   } = childArgs<{
     databaseUrl: string;
     deltas?: number;
@@ -33,6 +35,8 @@ runChild(async () => {
     redisPrefix?: string;
     /** Key names are unique in a database: instances sharing one name theirs apart. */
     keyName?: string;
+    secret?: string;
+    paced?: { words: number; chunkMs: number };
   }>();
   const config = { ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent", REDIS_URL: redisUrl, TAI_REDIS_PREFIX: redisPrefix }), port: 0 };
   await migrate(config.databaseUrl);
@@ -64,6 +68,9 @@ runChild(async () => {
 
   const gate = new Gate();
   rt.agents.providers.register(benchProvider(streamText(deltas).text, gate));
+  const pacedModel = pacedProvider(streamText(paced.words).text, paced.chunkMs, nowMs);
+  rt.agents.providers.register(pacedModel.provider);
+  if (secret) rt.secrets.remember(secret);
 
   const app = buildApp(rt);
   const url = await app.start(0, "127.0.0.1");
@@ -81,6 +88,9 @@ runChild(async () => {
       arm: () => gate.arm(),
       waiting: () => gate.waiting,
       open: () => gate.open(nowMs()),
+      written: () => pacedModel.written(),
+      /** Characters a delta lags by on this server (docs/agent-stream.md §2.4): the longest form of a secret it knows, − 1. */
+      lag: () => Math.max(0, rt.secrets.longest() - 1),
       runningAgentRun: async () => (await rt.db.agentRun.findFirst({ where: { status: "RUNNING" }, select: { id: true } }))?.id ?? null,
     },
     async stop() {

@@ -12,7 +12,7 @@ import { UsageTally } from "./run-usage.ts";
 import { turnNumbering } from "./turn-numbers.ts";
 
 /** Entries a run may have submitted and not yet seen stored. */
-const MAX_UNSTORED = 256;
+const MAX_UNSTORED = 64;
 
 const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
   message_final: "SUCCEEDED",

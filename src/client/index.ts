@@ -1,6 +1,8 @@
 // tai42/client: the typed client of a tai42 server, for browsers and Node (docs/client.md).
 // Nothing here may import server code: test/architecture.test.ts keeps this folder's
 // import graph inside src/client/ and the packages it names.
+export { AnswerAccumulator, answerText } from "./answer-text.ts";
+export type { AnswerEventLike } from "./answer-text.ts";
 export { createTaiClient } from "./create-client.ts";
 export type { DispatchOptions, OperationArgs, RequestOptions, TaiClient, TaiClientOptions, TaiStream, TaiSubscription } from "./create-client.ts";
 export { graphql, readFragment } from "./graphql.ts";

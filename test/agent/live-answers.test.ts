@@ -198,6 +198,35 @@ class Quiet extends Agent {
   }
 }
 
+describe("sub-agent turns", () => {
+  it("should never reuse a sub-agent's turn number in a run, even across two calls of it", async () => {
+    rt = await testRuntime({ app: agentTestApp() });
+    useScript(rt.agents, "s", (view) => {
+      const system = view.prompt[0].content as string;
+      if (system.startsWith("You research"))
+        return view.prompt.some((m) => m.role === "tool") ? { text: "found it" } : { text: "Looking.", toolCalls: [{ toolName: "echo", input: { text: "x" } }] };
+      return view.prompt.some((m) => m.role === "tool")
+        ? { text: "Both done." }
+        : {
+            toolCalls: [
+              { toolName: "researcher", input: { task: "a" } },
+              { toolName: "researcher", input: { task: "b" } },
+            ],
+          };
+    });
+    const { log } = await runToEnd(rt.agents, {
+      userMessage: "?",
+      subagents: [{ name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] }],
+      llmProvider: "s",
+    });
+    const byTurn = new Map<number, string>();
+    for (const d of ofType(log, "intermediate_delta")) byTurn.set(d.turn!, (byTurn.get(d.turn!) ?? "") + d.text);
+    expect([...byTurn.keys()].sort()).toEqual([1, 2, 3, 4]);
+    expect([...byTurn.values()].sort()).toEqual(["Looking.", "Looking.", "found it", "found it"]);
+    expect(ofType(log, "message_final")[0]).toMatchObject({ text: "Both done.", turn: 2 });
+  });
+});
+
 describe("an agent that does not number its turns", () => {
   it("should have its deltas numbered turn 1 by the runner and its terminal name turn 1, or null when it streamed no delta", async () => {
     const app = new App();

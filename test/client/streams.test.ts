@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { graphql, TaiGraphQLError, type StreamEvent } from "../../src/client/index.ts";
+import { answerText, graphql, TaiGraphQLError, type StreamEvent } from "../../src/client/index.ts";
 import { echo, startServer, TRANSPORTS, until, within, type ServerUnderTest } from "./support.ts";
 
 /** A run of the built-in scripted model: reasoning, a tool call and its result, deltas, usage, then MessageFinal. */
@@ -88,6 +88,10 @@ for (const transport of TRANSPORTS) {
         const final = events.at(-1)!;
         expect(final.__typename).toBe("MessageFinal");
         expect(final.__typename === "MessageFinal" && final.text).toContain("12 × 7 = 84");
+        // The deltas carry their turn, and answerText keeps the one the terminal names.
+        expect(final.__typename === "MessageFinal" && final.turn).toBe(2);
+        expect(events.filter((e) => e.__typename === "MessageDelta").every((e) => e.__typename === "MessageDelta" && typeof e.turn === "number")).toBe(true);
+        expect(answerText(events)).toBe(final.__typename === "MessageFinal" ? final.text : null);
       });
 
       it("should join a run with runId and afterSeq and get the rest of it", async () => {

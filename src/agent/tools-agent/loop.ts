@@ -45,6 +45,12 @@ export interface LoopIO {
   persist(messages: ModelMessage[]): Promise<void>;
   /** Stores what a resume needs; called just before a pause terminal. */
   checkpoint(value: Checkpoint): void;
+  /**
+   * The last turn number each agent of the run used (key: its label, "" for the run's
+   * own), shared by the run's loops so that two calls of one sub-agent never reuse a
+   * number (docs/agent-stream.md §2.2). Absent: each loop numbers from its own count.
+   */
+  turns?: Map<string, number>;
 }
 
 /** The calls of a paused turn a resume settles now, and the outcomes it already knows. */
@@ -56,7 +62,7 @@ export interface ResumedBatch {
   known: Record<string, DoneOutcome>;
   /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
   interruptId?: string;
-  /** The turns the loop had numbered when it paused, when the same run continues (§7.1): it numbers on from there. */
+  /** The turns the loop had numbered when it paused, when the same run continues (docs/agent-stream.md §7.1): it numbers on from there. */
   turns?: number;
 }
 
@@ -80,8 +86,13 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
   let usageShown = false;
   /** The run's own agent's text is MessageDelta; a sub-agent's is IntermediateDelta (docs/agent-stream.md §2.2). */
   const member = cfg.mode === "root" ? "message_delta" : "intermediate_delta";
-  /** The last turn number used; a continuation of the same run numbers on (§2.2 rule 1). */
-  let turnNo = resumed?.turns ?? 0;
+  /** The last turn number used; a continuation of the same run numbers on (docs/agent-stream.md §2.2 rule 1). */
+  let turnNo = Math.max(resumed?.turns ?? 0, io.turns?.get(cfg.agent ?? "") ?? 0);
+  const nextTurn = () => {
+    turnNo = Math.max(turnNo, io.turns?.get(cfg.agent ?? "") ?? 0) + 1;
+    io.turns?.set(cfg.agent ?? "", turnNo);
+    return turnNo;
+  };
   const checkpoint = (c: Checkpoint) => io.checkpoint({ ...c, turns: turnNo });
   try {
     if (resumed) {
@@ -106,7 +117,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
         signal: io.signal,
         agent: cfg.agent,
         member,
-        turn: ++turnNo,
+        turn: nextTurn(),
         usage: io.usage,
       });
       if (t.assistant) {
@@ -256,7 +267,7 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       const end = finalEventForValue(results[results.length - 1].value);
       if (end.type === "structured_final") return { ...end, turn: null, agent: cfg.agent };
       // The answer is the tool's, not the model's: it streams as one delta of a turn of its own, so the deltas still join to it.
-      const turn = ++turnNo;
+      const turn = nextTurn();
       if (end.text) yield { type: member, final: false, text: end.text, turn, agent: cfg.agent };
       return { ...end, turn, agent: cfg.agent };
     }

@@ -140,7 +140,7 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
 /**
  * The batch as a new run settles it: a resume on the thread is a run of its own, whose
  * turns (and its paused sub-agents') are numbered from 1 (docs/agent-stream.md §2.2); only
- * a continuation of the same run (§7.1) numbers on.
+ * a continuation of the same run (docs/agent-stream.md §7.1) numbers on.
  */
 export function inNewRun(batch: ResumedBatch): ResumedBatch {
   return { ...batch, turns: undefined, now: batch.now.map((n) => (n.resume ? { ...n, resume: { ...n.resume, batch: inNewRun(n.resume.batch) } } : n)) };

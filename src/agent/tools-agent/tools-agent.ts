@@ -144,14 +144,18 @@ export class ToolsAgent extends Agent {
       },
       plan.live,
     );
+    // A continuation of the same run (docs/agent-stream.md §7.1) numbers every agent's turns on from its checkpoint.
+    const continuing = Boolean(ctx.resuming && ctx.resuming.id === ctx.runId);
+    const turns = new Map<string, number>(continuing ? Object.entries(agentTurnsOf(ctx.resuming?.checkpoint)) : []);
     const io = {
       signal: ctx.signal,
+      turns,
       env,
       usage,
       threadId: ctx.threadId,
       interactions: ctx.services.interactions,
       persist,
-      checkpoint: (c: unknown) => ctx.checkpoint(secrets.scrub(c)),
+      checkpoint: (c: object) => ctx.checkpoint(secrets.scrub({ ...c, agentTurns: Object.fromEntries(turns) })),
     };
     const loop = plan.strategy(
       {
@@ -167,7 +171,7 @@ export class ToolsAgent extends Agent {
       },
       io,
       history,
-      plan.resume && ctx.resuming?.id !== ctx.runId ? inNewRun(plan.resume) : plan.resume,
+      plan.resume && !continuing ? inNewRun(plan.resume) : plan.resume,
     );
     yield* secrets.scrubStream(loop, null);
   }
@@ -182,6 +186,13 @@ export class ToolsAgent extends Agent {
       messages.map((m) => ({ role: m.role, content: m.content, message: { role: m.role, content: m.content } as ModelMessage })),
     );
   }
+}
+
+/** The turns each agent of a paused run had numbered (its checkpoint's `agentTurns`); empty for a checkpoint stored without them. */
+function agentTurnsOf(checkpoint: unknown): Record<string, number> {
+  const t = (checkpoint as { agentTurns?: unknown } | null)?.agentTurns;
+  if (!t || typeof t !== "object" || Array.isArray(t)) return {};
+  return Object.fromEntries(Object.entries(t).filter((e): e is [string, number] => typeof e[1] === "number"));
 }
 
 /** Stored skills by name, then inline ones; unknown names become issues. */
