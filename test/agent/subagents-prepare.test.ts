@@ -38,11 +38,6 @@ describe("preparing sub-agents: every problem of every spec is refused at its pa
     expect(await r.db.agentRun.count()).toBe(0);
   });
 
-  it("should refuse a sub-agent offered the same tool name twice", async () => {
-    const r = await setup();
-    expect(await refusedPaths(r, [sub("a", { toolNames: ["echo", "echo"] })])).toEqual(["/subagents/0/toolNames"]);
-  });
-
   it("should refuse a gate on a tool the sub-agent does not have, under the sub-agent's path", async () => {
     const r = await setup();
     expect(await refusedPaths(r, [sub("a", { toolNames: ["echo"], interruptOn: { echo: true, finish: true } })])).toEqual(["/subagents/0/interruptOn/finish"]);
