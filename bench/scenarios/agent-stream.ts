@@ -84,6 +84,16 @@ function figures(streams: StreamRecord[], startedAt: number | null): StreamFigur
   };
 }
 
+/** Unmeasured streams per server before the measured ones, and measured repetitions per point (each side's median kept). */
+const WARMUPS = 3;
+const REPETITIONS = 5;
+
+/** The repetition with the median rate (its own TTFE kept with it); an incomplete one counts as slowest. */
+function median(runs: StreamFigures[]): StreamFigures {
+  const sorted = [...runs].sort((a, b) => (a.complete ? a.eventsPerSecond : -1) - (b.complete ? b.eventsPerSecond : -1));
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
 /** Waits for every stream of the pool to end (bounded), then reads them. */
 async function ended(pool: Child, timeoutMs: number): Promise<StreamRecord[]> {
   await waitFor(async () => (await pool.call<StreamRecord[]>("streams")).every((s) => s.completedAt !== null || s.error !== null), timeoutMs);
@@ -199,12 +209,22 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
       .then((r) => r.json() as Promise<{ data?: { __type?: { fields?: { name: string }[] } } }>)
       .then((b) => Boolean(b.data?.__type?.fields?.some((f) => f.name === "agentStream")));
     if (!hasAgents) return { measured: false, reason: "this tai42 build has no agentStream subscription" };
-    await bare(yoga, pool, 1, s);
-    await tai42(tai, pool, 1, s);
+    // Warm both servers' JIT on the measured path, then interleave the repetitions (so
+    // both sides share the machine's drift) and keep each side's median repetition.
+    for (let i = 0; i < WARMUPS; i++) {
+      await bare(yoga, pool, 1, s);
+      await tai42(tai, pool, 1, s);
+    }
     const points = [];
     for (const n of s.subscribers) {
-      const b = await bare(yoga, pool, n, s);
-      const t = await tai42(tai, pool, n, s);
+      const bs: StreamFigures[] = [];
+      const ts: StreamFigures[] = [];
+      for (let i = 0; i < REPETITIONS; i++) {
+        bs.push(await bare(yoga, pool, n, s));
+        ts.push(await tai42(tai, pool, n, s));
+      }
+      const b = median(bs);
+      const t = median(ts);
       points.push({ subscribers: n, baseline: b, tai42: t, rateRatio: round(t.eventsPerSecond / b.eventsPerSecond, 3), ttfeRatio: round(t.ttfeMs / b.ttfeMs, 3) });
       log(
         `  agent stream ${String(n).padStart(3)} subscriber(s)  tai42 ${t.eventsPerSecond} events/s ttfe ${t.ttfeMs} ms${t.complete ? "" : " (incomplete)"} | bare ${b.eventsPerSecond} events/s ttfe ${b.ttfeMs} ms`,
