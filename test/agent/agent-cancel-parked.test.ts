@@ -76,4 +76,34 @@ describe("cancelling an agent run with a parked tool call", () => {
     expect(calls.aborted[0] - t0).toBeLessThan(1000);
     expect((await toolRunsOf(r)).map((t) => t.status)).toEqual(["CANCELLED"]);
   });
+
+  it("should end a sub-agent's parked call CANCELLED when the run is cancelled while a sibling sub-agent's tool is in flight", async () => {
+    const { r, calls } = await setup();
+    useScript(r.agents, "s", (v) => {
+      const system = v.prompt[0].content as string;
+      const saw = v.prompt.at(-1)?.role === "tool";
+      if (system.startsWith("You spend")) return saw ? { text: "spent" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 2 } }] };
+      if (system.startsWith("You wait")) return saw ? { text: "waited" } : { toolCalls: [{ toolName: "wait_8s", input: {} }] };
+      return saw
+        ? { text: "parent done" }
+        : {
+            toolCalls: [
+              { toolName: "spender", input: { task: "spend" } },
+              { toolName: "waiter", input: { task: "wait" } },
+            ],
+          };
+    });
+    const subagents = [
+      { name: "spender", description: "Spends", systemPrompt: "You spend.", toolNames: ["approve_spend"] },
+      { name: "waiter", description: "Waits", systemPrompt: "You wait.", toolNames: ["wait_8s"] },
+    ];
+    const started = await r.agents.start({ options: { userMessage: "go", llmProvider: "s", subagents }, caller });
+    await inFlight(r, calls);
+    await until("the sub-agent's spend to park", async () => (await toolRunsOf(r, "approve_spend"))[0]?.status === "PARKED");
+
+    expect((await r.agents.cancelFor(started.runId, caller)).status).toBe("CANCELLED");
+    expect((await toolRunsOf(r, "approve_spend")).map((t) => [t.status, t.parentRunId])).toEqual([["CANCELLED", started.runId]]);
+    expect((await toolRunsOf(r)).map((t) => t.status)).toEqual(["CANCELLED"]);
+    expect(await r.interactions.list("PENDING", as("ADMIN"))).toEqual([]);
+  });
 });
