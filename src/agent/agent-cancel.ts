@@ -1,5 +1,8 @@
 import type { Caller } from "../auth/roles.ts";
+import type { Dispatcher } from "../dispatch/run-tool.ts";
+import type { RunStore } from "../dispatch/run-store.ts";
 import type { Bus } from "../events/bus.ts";
+import type { Logger } from "../log.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
 import type { AgentService } from "./agent-service.ts";
 
@@ -34,5 +37,24 @@ export async function cancelAgentRun(agents: Pick<AgentService, "open" | "cancel
   } finally {
     clearInterval(again);
     unlisten();
+  }
+}
+
+/**
+ * Ends CANCELLED the tool runs an agent run left PARKED when it fails or is cancelled
+ * (docs/agent-stream.md §4.1): nothing will continue them, so their interactions are
+ * cancelled too and an answer can no longer resume a tool for a run that is gone. Its
+ * sub-agents' calls are the run's own (same parent). Never throws: a failure is logged.
+ */
+export async function endParkedCalls(runs: Pick<RunStore, "list">, dispatcher: Pick<Dispatcher, "endParked">, runId: string, message: string, log: Logger): Promise<void> {
+  try {
+    for (;;) {
+      const parked = await runs.list({ parentRunId: runId, status: "PARKED" }, 100);
+      let ended = 0;
+      for (const t of parked) if (await dispatcher.endParked(t.id, "CANCELLED", `its agent run ended: ${message}`)) ended++;
+      if (parked.length < 100 || !ended) return;
+    }
+  } catch (e) {
+    log.warn("cancelling the parked tool runs of an ended agent run failed", { agentRunId: runId, error: (e as Error).message });
   }
 }

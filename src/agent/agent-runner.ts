@@ -10,6 +10,7 @@ import { withMark } from "./fork.ts";
 import type { AgentEventRecord, RunFailedRecord, RunUsage, StreamEvent, TerminalEvent } from "./events.ts";
 import { UsageTally } from "./run-usage.ts";
 import { turnNumbering } from "./turn-numbers.ts";
+import { endParkedCalls } from "./agent-cancel.ts";
 
 /** Entries a run may have submitted and not yet seen stored. */
 const MAX_UNSTORED = 64;
@@ -103,6 +104,8 @@ export function launchRun(
       const c = classifyAgentError(e, controller.signal.aborted, controller.signal.reason);
       if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
       const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
+      // Nothing will continue the calls it left parked: they end with it (docs/agent-stream.md §4.1).
+      await endParkedCalls(agents.services.runs, dispatcher, runId, rec.message, log);
       try {
         // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
         if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", withMark(null, run.mark), usage.sum))) return;

@@ -180,6 +180,11 @@ export class AgentService {
    */
   async start(req: StartRequest): Promise<StartedRun> {
     if (this.inflight.closing) throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], { retryable: true });
+    // A shutdown that begins while this start is admitted drains (or cancels) its run too.
+    return this.inflight.admitting(this.admit(req));
+  }
+
+  private async admit(req: StartRequest): Promise<StartedRun> {
     const joined = await joinContinued(this, req);
     if (joined) return joined;
     let run: AdmittedRun;
@@ -238,7 +243,7 @@ export class AgentService {
    * Called when a parked tool run of an agent ends, and by the heartbeat's sweep.
    */
   continueSuspended(runId: string): Promise<boolean> {
-    return continueSuspended(this, this.deps, this.inflight, runId);
+    return this.inflight.admitting(continueSuspended(this, this.deps, this.inflight, runId));
   }
 
   /** Continues every SUSPENDED or ASKED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */

@@ -14,6 +14,10 @@ export interface InFlightRun<T> {
 export class InFlight<T> {
   private readonly runs = new Map<string, InFlightRun<T>>();
   private draining = false;
+  /** Admissions under way (a start checked before a drain began, its run not added yet): a drain waits for them too. */
+  private readonly admissions = new Set<Promise<unknown>>();
+  /** Set once a drain's deadline passed: a run added after it (admitted just before the drain began) is aborted at once. */
+  private lateAbort: { reason: unknown } | null = null;
 
   /** True once {@link InFlight.drain} was called: the owner accepts no new runs. */
   get closing(): boolean {
@@ -37,6 +41,7 @@ export class InFlight<T> {
     const held = new Promise<void>((r) => (release = r));
     const run = { controller, done, held };
     this.runs.set(id, run);
+    if (this.lateAbort) controller.abort(this.lateAbort.reason);
     const forget = () => {
       if (this.runs.get(id) === run) this.runs.delete(id);
       release();
@@ -48,6 +53,17 @@ export class InFlight<T> {
     };
     done.then(ended, ended);
     return held;
+  }
+
+  /**
+   * Tracks an admission under way until it settles: a drain that begins meanwhile waits
+   * for it, and for the run it adds (cancelled at the deadline like the rest).
+   */
+  admitting<P>(admission: Promise<P>): Promise<P> {
+    this.admissions.add(admission);
+    const off = () => void this.admissions.delete(admission);
+    admission.then(off, off);
+    return admission;
   }
 
   /** The ids of the runs in flight. */
@@ -76,13 +92,17 @@ export class InFlight<T> {
    */
   async drain(graceMs: number, abortReason?: unknown, alongside?: Promise<unknown>): Promise<void> {
     this.draining = true;
-    const all = () => Promise.allSettled([...this.runs.values()].map((r) => r.held));
+    // Until none is left: a start admitted just before the drain began may add its run after it.
+    const all = async () => {
+      while (this.runs.size || this.admissions.size) await Promise.allSettled([...this.admissions, ...[...this.runs.values()].map((r) => r.held)]);
+    };
     const quiet = async () => {
       await alongside?.catch(() => {});
       await all();
     };
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
     if ((await Promise.race([quiet(), timer])) === "timeout") {
+      this.lateAbort = { reason: abortReason };
       for (const r of this.runs.values()) r.controller.abort(abortReason);
       await quiet();
     }

@@ -45,7 +45,7 @@ describe("sibling sub-agents that pause the same way share the run's one termina
 
     await expect(r.agents.start({ options: { threadId: first.started.threadId, resume: { decisions: [{ type: "approve" }] } }, caller: as("USER") })).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
-      issues: [{ path: "/resume/decisions" }],
+      issues: [{ path: "/resume/decisions" }, { path: "/resume/decisions/1" }],
     });
     const resumed = await runToEnd(r.agents, {
       threadId: first.started.threadId,

@@ -1,5 +1,5 @@
 import type { CallEnv } from "../tools-agent/call-tool.ts";
-import type { Checkpoint, SubagentPause } from "../tools-agent/checkpoint.ts";
+import type { Checkpoint, InterruptAction, SubagentPause } from "../tools-agent/checkpoint.ts";
 
 /** The tool runs a checkpoint waits on, its nested sub-agents' included. */
 export function parkedRunsOf(cp: Checkpoint): string[] {
@@ -24,6 +24,14 @@ export function pendingActionsOf(cp: Checkpoint): number {
   if (cp.kind === "subagent") return pendingActionsOf(cp.state.checkpoint);
   if (cp.kind === "subagents") return cp.paused.reduce((n, p) => n + pendingActionsOf(p.state.checkpoint), 0);
   return 0;
+}
+
+/** The approval actions a checkpoint waits on, through its sub-agents, in the order its InterruptFinal lists them. */
+export function actionsOf(cp: Checkpoint): InterruptAction[] {
+  if (cp.kind === "interrupt") return cp.actions;
+  if (cp.kind === "subagent") return actionsOf(cp.state.checkpoint);
+  if (cp.kind === "subagents") return cp.paused.flatMap((p) => actionsOf(p.state.checkpoint));
+  return [];
 }
 
 /** The interruptId of the InterruptFinal a checkpoint surfaced, or null when it waits on no approval. */

@@ -2,7 +2,7 @@ import type { Issue } from "../../errors.ts";
 import type { Checkpoint } from "../tools-agent/checkpoint.ts";
 import type { ResumedBatch } from "../tools-agent/loop.ts";
 import type { ToolSpec } from "../tools-agent/toolbox.ts";
-import { awaitedIdsOf, pendingActionsOf } from "./pause.ts";
+import { actionsOf, awaitedIdsOf, pendingActionsOf } from "./pause.ts";
 
 type Shared = Extract<Checkpoint, { kind: "subagents" }>;
 
@@ -32,7 +32,15 @@ export async function planShared(cp: Shared, resume: unknown, specs: Map<string,
     const decisions = (resume as { decisions?: unknown } | null)?.decisions;
     const total = pendingActionsOf(cp);
     if (!Array.isArray(decisions) || decisions.length !== total) {
-      issues.push({ path: "/resume/decisions", message: `must be a list of ${total} decisions, one per action of the InterruptFinal, in order` });
+      issues.push({
+        path: "/resume/decisions",
+        message: `must be a list of ${total} decisions, one per action of the InterruptFinal, in order${Array.isArray(decisions) ? `, got ${decisions.length}` : ""}`,
+      });
+      // Each missing one by its action, as a single agent's resume names them.
+      if (Array.isArray(decisions))
+        actionsOf(cp)
+          .slice(decisions.length)
+          .forEach((a, k) => issues.push({ path: `/resume/decisions/${decisions.length + k}`, message: `is missing: a decision for ${a.tool} (call ${a.callId})` }));
       return null;
     }
     let at = 0;

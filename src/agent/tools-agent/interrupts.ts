@@ -38,7 +38,9 @@ export function actionsFor(calls: PlannedCall[], gates: Map<string, GateConfig>)
 /**
  * Reads a resume's decisions: `{ decisions: [...] }` with one per action in order, or a
  * single decision object when exactly one action is pending. Each must be allowed for
- * its action, and an edit must carry `args`.
+ * its action, and an edit must carry `args`. A decision may name its action's `callId`;
+ * when it does, it must be the call at its position (a reordered list is refused, never
+ * applied to the wrong call). A missing decision is named by its action.
  */
 export function parseDecisions(resume: unknown, actions: InterruptAction[]): { decisions: Decision[]; issues: Issue[] } {
   const issues: Issue[] = [];
@@ -52,11 +54,18 @@ export function parseDecisions(resume: unknown, actions: InterruptAction[]): { d
       path: "/resume/decisions",
       message: `must have ${actions.length} decision${actions.length === 1 ? "" : "s"} (one per pending action: ${actions.map((a) => a.tool).join(", ")}), got ${raw.length}`,
     });
+  for (let i = raw.length; i < actions.length; i++)
+    issues.push({ path: `/resume/decisions/${i}`, message: `is missing: a decision for ${actions[i].tool} (call ${actions[i].callId})` });
   const decisions: Decision[] = [];
   raw.forEach((d, i) => {
     const path = `/resume/decisions/${i}`;
     const action = actions[i];
-    const dd = d as { type?: unknown; args?: unknown; message?: unknown };
+    const dd = d as { type?: unknown; args?: unknown; message?: unknown; callId?: unknown };
+    if (dd && typeof dd === "object" && dd.callId !== undefined && dd.callId !== action?.callId)
+      issues.push({
+        path: `${path}/callId`,
+        message: action ? `is not the action at this position: expected "${action.callId}" (${action.tool})` : "names no pending action: there are fewer actions than decisions",
+      });
     if (!dd || typeof dd !== "object" || !["approve", "edit", "reject"].includes(dd.type as string))
       return void issues.push({ path: `${path}/type`, message: 'must be "approve", "edit" or "reject"' });
     const type = dd.type as DecisionType;

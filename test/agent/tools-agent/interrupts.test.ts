@@ -90,9 +90,10 @@ describe("parseDecisions: a resume's decisions on the pending actions", () => {
 
   it("should refuse a count that does not match the pending actions, naming them", () => {
     const { issues } = parseDecisions({ decisions: [{ type: "approve" }] }, two);
-    expect(paths(issues)).toEqual(["/resume/decisions"]);
+    expect(paths(issues)).toEqual(["/resume/decisions", "/resume/decisions/1"]);
     expect(issues[0].message).toContain("pay, email");
     expect(issues[0].message).toContain("got 1");
+    expect(issues[1].message).toMatch(/^is missing: a decision for email/);
   });
 
   it("should refuse an unknown decision type at its index", () => {
