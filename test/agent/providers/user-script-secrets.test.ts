@@ -44,4 +44,28 @@ describe("a user's scripted model calling a secret-tier tool (docs/security-mode
     expect(rows).not.toContain(PIN);
     expect(rows).not.toContain(TOKEN);
   });
+
+  it("should redact a secret of several words the script streams across several deltas", async () => {
+    const phrase = "correct horse battery staple 42";
+    const app = new App();
+    app.tool({ name: "vault", description: "Reads the passphrase.", input: z.object({}), tier: "secret" }, () => ({ phrase }));
+    app.llmProvider(
+      "echo-phrase",
+      scriptedModel({
+        chunkDelayMs: 2,
+        turns: ({ turn, toolResults }) =>
+          turn === 0 ? { toolCalls: [{ name: "vault" }] } : { text: `The phrase is ${(toolResults[0].output as { phrase: string }).phrase} indeed.` },
+      }),
+    );
+    rt = await testRuntime({ app });
+    const { log } = await runToEnd(rt.agents, { userMessage: "Phrase?", toolNames: ["vault"], llmProvider: "echo-phrase" }, as("ADMIN"));
+    const final = ofType(log, "message_final")[0];
+    expect(final.text).toBe("The phrase is [redacted] indeed.");
+    expect(
+      ofType(log, "message_delta")
+        .map((d) => d.text)
+        .join(""),
+    ).toBe(final.text);
+    expect(JSON.stringify(log)).not.toMatch(/horse battery/);
+  });
 });
