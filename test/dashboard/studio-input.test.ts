@@ -19,8 +19,8 @@ const HTML = `<img src=x onerror="window.__injected=1"> **bold** <script>window.
 describe.skipIf(!present)("the Studio over an agent's own input and a READER key, in headless Chromium", () => {
   const suite = dashboardSuite();
 
-  it("should offer a READER only the tools its role may run, and start the run with those alone", { timeout: 90_000 }, async () => {
-    const server = await suite.serve();
+  it("should offer a READER only the tools and agents its role may run, and start the run with those alone", { timeout: 90_000 }, async () => {
+    const server = await suite.serve({ app: echoApp() });
     const reader = await server.rt.keys.create("audit", "READER");
     await server.rt.keys.create("ops", "ADMIN");
     const dash = await suite.open("/dashboard#/agents");
@@ -32,6 +32,11 @@ describe.skipIf(!present)("the Studio over an agent's own input and a READER key
       await expect(page.getByLabel(`use ${tool}`, { exact: true }).isChecked(), tool).resolves.toBe(false);
     }
     await expect(page.getByLabel("use clock", { exact: true }).isDisabled()).resolves.toBe(false);
+    // An agent above the reader's tier is listed, not offered: the server refuses its start.
+    const writer = page.getByLabel("Agent", { exact: true }).locator("option[value=writer_echo]");
+    await expect(writer.isDisabled()).resolves.toBe(true);
+    await expect(writer.innerText()).resolves.toBe("writer_echo (write tier: not for READER)");
+    await expect(page.getByLabel("Agent", { exact: true }).locator("option[value=echo_input]").isDisabled()).resolves.toBe(false);
     await page.getByLabel("Message", { exact: true }).fill("What time is it?");
     await page.getByRole("button", { name: "Send" }).click();
     const turn = page.locator(".turn").first();

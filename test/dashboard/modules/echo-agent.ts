@@ -41,10 +41,18 @@ export class EchoAgent extends Agent {
   }
 }
 
-/** An app with the echo agent and its model (the answer is the user message). */
+/** The echo agent kept to writers: its own surface entry is write-tier. */
+export class WriterEchoAgent extends EchoAgent {
+  static override toolName = "writer_echo";
+  static override toolDescription = "Answers with its input, for writers only.";
+  static override tier = "write" as const;
+}
+
+/** An app with the echo agents and their model (the answer is the user message). */
 export function echoApp(): App {
   const app = new App();
   app.llmProvider("echo", scriptedModel({ turns: ({ userMessage }) => ({ text: userMessage }) }));
   app.agent(EchoAgent);
+  app.agent(WriterEchoAgent);
   return app;
 }

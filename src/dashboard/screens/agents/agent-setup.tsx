@@ -63,18 +63,24 @@ export function AgentSetupPanel({
         <label className="field-inline">
           <span>Agent</span>
           <select value={agent?.name ?? ""} onChange={(e) => onAgent(e.target.value)} aria-label="Agent" disabled={!agents}>
-            {(agents ?? []).map((a) => (
-              <option key={a.name} value={a.name}>
-                {a.name}
-              </option>
-            ))}
+            {(agents ?? []).map((a) => {
+              const tier = agentTier(tools, a.name);
+              const allowed = !tier || mayRun(tier);
+              return (
+                <option key={a.name} value={a.name} disabled={!allowed}>
+                  {allowed ? a.name : `${a.name} (${tier.toLowerCase()} tier: not for ${role ?? "you"})`}
+                </option>
+              );
+            })}
           </select>
         </label>
         {!agent || !plan ? (
           agentsError ? (
             <ErrorNote error={agentsError} />
           ) : (
-            <p className="muted small">{agents ? "No agent is registered." : "Loading the agents…"}</p>
+            <p className="muted small">
+              {agents ? (agents.length ? `No agent here is for your role (${role ?? "no access"}).` : "No agent is registered.") : "Loading the agents…"}
+            </p>
           )
         ) : (
           <>
@@ -107,6 +113,11 @@ export function AgentSetupPanel({
       </div>
     </section>
   );
+}
+
+/** The tier of an agent's own surface entry (origin AGENT), when the surface lists it. */
+export function agentTier(tools: readonly Tool[], name: string): string | undefined {
+  return tools.find((t) => t.origin === "AGENT" && t.name === name)?.tier;
 }
 
 /** The agent's declared input no control takes; folded for a specRunnable agent (its controls come first), open for any other. */

@@ -6,7 +6,7 @@ import { canRun, type Tier } from "../../api/viewer.ts";
 import { useConnection } from "../../connection.tsx";
 import { useSurface } from "../tools/tools-screen.tsx";
 import { AgentRuns } from "./agent-runs.tsx";
-import { AGENT_INPUT_FORM, AgentSetupPanel } from "./agent-setup.tsx";
+import { AGENT_INPUT_FORM, AgentSetupPanel, agentTier } from "./agent-setup.tsx";
 import { Transcript } from "./transcript.tsx";
 import { useAgentSession } from "./use-agent-session.ts";
 
@@ -30,7 +30,12 @@ export function AgentsScreen() {
   const [draft, setDraft] = useState("");
   const list = agents.data?.agents ?? null;
   // The server's default agent, or the first one when an app registered no tools agent.
-  const agent = list?.find((a) => a.name === agentName) ?? list?.[0] ?? null;
+  // An agent above the viewer's tier is listed, not offered (the server refuses its start).
+  const runnable = (name: string) => {
+    const tier = agentTier(tools ?? [], name);
+    return !tier || canRun(viewer, tier as Tier);
+  };
+  const agent = list?.find((a) => a.name === agentName && runnable(a.name)) ?? list?.find((a) => runnable(a.name)) ?? null;
   const plan = useMemo(() => (agent ? studioPlan(agent) : null), [agent]);
   // Only tools the viewer's role may run: the server refuses the agent's call of any other.
   const available = new Set((tools ?? []).filter((t) => canRun(viewer, t.tier as Tier)).map((t) => t.name));
