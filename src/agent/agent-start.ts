@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Caller } from "../auth/roles.ts";
 import { isOwnerOrAdmin, mayUseThread, threadOwnerKey } from "../auth/ownership.ts";
 import { lowerRole, storedRole } from "../auth/role-order.ts";
+import { mayRun } from "../auth/tiers.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
@@ -76,6 +77,8 @@ export async function admitStart(
   const name = agentName ?? DEFAULT_AGENT;
   const cls = agents.classes().get(name);
   if (!cls) throw ApiError.badInput(`no agent named "${name}" (known: ${[...agents.classes().keys()].join(", ")})`, [{ path: "/agent", message: `no agent named "${name}"` }]);
+  // The agent's own tier holds at this door as at the dispatch chokepoint (where it runs as a tool).
+  if (!mayRun(req.caller.role, cls.tier)) throw new ApiError("FORBIDDEN", `role ${req.caller.role} may not run ${cls.tier}-tier agent "${name}"`);
   const threadId = options.threadId ?? randomUUID();
   if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200)
     throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);

@@ -39,6 +39,9 @@ program
     if (s.firstAdminKey) {
       process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
     }
+    const { unknownDefaultProvider } = await import("../agent/providers/registry.ts");
+    const unknownDefault = unknownDefaultProvider(s.runtime.agents.providers);
+    if (unknownDefault) process.stderr.write(`warning: ${unknownDefault}\n`);
     process.stdout.write(
       `tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`,
     );

@@ -43,6 +43,8 @@ export interface CliProcess {
   child: ChildProcess;
   /** Everything written to stdout so far. */
   stdout(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
   /** Resolves with stdout once it contains `text`; rejects if the process exits first. */
   waitFor(text: string, timeoutMs?: number): Promise<string>;
   /** Sends `signal` and resolves with the exit code. */
@@ -60,6 +62,7 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   return {
     child,
     stdout: () => out,
+    stderr: () => err,
     waitFor(text, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => done(new Error(`timed out waiting for "${text}"; stdout: ${out}; stderr: ${err}`)), timeoutMs);

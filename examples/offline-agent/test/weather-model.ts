@@ -1,12 +1,13 @@
 // test/weather-model.ts — the models the tests script, loaded next to the tools (TAI_MODULES=tools/weather.ts,test/weather-model.ts).
 import { app, scriptedModel } from "tai42";
 
-// In code: the second turn reads what the tool returned in the first.
+// In code: a turn decides from what the model was shown. No tool result yet since the
+// question: call the tool (`turn` would not do: it counts the thread's earlier runs too).
 app.llmProvider(
   "weather-script",
   scriptedModel({
-    turns: ({ turn, userMessage, toolResults }) => {
-      if (turn === 0) {
+    turns: ({ userMessage, toolResults }) => {
+      if (toolResults.length === 0) {
         const city = /\b(Paris|Oslo)\b/i.exec(userMessage)?.[1] ?? "Paris";
         return { reasoning: `The user asks about ${city}: I will look it up.`, toolCalls: [{ name: "weather", args: { city } }] };
       }

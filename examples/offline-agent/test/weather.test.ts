@@ -79,6 +79,15 @@ describe("the weather agent, with a scripted model", () => {
     expect(runs.edges.map((e) => [e.node.status, e.node.input, e.node.data])).toEqual([["SUCCEEDED", { city: "Oslo" }, { city: "Oslo", forecast: "rainy", celsius: 12 }]]);
   });
 
+  it("should answer a follow-up question on the same thread, calling the tool again", async () => {
+    const threadId = "weather-follow-up";
+    await runAgent({ userMessage: "What is the weather in Oslo?", toolNames: ["weather"], threadId });
+    const events = await runAgent({ userMessage: "And in Paris?", toolNames: ["weather"], threadId });
+
+    expect(ofType(events, "ToolCallStep").map((e) => e.args)).toEqual([{ city: "Paris" }]);
+    expect(ofType(events, "MessageFinal")[0].text).toBe("In Paris it is sunny, 24 °C.");
+  });
+
   it("should play the YAML script when a run selects it, both calls in one turn", async () => {
     const events = await runAgent({ userMessage: "Paris and Oslo?", toolNames: ["weather"], llmProvider: "weather-yaml" });
 

@@ -96,3 +96,15 @@ export class ProviderRegistry {
     }
   }
 }
+
+/**
+ * What is wrong with the default provider, said once at startup: `TAI_LLM_PROVIDER` names
+ * no provider the registry (built-ins and the loaded modules') knows. Null when it does or
+ * is unset. Each run that names none is still refused on its own (BAD_USER_INPUT).
+ */
+export function unknownDefaultProvider(registry: ProviderRegistry): string | null {
+  const name = registry.defaultName();
+  const known = registry.list().map((p) => p.name);
+  if (known.includes(name)) return null;
+  return `TAI_LLM_PROVIDER names no LLM provider "${name}" (known: ${known.join(", ")}): every agent run that names no llmProvider will be refused`;
+}

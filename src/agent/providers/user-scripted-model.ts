@@ -10,7 +10,7 @@ export type ScriptTurns = ScriptTurn[] | ((conversation: Conversation) => Script
 /** Options of {@link scriptedModel}: `turns` (code) or `file` (a JSON or YAML script), not both. */
 export interface ScriptedModelInit {
   turns?: ScriptTurns;
-  /** A script file: `{ turns, chunkDelayMs?, modelId? }` in JSON (`.json`) or YAML. Read once, here. */
+  /** A script file: `{ turns, chunkDelayMs?, modelId? }` in JSON (`.json`) or YAML. Read once, here; a relative path from the working directory (a URL from `import.meta.url` names one beside the module). */
   file?: string | URL;
   /** Milliseconds between streamed chunks (a word of text or reasoning, half a call's arguments). @default the file's, else 0 */
   chunkDelayMs?: number;

@@ -24,6 +24,8 @@ export function AgentSetupPanel({
   controls,
   onControls,
   tools,
+  mayRun,
+  role,
   fields,
   onFields,
   onRun,
@@ -38,6 +40,9 @@ export function AgentSetupPanel({
   controls: ControlValues;
   onControls(c: ControlValues): void;
   tools: readonly Tool[];
+  /** Whether the viewer's role may run a tool of this tier: a tool it may not is shown, not offered. */
+  mayRun(tier: string): boolean;
+  role: string | null;
   fields: Record<string, unknown>;
   onFields(f: Record<string, unknown>): void;
   /** Called with the form's validated fields when the composer submits it. */
@@ -58,18 +63,24 @@ export function AgentSetupPanel({
         <label className="field-inline">
           <span>Agent</span>
           <select value={agent?.name ?? ""} onChange={(e) => onAgent(e.target.value)} aria-label="Agent" disabled={!agents}>
-            {(agents ?? []).map((a) => (
-              <option key={a.name} value={a.name}>
-                {a.name}
-              </option>
-            ))}
+            {(agents ?? []).map((a) => {
+              const tier = agentTier(tools, a.name);
+              const allowed = !tier || mayRun(tier);
+              return (
+                <option key={a.name} value={a.name} disabled={!allowed}>
+                  {allowed ? a.name : `${a.name} (${tier.toLowerCase()} tier: not for ${role ?? "you"})`}
+                </option>
+              );
+            })}
           </select>
         </label>
         {!agent || !plan ? (
           agentsError ? (
             <ErrorNote error={agentsError} />
           ) : (
-            <p className="muted small">{agents ? "No agent is registered." : "Loading the agents…"}</p>
+            <p className="muted small">
+              {agents ? (agents.length ? `No agent here is for your role (${role ?? "no access"}).` : "No agent is registered.") : "Loading the agents…"}
+            </p>
           )
         ) : (
           <>
@@ -81,7 +92,7 @@ export function AgentSetupPanel({
                 This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system message.
               </p>
             )}
-            {plan.controls.toolNames && <ToolPicks tools={tools} controls={controls} onChange={onControls} gates={plan.controls.interruptOn} />}
+            {plan.controls.toolNames && <ToolPicks tools={tools} controls={controls} onChange={onControls} gates={plan.controls.interruptOn} mayRun={mayRun} role={role} />}
             {plan.controls.systemMessage && (
               <label className="field-inline">
                 <span>System message (optional)</span>
@@ -102,6 +113,11 @@ export function AgentSetupPanel({
       </div>
     </section>
   );
+}
+
+/** The tier of an agent's own surface entry (origin AGENT), when the surface lists it. */
+export function agentTier(tools: readonly Tool[], name: string): string | undefined {
+  return tools.find((t) => t.origin === "AGENT" && t.name === name)?.tier;
 }
 
 /** The agent's declared input no control takes; folded for a specRunnable agent (its controls come first), open for any other. */
@@ -152,8 +168,26 @@ function AgentInputForm({
   );
 }
 
-/** The tools the agent may call, each with its approval gate (interruptOn) when the agent advertises one. */
-function ToolPicks({ tools, controls, onChange, gates }: { tools: readonly Tool[]; controls: ControlValues; onChange(c: ControlValues): void; gates: boolean }) {
+/**
+ * The tools the agent may call, each with its approval gate (interruptOn) when the agent
+ * advertises one. A tool above the viewer's role is shown disabled: the agent calls tools
+ * with the caller's rights, so the server would refuse each call of it.
+ */
+function ToolPicks({
+  tools,
+  controls,
+  onChange,
+  gates,
+  mayRun,
+  role,
+}: {
+  tools: readonly Tool[];
+  controls: ControlValues;
+  onChange(c: ControlValues): void;
+  gates: boolean;
+  mayRun(tier: string): boolean;
+  role: string | null;
+}) {
   const callable = tools.filter((t) => t.origin !== "AGENT");
   const toggle = (list: string[], name: string, on: boolean) => (on ? [...new Set([...list, name])] : list.filter((n) => n !== name));
   return (
@@ -161,12 +195,14 @@ function ToolPicks({ tools, controls, onChange, gates }: { tools: readonly Tool[
       <span>Tools the agent may call{gates ? " · ask before" : ""}</span>
       <ul className="tool-picks" aria-label="Agent tools">
         {callable.map((t) => {
-          const on = controls.toolNames.includes(t.name);
+          const allowed = mayRun(t.tier);
+          const on = allowed && controls.toolNames.includes(t.name);
           return (
-            <li key={t.name}>
-              <label>
+            <li key={t.name} title={allowed ? undefined : `Your role (${role ?? "no access"}) may not run ${t.tier.toLowerCase()} tools: the server would refuse the agent's call`}>
+              <label className={allowed ? undefined : "off"}>
                 <input
                   type="checkbox"
+                  disabled={!allowed}
                   checked={on}
                   onChange={(e) => onChange({ ...controls, toolNames: toggle(controls.toolNames, t.name, e.target.checked) })}
                   aria-label={`use ${t.name}`}

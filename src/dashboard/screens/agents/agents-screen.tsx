@@ -2,9 +2,11 @@ import { useMemo, useState } from "react";
 import { fieldsLine, runInput, studioPlan, type ControlValues } from "../../api/agent-input.ts";
 import { AgentsQuery } from "../../api/agents.ts";
 import { useQuery } from "../../api/use-query.ts";
+import { canRun, type Tier } from "../../api/viewer.ts";
+import { useConnection } from "../../connection.tsx";
 import { useSurface } from "../tools/tools-screen.tsx";
 import { AgentRuns } from "./agent-runs.tsx";
-import { AGENT_INPUT_FORM, AgentSetupPanel } from "./agent-setup.tsx";
+import { AGENT_INPUT_FORM, AgentSetupPanel, agentTier } from "./agent-setup.tsx";
 import { Transcript } from "./transcript.tsx";
 import { useAgentSession } from "./use-agent-session.ts";
 
@@ -18,6 +20,7 @@ const DEFAULT_CONTROLS: ControlValues = { toolNames: ["calculate", "clock", "kv_
  */
 export function AgentsScreen() {
   const { tools } = useSurface();
+  const { viewer } = useConnection();
   const agents = useQuery(AgentsQuery, {});
   const [agentName, setAgentName] = useState(DEFAULT_AGENT);
   const [controls, setControls] = useState<ControlValues>(DEFAULT_CONTROLS);
@@ -27,9 +30,15 @@ export function AgentsScreen() {
   const [draft, setDraft] = useState("");
   const list = agents.data?.agents ?? null;
   // The server's default agent, or the first one when an app registered no tools agent.
-  const agent = list?.find((a) => a.name === agentName) ?? list?.[0] ?? null;
+  // An agent above the viewer's tier is listed, not offered (the server refuses its start).
+  const runnable = (name: string) => {
+    const tier = agentTier(tools ?? [], name);
+    return !tier || canRun(viewer, tier as Tier);
+  };
+  const agent = list?.find((a) => a.name === agentName && runnable(a.name)) ?? list?.find((a) => runnable(a.name)) ?? null;
   const plan = useMemo(() => (agent ? studioPlan(agent) : null), [agent]);
-  const available = new Set((tools ?? []).map((t) => t.name));
+  // Only tools the viewer's role may run: the server refuses the agent's call of any other.
+  const available = new Set((tools ?? []).filter((t) => canRun(viewer, t.tier as Tier)).map((t) => t.name));
   const effective: ControlValues = { ...controls, toolNames: controls.toolNames.filter((t) => available.has(t)), gated: controls.gated.filter((t) => available.has(t)) };
 
   const start = (values: Record<string, unknown>) => {
@@ -55,6 +64,8 @@ export function AgentsScreen() {
           controls={controls}
           onControls={setControls}
           tools={tools ?? []}
+          mayRun={(tier) => canRun(viewer, tier as Tier)}
+          role={viewer?.role ?? null}
           fields={(agent && fields[agent.name]) ?? {}}
           onFields={(f) => agent && setFields((all) => ({ ...all, [agent.name]: f }))}
           onRun={start}
