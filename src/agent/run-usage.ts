@@ -1,4 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
+import { isAdmin } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
 import { ApiError } from "../errors.ts";
 import type { RunUsage } from "./events.ts";
@@ -49,7 +50,7 @@ export async function usageWhere(db: Db, where: { threadId: string } | { callerK
  * never existed) has zero totals.
  */
 export function keyUsage(db: Db, keyName: string, caller: Caller): Promise<UsageTotals> {
-  if (caller.role !== "ADMIN" && caller.keyName !== keyName)
+  if (!isAdmin(caller.role) && caller.keyName !== keyName)
     throw new ApiError(
       "FORBIDDEN",
       caller.keyName ? `only an ADMIN may read the usage of another key than yours ("${caller.keyName}")` : "an anonymous caller has no key usage to read",
