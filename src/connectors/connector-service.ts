@@ -14,7 +14,6 @@ import type { Logger } from "../log.ts";
 import { brokenDependants, readDependants } from "./dependants.ts";
 import { diffListings, listingDiffers } from "./listing-diff.ts";
 
-
 /** `work` or, past `ms`, a ToolError saying what did not finish; a late value is handed to `late` (to close it). */
 async function within<T>(work: Promise<T>, ms: number, what: string, late: (value: T) => void = () => {}): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

@@ -66,7 +66,15 @@ describe("cancelling an agent run stops its tools", () => {
 
   it("should store a sequential call the batch reaches after the cancel CANCELLED without running its body", async () => {
     const { r, calls } = await setup();
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "wait_8s", input: {} }, { toolName: "serial", input: { label: "after", ms: 1 } }] }, { text: "done" }]);
+    useScript(r.agents, "s", [
+      {
+        toolCalls: [
+          { toolName: "wait_8s", input: {} },
+          { toolName: "serial", input: { label: "after", ms: 1 } },
+        ],
+      },
+      { text: "done" },
+    ]);
     const started = await r.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s", "serial"] }, caller });
     await inFlight(r, calls);
     r.agents.cancel(started.runId);
