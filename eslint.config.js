@@ -5,7 +5,18 @@ import prettier from "eslint-config-prettier";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", "data/", "coverage/", "test-artifacts/", ".tmp/", "src/db/generated/", "src/dashboard/public/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "dist/",
+      "data/",
+      "coverage/",
+      "test-artifacts/",
+      ".tmp/",
+      "src/db/generated/",
+      "src/dashboard/public/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,7 +24,10 @@ export default tseslint.config(
     rules: {
       // TypeScript checks names; the rule does not know Node's or the browser's globals.
       "no-undef": "off",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" },
+      ],
     },
   },
   {
@@ -22,4 +36,20 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-explicit-any": "off" },
   },
   prettier,
+  {
+    // Prettier wraps code at 120 (.prettierrc.json); this holds comments to the same width.
+    // A string or template literal is left whole, as Prettier leaves it.
+    rules: {
+      "max-len": [
+        "error",
+        {
+          code: 120,
+          ignoreStrings: true,
+          ignoreTemplateLiterals: true,
+          ignoreRegExpLiterals: true,
+          ignoreUrls: true,
+        },
+      ],
+    },
+  },
 );

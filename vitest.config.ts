@@ -12,7 +12,10 @@ export default defineConfig({
       // Tests run the TypeScript sources: `import "tai42"` in a test module means src/, not
       // the compiled dist/ that package.json exports by default.
       { find: /^tai42$/, replacement: fileURLToPath(new URL("src/index.ts", import.meta.url)) },
-      { find: /^tai42\/contrib$/, replacement: fileURLToPath(new URL("src/extensions/contrib/index.ts", import.meta.url)) },
+      {
+        find: /^tai42\/contrib$/,
+        replacement: fileURLToPath(new URL("src/extensions/contrib/index.ts", import.meta.url)),
+      },
       { find: /^tai42\/client$/, replacement: fileURLToPath(new URL("src/client/index.ts", import.meta.url)) },
     ],
   },

@@ -17,7 +17,10 @@ metrics.bind({
   surfaceVersion: () => 0,
   surfaceReloads: () => 0,
 });
-const run = { ...newRun({ tool: "echo", input: {}, door: "graphql", callerRole: "USER", callerKey: null }), status: "SUCCEEDED" as const };
+const run = {
+  ...newRun({ tool: "echo", input: {}, door: "graphql", callerRole: "USER", callerKey: null }),
+  status: "SUCCEEDED" as const,
+};
 const calls = 500_000;
 for (let round = 1; round <= 3; round++) {
   const started = performance.now();

@@ -31,7 +31,10 @@ try {
       connectionParams: { authorization: `Bearer ${tai.key}` },
       keyPath: ["agentStream", "seq"],
     });
-    await waitFor(async () => (await pool.call<StreamRecord[]>("streams")).every((s) => s.completedAt !== null || s.error !== null), 60_000);
+    await waitFor(
+      async () => (await pool.call<StreamRecord[]>("streams")).every((s) => s.completedAt !== null || s.error !== null),
+      60_000,
+    );
     const [s] = await pool.call<StreamRecord[]>("streams");
     await pool.call("closeAll");
     return (s.count / (s.lastAt! - s.subscribedAt)) * 1000;
@@ -49,7 +52,8 @@ const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"))!;
 const summary = summarise(join(dir, file), process.cwd(), window, 400);
 const show = (title: string, rows: CostRow[], n: number) => {
   console.log(`\n${title}\n${"self %".padStart(7)} ${"total %".padStart(8)}  function / package`);
-  for (const r of rows.slice(0, n)) console.log(`${r.selfPct.toFixed(1).padStart(7)} ${r.totalPct.toFixed(1).padStart(8)}  ${r.name}`);
+  for (const r of rows.slice(0, n))
+    console.log(`${r.selfPct.toFixed(1).padStart(7)} ${r.totalPct.toFixed(1).padStart(8)}  ${r.name}`);
 };
 console.log(`agent stream, 1 subscriber: ${rates.map((r) => r.toFixed(0)).join(", ")} events/s`);
 console.log(`profiled ${summary.sampledMs} ms; idle ${summary.idlePct}%, GC ${summary.gcPct}%`);

@@ -25,13 +25,16 @@ mkdirSync(dir, { recursive: true });
 const dbs = new ScratchDatabases(kind === "postgres" ? (arg("pg") ?? DEFAULT_PG) : null);
 const stubRunWrites = process.argv.includes("--stub-run-writes");
 const mcp = arg("mcp");
-if (mcp !== undefined && mcp !== "stateless" && mcp !== "session") throw new Error(`--mcp must be stateless or session (got "${mcp}")`);
+if (mcp !== undefined && mcp !== "stateless" && mcp !== "session")
+  throw new Error(`--mcp must be stateless or session (got "${mcp}")`);
 const tai = await startTai42(dbs, kind, { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`], stubRunWrites });
 let window;
 let figures;
 try {
   const mcpUrl = tai.url.replace(/\/graphql$/, "/mcp");
-  const target = !mcp ? tai42Target(tai.url, tai.key) : mcpTarget(mcpUrl, mcp === "session" ? await openMcpSessions(mcpUrl, connections, tai.key) : [], tai.key);
+  const target = !mcp
+    ? tai42Target(tai.url, tai.key)
+    : mcpTarget(mcpUrl, mcp === "session" ? await openMcpSessions(mcpUrl, connections, tai.key) : [], tai.key);
   await checkTarget("tai42", target);
   await measureHttp(target, { connections, warmupSeconds: 0, durationSeconds: 3 });
   const fromUs = await tai.call<number>("mark");
@@ -46,7 +49,8 @@ if (!file) throw new Error(`no .cpuprofile was written in ${dir}`);
 const summary = summarise(join(dir, file), process.cwd(), window);
 const show = (title: string, rows: CostRow[], n: number) => {
   console.log(`\n${title}\n${"self %".padStart(7)} ${"total %".padStart(8)}  function / package`);
-  for (const r of rows.slice(0, n)) console.log(`${r.selfPct.toFixed(1).padStart(7)} ${r.totalPct.toFixed(1).padStart(8)}  ${r.name}`);
+  for (const r of rows.slice(0, n))
+    console.log(`${r.selfPct.toFixed(1).padStart(7)} ${r.totalPct.toFixed(1).padStart(8)}  ${r.name}`);
 };
 console.log(
   `tai42 ${mcp ? `MCP door (${mcp})` : "dispatch"} on ${kind}${stubRunWrites ? " (run writes stubbed)" : ""}, ${connections} connections, ${seconds} s: ${figures.rps.toFixed(0)} req/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`,
@@ -59,7 +63,17 @@ mkdirSync("bench/results", { recursive: true });
 writeFileSync(
   "bench/results/profile.json",
   JSON.stringify(
-    { at: new Date().toISOString(), database: kind, door: mcp ? `mcp-${mcp}` : "graphql", stubRunWrites, connections, seconds, figures, summary, profile: join(dir, file) },
+    {
+      at: new Date().toISOString(),
+      database: kind,
+      door: mcp ? `mcp-${mcp}` : "graphql",
+      stubRunWrites,
+      connections,
+      seconds,
+      figures,
+      summary,
+      profile: join(dir, file),
+    },
     null,
     2,
   ),

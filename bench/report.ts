@@ -34,9 +34,21 @@ export interface TargetCheck {
   met: boolean | null;
 }
 
-function check(id: string, description: string, op: "≥" | "≤", bound: number, value: number | undefined | null): TargetCheck {
+function check(
+  id: string,
+  description: string,
+  op: "≥" | "≤",
+  bound: number,
+  value: number | undefined | null,
+): TargetCheck {
   const v = value === undefined || value === null || !Number.isFinite(value) ? null : value;
-  return { id, description, target: `${op} ${bound}`, value: v, met: v === null ? null : op === "≥" ? v >= bound : v <= bound };
+  return {
+    id,
+    description,
+    target: `${op} ${bound}`,
+    value: v,
+    met: v === null ? null : op === "≥" ? v >= bound : v <= bound,
+  };
 }
 
 /**
@@ -47,15 +59,59 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   const d = r.dispatch?.ratios;
   const out = [
     check("dispatch-vs-yoga", "dispatch (SQLite) req/s ÷ bare yoga echo", "≥", 0.7, d?.["tai42-sqlite/yoga"]),
-    check("dispatch-vs-mcp-stateless", "dispatch (SQLite) req/s ÷ MCP SDK, stateless", "≥", 2, d?.["tai42-sqlite/mcp-stateless"]),
-    check("dispatch-vs-mcp-session", "dispatch (SQLite) req/s ÷ MCP SDK, sessions", "≥", 1.2, d?.["tai42-sqlite/mcp-session"]),
-    check("mcp-door-vs-mcp-stateless", "tai42 MCP door (SQLite, every run persisted) req/s ÷ MCP SDK, stateless", "≥", 1, d?.["tai42-mcp-stateless/mcp-stateless"]),
-    check("mcp-door-vs-mcp-session", "tai42 MCP door (SQLite, every run persisted) req/s ÷ MCP SDK, sessions", "≥", 1, d?.["tai42-mcp-session/mcp-session"]),
-    check("dispatch-p99-at-50", `dispatch (SQLite) p99 ÷ bare yoga p99 at ${r.dispatch?.settings.connections ?? 50} connections`, "≤", 2, d?.["tai42-sqlite/yoga p99"]),
-    check("dispatch-p50-at-1", "dispatch (SQLite) p50 ÷ bare yoga p50 at 1 connection", "≤", 2, r.dispatch?.oneConnection?.ratios["tai42-sqlite/yoga p50"]),
+    check(
+      "dispatch-vs-mcp-stateless",
+      "dispatch (SQLite) req/s ÷ MCP SDK, stateless",
+      "≥",
+      2,
+      d?.["tai42-sqlite/mcp-stateless"],
+    ),
+    check(
+      "dispatch-vs-mcp-session",
+      "dispatch (SQLite) req/s ÷ MCP SDK, sessions",
+      "≥",
+      1.2,
+      d?.["tai42-sqlite/mcp-session"],
+    ),
+    check(
+      "mcp-door-vs-mcp-stateless",
+      "tai42 MCP door (SQLite, every run persisted) req/s ÷ MCP SDK, stateless",
+      "≥",
+      1,
+      d?.["tai42-mcp-stateless/mcp-stateless"],
+    ),
+    check(
+      "mcp-door-vs-mcp-session",
+      "tai42 MCP door (SQLite, every run persisted) req/s ÷ MCP SDK, sessions",
+      "≥",
+      1,
+      d?.["tai42-mcp-session/mcp-session"],
+    ),
+    check(
+      "dispatch-p99-at-50",
+      `dispatch (SQLite) p99 ÷ bare yoga p99 at ${r.dispatch?.settings.connections ?? 50} connections`,
+      "≤",
+      2,
+      d?.["tai42-sqlite/yoga p99"],
+    ),
+    check(
+      "dispatch-p50-at-1",
+      "dispatch (SQLite) p50 ÷ bare yoga p50 at 1 connection",
+      "≤",
+      2,
+      r.dispatch?.oneConnection?.ratios["tai42-sqlite/yoga p50"],
+    ),
   ];
   const x = r.redaction;
-  out.push(check("redaction-flat", "redacting dispatch p50 last ÷ first tenth, over the same for echo alone", "≤", 1.5, x && round(x.redacting.ratio / x.echoBaseline.ratio)));
+  out.push(
+    check(
+      "redaction-flat",
+      "redacting dispatch p50 last ÷ first tenth, over the same for echo alone",
+      "≤",
+      1.5,
+      x && round(x.redacting.ratio / x.echoBaseline.ratio),
+    ),
+  );
   const c = r.connector;
   out.push(
     check(
@@ -69,13 +125,36 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
   const st = r.startup;
   out.push(
     check("startup-help", "tai --help ÷ a bare commander script", "≤", 3, st?.ratios["help/commander"]),
-    check("startup-serve-warm", "tai serve until listening (warm SQLite) ÷ bare yoga with the same imports", "≤", 2, st?.ratios["serveWarm/bareYoga"]),
+    check(
+      "startup-serve-warm",
+      "tai serve until listening (warm SQLite) ÷ bare yoga with the same imports",
+      "≤",
+      2,
+      st?.ratios["serveWarm/bareYoga"],
+    ),
     check("startup-tools-list", "tai tools list (warm SQLite), ms", "≤", 1000, st?.medianMs.toolsList),
   );
   if (r.agent?.measured)
     for (const p of r.agent.points)
-      out.push(check(`agent-stream-${p.subscribers}`, `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`, "≥", 0.7, p.rateRatio));
-  else out.push(check("agent-stream", `agent streaming ÷ bare subscription (${r.agent ? r.agent.reason : "not run"})`, "≥", 0.7, null));
+      out.push(
+        check(
+          `agent-stream-${p.subscribers}`,
+          `agent stream events/s ÷ bare subscription, ${p.subscribers} subscriber(s)`,
+          "≥",
+          0.7,
+          p.rateRatio,
+        ),
+      );
+  else
+    out.push(
+      check(
+        "agent-stream",
+        `agent streaming ÷ bare subscription (${r.agent ? r.agent.reason : "not run"})`,
+        "≥",
+        0.7,
+        null,
+      ),
+    );
   for (const f of (r.agent?.measured && r.agent.live) || [])
     out.push(
       check(
@@ -94,14 +173,28 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
       0.8,
       r.fanout?.ratios.deliveryRate,
     ),
-    check("fanout-memory", "server RSS per idle subscriber ÷ baseline", "≤", 1.5, r.fanout?.ratios.memoryPerIdleSubscriber),
+    check(
+      "fanout-memory",
+      "server RSS per idle subscriber ÷ baseline",
+      "≤",
+      1.5,
+      r.fanout?.ratios.memoryPerIdleSubscriber,
+    ),
   );
   if (r.meta.postgres) {
     // The dispatch scenario's figure when it ran; else pg-scale's one instance (which publishes through Redis).
     const fromDispatch = d?.["tai42-postgres/yoga"];
     const value = fromDispatch ?? r.pgScale?.ratios["one/yoga"];
     const source = fromDispatch !== undefined ? "dispatch" : r.pgScale ? "pg-scale" : "not run";
-    out.push(check("pg-dispatch-vs-yoga", `dispatch (PostgreSQL, one instance) req/s ÷ bare yoga echo (${source})`, "≥", 0.5, value));
+    out.push(
+      check(
+        "pg-dispatch-vs-yoga",
+        `dispatch (PostgreSQL, one instance) req/s ÷ bare yoga echo (${source})`,
+        "≥",
+        0.5,
+        value,
+      ),
+    );
   }
   return out;
 }
@@ -110,11 +203,14 @@ function table(title: string, head: string[], rows: (string | number)[][]): stri
   const cells = [head, ...rows.map((r) => r.map((c) => String(c)))];
   const widths = head.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
-  return [`\n${title}`, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join("\n");
+  return [`\n${title}`, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join(
+    "\n",
+  );
 }
 
 function connectorTable(c: ConnectorResult): string {
-  const row = (name: string, f: ConnectorResult["sides"]["bare"] | null) => (f ? [name, f.calls, f.p50, f.p99, f.mean] : [name, "not measured", "", "", ""]);
+  const row = (name: string, f: ConnectorResult["sides"]["bare"] | null) =>
+    f ? [name, f.calls, f.p50, f.p99, f.mean] : [name, "not measured", "", "", ""];
   const { sides, overheadMs, ratios } = c;
   return [
     table(
@@ -142,14 +238,22 @@ function connectorTable(c: ConnectorResult): string {
 
 /** The human-readable summary printed at the end of a run. */
 export function formatResults(r: BenchResults): string {
-  const parts: string[] = [`\nNode ${String(r.meta.node ?? "?")} on ${String(r.meta.platform ?? "?")}, ${String(r.meta.cpus ?? "?")} CPU(s)`];
+  const parts: string[] = [
+    `\nNode ${String(r.meta.node ?? "?")} on ${String(r.meta.platform ?? "?")}, ${String(r.meta.cpus ?? "?")} CPU(s)`,
+  ];
   if (r.dispatch) {
     const s = r.dispatch.settings;
     parts.push(
       table(
         `Dispatch: ${s.connections} connections, ${s.durationSeconds} s measured after ${s.warmupSeconds} s warm-up, ${s.rounds} round(s)`,
         ["server", "req/s", "p50 ms", "p99 ms", "errors"],
-        Object.entries(r.dispatch.servers).map(([n, f]) => [n, f.rps.toFixed(0), f.p50, f.p99, f.errors + f.non2xx + f.timeouts]),
+        Object.entries(r.dispatch.servers).map(([n, f]) => [
+          n,
+          f.rps.toFixed(0),
+          f.p50,
+          f.p99,
+          f.errors + f.non2xx + f.timeouts,
+        ]),
       ),
       table(
         "Dispatch ratios",
@@ -163,7 +267,13 @@ export function formatResults(r: BenchResults): string {
         table(
           `Dispatch at 1 connection: ${one.settings.durationSeconds} s measured after ${one.settings.warmupSeconds} s warm-up, every response timed`,
           ["server", "req/s", "p50 ms", "p99 ms", "errors"],
-          Object.entries(one.servers).map(([n, f]) => [n, f.rps.toFixed(0), f.p50, f.p99, f.errors + f.non2xx + f.timeouts]),
+          Object.entries(one.servers).map(([n, f]) => [
+            n,
+            f.rps.toFixed(0),
+            f.p50,
+            f.p99,
+            f.errors + f.non2xx + f.timeouts,
+          ]),
         ),
         table(
           "Dispatch ratios at 1 connection",
@@ -177,7 +287,15 @@ export function formatResults(r: BenchResults): string {
       table(
         "Scaling (SQLite dispatch vs bare yoga echo)",
         ["connections", "tai42 req/s", "tai42 p99", "yoga req/s", "yoga p99", "req/s ratio", "p99 ratio"],
-        r.scaling.points.map((p) => [p.connections, p.tai42.rps.toFixed(0), p.tai42.p99, p.yoga.rps.toFixed(0), p.yoga.p99, p.rpsRatio, p.p99Ratio]),
+        r.scaling.points.map((p) => [
+          p.connections,
+          p.tai42.rps.toFixed(0),
+          p.tai42.p99,
+          p.yoga.rps.toFixed(0),
+          p.yoga.p99,
+          p.rpsRatio,
+          p.p99Ratio,
+        ]),
       ),
     );
   if (r.fanout) {
@@ -205,16 +323,48 @@ export function formatResults(r: BenchResults): string {
       parts.push(
         table(
           `Agent streaming: ${r.agent.settings.deltas} message deltas`,
-          ["subscribers", "tai42 events/s", "tai42 TTFE ms", "bare events/s", "bare TTFE ms", "rate ratio", "TTFE ratio"],
-          r.agent.points.map((p) => [p.subscribers, p.tai42.eventsPerSecond, p.tai42.ttfeMs, p.baseline.eventsPerSecond, p.baseline.ttfeMs, p.rateRatio, p.ttfeRatio]),
+          [
+            "subscribers",
+            "tai42 events/s",
+            "tai42 TTFE ms",
+            "bare events/s",
+            "bare TTFE ms",
+            "rate ratio",
+            "TTFE ratio",
+          ],
+          r.agent.points.map((p) => [
+            p.subscribers,
+            p.tai42.eventsPerSecond,
+            p.tai42.ttfeMs,
+            p.baseline.eventsPerSecond,
+            p.baseline.ttfeMs,
+            p.rateRatio,
+            p.ttfeRatio,
+          ]),
         ),
       );
     if (r.agent?.measured && r.agent.live)
       parts.push(
         table(
           `The answer as the model writes it (1 subscriber, ${r.agent.settings.paced.words} chunks, ${r.agent.settings.paced.chunkMs} ms apart)`,
-          ["server", "lag chars", "first delta − model's first chunk ms", "bound ms", "delta spread ms", "model spread ms", "subscribe → first delta ms"],
-          r.agent.live.map((f) => [f.secret ? "knows a secret" : "no secret", f.lagChars, f.firstDeltaMs, f.boundMs, f.spreadMs, f.modelSpreadMs, f.fromSubscribeMs]),
+          [
+            "server",
+            "lag chars",
+            "first delta − model's first chunk ms",
+            "bound ms",
+            "delta spread ms",
+            "model spread ms",
+            "subscribe → first delta ms",
+          ],
+          r.agent.live.map((f) => [
+            f.secret ? "knows a secret" : "no secret",
+            f.lagChars,
+            f.firstDeltaMs,
+            f.boundMs,
+            f.spreadMs,
+            f.modelSpreadMs,
+            f.fromSubscribeMs,
+          ]),
         ),
       );
   }
@@ -224,14 +374,23 @@ export function formatResults(r: BenchResults): string {
         `Run writes of one dispatch (two transactions), ${r.writes.dispatches} in a row`,
         ["path", "µs per dispatch"],
         [
-          ...Object.entries(r.writes.runStore).map(([k, v]) => [`tai42 RunStore (the run log's writer), ${k}`, v.usPerDispatch]),
+          ...Object.entries(r.writes.runStore).map(([k, v]) => [
+            `tai42 RunStore (the run log's writer), ${k}`,
+            v.usPerDispatch,
+          ]),
           ["raw better-sqlite3, same statements", r.writes.rawSqliteUsPerDispatch],
         ],
       ),
     );
   if (r.redaction) {
     const x = r.redaction;
-    const row = (name: string, t: RedactionResult["redacting"], ratio: number | string = "") => [name, t.firstP50, t.lastP50, t.ratio, ratio];
+    const row = (name: string, t: RedactionResult["redacting"], ratio: number | string = "") => [
+      name,
+      t.firstP50,
+      t.lastP50,
+      t.ratio,
+      ratio,
+    ];
     parts.push(
       table(
         `Redaction: ${x.dispatches} in-process dispatches redacting a fresh value each (cross-run cache ${x.cacheSize}), p50 of the first and last tenth`,
@@ -259,7 +418,11 @@ export function formatResults(r: BenchResults): string {
           row("tai tools list (warm SQLite)", "toolsList"),
           row(`bare yoga + graphql-ws, same ${r.startup.baselineImports.length} imports`, "bareYoga"),
           row("tai serve (warm SQLite)", "serveWarm", `${ratios["serveWarm/bareYoga"]} × bare yoga`),
-          row("tai serve (fresh SQLite: migrate, first key)", "serveFresh", `${ratios["serveFresh/bareYoga"]} × bare yoga`),
+          row(
+            "tai serve (fresh SQLite: migrate, first key)",
+            "serveFresh",
+            `${ratios["serveFresh/bareYoga"]} × bare yoga`,
+          ),
           row("diagnostic: tai --help, no compile cache", "helpNoCache"),
           row("diagnostic: tai tools list, no compile cache", "toolsListNoCache"),
           row("diagnostic: tai serve (warm), no compile cache", "serveWarmNoCache"),
@@ -270,7 +433,8 @@ export function formatResults(r: BenchResults): string {
   if (r.pgScale) {
     const p = r.pgScale;
     const s = p.settings;
-    const redis = "prefix" in p.redis ? `one Redis (channel prefix ${p.redis.prefix})` : `no Redis (${p.redis.unavailable})`;
+    const redis =
+      "prefix" in p.redis ? `one Redis (channel prefix ${p.redis.prefix})` : `no Redis (${p.redis.unavailable})`;
     const pct = (v: number | undefined) => (v === undefined ? "" : `${(v * 100).toFixed(1)} %`);
     const row = (name: string, f: typeof p.one) => [
       name + (f.perInstance ? ` (${f.perInstance.map((i) => i.rps.toFixed(0)).join(" + ")})` : ""),
@@ -287,7 +451,18 @@ export function formatResults(r: BenchResults): string {
     parts.push(
       table(
         `PostgreSQL scale-out: ${s.connections} connections in all, ${s.durationSeconds} s measured after ${s.warmupSeconds} s warm-up, ${s.rounds} round(s); one database, ${redis}`,
-        ["server", "req/s", "p50 ms", "p99 ms", "errors", "advisory wait", "queue mean", "queue max", "holder idle in tx", "samples"],
+        [
+          "server",
+          "req/s",
+          "p50 ms",
+          "p99 ms",
+          "errors",
+          "advisory wait",
+          "queue mean",
+          "queue max",
+          "holder idle in tx",
+          "samples",
+        ],
         [row("bare yoga echo", p.yoga), row("tai42, one instance", p.one), row("tai42, two instances", p.two)],
       ),
       table(
@@ -301,7 +476,12 @@ export function formatResults(r: BenchResults): string {
     table(
       "Targets",
       ["target", "bound", "value", "met"],
-      r.targets.map((t) => [t.description, t.target, t.value ?? "n/a", t.met === null ? "not measured" : t.met ? "yes" : "NO"]),
+      r.targets.map((t) => [
+        t.description,
+        t.target,
+        t.value ?? "n/a",
+        t.met === null ? "not measured" : t.met ? "yes" : "NO",
+      ]),
     ),
   );
   return parts.join("\n");

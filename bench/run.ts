@@ -42,7 +42,11 @@ const results: BenchResults = {
     smoke: settings.smoke,
     quick: settings.quick,
     postgres: settings.postgresUrl !== null,
-    settings: { ...settings, postgresUrl: withoutPassword(settings.postgresUrl), redisUrl: withoutPassword(settings.redisUrl) },
+    settings: {
+      ...settings,
+      postgresUrl: withoutPassword(settings.postgresUrl),
+      redisUrl: withoutPassword(settings.redisUrl),
+    },
   },
   targets: [],
 };

@@ -31,11 +31,23 @@ export interface BenchSettings {
   /** Calls per side of the connector scenario, in `blocks` alternating blocks, after `warmupCalls` per side. */
   connector: { calls: number; blocks: number; warmupCalls: number };
   startup: { runs: number; timeoutSeconds: number };
-  /** Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two. */
+  /**
+   * Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two.
+   */
   pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
 }
 
-export const SCENARIOS = ["dispatch", "scaling", "fanout", "agent", "writes", "redaction", "connector", "startup", "pg-scale"] as const;
+export const SCENARIOS = [
+  "dispatch",
+  "scaling",
+  "fanout",
+  "agent",
+  "writes",
+  "redaction",
+  "connector",
+  "startup",
+  "pg-scale",
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that need PostgreSQL: run by default only with --pg. */
 const NEEDS_PG: readonly ScenarioName[] = ["pg-scale"];
@@ -46,7 +58,14 @@ export const DEFAULT_REDIS = "redis://127.0.0.1:6379";
 type Loads = Omit<BenchSettings, "smoke" | "quick" | "postgresUrl" | "redisUrl" | "scenarios" | "out">;
 
 const full: Loads = {
-  dispatch: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, mcpSessions: 50, oneConnection: { warmupSeconds: 1, durationSeconds: 3 } },
+  dispatch: {
+    connections: 50,
+    warmupSeconds: 3,
+    durationSeconds: 8,
+    rounds: 2,
+    mcpSessions: 50,
+    oneConnection: { warmupSeconds: 1, durationSeconds: 3 },
+  },
   scaling: { connections: [1, 10, 50, 200], warmupSeconds: 2, durationSeconds: 5 },
   fanout: { subscribers: 1000, dispatches: 200, concurrency: 10, timeoutSeconds: 120 },
   agent: { deltas: 1000, subscribers: [1, 100], timeoutSeconds: 90, paced: { words: 40, chunkMs: 50 } },
@@ -58,7 +77,13 @@ const full: Loads = {
 };
 
 const quick: Loads = {
-  dispatch: { ...full.dispatch, warmupSeconds: 1, durationSeconds: 3, rounds: 1, oneConnection: { warmupSeconds: 1, durationSeconds: 2 } },
+  dispatch: {
+    ...full.dispatch,
+    warmupSeconds: 1,
+    durationSeconds: 3,
+    rounds: 1,
+    oneConnection: { warmupSeconds: 1, durationSeconds: 2 },
+  },
   scaling: { ...full.scaling, warmupSeconds: 1, durationSeconds: 2 },
   fanout: { ...full.fanout, dispatches: 100 },
   agent: { ...full.agent, deltas: 300 },
@@ -70,7 +95,14 @@ const quick: Loads = {
 };
 
 const smoke: Loads = {
-  dispatch: { connections: 2, warmupSeconds: 0, durationSeconds: 1, rounds: 1, mcpSessions: 2, oneConnection: { warmupSeconds: 0, durationSeconds: 1 } },
+  dispatch: {
+    connections: 2,
+    warmupSeconds: 0,
+    durationSeconds: 1,
+    rounds: 1,
+    mcpSessions: 2,
+    oneConnection: { warmupSeconds: 0, durationSeconds: 1 },
+  },
   scaling: { connections: [1, 4], warmupSeconds: 0, durationSeconds: 1 },
   fanout: { subscribers: 10, dispatches: 5, concurrency: 2, timeoutSeconds: 30 },
   agent: { deltas: 20, subscribers: [1, 3], timeoutSeconds: 30, paced: { words: 30, chunkMs: 50 } },
@@ -87,14 +119,17 @@ const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").t
  * Reads the command line and environment:
  * `--smoke` (BENCH_SMOKE=1), `--quick` (BENCH_QUICK=1), `--pg[=URL]` (BENCH_PG=1, or
  * DATABASE_URL naming PostgreSQL), `--redis=URL` (BENCH_REDIS_URL),
- * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count), `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
+ * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count),
+ * `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   const value = (name: string) => flag(name)?.split("=").slice(1).join("=") || undefined;
   for (const a of argv)
     if (!/^--(smoke|quick|pg|redis|only|out)(=.*)?$/.test(a))
-      throw new Error(`unknown argument "${a}" (known: --smoke, --quick, --pg[=URL], --redis=URL, --only=${SCENARIOS.join(",")}, --out=FILE)`);
+      throw new Error(
+        `unknown argument "${a}" (known: --smoke, --quick, --pg[=URL], --redis=URL, --only=${SCENARIOS.join(",")}, --out=FILE)`,
+      );
   const isSmoke = Boolean(flag("smoke")) || yes(env.BENCH_SMOKE);
   const isQuick = Boolean(flag("quick")) || yes(env.BENCH_QUICK);
   if (isSmoke && isQuick) throw new Error("--smoke and --quick exclude each other");
@@ -105,13 +140,19 @@ export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSetti
   const only = value("only")
     ?.split(",")
     .map((s) => s.trim());
-  for (const s of only ?? []) if (!(SCENARIOS as readonly string[]).includes(s)) throw new Error(`unknown scenario "${s}" (known: ${SCENARIOS.join(", ")})`);
-  for (const s of only ?? []) if (NEEDS_PG.includes(s as ScenarioName) && !postgresUrl) throw new Error(`scenario "${s}" needs PostgreSQL: add --pg[=URL] (or BENCH_PG=1)`);
+  for (const s of only ?? [])
+    if (!(SCENARIOS as readonly string[]).includes(s))
+      throw new Error(`unknown scenario "${s}" (known: ${SCENARIOS.join(", ")})`);
+  for (const s of only ?? [])
+    if (NEEDS_PG.includes(s as ScenarioName) && !postgresUrl)
+      throw new Error(`scenario "${s}" needs PostgreSQL: add --pg[=URL] (or BENCH_PG=1)`);
   const redisUrl = value("redis") ?? env.BENCH_REDIS_URL ?? DEFAULT_REDIS;
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new Error(`--redis must be a redis:// or rediss:// URL (got "${redisUrl}")`);
+  if (!/^rediss?:\/\//.test(redisUrl))
+    throw new Error(`--redis must be a redis:// or rediss:// URL (got "${redisUrl}")`);
   const loads = isSmoke ? smoke : isQuick ? quick : full;
   const redactions = env.BENCH_REDACTION_DISPATCHES;
-  if (redactions !== undefined && !/^[1-9]\d*$/.test(redactions)) throw new Error(`BENCH_REDACTION_DISPATCHES must be a positive integer (got "${redactions}")`);
+  if (redactions !== undefined && !/^[1-9]\d*$/.test(redactions))
+    throw new Error(`BENCH_REDACTION_DISPATCHES must be a positive integer (got "${redactions}")`);
   return {
     smoke: isSmoke,
     quick: isQuick,

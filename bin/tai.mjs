@@ -10,7 +10,9 @@ if (existsSync(new URL("tsconfig.build.json", root)) && existsSync(new URL("src"
   const { staleness, describeStaleness } = await import("../scripts/build.mjs");
   const stale = staleness();
   if (stale) {
-    process.stderr.write(`tai: ${describeStaleness(stale)}.\nRun \`npm run build\` (npm start and npm test rebuild by themselves).\n`);
+    process.stderr.write(
+      `tai: ${describeStaleness(stale)}.\nRun \`npm run build\` (npm start and npm test rebuild by themselves).\n`,
+    );
     process.exit(2);
   }
 }

@@ -9,5 +9,6 @@ export default defineConfig({
   migrations: { path: "./sqlite/migrations" },
   // A migration waits for another connection's lock (a server's start-up read, a slow
   // machine) for 30 s, as better-sqlite3's busy timeout, instead of failing SQLITE_BUSY at 5 s.
-  adapter: async () => new PrismaBetterSqlite3({ url: process.env.DATABASE_URL ?? "file:./data/tai42.db", timeout: 30_000 }),
+  adapter: async () =>
+    new PrismaBetterSqlite3({ url: process.env.DATABASE_URL ?? "file:./data/tai42.db", timeout: 30_000 }),
 });

@@ -68,7 +68,9 @@ export function buildDashboard(root, { quiet = false } = {}) {
   if (!script) throw new Error(`esbuild produced no bundle for ${ENTRY}`);
   const href = (file) => `/dashboard/assets/${basename(file)}`;
   const template = readFileSync(join(root, DASHBOARD_SRC, "index.html"), "utf8").replace("%SCRIPT%", href(script));
-  const html = meta.cssBundle ? template.replace("%STYLES%", href(meta.cssBundle)) : template.replace(/^.*%STYLES%.*\n/m, "");
+  const html = meta.cssBundle
+    ? template.replace("%STYLES%", href(meta.cssBundle))
+    : template.replace(/^.*%STYLES%.*\n/m, "");
   writeFileSync(join(out, "index.html"), html);
   if (existsSync(join(root, PUBLIC))) {
     mkdirSync(join(out, "assets"), { recursive: true });

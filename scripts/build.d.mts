@@ -12,7 +12,10 @@ export function isCheckout(root?: string): boolean;
 export function staleness(root?: string): Staleness | null;
 /** One line for a person: what is stale. */
 export function describeStaleness(s: Staleness): string;
-/** Compiles src/ into dist/, bundles the dashboard (when src/dashboard/ is there) and stamps it; throws when tsc or esbuild reports an error. */
+/**
+ * Compiles src/ into dist/, bundles the dashboard (when src/dashboard/ is there) and stamps it; throws when tsc or
+ * esbuild reports an error.
+ */
 export function build(root?: string, options?: { quiet?: boolean }): void;
 /** Builds when dist/ is stale; returns what was stale, or null when nothing was built. */
 export function buildIfStale(root?: string, options?: { quiet?: boolean }): Staleness | null;

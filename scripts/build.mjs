@@ -8,7 +8,16 @@
 //   node scripts/build.mjs --check      exit 1, naming what changed, when dist/ is stale
 //
 // `npm ci` builds through `prepare`; `npm start` and `npm test` run `--if-stale` first.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -134,10 +143,16 @@ function pruneOrphans(root) {
   if (existsSync(dist)) walk(dist);
 }
 
-/** The sources whose compiled JavaScript is not in dist/ (removed by hand, say), and the dashboard's entry when its bundle is gone. */
+/**
+ * The sources whose compiled JavaScript is not in dist/ (removed by hand, say), and the dashboard's entry when its
+ * bundle is gone.
+ */
 function missingOutputs(root) {
   const compiled = inputs(root).filter(
-    (rel) => /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) && !rel.startsWith("src/dashboard/") && !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))),
+    (rel) =>
+      /^src\/.*(?<!\.d)\.[mc]?ts$/.test(rel) &&
+      !rel.startsWith("src/dashboard/") &&
+      !existsSync(join(root, "dist", rel.slice(4).replace(/ts$/, "js"))),
   );
   return withDashboard(root) && dashboard().dashboardMissing(root) ? [...compiled, "src/dashboard/main.tsx"] : compiled;
 }
@@ -145,7 +160,8 @@ function missingOutputs(root) {
 /** Compiles src/ into dist/, bundles the dashboard and stamps it; throws when tsc or esbuild reports an error. */
 export function build(root = here, { quiet = false } = {}) {
   const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
-  if (!existsSync(tsc)) throw new Error("typescript is not installed (a dev dependency): install with them (`npm ci`) to build dist/");
+  if (!existsSync(tsc))
+    throw new Error("typescript is not installed (a dev dependency): install with them (`npm ci`) to build dist/");
   // tsc's incremental state trusts its outputs to be there; when some are gone, start over.
   if (missingOutputs(root).length) rmSync(join(root, "dist", ".tsbuildinfo"), { force: true });
   const r = builtin("node:child_process").spawnSync(process.execPath, [tsc, "-p", join(root, "tsconfig.build.json")], {
@@ -173,7 +189,8 @@ export function build(root = here, { quiet = false } = {}) {
  */
 export function buildIfStale(root = here, options = {}) {
   const missing = existsSync(join(root, STAMP)) ? missingOutputs(root) : [];
-  const s = staleness(root) ?? (missing.length ? { reason: "dist/ lacks the output of some sources", changed: missing } : null);
+  const s =
+    staleness(root) ?? (missing.length ? { reason: "dist/ lacks the output of some sources", changed: missing } : null);
   if (!s) {
     refreshStamp(root);
     return null;

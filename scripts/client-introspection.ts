@@ -18,12 +18,22 @@ const SCHEMA = new URL("../schema.graphql", import.meta.url);
 /** Where the generated introspection lives. */
 export const OUTPUT = new URL("../src/client/graphql-env.ts", import.meta.url);
 
-const PREAMBLE = ["/* eslint-disable */", "/* prettier-ignore */", "// Generated from schema.graphql by `npm run client:introspection`; do not edit by hand.", ""].join("\n");
+const PREAMBLE = [
+  "/* eslint-disable */",
+  "/* prettier-ignore */",
+  "// Generated from schema.graphql by `npm run client:introspection`; do not edit by hand.",
+  "",
+].join("\n");
 
 /** The contents of src/client/graphql-env.ts for the schema.graphql on disk. */
 export function renderIntrospection(sdl = readFileSync(SCHEMA, "utf8")): string {
   const introspection = minifyIntrospection(introspectionFromSchema(buildSchema(sdl), { descriptions: false }));
-  return outputIntrospectionFile({ ...introspection, name: "tai42" }, { fileType: ".d.ts", shouldPreprocess: true, preamble: PREAMBLE }).trimEnd() + "\n";
+  return (
+    outputIntrospectionFile(
+      { ...introspection, name: "tai42" },
+      { fileType: ".d.ts", shouldPreprocess: true, preamble: PREAMBLE },
+    ).trimEnd() + "\n"
+  );
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -26,7 +26,10 @@ export function derivePostgresSchema(source) {
   return source
     .replace('provider = "sqlite"', 'provider = "postgresql"')
     .replace('output       = "../../src/db/generated/sqlite"', 'output       = "../../src/db/generated/postgres"')
-    .replace("// The one model source.", "// GENERATED from prisma/sqlite/schema.prisma by `npm run db:generate`; do not edit.\n// The one model source.");
+    .replace(
+      "// The one model source.",
+      "// GENERATED from prisma/sqlite/schema.prisma by `npm run db:generate`; do not edit.\n// The one model source.",
+    );
 }
 
 export function providerOf(url) {
@@ -77,7 +80,8 @@ export function derive() {
 
 export function generateAll() {
   derive();
-  for (const p of ["sqlite", "postgres"]) must(prisma(["generate", "--config", `prisma/${p}.config.ts`]), `generate (${p})`);
+  for (const p of ["sqlite", "postgres"])
+    must(prisma(["generate", "--config", `prisma/${p}.config.ts`]), `generate (${p})`);
 }
 
 /** Applies pending migrations to `url`, creating the SQLite file's folder when needed. */
@@ -89,7 +93,10 @@ export function deploy(url = process.env.DATABASE_URL ?? "file:./data/tai42.db")
   }
   // The SQLite path in the URL is relative to the caller's working directory.
   const abs = provider === "sqlite" ? `file:${resolve(process.cwd(), url.slice(5).split("?")[0])}` : url;
-  return must(prisma(["migrate", "deploy", "--config", `prisma/${provider}.config.ts`], { DATABASE_URL: abs }), `migrate deploy (${provider})`);
+  return must(
+    prisma(["migrate", "deploy", "--config", `prisma/${provider}.config.ts`], { DATABASE_URL: abs }),
+    `migrate deploy (${provider})`,
+  );
 }
 
 /**
@@ -107,15 +114,31 @@ function newMigration(name) {
     const has = existsSync(dir) && readdirSync(dir).some((d) => /^\d/.test(d));
     let from = ["--from-empty"];
     if (has) {
-      if (prev.status !== 0) throw new Error("new-migration diffs against the committed schema (git HEAD); commit history is required");
+      if (prev.status !== 0)
+        throw new Error("new-migration diffs against the committed schema (git HEAD); commit history is required");
       const prevFile = join(tmpdir(), `tai42-prev-${p}.prisma`);
       writeFileSync(prevFile, p === "sqlite" ? prev.stdout : derivePostgresSchema(prev.stdout));
       from = ["--from-schema-datamodel", prevFile];
     }
     const sql = must(
-      prisma(["migrate", "diff", "--config", `prisma/${p}.config.ts`, ...from, "--to-schema-datamodel", `prisma/${p}/schema.prisma`, "--script"], {
-        DATABASE_URL: p === "sqlite" ? "file:/tmp/tai42-diff.db" : (process.env.PG_DIFF_URL ?? "postgresql://postgres@127.0.0.1:5432/test"),
-      }),
+      prisma(
+        [
+          "migrate",
+          "diff",
+          "--config",
+          `prisma/${p}.config.ts`,
+          ...from,
+          "--to-schema-datamodel",
+          `prisma/${p}/schema.prisma`,
+          "--script",
+        ],
+        {
+          DATABASE_URL:
+            p === "sqlite"
+              ? "file:/tmp/tai42-diff.db"
+              : (process.env.PG_DIFF_URL ?? "postgresql://postgres@127.0.0.1:5432/test"),
+        },
+      ),
       `migrate diff (${p})`,
     );
     if (!/\S/.test(sql.replace(/^--.*$/gm, ""))) {
@@ -125,7 +148,8 @@ function newMigration(name) {
     const out = join(dir, `${stamp}_${name}`);
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "migration.sql"), sql);
-    if (!existsSync(join(dir, "migration_lock.toml"))) writeFileSync(join(dir, "migration_lock.toml"), `provider = "${p === "sqlite" ? "sqlite" : "postgresql"}"\n`);
+    if (!existsSync(join(dir, "migration_lock.toml")))
+      writeFileSync(join(dir, "migration_lock.toml"), `provider = "${p === "sqlite" ? "sqlite" : "postgresql"}"\n`);
     console.log(`wrote ${out}/migration.sql`);
   }
 }

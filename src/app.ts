@@ -11,7 +11,11 @@ import { checkAgentClass } from "./agent/agent-class.ts";
 import type { LoopStrategy } from "./agent/strategies/strategy.ts";
 import { checkPlugin, type Plugin } from "./plugins/plugin.ts";
 import type { ProviderDefinition } from "./agent/providers/provider.ts";
-import { registeredProvider, type LlmProviderModel, type LlmProviderOptions } from "./agent/providers/registered-provider.ts";
+import {
+  registeredProvider,
+  type LlmProviderModel,
+  type LlmProviderOptions,
+} from "./agent/providers/registered-provider.ts";
 import { Registry, type Registrations } from "./registry/registry.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
@@ -81,14 +85,30 @@ export class App implements Registrations {
   }
 
   /** Registers a tool from a zod input schema, or a definition built by `defineTool`. */
-  tool<I extends z.ZodType<Record<string, unknown>>>(options: ToolOptions<I>, handler: (input: z.output<I>, ctx: ToolContext) => unknown | Promise<unknown>): ToolDefinition;
+  tool<I extends z.ZodType<Record<string, unknown>>>(
+    options: ToolOptions<I>,
+    handler: (input: z.output<I>, ctx: ToolContext) => unknown | Promise<unknown>,
+  ): ToolDefinition;
   tool(definition: ToolDefinition): ToolDefinition;
-  tool(options: ToolOptions<z.ZodType<Record<string, unknown>>> | ToolDefinition, handler?: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
-    const def = handler === undefined ? (options as ToolDefinition) : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
-    if (handler === undefined && (typeof def !== "object" || typeof (def as ToolDefinition).execute !== "function" || !Object.isFrozen(def)))
-      throw toolDefinitionError("one-form", "app.tool(definition) takes what defineTool returned; or pass (options, handler)", {
-        issues: [{ path: "", message: "must be what defineTool returned, or pass (options, handler)" }],
-      });
+  tool(
+    options: ToolOptions<z.ZodType<Record<string, unknown>>> | ToolDefinition,
+    handler?: (input: never, ctx: ToolContext) => unknown,
+  ): ToolDefinition {
+    const def =
+      handler === undefined
+        ? (options as ToolDefinition)
+        : this.fromZod(options as ToolOptions<z.ZodType<Record<string, unknown>>>, handler);
+    if (
+      handler === undefined &&
+      (typeof def !== "object" || typeof (def as ToolDefinition).execute !== "function" || !Object.isFrozen(def))
+    )
+      throw toolDefinitionError(
+        "one-form",
+        "app.tool(definition) takes what defineTool returned; or pass (options, handler)",
+        {
+          issues: [{ path: "", message: "must be what defineTool returned, or pass (options, handler)" }],
+        },
+      );
     return this.registry.addTool(def);
   }
 
@@ -116,14 +136,22 @@ export class App implements Registrations {
    */
   strategy(name: string, strategy: LoopStrategy): void {
     if (typeof name !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(name))
-      throw new DefinitionError("plugin.strategy", `app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`, {
-        issues: [{ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" }],
-      });
+      throw new DefinitionError(
+        "plugin.strategy",
+        `app.strategy: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`,
+        {
+          issues: [{ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" }],
+        },
+      );
     if (typeof strategy !== "function")
-      throw new DefinitionError("plugin.strategy", `app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`, {
-        subject: name,
-        issues: [{ path: "/strategy", message: "must be a function (cfg, io, history, resumed) => events" }],
-      });
+      throw new DefinitionError(
+        "plugin.strategy",
+        `app.strategy("${name}"): the strategy must be a function (cfg, io, history, resumed) => events`,
+        {
+          subject: name,
+          issues: [{ path: "/strategy", message: "must be a function (cfg, io, history, resumed) => events" }],
+        },
+      );
     this.registry.addStrategy(name, strategy);
   }
 
@@ -138,10 +166,14 @@ export class App implements Registrations {
   llmProvider(name: string, model: LlmProviderModel, options?: LlmProviderOptions): void {
     const def = registeredProvider(name, model, options, this.currentModule);
     if (this.llmProviderMap.has(name))
-      throw new DefinitionError("provider.duplicate-name", `an LLM provider named "${name}" is already registered on this app`, {
-        subject: name,
-        issues: [{ path: "/name", message: "is already registered on this app" }],
-      });
+      throw new DefinitionError(
+        "provider.duplicate-name",
+        `an LLM provider named "${name}" is already registered on this app`,
+        {
+          subject: name,
+          issues: [{ path: "/name", message: "is already registered on this app" }],
+        },
+      );
     this.llmProviderMap.set(name, def);
   }
 
@@ -165,9 +197,14 @@ export class App implements Registrations {
     return this.registry.onChange(listener);
   }
 
-  private fromZod(options: ToolOptions<z.ZodType<Record<string, unknown>>>, handler: (input: never, ctx: ToolContext) => unknown): ToolDefinition {
+  private fromZod(
+    options: ToolOptions<z.ZodType<Record<string, unknown>>>,
+    handler: (input: never, ctx: ToolContext) => unknown,
+  ): ToolDefinition {
     if (typeof options !== "object" || options === null)
-      throw toolDefinitionError("one-form", "app.tool needs an options object", { issues: [{ path: "", message: "must be an options object" }] });
+      throw toolDefinitionError("one-form", "app.tool needs an options object", {
+        issues: [{ path: "", message: "must be an options object" }],
+      });
     const { input, output, ...rest } = options;
     if (!(input instanceof z.ZodType))
       throw toolDefinitionError("object-schema", `"${options.name}": input must be a zod schema (z.object({...}))`, {
@@ -177,7 +214,8 @@ export class App implements Registrations {
     const parameters = toJsonSchema(input, "input");
     // A zod object strips unknown keys silently; at the tool's door an unknown argument is
     // almost always a typo, so the root refuses it unless the schema says otherwise.
-    if (parameters.type === "object" && parameters.additionalProperties === undefined) parameters.additionalProperties = false;
+    if (parameters.type === "object" && parameters.additionalProperties === undefined)
+      parameters.additionalProperties = false;
     const outputSchema = output ? toJsonSchema(output, "output") : undefined;
     const def = defineTool(
       {
@@ -195,7 +233,13 @@ export class App implements Registrations {
         const r = input.safeParse(value);
         return r.success
           ? { ok: true as const, value: r.data }
-          : { ok: false as const, issues: r.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message })) };
+          : {
+              ok: false as const,
+              issues: r.error.issues.map((i) => ({
+                path: i.path.length ? `/${i.path.join("/")}` : "",
+                message: i.message,
+              })),
+            };
       },
     });
   }

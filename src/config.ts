@@ -37,14 +37,20 @@ export interface Config extends OpsConfig {
   publicUrl?: string;
   /** Seconds a graceful shutdown waits for runs in flight before cancelling them. @default 10 */
   shutdownGraceSeconds: number;
-  /** Variables `!ENV` markers may never name, besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY; a trailing `*` is a prefix). @default [] */
+  /**
+   * Variables `!ENV` markers may never name, besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY; a trailing `*` is
+   * a prefix). @default []
+   */
   envDeny: string[];
   /**
    * `/mcp` issues a session at `initialize` (TAI_MCP_SESSIONS); a request without one is
    * still served statelessly. Off: never a session (docs/mcp.md). @default true
    */
   mcpSessions: boolean;
-  /** Redacted (`ctx.redact`) values remembered across runs, least recently redacted forgotten first (TAI_REDACT_CACHE_SIZE). @default 1024 */
+  /**
+   * Redacted (`ctx.redact`) values remembered across runs, least recently redacted forgotten first
+   * (TAI_REDACT_CACHE_SIZE). @default 1024
+   */
   redactCacheSize: number;
 }
 
@@ -65,7 +71,11 @@ const ServerEnvSchema = z
   .object({
     PORT: envInteger(4000, 0, 65535),
     HOST: envText("127.0.0.1"),
-    DATABASE_URL: envText("file:./data/tai42.db", z.string().regex(/^(file:|postgres(ql)?:\/\/)/), () => "must start with file: (SQLite) or postgresql:// (PostgreSQL)"),
+    DATABASE_URL: envText(
+      "file:./data/tai42.db",
+      z.string().regex(/^(file:|postgres(ql)?:\/\/)/),
+      () => "must start with file: (SQLite) or postgresql:// (PostgreSQL)",
+    ),
     REDIS_URL: envText(undefined, z.string().regex(/^rediss?:\/\//), () => "must start with redis:// or rediss://"),
     TAI_REDIS_PREFIX: envText("tai42:"),
     TAI_MODULES: envList(),
@@ -114,5 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const ops = OpsEnvSchema.safeParse(env);
   const issues = [...(server.error ? zodIssues(server.error) : []), ...(ops.error ? zodIssues(ops.error) : [])];
   if (server.success && ops.success) return { ...server.data, ...ops.data };
-  throw refuse(CONFIG_RULE, issues, { describe: (all) => all.map((i) => `${i.path.slice(1)}: ${i.message}`).join("; ") });
+  throw refuse(CONFIG_RULE, issues, {
+    describe: (all) => all.map((i) => `${i.path.slice(1)}: ${i.message}`).join("; "),
+  });
 }

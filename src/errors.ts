@@ -61,7 +61,10 @@ export class ToolError extends Error {
    */
   static fromUnknown(error: unknown): ToolError {
     if (error instanceof ToolError) return error;
-    return new ToolError(`the tool failed unexpectedly (${publicErrorName(error)})`, { kind: "INTERNAL", cause: error });
+    return new ToolError(`the tool failed unexpectedly (${publicErrorName(error)})`, {
+      kind: "INTERNAL",
+      cause: error,
+    });
   }
 }
 
@@ -75,7 +78,9 @@ const DATABASE_ERROR = /prisma|driver|adapter|database|sqlite|postgres|^pg|sql/i
  */
 export function publicErrorName(error: unknown): string {
   const name = error instanceof Error ? error.name : typeof error;
-  return DATABASE_ERROR.test(name) || (error instanceof Error && DATABASE_ERROR.test(error.constructor?.name ?? "")) ? "database error" : name;
+  return DATABASE_ERROR.test(name) || (error instanceof Error && DATABASE_ERROR.test(error.constructor?.name ?? ""))
+    ? "database error"
+    : name;
 }
 
 /** One validation problem. Every validator of tai42 reports a list of these. */
@@ -89,7 +94,8 @@ export interface Issue {
  * The codes a rejected API request carries in `extensions.code`. `CONFLICT` and
  * `UNAVAILABLE` raised by contention (`db/contention.ts`) also carry `retryable: true`.
  */
-export type ApiErrorCode = "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "INVALID_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAVAILABLE";
+export type ApiErrorCode =
+  "UNAUTHENTICATED" | "FORBIDDEN" | "BAD_USER_INPUT" | "INVALID_INPUT" | "NOT_FOUND" | "CONFLICT" | "UNAVAILABLE";
 
 /** A rejected request. Domain code throws it; doors map it to their own error shape. */
 export class ApiError extends Error {
@@ -100,7 +106,12 @@ export class ApiError extends Error {
   /** When `retryable`: seconds to wait before sending it again, where the server knows better than "at once". */
   readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ApiErrorCode, message: string, issues: Issue[] = [], options: { retryable?: boolean; retryAfterSeconds?: number } = {}) {
+  constructor(
+    code: ApiErrorCode,
+    message: string,
+    issues: Issue[] = [],
+    options: { retryable?: boolean; retryAfterSeconds?: number } = {},
+  ) {
     super(message);
     this.name = "ApiError";
     this.code = code;

@@ -20,7 +20,9 @@ export class Episode {
     this.since = this.lastLine = this.lastFailure = t;
   }
 
-  /** Counts a failure at `t`; true when a line is due for it (`everyMs` after the last one), false when it is folded. */
+  /**
+   * Counts a failure at `t`; true when a line is due for it (`everyMs` after the last one), false when it is folded.
+   */
   failed(t: number, everyMs: number): boolean {
     this.total++;
     this.lastFailure = t;
@@ -90,14 +92,22 @@ export function failureLog(log: Logger, everyMs = 10_000): FailureLog {
         setTimeout(end, everyMs, key).unref();
         return log[level](message, fields);
       }
-      if (open.episode.failed(t, everyMs)) log[level](message, { ...fields, failingForSeconds: open.episode.seconds(t), suppressed: open.episode.takeSuppressed() });
+      if (open.episode.failed(t, everyMs))
+        log[level](message, {
+          ...fields,
+          failingForSeconds: open.episode.seconds(t),
+          suppressed: open.episode.takeSuppressed(),
+        });
     },
   };
 }
 
 const shared = new WeakMap<object, FailureLog>();
 
-/** The one {@link failureLog} of `owner` (a runtime), for doors that are built per request and so cannot hold one themselves. */
+/**
+ * The one {@link failureLog} of `owner` (a runtime), for doors that are built per request and so cannot hold one
+ * themselves.
+ */
 export function failureLogOf(owner: object, log: Logger): FailureLog {
   return shared.get(owner) ?? shared.set(owner, failureLog(log)).get(owner)!;
 }

@@ -23,8 +23,22 @@ export type PluginDefinitionError = DefinitionError;
 export { ToolError, ERROR_KINDS, DEFAULT_TRANSIENT_KINDS, type ErrorKind, type Issue } from "./errors.ts";
 export { park, type Park, type InteractionRequest, type OpenedInteraction } from "./interactions/park.ts";
 export { toolResult, type ToolResult, type ToolResultInit, type ContentBlock } from "./tools/result.ts";
-export { Agent, AgentInterruptedError, drain, type AgentClass, type AgentContext, type AgentRunOptions, type SuspendedReceipt } from "./agent/agent.ts";
-export { agentSessionThread, getAgentSessionThread, setAgentSessionThread, resetAgentSessionThread, type AgentSessionThreadToken } from "./agent/session-thread.ts";
+export {
+  Agent,
+  AgentInterruptedError,
+  drain,
+  type AgentClass,
+  type AgentContext,
+  type AgentRunOptions,
+  type SuspendedReceipt,
+} from "./agent/agent.ts";
+export {
+  agentSessionThread,
+  getAgentSessionThread,
+  setAgentSessionThread,
+  resetAgentSessionThread,
+  type AgentSessionThreadToken,
+} from "./agent/session-thread.ts";
 export {
   finalEventForValue,
   type StreamEvent,
@@ -64,8 +78,19 @@ export type {
   RefusedTool,
 } from "./connectors/connector-kind.ts";
 export { NETWORK_SETTINGS, type NetworkSettings } from "./connectors/network-settings.ts";
-export { envConfigProvider, fileConfigProvider, ConfigFileError, type ConfigProvider, type FileConfigOptions } from "./plugins/config-provider.ts";
-export { memoryCheckpointProvider, memoryStoreProvider, type CheckpointProvider, type StoreProvider } from "./plugins/agent-storage.ts";
+export {
+  envConfigProvider,
+  fileConfigProvider,
+  ConfigFileError,
+  type ConfigProvider,
+  type FileConfigOptions,
+} from "./plugins/config-provider.ts";
+export {
+  memoryCheckpointProvider,
+  memoryStoreProvider,
+  type CheckpointProvider,
+  type StoreProvider,
+} from "./plugins/agent-storage.ts";
 export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definition.ts";
 export type { ToolUpdate, RunProgress } from "./tools/tool-update.ts";
 export type { Tier, Role, Caller } from "./auth/roles.ts";

@@ -14,7 +14,11 @@ export type LogSink = (line: string) => void;
  * Lines go to `sink`; TAI_LOG=silent drops them. `secrets` scrubs every line's message and
  * field values (the runtime's, see {@link scrubbingLogger}); the level, time and field names are structure.
  */
-export function createLogger(base: Record<string, unknown> = {}, sink: LogSink = defaultSink, secrets?: Scrubber): Logger {
+export function createLogger(
+  base: Record<string, unknown> = {},
+  sink: LogSink = defaultSink,
+  secrets?: Scrubber,
+): Logger {
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
     const values = { msg: message, ...base, ...fields };
     sink(JSON.stringify({ level, time: new Date().toISOString(), ...(secrets ? secrets.scrub(values) : values) }));
@@ -27,10 +31,19 @@ export function createLogger(base: Record<string, unknown> = {}, sink: LogSink =
   };
 }
 
-/** `log` with every message and field scrubbed of the known secrets first (the runtime wraps whatever logger it is given). */
+/**
+ * `log` with every message and field scrubbed of the known secrets first (the runtime wraps whatever logger it is
+ * given).
+ */
 export function scrubbingLogger(log: Logger, secrets: Scrubber): Logger {
   const fieldsOf = (f?: Record<string, unknown>) =>
-    f ? secrets.scrub(Object.fromEntries(Object.entries(f).map(([k, v]) => [k, v instanceof Error ? `${v.name}: ${v.message}` : v]))) : f;
+    f
+      ? secrets.scrub(
+          Object.fromEntries(
+            Object.entries(f).map(([k, v]) => [k, v instanceof Error ? `${v.name}: ${v.message}` : v]),
+          ),
+        )
+      : f;
   return {
     info: (m, f) => log.info(secrets.scrubText(m), fieldsOf(f)),
     warn: (m, f) => log.warn(secrets.scrubText(m), fieldsOf(f)),

@@ -39,7 +39,12 @@ declare module "./events/bus.ts" {
      * the instance `to` that holds the call, or its `ack` or `outcome` for the resumer. A
      * wake-up only: the payloads themselves are in the shared store, which both sides also poll.
      */
-    mcpElicitation: { to: string; pendingId: string; elicitationId: string; what: "answer" | "cancel" | "ack" | "outcome" };
+    mcpElicitation: {
+      to: string;
+      pendingId: string;
+      elicitationId: string;
+      what: "answer" | "cancel" | "ack" | "outcome";
+    };
     /** A connector's listing has a new version (docs/connectors.md §7), on every instance. */
     connectorChanged: ConnectorChange;
   }

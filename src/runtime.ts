@@ -56,9 +56,14 @@ export interface RuntimeOptions {
   log?: Logger;
   /** Milliseconds between interaction-expiry sweeps. @default 1000 */
   sweepMs?: number;
-  /** Milliseconds between deletions of expired key-value rows (MCP sessions, the cache, the demo store). @default 60000 */
+  /**
+   * Milliseconds between deletions of expired key-value rows (MCP sessions, the cache, the demo store). @default 60000
+   */
   storeSweepMs?: number;
-  /** Seconds between instance heartbeats; instances are declared gone after three missed. @default config.heartbeatSeconds and config.deadAfterSeconds */
+  /**
+   * Seconds between instance heartbeats; instances are declared gone after three missed. @default
+   * config.heartbeatSeconds and config.deadAfterSeconds
+   */
   heartbeatSeconds?: number;
   /** Where run and attempt spans go besides OTLP (tests: an InMemorySpanExporter); with it, tracing is on. */
   traceExporter?: import("@opentelemetry/sdk-trace").SpanExporter;
@@ -120,7 +125,10 @@ export interface Runtime {
   connections: ConnectionManager;
   /** Prometheus metrics of this runtime (`/metrics`, docs/deploy.md). */
   metrics: Metrics;
-  /** Stops accepting runs and waits for those in flight (cancelling them past the grace period); the first step of {@link Runtime.close}. */
+  /**
+   * Stops accepting runs and waits for those in flight (cancelling them past the grace period); the first step of
+   * {@link Runtime.close}.
+   */
   drain(): Promise<void>;
   /** Stops accepting runs, drains or cancels those in flight, closes connections. */
   close(): Promise<void>;
@@ -134,7 +142,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const app = options.app ?? sharedApp;
   // `!ENV` values come from the plugins' config providers, then the process environment.
   const plugins = new PluginCatalog(() => [...new Set([sharedApp, app])]);
-  const secrets = new Secrets({ deny: config.envDeny, lookup: (name) => plugins.configValue(name), redactCacheSize: config.redactCacheSize });
+  const secrets = new Secrets({
+    deny: config.envDeny,
+    lookup: (name) => plugins.configValue(name),
+    redactCacheSize: config.redactCacheSize,
+  });
   for (const c of configuredCredentials(config)) secrets.add(c);
   const log = scrubbingLogger(options.log ?? createLogger({ service: "tai42" }), secrets);
   // Modules register on the shared handle; a runtime built with its own handle (tests)
@@ -171,9 +183,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runs = new RunStore(db, runLog);
   const runFeed = new OrderedRunEvents(bus, runs, log);
   const heartbeatMs = (options.heartbeatSeconds ?? config.heartbeatSeconds) * 1000;
-  const instances = new InstanceRegistry(db, heartbeatMs, options.heartbeatSeconds === undefined ? config.deadAfterSeconds * 1000 : heartbeatMs * 3);
+  const instances = new InstanceRegistry(
+    db,
+    heartbeatMs,
+    options.heartbeatSeconds === undefined ? config.deadAfterSeconds * 1000 : heartbeatMs * 3,
+  );
   const instanceId = instances.id;
-  const tracing = await startTracing({ url: config.otlpTracesUrl, exporter: options.traceExporter, instanceId }, secrets);
+  const tracing = await startTracing(
+    { url: config.otlpTracesUrl, exporter: options.traceExporter, instanceId },
+    secrets,
+  );
   spans.tracer = tracing?.monitor ?? null;
   const duties = options.duties ?? "server";
   if (duties !== "none") await instances.register();
@@ -202,7 +221,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     duties !== "server"
       ? undefined
       : setInterval(() => {
-          interactions.expireDue().catch((e: Error) => dutyFailures.failed("warn", "expiring interactions failed", { error: e.message }));
+          interactions
+            .expireDue()
+            .catch((e: Error) => dutyFailures.failed("warn", "expiring interactions failed", { error: e.message }));
         }, options.sweepMs ?? 1000);
   sweep?.unref();
   // Expired key-value rows read as absent already; deleting them keeps the table small
@@ -213,11 +234,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       : setInterval(() => {
           db.cacheEntry
             .deleteMany({ where: { expiresAt: { lte: new Date() } } })
-            .catch((e: Error) => dutyFailures.failed("warn", "deleting expired key-value rows failed", { error: e.message }));
+            .catch((e: Error) =>
+              dutyFailures.failed("warn", "deleting expired key-value rows failed", { error: e.message }),
+            );
         }, options.storeSweepMs ?? 60_000);
   storeSweep?.unref();
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
-  surface.onChange(() => bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }));
+  surface.onChange(() =>
+    bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }),
+  );
   // Before StoredSurface: stored presets over an agent resolve their base at rebuild.
   const agents = new AgentService({
     db,
@@ -242,7 +267,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const orphans =
     duties === "none"
       ? null
-      : new OrphanSweep({ instances, runs, agents, bus, log, everyMs: heartbeatMs, sweeps: duties === "server", fence: (gone) => fencing.check(gone).then(() => {}) });
+      : new OrphanSweep({
+          instances,
+          runs,
+          agents,
+          bus,
+          log,
+          everyMs: heartbeatMs,
+          sweeps: duties === "server",
+          fence: (gone) => fencing.check(gone).then(() => {}),
+        });
   const recovered = orphans ? await orphans.start() : [];
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
@@ -252,7 +286,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
   const connectorStore = new ConnectorStore(db);
   const kinds = new KindCatalog(plugins);
-  const connections = new ConnectionManager({ kinds, secrets, log, store: expiringStore(db), bus, instanceId, canPark: duties === "server" });
+  const connections = new ConnectionManager({
+    kinds,
+    secrets,
+    log,
+    store: expiringStore(db),
+    bus,
+    instanceId,
+    canPark: duties === "server",
+  });
   const connectorSurface = new ConnectorSurface(connectorStore, connections, log);
   const stored: StoredSurface = new StoredSurface(
     db,
@@ -333,7 +375,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   let closed = false;
   let draining: Promise<void> | null = null;
   const runtime: Runtime = {
-    publicUrl: config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
+    publicUrl:
+      config.publicUrl ?? `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${config.port}`,
     interactions,
     agents,
     spans,

@@ -43,8 +43,14 @@ interface Use {
  * does not). Only files that mention the names are type-checked, to keep this fast.
  */
 function bodyCalls(): Use[] {
-  const candidates = sourceFiles(src).filter((f) => /(\.\s*|\[\s*["'])(invoke|execute)\b/.test(readFileSync(f, "utf8")));
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const candidates = sourceFiles(src).filter((f) =>
+    /(\.\s*|\[\s*["'])(invoke|execute)\b/.test(readFileSync(f, "utf8")),
+  );
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, "tsconfig.json"),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   const program = ts.createProgram(candidates, { ...config!.options, noEmit: true });
   const checker = program.getTypeChecker();
   const owners: Record<string, Use["member"]> = {
@@ -52,14 +58,26 @@ function bodyCalls(): Use[] {
     "src/tools/definition.ts:ToolDefinition:execute": "ToolDefinition.execute",
   };
   const memberOf = (node: ts.Expression): Use["member"] | undefined => {
-    const target = ts.isPropertyAccessExpression(node) ? node.name : ts.isElementAccessExpression(node) ? node.argumentExpression : undefined;
+    const target = ts.isPropertyAccessExpression(node)
+      ? node.name
+      : ts.isElementAccessExpression(node)
+        ? node.argumentExpression
+        : undefined;
     const decl = target && checker.getSymbolAtLocation(target)?.declarations?.[0];
-    if (!decl || !(ts.isPropertySignature(decl) || ts.isMethodSignature(decl)) || !ts.isInterfaceDeclaration(decl.parent)) return undefined;
+    if (
+      !decl ||
+      !(ts.isPropertySignature(decl) || ts.isMethodSignature(decl)) ||
+      !ts.isInterfaceDeclaration(decl.parent)
+    )
+      return undefined;
     return owners[`${rel(decl.getSourceFile().fileName)}:${decl.parent.name.text}:${decl.name.getText()}`];
   };
   const inLayer = (node: ts.Node): boolean => {
     for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
-      const named = (ts.isPropertyAssignment(n) || ts.isMethodDeclaration(n)) && ts.isObjectLiteralExpression(n.parent) ? n.name.getText() : undefined;
+      const named =
+        (ts.isPropertyAssignment(n) || ts.isMethodDeclaration(n)) && ts.isObjectLiteralExpression(n.parent)
+          ? n.name.getText()
+          : undefined;
       if (named && ["invoke", "run", "resume"].includes(named)) return true;
     }
     return false;
@@ -78,7 +96,13 @@ function bodyCalls(): Use[] {
         const member = memberOf(callee);
         if (member) {
           const { line } = sf.getLineAndCharacterOfPosition(node.getStart());
-          uses.push({ file: rel(file), line: line + 1, member, text: node.getText().split("\n")[0].slice(0, 80), inLayer: inLayer(node) });
+          uses.push({
+            file: rel(file),
+            line: line + 1,
+            member,
+            text: node.getText().split("\n")[0].slice(0, 80),
+            inLayer: inLayer(node),
+          });
         }
       }
       ts.forEachChild(node, visit);
@@ -93,7 +117,8 @@ function bodyCalls(): Use[] {
  * list short: each entry is a second place where a body runs.
  */
 const EXECUTE_ELSEWHERE: Record<string, string> = {
-  "src/extensions/builtin/worker-entry.ts": "the worker_thread BACKEND's thread entry: it runs, in that thread, the body the chokepoint dispatched to the branch",
+  "src/extensions/builtin/worker-entry.ts":
+    "the worker_thread BACKEND's thread entry: it runs, in that thread, the body the chokepoint dispatched to the branch",
 };
 
 describe("the chokepoint rule", () => {
@@ -108,7 +133,9 @@ describe("the chokepoint rule", () => {
   });
 
   it("should invoke a surface entry only from src/dispatch/run-tool.ts, or from a layer delegating to its base", () => {
-    const outside = uses.filter((u) => u.member === "SurfaceEntry.invoke" && u.file !== "src/dispatch/run-tool.ts" && !u.inLayer);
+    const outside = uses.filter(
+      (u) => u.member === "SurfaceEntry.invoke" && u.file !== "src/dispatch/run-tool.ts" && !u.inLayer,
+    );
     expect(
       outside.map((u) => `${u.file}:${u.line} ${u.text}`),
       "run tools through Dispatcher.run (src/dispatch/run-tool.ts), never entry.invoke",
@@ -116,7 +143,10 @@ describe("the chokepoint rule", () => {
   });
 
   it("should run a tool definition's body only in src/registry/", () => {
-    const outside = uses.filter((u) => u.member === "ToolDefinition.execute" && !u.file.startsWith("src/registry/") && !(u.file in EXECUTE_ELSEWHERE));
+    const outside = uses.filter(
+      (u) =>
+        u.member === "ToolDefinition.execute" && !u.file.startsWith("src/registry/") && !(u.file in EXECUTE_ELSEWHERE),
+    );
     expect(
       outside.map((u) => `${u.file}:${u.line} ${u.text}`),
       "a definition's execute runs only behind a surface entry built in src/registry/",
@@ -136,7 +166,10 @@ describe("the chokepoint rule", () => {
 function isGraphqlPackage(spec: string): boolean {
   // Yoga's event targets are plain EventTarget pub/sub (no GraphQL inside); the bus uses the Redis one (STACK.md).
   if (/^@graphql-yoga\/(redis-event-target|typed-event-target)$/.test(spec)) return false;
-  return /^(graphql|graphql-[^/]+|gql\.tada)(\/|$)/.test(spec) || /^@(graphql-[^/]+|pothos|envelop|escape\.tech\/graphql-armor[^/]*)(\/|$)/.test(spec);
+  return (
+    /^(graphql|graphql-[^/]+|gql\.tada)(\/|$)/.test(spec) ||
+    /^@(graphql-[^/]+|pothos|envelop|escape\.tech\/graphql-armor[^/]*)(\/|$)/.test(spec)
+  );
 }
 
 const importCache = new Map<string, string[]>();
@@ -148,8 +181,18 @@ function importsOf(file: string): string[] {
   const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, true);
   const specs: string[] = [];
   const visit = (node: ts.Node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) specs.push(node.moduleSpecifier.text);
-    else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) specs.push(node.argument.literal.text);
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    )
+      specs.push(node.moduleSpecifier.text);
+    else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    )
+      specs.push(node.argument.literal.text);
     else if (ts.isCallExpression(node) && node.arguments.length && ts.isStringLiteralLike(node.arguments[0])) {
       const isDynamic = node.expression.kind === ts.SyntaxKind.ImportKeyword;
       const isRequire = ts.isIdentifier(node.expression) && node.expression.text === "require";
@@ -177,7 +220,8 @@ describe("domain code and GraphQL", () => {
 
   it("should check the domain folders named in STYLE.md", () => {
     const folders = new Set(files.filter((f) => !isDoor(f)).map((f) => rel(f).split("/")[1]));
-    for (const f of ["dispatch", "registry", "auth", "tools", "retry", "db", "events"]) expect(folders, `src/${f}/`).toContain(f);
+    for (const f of ["dispatch", "registry", "auth", "tools", "retry", "db", "events"])
+      expect(folders, `src/${f}/`).toContain(f);
   });
 
   it("should never import a GraphQL package or src/graphql/ outside the GraphQL door, the server and the CLI", () => {
@@ -188,12 +232,17 @@ describe("domain code and GraphQL", () => {
           .filter((spec) => isGraphqlPackage(spec) || local(f, spec)?.startsWith("src/graphql/"))
           .map((spec) => `${rel(f)} imports "${spec}"`),
       );
-    expect(offenders, "domain code must stay usable by every door (CLI, agent, MCP): move GraphQL concerns into src/graphql/").toEqual([]);
+    expect(
+      offenders,
+      "domain code must stay usable by every door (CLI, agent, MCP): move GraphQL concerns into src/graphql/",
+    ).toEqual([]);
   });
 
   it("should not reach GraphQL through another module either", () => {
     const byPath = new Map(files.map((f) => [rel(f), f]));
-    const graphqlAware = new Set(files.filter((f) => rel(f).startsWith("src/graphql/") || importsOf(f).some(isGraphqlPackage)).map(rel));
+    const graphqlAware = new Set(
+      files.filter((f) => rel(f).startsWith("src/graphql/") || importsOf(f).some(isGraphqlPackage)).map(rel),
+    );
     const offenders: string[] = [];
     for (const start of files.filter((f) => !isDoor(f))) {
       const seen = new Set<string>();
@@ -210,7 +259,8 @@ describe("domain code and GraphQL", () => {
         if (!path) continue;
         for (const spec of importsOf(path)) {
           const target = local(path, spec);
-          if (target && byPath.has(target)) queue.push({ file: target, via: file === rel(start) ? via : [...via, file] });
+          if (target && byPath.has(target))
+            queue.push({ file: target, via: file === rel(start) ? via : [...via, file] });
         }
       }
     }
@@ -229,19 +279,29 @@ const CLIENT_PACKAGES: Record<string, string> = {
 describe("tai42/client's import graph", () => {
   const client = join(src, "client");
   const files = sourceFiles(client);
-  const packageOf = (spec: string) => (spec.startsWith("@") ? spec.split("/").slice(0, 2) : spec.split("/").slice(0, 1)).join("/");
+  const packageOf = (spec: string) =>
+    (spec.startsWith("@") ? spec.split("/").slice(0, 2) : spec.split("/").slice(0, 1)).join("/");
 
   it("should check the client's sources (the scan is not vacuous)", () => {
-    expect(files.map(rel)).toEqual(expect.arrayContaining(["src/client/index.ts", "src/client/create-client.ts", "src/client/resuming-stream.ts"]));
+    expect(files.map(rel)).toEqual(
+      expect.arrayContaining(["src/client/index.ts", "src/client/create-client.ts", "src/client/resuming-stream.ts"]),
+    );
   });
 
   it("should stay inside src/client/ and the client packages: no server code, no Node built-in", () => {
     const offenders = files.flatMap((f) =>
       importsOf(f)
-        .filter((spec) => (spec.startsWith(".") ? !resolve(dirname(f), spec).startsWith(client + "/") : !(packageOf(spec) in CLIENT_PACKAGES)))
+        .filter((spec) =>
+          spec.startsWith(".")
+            ? !resolve(dirname(f), spec).startsWith(client + "/")
+            : !(packageOf(spec) in CLIENT_PACKAGES),
+        )
         .map((spec) => `${rel(f)} imports "${spec}"`),
     );
-    expect(offenders, `tai42/client runs in browsers: it may import only src/client/ and ${Object.keys(CLIENT_PACKAGES).join(", ")}`).toEqual([]);
+    expect(
+      offenders,
+      `tai42/client runs in browsers: it may import only src/client/ and ${Object.keys(CLIENT_PACKAGES).join(", ")}`,
+    ).toEqual([]);
   });
 
   it("should import graphql-ws only through its client entry, which holds no server code", () => {
@@ -251,7 +311,9 @@ describe("tai42/client's import graph", () => {
   });
 
   it("should depend on every client package at run time (package.json dependencies)", () => {
-    const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const { dependencies } = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     const used = new Set(
       files.flatMap((f) =>
         importsOf(f)

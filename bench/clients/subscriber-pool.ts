@@ -60,7 +60,8 @@ function label(data: unknown, path: string[]): unknown {
 function describe(e: unknown): string {
   if (Array.isArray(e)) return e.map(describe).join("; ");
   if (e && typeof e === "object" && "message" in e) return String((e as { message: unknown }).message);
-  if (e && typeof e === "object" && "code" in e) return `socket closed ${(e as { code: unknown }).code} ${(e as { reason?: unknown }).reason ?? ""}`;
+  if (e && typeof e === "object" && "code" in e)
+    return `socket closed ${(e as { code: unknown }).code} ${(e as { reason?: unknown }).reason ?? ""}`;
   return String(e);
 }
 
@@ -107,7 +108,15 @@ async function open(spec: OpenSpec): Promise<{ connected: number; failed: number
     );
   }
   for (const client of opened) {
-    const record: StreamRecord = { subscribedAt: nowMs(), firstAt: null, lastAt: null, count: 0, completedAt: null, error: null, ...(spec.labelPath ? { arrivals: [] } : {}) };
+    const record: StreamRecord = {
+      subscribedAt: nowMs(),
+      firstAt: null,
+      lastAt: null,
+      count: 0,
+      completedAt: null,
+      error: null,
+      ...(spec.labelPath ? { arrivals: [] } : {}),
+    };
     streams.push(record);
     client.subscribe(
       { query: spec.query, variables: spec.variables },

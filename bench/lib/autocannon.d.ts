@@ -38,7 +38,10 @@ declare module "autocannon" {
   /** What autocannon returns without a callback: the result's promise, and its events. */
   export interface Instance extends Promise<Result> {
     /** Every response, with its time in milliseconds (a float; the result's histogram holds whole milliseconds). */
-    on(event: "response", listener: (client: Client, statusCode: number, resBytes: number, responseTimeMs: number) => void): this;
+    on(
+      event: "response",
+      listener: (client: Client, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+    ): this;
   }
   function autocannon(options: Options): Instance;
   export default autocannon;

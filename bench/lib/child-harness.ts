@@ -42,7 +42,8 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
  * (memory after GC), `stop`. Contract: `start` binds to 127.0.0.1 only.
  */
 export function runChild(start: () => Promise<ChildServer>, maxLifetimeMs = 15 * 60_000): void {
-  if (!process.send) throw new Error("a benchmark server must be started by the bench script (it needs an IPC channel)");
+  if (!process.send)
+    throw new Error("a benchmark server must be started by the bench script (it needs an IPC channel)");
   const send = (m: unknown) => process.send?.(m);
   let server: ChildServer | null = null;
   let stopping: Promise<void> | null = null;

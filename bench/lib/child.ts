@@ -31,10 +31,14 @@ export interface Child {
  * channel and --expose-gc, passing `arg` as JSON; resolves once it reports ready.
  */
 export function startChild(name: string, script: string, arg: unknown, options: ChildOptions = {}): Promise<Child> {
-  const child = spawn(process.execPath, ["--expose-gc", ...(options.nodeArgs ?? []), "--import", "tsx", resolve(BENCH_DIR, script), JSON.stringify(arg)], {
-    stdio: ["ignore", "inherit", "pipe", "ipc"],
-    env: { ...process.env, TAI_LOG: "silent", ...options.env },
-  });
+  const child = spawn(
+    process.execPath,
+    ["--expose-gc", ...(options.nodeArgs ?? []), "--import", "tsx", resolve(BENCH_DIR, script), JSON.stringify(arg)],
+    {
+      stdio: ["ignore", "inherit", "pipe", "ipc"],
+      env: { ...process.env, TAI_LOG: "silent", ...options.env },
+    },
+  );
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000);
@@ -89,7 +93,11 @@ export function startChild(name: string, script: string, arg: unknown, options: 
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${name} did not report ready within ${options.readyTimeoutMs ?? 60_000} ms${stderr ? `: ${stderr}` : ""}`));
+      reject(
+        new Error(
+          `${name} did not report ready within ${options.readyTimeoutMs ?? 60_000} ms${stderr ? `: ${stderr}` : ""}`,
+        ),
+      );
     }, options.readyTimeoutMs ?? 60_000);
     const onMessage = (m: { type?: string; url?: string; error?: string }) => {
       if (m.type === "ready") {

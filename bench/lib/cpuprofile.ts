@@ -46,7 +46,10 @@ export function packageOf(url: string, root: string): string {
   return relative(root, path);
 }
 
-/** Summarises a .cpuprofile: self and inclusive time per function and per package (inclusive time counts a function once per stack). */
+/**
+ * Summarises a .cpuprofile: self and inclusive time per function and per package (inclusive time counts a function once
+ * per stack).
+ */
 export function summarise(file: string, root: string, window?: Window, top = 25): ProfileSummary {
   const p = JSON.parse(readFileSync(file, "utf8")) as Profile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
@@ -99,7 +102,11 @@ export function summarise(file: string, root: string, window?: Window, top = 25)
   const pct = (t: number) => Math.round((t / total) * 1000) / 10;
   const rows = (m: Map<string, number>, other: Map<string, number>, sortBySelf: boolean) =>
     [...m.keys()]
-      .map((name) => ({ name, selfPct: pct((sortBySelf ? m : other).get(name) ?? 0), totalPct: pct((sortBySelf ? other : m).get(name) ?? 0) }))
+      .map((name) => ({
+        name,
+        selfPct: pct((sortBySelf ? m : other).get(name) ?? 0),
+        totalPct: pct((sortBySelf ? other : m).get(name) ?? 0),
+      }))
       .sort((a, b) => (sortBySelf ? b.selfPct - a.selfPct : b.totalPct - a.totalPct))
       .filter((r) => !["(root)"].includes(r.name.split(" ")[0]))
       .slice(0, top);

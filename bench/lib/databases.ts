@@ -17,7 +17,9 @@ export class ScratchDatabases {
   private template: Promise<string> | null = null;
   private swept: Promise<void> | null = null;
 
-  /** @param postgresUrl a PostgreSQL URL whose server hosts the scratch databases (its own database is never written). */
+  /**
+   * @param postgresUrl a PostgreSQL URL whose server hosts the scratch databases (its own database is never written).
+   */
   constructor(private readonly postgresUrl: string | null) {}
 
   get hasPostgres(): boolean {
@@ -30,7 +32,8 @@ export class ScratchDatabases {
         // Folders of bench runs whose process is gone (a run that was killed).
         for (const entry of existsSync(".tmp") ? readdirSync(".tmp") : []) {
           const pid = Number(/^bench-(\d+)$/.exec(entry)?.[1]);
-          if (pid && pid !== process.pid && !alive(pid)) rmSync(resolve(".tmp", entry), { recursive: true, force: true });
+          if (pid && pid !== process.pid && !alive(pid))
+            rmSync(resolve(".tmp", entry), { recursive: true, force: true });
         }
         mkdirSync(this.dir, { recursive: true });
         const file = join(this.dir, "template.db");
@@ -67,7 +70,9 @@ export class ScratchDatabases {
     await c.connect();
     let names: string[];
     try {
-      names = (await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'tai42\\_bench\\_%'")).rows.map((r) => r.datname);
+      names = (
+        await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'tai42\\_bench\\_%'")
+      ).rows.map((r) => r.datname);
     } finally {
       await c.end();
     }

@@ -49,9 +49,12 @@ function run(target: HttpTarget, connections: number, seconds: number, samples?:
     connections,
     duration: seconds,
     timeout: 30,
-    setupClient: target.headersFor ? (client) => client.setHeaders({ ...target.headers, ...target.headersFor!(index++ % connections) }) : undefined,
+    setupClient: target.headersFor
+      ? (client) => client.setHeaders({ ...target.headers, ...target.headersFor!(index++ % connections) })
+      : undefined,
   });
-  if (samples) instance.on("response", (_client, status, _bytes, ms) => void (status >= 200 && status < 300 && samples.push(ms)));
+  if (samples)
+    instance.on("response", (_client, status, _bytes, ms) => void (status >= 200 && status < 300 && samples.push(ms)));
   return instance;
 }
 
@@ -81,8 +84,10 @@ function figures(r: Result, connections: number, samples: number[] | null): Load
  * (every response's time), merged over the targets.
  */
 export async function measureSplit(targets: HttpTarget[], settings: LoadSettings): Promise<SplitFigures> {
-  if (!targets.length || targets.length > settings.connections) throw new Error(`cannot split ${settings.connections} connection(s) over ${targets.length} target(s)`);
-  const share = (i: number) => Math.floor(settings.connections / targets.length) + (i < settings.connections % targets.length ? 1 : 0);
+  if (!targets.length || targets.length > settings.connections)
+    throw new Error(`cannot split ${settings.connections} connection(s) over ${targets.length} target(s)`);
+  const share = (i: number) =>
+    Math.floor(settings.connections / targets.length) + (i < settings.connections % targets.length ? 1 : 0);
   if (settings.warmupSeconds > 0) await Promise.all(targets.map((t, i) => run(t, share(i), settings.warmupSeconds)));
   const samples = targets.map(() => [] as number[]);
   const all = await Promise.all(targets.map((t, i) => run(t, share(i), settings.durationSeconds, samples[i])));
@@ -107,7 +112,11 @@ export async function measureSplit(targets: HttpTarget[], settings: LoadSettings
  * same connections. Every run is bounded by its duration. Latency is autocannon's
  * histogram (whole milliseconds) unless `exactLatency`.
  */
-export async function measureHttp(target: HttpTarget, settings: LoadSettings, options: { exactLatency?: boolean } = {}): Promise<LoadFigures> {
+export async function measureHttp(
+  target: HttpTarget,
+  settings: LoadSettings,
+  options: { exactLatency?: boolean } = {},
+): Promise<LoadFigures> {
   if (options.exactLatency) {
     const { parts: _parts, ...whole } = await measureSplit([target], settings);
     return whole;

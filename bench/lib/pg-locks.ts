@@ -22,12 +22,18 @@ export interface LockWaitFigures {
   advisoryQueueMax: number;
   /** Of those, waiters for tai42's run-event lock (hashtext('tai42:RunEvent')), per sample. */
   runEventQueueMean: number;
-  /** Share of samples with a backend of the database waiting on any heavyweight lock (pg_stat_activity wait_event_type 'Lock'). */
+  /**
+   * Share of samples with a backend of the database waiting on any heavyweight lock (pg_stat_activity wait_event_type
+   * 'Lock').
+   */
   lockWaitShare: number;
   /** Backends waiting on any lock, per sample. */
   lockWaitersMean: number;
   lockWaitersMax: number;
-  /** Share of samples in which an advisory lock was held by a backend idle in its transaction: the lock held across a client round trip. */
+  /**
+   * Share of samples in which an advisory lock was held by a backend idle in its transaction: the lock held across a
+   * client round trip.
+   */
   holderIdleInTransactionShare: number;
   /** Backends of the database running a statement, per sample. */
   activeMean: number;
@@ -68,7 +74,8 @@ export class LockSampler {
   private sampledMs = 0;
 
   /**
-   * @param serverUrl a URL of the PostgreSQL server; the sampler connects to the database it names, never the measured one
+   * @param serverUrl a URL of the PostgreSQL server; the sampler connects to the database it names, never the measured
+   * one
    * @param database the database whose backends are sampled
    */
   constructor(
@@ -79,7 +86,11 @@ export class LockSampler {
 
   /** Runs `fn` while sampling (connected before `fn` starts, so its whole time is covered). */
   async during<T>(fn: () => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: this.serverUrl, connectionTimeoutMillis: 5000, statement_timeout: 5000 });
+    const client = new pg.Client({
+      connectionString: this.serverUrl,
+      connectionTimeoutMillis: 5000,
+      statement_timeout: 5000,
+    });
     await client.connect();
     let stopped = false;
     try {

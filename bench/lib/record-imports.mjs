@@ -7,7 +7,8 @@ import { writeFileSync } from "node:fs";
 
 if (!registerHooks) throw new Error("recording imports needs module.registerHooks (Node 22.15 or later)");
 const root = new URL("../../", import.meta.url).href;
-const own = (url) => url?.startsWith(root) && !url.includes("/node_modules/") && /\/(dist|bin)\//.test(url.slice(root.length - 1));
+const own = (url) =>
+  url?.startsWith(root) && !url.includes("/node_modules/") && /\/(dist|bin)\//.test(url.slice(root.length - 1));
 const specifiers = new Set();
 registerHooks({
   resolve(specifier, context, next) {

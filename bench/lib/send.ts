@@ -27,7 +27,8 @@ export async function sendRequests(target: HttpTarget, n: number, concurrency: n
     while (next < n) {
       next++;
       const res = await post(target, agent);
-      if (res.status < 200 || res.status > 299 || res.body.includes('"errors"')) throw new Error(`request failed (HTTP ${res.status}): ${res.body.slice(0, 200)}`);
+      if (res.status < 200 || res.status > 299 || res.body.includes('"errors"'))
+        throw new Error(`request failed (HTTP ${res.status}): ${res.body.slice(0, 200)}`);
     }
   };
   try {

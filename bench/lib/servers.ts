@@ -9,7 +9,8 @@ export interface Tai42Child extends Child {
 
 export const startRaw = () => startChild("raw node:http", "servers/raw-http.ts", {});
 export const startYoga = () => startChild("bare yoga", "servers/bare-yoga.ts", {});
-export const startMcp = (mode: "stateless" | "session") => startChild(`MCP SDK (${mode})`, "servers/mcp-sdk.ts", { mode });
+export const startMcp = (mode: "stateless" | "session") =>
+  startChild(`MCP SDK (${mode})`, "servers/mcp-sdk.ts", { mode });
 
 /** Options of {@link startTai42}. */
 export interface Tai42Options {
@@ -29,7 +30,11 @@ export interface Tai42Options {
 }
 
 /** Starts tai42 on a fresh scratch database (dropped when the child stops), or on `options.db`. */
-export async function startTai42(dbs: ScratchDatabases, kind: "sqlite" | "postgres", options: Tai42Options = {}): Promise<Tai42Child> {
+export async function startTai42(
+  dbs: ScratchDatabases,
+  kind: "sqlite" | "postgres",
+  options: Tai42Options = {},
+): Promise<Tai42Child> {
   const db = options.db ?? (await dbs.create(kind));
   const owned = !options.db;
   const drop = async () => {

@@ -13,7 +13,14 @@ export function rawTarget(url: string): HttpTarget {
 
 /** (b) bare yoga: the echo mutation. */
 export function yogaTarget(url: string): HttpTarget {
-  return { url, headers: JSON_HEADERS, body: JSON.stringify({ query: "mutation Echo($text: String!) { echo(text: $text) }", variables: { text: ECHO_TEXT } }) };
+  return {
+    url,
+    headers: JSON_HEADERS,
+    body: JSON.stringify({
+      query: "mutation Echo($text: String!) { echo(text: $text) }",
+      variables: { text: ECHO_TEXT },
+    }),
+  };
 }
 
 /** The dispatch mutation as a client sends it: the run's id, status and content. */
@@ -49,8 +56,15 @@ export function mcpTarget(url: string, sessions: string[] = [], key?: string): H
   const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   return {
     url,
-    headers: sessions.length ? { ...MCP_HEADERS, ...auth, "mcp-protocol-version": LATEST_PROTOCOL_VERSION } : { ...MCP_HEADERS, ...auth },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: ECHO_TEXT } } }),
+    headers: sessions.length
+      ? { ...MCP_HEADERS, ...auth, "mcp-protocol-version": LATEST_PROTOCOL_VERSION }
+      : { ...MCP_HEADERS, ...auth },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: ECHO_TEXT } },
+    }),
     headersFor: sessions.length ? (i) => ({ "mcp-session-id": sessions[i % sessions.length] }) : undefined,
   };
 }
@@ -67,7 +81,11 @@ export async function openMcpSessions(url: string, n: number, key?: string): Pro
         jsonrpc: "2.0",
         id: 0,
         method: "initialize",
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "bench", version: "1.0.0" } },
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: "bench", version: "1.0.0" },
+        },
       }),
     });
     const id = init.headers.get("mcp-session-id");
@@ -89,8 +107,16 @@ export async function openMcpSessions(url: string, n: number, key?: string): Pro
  * for tai42, a SUCCEEDED run), so that a load never measures error responses.
  */
 export async function checkTarget(name: string, target: HttpTarget): Promise<void> {
-  const res = await fetch(target.url, { method: "POST", headers: { ...target.headers, ...target.headersFor?.(0) }, body: target.body });
+  const res = await fetch(target.url, {
+    method: "POST",
+    headers: { ...target.headers, ...target.headersFor?.(0) },
+    body: target.body,
+  });
   const text = await res.text();
-  const ok = res.ok && text.includes(ECHO_TEXT) && !/"errors"|"isError":\s*true|"error"/.test(text) && (!text.includes('"dispatch"') || text.includes('"SUCCEEDED"'));
+  const ok =
+    res.ok &&
+    text.includes(ECHO_TEXT) &&
+    !/"errors"|"isError":\s*true|"error"/.test(text) &&
+    (!text.includes('"dispatch"') || text.includes('"SUCCEEDED"'));
   if (!ok) throw new Error(`${name}: the check request failed (HTTP ${res.status}): ${text.slice(0, 300)}`);
 }

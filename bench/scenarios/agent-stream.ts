@@ -27,7 +27,10 @@ export interface StreamFigures {
   complete: boolean;
   /** All deliveries over the time from the start (subscribe, or the gate opening) to the last event. */
   eventsPerSecond: number;
-  /** Time to first event: from subscribing (1 subscriber) or from the stream's start once all joined (many); median over subscribers. */
+  /**
+   * Time to first event: from subscribing (1 subscriber) or from the stream's start once all joined (many); median over
+   * subscribers.
+   */
   ttfeMs: number;
   ttfeMaxMs: number;
   seconds: number;
@@ -46,7 +49,10 @@ export interface LiveFigures {
   chunks: number;
   /** The first MessageDelta's arrival at the subscriber − the moment the model wrote its first chunk. */
   firstDeltaMs: number;
-  /** The bound: one chunk + 10 ms with no secret; with one, the time the model takes to write more than `lagChars` characters, + one chunk + 10 ms. */
+  /**
+   * The bound: one chunk + 10 ms with no secret; with one, the time the model takes to write more than `lagChars`
+   * characters, + one chunk + 10 ms.
+   */
   boundMs: number;
   /** The subscriber's last − first MessageDelta arrival, against the model's own last − first chunk. */
   spreadMs: number;
@@ -55,13 +61,22 @@ export interface LiveFigures {
   fromSubscribeMs: number;
 }
 
-/** Scenario 3: a scripted model's deltas streamed through agentStream, against a bare yoga subscription yielding the same payloads. */
+/**
+ * Scenario 3: a scripted model's deltas streamed through agentStream, against a bare yoga subscription yielding the
+ * same payloads.
+ */
 export type AgentStreamResult =
   | { measured: false; reason: string }
   | {
       measured: true;
       settings: BenchSettings["agent"];
-      points: { subscribers: number; baseline: StreamFigures; tai42: StreamFigures; rateRatio: number; ttfeRatio: number }[];
+      points: {
+        subscribers: number;
+        baseline: StreamFigures;
+        tai42: StreamFigures;
+        rateRatio: number;
+        ttfeRatio: number;
+      }[];
       live?: LiveFigures[];
     };
 
@@ -84,19 +99,26 @@ function figures(streams: StreamRecord[], startedAt: number | null): StreamFigur
   };
 }
 
-/** Unmeasured streams per server before the measured ones, and measured repetitions per point (each side's median kept). */
+/**
+ * Unmeasured streams per server before the measured ones, and measured repetitions per point (each side's median kept).
+ */
 const WARMUPS = 3;
 const REPETITIONS = 5;
 
 /** The repetition with the median rate (its own TTFE kept with it); an incomplete one counts as slowest. */
 function median(runs: StreamFigures[]): StreamFigures {
-  const sorted = [...runs].sort((a, b) => (a.complete ? a.eventsPerSecond : -1) - (b.complete ? b.eventsPerSecond : -1));
+  const sorted = [...runs].sort(
+    (a, b) => (a.complete ? a.eventsPerSecond : -1) - (b.complete ? b.eventsPerSecond : -1),
+  );
   return sorted[Math.floor(sorted.length / 2)];
 }
 
 /** Waits for every stream of the pool to end (bounded), then reads them. */
 async function ended(pool: Child, timeoutMs: number): Promise<StreamRecord[]> {
-  await waitFor(async () => (await pool.call<StreamRecord[]>("streams")).every((s) => s.completedAt !== null || s.error !== null), timeoutMs);
+  await waitFor(
+    async () => (await pool.call<StreamRecord[]>("streams")).every((s) => s.completedAt !== null || s.error !== null),
+    timeoutMs,
+  );
   return pool.call<StreamRecord[]>("streams");
 }
 
@@ -104,11 +126,21 @@ async function bare(yoga: Child, pool: Child, subscribers: number, s: BenchSetti
   try {
     const variables = { deltas: s.deltas };
     if (subscribers === 1) {
-      await pool.call("open", { url: yoga.url, count: 1, query: BARE_STREAM, variables, keyPath: ["agentStream", "seq"] });
+      await pool.call("open", {
+        url: yoga.url,
+        count: 1,
+        query: BARE_STREAM,
+        variables,
+        keyPath: ["agentStream", "seq"],
+      });
       return figures(await ended(pool, s.timeoutSeconds * 1000), null);
     }
     await yoga.call("arm");
-    await pool.call("open", { url: yoga.url, count: subscribers, query: BARE_STREAM, variables, keyPath: ["agentStream", "seq"] }, s.timeoutSeconds * 1000);
+    await pool.call(
+      "open",
+      { url: yoga.url, count: subscribers, query: BARE_STREAM, variables, keyPath: ["agentStream", "seq"] },
+      s.timeoutSeconds * 1000,
+    );
     await waitFor(async () => (await yoga.call<number>("waiting")) >= subscribers, s.timeoutSeconds * 1000);
     const start = await yoga.call<number>("open");
     return figures(await ended(pool, s.timeoutSeconds * 1000), start);
@@ -117,25 +149,54 @@ async function bare(yoga: Child, pool: Child, subscribers: number, s: BenchSetti
   }
 }
 
-async function tai42(tai: Tai42Child, pool: Child, subscribers: number, s: BenchSettings["agent"]): Promise<StreamFigures> {
+async function tai42(
+  tai: Tai42Child,
+  pool: Child,
+  subscribers: number,
+  s: BenchSettings["agent"],
+): Promise<StreamFigures> {
   const connectionParams = { authorization: `Bearer ${tai.key}` };
   const start = { input: { userMessage: "stream the benchmark text", llmProvider: "bench-stream" } };
   try {
     if (subscribers === 1) {
-      await pool.call("open", { url: tai.url, count: 1, query: TAI42_STREAM, variables: start, connectionParams, keyPath: ["agentStream", "seq"] });
+      await pool.call("open", {
+        url: tai.url,
+        count: 1,
+        query: TAI42_STREAM,
+        variables: start,
+        connectionParams,
+        keyPath: ["agentStream", "seq"],
+      });
       return figures(await ended(pool, s.timeoutSeconds * 1000), null);
     }
     // One subscriber starts the run, held at the model until everyone has joined it.
     await tai.call("arm");
-    await pool.call("open", { url: tai.url, count: 1, query: TAI42_STREAM, variables: start, connectionParams, keyPath: ["agentStream", "seq"] });
+    await pool.call("open", {
+      url: tai.url,
+      count: 1,
+      query: TAI42_STREAM,
+      variables: start,
+      connectionParams,
+      keyPath: ["agentStream", "seq"],
+    });
     await waitFor(async () => (await tai.call<number>("waiting")) >= 1, s.timeoutSeconds * 1000);
     const runId = await tai.call<string>("runningAgentRun");
     await pool.call(
       "open",
-      { url: tai.url, count: subscribers - 1, query: TAI42_STREAM, variables: { input: {}, runId, afterSeq: 0 }, connectionParams, keyPath: ["agentStream", "seq"] },
+      {
+        url: tai.url,
+        count: subscribers - 1,
+        query: TAI42_STREAM,
+        variables: { input: {}, runId, afterSeq: 0 },
+        connectionParams,
+        keyPath: ["agentStream", "seq"],
+      },
       s.timeoutSeconds * 1000,
     );
-    await waitFor(async () => (await tai.call<number>("listeners", "agentEvent")) >= subscribers, s.timeoutSeconds * 1000);
+    await waitFor(
+      async () => (await tai.call<number>("listeners", "agentEvent")) >= subscribers,
+      s.timeoutSeconds * 1000,
+    );
     const opened = await tai.call<number>("open");
     return figures(await ended(pool, s.timeoutSeconds * 1000), opened);
   } finally {
@@ -191,7 +252,11 @@ async function live(tai: Tai42Child, pool: Child, s: BenchSettings["agent"], sec
  * the same gate) and the clock starts when the stream is released. A first, unmeasured
  * stream warms each server.
  */
-export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<AgentStreamResult> {
+export async function agentStreamScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<AgentStreamResult> {
   const s = settings.agent;
   const started: Child[] = [];
   try {
@@ -225,7 +290,13 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
       }
       const b = median(bs);
       const t = median(ts);
-      points.push({ subscribers: n, baseline: b, tai42: t, rateRatio: round(t.eventsPerSecond / b.eventsPerSecond, 3), ttfeRatio: round(t.ttfeMs / b.ttfeMs, 3) });
+      points.push({
+        subscribers: n,
+        baseline: b,
+        tai42: t,
+        rateRatio: round(t.eventsPerSecond / b.eventsPerSecond, 3),
+        ttfeRatio: round(t.ttfeMs / b.ttfeMs, 3),
+      });
       log(
         `  agent stream ${String(n).padStart(3)} subscriber(s)  tai42 ${t.eventsPerSecond} events/s ttfe ${t.ttfeMs} ms${t.complete ? "" : " (incomplete)"} | bare ${b.eventsPerSecond} events/s ttfe ${b.ttfeMs} ms`,
       );
@@ -233,7 +304,11 @@ export async function agentStreamScenario(settings: BenchSettings, dbs: ScratchD
     // The answer as the model writes it: on this server (no secret), then on one that knows a secret.
     await live(tai, pool, s, false);
     const plain = await live(tai, pool, s, false);
-    const sealed = await startTai42(dbs, "sqlite", { deltas: s.deltas, paced: s.paced, secret: "bench-known-secret-value-0001" });
+    const sealed = await startTai42(dbs, "sqlite", {
+      deltas: s.deltas,
+      paced: s.paced,
+      secret: "bench-known-secret-value-0001",
+    });
     started.push(sealed);
     await live(sealed, pool, s, true);
     const withSecret = await live(sealed, pool, s, true);

@@ -50,7 +50,9 @@ export interface Side {
   mean: number;
 }
 
-const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const EVERYTHING = fileURLToPath(
+  new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
 const CONNECTOR = "everything";
 const USER = callerOf("USER", "bench", "bench");
 const ADMIN = callerOf("ADMIN", "bench-admin", "bench-admin");
@@ -59,7 +61,12 @@ type Call = () => Promise<void>;
 
 function side(ms: number[]): Side {
   const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
-  return { calls: ms.length, p50: round(percentile(ms, 50), 3), p99: round(percentile(ms, 99), 3), mean: round(mean, 3) };
+  return {
+    calls: ms.length,
+    p50: round(percentile(ms, 50), 3),
+    p99: round(percentile(ms, 99), 3),
+    mean: round(mean, 3),
+  };
 }
 
 async function timedCalls(call: Call, n: number, into: number[]): Promise<void> {
@@ -73,7 +80,9 @@ async function timedCalls(call: Call, n: number, into: number[]): Promise<void> 
 /** The bare baseline: the SDK's own client on its own server-everything process. */
 async function bareClient(): Promise<{ call: Call; close: () => Promise<void> }> {
   const client = new Client({ name: "tai42-bench", version: "1.0.0" });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "ignore" }),
+  );
   return {
     call: async () => {
       const result = await client.callTool({ name: "echo", arguments: { message: ECHO_TEXT } });
@@ -93,7 +102,11 @@ async function dispatchOf(rt: Runtime, tool: string, input: Record<string, unkno
 /** The connector side: the stored connector's put (which connects and lists), then its echo tool's dispatch. */
 async function connectorCall(rt: Runtime): Promise<Call | string> {
   try {
-    await rt.connectors.put(ADMIN, { name: CONNECTOR, kind: "mcp", settings: { command: process.execPath, args: [EVERYTHING, "stdio"] } });
+    await rt.connectors.put(ADMIN, {
+      name: CONNECTOR,
+      kind: "mcp",
+      settings: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+    });
   } catch (error) {
     return `the mcp connector could not be put: ${(error as Error).message}`;
   }
@@ -106,14 +119,24 @@ async function graphqlCall(url: string, key: string): Promise<Call> {
   return async () => {
     const res = await fetch(url, { method: "POST", headers, body });
     const text = await res.text();
-    if (!res.ok || !text.includes('"SUCCEEDED"')) throw new Error(`bench: GraphQL dispatch answered ${res.status} ${text.slice(0, 300)}`);
+    if (!res.ok || !text.includes('"SUCCEEDED"'))
+      throw new Error(`bench: GraphQL dispatch answered ${res.status} ${text.slice(0, 300)}`);
   };
 }
 
-export async function connectorScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<ConnectorResult> {
+export async function connectorScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<ConnectorResult> {
   const s = settings.connector;
   const db = await dbs.create("sqlite");
-  const rt = await createRuntime({ config: { ...loadConfig({}), databaseUrl: db.url }, app: new App(), loadModules: false, log: createLogger({}, () => {}) });
+  const rt = await createRuntime({
+    config: { ...loadConfig({}), databaseUrl: db.url },
+    app: new App(),
+    loadModules: false,
+    log: createLogger({}, () => {}),
+  });
   const server = buildApp(rt);
   const bare = await bareClient();
   try {
@@ -132,7 +155,8 @@ export async function connectorScenario(settings: BenchSettings, dbs: ScratchDat
     const ms: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
     for (const n of names) await timedCalls(calls[n], s.warmupCalls, []);
     const block = Math.max(1, Math.floor(s.calls / s.blocks));
-    for (let b = 0; b < s.blocks; b++) for (const n of b % 2 === 0 ? names : [...names].reverse()) await timedCalls(calls[n], block, ms[n]);
+    for (let b = 0; b < s.blocks; b++)
+      for (const n of b % 2 === 0 ? names : [...names].reverse()) await timedCalls(calls[n], block, ms[n]);
 
     const sides = {
       bare: side(ms.bare),
@@ -149,14 +173,17 @@ export async function connectorScenario(settings: BenchSettings, dbs: ScratchDat
       overheadMs: { connector: connectorOverhead, graphql: graphqlOverhead },
       ratios: {
         "tai42/bare p50": sides.tai42 ? round(sides.tai42.p50 / sides.bare.p50, 3) : null,
-        "connectorOverhead/graphqlOverhead": connectorOverhead === null ? null : round(connectorOverhead / graphqlOverhead, 3),
+        "connectorOverhead/graphqlOverhead":
+          connectorOverhead === null ? null : round(connectorOverhead / graphqlOverhead, 3),
       },
     };
     const show = (n: string, f: Side | null) => (f ? `${n} p50 ${f.p50} ms (mean ${f.mean})` : `${n} not measured`);
     log(
       `  ${block * s.blocks} calls each: ${[show("bare SDK", sides.bare), show("connector", sides.tai42), show("in-process echo", sides.inProcessEcho), show("GraphQL echo", sides.graphqlEcho)].join("; ")}`,
     );
-    log(`  overhead p50: connector ${connectorOverhead ?? "n/a"} ms, GraphQL door ${graphqlOverhead} ms (ratio ${result.ratios["connectorOverhead/graphqlOverhead"] ?? "n/a"})`);
+    log(
+      `  overhead p50: connector ${connectorOverhead ?? "n/a"} ms, GraphQL door ${graphqlOverhead} ms (ratio ${result.ratios["connectorOverhead/graphqlOverhead"] ?? "n/a"})`,
+    );
     return result;
   } finally {
     await bare.close();

@@ -44,11 +44,19 @@ interface Entry {
  * several rounds the order alternates (forward, then backward) so a drift in the
  * machine's background load does not favour one server.
  */
-export async function dispatchScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<DispatchResult> {
+export async function dispatchScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<DispatchResult> {
   const s = settings.dispatch;
   const started: Child[] = [];
   const entries: Entry[] = [];
-  const add = async <C extends Child>(name: string, child: Promise<C>, target: (c: C) => Promise<HttpTarget> | HttpTarget) => {
+  const add = async <C extends Child>(
+    name: string,
+    child: Promise<C>,
+    target: (c: C) => Promise<HttpTarget> | HttpTarget,
+  ) => {
     const c = await child;
     started.push(c);
     entries.push({ name, child: c, target: await target(c), rounds: [] });
@@ -57,13 +65,17 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
     await add("raw", startRaw(), (c) => rawTarget(c.url));
     await add("yoga", startYoga(), (c) => yogaTarget(c.url));
     await add("mcp-stateless", startMcp("stateless"), (c) => mcpTarget(c.url));
-    await add("mcp-session", startMcp("session"), async (c) => mcpTarget(c.url, await openMcpSessions(c.url, s.mcpSessions)));
+    await add("mcp-session", startMcp("session"), async (c) =>
+      mcpTarget(c.url, await openMcpSessions(c.url, s.mcpSessions)),
+    );
     await add("tai42-sqlite", startTai42(dbs, "sqlite"), (c) => tai42Target(c.url, c.key));
     if (dbs.hasPostgres) await add("tai42-postgres", startTai42(dbs, "postgres"), (c) => tai42Target(c.url, c.key));
     // tai42's MCP door (`/mcp`, every run persisted) against the SDK peer in the same mode,
     // each on a server and database of its own so that its persisted count is its own.
     const mcpUrl = (graphqlUrl: string) => graphqlUrl.replace(/\/graphql$/, "/mcp");
-    await add("tai42-mcp-stateless", startTai42(dbs, "sqlite", { label: "mcp-stateless" }), (c) => mcpTarget(mcpUrl(c.url), [], c.key));
+    await add("tai42-mcp-stateless", startTai42(dbs, "sqlite", { label: "mcp-stateless" }), (c) =>
+      mcpTarget(mcpUrl(c.url), [], c.key),
+    );
     await add("tai42-mcp-session", startTai42(dbs, "sqlite", { label: "mcp-session" }), async (c) =>
       mcpTarget(mcpUrl(c.url), await openMcpSessions(mcpUrl(c.url), s.mcpSessions, c.key), c.key),
     );
@@ -88,20 +100,26 @@ export async function dispatchScenario(settings: BenchSettings, dbs: ScratchData
     }
     const ratios: Record<string, number> = {};
     for (const t of Object.keys(servers).filter((n) => n.startsWith("tai42"))) {
-      for (const b of ["raw", "yoga", "mcp-stateless", "mcp-session"]) ratios[`${t}/${b}`] = round(servers[t].rps / servers[b].rps, 3);
+      for (const b of ["raw", "yoga", "mcp-stateless", "mcp-session"])
+        ratios[`${t}/${b}`] = round(servers[t].rps / servers[b].rps, 3);
       ratios[`${t}/yoga p99`] = round(servers[t].p99 / servers.yoga.p99, 3);
     }
 
     const one = { connections: 1, ...s.oneConnection };
     const at1 = {} as DispatchResult["oneConnection"]["servers"];
     for (const name of ["tai42-sqlite", "yoga"] as const) {
-      const f = (at1[name] = await measureHttp(entries.find((e) => e.name === name)!.target, one, { exactLatency: true }));
+      const f = (at1[name] = await measureHttp(entries.find((e) => e.name === name)!.target, one, {
+        exactLatency: true,
+      }));
       log(`  dispatch 1 connection ${name.padEnd(12)} ${figuresLine(f)}`);
     }
     const oneConnection: DispatchResult["oneConnection"] = {
       settings: s.oneConnection,
       servers: at1,
-      ratios: { "tai42-sqlite/yoga": round(at1["tai42-sqlite"].rps / at1.yoga.rps, 3), "tai42-sqlite/yoga p50": round(at1["tai42-sqlite"].p50 / at1.yoga.p50, 3) },
+      ratios: {
+        "tai42-sqlite/yoga": round(at1["tai42-sqlite"].rps / at1.yoga.rps, 3),
+        "tai42-sqlite/yoga p50": round(at1["tai42-sqlite"].p50 / at1.yoga.p50, 3),
+      },
     };
     return { settings: s, servers, ratios, oneConnection };
   } finally {

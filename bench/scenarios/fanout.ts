@@ -137,7 +137,11 @@ async function fanoutOne(
   }
 }
 
-export async function fanoutScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<FanoutResult> {
+export async function fanoutScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<FanoutResult> {
   const s = settings.fanout;
   const pool = await startChild("subscriber pool", "clients/subscriber-pool.ts", {});
   let baseline: FanoutFigures;
@@ -148,7 +152,10 @@ export async function fanoutScenario(settings: BenchSettings, dbs: ScratchDataba
       const emit = {
         url: yoga.url,
         headers: { "content-type": "application/json", accept: "application/json" },
-        body: JSON.stringify({ query: "mutation Emit($text: String!) { emit(text: $text) }", variables: { text: ECHO_TEXT } }),
+        body: JSON.stringify({
+          query: "mutation Emit($text: String!) { emit(text: $text) }",
+          variables: { text: ECHO_TEXT },
+        }),
       };
       baseline = await fanoutOne(yoga, pool, emit, undefined, s, log);
     } finally {
@@ -169,8 +176,12 @@ export async function fanoutScenario(settings: BenchSettings, dbs: ScratchDataba
     tai42,
     ratios: {
       deliveryRate: round(tai42.eventsPerSecond / baseline.eventsPerSecond, 3),
-      // RSS moves in pages and by GC: with few subscribers the baseline's growth can be 0 or below, and no ratio means anything.
-      memoryPerIdleSubscriber: baseline.rssPerIdleSubscriberKiB > 0 ? round(tai42.rssPerIdleSubscriberKiB / baseline.rssPerIdleSubscriberKiB, 3) : null,
+      // RSS moves in pages and by GC: with few subscribers the baseline's growth can be 0 or below, and no ratio means
+      // anything.
+      memoryPerIdleSubscriber:
+        baseline.rssPerIdleSubscriberKiB > 0
+          ? round(tai42.rssPerIdleSubscriberKiB / baseline.rssPerIdleSubscriberKiB, 3)
+          : null,
       p99: round(tai42.p99 / baseline.p99, 3),
     },
   };

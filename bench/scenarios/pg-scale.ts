@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import type { Child } from "../lib/child.ts";
 import type { ScratchDatabases, ScratchDb } from "../lib/databases.ts";
-import { figuresLine, meanFigures, measureSplit, type HttpTarget, type LoadFigures, type SplitFigures } from "../lib/load.ts";
+import {
+  figuresLine,
+  meanFigures,
+  measureSplit,
+  type HttpTarget,
+  type LoadFigures,
+  type SplitFigures,
+} from "../lib/load.ts";
 import { round } from "../lib/percentiles.ts";
 import { LockSampler, type LockWaitFigures } from "../lib/pg-locks.ts";
 import { waitFor } from "../lib/send.ts";
@@ -10,7 +17,9 @@ import { startTai42, startYoga, type Tai42Child } from "../lib/servers.ts";
 import { checkTarget, tai42Target, yogaTarget } from "../lib/targets.ts";
 import { withoutPassword, type BenchSettings } from "../settings.ts";
 
-/** One configuration's figures: the mean over rounds, each round, and (tai42) the lock waits of its measured windows. */
+/**
+ * One configuration's figures: the mean over rounds, each round, and (tai42) the lock waits of its measured windows.
+ */
 export interface PgScaleFigures extends LoadFigures {
   rounds: SplitFigures[];
   /** Each instance's share (two instances only), the mean over rounds. */
@@ -44,7 +53,13 @@ export interface PgScaleResult {
 
 /** Whether Redis answers at `url`; the error's message when not. */
 async function pingRedis(url: string): Promise<string | null> {
-  const r = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   r.on("error", () => {});
   try {
     await r.connect();
@@ -90,7 +105,11 @@ interface Config {
   rounds: SplitFigures[];
 }
 
-export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<PgScaleResult> {
+export async function pgScaleScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<PgScaleResult> {
   const s = settings.pgScale;
   if (!dbs.hasPostgres || !settings.postgresUrl) throw new Error("pg-scale needs PostgreSQL (--pg)");
   if (s.connections < 2) throw new Error("pg-scale needs at least 2 connections to split over two instances");
@@ -116,33 +135,55 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
     await checkTarget("tai42 A", a);
     await checkTarget("tai42 B", b);
     const subscribers = redis ? await redisSubscribers(redis.url, prefix, instances.length) : null;
-    if (subscribers && (subscribers.keyRevoked ?? 0) < instances.length) log(`  Redis: fewer subscribers than instances on ${prefix}keyRevoked: ${JSON.stringify(subscribers)}`);
+    if (subscribers && (subscribers.keyRevoked ?? 0) < instances.length)
+      log(`  Redis: fewer subscribers than instances on ${prefix}keyRevoked: ${JSON.stringify(subscribers)}`);
     const drain = { longestSeconds: 0, timedOut: 0 };
     const drained = async () => {
       const t = performance.now();
-      const idle = await waitFor(async () => (await Promise.all(instances.map((c) => c.call<number>("inFlight")))).every((n) => n === 0), DRAIN_TIMEOUT_MS);
+      const idle = await waitFor(
+        async () => (await Promise.all(instances.map((c) => c.call<number>("inFlight")))).every((n) => n === 0),
+        DRAIN_TIMEOUT_MS,
+      );
       const seconds = (performance.now() - t) / 1000;
       drain.longestSeconds = Math.max(drain.longestSeconds, round(seconds, 1));
       if (!idle) drain.timedOut++;
-      if (seconds > 1 || !idle) log(`  pg-scale: ${idle ? "leftover dispatches done" : "dispatches still in flight"} after ${seconds.toFixed(1)} s`);
+      if (seconds > 1 || !idle)
+        log(
+          `  pg-scale: ${idle ? "leftover dispatches done" : "dispatches still in flight"} after ${seconds.toFixed(1)} s`,
+        );
     };
 
     const database = new URL(db.url).pathname.slice(1);
     const configs: Config[] = [
       { name: "yoga", targets: () => [yogaTarget(yoga.url)], rounds: [] },
       // One instance serving, the other idle: A in odd rounds, B in even ones.
-      { name: "one", targets: (r) => [r % 2 === 0 ? a : b], sampler: new LockSampler(settings.postgresUrl, database, s.sampleMs), rounds: [] },
-      { name: "two", targets: () => [a, b], sampler: new LockSampler(settings.postgresUrl, database, s.sampleMs), rounds: [] },
+      {
+        name: "one",
+        targets: (r) => [r % 2 === 0 ? a : b],
+        sampler: new LockSampler(settings.postgresUrl, database, s.sampleMs),
+        rounds: [],
+      },
+      {
+        name: "two",
+        targets: () => [a, b],
+        sampler: new LockSampler(settings.postgresUrl, database, s.sampleMs),
+        rounds: [],
+      },
     ];
     for (let r = 0; r < s.rounds; r++) {
       for (const c of r % 2 === 0 ? configs : [...configs].reverse()) {
         const targets = c.targets(r);
         await drained();
         if (s.warmupSeconds > 0) {
-          await measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.warmupSeconds });
+          await measureSplit(targets, {
+            connections: s.connections,
+            warmupSeconds: 0,
+            durationSeconds: s.warmupSeconds,
+          });
           await drained();
         }
-        const measure = () => measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.durationSeconds });
+        const measure = () =>
+          measureSplit(targets, { connections: s.connections, warmupSeconds: 0, durationSeconds: s.durationSeconds });
         const f = c.sampler ? await c.sampler.during(measure) : await measure();
         c.rounds.push(f);
         log(
@@ -153,7 +194,8 @@ export async function pgScaleScenario(settings: BenchSettings, dbs: ScratchDatab
 
     const figures = (c: Config): PgScaleFigures => {
       const f: PgScaleFigures = { ...meanFigures(c.rounds), rounds: c.rounds };
-      if (c.rounds[0].parts.length > 1) f.perInstance = c.rounds[0].parts.map((_, i) => meanFigures(c.rounds.map((r) => r.parts[i])));
+      if (c.rounds[0].parts.length > 1)
+        f.perInstance = c.rounds[0].parts.map((_, i) => meanFigures(c.rounds.map((r) => r.parts[i])));
       if (c.sampler) f.lockWait = c.sampler.figures();
       return f;
     };

@@ -42,11 +42,19 @@ const CALLER = { role: "USER", keyName: "bench", keyId: "bench" } as const;
 
 async function runtimeOver(url: string): Promise<Runtime> {
   const app = new App();
-  app.tool({ name: "redact_fresh", description: "Redacts a fresh value, then answers.", input: z.object({}) }, (_input, ctx) => {
-    ctx.redact(`fresh-${randomBytes(12).toString("hex")}`);
-    return ECHO_TEXT;
+  app.tool(
+    { name: "redact_fresh", description: "Redacts a fresh value, then answers.", input: z.object({}) },
+    (_input, ctx) => {
+      ctx.redact(`fresh-${randomBytes(12).toString("hex")}`);
+      return ECHO_TEXT;
+    },
+  );
+  return createRuntime({
+    config: { ...loadConfig({}), databaseUrl: url },
+    app,
+    loadModules: false,
+    log: createLogger({}, () => {}),
   });
-  return createRuntime({ config: { ...loadConfig({}), databaseUrl: url }, app, loadModules: false, log: createLogger({}, () => {}) });
 }
 
 /** Milliseconds one dispatch of `tool` takes; a run that does not succeed fails the bench. */
@@ -66,7 +74,12 @@ function tenths(ms: number[]): Tenths {
 }
 
 /** Dispatches `n` times over a fresh SQLite database, `between` after each tenth when given. */
-async function measure(dbs: ScratchDatabases, n: number, tool: string, between?: string): Promise<{ main: number[]; between: number[] }> {
+async function measure(
+  dbs: ScratchDatabases,
+  n: number,
+  tool: string,
+  between?: string,
+): Promise<{ main: number[]; between: number[] }> {
   const db = await dbs.create("sqlite");
   const rt = await runtimeOver(db.url);
   try {
@@ -83,7 +96,11 @@ async function measure(dbs: ScratchDatabases, n: number, tool: string, between?:
   }
 }
 
-export async function redactionScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<RedactionResult> {
+export async function redactionScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<RedactionResult> {
   const n = settings.redaction.dispatches;
   const redacting = await measure(dbs, n, "redact_fresh", "echo");
   const baseline = await measure(dbs, n, "echo");
@@ -98,6 +115,8 @@ export async function redactionScenario(settings: BenchSettings, dbs: ScratchDat
   result.ratios["redacting/echo"] = round(result.redacting.lastP50 / result.echoBaseline.lastP50);
   result.ratios["echoBetween/echo"] = round(result.echoBetween.lastP50 / result.echoBaseline.lastP50);
   const show = (name: string, t: Tenths) => `${name} p50 ${t.firstP50} → ${t.lastP50} ms (×${t.ratio})`;
-  log(`  ${n} dispatches: ${show("redacting", result.redacting)}; ${show("echo between", result.echoBetween)}; ${show("echo alone", result.echoBaseline)}`);
+  log(
+    `  ${n} dispatches: ${show("redacting", result.redacting)}; ${show("echo between", result.echoBetween)}; ${show("echo alone", result.echoBaseline)}`,
+  );
   return result;
 }

@@ -43,7 +43,15 @@ async function runStoreCost(url: string, n: number): Promise<number> {
     return await timeEach(n, async () => {
       const run = echoRun();
       await runs.start(run, null, "bench");
-      await runs.finish({ ...run, status: "SUCCEEDED", content: [{ type: "text", text: ECHO_TEXT }], finishedAt: new Date().toISOString() }, null);
+      await runs.finish(
+        {
+          ...run,
+          status: "SUCCEEDED",
+          content: [{ type: "text", text: ECHO_TEXT }],
+          finishedAt: new Date().toISOString(),
+        },
+        null,
+      );
     });
   } finally {
     await db.$disconnect();
@@ -54,11 +62,28 @@ function rawSqliteCost(file: string, n: number): Promise<number> {
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  const insertRun = db.prepare(`INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","instanceId","startedAt") VALUES (?,?,?,?,?,?,?,?,?,?)`);
-  const insertEvent = db.prepare(`INSERT INTO "RunEvent" ("runId","tool","type","at","snapshot") VALUES (?,?,?,?,?) RETURNING "seq"`);
-  const finishRun = db.prepare(`UPDATE "Run" SET "status" = ?, "content" = ?, "finishedAt" = ? WHERE "id" = ? AND "status" = 'RUNNING'`);
+  const insertRun = db.prepare(
+    `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","instanceId","startedAt") VALUES (?,?,?,?,?,?,?,?,?,?)`,
+  );
+  const insertEvent = db.prepare(
+    `INSERT INTO "RunEvent" ("runId","tool","type","at","snapshot") VALUES (?,?,?,?,?) RETURNING "seq"`,
+  );
+  const finishRun = db.prepare(
+    `UPDATE "Run" SET "status" = ?, "content" = ?, "finishedAt" = ? WHERE "id" = ? AND "status" = 'RUNNING'`,
+  );
   const start = db.transaction((run: RunRecord) => {
-    insertRun.run(run.id, run.tool, run.status, JSON.stringify(run.input), "[]", run.door, run.callerRole, run.callerKey, "bench", run.startedAt);
+    insertRun.run(
+      run.id,
+      run.tool,
+      run.status,
+      JSON.stringify(run.input),
+      "[]",
+      run.door,
+      run.callerRole,
+      run.callerKey,
+      "bench",
+      run.startedAt,
+    );
     return insertEvent.get(run.id, run.tool, "RUN_STARTED", run.startedAt, JSON.stringify(run));
   });
   const finish = db.transaction((run: RunRecord) => {
@@ -68,11 +93,20 @@ function rawSqliteCost(file: string, n: number): Promise<number> {
   return timeEach(n, () => {
     const run = echoRun();
     start(run);
-    finish({ ...run, status: "SUCCEEDED", content: [{ type: "text", text: ECHO_TEXT }], finishedAt: new Date().toISOString() });
+    finish({
+      ...run,
+      status: "SUCCEEDED",
+      content: [{ type: "text", text: ECHO_TEXT }],
+      finishedAt: new Date().toISOString(),
+    });
   }).finally(() => db.close());
 }
 
-export async function runWritesScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<RunWritesResult> {
+export async function runWritesScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<RunWritesResult> {
   const n = settings.writes.dispatches;
   const runStore: RunWritesResult["runStore"] = {};
   for (const kind of dbs.hasPostgres ? (["sqlite", "postgres"] as const) : (["sqlite"] as const)) {

@@ -23,7 +23,11 @@ export interface ScalingResult {
   points: ScalingPoint[];
 }
 
-export async function scalingScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<ScalingResult> {
+export async function scalingScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<ScalingResult> {
   const s = settings.scaling;
   const started: Child[] = [];
   try {
@@ -39,7 +43,13 @@ export async function scalingScenario(settings: BenchSettings, dbs: ScratchDatab
       const load = { connections, warmupSeconds: s.warmupSeconds, durationSeconds: s.durationSeconds };
       const t = await measureHttp(targets.tai42, load);
       const y = await measureHttp(targets.yoga, load);
-      points.push({ connections, tai42: t, yoga: y, rpsRatio: round(t.rps / y.rps, 3), p99Ratio: round(t.p99 / y.p99, 3) });
+      points.push({
+        connections,
+        tai42: t,
+        yoga: y,
+        rpsRatio: round(t.rps / y.rps, 3),
+        p99Ratio: round(t.p99 / y.p99, 3),
+      });
       log(
         `  scaling ${String(connections).padStart(4)} conns  tai42 ${t.rps.toFixed(0).padStart(6)} req/s p99 ${t.p99} ms | yoga ${y.rps.toFixed(0).padStart(6)} req/s p99 ${y.p99} ms`,
       );

@@ -6,7 +6,18 @@ import type { ScratchDatabases } from "../lib/databases.ts";
 import type { BenchSettings } from "../settings.ts";
 
 /** The commands timed, baselines and diagnostics included. */
-export const STARTUP_COMMANDS = ["node", "commander", "help", "toolsList", "bareYoga", "serveWarm", "serveFresh", "helpNoCache", "toolsListNoCache", "serveWarmNoCache"] as const;
+export const STARTUP_COMMANDS = [
+  "node",
+  "commander",
+  "help",
+  "toolsList",
+  "bareYoga",
+  "serveWarm",
+  "serveFresh",
+  "helpNoCache",
+  "toolsListNoCache",
+  "serveWarmNoCache",
+] as const;
 export type StartupCommand = (typeof STARTUP_COMMANDS)[number];
 
 export interface StartupResult {
@@ -16,7 +27,9 @@ export interface StartupResult {
   /** Median CPU milliseconds (user + system) the child had used by then; null without /proc. */
   cpuMs: Record<StartupCommand, number> | null;
   ratios: { "help/commander": number; "serveWarm/bareYoga": number; "serveFresh/bareYoga": number };
-  /** The packages the bare yoga baseline imports: those tai42's own modules imported on a recorded `tai serve` start. */
+  /**
+   * The packages the bare yoga baseline imports: those tai42's own modules imported on a recorded `tai serve` start.
+   */
   baselineImports: string[];
 }
 
@@ -40,7 +53,12 @@ function cpuOf(pid: number | undefined): number {
  * Wall and CPU milliseconds from spawn until `ready` matches stdout (then the child is sent
  * SIGTERM and awaited), or until it exits 0 when there is no `ready`.
  */
-function timeChild(args: string[], env: NodeJS.ProcessEnv, timeoutSeconds: number, ready?: RegExp): Promise<{ wall: number; cpu: number }> {
+function timeChild(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutSeconds: number,
+  ready?: RegExp,
+): Promise<{ wall: number; cpu: number }> {
   return new Promise((resolvePromise, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
@@ -95,7 +113,11 @@ function median(xs: number[]): number {
  * and the `…NoCache` diagnostics are tai with it turned off. One discarded warm-up round,
  * then `runs` rounds in the same order; medians of wall and CPU time.
  */
-export async function startupScenario(settings: BenchSettings, dbs: ScratchDatabases, log: (line: string) => void): Promise<StartupResult> {
+export async function startupScenario(
+  settings: BenchSettings,
+  dbs: ScratchDatabases,
+  log: (line: string) => void,
+): Promise<StartupResult> {
   const s = settings.startup;
   // `tai` refuses a dist/ older than the sources; the numbers are those of the sources.
   buildIfStale(undefined, { quiet: true });
@@ -113,7 +135,12 @@ export async function startupScenario(settings: BenchSettings, dbs: ScratchDatab
     });
     const importsFile = join(dir, "imports.json");
     // The first start on the warm database creates its admin key and records the imports.
-    await timeChild(["--import", RECORDER, TAI, "serve"], { ...tai(warm.url), RECORD_IMPORTS_OUT: importsFile }, s.timeoutSeconds, READY);
+    await timeChild(
+      ["--import", RECORDER, TAI, "serve"],
+      { ...tai(warm.url), RECORD_IMPORTS_OUT: importsFile },
+      s.timeoutSeconds,
+      READY,
+    );
     const baselineImports = JSON.parse(readFileSync(importsFile, "utf8")) as string[];
     let fresh = 0;
     const commands: Record<StartupCommand, () => Promise<{ wall: number; cpu: number }>> = {
@@ -136,16 +163,28 @@ export async function startupScenario(settings: BenchSettings, dbs: ScratchDatab
       serveWarmNoCache: () => timeChild([TAI, "serve"], tai(warm.url, false), s.timeoutSeconds, READY),
     };
     for (const c of STARTUP_COMMANDS) await commands[c]();
-    const wall = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, [] as number[]])) as Record<StartupCommand, number[]>;
-    const cpu = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, [] as number[]])) as Record<StartupCommand, number[]>;
+    const wall = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, [] as number[]])) as Record<
+      StartupCommand,
+      number[]
+    >;
+    const cpu = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, [] as number[]])) as Record<
+      StartupCommand,
+      number[]
+    >;
     for (let i = 0; i < s.runs; i++)
       for (const c of STARTUP_COMMANDS) {
         const t = await commands[c]();
         wall[c].push(t.wall);
         cpu[c].push(t.cpu);
       }
-    const medianMs = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, median(wall[c])])) as Record<StartupCommand, number>;
-    const cpuMedians = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, median(cpu[c])])) as Record<StartupCommand, number>;
+    const medianMs = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, median(wall[c])])) as Record<
+      StartupCommand,
+      number
+    >;
+    const cpuMedians = Object.fromEntries(STARTUP_COMMANDS.map((c) => [c, median(cpu[c])])) as Record<
+      StartupCommand,
+      number
+    >;
     const cpuMs = Object.values(cpuMedians).some(Number.isNaN) ? null : cpuMedians;
     const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
     const ratios = {

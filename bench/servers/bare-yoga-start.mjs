@@ -11,7 +11,9 @@ const { createSchema, createYoga } = await import("graphql-yoga");
 const { useServer } = await import("graphql-ws/use/ws");
 const { WebSocketServer } = await import("ws");
 
-const yoga = createYoga({ schema: createSchema({ typeDefs: "type Query { hello: String! }", resolvers: { Query: { hello: () => "hi" } } }) });
+const yoga = createYoga({
+  schema: createSchema({ typeDefs: "type Query { hello: String! }", resolvers: { Query: { hello: () => "hi" } } }),
+});
 const server = createServer(yoga);
 const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
 useServer(
@@ -19,7 +21,12 @@ useServer(
     execute: (args) => args.rootValue.execute(args),
     subscribe: (args) => args.rootValue.subscribe(args),
     onSubscribe: async (ctx, _id, params) => {
-      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({
+        ...ctx,
+        req: ctx.extra.request,
+        socket: ctx.extra.socket,
+        params,
+      });
       const args = {
         schema,
         operationName: params.operationName,
@@ -34,7 +41,9 @@ useServer(
   },
   wss,
 );
-server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () => process.stdout.write(`listening on http://127.0.0.1:${server.address().port}${yoga.graphqlEndpoint}\n`));
+server.listen(Number(process.env.PORT ?? 0), "127.0.0.1", () =>
+  process.stdout.write(`listening on http://127.0.0.1:${server.address().port}${yoga.graphqlEndpoint}\n`),
+);
 process.once("SIGTERM", () => {
   wss.close();
   server.close(() => process.exit(0));

@@ -90,7 +90,11 @@ interface RunEvent {
   run: { id: string; tool: string; status: string; input: unknown; content: { type: string; text: string }[] };
 }
 
-const TYPENAME: Record<string, string> = { message_delta: "MessageDelta", message_final: "MessageFinal", run_usage: "RunUsage" };
+const TYPENAME: Record<string, string> = {
+  message_delta: "MessageDelta",
+  message_final: "MessageFinal",
+  run_usage: "RunUsage",
+};
 
 runChild(async () => {
   const { bodyLimit = 1_048_576 } = childArgs<{ bodyLimit?: number }>();
@@ -110,9 +114,20 @@ runChild(async () => {
       Mutation: {
         echo: (_: unknown, { text }: { text: string }) => text,
         emit: (_: unknown, { text }: { text: string }) => {
-          const run = { id: randomUUID(), tool: "echo", status: "RUNNING", input: { text }, content: [] as RunEvent["run"]["content"] };
+          const run = {
+            id: randomUUID(),
+            tool: "echo",
+            status: "RUNNING",
+            input: { text },
+            content: [] as RunEvent["run"]["content"],
+          };
           publish({ seq: ++seq, type: "RUN_STARTED", at: new Date().toISOString(), run });
-          publish({ seq: ++seq, type: "RUN_FINISHED", at: new Date().toISOString(), run: { ...run, status: "SUCCEEDED", content: [{ type: "text", text }] } });
+          publish({
+            seq: ++seq,
+            type: "RUN_FINISHED",
+            at: new Date().toISOString(),
+            run: { ...run, status: "SUCCEEDED", content: [{ type: "text", text }] },
+          });
           return true;
         },
       },
@@ -124,9 +139,20 @@ runChild(async () => {
             const { text, chunks } = streamText(deltas);
             await gate.pass();
             let n = 0;
-            for (const chunk of chunks) yield { type: "message_delta", final: false, seq: ++n, runId, agent: null, text: chunk };
+            for (const chunk of chunks)
+              yield { type: "message_delta", final: false, seq: ++n, runId, agent: null, text: chunk };
             const tokens = Math.ceil(text.length / 4);
-            yield { type: "run_usage", final: false, seq: ++n, runId, agent: null, inputTokens: 10, outputTokens: tokens, totalTokens: tokens + 10, model: "bench-stream" };
+            yield {
+              type: "run_usage",
+              final: false,
+              seq: ++n,
+              runId,
+              agent: null,
+              inputTokens: 10,
+              outputTokens: tokens,
+              totalTokens: tokens + 10,
+              model: "bench-stream",
+            };
             yield { type: "message_final", final: true, seq: n + 1, runId, agent: null, text };
           },
           resolve: (e: unknown) => e,
@@ -137,7 +163,14 @@ runChild(async () => {
     },
   });
 
-  const yoga = createYoga({ schema, graphqlEndpoint: "/graphql", logging: false, graphiql: false, landingPage: false, maxRequestBodySize: bodyLimit });
+  const yoga = createYoga({
+    schema,
+    graphqlEndpoint: "/graphql",
+    logging: false,
+    graphiql: false,
+    landingPage: false,
+    maxRequestBodySize: bodyLimit,
+  });
   const server = createServer(yoga);
   const wss = new WebSocketServer({ server, path: "/graphql" });
   useServer(
@@ -145,7 +178,14 @@ runChild(async () => {
       execute: (args) => (args.rootValue as { execute: (a: ExecutionArgs) => never }).execute(args),
       subscribe: (args) => (args.rootValue as { subscribe: (a: ExecutionArgs) => never }).subscribe(args),
       onSubscribe: async (ctx, _id, params) => {
-        const { schema: s, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
+        const {
+          schema: s,
+          execute,
+          subscribe,
+          contextFactory,
+          parse,
+          validate,
+        } = yoga.getEnveloped({ ...ctx, req: ctx.extra.request, socket: ctx.extra.socket, params });
         const args = {
           schema: s,
           operationName: params.operationName,

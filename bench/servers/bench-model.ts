@@ -16,7 +16,11 @@ export function benchProvider(text: string, gate: Gate): ProviderDefinition {
     name: BENCH_PROVIDER,
     description: "benchmark: streams a fixed text as word deltas",
     configured: () => true,
-    create: () => gated(new ScriptedModel([{ text, usage: { inputTokens: 10 } }], { modelId: BENCH_PROVIDER, chunkDelayMs: 0 }), gate),
+    create: () =>
+      gated(
+        new ScriptedModel([{ text, usage: { inputTokens: 10 } }], { modelId: BENCH_PROVIDER, chunkDelayMs: 0 }),
+        gate,
+      ),
   };
 }
 
@@ -28,9 +32,16 @@ export const PACED_PROVIDER = "bench-paced";
  * is when each text chunk of the latest stream left the model (ms, see `nowMs`): what a
  * subscriber's arrival times are compared with.
  */
-export function pacedProvider(text: string, chunkMs: number, now: () => number): { provider: ProviderDefinition; written: () => number[] } {
+export function pacedProvider(
+  text: string,
+  chunkMs: number,
+  now: () => number,
+): { provider: ProviderDefinition; written: () => number[] } {
   let times: number[] = [];
-  const model = new ScriptedModel(() => ({ text, usage: { inputTokens: 10 } }), { modelId: PACED_PROVIDER, chunkDelayMs: chunkMs });
+  const model = new ScriptedModel(() => ({ text, usage: { inputTokens: 10 } }), {
+    modelId: PACED_PROVIDER,
+    chunkDelayMs: chunkMs,
+  });
   const tapped = Object.assign(Object.create(model) as ScriptedModel, {
     async doStream(options: LanguageModelV3CallOptions) {
       const r = await model.doStream(options);
@@ -45,7 +56,12 @@ export function pacedProvider(text: string, chunkMs: number, now: () => number):
     },
   });
   return {
-    provider: { name: PACED_PROVIDER, description: "benchmark: writes a text word by word at a model's pace", configured: () => true, create: () => tapped },
+    provider: {
+      name: PACED_PROVIDER,
+      description: "benchmark: writes a text word by word at a model's pace",
+      configured: () => true,
+      create: () => tapped,
+    },
     written: () => times,
   };
 }

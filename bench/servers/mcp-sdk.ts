@@ -24,14 +24,19 @@ type Response = ServerResponse & { status(code: number): Response; json(body: un
 
 function echoServer(): McpServer {
   const server = new McpServer({ name: "bench-echo", version: "1.0.0" });
-  server.registerTool("echo", { description: "Return the given text unchanged.", inputSchema: { text: z.string().max(100_000) } }, async ({ text }) => ({
-    content: [{ type: "text", text }],
-  }));
+  server.registerTool(
+    "echo",
+    { description: "Return the given text unchanged.", inputSchema: { text: z.string().max(100_000) } },
+    async ({ text }) => ({
+      content: [{ type: "text", text }],
+    }),
+  );
   return server;
 }
 
 function internalError(res: Response): void {
-  if (!res.headersSent) res.status(500).json({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null });
+  if (!res.headersSent)
+    res.status(500).json({ jsonrpc: "2.0", error: { code: -32603, message: "Internal server error" }, id: null });
 }
 
 runChild(async () => {
@@ -60,9 +65,16 @@ runChild(async () => {
         const sessionId = req.headers["mcp-session-id"] as string | undefined;
         const existing = sessionId ? sessions.get(sessionId) : undefined;
         if (existing) return void (await existing.handleRequest(req, res, req.body));
-        if (sessionId) return void res.status(404).json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
+        if (sessionId)
+          return void res
+            .status(404)
+            .json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null });
         if (!isInitializeRequest(req.body))
-          return void res.status(400).json({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" }, id: null });
+          return void res.status(400).json({
+            jsonrpc: "2.0",
+            error: { code: -32000, message: "Bad Request: No valid session ID provided" },
+            id: null,
+          });
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
           onsessioninitialized: (id) => void sessions.set(id, transport),

@@ -38,7 +38,10 @@ runChild(async () => {
     secret?: string;
     paced?: { words: number; chunkMs: number };
   }>();
-  const config = { ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent", REDIS_URL: redisUrl, TAI_REDIS_PREFIX: redisPrefix }), port: 0 };
+  const config = {
+    ...loadConfig({ DATABASE_URL: databaseUrl, TAI_LOG: "silent", REDIS_URL: redisUrl, TAI_REDIS_PREFIX: redisPrefix }),
+    port: 0,
+  };
   await migrate(config.databaseUrl);
   const rt = await createRuntime({ config, loadModules: false });
   const key = await rt.keys.create(keyName, "USER");
@@ -83,15 +86,23 @@ runChild(async () => {
       published: () => Object.fromEntries(published),
       resetPublished: () => published.clear(),
       inFlight: () => inFlight,
-      persisted: async () => ({ runs: await rt.db.run.count(), succeeded: await rt.db.run.count({ where: { status: "SUCCEEDED" } }), events: await rt.db.runEvent.count() }),
+      persisted: async () => ({
+        runs: await rt.db.run.count(),
+        succeeded: await rt.db.run.count({ where: { status: "SUCCEEDED" } }),
+        events: await rt.db.runEvent.count(),
+      }),
       listeners: (topic) => rt.bus.listenerCount(topic as "runEvent" | "agentEvent"),
       arm: () => gate.arm(),
       waiting: () => gate.waiting,
       open: () => gate.open(nowMs()),
       written: () => pacedModel.written(),
-      /** Characters a delta lags by on this server (docs/agent-stream.md §2.4): the longest form of a secret it knows, − 1. */
+      /**
+       * Characters a delta lags by on this server (docs/agent-stream.md §2.4): the longest form of a secret it knows, −
+       * 1.
+       */
       lag: () => Math.max(0, rt.secrets.longest() - 1),
-      runningAgentRun: async () => (await rt.db.agentRun.findFirst({ where: { status: "RUNNING" }, select: { id: true } }))?.id ?? null,
+      runningAgentRun: async () =>
+        (await rt.db.agentRun.findFirst({ where: { status: "RUNNING" }, select: { id: true } }))?.id ?? null,
     },
     async stop() {
       const closed = app.stop();
@@ -104,7 +115,15 @@ runChild(async () => {
 /** Diagnostic: the two run writes of a dispatch answer from memory (nothing is persisted). */
 function stubRunStore(rt: Runtime): void {
   let seq = 0;
-  const event = (run: RunRecord, type: RunEventType, at: string) => ({ seq: ++seq, type, at, runId: run.id, tool: run.tool, run });
+  const event = (run: RunRecord, type: RunEventType, at: string) => ({
+    seq: ++seq,
+    type,
+    at,
+    runId: run.id,
+    tool: run.tool,
+    run,
+  });
   rt.runs.start = async (run) => event(run, "RUN_STARTED", run.startedAt);
-  rt.runs.finish = async (run, _last, type = "RUN_FINISHED") => event(run, type, run.finishedAt ?? new Date().toISOString());
+  rt.runs.finish = async (run, _last, type = "RUN_FINISHED") =>
+    event(run, type, run.finishedAt ?? new Date().toISOString());
 }

@@ -38,7 +38,8 @@ export async function invokeAsTool(
     const details = { agentRunId: started.runId, threadId: started.threadId };
     return toolResult({ data: value === undefined ? null : value, details });
   } catch (e) {
-    if (e instanceof AgentRunFailedError) throw new ToolError(`agent run ${e.runId} failed: ${e.message}`, { kind: e.kind, retryable: false });
+    if (e instanceof AgentRunFailedError)
+      throw new ToolError(`agent run ${e.runId} failed: ${e.message}`, { kind: e.kind, retryable: false });
     throw e;
   } finally {
     ctx.signal.removeEventListener("abort", onAbort);

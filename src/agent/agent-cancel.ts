@@ -13,7 +13,12 @@ import type { AgentService } from "./agent-service.ts";
  * it — and the run is returned once it has ended (CANCELLED, unless it ended otherwise
  * first). A run that is not RUNNING (ended, or paused) is returned unchanged.
  */
-export async function cancelAgentRun(agents: Pick<AgentService, "open" | "cancel" | "store">, bus: Bus, runId: string, caller: Caller): Promise<AgentRunRecord> {
+export async function cancelAgentRun(
+  agents: Pick<AgentService, "open" | "cancel" | "store">,
+  bus: Bus,
+  runId: string,
+  caller: Caller,
+): Promise<AgentRunRecord> {
   const run = await agents.open(runId, caller);
   if (run.status !== "RUNNING") return run;
   let wake = () => {};
@@ -46,15 +51,25 @@ export async function cancelAgentRun(agents: Pick<AgentService, "open" | "cancel
  * cancelled too and an answer can no longer resume a tool for a run that is gone. Its
  * sub-agents' calls are the run's own (same parent). Never throws: a failure is logged.
  */
-export async function endParkedCalls(runs: Pick<RunStore, "list">, dispatcher: Pick<Dispatcher, "endParked">, runId: string, message: string, log: Logger): Promise<void> {
+export async function endParkedCalls(
+  runs: Pick<RunStore, "list">,
+  dispatcher: Pick<Dispatcher, "endParked">,
+  runId: string,
+  message: string,
+  log: Logger,
+): Promise<void> {
   try {
     for (;;) {
       const parked = await runs.list({ parentRunId: runId, status: "PARKED" }, 100);
       let ended = 0;
-      for (const t of parked) if (await dispatcher.endParked(t.id, "CANCELLED", `its agent run ended: ${message}`)) ended++;
+      for (const t of parked)
+        if (await dispatcher.endParked(t.id, "CANCELLED", `its agent run ended: ${message}`)) ended++;
       if (parked.length < 100 || !ended) return;
     }
   } catch (e) {
-    log.warn("cancelling the parked tool runs of an ended agent run failed", { agentRunId: runId, error: (e as Error).message });
+    log.warn("cancelling the parked tool runs of an ended agent run failed", {
+      agentRunId: runId,
+      error: (e as Error).message,
+    });
   }
 }

@@ -14,7 +14,9 @@ const EXTRAS = "extrasKeys must be a list of key names";
 const AgentClassSchema = z
   .object({
     toolName: wireSafeName(`static toolName must match ${NAME_PATTERN}`),
-    toolDescription: z.string({ error: "static toolDescription must not be empty" }).refine((d) => d.trim() !== "", { error: "static toolDescription must not be empty" }),
+    toolDescription: z
+      .string({ error: "static toolDescription must not be empty" })
+      .refine((d) => d.trim() !== "", { error: "static toolDescription must not be empty" }),
     ToolInput: z.instanceof(z.ZodObject, { error: TOOL_INPUT }).superRefine((input, ctx) => {
       try {
         z.toJSONSchema(input, { target: "draft-2020-12", io: "input" });
@@ -29,7 +31,9 @@ const AgentClassSchema = z
     timeoutSeconds: z
       .number({ error: "timeoutSeconds must be > 0" })
       .gt(0, { error: "timeoutSeconds must be > 0" })
-      .lte(MAX_TIMER_SECONDS, { error: `timeoutSeconds must be at most ${MAX_TIMER_SECONDS} (a timer cannot wait longer)` }),
+      .lte(MAX_TIMER_SECONDS, {
+        error: `timeoutSeconds must be at most ${MAX_TIMER_SECONDS} (a timer cannot wait longer)`,
+      }),
     extrasKeys: z.array(z.string({ error: EXTRAS }).min(1, { error: EXTRAS }), { error: EXTRAS }),
     fromToolInput: fn("fromToolInput must be a static method"),
   })
@@ -37,10 +41,18 @@ const AgentClassSchema = z
     const fields = Object.keys(c.ToolInput.shape);
     const unknown = c.presetBakeableFields.filter((f) => !fields.includes(f));
     if (unknown.length)
-      ctx.addIssue({ code: "custom", path: ["presetBakeableFields"], message: `presetBakeableFields names fields that are not in ToolInput: ${unknown.join(", ")}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["presetBakeableFields"],
+        message: `presetBakeableFields names fields that are not in ToolInput: ${unknown.join(", ")}`,
+      });
     const clash = c.extrasKeys.filter((k) => RUN_OPTION_KEYS.includes(k) || fields.includes(k));
     if (clash.length)
-      ctx.addIssue({ code: "custom", path: ["extrasKeys"], message: `extrasKeys names keys that are already run options or ToolInput fields: ${clash.join(", ")}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["extrasKeys"],
+        message: `extrasKeys names keys that are already run options or ToolInput fields: ${clash.join(", ")}`,
+      });
   });
 
 /** The rule each static of {@link AgentClassSchema} is held to. */
@@ -64,7 +76,8 @@ const RULES: Record<string, string> = {
  * first rule broken and carries every issue.
  */
 export function checkAgentClass(cls: unknown): AgentClass {
-  if (typeof cls !== "function") throw new DefinitionError("agent.class", "app.agent takes an agent class (extends Agent)");
+  if (typeof cls !== "function")
+    throw new DefinitionError("agent.class", "app.agent takes an agent class (extends Agent)");
   const c = cls as Partial<AgentClass> & { name: string; prototype?: { run?: unknown } };
   const label = `agent class ${c.name || "(anonymous)"}`;
   const statics = {
@@ -82,14 +95,21 @@ export function checkAgentClass(cls: unknown): AgentClass {
   const parsed = AgentClassSchema.safeParse(statics);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    throw new DefinitionError(`agent.${RULES[String(first.path[0])] ?? "class"}`, `${label}: ${first.message}`, { subject: label, issues: zodIssues(parsed.error) });
+    throw new DefinitionError(`agent.${RULES[String(first.path[0])] ?? "class"}`, `${label}: ${first.message}`, {
+      subject: label,
+      issues: zodIssues(parsed.error),
+    });
   }
   return c as AgentClass;
 }
 
 /** The JSON Schema of an agent's tool input; unknown keys are refused at the tool's door. */
 export function agentInputSchema(cls: AgentClass): Record<string, unknown> {
-  const schema = z.toJSONSchema(cls.ToolInput, { target: "draft-2020-12", io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(cls.ToolInput, {
+    target: "draft-2020-12",
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   if (schema.additionalProperties === undefined) schema.additionalProperties = false;
   return schema;
 }

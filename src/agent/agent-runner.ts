@@ -26,7 +26,8 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
 /**
  * Runs an admitted run's stream in the background (a run does not belong to its
  * subscriber), tracked in `inflight` until it ends: each event is scrubbed, stored with
- * its seq (group-committed with the entries after it), then published. A thrown error, an abort or a stream that ends without a
+ * its seq (group-committed with the entries after it), then published. A thrown error, an abort or a stream that ends
+ * without a
  * terminal ends the run with a `run_failed` record (docs/agent-stream.md §4). Every tool
  * call of the run carries its signal: aborting the run (cancel, shutdown, fencing) cancels
  * the calls in flight, and the run ends CANCELLED (docs/agent-stream.md §4.1).
@@ -74,14 +75,27 @@ export function launchRun(
         if (failure) throw failure;
         const event = numbered(raw);
         if (event.type === "run_usage") countUsage(usage, event, deps.observer);
-        const rec = scrubAgentEntry(secrets, { ...withThread(event, threadId), agent: event.agent ?? null, seq: ++next, runId }) as AgentEventRecord;
+        const rec = scrubAgentEntry(secrets, {
+          ...withThread(event, threadId),
+          agent: event.agent ?? null,
+          seq: ++next,
+          runId,
+        }) as AgentEventRecord;
         if (rec.final) {
           // A cancelled run ends CANCELLED, whatever its agent made of the abort (docs/agent-stream.md §4.1).
           if (controller.signal.aborted) throw controller.signal.reason;
           await settle();
           if (failure) throw failure;
           // Not stored: another instance failed the run meanwhile (fencing); its record stands.
-          if (!(await agents.store.finish(rec, STATUS_OF[rec.type as TerminalEvent["type"]], withMark(checkpoint, run.mark), usage.sum))) return;
+          if (
+            !(await agents.store.finish(
+              rec,
+              STATUS_OF[rec.type as TerminalEvent["type"]],
+              withMark(checkpoint, run.mark),
+              usage.sum,
+            ))
+          )
+            return;
           stored = rec.seq;
           bus.publish("agentEvent", rec);
           return;
@@ -102,13 +116,32 @@ export function launchRun(
     } catch (e) {
       await settle();
       const c = classifyAgentError(e, controller.signal.aborted, controller.signal.reason);
-      if (c.unexpected) log.error("agent run failed unexpectedly", { agentRunId: runId, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
-      const rec: RunFailedRecord = { type: "run_failed", final: true, seq: stored + 1, runId, kind: c.kind, message: secrets.scrubText(c.message) };
+      if (c.unexpected)
+        log.error("agent run failed unexpectedly", {
+          agentRunId: runId,
+          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+        });
+      const rec: RunFailedRecord = {
+        type: "run_failed",
+        final: true,
+        seq: stored + 1,
+        runId,
+        kind: c.kind,
+        message: secrets.scrubText(c.message),
+      };
       // Nothing will continue the calls it left parked: they end with it (docs/agent-stream.md §4.1).
       await endParkedCalls(agents.services.runs, dispatcher, runId, rec.message, log);
       try {
         // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
-        if (!(await agents.store.finish(rec, c.kind === "CANCELLED" ? "CANCELLED" : "FAILED", withMark(null, run.mark), usage.sum))) return;
+        if (
+          !(await agents.store.finish(
+            rec,
+            c.kind === "CANCELLED" ? "CANCELLED" : "FAILED",
+            withMark(null, run.mark),
+            usage.sum,
+          ))
+        )
+          return;
       } catch (err) {
         log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
       }
@@ -118,7 +151,10 @@ export function launchRun(
   inflight.add(runId, controller, done);
 }
 
-/** An InterruptFinal names the thread to resume on: the run's, a sub-agent's surfaced one included (docs/agent-stream.md §2). */
+/**
+ * An InterruptFinal names the thread to resume on: the run's, a sub-agent's surfaced one included (docs/agent-stream.md
+ * §2).
+ */
 function withThread(event: StreamEvent, threadId: string): StreamEvent {
   return event.type === "interrupt_final" && !event.threadId ? { ...event, threadId } : event;
 }

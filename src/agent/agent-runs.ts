@@ -5,7 +5,16 @@ import type { LogWriter } from "../runlog/log-writer.ts";
 import type { AgentLogEntry, AgentEventRecord } from "./events.ts";
 import { NO_USAGE, type TokenUsage } from "./run-usage.ts";
 
-export const AGENT_RUN_STATUSES = ["RUNNING", "SUCCEEDED", "INTERRUPTED", "SUSPENDED", "ASKED", "FAILED", "CANCELLED", "RESUMED"] as const;
+export const AGENT_RUN_STATUSES = [
+  "RUNNING",
+  "SUCCEEDED",
+  "INTERRUPTED",
+  "SUSPENDED",
+  "ASKED",
+  "FAILED",
+  "CANCELLED",
+  "RESUMED",
+] as const;
 export type AgentRunStatus = (typeof AGENT_RUN_STATUSES)[number];
 
 /** Statuses a later run on the same thread may resume. */
@@ -100,11 +109,18 @@ export class AgentRunStore {
   }
 
   /** Newest first, keyset-paginated on (startedAt, id), within `scope` (the caller's visible runs). */
-  async list(filter: AgentRunFilter, first: number, after: { startedAt: Date; id: string } | undefined, scope: AgentRunScope): Promise<AgentRunRecord[]> {
+  async list(
+    filter: AgentRunFilter,
+    first: number,
+    after: { startedAt: Date; id: string } | undefined,
+    scope: AgentRunScope,
+  ): Promise<AgentRunRecord[]> {
     const rows = await this.db.agentRun.findMany({
       where: {
         ...filterWhere(filter, scope),
-        ...(after ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] } : {}),
+        ...(after
+          ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] }
+          : {}),
       },
       orderBy: [{ startedAt: "desc" }, { id: "desc" }],
       take: first,
@@ -127,10 +143,23 @@ export class AgentRunStore {
    * the run is still RUNNING; false when another instance had already ended it (fencing:
    * its first outcome stands, and nothing is stored).
    */
-  async finish(entry: AgentLogEntry, status: AgentRunStatus, checkpoint: unknown, usage: TokenUsage = NO_USAGE): Promise<boolean> {
+  async finish(
+    entry: AgentLogEntry,
+    status: AgentRunStatus,
+    checkpoint: unknown,
+    usage: TokenUsage = NO_USAGE,
+  ): Promise<boolean> {
     return (
-      (await this.log.write({ kind: "agentFinish", runId: entry.runId, type: entry.type, payload: entry, status, checkpoint, finishedAt: new Date().toISOString(), usage })) !==
-      null
+      (await this.log.write({
+        kind: "agentFinish",
+        runId: entry.runId,
+        type: entry.type,
+        payload: entry,
+        status,
+        checkpoint,
+        finishedAt: new Date().toISOString(),
+        usage,
+      })) !== null
     );
   }
 
@@ -146,13 +175,19 @@ export class AgentRunStore {
 
   /** The newest run on a thread. */
   async latestOnThread(threadId: string): Promise<AgentRunRecord | null> {
-    const row = await this.db.agentRun.findFirst({ where: { threadId }, orderBy: [{ startedAt: "desc" }, { id: "desc" }] });
+    const row = await this.db.agentRun.findFirst({
+      where: { threadId },
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+    });
     return row ? toRecord(row) : null;
   }
 
   /** The oldest run on a thread: its caller owns the thread. */
   async firstOnThread(threadId: string): Promise<AgentRunRecord | null> {
-    const row = await this.db.agentRun.findFirst({ where: { threadId }, orderBy: [{ startedAt: "asc" }, { id: "asc" }] });
+    const row = await this.db.agentRun.findFirst({
+      where: { threadId },
+      orderBy: [{ startedAt: "asc" }, { id: "asc" }],
+    });
     return row ? toRecord(row) : null;
   }
 
@@ -185,7 +220,10 @@ export class AgentRunStore {
 
   /** Atomically marks a paused run RESUMED; false when another resume won (or it is not paused). */
   async claim(runId: string): Promise<boolean> {
-    const { count } = await this.db.agentRun.updateMany({ where: { id: runId, status: { in: [...PAUSED] } }, data: { status: "RESUMED" } });
+    const { count } = await this.db.agentRun.updateMany({
+      where: { id: runId, status: { in: [...PAUSED] } },
+      data: { status: "RESUMED" },
+    });
     return count === 1;
   }
 
@@ -211,7 +249,11 @@ export class AgentRunStore {
   async unclaimSuspended(run: AgentRunRecord): Promise<void> {
     await this.db.agentRun.updateMany({
       where: { id: run.id, status: "RUNNING" },
-      data: { status: run.status, finishedAt: run.finishedAt ? new Date(run.finishedAt) : null, checkpoint: (run.checkpoint ?? undefined) as Json },
+      data: {
+        status: run.status,
+        finishedAt: run.finishedAt ? new Date(run.finishedAt) : null,
+        checkpoint: (run.checkpoint ?? undefined) as Json,
+      },
     });
   }
 
@@ -224,7 +266,9 @@ export class AgentRunStore {
   /** RUNNING runs whose instance is not in `live`: what a crash left behind. */
   async orphans(live: Set<string>): Promise<AgentRunRecord[]> {
     const rows = await this.db.agentRun.findMany({ where: { status: "RUNNING" } });
-    return rows.map(toRecord).filter((r) => !live.has(((r.checkpoint ?? {}) as { instanceId?: string }).instanceId ?? ""));
+    return rows
+      .map(toRecord)
+      .filter((r) => !live.has(((r.checkpoint ?? {}) as { instanceId?: string }).instanceId ?? ""));
   }
 
   /** The highest seq a run has stored (0 when none). */

@@ -23,7 +23,14 @@ import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentServices, InteractionsPort } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
-import { admitStart, checkThread, type AdmittedRun, checkThreadOwner, DEFAULT_AGENT, mayUseStoredThread } from "./agent-start.ts";
+import {
+  admitStart,
+  checkThread,
+  type AdmittedRun,
+  checkThreadOwner,
+  DEFAULT_AGENT,
+  mayUseStoredThread,
+} from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
 import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
@@ -80,7 +87,10 @@ export interface StartedRun {
   runId: string;
   threadId: string;
   agent: string;
-  /** Where its stream starts for this start: 0, or the SuspendedFinal a joined continuation follows (docs/agent-stream.md §7.1). */
+  /**
+   * Where its stream starts for this start: 0, or the SuspendedFinal a joined continuation follows
+   * (docs/agent-stream.md §7.1).
+   */
   afterSeq?: number;
 }
 
@@ -119,7 +129,9 @@ export class AgentService {
     this.skills = new SkillStore(deps.db);
     this.responseFormats = new ResponseFormatStore(deps.db);
     this.store = new AgentRunStore(deps.db, deps.runLog);
-    deps.surface.addSource(() => [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))));
+    deps.surface.addSource(() =>
+      [...this.classes().values()].map((cls) => agentEntry(cls, (c, input, ctx) => invokeAsTool(this, c, input, ctx))),
+    );
     // ask_caller parks like any pausing tool (docs/agent-stream.md §8); it is kept off the API.
     deps.surface.addSource(() => [askCallerEntry()]);
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
@@ -169,7 +181,9 @@ export class AgentService {
         description: c.toolDescription,
         inputSchema: agentInputSchema(c),
         specRunnable: c.specRunnable,
-        presetBakeableFields: Object.keys(c.ToolInput.shape).filter((f) => bakeableFields(c) === "all" || c.presetBakeableFields.includes(f)),
+        presetBakeableFields: Object.keys(c.ToolInput.shape).filter(
+          (f) => bakeableFields(c) === "all" || c.presetBakeableFields.includes(f),
+        ),
       }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -179,7 +193,10 @@ export class AgentService {
    * set. Every rejection happens here, before anything is stored (ApiError).
    */
   async start(req: StartRequest): Promise<StartedRun> {
-    if (this.inflight.closing) throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], { retryable: true });
+    if (this.inflight.closing)
+      throw new ApiError("UNAVAILABLE", "the server is shutting down; no new agent runs are accepted here", [], {
+        retryable: true,
+      });
     // A shutdown that begins while this start is admitted drains (or cancels) its run too.
     return this.inflight.admitting(this.admit(req));
   }
@@ -246,7 +263,10 @@ export class AgentService {
     return this.inflight.admitting(continueSuspended(this, this.deps, this.inflight, runId));
   }
 
-  /** Continues every SUSPENDED or ASKED run whose answers are in (what a crash between an answer and its continuation left); returns their ids. */
+  /**
+   * Continues every SUSPENDED or ASKED run whose answers are in (what a crash between an answer and its continuation
+   * left); returns their ids.
+   */
   async continueAnswered(): Promise<string[]> {
     const continued: string[] = [];
     for (const run of await this.store.suspended()) if (await this.continueSuspended(run.id)) continued.push(run.id);
@@ -262,36 +282,57 @@ export class AgentService {
     return this.inflight.abort(runId, new ToolError("the agent run was cancelled", { kind: "CANCELLED" }));
   }
 
-  /** Cancels a run the caller may see, on whichever instance runs it; resolves with it once it has ended (agent-cancel.ts). */
+  /**
+   * Cancels a run the caller may see, on whichever instance runs it; resolves with it once it has ended
+   * (agent-cancel.ts).
+   */
   cancelFor(runId: string, caller: Caller): Promise<AgentRunRecord> {
     return cancelAgentRun(this, this.deps.bus, runId, caller);
   }
 
   /** Records messages in a thread without running (the named agent must keep thread memory). */
-  async appendThreadMessages(agentName: string | null | undefined, threadId: string, messages: unknown, caller: Caller): Promise<ThreadView> {
+  async appendThreadMessages(
+    agentName: string | null | undefined,
+    threadId: string,
+    messages: unknown,
+    caller: Caller,
+  ): Promise<ThreadView> {
     const checked = checkThreadMessages(messages);
-    if (!threadId || threadId.length > 200) throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
+    if (!threadId || threadId.length > 200)
+      throw ApiError.badInput("threadId must be 1 to 200 characters", [
+        { path: "/threadId", message: "must be 1 to 200 characters" },
+      ]);
     const name = agentName ?? DEFAULT_AGENT;
     const cls = this.classes().get(name);
-    if (!cls) throw ApiError.badInput(`no agent named "${name}"`, [{ path: "/agent", message: `no agent named "${name}"` }]);
+    if (!cls)
+      throw ApiError.badInput(`no agent named "${name}"`, [{ path: "/agent", message: `no agent named "${name}"` }]);
     const existed = await checkThread(this, threadId, caller);
     const running = await this.store.runningOnThread(threadId);
-    if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); append after it ends`);
+    if (running)
+      throw new ApiError(
+        "CONFLICT",
+        `thread "${threadId}" has a run in progress (${running.id}); append after it ends`,
+      );
     try {
       checkThreadOwner(await this.threads.ensure(threadId, threadOwnerKey(caller)), caller);
       await new cls().appendThreadMessages(threadId, checked, { caller, services: this.services });
     } catch (e) {
       if (!existed) await this.threads.dropIfEmpty(threadId);
-      if (e instanceof AgentCapabilityError) throw ApiError.badInput(e.message, [{ path: "/agent", message: e.message }]);
+      if (e instanceof AgentCapabilityError)
+        throw ApiError.badInput(e.message, [{ path: "/agent", message: e.message }]);
       throw e;
     }
     return (await this.threads.get(threadId))!;
   }
 
-  /** A thread, if the caller may read it (its owner, or an ADMIN); null for an absent one and for another caller's alike. */
+  /**
+   * A thread, if the caller may read it (its owner, or an ADMIN); null for an absent one and for another caller's
+   * alike.
+   */
   async thread(threadId: string, caller: Caller): Promise<ThreadView | null> {
     const view = await this.threads.get(threadId);
-    if (!view || !(await mayUseStoredThread(this, threadId, (await this.threads.owner(threadId)) ?? null, caller))) return null;
+    if (!view || !(await mayUseStoredThread(this, threadId, (await this.threads.owner(threadId)) ?? null, caller)))
+      return null;
     return view;
   }
 
@@ -301,7 +342,10 @@ export class AgentService {
    * (`runlog/orphan-sweep.ts`); `liveIds` defaults to `liveInstances()`.
    */
   async recover(liveIds?: string[]): Promise<string[]> {
-    return failAgentRuns({ agents: this, bus: this.deps.bus, log: this.deps.log }, liveIds ?? (await this.deps.liveInstances?.()) ?? []);
+    return failAgentRuns(
+      { agents: this, bus: this.deps.bus, log: this.deps.log },
+      liveIds ?? (await this.deps.liveInstances?.()) ?? [],
+    );
   }
 
   /**
@@ -332,7 +376,10 @@ export class AgentService {
     return failed;
   }
 
-  /** Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest (their tool calls with them). */
+  /**
+   * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest (their tool calls with
+   * them).
+   */
   async close(graceMs: number): Promise<void> {
     await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
   }
@@ -346,7 +393,10 @@ export class AgentService {
     return this.inflight.ids();
   }
 
-  /** Stops a run executing here that another instance already failed (`runlog/fencing.ts`); nothing more of it is stored. */
+  /**
+   * Stops a run executing here that another instance already failed (`runlog/fencing.ts`); nothing more of it is
+   * stored.
+   */
   fence(runId: string, reason: string): boolean {
     return this.inflight.abort(runId, new Error(reason));
   }

@@ -18,7 +18,10 @@ export interface InteractionsPort {
   get(id: string): Promise<InteractionRecord | null>;
   /** Validates and stores an answer, then resumes the parked run. Throws ApiError on refusal. */
   answer(id: string, answer: unknown, caller: Caller): Promise<RunRecord>;
-  /** Validates every answer, then stores all or none and resumes the parked runs; refusals name paths under `at`. Throws ApiError on refusal. */
+  /**
+   * Validates every answer, then stores all or none and resumes the parked runs; refusals name paths under `at`. Throws
+   * ApiError on refusal.
+   */
   answerAll(answers: Record<string, unknown>, caller: Caller, at: string): Promise<void>;
 }
 

@@ -28,7 +28,9 @@ export interface AdmittedRun extends StartedRun {
   prepared: unknown;
   /** The run's checkpoint in its thread: the last thread row before it ran (docs/agent-stream.md §6.1). */
   mark?: number;
-  /** The seq its events number on from: 0 for a new run; a continuation's SuspendedFinal (docs/agent-stream.md §7.1). */
+  /**
+   * The seq its events number on from: 0 for a new run; a continuation's SuspendedFinal (docs/agent-stream.md §7.1).
+   */
   seqBase?: number;
 }
 
@@ -42,7 +44,9 @@ export async function admitStart(
   deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
   req: StartRequest,
 ): Promise<AdmittedRun> {
-  let options = Object.fromEntries(Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null)) as AgentRunOptions;
+  let options = Object.fromEntries(
+    Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null),
+  ) as AgentRunOptions;
   const live = takeLiveTools(options);
   options = live.options;
   const ambientThread = getAgentSessionThread();
@@ -56,58 +60,96 @@ export async function admitStart(
     agentName = admitted.agent;
   }
   if (options.resume !== undefined) {
-    if (!options.threadId) throw ApiError.badInput("resume needs the threadId of the paused run", [{ path: "/threadId", message: "is required with resume" }]);
+    if (!options.threadId)
+      throw ApiError.badInput("resume needs the threadId of the paused run", [
+        { path: "/threadId", message: "is required with resume" },
+      ]);
     if (options.userMessage !== undefined)
-      throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [{ path: "/userMessage", message: "is not allowed with resume" }]);
+      throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [
+        { path: "/userMessage", message: "is not allowed with resume" },
+      ]);
     const paused = await agents.store.latestOnThread(options.threadId);
     // Another caller's thread does not exist for this one: the same refusal as an absent one.
     if (!paused || !isOwnerOrAdmin(req.caller, paused)) throw threadNotFound("has no agent run to resume");
-    if (!PAUSED.includes(paused.status)) throw new ApiError("CONFLICT", `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`);
+    if (!PAUSED.includes(paused.status))
+      throw new ApiError(
+        "CONFLICT",
+        `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`,
+      );
     if (options.resumeCheckpointId && options.resumeCheckpointId !== paused.id)
-      throw new ApiError("CONFLICT", `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`, [
-        { path: "/resumeCheckpointId", message: "is stale" },
-      ]);
+      throw new ApiError(
+        "CONFLICT",
+        `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`,
+        [{ path: "/resumeCheckpointId", message: "is stale" }],
+      );
     if (agentName && agentName !== paused.agent)
-      throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [{ path: "/agent", message: `must be "${paused.agent}"` }]);
+      throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [
+        { path: "/agent", message: `must be "${paused.agent}"` },
+      ]);
     agentName = paused.agent;
-    const inherited = Object.fromEntries(Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)));
+    const inherited = Object.fromEntries(
+      Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)),
+    );
     options = { ...inherited, ...options };
     resuming = paused;
   }
   const name = agentName ?? DEFAULT_AGENT;
   const cls = agents.classes().get(name);
-  if (!cls) throw ApiError.badInput(`no agent named "${name}" (known: ${[...agents.classes().keys()].join(", ")})`, [{ path: "/agent", message: `no agent named "${name}"` }]);
+  if (!cls)
+    throw ApiError.badInput(`no agent named "${name}" (known: ${[...agents.classes().keys()].join(", ")})`, [
+      { path: "/agent", message: `no agent named "${name}"` },
+    ]);
   // The agent's own tier holds at this door as at the dispatch chokepoint (where it runs as a tool).
-  if (!mayRun(req.caller.role, cls.tier)) throw new ApiError("FORBIDDEN", `role ${req.caller.role} may not run ${cls.tier}-tier agent "${name}"`);
+  if (!mayRun(req.caller.role, cls.tier))
+    throw new ApiError("FORBIDDEN", `role ${req.caller.role} may not run ${cls.tier}-tier agent "${name}"`);
   const threadId = options.threadId ?? randomUUID();
   if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200)
-    throw ApiError.badInput("threadId must be 1 to 200 characters", [{ path: "/threadId", message: "must be 1 to 200 characters" }]);
+    throw ApiError.badInput("threadId must be 1 to 200 characters", [
+      { path: "/threadId", message: "must be 1 to 200 characters" },
+    ]);
   if (!resuming) {
     await checkThread(agents, threadId, req.caller);
     const running = await agents.store.runningOnThread(threadId);
-    if (running) throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
+    if (running)
+      throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
   }
   checkRunOptions(cls, options, agents.services.plugins);
   const unstorable = unstorableIssues(storableOptions(options));
-  if (unstorable.length) throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(unstorable)}`, unstorable);
+  if (unstorable.length)
+    throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(unstorable)}`, unstorable);
   const parsed = cls.ToolInput.safeParse(options);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message }));
-    throw ApiError.badInput(`invalid input for agent "${name}": ${issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`, issues);
+    const issues = parsed.error.issues.map((i) => ({
+      path: i.path.length ? `/${i.path.join("/")}` : "",
+      message: i.message,
+    }));
+    throw ApiError.badInput(
+      `invalid input for agent "${name}": ${issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`,
+      issues,
+    );
   }
   options = live.attach({ ...options, ...(parsed.data as Record<string, unknown>), threadId });
   const agent = new cls();
   // Claimed before `prepare`, which may answer the run's interactions: the continuation
   // their answers would start then loses to this resume (docs/agent-stream.md §7.1).
-  if (resuming && !(await agents.store.claim(resuming.id))) throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
+  if (resuming && !(await agents.store.claim(resuming.id)))
+    throw new ApiError("CONFLICT", `the paused run ${resuming.id} was already resumed`);
   let prepared: unknown;
   // A resume or a fork never raises the rights the conversation ran with: an ADMIN who
   // approves a USER's pending call, or forks a USER's failed run, lets it go on with the
   // USER's role. The new run records that role, so no later continuation regains more.
   const base = resuming ?? fork?.run ?? null;
-  const caller: Caller = base ? { ...req.caller, role: lowerRole(req.caller.role, storedRole(base.callerRole)) } : req.caller;
+  const caller: Caller = base
+    ? { ...req.caller, role: lowerRole(req.caller.role, storedRole(base.callerRole)) }
+    : req.caller;
   try {
-    prepared = await agent.prepare(options, { caller: req.caller, threadId, services: agents.services, resuming, forking: fork });
+    prepared = await agent.prepare(options, {
+      caller: req.caller,
+      threadId,
+      services: agents.services,
+      resuming,
+      forking: fork,
+    });
   } catch (e) {
     if (resuming) await giveBack(agents, resuming);
     throw e;
@@ -128,7 +170,12 @@ export async function admitStart(
       input: deps.secrets.scrub(storableOptions(options)) as Record<string, unknown>,
       callerRole: caller.role,
       callerKey: caller.keyName,
-      checkpoint: { instanceId: deps.instanceId, resumes: resuming?.id ?? null, ...(fork ? { forks: fork.run.id } : {}), mark },
+      checkpoint: {
+        instanceId: deps.instanceId,
+        resumes: resuming?.id ?? null,
+        ...(fork ? { forks: fork.run.id } : {}),
+        mark,
+      },
       startedAt: new Date().toISOString(),
     });
     created = true;
@@ -153,7 +200,10 @@ export async function admitStart(
  * Undoes a resume's claim. A suspended run whose answers came in meanwhile (some inside
  * the refused resume) continues by itself.
  */
-async function giveBack(agents: Pick<AgentService, "store" | "continueSuspended">, paused: AgentRunRecord): Promise<void> {
+async function giveBack(
+  agents: Pick<AgentService, "store" | "continueSuspended">,
+  paused: AgentRunRecord,
+): Promise<void> {
   await agents.store.unclaim(paused.id, paused.status);
   if (paused.status === "SUSPENDED" || paused.status === "ASKED") await agents.continueSuspended(paused.id);
 }
@@ -164,15 +214,28 @@ async function giveBack(agents: Pick<AgentService, "store" | "continueSuspended"
  * naming neither the thread nor its runs). A thread from before owners were recorded
  * belongs to the caller of its first run. False when the thread does not exist yet.
  */
-export async function checkThread(agents: Pick<AgentService, "store" | "threads">, threadId: string, caller: Caller): Promise<boolean> {
+export async function checkThread(
+  agents: Pick<AgentService, "store" | "threads">,
+  threadId: string,
+  caller: Caller,
+): Promise<boolean> {
   const owner = await agents.threads.owner(threadId);
   if (owner === undefined) return false;
-  if (!(await mayUseStoredThread(agents, threadId, owner, caller))) throw threadNotFound("is not a thread of this caller");
+  if (!(await mayUseStoredThread(agents, threadId, owner, caller)))
+    throw threadNotFound("is not a thread of this caller");
   return true;
 }
 
-/** Whether `caller` may use the existing thread recorded with `owner` (null: none recorded; its first run's caller owns it). */
-export async function mayUseStoredThread(agents: Pick<AgentService, "store">, threadId: string, owner: string | null, caller: Caller): Promise<boolean> {
+/**
+ * Whether `caller` may use the existing thread recorded with `owner` (null: none recorded; its first run's caller owns
+ * it).
+ */
+export async function mayUseStoredThread(
+  agents: Pick<AgentService, "store">,
+  threadId: string,
+  owner: string | null,
+  caller: Caller,
+): Promise<boolean> {
   if (owner !== null) return mayUseThread(caller, owner);
   const first = await agents.store.firstOnThread(threadId);
   return !first || isOwnerOrAdmin(caller, first);

@@ -12,7 +12,12 @@ const POLL_MS = 2000;
  * dropped, and a gap in `seq` (pub/sub delivers at most once) is filled from the log.
  * Every entry is delivered exactly once, in order.
  */
-export async function* runLog(deps: { bus: Bus; store: AgentRunStore }, runId: string, afterSeq: number, signal: AbortSignal): AsyncGenerator<AgentLogEntry> {
+export async function* runLog(
+  deps: { bus: Bus; store: AgentRunStore },
+  runId: string,
+  afterSeq: number,
+  signal: AbortSignal,
+): AsyncGenerator<AgentLogEntry> {
   const live = deps.bus.subscribe("agentEvent", { signal, filter: (e) => e.runId === runId });
   let last = afterSeq;
   const fromLog = async function* (): AsyncGenerator<AgentLogEntry, boolean> {

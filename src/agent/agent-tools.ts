@@ -37,7 +37,10 @@ export interface ToolRunsPort {
  * `cancelTool` ends a run the caller may see (one the agent started), as `cancelRun` would;
  * another id is left alone.
  */
-export function agentToolPort(dispatcher: Pick<Dispatcher, "runDetailed" | "cancelFor">, run: { runId: string; caller: Caller; signal: AbortSignal }): AgentToolPort {
+export function agentToolPort(
+  dispatcher: Pick<Dispatcher, "runDetailed" | "cancelFor">,
+  run: { runId: string; caller: Caller; signal: AbortSignal },
+): AgentToolPort {
   const { runId, caller, signal } = run;
   return {
     runTool: (target, input, options) =>

@@ -96,7 +96,10 @@ export interface AgentPrepareContext {
   threadId: string;
   services: AgentServices;
   resuming: AgentRunRecord | null;
-  /** The failed or cancelled run this run forks past, and its checkpoint in the thread: read the history as it stood there (docs/agent-stream.md §6.1). */
+  /**
+   * The failed or cancelled run this run forks past, and its checkpoint in the thread: read the history as it stood
+   * there (docs/agent-stream.md §6.1).
+   */
   forking?: { run: AgentRunRecord; mark: number } | null;
 }
 
@@ -150,7 +153,11 @@ export abstract class Agent {
    */
   async prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<unknown> {
     void options;
-    if (ctx.resuming) throw new ApiError("CONFLICT", `agent "${(this.constructor as typeof Agent).toolName}" cannot resume a paused run`);
+    if (ctx.resuming)
+      throw new ApiError(
+        "CONFLICT",
+        `agent "${(this.constructor as typeof Agent).toolName}" cannot resume a paused run`,
+      );
     return undefined;
   }
 
@@ -199,7 +206,9 @@ export class AgentCapabilityError extends Error {
 /** Raised by {@link drain} when a non-streaming caller drains a run that stopped at an interrupt. */
 export class AgentInterruptedError extends Error {
   constructor(readonly interrupts: Extract<StreamEvent, { type: "interrupt_final" }>[]) {
-    super(`the agent run stopped at an approval interrupt (${interrupts.map((i) => i.reason ?? i.interruptId).join(", ")}); resume it with a decision`);
+    super(
+      `the agent run stopped at an approval interrupt (${interrupts.map((i) => i.reason ?? i.interruptId).join(", ")}); resume it with a decision`,
+    );
     this.name = "AgentInterruptedError";
   }
 }

@@ -70,7 +70,12 @@ export async function readyToContinue(agents: Agents, run: AgentRunRecord): Prom
  * SuspendedFinal. It runs as the caller who started it, never above the role recorded on
  * the run; a revoked key fails it. False when there was nothing to continue here.
  */
-export async function continueSuspended(agents: Agents, deps: Deps, inflight: InFlight<void>, runId: string): Promise<boolean> {
+export async function continueSuspended(
+  agents: Agents,
+  deps: Deps,
+  inflight: InFlight<void>,
+  runId: string,
+): Promise<boolean> {
   if (inflight.closing) return false;
   const run = await agents.store.get(runId);
   if (!run || !run.threadId || !(await readyToContinue(agents, run))) return false;
@@ -84,15 +89,24 @@ export async function continueSuspended(agents: Agents, deps: Deps, inflight: In
     await agents.store.unclaimSuspended(run);
     return false;
   }
-  deps.log.info(`a ${run.status === "ASKED" ? "asked" : "suspended"} agent run continues: its interactions were answered`, { agentRunId: run.id });
+  deps.log.info(
+    `a ${run.status === "ASKED" ? "asked" : "suspended"} agent run continues: its interactions were answered`,
+    { agentRunId: run.id },
+  );
   try {
     const cls = agents.classes().get(run.agent);
-    if (!cls) throw new ApiError("NOT_FOUND", `the agent "${run.agent}" is no longer registered; the run cannot continue`);
+    if (!cls)
+      throw new ApiError("NOT_FOUND", `the agent "${run.agent}" is no longer registered; the run cannot continue`);
     const caller = await originalCaller(deps.db, run);
     const inherited = Object.fromEntries(Object.entries(run.input).filter(([k]) => !NOT_INHERITED.includes(k)));
     const options: AgentRunOptions = { ...inherited, resume: {}, threadId: run.threadId };
     const agent = new cls();
-    const prepared = await agent.prepare(options, { caller, threadId: run.threadId, services: agents.services, resuming: run });
+    const prepared = await agent.prepare(options, {
+      caller,
+      threadId: run.threadId,
+      services: agents.services,
+      resuming: run,
+    });
     launchRun(agents, deps, inflight, {
       runId: run.id,
       threadId: run.threadId,
@@ -107,8 +121,16 @@ export async function continueSuspended(agents: Agents, deps: Deps, inflight: In
     });
   } catch (e) {
     const c = classifyAgentError(e, false);
-    const rec: RunFailedRecord = { type: "run_failed", final: true, seq: seqBase + 1, runId: run.id, kind: c.kind, message: deps.secrets.scrubText(c.message) };
-    if (await agents.store.finish(rec, "FAILED", withMark(null, markOf(run.checkpoint) ?? undefined))) deps.bus.publish("agentEvent", rec);
+    const rec: RunFailedRecord = {
+      type: "run_failed",
+      final: true,
+      seq: seqBase + 1,
+      runId: run.id,
+      kind: c.kind,
+      message: deps.secrets.scrubText(c.message),
+    };
+    if (await agents.store.finish(rec, "FAILED", withMark(null, markOf(run.checkpoint) ?? undefined)))
+      deps.bus.publish("agentEvent", rec);
   }
   return true;
 }
@@ -122,7 +144,14 @@ export async function joinContinued(agents: Agents, req: StartRequest): Promise<
   const { threadId, resume, resumeCheckpointId } = req.options;
   if (resume === undefined || typeof threadId !== "string") return null;
   const latest = await agents.store.latestOnThread(threadId);
-  if (!latest || latest.status === "SUSPENDED" || latest.status === "RESUMED" || latest.status === "INTERRUPTED" || latest.status === "ASKED") return null;
+  if (
+    !latest ||
+    latest.status === "SUSPENDED" ||
+    latest.status === "RESUMED" ||
+    latest.status === "INTERRUPTED" ||
+    latest.status === "ASKED"
+  )
+    return null;
   const log = await agents.store.events(latest.id, 0);
   const suspension = log.findLast((e) => e.type === "suspended_final" || e.type === "asks_final");
   if (!suspension) return null;

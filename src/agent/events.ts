@@ -22,11 +22,17 @@ export interface MessageDelta extends Base {
   type: "message_delta";
   final: false;
   text: string;
-  /** The model turn of the event's agent that wrote it (1, 2, …; never reused in a run). The runner numbers an unnumbered delta 1. */
+  /**
+   * The model turn of the event's agent that wrote it (1, 2, …; never reused in a run). The runner numbers an
+   * unnumbered delta 1.
+   */
   turn?: number;
 }
 
-/** A chunk of a sub-agent's text, numbered by the sub-agent's own turns; never the run's answer (docs/agent-stream.md §2.2). */
+/**
+ * A chunk of a sub-agent's text, numbered by the sub-agent's own turns; never the run's answer (docs/agent-stream.md
+ * §2.2).
+ */
 export interface IntermediateDelta extends Base {
   type: "intermediate_delta";
   final: false;

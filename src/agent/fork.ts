@@ -26,13 +26,17 @@ export async function admitFork(
 ): Promise<{ fork: Fork; options: AgentRunOptions; agent: string }> {
   const id = String(options.resumeCheckpointId);
   const run = await agents.store.get(id);
-  if (!run || !run.threadId || !isOwnerOrAdmin(req.caller, run)) throw new ApiError("NOT_FOUND", `no checkpoint "${id}"`);
+  if (!run || !run.threadId || !isOwnerOrAdmin(req.caller, run))
+    throw new ApiError("NOT_FOUND", `no checkpoint "${id}"`);
   if (options.threadId !== undefined && options.threadId !== run.threadId)
-    throw ApiError.badInput(`checkpoint "${id}" is not of thread "${options.threadId}": a run forks only within its own thread`, [
-      { path: "/resumeCheckpointId", message: "is a checkpoint of another thread" },
-    ]);
+    throw ApiError.badInput(
+      `checkpoint "${id}" is not of thread "${options.threadId}": a run forks only within its own thread`,
+      [{ path: "/resumeCheckpointId", message: "is a checkpoint of another thread" }],
+    );
   if (req.agent && req.agent !== run.agent)
-    throw ApiError.badInput(`checkpoint "${id}" is a run of agent "${run.agent}", not "${req.agent}"`, [{ path: "/agent", message: `must be "${run.agent}"` }]);
+    throw ApiError.badInput(`checkpoint "${id}" is a run of agent "${run.agent}", not "${req.agent}"`, [
+      { path: "/agent", message: `must be "${run.agent}"` },
+    ]);
   if (!FORKABLE.includes(run.status))
     throw new ApiError(
       "CONFLICT",
@@ -40,7 +44,9 @@ export async function admitFork(
     );
   const mark = markOf(run.checkpoint);
   if (mark === null) throw new ApiError("CONFLICT", `run ${id} stored no checkpoint in its thread to fork from`);
-  const inherited = Object.fromEntries(Object.entries(run.input).filter(([k]) => k !== "resume" && k !== "resumeCheckpointId"));
+  const inherited = Object.fromEntries(
+    Object.entries(run.input).filter(([k]) => k !== "resume" && k !== "resumeCheckpointId"),
+  );
   return { fork: { run, mark }, options: { ...inherited, ...options, threadId: run.threadId }, agent: run.agent };
 }
 

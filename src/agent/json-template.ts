@@ -10,7 +10,11 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*\}\}/y;
  * JSON. (A value `a", "enum": ["x"]` stays inside its string.) A placeholder without a
  * value is an issue at `path`.
  */
-export function renderJsonTemplate(template: string, vars: Record<string, unknown>, path: string): { text: string; issues: Issue[] } {
+export function renderJsonTemplate(
+  template: string,
+  vars: Record<string, unknown>,
+  path: string,
+): { text: string; issues: Issue[] } {
   const issues: Issue[] = [];
   let out = "";
   let inString = false;
@@ -28,7 +32,8 @@ export function renderJsonTemplate(template: string, vars: Record<string, unknow
       if (value === undefined) {
         issues.push({ path, message: `the placeholder {{${m[1]}}} has no value (pass it in variables)` });
         out += m[0];
-      } else if (inString) out += JSON.stringify(typeof value === "string" ? value : JSON.stringify(value)).slice(1, -1);
+      } else if (inString)
+        out += JSON.stringify(typeof value === "string" ? value : JSON.stringify(value)).slice(1, -1);
       else out += JSON.stringify(value);
       i += m[0].length;
       continue;

@@ -34,7 +34,12 @@ export class ResponseFormatStore {
    * The schema `name` renders to with `vars`. An unknown name, a placeholder without a
    * value, text that is not JSON, or JSON that is not a JSON Schema is an issue at `path`.
    */
-  async resolve(name: string, vars: Record<string, unknown>, path: string, issues: Issue[]): Promise<JsonSchema | null> {
+  async resolve(
+    name: string,
+    vars: Record<string, unknown>,
+    path: string,
+    issues: Issue[],
+  ): Promise<JsonSchema | null> {
     const found = await this.render(name, vars, path);
     if (Array.isArray(found)) {
       issues.push(...found);
@@ -43,7 +48,11 @@ export class ResponseFormatStore {
     return found.schema;
   }
 
-  private async render(name: string, vars: Record<string, unknown>, path: string): Promise<{ schema: JsonSchema } | Issue[]> {
+  private async render(
+    name: string,
+    vars: Record<string, unknown>,
+    path: string,
+  ): Promise<{ schema: JsonSchema } | Issue[]> {
     const row = await this.db.responseFormat.findUnique({ where: { name } });
     if (!row) return [{ path, message: `no stored response format named "${name}"` }];
     const rendered = renderJsonTemplate(row.template, vars, path);
@@ -65,10 +74,21 @@ export class ResponseFormatStore {
     if (!NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
     if (!input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
     issues.push(...templateIssues(input.template));
-    issues.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.template, "/template"));
-    if (issues.length) throw ApiError.badInput(`invalid response format "${input.name}": ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+    issues.push(
+      ...unstorableIssues(input.description, "/description"),
+      ...unstorableIssues(input.template, "/template"),
+    );
+    if (issues.length)
+      throw ApiError.badInput(
+        `invalid response format "${input.name}": ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        issues,
+      );
     const row = await writeSurface(this.db, (tx) =>
-      tx.responseFormat.upsert({ where: { name: input.name }, create: input, update: { description: input.description, template: input.template } }),
+      tx.responseFormat.upsert({
+        where: { name: input.name },
+        create: input,
+        update: { description: input.description, template: input.template },
+      }),
     );
     return toFormat(row);
   }
@@ -94,11 +114,21 @@ function templateIssues(template: string): Issue[] {
   try {
     parsed = JSON.parse(template.replace(PLACEHOLDER, "0"));
   } catch {
-    return [{ path: "/template", message: "must be a JSON Schema as JSON text; a {{name}} placeholder may stand for a value or inside a string" }];
+    return [
+      {
+        path: "/template",
+        message: "must be a JSON Schema as JSON text; a {{name}} placeholder may stand for a value or inside a string",
+      },
+    ];
   }
   return placeholders ? [] : schemaProblems(parsed, "/template");
 }
 
 function toFormat(row: { name: string; description: string; template: string; updatedAt: Date }): ResponseFormat {
-  return { name: row.name, description: row.description, template: row.template, updatedAt: row.updatedAt.toISOString() };
+  return {
+    name: row.name,
+    description: row.description,
+    template: row.template,
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }

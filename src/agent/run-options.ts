@@ -65,7 +65,9 @@ export function checkRunOptions(cls: AgentClass, options: AgentRunOptions, plugi
   issues.push(...liveToolIssues(options.tools));
   if (!issues.length) return;
   const extras = cls.extrasKeys.length ? `; its extra keys are ${cls.extrasKeys.join(", ")}` : "";
-  const lead = refused.length ? `agent "${cls.toolName}" does not accept ${refused.map((k) => `"${k}"`).join(", ")}${extras}. ` : "";
+  const lead = refused.length
+    ? `agent "${cls.toolName}" does not accept ${refused.map((k) => `"${k}"`).join(", ")}${extras}. `
+    : "";
   throw ApiError.badInput(`${lead}invalid options for agent "${cls.toolName}": ${describeIssues(issues)}`, issues);
 }
 
@@ -82,9 +84,17 @@ export function isToolDefinition(value: unknown): value is ToolDefinition {
 
 function liveToolIssues(tools: unknown): Issue[] {
   if (tools === undefined) return [];
-  if (!Array.isArray(tools)) return [{ path: "/tools", message: "must be a list of live tool definitions (defineTool), given in process" }];
+  if (!Array.isArray(tools))
+    return [{ path: "/tools", message: "must be a list of live tool definitions (defineTool), given in process" }];
   return tools.flatMap((t, i) =>
-    isToolDefinition(t) ? [] : [{ path: `/tools/${i}`, message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" }],
+    isToolDefinition(t)
+      ? []
+      : [
+          {
+            path: `/tools/${i}`,
+            message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON",
+          },
+        ],
   );
 }
 

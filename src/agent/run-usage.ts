@@ -33,9 +33,15 @@ export class UsageTally {
   }
 }
 
-/** The summed usage of the agent runs `where` selects (by thread, by the key that started them): one indexed aggregate. */
+/**
+ * The summed usage of the agent runs `where` selects (by thread, by the key that started them): one indexed aggregate.
+ */
 export async function usageWhere(db: Db, where: { threadId: string } | { callerKey: string }): Promise<UsageTotals> {
-  const agg = await db.agentRun.aggregate({ where, _sum: { inputTokens: true, outputTokens: true, totalTokens: true }, _count: { _all: true } });
+  const agg = await db.agentRun.aggregate({
+    where,
+    _sum: { inputTokens: true, outputTokens: true, totalTokens: true },
+    _count: { _all: true },
+  });
   return {
     inputTokens: agg._sum.inputTokens ?? 0,
     outputTokens: agg._sum.outputTokens ?? 0,
@@ -53,7 +59,9 @@ export function keyUsage(db: Db, keyName: string, caller: Caller): Promise<Usage
   if (!isAdmin(caller.role) && caller.keyName !== keyName)
     throw new ApiError(
       "FORBIDDEN",
-      caller.keyName ? `only an ADMIN may read the usage of another key than yours ("${caller.keyName}")` : "an anonymous caller has no key usage to read",
+      caller.keyName
+        ? `only an ADMIN may read the usage of another key than yours ("${caller.keyName}")`
+        : "an anonymous caller has no key usage to read",
     );
   return usageWhere(db, { callerKey: keyName });
 }

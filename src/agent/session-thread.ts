@@ -19,7 +19,8 @@ export interface AgentSessionThreadToken {
  * deposit is null and a run mints its own fresh thread.
  */
 export function agentSessionThread<T>(threadId: string, fn: () => T): T {
-  if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200) throw new TypeError("agentSessionThread: threadId must be a string of 1 to 200 characters");
+  if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200)
+    throw new TypeError("agentSessionThread: threadId must be a string of 1 to 200 characters");
   return ambient.run(threadId, fn);
 }
 

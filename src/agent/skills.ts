@@ -26,9 +26,17 @@ export class SkillStore {
   /** The named skills, in the order asked; an unknown name is BAD_USER_INPUT naming it. */
   async resolve(names: string[], path = "/skills"): Promise<Skill[]> {
     if (!names.length) return [];
-    const rows = new Map((await this.db.skill.findMany({ where: { name: { in: names } } })).map((r) => [r.name, toSkill(r)]));
-    const issues: Issue[] = names.flatMap((n, i) => (rows.has(n) ? [] : [{ path: `${path}/${i}`, message: `no stored skill named "${n}"` }]));
-    if (issues.length) throw ApiError.badInput(`unknown skill${issues.length > 1 ? "s" : ""}: ${issues.map((i) => i.message).join("; ")}`, issues);
+    const rows = new Map(
+      (await this.db.skill.findMany({ where: { name: { in: names } } })).map((r) => [r.name, toSkill(r)]),
+    );
+    const issues: Issue[] = names.flatMap((n, i) =>
+      rows.has(n) ? [] : [{ path: `${path}/${i}`, message: `no stored skill named "${n}"` }],
+    );
+    if (issues.length)
+      throw ApiError.badInput(
+        `unknown skill${issues.length > 1 ? "s" : ""}: ${issues.map((i) => i.message).join("; ")}`,
+        issues,
+      );
     return names.map((n) => rows.get(n)!);
   }
 
@@ -38,7 +46,10 @@ export class SkillStore {
     if (!NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
     if (!input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
     if (!input.instructions.trim()) issues.push({ path: "/instructions", message: "must not be empty" });
-    issues.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.instructions, "/instructions"));
+    issues.push(
+      ...unstorableIssues(input.description, "/description"),
+      ...unstorableIssues(input.instructions, "/instructions"),
+    );
     if (issues.length) throw ApiError.badInput(`invalid skill "${input.name}"`, issues);
     // A configuration write: the stored surface version moves with it (registry/surface-version.ts).
     const row = await writeSurface(this.db, (tx) =>
@@ -62,5 +73,10 @@ export class SkillStore {
 }
 
 function toSkill(row: { name: string; description: string; instructions: string; updatedAt: Date }): Skill {
-  return { name: row.name, description: row.description, instructions: row.instructions, updatedAt: row.updatedAt.toISOString() };
+  return {
+    name: row.name,
+    description: row.description,
+    instructions: row.instructions,
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }

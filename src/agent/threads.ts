@@ -41,7 +41,11 @@ export class ThreadStore {
     const now = new Date();
     await this.db.$transaction([
       this.db.thread.upsert({ where: { id: threadId }, create: { id: threadId }, update: { updatedAt: now } }),
-      ...messages.map((m) => this.db.threadMessage.create({ data: { threadId, role: m.role, content: m.content, data: (m.message ?? undefined) as never } })),
+      ...messages.map((m) =>
+        this.db.threadMessage.create({
+          data: { threadId, role: m.role, content: m.content, data: (m.message ?? undefined) as never },
+        }),
+      ),
     ]);
   }
 
@@ -51,7 +55,12 @@ export class ThreadStore {
    * created it first (null for a thread from before owners were recorded).
    */
   async ensure(threadId: string, owner: string): Promise<string | null> {
-    const row = await this.db.thread.upsert({ where: { id: threadId }, create: { id: threadId, owner }, update: {}, select: { owner: true } });
+    const row = await this.db.thread.upsert({
+      where: { id: threadId },
+      create: { id: threadId, owner },
+      update: {},
+      select: { owner: true },
+    });
     return row.owner;
   }
 
@@ -67,13 +76,21 @@ export class ThreadStore {
   }
 
   async get(threadId: string): Promise<ThreadView | null> {
-    const row = await this.db.thread.findUnique({ where: { id: threadId }, include: { messages: { orderBy: { id: "asc" } } } });
+    const row = await this.db.thread.findUnique({
+      where: { id: threadId },
+      include: { messages: { orderBy: { id: "asc" } } },
+    });
     if (!row) return null;
     return {
       id: row.id,
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
-      messages: live(row.messages).map((m) => ({ role: m.role as ThreadMessageRole, content: m.content, at: m.at.toISOString(), data: m.data ?? null })),
+      messages: live(row.messages).map((m) => ({
+        role: m.role as ThreadMessageRole,
+        content: m.content,
+        at: m.at.toISOString(),
+        data: m.data ?? null,
+      })),
     };
   }
 
@@ -83,13 +100,24 @@ export class ThreadStore {
    * checkpoint, docs/agent-stream.md §6.1).
    */
   async history(threadId: string, upTo?: number): Promise<ModelMessage[]> {
-    const rows = await this.db.threadMessage.findMany({ where: { threadId, ...(upTo === undefined ? {} : { id: { lte: upTo } }) }, orderBy: { id: "asc" } });
-    return live(rows).map((r) => (r.data as ModelMessage | null) ?? ({ role: r.role === "assistant" ? "assistant" : "user", content: r.content } as ModelMessage));
+    const rows = await this.db.threadMessage.findMany({
+      where: { threadId, ...(upTo === undefined ? {} : { id: { lte: upTo } }) },
+      orderBy: { id: "asc" },
+    });
+    return live(rows).map(
+      (r) =>
+        (r.data as ModelMessage | null) ??
+        ({ role: r.role === "assistant" ? "assistant" : "user", content: r.content } as ModelMessage),
+    );
   }
 
   /** The id of the thread's last stored row (0 when none): a run's checkpoint in its thread. */
   async mark(threadId: string): Promise<number> {
-    const last = await this.db.threadMessage.findFirst({ where: { threadId }, orderBy: { id: "desc" }, select: { id: true } });
+    const last = await this.db.threadMessage.findFirst({
+      where: { threadId },
+      orderBy: { id: "desc" },
+      select: { id: true },
+    });
     return last?.id ?? 0;
   }
 
@@ -98,7 +126,9 @@ export class ThreadStore {
    * leave the live branch. Returns the rewind's own id, the fork's checkpoint.
    */
   async rewind(threadId: string, to: number): Promise<number> {
-    const row = await this.db.threadMessage.create({ data: { threadId, role: REWIND, content: "", data: { rewindTo: to } } });
+    const row = await this.db.threadMessage.create({
+      data: { threadId, role: REWIND, content: "", data: { rewindTo: to } },
+    });
     return row.id;
   }
 
@@ -126,16 +156,26 @@ function live<R extends { id: number; role: string; data: unknown }>(rows: R[]):
 /** Checks `appendThreadMessages` input: a non-empty list of `{ role: user|assistant, content }`. */
 export function checkThreadMessages(messages: unknown): ThreadMessageInput[] {
   const issues: Issue[] = [];
-  if (!Array.isArray(messages) || messages.length === 0) throw ApiError.badInput("messages must be a non-empty list", [{ path: "/messages", message: "must be a non-empty list" }]);
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw ApiError.badInput("messages must be a non-empty list", [
+      { path: "/messages", message: "must be a non-empty list" },
+    ]);
   messages.forEach((m, i) => {
     const path = `/messages/${i}`;
-    if (typeof m !== "object" || m === null || Array.isArray(m)) return void issues.push({ path, message: "must be an object { role, content }" });
+    if (typeof m !== "object" || m === null || Array.isArray(m))
+      return void issues.push({ path, message: "must be an object { role, content }" });
     const { role, content, ...rest } = m as Record<string, unknown>;
-    if (role !== "user" && role !== "assistant") issues.push({ path: `${path}/role`, message: 'must be "user" or "assistant"' });
+    if (role !== "user" && role !== "assistant")
+      issues.push({ path: `${path}/role`, message: 'must be "user" or "assistant"' });
     if (typeof content !== "string") issues.push({ path: `${path}/content`, message: "must be a string" });
     else issues.push(...unstorableIssues(content, `${path}/content`));
-    for (const k of Object.keys(rest)) issues.push({ path: `${path}/${k}`, message: "is not a message field (role, content)" });
+    for (const k of Object.keys(rest))
+      issues.push({ path: `${path}/${k}`, message: "is not a message field (role, content)" });
   });
-  if (issues.length) throw ApiError.badInput(`invalid thread messages: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+  if (issues.length)
+    throw ApiError.badInput(
+      `invalid thread messages: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      issues,
+    );
   return messages as ThreadMessageInput[];
 }

@@ -16,9 +16,15 @@ export function optionsFromToolInput(cls: AgentClass, input: Record<string, unkn
     const values = new SecretScope();
     values.learn(input);
     const message = values.scrubText(e instanceof Error ? e.message : String(e));
-    throw new ToolError(`agent "${cls.toolName}" refused its tool input: ${message}`, { kind: "INVALID_INPUT", retryable: false });
+    throw new ToolError(`agent "${cls.toolName}" refused its tool input: ${message}`, {
+      kind: "INVALID_INPUT",
+      retryable: false,
+    });
   }
   if (!mapped || typeof mapped !== "object" || Array.isArray(mapped))
-    throw new ToolError(`agent "${cls.toolName}": fromToolInput must return an options object`, { kind: "INTERNAL", retryable: false });
+    throw new ToolError(`agent "${cls.toolName}": fromToolInput must return an options object`, {
+      kind: "INTERNAL",
+      retryable: false,
+    });
   return mapped as AgentRunOptions;
 }

@@ -22,7 +22,12 @@ export interface ToolProgressStep {
 }
 
 /** The step for one RUN_PROGRESS of the run a call started. */
-export function toolProgressStep(tool: string, callId: string, agent: string | null, event: RunEventRecord): ToolProgressStep {
+export function toolProgressStep(
+  tool: string,
+  callId: string,
+  agent: string | null,
+  event: RunEventRecord,
+): ToolProgressStep {
   const p = event.progress;
   return {
     type: "tool_progress_step",

@@ -15,7 +15,8 @@ export function turnNumbering(): (event: StreamEvent) => StreamEvent {
       if (numbered.type === "message_delta" && !numbered.agent) last = numbered.turn ?? 1;
       return numbered;
     }
-    if ((event.type === "message_final" || event.type === "structured_final") && event.turn === undefined) return { ...event, turn: last };
+    if ((event.type === "message_final" || event.type === "structured_final") && event.turn === undefined)
+      return { ...event, turn: last };
     return event;
   };
 }

@@ -25,9 +25,13 @@ export interface DispatchOptions {
  * path under `at` (a door names its own argument, e.g. GraphQL's `/input`).
  */
 export function checkDispatchBounds(options: DispatchOptions, at = ""): void {
-  if (options.timeoutSeconds != null && !isTimeoutInBounds(options.timeoutSeconds)) refuse("timeoutSeconds must be > 0", { path: `${at}/timeoutSeconds`, message: "must be > 0" });
+  if (options.timeoutSeconds != null && !isTimeoutInBounds(options.timeoutSeconds))
+    refuse("timeoutSeconds must be > 0", { path: `${at}/timeoutSeconds`, message: "must be > 0" });
   if (options.idempotencyKey != null && !isIdempotencyKeyInBounds(options.idempotencyKey))
-    refuse(`idempotencyKey must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`, { path: `${at}/idempotencyKey`, message: `must be 1 to ${IDEMPOTENCY_KEY_MAX} characters` });
+    refuse(`idempotencyKey must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`, {
+      path: `${at}/idempotencyKey`,
+      message: `must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
+    });
 }
 
 function refuse(message: string, issue: Issue): never {

@@ -48,12 +48,23 @@ export class KeyStore {
 
   /** Creates a key and returns it; only its hash is stored. */
   async create(name: string, role: Role, key: string = newKey()): Promise<string> {
-    if (!KEY_NAME.test(name)) throw ApiError.badInput(`key name "${name}" must match ^[A-Za-z0-9_.-]{1,64}$`, [{ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" }]);
-    if (!isRole(role)) throw ApiError.badInput(`role must be READER, USER or ADMIN`, [{ path: "/role", message: "must be READER, USER or ADMIN" }]);
+    if (!KEY_NAME.test(name))
+      throw ApiError.badInput(`key name "${name}" must match ^[A-Za-z0-9_.-]{1,64}$`, [
+        { path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" },
+      ]);
+    if (!isRole(role))
+      throw ApiError.badInput(`role must be READER, USER or ADMIN`, [
+        { path: "/role", message: "must be READER, USER or ADMIN" },
+      ]);
     try {
-      await this.db.apiKey.create({ data: { id: randomUUID(), name, role, hash: hashKey(key), prefix: key.slice(0, 8) } });
+      await this.db.apiKey.create({
+        data: { id: randomUUID(), name, role, hash: hashKey(key), prefix: key.slice(0, 8) },
+      });
     } catch (e) {
-      if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `a key named "${name}" already exists`, [{ path: "/name", message: "is taken" }]);
+      if (isUniqueViolation(e))
+        throw new ApiError("CONFLICT", `a key named "${name}" already exists`, [
+          { path: "/name", message: "is taken" },
+        ]);
       throw e;
     }
     return key;
@@ -77,7 +88,13 @@ export class KeyStore {
 
   async list(): Promise<KeyInfo[]> {
     const rows = await this.db.apiKey.findMany({ orderBy: { createdAt: "asc" } });
-    return rows.map((r) => ({ name: r.name, role: r.role as Role, prefix: r.prefix, createdAt: r.createdAt.toISOString(), revokedAt: r.revokedAt?.toISOString() ?? null }));
+    return rows.map((r) => ({
+      name: r.name,
+      role: r.role as Role,
+      prefix: r.prefix,
+      createdAt: r.createdAt.toISOString(),
+      revokedAt: r.revokedAt?.toISOString() ?? null,
+    }));
   }
 
   /** The caller a key stands for, or null when it is unknown or revoked. */
@@ -86,7 +103,8 @@ export class KeyStore {
     const hit = this.cache.get(hash);
     if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.caller;
     const row = await this.db.apiKey.findUnique({ where: { hash } });
-    const caller = row && !row.revokedAt && isRole(row.role) ? { role: row.role, keyName: row.name, keyId: row.id } : null;
+    const caller =
+      row && !row.revokedAt && isRole(row.role) ? { role: row.role, keyName: row.name, keyId: row.id } : null;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, { caller, at: Date.now() });
     return caller;
@@ -100,12 +118,19 @@ export class KeyStore {
     if (adminKey) {
       const exists = await this.db.apiKey.findUnique({ where: { hash: hashKey(adminKey) } });
       if (!exists) {
-        const name = (await this.db.apiKey.findUnique({ where: { name: "bootstrap-admin" } })) ? `bootstrap-admin-${Date.now()}` : "bootstrap-admin";
+        const name = (await this.db.apiKey.findUnique({ where: { name: "bootstrap-admin" } }))
+          ? `bootstrap-admin-${Date.now()}`
+          : "bootstrap-admin";
         try {
           await this.create(name, "ADMIN", adminKey);
         } catch (e) {
           // Another instance starting at the same moment stored the same key first.
-          if (!(e instanceof ApiError && e.code === "CONFLICT" && (await this.db.apiKey.findUnique({ where: { hash: hashKey(adminKey) } })))) throw e;
+          if (!(
+            e instanceof ApiError &&
+            e.code === "CONFLICT" &&
+            (await this.db.apiKey.findUnique({ where: { hash: hashKey(adminKey) } }))
+          ))
+            throw e;
         }
       }
       return null;

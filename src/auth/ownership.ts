@@ -42,7 +42,9 @@ export function threadOwnerKey(caller: Caller): string {
   return caller.keyName ?? "";
 }
 
-/** Whether `caller` may use a thread whose owner is recorded as `owner` ({@link threadOwnerKey}; null: none recorded). */
+/**
+ * Whether `caller` may use a thread whose owner is recorded as `owner` ({@link threadOwnerKey}; null: none recorded).
+ */
 export function mayUseThread(caller: Caller, owner: string | null): boolean {
   return owner === null || isAdmin(caller.role) || owner === threadOwnerKey(caller);
 }

@@ -13,7 +13,10 @@ export function lowerRole(a: Role, b: Role): Role {
   return rank(a) <= rank(b) ? a : b;
 }
 
-/** A role as stored on a record; one that is not a role (never written, but read defensively) counts as the least privileged. */
+/**
+ * A role as stored on a record; one that is not a role (never written, but read defensively) counts as the least
+ * privileged.
+ */
 export function storedRole(value: string | null | undefined): Role {
   return isRole(value) ? value : ROLES[0];
 }

@@ -6,7 +6,10 @@ export type Role = (typeof ROLES)[number];
 export const ANONYMOUS_ROLES = ["NONE", ...ROLES] as const;
 export type AnonymousRole = (typeof ANONYMOUS_ROLES)[number];
 
-/** The anonymous role when `TAI_ANONYMOUS_ROLE` is not set (docs/security-model.md §1): `USER` on a loopback bind, `NONE` otherwise. */
+/**
+ * The anonymous role when `TAI_ANONYMOUS_ROLE` is not set (docs/security-model.md §1): `USER` on a loopback bind,
+ * `NONE` otherwise.
+ */
 export function defaultAnonymousRole(loopback: boolean): AnonymousRole {
   return loopback ? "USER" : "NONE";
 }

@@ -35,7 +35,10 @@ export function mayWritePresets(role: Role): boolean {
   return role !== "READER";
 }
 
-/** Whether `role` answers interactions in general (every role above READER; a READER only its own runs' questions to it, `auth/ownership.ts`). */
+/**
+ * Whether `role` answers interactions in general (every role above READER; a READER only its own runs' questions to it,
+ * `auth/ownership.ts`).
+ */
 export function answersInteractions(role: Role): boolean {
   return role !== "READER";
 }

@@ -36,7 +36,10 @@ export function maySeeRun(caller: Caller, run: RunOwnership): boolean {
   return startedByKey(scope.keyId, run);
 }
 
-/** The run, when `caller` may see it; else NOT_FOUND, as for a run that does not exist. Cancelling a run follows the same rule. */
+/**
+ * The run, when `caller` may see it; else NOT_FOUND, as for a run that does not exist. Cancelling a run follows the
+ * same rule.
+ */
 export function requireVisibleRun<R extends RunOwnership>(caller: Caller, run: R | null | undefined, id: string): R {
   if (!run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no run with id "${id}"`);
   return run;

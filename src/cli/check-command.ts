@@ -20,7 +20,8 @@ export function modulesToCheck(named: string[], env: NodeJS.ProcessEnv = process
   const missing = files.filter((f) => !existsSync(resolve(cwd, f)));
   if (missing.length) throw new Error(printable(`no such file: ${missing.join(", ")} (paths are relative to ${cwd})`));
   const typed = files.filter((f) => TYPESCRIPT.test(f));
-  if (!typed.length) throw new Error(printable(`no TypeScript module to check among ${modules.join(", ")} (.ts, .mts or .cts)`));
+  if (!typed.length)
+    throw new Error(printable(`no TypeScript module to check among ${modules.join(", ")} (.ts, .mts or .cts)`));
   return typed;
 }
 
@@ -32,7 +33,9 @@ export function modulesToCheck(named: string[], env: NodeJS.ProcessEnv = process
 export function registerCheckCommand(program: Command): void {
   program
     .command("check")
-    .description("type-check tool modules (default: TAI_MODULES) with the project's tsconfig.json, else strict defaults; exit 1 on a type error")
+    .description(
+      "type-check tool modules (default: TAI_MODULES) with the project's tsconfig.json, else strict defaults; exit 1 on a type error",
+    )
     .argument("[modules...]", "TypeScript modules, relative to the working directory")
     .action(async (named: string[]) => {
       const files = modulesToCheck(named);

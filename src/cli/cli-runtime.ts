@@ -38,6 +38,10 @@ export async function withRuntime<T>(needs: CliRuntimeNeeds, fn: (rt: Runtime) =
 /** The CLI caller: the --key (or TAI_KEY) holder, else the configured anonymous role. */
 export async function cliCaller(rt: Runtime, key?: string): Promise<Caller> {
   const caller = await authenticate(rt, key ? `Bearer ${key}` : undefined);
-  if (!caller) throw new ApiError("UNAUTHENTICATED", "anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): pass --key or set TAI_KEY");
+  if (!caller)
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      "anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): pass --key or set TAI_KEY",
+    );
   return caller;
 }

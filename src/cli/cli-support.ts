@@ -10,11 +10,14 @@ export const EXIT = { ok: 0, runFailed: 1, usage: 2 } as const;
 // loads commander and the command definitions only, a read of stored data no runtime.
 
 /** Runs a command over a runtime with no server duties (cli-runtime.ts). */
-export const withRuntime: typeof import("./cli-runtime.ts").withRuntime = async (needs, fn) => (await import("./cli-runtime.ts")).withRuntime(needs, fn);
+export const withRuntime: typeof import("./cli-runtime.ts").withRuntime = async (needs, fn) =>
+  (await import("./cli-runtime.ts")).withRuntime(needs, fn);
 /** Runs a command over the stored data alone (open-store.ts). */
-export const withStore: typeof import("./open-store.ts").withStore = async (fn) => (await import("./open-store.ts")).withStore(fn);
+export const withStore: typeof import("./open-store.ts").withStore = async (fn) =>
+  (await import("./open-store.ts")).withStore(fn);
 /** The caller a command runs as (cli-runtime.ts). */
-export const cliCaller: typeof import("./cli-runtime.ts").cliCaller = async (rt, key) => (await import("./cli-runtime.ts")).cliCaller(rt, key);
+export const cliCaller: typeof import("./cli-runtime.ts").cliCaller = async (rt, key) =>
+  (await import("./cli-runtime.ts")).cliCaller(rt, key);
 
 export function parseJsonObject(value: string): Record<string, unknown> {
   let parsed: unknown;
@@ -23,7 +26,8 @@ export function parseJsonObject(value: string): Record<string, unknown> {
   } catch (e) {
     throw new InvalidArgumentError(`not valid JSON (${(e as Error).message})`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new InvalidArgumentError("must be a JSON object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new InvalidArgumentError("must be a JSON object");
   return parsed as Record<string, unknown>;
 }
 

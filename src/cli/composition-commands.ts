@@ -21,7 +21,10 @@ export function registerCompositionCommands(program: Command): void {
       await withStore(async (s) => {
         const list = await s.presets();
         if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-        for (const p of list) process.stdout.write(`${p.name.padEnd(28)} v${String(p.version).padEnd(4)} ${p.baseTool.padEnd(24)} ${JSON.stringify(p.fixedKwargs)}\n`);
+        for (const p of list)
+          process.stdout.write(
+            `${p.name.padEnd(28)} v${String(p.version).padEnd(4)} ${p.baseTool.padEnd(24)} ${JSON.stringify(p.fixedKwargs)}\n`,
+          );
       });
     });
   presets
@@ -32,22 +35,32 @@ export function registerCompositionCommands(program: Command): void {
     .option("--description <text>", "what the preset does")
     .option("--retry <json>", "its own retry policy as JSON (default: inherit)", parseJsonObject)
     .option("--key <key>", "API key (default: $TAI_KEY, else the anonymous role)")
-    .action(async (name: string, opts: KeyOpt & { base: string; kwargs: Record<string, unknown>; description?: string; retry?: Record<string, unknown> }) => {
-      await withRuntime({ duties: "none" }, async (rt) => {
-        const caller = await cliCaller(rt, keyOf(opts));
-        const p = await rt.presets.create(
-          {
-            name,
-            baseTool: opts.base,
-            fixedKwargs: opts.kwargs,
-            description: opts.description ?? `${opts.base} with ${Object.keys(opts.kwargs).join(", ") || "no"} baked`,
-            retryPolicy: opts.retry as never,
-          },
-          caller,
-        );
-        process.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
-      });
-    });
+    .action(
+      async (
+        name: string,
+        opts: KeyOpt & {
+          base: string;
+          kwargs: Record<string, unknown>;
+          description?: string;
+          retry?: Record<string, unknown>;
+        },
+      ) => {
+        await withRuntime({ duties: "none" }, async (rt) => {
+          const caller = await cliCaller(rt, keyOf(opts));
+          const p = await rt.presets.create(
+            {
+              name,
+              baseTool: opts.base,
+              fixedKwargs: opts.kwargs,
+              description: opts.description ?? `${opts.base} with ${Object.keys(opts.kwargs).join(", ") || "no"} baked`,
+              retryPolicy: opts.retry as never,
+            },
+            caller,
+          );
+          process.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
+        });
+      },
+    );
   presets
     .command("delete")
     .argument("<name>", "preset name")
@@ -59,16 +72,21 @@ export function registerCompositionCommands(program: Command): void {
       });
     });
 
-  const manifests = program.command("manifests").description("list, import, export and activate manifests (JSON or YAML files)");
+  const manifests = program
+    .command("manifests")
+    .description("list, import, export and activate manifests (JSON or YAML files)");
   manifests.command("list").action(async () => {
     await withStore(async (s) => {
-      for (const m of await s.manifests()) process.stdout.write(`${m.active ? "*" : " "} ${m.name.padEnd(28)} v${m.version}  ${m.description ?? ""}\n`);
+      for (const m of await s.manifests())
+        process.stdout.write(`${m.active ? "*" : " "} ${m.name.padEnd(28)} v${m.version}  ${m.description ?? ""}\n`);
     });
   });
   manifests
     .command("import")
     .argument("<file>", "a .json, .yaml or .yml manifest file")
-    .option("--expected-version <n>", "the version being replaced (default: the current one)", (v) => Number.parseInt(v, 10))
+    .option("--expected-version <n>", "the version being replaced (default: the current one)", (v) =>
+      Number.parseInt(v, 10),
+    )
     .option("--key <key>", "an ADMIN API key (default: $TAI_KEY)")
     .action(async (file: string, opts: KeyOpt & { expectedVersion?: number }) => {
       const { formatOf, parseManifest } = await manifestFile();
@@ -76,11 +94,19 @@ export function registerCompositionCommands(program: Command): void {
       await withRuntime({ duties: "none" }, async (rt) => {
         const caller = await cliCaller(rt, keyOf(opts));
         const current = await rt.manifests.get(input.name);
-        if (current && isDeepStrictEqual(current.document, input.document) && (current.description ?? null) === (input.description ?? null)) {
+        if (
+          current &&
+          isDeepStrictEqual(current.document, input.document) &&
+          (current.description ?? null) === (input.description ?? null)
+        ) {
           process.stderr.write(`manifest "${input.name}" is unchanged (v${current.version})\n`);
           return;
         }
-        const m = await rt.manifests.put(input, current ? (opts.expectedVersion ?? current.version) : undefined, caller);
+        const m = await rt.manifests.put(
+          input,
+          current ? (opts.expectedVersion ?? current.version) : undefined,
+          caller,
+        );
         process.stderr.write(`imported manifest "${m.name}" as v${m.version}\n`);
       });
     });
@@ -92,7 +118,8 @@ export function registerCompositionCommands(program: Command): void {
     .action(async (name: string, opts: { out?: string; format: string }) => {
       const { formatOf, serializeManifest } = await manifestFile();
       const format = (opts.out ? formatOf(opts.out) : opts.format) as FileFormat;
-      if (format !== "json" && format !== "yaml") throw new Error(`--format must be json or yaml (got "${opts.format}")`);
+      if (format !== "json" && format !== "yaml")
+        throw new Error(`--format must be json or yaml (got "${opts.format}")`);
       await withStore(async (s) => {
         const m = await s.manifest(name);
         if (!m) throw new Error(`no manifest named "${name}"`);

@@ -17,7 +17,8 @@ const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
 
 function parseVersion(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError("must be a whole number (the version read before the change)");
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError("must be a whole number (the version read before the change)");
   return n;
 }
 
@@ -43,7 +44,9 @@ function line(c: ConnectorRecord): string {
 }
 
 export function registerConnectorCommands(program: Command): void {
-  const connectors = program.command("connectors").description("list, store, refresh and delete connectors (ADMIN; docs/connectors.md)");
+  const connectors = program
+    .command("connectors")
+    .description("list, store, refresh and delete connectors (ADMIN; docs/connectors.md)");
   connectors
     .command("list")
     .description("list the stored connectors")
@@ -58,7 +61,9 @@ export function registerConnectorCommands(program: Command): void {
     });
   connectors
     .command("put")
-    .description("create or replace a connector from a JSON file (a ConnectorInput): connects, lists the upstream and stores both")
+    .description(
+      "create or replace a connector from a JSON file (a ConnectorInput): connects, lists the upstream and stores both",
+    )
     .argument("<file>", "a .json file holding { name, kind, description?, settings, tools? }")
     .option("--expected-version <n>", "the stored version being replaced (omit to create)", parseVersion)
     .option("--key <key>", "an ADMIN API key (default: $TAI_KEY)")
@@ -67,7 +72,9 @@ export function registerConnectorCommands(program: Command): void {
       await withRuntime({ duties: "none" }, async (rt) => {
         const r = await rt.connectors.put(await cliCaller(rt, keyOf(opts)), input, opts.expectedVersion);
         print(rt, r);
-        process.stderr.write(`stored connector "${r.connector.name}" as v${r.connector.version} (listing v${r.connector.listingVersion}, ${r.connector.tools.length} tools)\n`);
+        process.stderr.write(
+          `stored connector "${r.connector.name}" as v${r.connector.version} (listing v${r.connector.listingVersion}, ${r.connector.tools.length} tools)\n`,
+        );
       });
     });
   connectors
@@ -79,7 +86,11 @@ export function registerConnectorCommands(program: Command): void {
       await withRuntime({ duties: "none" }, async (rt) => {
         const r = await rt.connectors.refresh(await cliCaller(rt, keyOf(opts)), name);
         print(rt, r);
-        process.stderr.write(r.change ? `connector "${name}" now at listing v${r.change.listingVersion}\n` : `connector "${name}": the listing did not change\n`);
+        process.stderr.write(
+          r.change
+            ? `connector "${name}" now at listing v${r.change.listingVersion}\n`
+            : `connector "${name}": the listing did not change\n`,
+        );
       });
     });
   connectors
@@ -90,7 +101,8 @@ export function registerConnectorCommands(program: Command): void {
     .option("--key <key>", "an ADMIN API key (default: $TAI_KEY)")
     .action(async (name: string, opts: KeyOpt & { expectedVersion?: number }) => {
       await withRuntime({ duties: "none" }, async (rt) => {
-        if (!(await rt.connectors.delete(await cliCaller(rt, keyOf(opts)), name, opts.expectedVersion))) throw new ApiError("NOT_FOUND", `no connector named "${name}"`);
+        if (!(await rt.connectors.delete(await cliCaller(rt, keyOf(opts)), name, opts.expectedVersion)))
+          throw new ApiError("NOT_FOUND", `no connector named "${name}"`);
         process.stderr.write(`deleted connector "${name}"\n`);
       });
     });

@@ -37,7 +37,9 @@ program
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
     if (s.firstAdminKey) {
-      process.stdout.write(`\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`);
+      process.stdout.write(
+        `\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`,
+      );
     }
     const { unknownDefaultProvider } = await import("../agent/providers/registry.ts");
     const unknownDefault = unknownDefaultProvider(s.runtime.agents.providers);
@@ -60,14 +62,24 @@ tools
       if (opts.json) {
         process.stdout.write(
           JSON.stringify(
-            list.map((e) => ({ name: e.name, origin: e.origin, tier: e.tier, description: e.description, inputSchema: e.inputSchema, ...curated(e) })),
+            list.map((e) => ({
+              name: e.name,
+              origin: e.origin,
+              tier: e.tier,
+              description: e.description,
+              inputSchema: e.inputSchema,
+              ...curated(e),
+            })),
             null,
             2,
           ) + "\n",
         );
         return;
       }
-      for (const e of list) process.stdout.write(`${e.name.padEnd(24)} ${e.origin.padEnd(7)} ${e.tier.padEnd(7)} ${rt.surface.exposes(e) ? "" : "(curated) "}${e.description}\n`);
+      for (const e of list)
+        process.stdout.write(
+          `${e.name.padEnd(24)} ${e.origin.padEnd(7)} ${e.tier.padEnd(7)} ${rt.surface.exposes(e) ? "" : "(curated) "}${e.description}\n`,
+        );
     });
   });
 
@@ -82,7 +94,15 @@ tools
     await withRuntime({ duties: "runs" }, async (rt) => {
       const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
       // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
-      const run = callerAnswer(await rt.dispatcher.runDetailed({ tool: name, input: opts.input, caller, door: "cli", idempotencyKey: opts.idempotencyKey }));
+      const run = callerAnswer(
+        await rt.dispatcher.runDetailed({
+          tool: name,
+          input: opts.input,
+          caller,
+          door: "cli",
+          idempotencyKey: opts.idempotencyKey,
+        }),
+      );
       process.stdout.write(JSON.stringify(scrubRun(rt.secrets, run), null, 2) + "\n");
       if (run.status !== "SUCCEEDED") {
         process.stderr.write(`${run.status}: ${run.errorKind ?? ""} ${rt.secrets.scrubText(run.errorMessage ?? "")}\n`);
@@ -117,7 +137,9 @@ keys
 keys.command("list").action(async () => {
   await withStore(async (s) => {
     for (const k of await (await s.keys()).list())
-      process.stdout.write(`${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`);
+      process.stdout.write(
+        `${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
+      );
   });
 });
 

@@ -31,7 +31,10 @@ function canonical(value: unknown): unknown {
  * A manifest as a file: `name`, `description`, then the document's fields at top level
  * in a fixed order, nested keys sorted. Export → import → export is byte-identical.
  */
-export function serializeManifest(m: { name: string; description?: string | null; document: ManifestDocument }, format: FileFormat): string {
+export function serializeManifest(
+  m: { name: string; description?: string | null; document: ManifestDocument },
+  format: FileFormat,
+): string {
   const file: Record<string, unknown> = { name: m.name };
   if (m.description) file.description = m.description;
   for (const k of DOCUMENT_KEYS) if (m.document[k] !== undefined) file[k] = canonical(m.document[k]);
@@ -46,9 +49,11 @@ export function parseManifest(text: string, format: FileFormat, path: string): M
   } catch (e) {
     throw new Error(`"${path}" is not valid ${format.toUpperCase()}: ${(e as Error).message}`, { cause: e });
   }
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error(`"${path}" must hold a mapping with at least "name"`);
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+    throw new Error(`"${path}" must hold a mapping with at least "name"`);
   const { name, description, ...document } = parsed as Record<string, unknown>;
   if (typeof name !== "string") throw new Error(`"${path}": "name" is required and must be a string`);
-  if (description !== undefined && description !== null && typeof description !== "string") throw new Error(`"${path}": "description" must be a string`);
+  if (description !== undefined && description !== null && typeof description !== "string")
+    throw new Error(`"${path}": "description" must be a string`);
   return { name, description: (description as string | undefined) ?? null, document: document as ManifestDocument };
 }

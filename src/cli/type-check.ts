@@ -46,7 +46,10 @@ async function loadTypeScript(): Promise<typeof TS> {
 }
 
 /** The options of `cwd/tsconfig.json` (never emitting), or the defaults; with the problems reading it. */
-function compilerOptions(ts: typeof TS, cwd: string): { options: TS.CompilerOptions; from: string; problems: readonly TS.Diagnostic[] } {
+function compilerOptions(
+  ts: typeof TS,
+  cwd: string,
+): { options: TS.CompilerOptions; from: string; problems: readonly TS.Diagnostic[] } {
   const file = join(cwd, "tsconfig.json");
   if (!existsSync(file)) {
     const { options, errors } = ts.convertCompilerOptionsFromJson(DEFAULT_OPTIONS, cwd);
@@ -67,7 +70,10 @@ function messageText(m: string | TS.DiagnosticMessageChain, depth = 0): string {
   return own + (m.next ?? []).map((n) => messageText(n, depth + 1)).join("");
 }
 
-/** One line per diagnostic (its chain indented below it); whatever echoes a file name or source text is made {@link printable}. */
+/**
+ * One line per diagnostic (its chain indented below it); whatever echoes a file name or source text is made {@link
+ * printable}.
+ */
 function formatDiagnostic(ts: typeof TS, d: TS.Diagnostic, cwd: string): string {
   const category = ts.DiagnosticCategory[d.category].toLowerCase();
   const text = messageText(d.messageText);

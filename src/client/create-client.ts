@@ -30,7 +30,10 @@ import { wsTransport } from "./ws-transport.ts";
 export interface TaiClientOptions {
   /** The URL of tai42's /graphql endpoint. In a browser it may be relative to the page ("/graphql"). */
   url: string;
-  /** An API key, sent as `Authorization: Bearer <key>` (and as graphql-ws `connectionParams.authorization`). Anonymous without one. */
+  /**
+   * An API key, sent as `Authorization: Bearer <key>` (and as graphql-ws `connectionParams.authorization`). Anonymous
+   * without one.
+   */
   apiKey?: string;
   /**
    * How subscriptions travel: graphql-ws over one WebSocket, or GraphQL over SSE with one
@@ -38,7 +41,10 @@ export interface TaiClientOptions {
    * @default "ws"
    */
   transport?: "ws" | "sse";
-  /** A WebSocket constructor, for a runtime without a global one (Node before 22: `import WebSocket from "ws"`). @default globalThis.WebSocket */
+  /**
+   * A WebSocket constructor, for a runtime without a global one (Node before 22: `import WebSocket from "ws"`).
+   * @default globalThis.WebSocket
+   */
   webSocketImpl?: unknown;
   /** The fetch used for requests and SSE streams. @default globalThis.fetch */
   fetch?: typeof fetch;
@@ -83,15 +89,27 @@ export interface DispatchOptions extends RequestOptions {
 
 /** A typed client of one tai42 server. */
 export interface TaiClient {
-  /** Runs a query or mutation over HTTP and returns its typed `data`; throws {@link TaiGraphQLError} when the server answers with errors. */
-  request<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...args: OperationArgs<Variables>): Promise<Result>;
+  /**
+   * Runs a query or mutation over HTTP and returns its typed `data`; throws {@link TaiGraphQLError} when the server
+   * answers with errors.
+   */
+  request<Result, Variables>(
+    document: TadaDocumentNode<Result, Variables>,
+    ...args: OperationArgs<Variables>
+  ): Promise<Result>;
   /**
    * Runs a subscription and yields each event's typed `data`. An event carrying errors
    * ends it with a {@link TaiGraphQLError}; a lost connection ends it with a
    * {@link TaiTransportError} (this one does not resume: `runEvents` and `agentStream` do).
    */
-  subscribe<Result, Variables>(document: TadaDocumentNode<Result, Variables>, ...args: OperationArgs<Variables>): TaiSubscription<Result>;
-  /** Runs a tool through the dispatch chokepoint and returns its run: a failed, forbidden or invalid run is data (`status: "FAILED"`, `errorKind`). */
+  subscribe<Result, Variables>(
+    document: TadaDocumentNode<Result, Variables>,
+    ...args: OperationArgs<Variables>
+  ): TaiSubscription<Result>;
+  /**
+   * Runs a tool through the dispatch chokepoint and returns its run: a failed, forbidden or invalid run is data
+   * (`status: "FAILED"`, `errorKind`).
+   */
   dispatch(tool: string, input: Record<string, unknown>, options?: DispatchOptions): Promise<ToolRun>;
   /** A run by id; null when there is none the caller may see. */
   run(id: string, options?: RequestOptions): Promise<ToolRun | null>;
@@ -126,7 +144,11 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
     throw new TypeError(`createTaiClient: transport must be "ws" or "sse" (got ${JSON.stringify(options.transport)})`);
   }
   const url = absoluteUrl(options.url);
-  const http: HttpOptions = { url, apiKey: options.apiKey, fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)) };
+  const http: HttpOptions = {
+    url,
+    apiKey: options.apiKey,
+    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+  };
   const retry = retryPolicy(options.retry);
   const transport: Transport =
     options.transport === "sse"
@@ -140,12 +162,22 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
   };
 
   function request<R, V>(document: TadaDocumentNode<R, V>, ...[variables, opts]: OperationArgs<V>): Promise<R> {
-    return postOperation(http, { query: queryOf(document), variables: variables as Record<string, unknown> | undefined }, opts?.signal) as Promise<R>;
+    return postOperation(
+      http,
+      { query: queryOf(document), variables: variables as Record<string, unknown> | undefined },
+      opts?.signal,
+    ) as Promise<R>;
   }
 
-  function stream<T>(query: string, variables: Record<string, unknown>, cursor: ConstructorParameters<typeof ResumingStream<T>>[3]): TaiStream<T> {
+  function stream<T>(
+    query: string,
+    variables: Record<string, unknown>,
+    cursor: ConstructorParameters<typeof ResumingStream<T>>[3],
+  ): TaiStream<T> {
     ensureOpen();
-    const s: ResumingStream<T> = new ResumingStream<T>(transport, query, variables, cursor, retry, () => open.delete(s));
+    const s: ResumingStream<T> = new ResumingStream<T>(transport, query, variables, cursor, retry, () =>
+      open.delete(s),
+    );
     open.add(s);
     return s;
   }
@@ -180,7 +212,8 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
     },
 
     async dispatch(tool, input, { idempotencyKey, timeoutSeconds, signal } = {}) {
-      return (await request(DispatchMutation, { input: { tool, input, idempotencyKey, timeoutSeconds } }, { signal })).dispatch;
+      return (await request(DispatchMutation, { input: { tool, input, idempotencyKey, timeoutSeconds } }, { signal }))
+        .dispatch;
     },
 
     async run(id, opts) {
@@ -223,7 +256,10 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
           resumeAfter: (last) => {
             if (last) return { input, runId: last.runId, afterSeq: last.seq };
             if (runId) return { input, runId, afterSeq };
-            return { cannotResume: "the connection was lost before the run's first event, so its runId is unknown (subscribing again would start a second run)" };
+            return {
+              cannotResume:
+                "the connection was lost before the run's first event, so its runId is unknown (subscribing again would start a second run)",
+            };
           },
         },
       );
@@ -243,6 +279,8 @@ function absoluteUrl(url: string): string {
   try {
     return new URL(url, base).href;
   } catch {
-    throw new TypeError(`createTaiClient: url must be an absolute http(s) URL of /graphql${base ? " or a path on this page's origin" : ""} (got "${url}")`);
+    throw new TypeError(
+      `createTaiClient: url must be an absolute http(s) URL of /graphql${base ? " or a path on this page's origin" : ""} (got "${url}")`,
+    );
   }
 }

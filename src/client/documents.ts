@@ -71,8 +71,26 @@ export const RunQuery = graphql(
 
 export const RunsQuery = graphql(
   `
-    query Runs($tool: String, $status: RunStatus, $door: Door, $parentRunId: ID, $startedAfter: DateTime, $startedBefore: DateTime, $first: Int, $after: String) {
-      runs(tool: $tool, status: $status, door: $door, parentRunId: $parentRunId, startedAfter: $startedAfter, startedBefore: $startedBefore, first: $first, after: $after) {
+    query Runs(
+      $tool: String
+      $status: RunStatus
+      $door: Door
+      $parentRunId: ID
+      $startedAfter: DateTime
+      $startedBefore: DateTime
+      $first: Int
+      $after: String
+    ) {
+      runs(
+        tool: $tool
+        status: $status
+        door: $door
+        parentRunId: $parentRunId
+        startedAfter: $startedAfter
+        startedBefore: $startedBefore
+        first: $first
+        after: $after
+      ) {
         edges {
           cursor
           node {
@@ -90,7 +108,10 @@ export const RunsQuery = graphql(
   [ToolRunFields],
 );
 
-/** One page of runs, newest first: `pageInfo.endCursor` is the `after` of the next page; `totalCount` counts every run under the filter. */
+/**
+ * One page of runs, newest first: `pageInfo.endCursor` is the `after` of the next page; `totalCount` counts every run
+ * under the filter.
+ */
 export type ToolRunPage = ResultOf<typeof RunsQuery>["runs"];
 
 /** What `runs` filters on (every field optional; times are ISO-8601). */
@@ -126,7 +147,12 @@ export const AgentRunsQuery = graphql(`
 export type AgentRunPage = ResultOf<typeof AgentRunsQuery>["agentRuns"];
 
 /** What `agentRuns` filters on. */
-export type AgentRunsFilter = { status?: VariablesOf<typeof AgentRunsQuery>["status"]; agent?: string; first?: number; after?: string };
+export type AgentRunsFilter = {
+  status?: VariablesOf<typeof AgentRunsQuery>["status"];
+  agent?: string;
+  first?: number;
+  after?: string;
+};
 
 export const AnswerInteractionMutation = graphql(
   `

@@ -2,7 +2,10 @@
 export interface TaiErrorEntry {
   message: string;
   path?: readonly (string | number)[];
-  /** `code` is one of tai42's codes (UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT, NOT_FOUND, CONFLICT, SUBSCRIBER_LAGGING, AGENT_RUN_FAILED…); `issues` lists `{ path, message }` where there is more than one problem. */
+  /**
+   * `code` is one of tai42's codes (UNAUTHENTICATED, FORBIDDEN, BAD_USER_INPUT, NOT_FOUND, CONFLICT,
+   * SUBSCRIBER_LAGGING, AGENT_RUN_FAILED…); `issues` lists `{ path, message }` where there is more than one problem.
+   */
   extensions?: { code?: string; issues?: { path: string; message: string }[]; [key: string]: unknown };
 }
 
@@ -22,7 +25,10 @@ export class TaiGraphQLError extends Error {
     /** What data came with the errors (a partial result), if any. */
     readonly data?: unknown,
   ) {
-    super(errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join("; ") || "the server answered with an empty error list");
+    super(
+      errors.map((e) => (e.extensions?.code ? `${e.extensions.code}: ${e.message}` : e.message)).join("; ") ||
+        "the server answered with an empty error list",
+    );
     this.code = errors.find((e) => e.extensions?.code)?.extensions?.code;
   }
 }

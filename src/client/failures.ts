@@ -40,10 +40,16 @@ export function classify(cause: unknown): Failure {
   if (isCloseEvent(cause)) return fromClose(cause);
   if (cause instanceof NetworkError && cause.response) {
     const { status } = cause.response as Response;
-    return { error: new TaiTransportError(`the server answered the stream with HTTP ${status}`, { status, cause }), resume: retryableStatus(status) ? "later" : "never" };
+    return {
+      error: new TaiTransportError(`the server answered the stream with HTTP ${status}`, { status, cause }),
+      resume: retryableStatus(status) ? "later" : "never",
+    };
   }
   // A network error, or a stream cut mid-way: the connection was lost.
-  return { error: new TaiTransportError(`the connection was lost: ${(cause as Error)?.message ?? String(cause)}`, { cause }), resume: "later" };
+  return {
+    error: new TaiTransportError(`the connection was lost: ${(cause as Error)?.message ?? String(cause)}`, { cause }),
+    resume: "later",
+  };
 }
 
 /** GraphQL errors that ended a subscription (a graphql-ws `error` message, or a `next` carrying errors). */
@@ -62,13 +68,24 @@ function fromClose(event: { code: number; reason: string }): Failure {
   // revoked key: the same refusal HTTP and SSE report as UNAUTHENTICATED.
   if (code === CloseCode.Unauthorized || code === CloseCode.Forbidden) {
     const message = reason.replace(/^(Forbidden|Unauthorized): /, "") || "the server refused the connection";
-    return { error: new TaiGraphQLError([{ message, extensions: { code: "UNAUTHENTICATED", closeCode: code } }]), resume: "never" };
+    return {
+      error: new TaiGraphQLError([{ message, extensions: { code: "UNAUTHENTICATED", closeCode: code } }]),
+      resume: "never",
+    };
   }
   const fatal = FATAL_CLOSE.has(code) || (code >= 1000 && code <= 1999 && !RETRYABLE_1XXX.has(code));
-  const error = new TaiTransportError(`the socket closed with ${code}${reason ? ` (${reason})` : ""}`, { closeCode: code, cause: event });
+  const error = new TaiTransportError(`the socket closed with ${code}${reason ? ` (${reason})` : ""}`, {
+    closeCode: code,
+    cause: event,
+  });
   return { error, resume: fatal ? "never" : "later" };
 }
 
 function isCloseEvent(value: unknown): value is { code: number; reason: string } {
-  return typeof value === "object" && value !== null && typeof (value as { code?: unknown }).code === "number" && "reason" in value;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { code?: unknown }).code === "number" &&
+    "reason" in value
+  );
 }

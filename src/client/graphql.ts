@@ -32,10 +32,13 @@ export interface TaiGraphQL extends Pick<Tada, "scalar" | "persisted" | "__name"
   // instantiation `typeof tada<In, Fragments>` also meets gql.tada's first overload (its
   // turbo cache), whose constraint a string `In` fails; ReturnType reads the last, general one.
   // One line, so that the directive covers the whole signature:
+  // (@ts-expect-error would fail where the overload matches.)
+  /* eslint-disable max-len */
   // prettier-ignore
-  // eslint-disable-next-line @typescript-eslint/ban-ts-comment -- @ts-expect-error would fail where the overload matches
+  // eslint-disable-next-line @typescript-eslint/ban-ts-comment
   /** @ts-ignore see above */
   <const In extends string, const Fragments extends readonly FragmentDocument[] = readonly []>(input: In & CheckDocument<In>, fragments?: Fragments): ReturnType<typeof tada<In, Fragments>>;
+  /* eslint-enable max-len */
 }
 
 /**

@@ -25,7 +25,10 @@ export interface HttpOptions {
  * An aborted `signal` rejects with its reason, as fetch does.
  */
 export async function postOperation(http: HttpOptions, request: WireRequest, signal?: AbortSignal): Promise<unknown> {
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "application/graphql-response+json, application/json" };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/graphql-response+json, application/json",
+  };
   if (http.apiKey) headers.authorization = `Bearer ${http.apiKey}`;
   // Called without a receiver: a browser's fetch refuses to run as a method of another object.
   const send = http.fetch;
@@ -38,16 +41,25 @@ export async function postOperation(http: HttpOptions, request: WireRequest, sig
   }
   const type = res.headers.get("content-type") ?? "";
   if (!/\bjson\b/i.test(type)) {
-    throw new TaiTransportError(`the server answered HTTP ${res.status} with ${type || "no content type"}, not a GraphQL response`, { status: res.status });
+    throw new TaiTransportError(
+      `the server answered HTTP ${res.status} with ${type || "no content type"}, not a GraphQL response`,
+      { status: res.status },
+    );
   }
   let body: WireResult;
   try {
     body = (await res.json()) as WireResult;
   } catch (e) {
     if (signal?.aborted) throw e;
-    throw new TaiTransportError(`the server's HTTP ${res.status} answer is not valid JSON`, { status: res.status, cause: e });
+    throw new TaiTransportError(`the server's HTTP ${res.status} answer is not valid JSON`, {
+      status: res.status,
+      cause: e,
+    });
   }
   if (body.errors?.length) throw new TaiGraphQLError(body.errors, body.data ?? undefined);
-  if (body.data === undefined || body.data === null) throw new TaiTransportError(`the server answered HTTP ${res.status} with neither data nor errors`, { status: res.status });
+  if (body.data === undefined || body.data === null)
+    throw new TaiTransportError(`the server answered HTTP ${res.status} with neither data nor errors`, {
+      status: res.status,
+    });
   return body.data;
 }

@@ -4,10 +4,28 @@
 export { AnswerAccumulator, answerText } from "./answer-text.ts";
 export type { AnswerEventLike } from "./answer-text.ts";
 export { createTaiClient } from "./create-client.ts";
-export type { DispatchOptions, OperationArgs, RequestOptions, TaiClient, TaiClientOptions, TaiStream, TaiSubscription } from "./create-client.ts";
+export type {
+  DispatchOptions,
+  OperationArgs,
+  RequestOptions,
+  TaiClient,
+  TaiClientOptions,
+  TaiStream,
+  TaiSubscription,
+} from "./create-client.ts";
 export { graphql, readFragment } from "./graphql.ts";
 export type { FragmentOf, ResultOf, TadaDocumentNode, TaiSchema, VariablesOf } from "./graphql.ts";
-export type { AgentRunInput, AgentRunPage, AgentRunsFilter, RunEvent, RunsFilter, RunStatus, StreamEvent, ToolRun, ToolRunPage } from "./documents.ts";
+export type {
+  AgentRunInput,
+  AgentRunPage,
+  AgentRunsFilter,
+  RunEvent,
+  RunsFilter,
+  RunStatus,
+  StreamEvent,
+  ToolRun,
+  ToolRunPage,
+} from "./documents.ts";
 export { TaiGraphQLError, TaiTransportError } from "./errors.ts";
 export type { TaiErrorEntry } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";

@@ -96,7 +96,8 @@ export class ResumingStream<T> implements AsyncIterableIterator<T, undefined> {
 
   private receive(result: WireResult): void {
     if (result.errors?.length) return this.fail(fromGraphQLErrors(result.errors, result.data));
-    if (result.data === undefined || result.data === null) return this.finish(new TaiTransportError("the server sent a stream result with neither data nor errors"));
+    if (result.data === undefined || result.data === null)
+      return this.finish(new TaiTransportError("the server sent a stream result with neither data nor errors"));
     const value = this.cursor.pick(result.data);
     const seq = this.cursor.seq(value);
     if (this.last !== undefined && seq <= this.cursor.seq(this.last)) return;
@@ -114,11 +115,20 @@ export class ResumingStream<T> implements AsyncIterableIterator<T, undefined> {
     this.detach();
     if (failure.resume === "never") return this.finish(failure.error);
     const variables = this.cursor.resumeAfter(this.last);
-    if ("cannotResume" in variables) return this.finish(new TaiTransportError(`${variables.cannotResume}: ${failure.error.message}`, { cause: failure.error }));
+    if ("cannotResume" in variables)
+      return this.finish(
+        new TaiTransportError(`${variables.cannotResume}: ${failure.error.message}`, { cause: failure.error }),
+      );
     if (++this.failures > this.retry.attempts) {
       const { status, closeCode } = failure.error as TaiTransportError;
       const tries = this.retry.attempts === 1 ? "1 attempt" : `${this.retry.attempts} attempts`;
-      return this.finish(new TaiTransportError(`gave up resuming the stream after ${tries}: ${failure.error.message}`, { status, closeCode, cause: failure.error }));
+      return this.finish(
+        new TaiTransportError(`gave up resuming the stream after ${tries}: ${failure.error.message}`, {
+          status,
+          closeCode,
+          cause: failure.error,
+        }),
+      );
     }
     this.request.variables = variables;
     const wait = failure.resume === "now" ? 0 : this.retry.delayMs(this.failures);

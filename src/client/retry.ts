@@ -16,12 +16,16 @@ export interface RetryOptions {
 /** {@link RetryOptions} with every default applied. */
 export type RetryPolicy = Required<RetryOptions>;
 
-/** Exponential backoff from 500 ms, capped at 8 s, with jitter so that clients cut off together do not return together. */
-export const defaultDelayMs = (attempt: number): number => Math.min(8000, 500 * 2 ** (attempt - 1)) + Math.floor(Math.random() * 250);
+/**
+ * Exponential backoff from 500 ms, capped at 8 s, with jitter so that clients cut off together do not return together.
+ */
+export const defaultDelayMs = (attempt: number): number =>
+  Math.min(8000, 500 * 2 ** (attempt - 1)) + Math.floor(Math.random() * 250);
 
 /** Applies the defaults. */
 export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   const attempts = options.attempts ?? 5;
-  if (!Number.isInteger(attempts) || attempts < 0) throw new RangeError(`retry.attempts must be a whole number ≥ 0 (got ${attempts})`);
+  if (!Number.isInteger(attempts) || attempts < 0)
+    throw new RangeError(`retry.attempts must be a whole number ≥ 0 (got ${attempts})`);
   return { attempts, delayMs: options.delayMs ?? defaultDelayMs };
 }

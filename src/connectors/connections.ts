@@ -3,7 +3,13 @@ import { ToolError } from "../errors.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Secrets } from "../secrets/secrets.ts";
-import type { ConnectorConnection, ConnectorHealth, ConnectorKind, UpstreamCall, UpstreamTool } from "./connector-kind.ts";
+import type {
+  ConnectorConnection,
+  ConnectorHealth,
+  ConnectorKind,
+  UpstreamCall,
+  UpstreamTool,
+} from "./connector-kind.ts";
 import { connectionFetch } from "./connection-fetch.ts";
 import type { KindCatalog } from "./kind-catalog.ts";
 
@@ -91,7 +97,10 @@ export class ConnectionManager {
    * Opens a connection to `target` outside the manager (a put's probe, before anything
    * is stored). Throws a `ToolError` whose message is scrubbed of resolved values.
    */
-  async open(target: ConnectionTarget, hooks: { toolsChanged(): void; lost(e: Error): void } = { toolsChanged() {}, lost() {} }): Promise<ConnectorConnection> {
+  async open(
+    target: ConnectionTarget,
+    hooks: { toolsChanged(): void; lost(e: Error): void } = { toolsChanged() {}, lost() {} },
+  ): Promise<ConnectorConnection> {
     const kind = this.kindOf(target);
     const owner = `connector "${target.name}"`;
     try {
@@ -147,7 +156,10 @@ export class ConnectionManager {
 
   /** The connector's live connection, opening it (bounded by `boundMs`) when there is none. */
   async connection(target: ConnectionTarget, boundMs: number): Promise<ConnectorConnection> {
-    if (this.closed) throw new ToolError(`connector "${target.name}" is unavailable: the server is shutting down`, { kind: "UNAVAILABLE" });
+    if (this.closed)
+      throw new ToolError(`connector "${target.name}" is unavailable: the server is shutting down`, {
+        kind: "UNAVAILABLE",
+      });
     let slot = this.slots.get(target.name);
     if (slot && slot.target.version !== target.version) {
       this.drop(target.name);
@@ -158,28 +170,54 @@ export class ConnectionManager {
     const opening = slot.opening ?? this.connect(slot);
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ToolError(`connector "${target.name}" did not connect within ${Math.round(boundMs / 1000)} s`, { kind: "UNAVAILABLE" })), boundMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            new ToolError(`connector "${target.name}" did not connect within ${Math.round(boundMs / 1000)} s`, {
+              kind: "UNAVAILABLE",
+            }),
+          ),
+        boundMs,
+      );
     });
     try {
       return await Promise.race([opening, bound]);
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
-      throw new ToolError(`connector "${target.name}" is unavailable: ${message.replace(new RegExp(`^connector "${escape(target.name)}": `), "")}`, { kind: "UNAVAILABLE" });
+      throw new ToolError(
+        `connector "${target.name}" is unavailable: ${message.replace(new RegExp(`^connector "${escape(target.name)}": `), "")}`,
+        { kind: "UNAVAILABLE" },
+      );
     } finally {
       clearTimeout(timer);
     }
   }
 
   /** Calls an upstream tool on the connector's connection. */
-  async call(target: ConnectionTarget, tool: UpstreamTool, input: Record<string, unknown>, call: UpstreamCall): Promise<unknown> {
+  async call(
+    target: ConnectionTarget,
+    tool: UpstreamTool,
+    input: Record<string, unknown>,
+    call: UpstreamCall,
+  ): Promise<unknown> {
     return this.count(target.name, async () => (await this.connection(target, call.timeoutMs)).call(tool, input, call));
   }
 
   /** Continues a parked upstream call. */
-  async resume(target: ConnectionTarget, tool: UpstreamTool, state: unknown, answers: Record<string, unknown>, call: UpstreamCall): Promise<unknown> {
+  async resume(
+    target: ConnectionTarget,
+    tool: UpstreamTool,
+    state: unknown,
+    answers: Record<string, unknown>,
+    call: UpstreamCall,
+  ): Promise<unknown> {
     return this.count(target.name, async () => {
       const conn = await this.connection(target, call.timeoutMs);
-      if (!conn.resume) throw new ToolError(`connector "${target.name}": its kind cannot resume a parked call`, { kind: "INTERNAL", retryable: false });
+      if (!conn.resume)
+        throw new ToolError(`connector "${target.name}": its kind cannot resume a parked call`, {
+          kind: "INTERNAL",
+          retryable: false,
+        });
       return conn.resume(tool, state, answers, call);
     });
   }
@@ -207,7 +245,14 @@ export class ConnectionManager {
   }
 
   private slot(target: ConnectionTarget): Slot {
-    const slot: Slot = { target, conn: null, opening: null, health: idle(), retry: null, delay: this.deps.backoffMs ?? 500 };
+    const slot: Slot = {
+      target,
+      conn: null,
+      opening: null,
+      health: idle(),
+      retry: null,
+      delay: this.deps.backoffMs ?? 500,
+    };
     this.slots.set(target.name, slot);
     return slot;
   }
@@ -234,8 +279,17 @@ export class ConnectionManager {
       (e: Error) => {
         slot.opening = null;
         if (this.slots.get(slot.target.name) === slot) {
-          slot.health = { state: "DOWN", since: new Date().toISOString(), lastError: e.message, failures: slot.health.failures + 1 };
-          this.deps.log.warn("a connector could not connect", { connector: slot.target.name, error: e.message, failures: slot.health.failures });
+          slot.health = {
+            state: "DOWN",
+            since: new Date().toISOString(),
+            lastError: e.message,
+            failures: slot.health.failures + 1,
+          };
+          this.deps.log.warn("a connector could not connect", {
+            connector: slot.target.name,
+            error: e.message,
+            failures: slot.health.failures,
+          });
           this.schedule(slot);
         }
         throw e;
@@ -252,8 +306,16 @@ export class ConnectionManager {
     const conn = slot.conn;
     slot.conn = null;
     void conn?.close();
-    slot.health = { state: "DOWN", since: new Date().toISOString(), lastError: message, failures: slot.health.failures };
-    this.deps.log.warn("a connector's connection dropped; reconnecting", { connector: slot.target.name, error: message });
+    slot.health = {
+      state: "DOWN",
+      since: new Date().toISOString(),
+      lastError: message,
+      failures: slot.health.failures,
+    };
+    this.deps.log.warn("a connector's connection dropped; reconnecting", {
+      connector: slot.target.name,
+      error: message,
+    });
     this.schedule(slot);
   }
 
@@ -284,14 +346,21 @@ export class ConnectionManager {
 
   private kindOf(target: ConnectionTarget): ConnectorKind {
     const kind = this.deps.kinds.get(target.kind);
-    if (!kind) throw new ToolError(`connector "${target.name}": its kind "${target.kind}" is not registered on this server`, { kind: "UNAVAILABLE", retryable: false });
+    if (!kind)
+      throw new ToolError(`connector "${target.name}": its kind "${target.kind}" is not registered on this server`, {
+        kind: "UNAVAILABLE",
+        retryable: false,
+      });
     return kind;
   }
 
   private scrubbed(e: unknown, owner: string): ToolError {
     const message = this.deps.secrets.scrubText(e instanceof Error ? e.message : String(e));
     const kind = e instanceof ToolError ? e.kind : "UNAVAILABLE";
-    return new ToolError(message.startsWith(owner) ? message : `${owner}: ${message}`, { kind, retryable: e instanceof ToolError ? e.retryable : undefined });
+    return new ToolError(message.startsWith(owner) ? message : `${owner}: ${message}`, {
+      kind,
+      retryable: e instanceof ToolError ? e.retryable : undefined,
+    });
   }
 }
 

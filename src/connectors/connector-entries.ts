@@ -49,7 +49,11 @@ export class ConnectorSurface {
         try {
           out.set(name, resolvePolicy(name, decision.retry as RetryPolicyInit));
         } catch (e) {
-          this.log.error("a connector's stored retry declaration is invalid and was ignored", { connector: row.name, tool, error: (e as Error).message });
+          this.log.error("a connector's stored retry declaration is invalid and was ignored", {
+            connector: row.name,
+            tool,
+            error: (e as Error).message,
+          });
         }
       }
     return out;

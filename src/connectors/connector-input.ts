@@ -17,13 +17,26 @@ const DecisionSchema = z.strictObject(
   {
     tier: z.enum(TIERS, { error: `must be one of ${TIERS.join(", ")}` }).optional(),
     retry: z.unknown().optional(),
-    timeoutSeconds: z.number({ error: TIMEOUT }).int({ error: TIMEOUT }).min(1, { error: TIMEOUT }).max(3600, { error: TIMEOUT }).optional(),
+    timeoutSeconds: z
+      .number({ error: TIMEOUT })
+      .int({ error: TIMEOUT })
+      .min(1, { error: TIMEOUT })
+      .max(3600, { error: TIMEOUT })
+      .optional(),
     enabled: z.boolean({ error: "must be a boolean" }).optional(),
   },
-  { error: (issue) => (issue.code === "unrecognized_keys" ? "is not a tool decision field (tier, retry, timeoutSeconds, enabled)" : "must be an object") },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? "is not a tool decision field (tier, retry, timeoutSeconds, enabled)"
+        : "must be an object",
+  },
 );
 
-/** A checked put: the kind, the settings as written (markers in place), and the resolved retry policies by upstream tool. */
+/**
+ * A checked put: the kind, the settings as written (markers in place), and the resolved retry policies by upstream
+ * tool.
+ */
 export interface CheckedInput {
   input: ConnectorInput;
   kind: ConnectorKind;
@@ -39,13 +52,24 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
  * rules, and each tool decision. Every problem is reported at once as one
  * `BAD_USER_INPUT` with issues at their paths; nothing is stored on a refusal.
  */
-export function checkConnectorInput(input: ConnectorInput, kinds: ReadonlyMap<string, ConnectorKind>, envDeny: readonly string[]): CheckedInput {
+export function checkConnectorInput(
+  input: ConnectorInput,
+  kinds: ReadonlyMap<string, ConnectorKind>,
+  envDeny: readonly string[],
+): CheckedInput {
   const issues: Issue[] = [];
-  if (!isObject(input)) throw ApiError.badInput("a connector input must be an object", [{ path: "", message: "must be an object" }]);
-  if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
-  if (input.description !== undefined && input.description !== null && typeof input.description !== "string") issues.push({ path: "/description", message: "must be a string" });
+  if (!isObject(input))
+    throw ApiError.badInput("a connector input must be an object", [{ path: "", message: "must be an object" }]);
+  if (typeof input.name !== "string" || !NAME.test(input.name))
+    issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
+  if (input.description !== undefined && input.description !== null && typeof input.description !== "string")
+    issues.push({ path: "/description", message: "must be a string" });
   const kind = typeof input.kind === "string" ? kinds.get(input.kind) : undefined;
-  if (!kind) issues.push({ path: "/kind", message: `must be a known connector kind (known: ${[...kinds.keys()].sort().join(", ") || "none"})` });
+  if (!kind)
+    issues.push({
+      path: "/kind",
+      message: `must be a known connector kind (known: ${[...kinds.keys()].sort().join(", ") || "none"})`,
+    });
   if (!isObject(input.settings)) issues.push({ path: "/settings", message: "must be an object" });
   else {
     issues.push(...unstorableIssues(input.settings, "/settings"), ...markerIssues(input.settings, "/settings"));
@@ -81,6 +105,7 @@ export function checkConnectorInput(input: ConnectorInput, kinds: ReadonlyMap<st
       }
       if (parsed.success) decisions[tool] = parsed.data as ToolDecision;
     }
-  if (issues.length) throw ApiError.badInput(`invalid connector "${String(input.name)}": ${describeIssues(issues)}`, issues);
+  if (issues.length)
+    throw ApiError.badInput(`invalid connector "${String(input.name)}": ${describeIssues(issues)}`, issues);
   return { input: { ...input, description: input.description ?? "" }, kind: kind!, decisions, policies };
 }

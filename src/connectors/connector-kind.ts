@@ -58,7 +58,9 @@ export interface UpstreamTool {
   proposedTier: Tier;
   /** Whether a call may pause on the upstream (MCP elicitation): the entry is in the pausing set. */
   pauses?: boolean;
-  /** Kind-private data needed to call it (OpenAPI: method, path, parameter locations). Stored, served to ADMINs only. */
+  /**
+   * Kind-private data needed to call it (OpenAPI: method, path, parameter locations). Stored, served to ADMINs only.
+   */
   binding?: Record<string, unknown>;
 }
 
@@ -76,7 +78,10 @@ export interface UpstreamListing {
 
 /** What a call knows of its run, beside the input. */
 export interface UpstreamCall {
-  /** The attempt's context: `signal` (cancel, timeout, shutdown), `runId`, `onUpdate` (progress), `openInteraction`, `log`. */
+  /**
+   * The attempt's context: `signal` (cancel, timeout, shutdown), `runId`, `onUpdate` (progress), `openInteraction`,
+   * `log`.
+   */
   ctx: ToolContext;
   /**
    * What an upstream may deduplicate on: the run's idempotency key when the caller gave

@@ -116,7 +116,11 @@ export interface ConnectorApi {
    * first or next version. An upstream that cannot be reached refuses the put
    * (`BAD_USER_INPUT`, the connect failure's message) and stores nothing.
    */
-  put(caller: Caller, input: ConnectorInput, expectedVersion?: number): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }>;
+  put(
+    caller: Caller,
+    input: ConnectorInput,
+    expectedVersion?: number,
+  ): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }>;
   /** Re-lists the upstream now: a new listing version and its change when it differs, else null. */
   refresh(caller: Caller, name: string): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }>;
   delete(caller: Caller, name: string, expectedVersion?: number): Promise<boolean>;

@@ -6,7 +6,15 @@ import type { Surface } from "../registry/surface.ts";
 import type { ConnectionManager } from "./connections.ts";
 import { checkConnectorInput } from "./connector-input.ts";
 import type { ConnectorConnection, UpstreamListing } from "./connector-kind.ts";
-import type { BrokenDependant, ChangeCause, ConnectorApi, ConnectorChange, ConnectorInput, ConnectorRecord, StoredListing } from "./connector-record.ts";
+import type {
+  BrokenDependant,
+  ChangeCause,
+  ConnectorApi,
+  ConnectorChange,
+  ConnectorInput,
+  ConnectorRecord,
+  StoredListing,
+} from "./connector-record.ts";
 import type { ConnectorStore, StoredConnector } from "./connector-store.ts";
 import { connectorTools, nameClashes, pinTiers, surfaceName } from "./connector-tools.ts";
 import type { KindCatalog } from "./kind-catalog.ts";
@@ -44,7 +52,10 @@ export interface ConnectorServiceDeps {
   /** Publishes a new listing version to every instance (`connectorChanged`). */
   publish(change: ConnectorChange): void;
   log: Logger;
-  /** How long a put waits for its probe to connect, then to list, and a refresh for its connection (TAI_CONNECTOR_CONNECT_SECONDS). */
+  /**
+   * How long a put waits for its probe to connect, then to list, and a refresh for its connection
+   * (TAI_CONNECTOR_CONNECT_SECONDS).
+   */
   connectBoundMs: number;
 }
 
@@ -68,20 +79,30 @@ export class ConnectorService implements ConnectorApi {
     return row ? this.record(row) : null;
   }
 
-  async put(caller: Caller, input: ConnectorInput, expectedVersion = 0): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }> {
+  async put(
+    caller: Caller,
+    input: ConnectorInput,
+    expectedVersion = 0,
+  ): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }> {
     requireAdmin(caller, "write connectors");
     const checked = checkConnectorInput(input, this.deps.kinds.all(), this.deps.envDeny);
     const { name } = checked.input;
     if (!Number.isInteger(expectedVersion) || expectedVersion < 0)
-      throw ApiError.badInput("expectedVersion must be a non-negative integer", [{ path: "/expectedVersion", message: "must be a non-negative integer" }]);
+      throw ApiError.badInput("expectedVersion must be a non-negative integer", [
+        { path: "/expectedVersion", message: "must be a non-negative integer" },
+      ]);
     const existing = await this.deps.store.get(name);
     if (expectedVersion === 0 && existing)
-      throw new ApiError("CONFLICT", `a connector named "${name}" already exists (version ${existing.version})`, [{ path: "/name", message: "is taken" }]);
+      throw new ApiError("CONFLICT", `a connector named "${name}" already exists (version ${existing.version})`, [
+        { path: "/name", message: "is taken" },
+      ]);
     if (expectedVersion > 0 && !existing) throw new ApiError("NOT_FOUND", `no connector named "${name}"`);
     if (existing && existing.version !== expectedVersion)
-      throw new ApiError("CONFLICT", `connector "${name}" is at version ${existing.version}, not the expected ${expectedVersion}; re-read it and retry`, [
-        { path: "/expectedVersion", message: `is stale (current ${existing.version})` },
-      ]);
+      throw new ApiError(
+        "CONFLICT",
+        `connector "${name}" is at version ${existing.version}, not the expected ${expectedVersion}; re-read it and retry`,
+        [{ path: "/expectedVersion", message: `is stale (current ${existing.version})` }],
+      );
     const target = { name, kind: checked.kind.name, settings: checked.input.settings, version: 0 };
     const { conn, found } = await this.probe(target);
     try {
@@ -90,16 +111,30 @@ export class ConnectorService implements ConnectorApi {
       const diff = diffListings(name, existing?.listing ?? null, listing);
       const differs = listingDiffers(existing?.listing ?? null, listing);
       const change = await this.deps.store.put(
-        { name, kind: checked.kind.name, description: checked.input.description ?? "", settings: checked.input.settings, decisions: checked.decisions, listing },
+        {
+          name,
+          kind: checked.kind.name,
+          description: checked.input.description ?? "",
+          settings: checked.input.settings,
+          decisions: checked.decisions,
+          listing,
+        },
         expectedVersion,
         differs ? { cause: "PUT", diff } : null,
         async (tx) => {
           const broken = brokenDependants(name, existing?.listing ?? { tools: [] }, listing, await readDependants(tx));
-          if (broken.length) throw ApiError.badInput(`connector "${name}": the new listing would break ${broken.map(describeBroken).join("; ")}`, broken.map(brokenIssue));
+          if (broken.length)
+            throw ApiError.badInput(
+              `connector "${name}": the new listing would break ${broken.map(describeBroken).join("; ")}`,
+              broken.map(brokenIssue),
+            );
         },
       );
       const stored = (await this.deps.store.get(name))!;
-      this.deps.connections.adopt({ name, kind: stored.kind, settings: stored.settings, version: stored.version }, conn);
+      this.deps.connections.adopt(
+        { name, kind: stored.kind, settings: stored.settings, version: stored.version },
+        conn,
+      );
       await this.deps.changed();
       if (change) this.deps.publish(change);
       return { connector: this.record(stored), change };
@@ -121,19 +156,29 @@ export class ConnectorService implements ConnectorApi {
    * collides is kept off the surface under `refused`; a failure records `refreshError` and
    * keeps the stored listing.
    */
-  async relist(name: string, cause: Exclude<ChangeCause, "PUT">): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }> {
+  async relist(
+    name: string,
+    cause: Exclude<ChangeCause, "PUT">,
+  ): Promise<{ connector: ConnectorRecord; change: ConnectorChange | null }> {
     const row = await this.deps.store.get(name);
     if (!row) throw new ApiError("NOT_FOUND", `no connector named "${name}"`);
     let found: UpstreamListing;
     try {
-      const conn = await this.deps.connections.connection({ name, kind: row.kind, settings: row.settings, version: row.version }, this.deps.connectBoundMs);
+      const conn = await this.deps.connections.connection(
+        { name, kind: row.kind, settings: row.settings, version: row.version },
+        this.deps.connectBoundMs,
+      );
       found = representable(await conn.list());
     } catch (e) {
       const message = this.deps.connections.scrubText((e instanceof ToolError ? e : ToolError.fromUnknown(e)).message);
       await this.deps.store.markRefreshed(name, message);
       return { connector: this.record((await this.deps.store.get(name)) ?? row), change: null };
     }
-    const listing = this.keepOffCollisions(name, { tools: found.tools ?? [], refused: found.refused ?? [], pinned: pinTiers(row.listing.pinned, found.tools ?? []) });
+    const listing = this.keepOffCollisions(name, {
+      tools: found.tools ?? [],
+      refused: found.refused ?? [],
+      pinned: pinTiers(row.listing.pinned, found.tools ?? []),
+    });
     let change: ConnectorChange | null = null;
     if (listingDiffers(row.listing, listing)) {
       const diff = diffListings(name, row.listing, listing);
@@ -142,14 +187,23 @@ export class ConnectorService implements ConnectorApi {
       });
       if (!change) return { connector: this.record((await this.deps.store.get(name)) ?? row), change: null };
       for (const b of diff.broken)
-        this.deps.log.warn("a connector's new listing broke a dependant", { connector: name, cause, dependant: b.name, kind: b.kind, tool: b.tool, reason: b.reason });
+        this.deps.log.warn("a connector's new listing broke a dependant", {
+          connector: name,
+          cause,
+          dependant: b.name,
+          kind: b.kind,
+          tool: b.tool,
+          reason: b.reason,
+        });
       await this.deps.changed();
       this.deps.publish(change);
     } else await this.deps.store.markRefreshed(name, null);
     return { connector: this.record((await this.deps.store.get(name)) ?? row), change };
   }
 
-  /** A refreshed listing with each colliding tool moved to `refused` (a refresh cannot refuse what the upstream did). */
+  /**
+   * A refreshed listing with each colliding tool moved to `refused` (a refresh cannot refuse what the upstream did).
+   */
   private keepOffCollisions(name: string, listing: StoredListing): StoredListing {
     const refused = [...listing.refused];
     const seen = new Map<string, string>();
@@ -159,7 +213,8 @@ export class ConnectorService implements ConnectorApi {
       const first = seen.get(surface);
       let reason: string | null = null;
       if (first !== undefined) reason = `maps to the surface name "${surface}", as upstream tool "${first}" does`;
-      else if (held && !(held.origin === "CONNECTOR" && held.connector === name)) reason = `maps to the surface name "${surface}", which a ${held.origin.toLowerCase()} holds`;
+      else if (held && !(held.origin === "CONNECTOR" && held.connector === name))
+        reason = `maps to the surface name "${surface}", which a ${held.origin.toLowerCase()} holds`;
       if (reason) refused.push({ name: tool.name, reason });
       else seen.set(surface, tool.name);
       return reason === null;
@@ -173,7 +228,12 @@ export class ConnectorService implements ConnectorApi {
       const row = await tx.connector.findUnique({ where: { name }, select: { listing: true } });
       const before = (row?.listing ?? { tools: [] }) as unknown as StoredListing;
       const broken = brokenDependants(name, { tools: before.tools ?? [] }, null, await readDependants(tx));
-      if (broken.length) throw new ApiError("CONFLICT", `connector "${name}" cannot be deleted: ${broken.map(describeBroken).join("; ")}`, broken.map(brokenIssue));
+      if (broken.length)
+        throw new ApiError(
+          "CONFLICT",
+          `connector "${name}" cannot be deleted: ${broken.map(describeBroken).join("; ")}`,
+          broken.map(brokenIssue),
+        );
     });
     if (deleted) await this.deps.changed();
     return deleted;
@@ -185,10 +245,20 @@ export class ConnectorService implements ConnectorApi {
   }
 
   /** Connects to a put's upstream and lists it; a failure refuses the put with its (scrubbed) message. */
-  private async probe(target: { name: string; kind: string; settings: Record<string, unknown>; version: number }): Promise<{ conn: ConnectorConnection; found: UpstreamListing }> {
+  private async probe(target: {
+    name: string;
+    kind: string;
+    settings: Record<string, unknown>;
+    version: number;
+  }): Promise<{ conn: ConnectorConnection; found: UpstreamListing }> {
     let conn: ConnectorConnection;
     try {
-      conn = await within(this.deps.connections.probe(target), this.deps.connectBoundMs, "did not connect", (late) => void late.close().catch(() => {}));
+      conn = await within(
+        this.deps.connections.probe(target),
+        this.deps.connectBoundMs,
+        "did not connect",
+        (late) => void late.close().catch(() => {}),
+      );
     } catch (e) {
       throw ApiError.badInput(`connector "${target.name}" could not connect: ${(e as Error).message}`, [
         { path: "/settings", message: `could not connect: ${(e as Error).message}` },
@@ -206,7 +276,10 @@ export class ConnectorService implements ConnectorApi {
     }
   }
 
-  /** Two tools mapping to one surface name, or a name another entry holds, refuse the put naming both (docs/connectors.md §3). */
+  /**
+   * Two tools mapping to one surface name, or a name another entry holds, refuse the put naming both
+   * (docs/connectors.md §3).
+   */
   private refuseCollisions(name: string, listing: StoredListing): void {
     const issues: Issue[] = nameClashes(name, listing.tools).map((c) => ({
       path: `/tools/${c.tools[1]}`,
@@ -244,5 +317,9 @@ export class ConnectorService implements ConnectorApi {
   }
 }
 
-const describeBroken = (b: BrokenDependant) => `${b.kind === "PRESET" ? "preset" : "manifest"} "${b.name}" (${b.reason})`;
-const brokenIssue = (b: BrokenDependant): Issue => ({ path: `/dependants/${b.name}`, message: `${b.kind === "PRESET" ? "preset" : "manifest"} "${b.name}": ${b.reason}` });
+const describeBroken = (b: BrokenDependant) =>
+  `${b.kind === "PRESET" ? "preset" : "manifest"} "${b.name}" (${b.reason})`;
+const brokenIssue = (b: BrokenDependant): Issue => ({
+  path: `/dependants/${b.name}`,
+  message: `${b.kind === "PRESET" ? "preset" : "manifest"} "${b.name}": ${b.reason}`,
+});

@@ -25,21 +25,36 @@ export async function readDependants(tx: Tx): Promise<Dependants> {
  * up) or whose baked keys left the base's input schema; the active manifest's tool
  * selection or extensions naming a removed tool. `after` null: the connector is deleted.
  */
-export function brokenDependants(connector: string, before: Pick<StoredListing, "tools">, after: Pick<StoredListing, "tools"> | null, deps: Dependants): BrokenDependant[] {
+export function brokenDependants(
+  connector: string,
+  before: Pick<StoredListing, "tools">,
+  after: Pick<StoredListing, "tools"> | null,
+  deps: Dependants,
+): BrokenDependant[] {
   const now = new Map((after?.tools ?? []).map((t) => [surfaceName(connector, t.name), t]));
   const removed = new Set(before.tools.map((t) => surfaceName(connector, t.name)).filter((n) => !now.has(n)));
   const broken: BrokenDependant[] = [];
   const brokenPresets = new Set<string>();
   for (const p of deps.presets) {
     if (removed.has(p.baseTool)) {
-      broken.push({ name: p.name, kind: "PRESET", tool: p.baseTool, reason: `its base tool "${p.baseTool}" was removed` });
+      broken.push({
+        name: p.name,
+        kind: "PRESET",
+        tool: p.baseTool,
+        reason: `its base tool "${p.baseTool}" was removed`,
+      });
       brokenPresets.add(p.name);
       continue;
     }
     const tool = now.get(p.baseTool);
-    const properties = tool?.inputSchema && typeof tool.inputSchema === "object" ? (tool.inputSchema as { properties?: Record<string, unknown> }).properties : undefined;
+    const properties =
+      tool?.inputSchema && typeof tool.inputSchema === "object"
+        ? (tool.inputSchema as { properties?: Record<string, unknown> }).properties
+        : undefined;
     if (!tool || !properties) continue;
-    const gone = Object.keys((p.fixedKwargs ?? {}) as Record<string, unknown>).filter((k) => !Object.hasOwn(properties, k));
+    const gone = Object.keys((p.fixedKwargs ?? {}) as Record<string, unknown>).filter(
+      (k) => !Object.hasOwn(properties, k),
+    );
     if (gone.length) {
       broken.push({
         name: p.name,
@@ -55,7 +70,12 @@ export function brokenDependants(connector: string, before: Pick<StoredListing, 
     grew = false;
     for (const p of deps.presets)
       if (!brokenPresets.has(p.name) && brokenPresets.has(p.baseTool)) {
-        broken.push({ name: p.name, kind: "PRESET", tool: p.baseTool, reason: `its base preset "${p.baseTool}" is broken` });
+        broken.push({
+          name: p.name,
+          kind: "PRESET",
+          tool: p.baseTool,
+          reason: `its base preset "${p.baseTool}" is broken`,
+        });
         brokenPresets.add(p.name);
         grew = true;
       }
@@ -63,9 +83,21 @@ export function brokenDependants(connector: string, before: Pick<StoredListing, 
   const m = deps.manifest;
   if (m) {
     for (const name of m.document.tools?.include ?? [])
-      if (!isGlob(name) && removed.has(name)) broken.push({ name: m.name, kind: "MANIFEST", tool: name, reason: `its tool selection names "${name}", which was removed` });
+      if (!isGlob(name) && removed.has(name))
+        broken.push({
+          name: m.name,
+          kind: "MANIFEST",
+          tool: name,
+          reason: `its tool selection names "${name}", which was removed`,
+        });
     for (const name of Object.keys(m.document.extensions ?? {}))
-      if (removed.has(name)) broken.push({ name: m.name, kind: "MANIFEST", tool: name, reason: `its extensions attach to "${name}", which was removed` });
+      if (removed.has(name))
+        broken.push({
+          name: m.name,
+          kind: "MANIFEST",
+          tool: name,
+          reason: `its extensions attach to "${name}", which was removed`,
+        });
   }
   return broken;
 }

@@ -22,7 +22,8 @@ function unrepresentable(input: unknown, output: unknown): string | null {
   const inputProblems = schemaProblems(input);
   if (inputProblems.length) return `its input schema cannot be used: ${describe(inputProblems)}`;
   const root = (input as Record<string, unknown>).type;
-  if (root !== undefined && root !== "object") return `its input schema's root is not an object schema (type ${JSON.stringify(root)})`;
+  if (root !== undefined && root !== "object")
+    return `its input schema's root is not an object schema (type ${JSON.stringify(root)})`;
   if (output !== undefined) {
     const outputProblems = schemaProblems(output);
     if (outputProblems.length) return `its output schema cannot be used: ${describe(outputProblems)}`;

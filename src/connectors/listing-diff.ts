@@ -10,7 +10,11 @@ const FIELDS = ["inputSchema", "outputSchema", "description", "annotations", "pr
  * removed, and changed with the fields that changed. `broken` is left empty (the
  * dependants are found by `dependants.ts`).
  */
-export function diffListings(connector: string, previous: Pick<StoredListing, "tools"> | null, next: Pick<StoredListing, "tools">): ListingDiff {
+export function diffListings(
+  connector: string,
+  previous: Pick<StoredListing, "tools"> | null,
+  next: Pick<StoredListing, "tools">,
+): ListingDiff {
   const before = new Map((previous?.tools ?? []).map((t) => [surfaceName(connector, t.name), t]));
   const after = new Map(next.tools.map((t) => [surfaceName(connector, t.name), t]));
   const added = [...after.keys()].filter((n) => !before.has(n)).sort();
@@ -26,10 +30,19 @@ export function diffListings(connector: string, previous: Pick<StoredListing, "t
   return { added, removed, changed, broken: [] };
 }
 
-/** Whether a listing differs at all from the stored one (the tools, `title`/`pauses`/`binding` included, and the refused ones). */
-export function listingDiffers(previous: Omit<StoredListing, "pinned"> | null, next: Omit<StoredListing, "pinned">): boolean {
+/**
+ * Whether a listing differs at all from the stored one (the tools, `title`/`pauses`/`binding` included, and the refused
+ * ones).
+ */
+export function listingDiffers(
+  previous: Omit<StoredListing, "pinned"> | null,
+  next: Omit<StoredListing, "pinned">,
+): boolean {
   if (!previous) return true;
-  return !isDeepStrictEqual(JSON.parse(JSON.stringify(previous.tools)), JSON.parse(JSON.stringify(next.tools))) || !isDeepStrictEqual(previous.refused, next.refused);
+  return (
+    !isDeepStrictEqual(JSON.parse(JSON.stringify(previous.tools)), JSON.parse(JSON.stringify(next.tools))) ||
+    !isDeepStrictEqual(previous.refused, next.refused)
+  );
 }
 
 function normal(tool: UpstreamTool, field: (typeof FIELDS)[number]): unknown {

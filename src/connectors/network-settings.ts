@@ -16,6 +16,10 @@ const HOST = /^(\*\.)?[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$/;
 
 /** The zod shape of {@link NetworkSettings}: spread it into a kind's settings object. */
 export const NETWORK_SETTINGS = {
-  allowHosts: z.array(z.string().regex(HOST, { error: "must be a host name, `*.domain`, an IPv4 address or a bracketed IPv6 address" })).optional(),
+  allowHosts: z
+    .array(
+      z.string().regex(HOST, { error: "must be a host name, `*.domain`, an IPv4 address or a bracketed IPv6 address" }),
+    )
+    .optional(),
   allowPrivateNetwork: z.boolean({ error: "must be a boolean" }).optional(),
 };

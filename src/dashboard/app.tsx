@@ -17,9 +17,15 @@ const TITLES: Record<Screen, { title: string; about: string }> = {
   runs: { title: "Runs", about: "Every run you may see, live, with its attempts, waits, events and output." },
   spans: { title: "Spans", about: "Traced calls of monitored branches, as they open and close." },
   interactions: { title: "Interactions", about: "Questions parked runs wait on; answer them here." },
-  agents: { title: "Agents", about: "Run any agent from the input it declares, watch its answer stream, approve what it wants to do." },
+  agents: {
+    title: "Agents",
+    about: "Run any agent from the input it declares, watch its answer stream, approve what it wants to do.",
+  },
   composition: { title: "Composition", about: "Presets, manifests and the extension catalog." },
-  connectors: { title: "Connectors", about: "MCP servers and OpenAPI services whose tools join the surface, with the tiers you assign them." },
+  connectors: {
+    title: "Connectors",
+    about: "MCP servers and OpenAPI services whose tools join the surface, with the tiers you assign them.",
+  },
 };
 
 /** The dashboard: navigation, who you are, and the screen the location names. */
@@ -48,7 +54,12 @@ function Shell() {
         </div>
         <nav className="nav" aria-label="Screens">
           {SCREENS.filter((s) => isAdmin(viewer) || !ADMIN_SCREENS.includes(s)).map((s) => (
-            <a key={s} href={linkTo(s)} className={s === route.screen ? "active" : undefined} aria-current={s === route.screen ? "page" : undefined}>
+            <a
+              key={s}
+              href={linkTo(s)}
+              className={s === route.screen ? "active" : undefined}
+              aria-current={s === route.screen ? "page" : undefined}
+            >
               {TITLES[s].title}
               {s === "composition" && !isAdmin(viewer) && <span className="faint">admin</span>}
             </a>
@@ -73,7 +84,11 @@ function Shell() {
               The server refused the key: {viewerError}. Change it or forget it (top right).
             </div>
           )}
-          {viewer && !viewer.role && <ForbiddenNote>This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.</ForbiddenNote>}
+          {viewer && !viewer.role && (
+            <ForbiddenNote>
+              This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.
+            </ForbiddenNote>
+          )}
           <Fallback key={`${route.screen}/${route.item ?? ""}`} what="This screen">
             <Current route={route} />
           </Fallback>

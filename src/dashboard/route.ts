@@ -7,7 +7,10 @@ export const SCREENS = ["tools", "runs", "spans", "interactions", "agents", "com
 export const ADMIN_SCREENS: readonly Screen[] = ["connectors"];
 export type Screen = (typeof SCREENS)[number];
 
-/** Where the page is: a screen and, for some, the item it shows (`#/runs/<id>`, `#/tools/<name>`, `#/connectors/<name>`). */
+/**
+ * Where the page is: a screen and, for some, the item it shows (`#/runs/<id>`, `#/tools/<name>`,
+ * `#/connectors/<name>`).
+ */
 export interface Route {
   screen: Screen;
   item: string | null;
@@ -17,7 +20,9 @@ export interface Route {
 export function parseRoute(hash: string): Route {
   const [screen, ...rest] = hash.replace(/^#\/?/, "").split("/");
   const item = rest.length ? decodeURIComponent(rest.join("/")) : null;
-  return (SCREENS as readonly string[]).includes(screen) ? { screen: screen as Screen, item } : { screen: "tools", item: null };
+  return (SCREENS as readonly string[]).includes(screen)
+    ? { screen: screen as Screen, item }
+    : { screen: "tools", item: null };
 }
 
 /** The link of a screen (and item): what `href` and {@link navigate} take. */

@@ -31,12 +31,18 @@ export function providerOf(url: string): DbProvider {
 export interface OpenDbOptions {
   /** PostgreSQL connections this process may hold (TAI_DB_POOL; docs/deploy.md has the arithmetic). @default 10 */
   pool?: number;
-  /** Milliseconds a query waits for a pooled connection before it fails (typed UNAVAILABLE). @default DB_WAIT_MS (the transactions' wait) */
+  /**
+   * Milliseconds a query waits for a pooled connection before it fails (typed UNAVAILABLE). @default DB_WAIT_MS (the
+   * transactions' wait)
+   */
   waitMs?: number;
 }
 
 /** Opens the client for `url`: SQLite (WAL) or PostgreSQL, chosen by scheme. */
-export async function openDb(url: string, options: OpenDbOptions = {}): Promise<{ db: Db; provider: DbProvider; driver: Driver }> {
+export async function openDb(
+  url: string,
+  options: OpenDbOptions = {},
+): Promise<{ db: Db; provider: DbProvider; driver: Driver }> {
   const provider = providerOf(url);
   if (provider === "sqlite") {
     const file = resolve(url.slice("file:".length).split("?")[0]);
@@ -53,7 +59,11 @@ export async function openDb(url: string, options: OpenDbOptions = {}): Promise<
   }
   // A query waits for a connection as long as a transaction does (db/contention.ts), then
   // fails as a typed UNAVAILABLE rather than queueing without bound.
-  const pool = new pg.Pool({ connectionString: url, max: options.pool ?? 10, connectionTimeoutMillis: options.waitMs ?? DB_WAIT_MS });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pool ?? 10,
+    connectionTimeoutMillis: options.waitMs ?? DB_WAIT_MS,
+  });
   // An idle pooled connection that dies (a database restart, a terminated backend) is
   // dropped by the pool; without a listener its 'error' event would end the process.
   pool.on("error", () => {});

@@ -47,7 +47,8 @@ const UNAVAILABLE_CODES = new Set([
 // standby or default_transaction_read_only). SQLite's extended codes (SQLITE_READONLY_DBMOVED …)
 // start with the primary one.
 const REFUSED_CODES = /^(SQLITE_FULL|SQLITE_READONLY\w*|53100|25006)$/;
-const REFUSED_TEXT = /database or disk is full|attempt to write a readonly database|No space left on device|read-only transaction/i;
+const REFUSED_TEXT =
+  /database or disk is full|attempt to write a readonly database|No space left on device|read-only transaction/i;
 
 /** How long a client is asked to wait before sending again a write the database refused (full disk, read-only). */
 export const REFUSED_RETRY_AFTER_SECONDS = 5;
@@ -64,7 +65,14 @@ function codesOf(error: unknown): { codes: string[]; text: string } {
   const visit = (e: unknown, depth: number) => {
     if (!e || typeof e !== "object" || seen.has(e) || depth > 6) return;
     seen.add(e);
-    const o = e as { code?: unknown; originalCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+    const o = e as {
+      code?: unknown;
+      originalCode?: unknown;
+      kind?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
     for (const c of [o.code, o.originalCode, o.kind]) if (typeof c === "string") codes.push(c);
     if (typeof o.message === "string") text += ` ${o.message}`;
     visit(o.cause, depth + 1);
@@ -85,20 +93,34 @@ export function contentionError(error: unknown): ApiError | null {
   if (error instanceof ApiError) return null;
   const { codes, text } = codesOf(error);
   if (codes.some((c) => REFUSED_CODES.test(c)) || REFUSED_TEXT.test(text))
-    return new ApiError("UNAVAILABLE", "the database refuses writes (its disk is full or it is read-only); nothing was stored; send the request again once it accepts writes", [], {
-      retryable: true,
-      retryAfterSeconds: REFUSED_RETRY_AFTER_SECONDS,
-    });
+    return new ApiError(
+      "UNAVAILABLE",
+      "the database refuses writes (its disk is full or it is read-only); nothing was stored; send the request again once it accepts writes",
+      [],
+      {
+        retryable: true,
+        retryAfterSeconds: REFUSED_RETRY_AFTER_SECONDS,
+      },
+    );
   if (codes.some((c) => CONFLICT_CODES.has(c)) || codes.includes("TransactionWriteConflict"))
-    return new ApiError("CONFLICT", "the write collided with a concurrent one and was rolled back; send it again", [], { retryable: true });
+    return new ApiError("CONFLICT", "the write collided with a concurrent one and was rolled back; send it again", [], {
+      retryable: true,
+    });
   if (
     codes.some((c) => UNAVAILABLE_CODES.has(c)) ||
-    codes.some((c) => ["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"].includes(c)) ||
+    codes.some((c) =>
+      ["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"].includes(c),
+    ) ||
     UNAVAILABLE_TEXT.test(text)
   )
-    return new ApiError("UNAVAILABLE", `the database is busy or out of reach (no connection or lock within ${DB_WAIT_MS / 1000} s); send the request again`, [], {
-      retryable: true,
-    });
+    return new ApiError(
+      "UNAVAILABLE",
+      `the database is busy or out of reach (no connection or lock within ${DB_WAIT_MS / 1000} s); send the request again`,
+      [],
+      {
+        retryable: true,
+      },
+    );
   return null;
 }
 

@@ -21,7 +21,11 @@ export function expiringStore(db: Db): ExpiringStore {
     },
     async set(key, value, ttlSeconds, tool = "") {
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
-      await db.cacheEntry.upsert({ where: { key }, create: { key, tool, value: value as never, expiresAt }, update: { value: value as never, expiresAt, tool } });
+      await db.cacheEntry.upsert({
+        where: { key },
+        create: { key, tool, value: value as never, expiresAt },
+        update: { value: value as never, expiresAt, tool },
+      });
     },
   };
 }

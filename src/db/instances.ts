@@ -65,9 +65,15 @@ export class InstanceRegistry {
     return all.map((i) => i.id).filter((id) => !gone.some((g) => g.id === id));
   }
 
-  /** Why `instanceId` is not live, as far as this instance knows (it may have been declared gone elsewhere, or never registered). */
+  /**
+   * Why `instanceId` is not live, as far as this instance knows (it may have been declared gone elsewhere, or never
+   * registered).
+   */
   whyGone(instanceId: string): string {
-    return this.goneReasons.get(instanceId) ?? `instance ${instanceId} is not registered as live (declared gone earlier, or it never registered); seen by ${this.id}`;
+    return (
+      this.goneReasons.get(instanceId) ??
+      `instance ${instanceId} is not registered as live (declared gone earlier, or it never registered); seen by ${this.id}`
+    );
   }
 
   /** Removes this instance's row (graceful shutdown). */

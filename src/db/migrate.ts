@@ -14,7 +14,8 @@ function wantedMigrations(provider: "sqlite" | "postgres"): string[] {
   return readdirSync(dir).filter((d) => existsSync(join(dir, d, "migration.sql")));
 }
 
-const APPLIED = "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL";
+const APPLIED =
+  "SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL";
 
 /**
  * Whether every SQLite migration is already recorded as applied. Checked with a plain
@@ -130,6 +131,10 @@ function deploy(target: string): Promise<void> {
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
     child.on("error", fail);
-    child.on("exit", (code) => (code === 0 ? ok() : fail(new Error(`database migration failed:\n${out.replace(/postgres(ql)?:\/\/[^\s"]+/g, "postgresql://…")}`))));
+    child.on("exit", (code) =>
+      code === 0
+        ? ok()
+        : fail(new Error(`database migration failed:\n${out.replace(/postgres(ql)?:\/\/[^\s"]+/g, "postgresql://…")}`)),
+    );
   });
 }

@@ -26,6 +26,14 @@ export function scrubbingWrites(db: Db, secrets: Scrubber): Db {
     }
     return query(out ?? args);
   };
-  const writes = { create: scrubbed, createMany: scrubbed, createManyAndReturn: scrubbed, update: scrubbed, updateMany: scrubbed, updateManyAndReturn: scrubbed, upsert: scrubbed };
+  const writes = {
+    create: scrubbed,
+    createMany: scrubbed,
+    createManyAndReturn: scrubbed,
+    update: scrubbed,
+    updateMany: scrubbed,
+    updateManyAndReturn: scrubbed,
+    upsert: scrubbed,
+  };
   return db.$extends({ name: "tai42-scrub-writes", query: { $allModels: writes as never } }) as unknown as Db;
 }

@@ -27,7 +27,10 @@ interface Adapter {
  * {@link SqliteDriver} can share its connection. Prisma connects lazily (and again after
  * a `$disconnect`): the driver reads the adapter of the latest connection.
  */
-export function capturingSqliteFactory(file: string): { factory: PrismaBetterSqlite3; driver: () => Promise<SqliteDriver> } {
+export function capturingSqliteFactory(file: string): {
+  factory: PrismaBetterSqlite3;
+  driver: () => Promise<SqliteDriver>;
+} {
   const inner = new PrismaBetterSqlite3({ url: `file:${file}` });
   let current: { adapter: Adapter; driver: SqliteDriver } | null = null;
   const factory = Object.create(inner) as PrismaBetterSqlite3;

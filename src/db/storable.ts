@@ -67,7 +67,9 @@ function unstorableReason(s: string): string | null {
   if (!UNSTORABLE.test(s)) return null;
   const m = UNSTORABLE_AT.exec(s);
   if (!m) return null;
-  return m[0] === "\u0000" ? "contains a NUL character (U+0000), which cannot be stored" : "contains a lone UTF-16 surrogate (not valid Unicode), which cannot be stored";
+  return m[0] === "\u0000"
+    ? "contains a NUL character (U+0000), which cannot be stored"
+    : "contains a lone UTF-16 surrogate (not valid Unicode), which cannot be stored";
 }
 
 /**

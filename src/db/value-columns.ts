@@ -20,7 +20,9 @@ export const VALUE_COLUMNS: Readonly<Record<string, Readonly<Record<string, Colu
   Run: { input: whole, content: whole, data: whole, details: whole, errorMessage: whole },
   Attempt: { errorMessage: whole },
   // A snapshot is a run record: only its value fields (and a progress payload).
-  RunEvent: { snapshot: (s, v) => (v && typeof v === "object" && "run" in v ? scrubRunEvent(s, v as RunEventRecord) : s.scrub(v)) },
+  RunEvent: {
+    snapshot: (s, v) => (v && typeof v === "object" && "run" in v ? scrubRunEvent(s, v as RunEventRecord) : s.scrub(v)),
+  },
   ApiKey: {},
   Instance: {},
   // A key a tool chose may hold a value it was given (a session token): scrubbed like the value.

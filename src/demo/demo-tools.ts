@@ -33,7 +33,8 @@ export function registerDemoTools(app: App, db: Db, env: NodeJS.ProcessEnv = pro
     ({ op, a, b }) => {
       if (op === "divide" && b === 0) throw new ToolError("cannot divide by zero", { kind: "INVALID_INPUT" });
       const result = { add: a + b, subtract: a - b, multiply: a * b, divide: a / b, power: a ** b }[op];
-      if (!Number.isFinite(result)) throw new ToolError(`the result of ${op} is not a finite number`, { kind: "INVALID_INPUT" });
+      if (!Number.isFinite(result))
+        throw new ToolError(`the result of ${op} is not a finite number`, { kind: "INVALID_INPUT" });
       return { result };
     },
   );
@@ -77,12 +78,19 @@ export function registerDemoTools(app: App, db: Db, env: NodeJS.ProcessEnv = pro
     {
       name: "flaky",
       label: "Flaky service",
-      description: "Simulate a service that is unavailable for the first `failures` attempts of a run, then answers. Retries up to 4 attempts.",
+      description:
+        "Simulate a service that is unavailable for the first `failures` attempts of a run, then answers. Retries up to 4 attempts.",
       input: z.object({ failures: z.number().int().min(0).max(10) }),
-      retry: { maxAttempts: 4, idempotent: true, retryable: true, backoff: { initialSeconds: 0.05, multiplier: 2, capSeconds: 1 } },
+      retry: {
+        maxAttempts: 4,
+        idempotent: true,
+        retryable: true,
+        backoff: { initialSeconds: 0.05, multiplier: 2, capSeconds: 1 },
+      },
     },
     ({ failures }, ctx) => {
-      if (ctx.attempt <= failures) throw new ToolError(`service unavailable (attempt ${ctx.attempt})`, { kind: "UNAVAILABLE" });
+      if (ctx.attempt <= failures)
+        throw new ToolError(`service unavailable (attempt ${ctx.attempt})`, { kind: "UNAVAILABLE" });
       return { answeredOnAttempt: ctx.attempt };
     },
   );
@@ -91,13 +99,18 @@ export function registerDemoTools(app: App, db: Db, env: NodeJS.ProcessEnv = pro
     {
       name: "kv_put",
       label: "Store a value",
-      description: "Store a JSON value under a key in the persistent demo key-value store, replacing any previous value.",
+      description:
+        "Store a JSON value under a key in the persistent demo key-value store, replacing any previous value.",
       input: z.object({ key: z.string().min(1).max(200), value: z.json() }),
       tier: "write",
       executionMode: "sequential",
     },
     async ({ key, value }) => {
-      const row = await db.kvEntry.upsert({ where: { key }, create: { key, value: value as never }, update: { value: value as never } });
+      const row = await db.kvEntry.upsert({
+        where: { key },
+        create: { key, value: value as never },
+        update: { value: value as never },
+      });
       return { key: row.key, updatedAt: row.updatedAt.toISOString() };
     },
   );
@@ -142,13 +155,17 @@ export function registerDemoTools(app: App, db: Db, env: NodeJS.ProcessEnv = pro
     {
       name: "sign_message",
       label: "Sign a message",
-      description: "Sign a message with HMAC-SHA256 using the configured credential (TAI_DEMO_SIGNING_KEY). Secret tier: inputs and outputs are never stored or published.",
+      description:
+        "Sign a message with HMAC-SHA256 using the configured credential (TAI_DEMO_SIGNING_KEY). Secret tier: inputs and outputs are never stored or published.",
       input: z.object({ message: z.string().max(100_000) }),
       tier: "secret",
     },
     ({ message }) => {
       const credential = env.TAI_DEMO_SIGNING_KEY;
-      if (!credential) throw new ToolError("the signing credential is not configured (set TAI_DEMO_SIGNING_KEY)", { kind: "UNAVAILABLE" });
+      if (!credential)
+        throw new ToolError("the signing credential is not configured (set TAI_DEMO_SIGNING_KEY)", {
+          kind: "UNAVAILABLE",
+        });
       return { algorithm: "HMAC-SHA256", signature: createHmac("sha256", credential).update(message).digest("hex") };
     },
   );

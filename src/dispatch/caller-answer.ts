@@ -13,6 +13,13 @@ import type { RunOutcome } from "./run-tool.ts";
  */
 export function callerAnswer({ run, output }: RunOutcome): RunRecord {
   // The stored outcome is another one (another instance ended the run first): it stands.
-  if (run === output || run.tier === null || !isRedacted(run.tier) || output.id !== run.id || output.status !== run.status) return run;
+  if (
+    run === output ||
+    run.tier === null ||
+    !isRedacted(run.tier) ||
+    output.id !== run.id ||
+    output.status !== run.status
+  )
+    return run;
   return { ...run, content: output.content, data: output.data, details: output.details };
 }

@@ -32,7 +32,10 @@ export interface RunTracer {
 
 /** One run's span. Contract: `end` or `fail` is called exactly once; attempts run one after another. */
 export interface RunTrace {
-  /** Runs attempt `n`'s body with its span active; the span ends when the body settles (or when the next attempt starts, for an abandoned body). */
+  /**
+   * Runs attempt `n`'s body with its span active; the span ends when the body settles (or when the next attempt starts,
+   * for an abandoned body).
+   */
   attempt<T>(n: number, body: () => Promise<T>): Promise<T>;
   /** Ends the run's span with the run's outcome. */
   end(run: RunRecord): void;

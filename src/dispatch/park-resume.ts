@@ -25,11 +25,25 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
   const controller = new AbortController();
   const redact = run.input === REDACTED;
   const body = async (ctx: ToolContext) => {
-    if (!entry) throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, { kind: "NOT_FOUND" });
+    if (!entry)
+      throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, {
+        kind: "NOT_FOUND",
+      });
     return entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers);
   };
-  const trace = deps.tracer?.startRun({ tool: run.tool, door: run.door, caller, parentRunId: run.parentRunId ?? undefined });
-  const done = execute(steps, entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry), run, body, { caller, controller, redact, resumed: true, trace });
+  const trace = deps.tracer?.startRun({
+    tool: run.tool,
+    door: run.door,
+    caller,
+    parentRunId: run.parentRunId ?? undefined,
+  });
+  const done = execute(
+    steps,
+    entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry),
+    run,
+    body,
+    { caller, controller, redact, resumed: true, trace },
+  );
   if (trace)
     done.then(
       (o) => trace.end(o.run),
@@ -47,7 +61,13 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
  * Ends a PARKED run without resuming it (cancelled, or an interaction expired); null
  * when it was no longer parked.
  */
-export async function endParked(steps: RunSteps, runId: string, status: "CANCELLED" | "FAILED", message: string, kind: ErrorKind): Promise<RunRecord | null> {
+export async function endParked(
+  steps: RunSteps,
+  runId: string,
+  status: "CANCELLED" | "FAILED",
+  message: string,
+  kind: ErrorKind,
+): Promise<RunRecord | null> {
   const { deps, settle } = steps;
   if (!(await deps.runs.claimParked(runId, deps.instanceId))) return null;
   const run = (await deps.runs.get(runId))!;

@@ -11,13 +11,16 @@ export interface RetryLoopOptions<T> {
   timeoutSeconds: number;
   /** Aborts the attempt in flight and any wait; no retry follows. Its reason should be a ToolError. */
   signal: AbortSignal;
-  /** Runs attempt `n`. Contract: should stop when `signal` aborts; a body that ignores it is abandoned at the timeout. */
+  /**
+   * Runs attempt `n`. Contract: should stop when `signal` aborts; a body that ignores it is abandoned at the timeout.
+   */
   attempt: (n: number, signal: AbortSignal) => Promise<T>;
   /** Called after a failed attempt that will be retried, before the wait. */
   onRetry?: (attempt: AttemptRecord, error: ToolError) => Promise<void> | void;
 }
 
-export type RetryLoopOutcome<T> = { ok: true; value: T; attempts: AttemptRecord[] } | { ok: false; error: ToolError; attempts: AttemptRecord[] };
+export type RetryLoopOutcome<T> =
+  { ok: true; value: T; attempts: AttemptRecord[] } | { ok: false; error: ToolError; attempts: AttemptRecord[] };
 
 /**
  * The retry loop of the chokepoint: attempts, a wait, and the verdict of
@@ -33,7 +36,14 @@ export async function runWithRetry<T>(options: RetryLoopOptions<T>): Promise<Ret
     }
     try {
       const value = await attemptWithTimeout(options, n);
-      attempts.push({ number: n, startedAt, finishedAt: new Date().toISOString(), errorKind: null, errorMessage: null, waitSeconds: null });
+      attempts.push({
+        number: n,
+        startedAt,
+        finishedAt: new Date().toISOString(),
+        errorKind: null,
+        errorMessage: null,
+        waitSeconds: null,
+      });
       return { ok: true, value, attempts };
     } catch (thrown) {
       const error = options.signal.aborted ? abortError(options.signal) : ToolError.fromUnknown(thrown);
@@ -65,7 +75,11 @@ async function attemptWithTimeout<T>(options: RetryLoopOptions<T>, n: number): P
   let clearTimer = () => {};
   const aborted = new Promise<never>((_, reject) => {
     controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true });
-    clearTimer = longTimeout(() => controller.abort(new ToolError(`the attempt timed out after ${options.timeoutSeconds}s`, { kind: "TIMEOUT" })), options.timeoutSeconds * 1000);
+    clearTimer = longTimeout(
+      () =>
+        controller.abort(new ToolError(`the attempt timed out after ${options.timeoutSeconds}s`, { kind: "TIMEOUT" })),
+      options.timeoutSeconds * 1000,
+    );
   });
   try {
     // A body that ignores its signal is abandoned here when the timeout or cancel fires.

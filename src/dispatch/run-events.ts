@@ -24,7 +24,8 @@ export async function* replayThenLive(
   caller: Caller,
 ): AsyncGenerator<RunEventRecord> {
   const scope = runScope(caller);
-  const matches = (e: RunEventRecord) => (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
+  const matches = (e: RunEventRecord) =>
+    (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
   const live = rt.runFeed.subscribe({ signal, filter: matches });
   let cursor = afterSeq ?? 0;
   try {

@@ -58,15 +58,25 @@ export interface ExecuteOptions {
  * Runs `body` in the retry loop and settles the run (docs/run-lifecycle.md §2, steps 6–8):
  * SUCCEEDED/FAILED/CANCELLED, or PARKED when a pausing entry returned a park.
  */
-export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunRecord, body: (ctx: ToolContext) => Promise<unknown>, opts: ExecuteOptions): Promise<RunOutcome> {
+export async function execute(
+  steps: RunSteps,
+  entry: SurfaceEntry,
+  run: RunRecord,
+  body: (ctx: ToolContext) => Promise<unknown>,
+  opts: ExecuteOptions,
+): Promise<RunOutcome> {
   const { deps, settle } = steps;
   const { controller, redact } = opts;
   // Interactions of a run are opened only through its ctx (or were, before a resume):
   // a run that opened none has none to cancel, and skips that database round trip.
   let mayHaveOpen = opts.resumed ?? false;
   const log = lazyChild(deps.log, { runId: run.id, tool: entry.name });
-  // What the body logs is scrubbed of its run's own secrets too (declared inputs, redactions, secret children's results).
-  const runScrubber: Scrubber = { scrubText: (t) => settle.scrubber(run.id).scrubText(t), scrub: (v) => settle.scrubber(run.id).scrub(v) };
+  // What the body logs is scrubbed of its run's own secrets too (declared inputs, redactions, secret children's
+  // results).
+  const runScrubber: Scrubber = {
+    scrubText: (t) => settle.scrubber(run.id).scrubText(t),
+    scrub: (v) => settle.scrubber(run.id).scrub(v),
+  };
   const bodyLog = scrubbingLogger(log, runScrubber);
   const timeoutSeconds = Math.min(opts.timeoutSeconds ?? entry.timeoutSeconds, entry.timeoutSeconds);
   const before = run.attempts.length;
@@ -87,15 +97,26 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
         caller: opts.caller,
         log: bodyLog,
         redact: (secret) => {
-          // The run's scope and the bounded cross-run cache; what the run stored before it knew the value is rewritten (docs/security-model.md §3).
+          // The run's scope and the bounded cross-run cache; what the run stored before it knew the value is rewritten
+          // (docs/security-model.md §3).
           deps.secrets.remember(secret, settle.scopeOf(run.id));
           settle.redacted(run.id, log);
         },
         runTool: async (name, childInput) => {
-          const child = (await steps.runDetailed({ tool: name, input: childInput, caller: opts.caller, door: "extension", parentRunId: run.id, signal })).output;
+          const child = (
+            await steps.runDetailed({
+              tool: name,
+              input: childInput,
+              caller: opts.caller,
+              door: "extension",
+              parentRunId: run.id,
+              signal,
+            })
+          ).output;
           // A secret-tier child's output may flow into this run's result: whatever this
           // run stores or publishes is scrubbed of it.
-          if (deps.surface.base(name)?.tier === "secret") settle.scopeOf(run.id).learn([child.content, child.data, child.details]);
+          if (deps.surface.base(name)?.tier === "secret")
+            settle.scopeOf(run.id).learn([child.content, child.data, child.details]);
           return child;
         },
         openInteraction: (request) => {
@@ -114,7 +135,10 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
     onRetry: async (attempt) => {
       attempt.number += before;
       run.attempts = [...run.attempts, attempt];
-      const event = await deps.runs.attemptFailed(settle.snapshot(run, redact), scrubAttempt(settle.scrubber(run.id), attempt));
+      const event = await deps.runs.attemptFailed(
+        settle.snapshot(run, redact),
+        scrubAttempt(settle.scrubber(run.id), attempt),
+      );
       // Another instance already ended the run (this one looked gone): no retry, and the
       // stored outcome stands (the finish below writes nothing over it).
       if (!event) return void controller.abort(new ToolError(FENCED, { kind: "CANCELLED" }));
@@ -131,11 +155,18 @@ export async function execute(steps: RunSteps, entry: SurfaceEntry, run: RunReco
   run.finishedAt = new Date().toISOString();
   if (outcome.ok && isPark(outcome.value)) {
     if (entry.pauses) return park(steps, entry, run, outcome.value, unstored, redact, log);
-    Object.assign(run, failure("INTERNAL", `"${entry.name}" returned a park, but only tools in the pausing set and branches of pausing extensions may pause`));
+    Object.assign(
+      run,
+      failure(
+        "INTERNAL",
+        `"${entry.name}" returned a park, but only tools in the pausing set and branches of pausing extensions may pause`,
+      ),
+    );
   } else applyOutcome(entry, run, outcome as RetryLoopOutcome<ToolResult>, last, redact, log);
   if (mayHaveOpen) await deps.interactions.cancelOpen(run.id);
   return settle.finish(run, unstored, redact, log);
 }
 
 /** Why a run is stopped on the instance that executes it after another instance ended it. */
-export const FENCED = "this instance was declared gone (its heartbeat lapsed) and the run was failed by another instance; it was stopped here and nothing more is recorded";
+export const FENCED =
+  "this instance was declared gone (its heartbeat lapsed) and the run was failed by another instance; it was stopped here and nothing more is recorded";

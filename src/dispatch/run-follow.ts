@@ -26,10 +26,15 @@ export function followUnavailable(error?: unknown): ApiError {
 
 /** A new dispatch while this instance holds as many unstored outcomes as it may keep: refused before any run exists. */
 export function keptFull(): ApiError {
-  return new ApiError("UNAVAILABLE", "this instance holds too many run outcomes the database has not taken yet; no new run is started until they are stored", [], {
-    retryable: true,
-    retryAfterSeconds: FOLLOW_RETRY_AFTER_SECONDS,
-  });
+  return new ApiError(
+    "UNAVAILABLE",
+    "this instance holds too many run outcomes the database has not taken yet; no new run is started until they are stored",
+    [],
+    {
+      retryable: true,
+      retryAfterSeconds: FOLLOW_RETRY_AFTER_SECONDS,
+    },
+  );
 }
 
 /** `read`, answered within {@link FOLLOW_READ_MS}: a read that fails or takes longer is {@link followUnavailable}. */

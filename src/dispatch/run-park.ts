@@ -11,7 +11,15 @@ import type { RunOutcome } from "./run-tool.ts";
  * Stores a park (docs/run-lifecycle.md §5): its interactions opened, its state attached,
  * the run PARKED with a RUN_PARKED event. A park with nothing to wait on fails the run.
  */
-export async function park(steps: RunSteps, entry: SurfaceEntry, run: RunRecord, p: Park, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunOutcome> {
+export async function park(
+  steps: RunSteps,
+  entry: SurfaceEntry,
+  run: RunRecord,
+  p: Park,
+  last: AttemptRecord | null,
+  redact: boolean,
+  log: Logger,
+): Promise<RunOutcome> {
   const { deps, settle } = steps;
   const ids = [...(p.interactionIds ?? [])];
   for (const req of p.interactions ?? []) ids.push((await deps.interactions.open(run.id, entry.name, req)).id);
@@ -21,7 +29,12 @@ export async function park(steps: RunSteps, entry: SurfaceEntry, run: RunRecord,
   }
   await deps.interactions.attachState(run.id, ids, p.state);
   Object.assign(run, { status: "PARKED", finishedAt: null });
-  const parked = await deps.runs.finish(settle.snapshot(run, redact), last && scrubAttempt(settle.scrubber(run.id), last), "RUN_PARKED", settle.rescrubOf(run.id));
+  const parked = await deps.runs.finish(
+    settle.snapshot(run, redact),
+    last && scrubAttempt(settle.scrubber(run.id), last),
+    "RUN_PARKED",
+    settle.rescrubOf(run.id),
+  );
   settle.publish(parked);
   // An answer may have arrived before the park was stored (a fast callback).
   if (await deps.interactions.readyToResume(run.id)) return steps.resume(run.id);

@@ -43,7 +43,13 @@ export function progressChannel(
     written++;
     const scrubbed = scrubProgress(
       settle.scrubber(run.id),
-      redact ? { ...progress, message: progress.message === null ? null : REDACTED, details: progress.details === null ? null : REDACTED } : progress,
+      redact
+        ? {
+            ...progress,
+            message: progress.message === null ? null : REDACTED,
+            details: progress.details === null ? null : REDACTED,
+          }
+        : progress,
     );
     deps.runs
       .progress(settle.snapshot(run, redact), scrubbed)
@@ -52,7 +58,9 @@ export function progressChannel(
         settle.publish(event);
         onProgress?.(event);
       })
-      .catch((e: unknown) => log.warn("storing a progress update failed; it is dropped", { error: (e as Error).message }));
+      .catch((e: unknown) =>
+        log.warn("storing a progress update failed; it is dropped", { error: (e as Error).message }),
+      );
   };
   const flush = () => {
     timer = null;

@@ -18,16 +18,37 @@ import { failure } from "./run-settle.ts";
  * ends such a row as FAILED / UNAVAILABLE once the database answers.
  */
 export function keepUnsureStart(steps: RunSteps, run: RunRecord, redact: boolean, error: unknown): void {
-  keepFailure(steps, run, redact, "UNAVAILABLE", "the database failed while the run was being started; its body did not run", error);
+  keepFailure(
+    steps,
+    run,
+    redact,
+    "UNAVAILABLE",
+    "the database failed while the run was being started; its body did not run",
+    error,
+  );
 }
 
 /** The run's execution threw past every expected failure (a record it had to write could not be): FAILED / INTERNAL. */
 export function keepLostOutcome(steps: RunSteps, run: RunRecord, redact: boolean, error: unknown): void {
   if (steps.settle.pending.get(run.id)) return;
-  keepFailure(steps, run, redact, "INTERNAL", "the run's records could not be written (the database failed); its outcome is unknown", error);
+  keepFailure(
+    steps,
+    run,
+    redact,
+    "INTERNAL",
+    "the run's records could not be written (the database failed); its outcome is unknown",
+    error,
+  );
 }
 
-function keepFailure(steps: RunSteps, run: RunRecord, redact: boolean, kind: ErrorKind, message: string, error: unknown): void {
+function keepFailure(
+  steps: RunSteps,
+  run: RunRecord,
+  redact: boolean,
+  kind: ErrorKind,
+  message: string,
+  error: unknown,
+): void {
   const { deps, settle } = steps;
   const ended: RunRecord = { ...run, ...failure(kind, message), finishedAt: new Date().toISOString() };
   const snapshot = settle.snapshot(ended, redact);

@@ -21,14 +21,19 @@ export class RunSettle {
   private readonly learned = new Map<string, SecretScope>();
   /** The outcomes computed here that the database did not take yet, by run id. */
   readonly pending = new PendingOutcomes<RunOutcome, RunEventRecord | null>();
-  /** The runs whose body redacted a value (`ctx.redact`): their outcome rewrites what they stored before (`runlog/rescrub.ts`). */
+  /**
+   * The runs whose body redacted a value (`ctx.redact`): their outcome rewrites what they stored before
+   * (`runlog/rescrub.ts`).
+   */
   private readonly redacting = new Set<string>();
   /** The runs with a rescrub queued and not yet written. */
   private readonly rescrubbing = new Set<string>();
 
   constructor(private readonly deps: Pick<DispatchDeps, "runs" | "bus" | "secrets" | "instanceId">) {}
 
-  /** The record as stored and published: SECRET tiers redacted, known secret values scrubbed from its value fields only. */
+  /**
+   * The record as stored and published: SECRET tiers redacted, known secret values scrubbed from its value fields only.
+   */
   snapshot(run: RunRecord, redact: boolean): RunRecord {
     const scrubbed = scrubRun(this.scrubber(run.id), run);
     if (!redact) return scrubbed;
@@ -105,7 +110,10 @@ export class RunSettle {
   /** A rejection (docs/run-lifecycle.md §2, steps 1–4) is still a run: stored and published, started and finished. */
   async reject(run: RunRecord, kind: ErrorKind, message: string, details?: unknown): Promise<RunOutcome> {
     // Scrubbed like every snapshot: its scope holds the input's declared secrets, if any (`declare`).
-    const ended = this.snapshot({ ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() }, false);
+    const ended = this.snapshot(
+      { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() },
+      false,
+    );
     const first = this.snapshot(run, false);
     this.forget(run.id);
     const started = await this.deps.runs.start(first, null, this.deps.instanceId);
@@ -120,7 +128,12 @@ export class RunSettle {
    * read-only disk): it is kept then, written again until stored, and published once
    * stored (docs/run-lifecycle.md §8, "Outcomes after an outage").
    */
-  private async persistOutcome(run: RunRecord, last: AttemptRecord | null, redact: boolean, log: Logger): Promise<RunEventRecord | null> {
+  private async persistOutcome(
+    run: RunRecord,
+    last: AttemptRecord | null,
+    redact: boolean,
+    log: Logger,
+  ): Promise<RunEventRecord | null> {
     const snapshot = this.snapshot(run, redact);
     // The last attempt is stored as its own row: scrubbed like the run it belongs to.
     const attempt = last && scrubAttempt(this.scrubber(run.id), last);
@@ -130,7 +143,16 @@ export class RunSettle {
     try {
       return await write();
     } catch (error) {
-      if (!this.pending.keep(run.id, { value: { run: snapshot, output: { ...run } }, write, onStored: (ended) => ended && this.publish(ended), log, error })) throw error;
+      if (
+        !this.pending.keep(run.id, {
+          value: { run: snapshot, output: { ...run } },
+          write,
+          onStored: (ended) => ended && this.publish(ended),
+          log,
+          error,
+        })
+      )
+        throw error;
       return null;
     }
   }
@@ -140,22 +162,50 @@ export class RunSettle {
  * Writes the retry loop's outcome onto the record: SUCCEEDED once the output validates
  * against the entry's output schema, else FAILED (or CANCELLED) with the error's kind.
  */
-export function applyOutcome(entry: SurfaceEntry, run: RunRecord, outcome: RetryLoopOutcome<ToolResult>, last: AttemptRecord | null, redact: boolean, log: Logger): void {
+export function applyOutcome(
+  entry: SurfaceEntry,
+  run: RunRecord,
+  outcome: RetryLoopOutcome<ToolResult>,
+  last: AttemptRecord | null,
+  redact: boolean,
+  log: Logger,
+): void {
   if (outcome.ok) {
     const result = outcome.value;
     const problems = entry.outputSchema && result.data !== undefined ? validate(entry.outputSchema, result.data) : [];
-    if (entry.outputSchema && result.data === undefined) problems.push({ path: "", message: "the tool returned no structured data, but declares an output schema" });
+    if (entry.outputSchema && result.data === undefined)
+      problems.push({ path: "", message: "the tool returned no structured data, but declares an output schema" });
     if (problems.length) {
-      Object.assign(run, failure("INTERNAL", `the output of "${entry.name}" does not match its output schema: ${redact ? "see details" : describeIssues(problems)}`));
+      Object.assign(
+        run,
+        failure(
+          "INTERNAL",
+          `the output of "${entry.name}" does not match its output schema: ${redact ? "see details" : describeIssues(problems)}`,
+        ),
+      );
       if (last) Object.assign(last, { errorKind: "INTERNAL", errorMessage: run.errorMessage });
-    } else Object.assign(run, { status: "SUCCEEDED", content: result.content, data: result.data ?? null, details: result.details ?? null, terminate: result.terminate });
+    } else
+      Object.assign(run, {
+        status: "SUCCEEDED",
+        content: result.content,
+        data: result.data ?? null,
+        details: result.details ?? null,
+        terminate: result.terminate,
+      });
     return;
   }
   const e = outcome.error;
   const returned = e instanceof ReturnedError ? e.result : null;
   Object.assign(run, failure(e.kind, e.message), e.kind === "CANCELLED" ? { status: "CANCELLED" } : {});
-  if (returned) Object.assign(run, { content: returned.content, details: returned.details ?? null, terminate: returned.terminate, data: returned.data ?? null });
-  if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined)) log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
+  if (returned)
+    Object.assign(run, {
+      content: returned.content,
+      details: returned.details ?? null,
+      terminate: returned.terminate,
+      data: returned.data ?? null,
+    });
+  if (e.kind === "INTERNAL" && !(e instanceof ReturnedError) && !(e.cause === undefined))
+    log.error("tool body threw", { error: redact ? "[redacted]" : String(e.cause) });
 }
 
 /** An outcome whose stored record is also its output (nothing to redact). */
@@ -171,6 +221,9 @@ export function failure(kind: ErrorKind, message: string) {
 /** A body returned an error result (not thrown): never retried, recorded with its kind. */
 export class ReturnedError extends ToolError {
   constructor(readonly result: ToolResult) {
-    super(result.errorMessage ?? "the tool reported an error", { kind: result.errorKind ?? "UPSTREAM", retryable: false });
+    super(result.errorMessage ?? "the tool reported an error", {
+      kind: result.errorKind ?? "UPSTREAM",
+      retryable: false,
+    });
   }
 }

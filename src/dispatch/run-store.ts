@@ -44,7 +44,13 @@ export class RunStore {
    * idempotency scope is already taken (the caller then waits for the first run).
    */
   async start(run: RunRecord, scope: string | null, instanceId: string): Promise<RunEventRecord | null> {
-    const seq = await this.log.write({ kind: "start", run, scope: scope === null ? null : scopeKey(scope), instanceId, at: run.startedAt });
+    const seq = await this.log.write({
+      kind: "start",
+      run,
+      scope: scope === null ? null : scopeKey(scope),
+      instanceId,
+      at: run.startedAt,
+    });
     return seq === null ? null : { seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
   }
 
@@ -75,9 +81,21 @@ export class RunStore {
    * as interrupted because this instance looked gone, or ended while parked) keeps that
    * first outcome: its last stored event is returned instead and nothing is written.
    */
-  async finish(run: RunRecord, lastAttempt: AttemptRecord | null, type: RunEventType = "RUN_FINISHED", rescrub?: Scrubber): Promise<RunEventRecord> {
+  async finish(
+    run: RunRecord,
+    lastAttempt: AttemptRecord | null,
+    type: RunEventType = "RUN_FINISHED",
+    rescrub?: Scrubber,
+  ): Promise<RunEventRecord> {
     const at = run.finishedAt ?? new Date().toISOString();
-    const seq = await this.log.write({ kind: "finish", run, attempt: lastAttempt, type, at, ...(rescrub ? { rescrub } : {}) });
+    const seq = await this.log.write({
+      kind: "finish",
+      run,
+      attempt: lastAttempt,
+      type,
+      at,
+      ...(rescrub ? { rescrub } : {}),
+    });
     if (seq !== null) return { seq, type, at, runId: run.id, tool: run.tool, run };
     const last = await this.db.runEvent.findFirst({ where: { runId: run.id }, orderBy: { seq: "desc" } });
     if (!last) throw new Error(`run ${run.id} is not stored`);
@@ -98,7 +116,10 @@ export class RunStore {
    * claimant wins; the others get false.
    */
   async claimParked(id: string, instanceId: string): Promise<boolean> {
-    const { count } = await this.db.run.updateMany({ where: { id, status: "PARKED" }, data: { status: "RUNNING", instanceId } });
+    const { count } = await this.db.run.updateMany({
+      where: { id, status: "PARKED" },
+      data: { status: "RUNNING", instanceId },
+    });
     return count === 1;
   }
 
@@ -108,15 +129,25 @@ export class RunStore {
   }
 
   async byScope(scope: string): Promise<RunRecord | null> {
-    const row = await this.db.run.findUnique({ where: { idempotencyScope: scopeKey(scope) }, include: { attempts: { orderBy: { number: "asc" } } } });
+    const row = await this.db.run.findUnique({
+      where: { idempotencyScope: scopeKey(scope) },
+      include: { attempts: { orderBy: { number: "asc" } } },
+    });
     return row ? toRecord(row) : null;
   }
 
   /** Newest first, keyset-paginated on (startedAt, id), within `scope` (the caller's visible runs). */
-  async list(filter: RunFilter, first: number, after?: { startedAt: Date; id: string }, scope: RunScope = { all: true }): Promise<RunRecord[]> {
+  async list(
+    filter: RunFilter,
+    first: number,
+    after?: { startedAt: Date; id: string },
+    scope: RunScope = { all: true },
+  ): Promise<RunRecord[]> {
     const where = {
       ...filterWhere(filter, scope),
-      ...(after ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] } : {}),
+      ...(after
+        ? { OR: [{ startedAt: { lt: after.startedAt } }, { startedAt: after.startedAt, id: { lt: after.id } }] }
+        : {}),
     };
     const rows = await this.db.run.findMany({
       where,
@@ -151,7 +182,12 @@ export class RunStore {
   }
 
   /** Persisted events after `afterSeq`, oldest first, of the runs within `scope`. */
-  async events(filter: { runId?: string; tool?: string }, afterSeq: number, limit = 10_000, scope: RunScope = { all: true }): Promise<RunEventRecord[]> {
+  async events(
+    filter: { runId?: string; tool?: string },
+    afterSeq: number,
+    limit = 10_000,
+    scope: RunScope = { all: true },
+  ): Promise<RunEventRecord[]> {
     const rows = await this.db.runEvent.findMany({
       where: {
         seq: { gt: afterSeq },
@@ -167,7 +203,11 @@ export class RunStore {
 
   /** Every stored event with `after < seq ≤ upTo`, of all runs, oldest first (the ordered feed's gap reads). */
   async between(after: number, upTo: number, limit: number): Promise<RunEventRecord[]> {
-    const rows = await this.db.runEvent.findMany({ where: { seq: { gt: after, lte: upTo } }, orderBy: { seq: "asc" }, take: limit });
+    const rows = await this.db.runEvent.findMany({
+      where: { seq: { gt: after, lte: upTo } },
+      orderBy: { seq: "asc" },
+      take: limit,
+    });
     return rows.map(toEvent);
   }
 
@@ -183,8 +223,14 @@ export class RunStore {
    * instance held it and why that instance was declared gone. Safe to run from several
    * instances at once: a run is failed, and its event written, exactly once.
    */
-  async failInterrupted(liveInstanceIds: string[], whyGone?: (instanceId: string) => string): Promise<RunEventRecord[]> {
-    const stale = await this.db.run.findMany({ where: { status: "RUNNING", instanceId: { notIn: liveInstanceIds } }, select: { id: true, instanceId: true } });
+  async failInterrupted(
+    liveInstanceIds: string[],
+    whyGone?: (instanceId: string) => string,
+  ): Promise<RunEventRecord[]> {
+    const stale = await this.db.run.findMany({
+      where: { status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
+      select: { id: true, instanceId: true },
+    });
     const events: RunEventRecord[] = [];
     for (const { id, instanceId } of stale) {
       const run = await this.get(id);
@@ -192,15 +238,32 @@ export class RunStore {
       const now = new Date();
       // The run records why: which instance held it and why it was declared gone.
       const details = whyGone ? { interrupted: { instanceId, reason: whyGone(instanceId) } } : run.details;
-      const done: RunRecord = { ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, details, finishedAt: now.toISOString() };
+      const done: RunRecord = {
+        ...run,
+        status: "FAILED",
+        isError: true,
+        errorKind: "INTERNAL",
+        errorMessage: INTERRUPTED,
+        details,
+        finishedAt: now.toISOString(),
+      };
       const ev = await this.db.$transaction(async (tx) => {
         const { count } = await tx.run.updateMany({
           where: { id, status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
-          data: { status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: INTERRUPTED, finishedAt: now, ...(whyGone ? { details: json(details) } : {}) },
+          data: {
+            status: "FAILED",
+            isError: true,
+            errorKind: "INTERNAL",
+            errorMessage: INTERRUPTED,
+            finishedAt: now,
+            ...(whyGone ? { details: json(details) } : {}),
+          },
         });
         if (count !== 1) return null;
         await lockEventLog(this.db, tx, "RunEvent");
-        return tx.runEvent.create({ data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now } });
+        return tx.runEvent.create({
+          data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now },
+        });
       }, TX);
       if (ev) events.push(toEvent(ev));
     }
@@ -228,7 +291,10 @@ function fromSnapshot(snapshot: unknown): RunRecord & { progress?: RunProgress }
 
 /** The database form of a list's filter within a visibility scope. */
 function filterWhere(filter: RunFilter, scope: RunScope) {
-  const startedAt = { ...(filter.startedAfter ? { gt: filter.startedAfter } : {}), ...(filter.startedBefore ? { lt: filter.startedBefore } : {}) };
+  const startedAt = {
+    ...(filter.startedAfter ? { gt: filter.startedAfter } : {}),
+    ...(filter.startedBefore ? { lt: filter.startedBefore } : {}),
+  };
   return {
     ...scopeWhere(scope),
     ...(filter.tool ? { tool: storableText(filter.tool) } : {}),

@@ -59,9 +59,15 @@ export interface RunRequest {
    * and cheap; it must not throw.
    */
   onProgress?: (event: RunEventRecord) => void;
-  /** The input the run record stores when it must differ from `input` (an agent's call, scrubbed of its run's secrets: docs/security-model.md §3). */
+  /**
+   * The input the run record stores when it must differ from `input` (an agent's call, scrubbed of its run's secrets:
+   * docs/security-model.md §3).
+   */
   storedInput?: unknown;
-  /** The call this dispatch carries out (an agent's `ToolCallStep.callId`, an MCP request id): the body's `ctx.toolCallId` and its `ToolResult#toolCallId`. */
+  /**
+   * The call this dispatch carries out (an agent's `ToolCallStep.callId`, an MCP request id): the body's
+   * `ctx.toolCallId` and its `ToolResult#toolCallId`.
+   */
   toolCallId?: string;
 }
 
@@ -169,33 +175,54 @@ export class Dispatcher {
       parentRunId: req.parentRunId,
     });
     if (deep !== null)
-      return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, { issues: [{ path: deep, message: tooDeepMessage(deep) }] });
-    if (this.inflight.closing && !(req.door === "agent" && req.signal)) return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
+      return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, {
+        issues: [{ path: deep, message: tooDeepMessage(deep) }],
+      });
+    if (this.inflight.closing && !(req.door === "agent" && req.signal))
+      return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
     // The API doors see the curated surface; in-process doors every registered name.
     const curated = seesCuratedSurface(req.door);
     const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
     // A name created on another instance a moment ago may not have reached this one yet.
-    const entry = req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined);
-    if (!entry) return this.settle.reject(base, "NOT_FOUND", curated ? `no tool named "${req.tool}" on the surface` : `no tool named "${req.tool}" is registered`);
+    const entry =
+      req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined);
+    if (!entry)
+      return this.settle.reject(
+        base,
+        "NOT_FOUND",
+        curated ? `no tool named "${req.tool}" on the surface` : `no tool named "${req.tool}" is registered`,
+      );
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
     this.settle.declare(base.id, writeOnlyStrings(entry.inputSchema, req.input));
     if (redact) base.input = REDACTED;
     else if (req.storedInput !== undefined && deep === null) base.input = req.storedInput;
-    if (!mayRun(req.caller.role, entry.tier)) return this.settle.reject(base, "PERMISSION_DENIED", `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`);
+    if (!mayRun(req.caller.role, entry.tier))
+      return this.settle.reject(
+        base,
+        "PERMISSION_DENIED",
+        `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`,
+      );
 
     const prepared = this.validateInput(entry, req.input);
     if (!prepared.ok)
-      return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${entry.name}": ${redact ? "see issues" : describeIssues(prepared.issues)}`, {
-        issues: redact ? prepared.issues.map((i) => ({ path: i.path, message: "is invalid" })) : prepared.issues,
-      });
+      return this.settle.reject(
+        base,
+        "INVALID_INPUT",
+        `invalid input for "${entry.name}": ${redact ? "see issues" : describeIssues(prepared.issues)}`,
+        {
+          issues: redact ? prepared.issues.map((i) => ({ path: i.path, message: "is invalid" })) : prepared.issues,
+        },
+      );
 
     base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
 
-    const scope = req.idempotencyKey ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}` : null;
+    const scope = req.idempotencyKey
+      ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}`
+      : null;
     // A re-issued key follows the first run; what this one learned (declared secrets) is dropped.
     const followFirst = (id: string) => (this.settle.forget(base.id), this.follow(req, id));
     if (scope) {
@@ -203,10 +230,12 @@ export class Dispatcher {
       if (first) return followFirst(first);
     }
     req.onRun?.(base.id);
-    const started = await this.deps.runs.start(this.settle.snapshot(base, redact), scope, this.deps.instanceId).catch((e: unknown) => {
-      keepUnsureStart(this.steps, base, redact, e);
-      throw e;
-    });
+    const started = await this.deps.runs
+      .start(this.settle.snapshot(base, redact), scope, this.deps.instanceId)
+      .catch((e: unknown) => {
+        keepUnsureStart(this.steps, base, redact, e);
+        throw e;
+      });
     if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
 
@@ -217,7 +246,9 @@ export class Dispatcher {
     // timeout or failure still cancels the child: the child did not time out itself.
     const onParentAbort = () =>
       controller.abort(
-        parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED" ? parent.reason : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
+        parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED"
+          ? parent.reason
+          : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
       );
     if (parent?.aborted) onParentAbort();
     else parent?.addEventListener("abort", onParentAbort, { once: true });
@@ -250,7 +281,8 @@ export class Dispatcher {
   async cancel(runId: string): Promise<RunRecord | null> {
     const run = await this.deps.runs.get(runId);
     if (!run) return null;
-    if (run.status === "PARKED") return (await this.endParked(runId, "CANCELLED", "the run was cancelled while parked")) ?? this.awaitFinal(runId);
+    if (run.status === "PARKED")
+      return (await this.endParked(runId, "CANCELLED", "the run was cancelled while parked")) ?? this.awaitFinal(runId);
     if (isFinal(run.status)) return run;
     if (this.abortLocal(runId)) return this.awaitFinal(runId);
     // Redis delivers at most once: the request is repeated until the owner ends the run
@@ -278,7 +310,12 @@ export class Dispatcher {
    * Ends a PARKED run without resuming it (cancelled, or an interaction expired); null
    * when it was no longer parked.
    */
-  async endParked(runId: string, status: "CANCELLED" | "FAILED", message: string, kind: ErrorKind = status === "CANCELLED" ? "CANCELLED" : "TIMEOUT"): Promise<RunRecord | null> {
+  async endParked(
+    runId: string,
+    status: "CANCELLED" | "FAILED",
+    message: string,
+    kind: ErrorKind = status === "CANCELLED" ? "CANCELLED" : "TIMEOUT",
+  ): Promise<RunRecord | null> {
     return endParked(this.steps, runId, status, message, kind);
   }
 
@@ -342,14 +379,19 @@ export class Dispatcher {
    * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest;
    * outcomes the database has not taken yet are written again until then, and those still
    * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
-   * `agents`: the agent runs' drain, same deadline; until it settles, their tool calls (door "agent", with the run's signal) are admitted, and waited for.
+   * `agents`: the agent runs' drain, same deadline; until it settles, their tool calls (door "agent", with the run's
+   * signal) are admitted, and waited for.
    */
   async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
     await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }), agents);
     await flushed;
     const lost = this.settle.pending.abandoned;
-    if (lost.length) this.deps.log.error("run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them", { runIds: lost });
+    if (lost.length)
+      this.deps.log.error(
+        "run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them",
+        { runIds: lost },
+      );
     this.unlistenCancel();
   }
 
@@ -387,11 +429,19 @@ export class Dispatcher {
     return this.inflight.abort(runId, new ToolError("the run was cancelled", { kind: "CANCELLED" }));
   }
 
-  private validateInput(entry: SurfaceEntry, input: unknown): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
-    if (typeof input !== "object" || input === null || Array.isArray(input)) return { ok: false, issues: [{ path: "", message: "must be an object" }] };
+  private validateInput(
+    entry: SurfaceEntry,
+    input: unknown,
+  ): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
+    if (typeof input !== "object" || input === null || Array.isArray(input))
+      return { ok: false, issues: [{ path: "", message: "must be an object" }] };
     const unstorable = unstorableIssues(input);
     if (unstorable.length) return { ok: false, issues: unstorable };
-    const overridden = bakedOverrides(input, entry.bakedKeys ?? [], `is baked by preset "${entry.name}" and cannot be overridden`);
+    const overridden = bakedOverrides(
+      input,
+      entry.bakedKeys ?? [],
+      `is baked by preset "${entry.name}" and cannot be overridden`,
+    );
     if (overridden.length) return { ok: false, issues: overridden };
     return prepareInput(entry, input as Record<string, unknown>);
   }

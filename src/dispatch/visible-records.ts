@@ -7,7 +7,12 @@ import type { RunStore } from "./run-store.ts";
  * the order `page` reads them: pages are read until `want` visible records are found or
  * the records run out, so a list is as full as the caller's share allows.
  */
-export async function visibleRecords<T extends { runId: string }>(runs: RunStore, scope: RunScope, want: number, page: (skip: number, take: number) => Promise<T[]>): Promise<T[]> {
+export async function visibleRecords<T extends { runId: string }>(
+  runs: RunStore,
+  scope: RunScope,
+  want: number,
+  page: (skip: number, take: number) => Promise<T[]>,
+): Promise<T[]> {
   if (scope.all) return page(0, want);
   const out: T[] = [];
   const size = Math.max(want, 100);
@@ -25,7 +30,11 @@ export async function visibleRecords<T extends { runId: string }>(runs: RunStore
  * may see (`auth/visibility.ts`). Each run is looked up once; the verdicts of up to
  * 1,000 runs are remembered, then forgotten together.
  */
-export async function* visibleStream<T extends { runId: string }>(runs: Pick<RunStore, "get">, caller: Caller, stream: AsyncIterable<T>): AsyncGenerator<T> {
+export async function* visibleStream<T extends { runId: string }>(
+  runs: Pick<RunStore, "get">,
+  caller: Caller,
+  stream: AsyncIterable<T>,
+): AsyncGenerator<T> {
   const seen = new Map<string, boolean>();
   for await (const record of stream) {
     let visible = seen.get(record.runId);

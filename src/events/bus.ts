@@ -71,10 +71,15 @@ export class Bus<T extends object = Topics> {
     this.onLagging = options.onLagging;
     if (options.redisUrl) {
       const { Redis } = require("ioredis") as typeof import("ioredis");
-      const { createRedisEventTarget } = require("@graphql-yoga/redis-event-target") as typeof import("@graphql-yoga/redis-event-target");
+      const { createRedisEventTarget } =
+        require("@graphql-yoga/redis-event-target") as typeof import("@graphql-yoga/redis-event-target");
       const onError = options.onError ?? (() => {});
       const mk = (retries: number | null, offlineQueue: boolean) => {
-        const r = new Redis(options.redisUrl!, { maxRetriesPerRequest: retries, enableOfflineQueue: offlineQueue, lazyConnect: false });
+        const r = new Redis(options.redisUrl!, {
+          maxRetriesPerRequest: retries,
+          enableOfflineQueue: offlineQueue,
+          lazyConnect: false,
+        });
         r.on("error", onError);
         if (options.onReady) r.on("ready", options.onReady);
         this.redis.push(r);
@@ -118,8 +123,15 @@ export class Bus<T extends object = Topics> {
     return this.localTopics.has(topic) ? this.local : this.target;
   }
 
-  /** Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do nothing). */
-  listen<K extends Topic<T>>(topic: K, listener: (payload: T[K]) => void, options: { counted?: boolean } = {}): () => void {
+  /**
+   * Calls `listener` for every event of `topic` until the returned function is called (once is enough; later calls do
+   * nothing).
+   */
+  listen<K extends Topic<T>>(
+    topic: K,
+    listener: (payload: T[K]) => void,
+    options: { counted?: boolean } = {},
+  ): () => void {
     let set = this.listeners.get(topic);
     if (!set) {
       const all = (set = new Set());
@@ -165,10 +177,16 @@ export class Bus<T extends object = Topics> {
 
   /** An async iterator over `topic` with a bounded per-subscriber queue. */
   subscribe<K extends Topic<T>>(topic: K, options: SubscribeOptions<T[K]> = {}): AsyncIterableIterator<T[K]> {
-    return boundedSubscription((deliver) => this.listen(topic, deliver), { ...options, onOverflow: () => this.laggingClosed(topic) });
+    return boundedSubscription((deliver) => this.listen(topic, deliver), {
+      ...options,
+      onOverflow: () => this.laggingClosed(topic),
+    });
   }
 
-  /** Reports a subscriber of `topic` closed for lagging (also by fan-outs with their own queues, such as the ordered run feed). */
+  /**
+   * Reports a subscriber of `topic` closed for lagging (also by fan-outs with their own queues, such as the ordered run
+   * feed).
+   */
   laggingClosed(topic: Topic<T>): void {
     this.onLagging?.(topic);
   }
@@ -182,7 +200,12 @@ export class Bus<T extends object = Topics> {
     if (!pub) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      await Promise.race([pub.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)))]);
+      await Promise.race([
+        pub.ping(),
+        new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+        ),
+      ]);
     } finally {
       clearTimeout(timer);
     }

@@ -17,7 +17,11 @@ export function outageLog(log: Logger, what: string, everyMs = 10_000, now: () =
         return log.warn(`${what} is unreachable; events degrade until it returns`, { error: e.message });
       }
       if (!episode.failed(t, everyMs)) return;
-      log.warn(`${what} is still unreachable`, { error: e.message, downForSeconds: episode.seconds(t), errorsSinceLastLine: episode.takeSuppressed() + 1 });
+      log.warn(`${what} is still unreachable`, {
+        error: e.message,
+        downForSeconds: episode.seconds(t),
+        errorsSinceLastLine: episode.takeSuppressed() + 1,
+      });
     },
     recovered(): void {
       if (!episode) return;

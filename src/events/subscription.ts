@@ -1,4 +1,6 @@
-/** A subscription the server closed on purpose; the subscriber resumes by afterSeq without loss. `code` is the API's. */
+/**
+ * A subscription the server closed on purpose; the subscriber resumes by afterSeq without loss. `code` is the API's.
+ */
 export class ResumableStreamError extends Error {
   constructor(
     message: string,
@@ -11,7 +13,10 @@ export class ResumableStreamError extends Error {
 /** Raised into a subscriber's iterator when it fell behind its bounded buffer. */
 export class SubscriberOverflowError extends ResumableStreamError {
   constructor(readonly bufferSize: number) {
-    super(`subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`, "SUBSCRIBER_LAGGING");
+    super(
+      `subscriber fell behind: more than ${bufferSize} events were waiting, so the subscription was closed`,
+      "SUBSCRIBER_LAGGING",
+    );
     this.name = "SubscriberOverflowError";
   }
 }

@@ -33,7 +33,10 @@ export function extensionTools(extension: string, items: unknown, module: string
     }
     if (seen.has(def.name)) {
       const message = `the tool name "${def.name}" is given twice`;
-      throw new DefinitionError("tool.duplicate-name", `"${extension}": tools[${i}]: ${message}`, { subject: extension, issues: [{ path: `/tools/${i}/name`, message }] });
+      throw new DefinitionError("tool.duplicate-name", `"${extension}": tools[${i}]: ${message}`, {
+        subject: extension,
+        issues: [{ path: `/tools/${i}/name`, message }],
+      });
     }
     seen.add(def.name);
     return Object.freeze({ ...def, label: def.label ?? def.name, source: extension, module });
@@ -42,5 +45,10 @@ export function extensionTools(extension: string, items: unknown, module: string
 
 /** What `defineTool` returned: frozen, with an execute function. */
 function isBuilt(item: unknown): item is ToolDefinition {
-  return typeof item === "object" && item !== null && Object.isFrozen(item) && typeof (item as ToolDefinition).execute === "function";
+  return (
+    typeof item === "object" &&
+    item !== null &&
+    Object.isFrozen(item) &&
+    typeof (item as ToolDefinition).execute === "function"
+  );
 }

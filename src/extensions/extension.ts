@@ -68,7 +68,9 @@ export interface ExtensionOptions {
 }
 
 /** A registered extension. */
-export interface ExtensionDefinition extends Required<Pick<ExtensionOptions, "name" | "kind" | "description" | "create">> {
+export interface ExtensionDefinition extends Required<
+  Pick<ExtensionOptions, "name" | "kind" | "description" | "create">
+> {
   configSchema: JsonSchema | null;
   /** The tools it registered, validated, each with `source` = its name. */
   tools: readonly ToolDefinition[];
@@ -81,7 +83,11 @@ export interface ExtensionDefinition extends Required<Pick<ExtensionOptions, "na
  * A refused extension registration is a {@link DefinitionError} of rule
  * `extension.<rule>` whose message starts "app.extension: ".
  */
-export function extensionDefinitionError(rule: string, message: string, options: DefinitionErrorOptions = {}): DefinitionError {
+export function extensionDefinitionError(
+  rule: string,
+  message: string,
+  options: DefinitionErrorOptions = {},
+): DefinitionError {
   return new DefinitionError(`extension.${rule}`, `app.extension: ${message}`, options);
 }
 
@@ -106,20 +112,34 @@ const ExtensionSchema = z
     // (`config = {}`), rest or wrapped parameter hides the arity. A second parameter that
     // is visible without a schema is still a mismatch (its config would always be empty).
     if (o.configSchema === undefined && o.create.length >= 2)
-      ctx.addIssue({ code: "custom", path: ["configSchema"], message: "must be declared: its factory takes config", params: { rule: "config-schema" } });
+      ctx.addIssue({
+        code: "custom",
+        path: ["configSchema"],
+        message: "must be declared: its factory takes config",
+        params: { rule: "config-schema" },
+      });
   });
 
 /** The rule and sentence of the first issue of a refused registration. */
 function refusal(issues: readonly z.core.$ZodIssue[], name: unknown): { rule: string; message: string } {
-  const unknown = issues.filter((i) => i.code === "unrecognized_keys").flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
+  const unknown = issues
+    .filter((i) => i.code === "unrecognized_keys")
+    .flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : []));
   if (unknown.length) return { rule: "unknown-field", message: `unknown field(s) ${unknown.join(", ")}` };
   const first = issues[0];
   const field = String(first.path[0] ?? "");
   if (!field) return { rule: "options", message: "options must be an object" };
   if (field === "name") return { rule: "wire-safe-name", message: `name ${JSON.stringify(name)} ${first.message}` };
   const tagged = first.code === "custom" && (first.params as { rule?: string } | undefined)?.rule === "config-schema";
-  if (tagged) return { rule: "config-schema", message: `"${String(name)}": its factory takes config, so it must declare a configSchema` };
-  return { rule: field === "configSchema" ? "config-schema" : field, message: `"${String(name)}": ${field} ${first.message}` };
+  if (tagged)
+    return {
+      rule: "config-schema",
+      message: `"${String(name)}": its factory takes config, so it must declare a configSchema`,
+    };
+  return {
+    rule: field === "configSchema" ? "config-schema" : field,
+    message: `"${String(name)}": ${field} ${first.message}`,
+  };
 }
 
 /** Validates a registration: name, kind, description, and the schema/factory agreement. */
@@ -128,7 +148,10 @@ export function defineExtension(options: ExtensionOptions, module: string): Exte
   if (!parsed.success) {
     const name = (options as { name?: unknown } | null)?.name;
     const { rule, message } = refusal(parsed.error.issues, name);
-    throw extensionDefinitionError(rule, message, { subject: typeof name === "string" ? name : undefined, issues: zodIssues(parsed.error) });
+    throw extensionDefinitionError(rule, message, {
+      subject: typeof name === "string" ? name : undefined,
+      issues: zodIssues(parsed.error),
+    });
   }
   const { name, kind, description, configSchema, pauses, create } = parsed.data;
   let tools: ToolDefinition[];
@@ -138,5 +161,14 @@ export function defineExtension(options: ExtensionOptions, module: string): Exte
     if (!(e instanceof DefinitionError)) throw e;
     throw extensionDefinitionError("tools", e.message, { subject: name, issues: e.issues, cause: e });
   }
-  return { name, kind, description, configSchema: configSchema ?? null, pauses: pauses ?? false, create: create as ExtensionDefinition["create"], tools, module };
+  return {
+    name,
+    kind,
+    description,
+    configSchema: configSchema ?? null,
+    pauses: pauses ?? false,
+    create: create as ExtensionDefinition["create"],
+    tools,
+    module,
+  };
 }

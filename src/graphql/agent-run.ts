@@ -15,7 +15,8 @@ export const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").impleme
     threadId: t.string({ nullable: true, description: "The thread it ran on.", resolve: (r) => r.threadId }),
     forkOf: t.id({
       nullable: true,
-      description: "The failed or cancelled run this run forks past (its resumeCheckpointId without resume); null for any other run.",
+      description:
+        "The failed or cancelled run this run forks past (its resumeCheckpointId without resume); null for any other run.",
       resolve: (r) => forkOf(r),
     }),
     status: t.field({ type: AgentRunStatusEnum, description: "Where the run is.", resolve: (r) => r.status }),
@@ -36,13 +37,25 @@ export const AgentRunRef = builder.objectRef<AgentRunRecord>("AgentRun").impleme
       description: "What went wrong, when FAILED or CANCELLED.",
       resolve: (r) => (r.final?.type === "run_failed" ? r.final.message : null),
     }),
-    lastSeq: t.int({ nullable: true, description: "The seq of its last event, once it ended.", resolve: (r) => r.final?.seq ?? null }),
+    lastSeq: t.int({
+      nullable: true,
+      description: "The seq of its last event, once it ended.",
+      resolve: (r) => r.final?.seq ?? null,
+    }),
     startedAt: t.field({ type: "DateTime", description: "When it started.", resolve: (r) => r.startedAt }),
-    finishedAt: t.field({ type: "DateTime", nullable: true, description: "When it ended or paused; null while RUNNING.", resolve: (r) => r.finishedAt }),
+    finishedAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When it ended or paused; null while RUNNING.",
+      resolve: (r) => r.finishedAt,
+    }),
   }),
 });
 
-/** The run a fork forks past: its stored resumeCheckpointId, when it was started without resume (docs/agent-stream.md §6.1). */
+/**
+ * The run a fork forks past: its stored resumeCheckpointId, when it was started without resume (docs/agent-stream.md
+ * §6.1).
+ */
 function forkOf(run: AgentRunRecord): string | null {
   const { resume, resumeCheckpointId } = run.input;
   return resume === undefined && typeof resumeCheckpointId === "string" ? resumeCheckpointId : null;
@@ -64,7 +77,8 @@ builder.queryFields((t) => ({
   }),
   agentRuns: t.field({
     type: AgentRunConnectionRef,
-    description: "The agent runs the caller may see (its own, or all for an ADMIN), newest first (relay-style connection).",
+    description:
+      "The agent runs the caller may see (its own, or all for an ADMIN), newest first (relay-style connection).",
     args: {
       status: t.arg({ type: AgentRunStatusEnum, description: "Only runs in this status." }),
       agent: t.arg.string({ description: "Only runs of this agent." }),

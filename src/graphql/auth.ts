@@ -13,8 +13,15 @@ const ViewerRef = builder.objectRef<{ caller: Caller | null }>("Viewer").impleme
       description: "The caller's role; the anonymous caller's is TAI_ANONYMOUS_ROLE.",
       resolve: ({ caller }) => caller?.role ?? null,
     }),
-    keyName: t.string({ nullable: true, description: "The API key's name; null when anonymous.", resolve: ({ caller }) => caller?.keyName ?? null }),
-    authenticated: t.boolean({ description: "True when the caller sent a valid API key.", resolve: ({ caller }) => Boolean(caller?.keyId) }),
+    keyName: t.string({
+      nullable: true,
+      description: "The API key's name; null when anonymous.",
+      resolve: ({ caller }) => caller?.keyName ?? null,
+    }),
+    authenticated: t.boolean({
+      description: "True when the caller sent a valid API key.",
+      resolve: ({ caller }) => Boolean(caller?.keyId),
+    }),
   }),
 });
 

@@ -36,10 +36,22 @@ export type After = { startedAt: Date; id: string };
 const PageInfoRef = builder.objectRef<PageInfo>("PageInfo").implement({
   description: "Where a page sits in its list (relay-style).",
   fields: (t) => ({
-    hasNextPage: t.exposeBoolean("hasNextPage", { description: "True when more items follow the last edge: pass endCursor as after." }),
-    hasPreviousPage: t.exposeBoolean("hasPreviousPage", { description: "True when this page was read after a cursor." }),
-    startCursor: t.string({ nullable: true, description: "The cursor of the first edge; null for an empty page.", resolve: (p) => p.startCursor }),
-    endCursor: t.string({ nullable: true, description: "The cursor of the last edge; null for an empty page.", resolve: (p) => p.endCursor }),
+    hasNextPage: t.exposeBoolean("hasNextPage", {
+      description: "True when more items follow the last edge: pass endCursor as after.",
+    }),
+    hasPreviousPage: t.exposeBoolean("hasPreviousPage", {
+      description: "True when this page was read after a cursor.",
+    }),
+    startCursor: t.string({
+      nullable: true,
+      description: "The cursor of the first edge; null for an empty page.",
+      resolve: (p) => p.startCursor,
+    }),
+    endCursor: t.string({
+      nullable: true,
+      description: "The cursor of the last edge; null for an empty page.",
+      resolve: (p) => p.endCursor,
+    }),
   }),
 });
 
@@ -57,8 +69,15 @@ export function connectionRef<T>(name: string, node: ObjectRef<BuilderTypes, T>,
     description: `A page of ${what}, newest first (relay-style).`,
     fields: (t) => ({
       edges: t.field({ type: [EdgeRef], description: "The page's items, newest first.", resolve: (c) => c.edges }),
-      pageInfo: t.field({ type: PageInfoRef, description: "Where this page sits in the list.", resolve: (c) => c.pageInfo }),
-      totalCount: t.int({ description: "How many items the whole list holds, under the same filters and visibility.", resolve: (c) => c.count() }),
+      pageInfo: t.field({
+        type: PageInfoRef,
+        description: "Where this page sits in the list.",
+        resolve: (c) => c.pageInfo,
+      }),
+      totalCount: t.int({
+        description: "How many items the whole list holds, under the same filters and visibility.",
+        resolve: (c) => c.count(),
+      }),
     }),
   });
 }
@@ -68,7 +87,10 @@ const cursorOf = (r: Keyed) => Buffer.from(`${r.startedAt}|${r.id}`).toString("b
 function parseCursor(cursor: string): After {
   const [at, id] = Buffer.from(cursor, "base64url").toString().split("|");
   const startedAt = new Date(at ?? "");
-  if (!id || Number.isNaN(startedAt.getTime())) throw ApiError.badInput(`"after" is not a cursor this API issued`, [{ path: "/after", message: "is not a valid cursor" }]);
+  if (!id || Number.isNaN(startedAt.getTime()))
+    throw ApiError.badInput(`"after" is not a cursor this API issued`, [
+      { path: "/after", message: "is not a valid cursor" },
+    ]);
   return { startedAt, id };
 }
 
@@ -82,13 +104,21 @@ export async function readPage<T extends Keyed>(
   count: () => Promise<number>,
 ): Promise<Page<T>> {
   const first = args.first ?? 20;
-  if (first < 1 || first > 200) throw ApiError.badInput(`"first" must be from 1 to 200 (got ${first})`, [{ path: "/first", message: "must be from 1 to 200" }]);
+  if (first < 1 || first > 200)
+    throw ApiError.badInput(`"first" must be from 1 to 200 (got ${first})`, [
+      { path: "/first", message: "must be from 1 to 200" },
+    ]);
   const after = args.after ? parseCursor(args.after) : undefined;
   const rows = await read(first + 1, after);
   const edges = rows.slice(0, first).map((node) => ({ cursor: cursorOf(node), node }));
   return {
     edges,
-    pageInfo: { hasNextPage: rows.length > first, hasPreviousPage: Boolean(after), startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+    pageInfo: {
+      hasNextPage: rows.length > first,
+      hasPreviousPage: Boolean(after),
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
     count,
   };
 }

@@ -1,5 +1,11 @@
 import type { ConnectorHealth, ConnectorState, RefusedTool } from "../connectors/connector-kind.ts";
-import type { BrokenDependant, ChangeCause, ConnectorChange, ConnectorRecord, ConnectorTool } from "../connectors/connector-record.ts";
+import type {
+  BrokenDependant,
+  ChangeCause,
+  ConnectorChange,
+  ConnectorRecord,
+  ConnectorTool,
+} from "../connectors/connector-record.ts";
 import type { AppliedPolicy } from "../retry/applied-policy.ts";
 import { resolvePolicy } from "../retry/policy.ts";
 import { builder } from "./builder.ts";
@@ -17,7 +23,10 @@ export const ConnectorStateEnum = builder.enumType("ConnectorState", {
   description: "A connector's connection on the instance that answers (docs/connectors.md §11).",
   values: {
     IDLE: { value: "IDLE", description: "Not opened yet on this instance: it opens on first use." },
-    CONNECTING: { value: "CONNECTING", description: "Opening, or reopening after a drop (backoff 0.5 s doubling to 30 s)." },
+    CONNECTING: {
+      value: "CONNECTING",
+      description: "Opening, or reopening after a drop (backoff 0.5 s doubling to 30 s).",
+    },
     CONNECTED: { value: "CONNECTED", description: "The upstream answered." },
     DOWN: { value: "DOWN", description: "The last connect failed; calls fail UNAVAILABLE until it reconnects." },
   } satisfies Record<ConnectorState, { value: ConnectorState; description: string }>,
@@ -28,13 +37,17 @@ export const ConnectorChangeCauseEnum = builder.enumType("ConnectorChangeCause",
   values: {
     PUT: { value: "PUT", description: "An ADMIN's putConnector." },
     REFRESH: { value: "REFRESH", description: "An ADMIN's refreshConnector." },
-    LIST_CHANGED: { value: "LIST_CHANGED", description: "The upstream said its tool list changed (MCP notifications/tools/list_changed)." },
+    LIST_CHANGED: {
+      value: "LIST_CHANGED",
+      description: "The upstream said its tool list changed (MCP notifications/tools/list_changed).",
+    },
     POLL: { value: "POLL", description: "The periodic refresh (TAI_CONNECTOR_REFRESH_SECONDS)." },
   } satisfies Record<ChangeCause, { value: ChangeCause; description: string }>,
 });
 
 const RefusedToolRef = builder.objectRef<RefusedTool>("RefusedTool").implement({
-  description: "An upstream tool that could not be represented on the surface, with the reason; never dropped silently.",
+  description:
+    "An upstream tool that could not be represented on the surface, with the reason; never dropped silently.",
   fields: (t) => ({
     name: t.exposeString("name", { description: "The upstream's name for it." }),
     reason: t.exposeString("reason", { description: "Why it is not on the surface." }),
@@ -46,7 +59,11 @@ const ConnectorHealthRef = builder.objectRef<ConnectorHealth>("ConnectorHealth")
   fields: (t) => ({
     state: t.field({ type: ConnectorStateEnum, description: "Where the connection is.", resolve: (h) => h.state }),
     since: t.field({ type: "DateTime", description: "When it entered that state.", resolve: (h) => h.since }),
-    lastError: t.string({ nullable: true, description: "The last connect or call failure's message; names no setting's value.", resolve: (h) => h.lastError ?? null }),
+    lastError: t.string({
+      nullable: true,
+      description: "The last connect or call failure's message; names no setting's value.",
+      resolve: (h) => h.lastError ?? null,
+    }),
     failures: t.exposeInt("failures", { description: "Consecutive failed connects since the last success." }),
   }),
 });
@@ -57,7 +74,10 @@ const ConnectorToolChangeRef = builder.objectRef<ToolChange>("ConnectorToolChang
   description: "A tool whose listing changed, and which of its fields did.",
   fields: (t) => ({
     name: t.exposeString("name", { description: "Its surface name." }),
-    fields: t.stringList({ description: "inputSchema, outputSchema, description, annotations, proposedTier.", resolve: (c) => [...c.fields] }),
+    fields: t.stringList({
+      description: "inputSchema, outputSchema, description, annotations, proposedTier.",
+      resolve: (c) => [...c.fields],
+    }),
   }),
 });
 
@@ -80,8 +100,16 @@ export const ConnectorChangeRef = builder.objectRef<ConnectorChange>("ConnectorC
     at: t.field({ type: "DateTime", description: "When it was stored.", resolve: (c) => c.at }),
     added: t.stringList({ description: "Surface names the listing gained.", resolve: (c) => [...c.diff.added] }),
     removed: t.stringList({ description: "Surface names the listing lost.", resolve: (c) => [...c.diff.removed] }),
-    changed: t.field({ type: [ConnectorToolChangeRef], description: "Tools whose listing changed, with the fields.", resolve: (c) => c.diff.changed }),
-    broken: t.field({ type: [BrokenDependantRef], description: "Presets and manifests the change broke.", resolve: (c) => c.diff.broken }),
+    changed: t.field({
+      type: [ConnectorToolChangeRef],
+      description: "Tools whose listing changed, with the fields.",
+      resolve: (c) => c.diff.changed,
+    }),
+    broken: t.field({
+      type: [BrokenDependantRef],
+      description: "Presets and manifests the change broke.",
+      resolve: (c) => c.diff.broken,
+    }),
   }),
 });
 
@@ -98,52 +126,125 @@ const ConnectorToolRef = builder.objectRef<ConnectorTool>("ConnectorTool").imple
     upstreamName: t.exposeString("name", { description: "The upstream's own name for it." }),
     title: t.string({ nullable: true, description: "The upstream's title.", resolve: (c) => c.title ?? null }),
     description: t.exposeString("description", { description: "The upstream's description, unchanged." }),
-    inputSchema: t.field({ type: "JSONObject", description: "The upstream's input schema, unchanged.", resolve: (c) => c.inputSchema as Record<string, unknown> }),
+    inputSchema: t.field({
+      type: "JSONObject",
+      description: "The upstream's input schema, unchanged.",
+      resolve: (c) => c.inputSchema as Record<string, unknown>,
+    }),
     outputSchema: t.field({
       type: "JSONObject",
       nullable: true,
       description: "The upstream's output schema; null: none.",
       resolve: (c) => (c.outputSchema as Record<string, unknown> | undefined) ?? null,
     }),
-    annotations: t.field({ type: "JSONObject", nullable: true, description: "The upstream's annotations, untrusted.", resolve: (c) => c.annotations ?? null }),
-    proposedTier: t.field({ type: TierEnum, description: "The tier the upstream's description proposes.", resolve: (c) => c.proposedTier }),
-    tier: t.field({ type: TierEnum, description: "The tier that applies: the ADMIN's, else the pinned proposal.", resolve: (c) => c.tier }),
-    tierAssigned: t.exposeBoolean("tierAssigned", { description: "The tier is the ADMIN's decision (else the proposal)." }),
+    annotations: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description: "The upstream's annotations, untrusted.",
+      resolve: (c) => c.annotations ?? null,
+    }),
+    proposedTier: t.field({
+      type: TierEnum,
+      description: "The tier the upstream's description proposes.",
+      resolve: (c) => c.proposedTier,
+    }),
+    tier: t.field({
+      type: TierEnum,
+      description: "The tier that applies: the ADMIN's, else the pinned proposal.",
+      resolve: (c) => c.tier,
+    }),
+    tierAssigned: t.exposeBoolean("tierAssigned", {
+      description: "The tier is the ADMIN's decision (else the proposal).",
+    }),
     idempotent: t.exposeBoolean("idempotent", { description: "The ADMIN claimed it idempotent (retries allowed)." }),
     enabled: t.exposeBoolean("enabled", { description: "false: kept off the surface." }),
-    pauses: t.boolean({ description: "A call may park on the upstream's questions.", resolve: (c) => c.pauses === true }),
-    retryPolicy: t.field({ type: RetryPolicyRef, nullable: true, description: "The ADMIN's declared policy; null = exactly one attempt.", resolve: declaredPolicy }),
-    timeoutSeconds: t.int({ nullable: true, description: "The ADMIN's per-attempt timeout; null: the connector's.", resolve: (c) => c.decision.timeoutSeconds ?? null }),
-  }),
-});
-
-export const ConnectorRef = builder.objectRef<ConnectorRecord>("Connector").implement({
-  description: "An upstream (MCP server, OpenAPI service, a plugin's kind) whose tools are surface entries of origin CONNECTOR. ADMIN only.",
-  fields: (t) => ({
-    name: t.exposeString("name", { description: "Its name; its tools are <name>_<tool>." }),
-    kind: t.exposeString("kind", { description: "The connector kind (mcp, openapi, a plugin's)." }),
-    description: t.exposeString("description", { description: "What it is for." }),
-    settings: t.field({ type: "JSONObject", description: 'As written: "!ENV NAME" markers are served as markers.', resolve: (c) => c.settings }),
-    version: t.exposeInt("version", { description: "1 at creation, +1 per put; putConnector's and deleteConnector's expectedVersion." }),
-    listingVersion: t.exposeInt("listingVersion", { description: "The stored listing's version: +1 each time the upstream's tools differ." }),
-    tools: t.field({ type: [ConnectorToolRef], description: "The upstream's tools as last listed.", resolve: (c) => c.tools }),
-    refused: t.field({ type: [RefusedToolRef], description: "Upstream tools that could not be represented, with the reason.", resolve: (c) => c.refused }),
-    refreshedAt: t.field({ type: "DateTime", nullable: true, description: "When the listing was last fetched.", resolve: (c) => c.refreshedAt }),
-    refreshError: t.string({ nullable: true, description: "Why the last refresh failed; null: it did not.", resolve: (c) => c.refreshError }),
-    health: t.field({ type: ConnectorHealthRef, description: "The answering instance's connection.", resolve: (c) => c.health }),
-    changes: t.field({
-      type: [ConnectorChangeRef],
-      description: "Its listing changes, newest first.",
-      args: { last: t.arg.int({ defaultValue: 10, description: "How many." }) },
-      resolve: (c, { last }, ctx) => ctx.runtime.connectors.changes(requireAdmin(ctx, "read connectors"), c.name, last ?? 10),
+    pauses: t.boolean({
+      description: "A call may park on the upstream's questions.",
+      resolve: (c) => c.pauses === true,
+    }),
+    retryPolicy: t.field({
+      type: RetryPolicyRef,
+      nullable: true,
+      description: "The ADMIN's declared policy; null = exactly one attempt.",
+      resolve: declaredPolicy,
+    }),
+    timeoutSeconds: t.int({
+      nullable: true,
+      description: "The ADMIN's per-attempt timeout; null: the connector's.",
+      resolve: (c) => c.decision.timeoutSeconds ?? null,
     }),
   }),
 });
 
-export const ConnectorResultRef = builder.objectRef<{ connector: ConnectorRecord; change: ConnectorChange | null }>("ConnectorResult").implement({
-  description: "A connector after a put or refresh, and the listing change it made.",
+export const ConnectorRef = builder.objectRef<ConnectorRecord>("Connector").implement({
+  description:
+    "An upstream (MCP server, OpenAPI service, a plugin's kind) whose tools are surface entries of origin CONNECTOR. ADMIN only.",
   fields: (t) => ({
-    connector: t.field({ type: ConnectorRef, description: "The connector as stored now.", resolve: (r) => r.connector }),
-    change: t.field({ type: ConnectorChangeRef, nullable: true, description: "The listing change; null when the listing did not change.", resolve: (r) => r.change }),
+    name: t.exposeString("name", { description: "Its name; its tools are <name>_<tool>." }),
+    kind: t.exposeString("kind", { description: "The connector kind (mcp, openapi, a plugin's)." }),
+    description: t.exposeString("description", { description: "What it is for." }),
+    settings: t.field({
+      type: "JSONObject",
+      description: 'As written: "!ENV NAME" markers are served as markers.',
+      resolve: (c) => c.settings,
+    }),
+    version: t.exposeInt("version", {
+      description: "1 at creation, +1 per put; putConnector's and deleteConnector's expectedVersion.",
+    }),
+    listingVersion: t.exposeInt("listingVersion", {
+      description: "The stored listing's version: +1 each time the upstream's tools differ.",
+    }),
+    tools: t.field({
+      type: [ConnectorToolRef],
+      description: "The upstream's tools as last listed.",
+      resolve: (c) => c.tools,
+    }),
+    refused: t.field({
+      type: [RefusedToolRef],
+      description: "Upstream tools that could not be represented, with the reason.",
+      resolve: (c) => c.refused,
+    }),
+    refreshedAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When the listing was last fetched.",
+      resolve: (c) => c.refreshedAt,
+    }),
+    refreshError: t.string({
+      nullable: true,
+      description: "Why the last refresh failed; null: it did not.",
+      resolve: (c) => c.refreshError,
+    }),
+    health: t.field({
+      type: ConnectorHealthRef,
+      description: "The answering instance's connection.",
+      resolve: (c) => c.health,
+    }),
+    changes: t.field({
+      type: [ConnectorChangeRef],
+      description: "Its listing changes, newest first.",
+      args: { last: t.arg.int({ defaultValue: 10, description: "How many." }) },
+      resolve: (c, { last }, ctx) =>
+        ctx.runtime.connectors.changes(requireAdmin(ctx, "read connectors"), c.name, last ?? 10),
+    }),
   }),
 });
+
+export const ConnectorResultRef = builder
+  .objectRef<{ connector: ConnectorRecord; change: ConnectorChange | null }>("ConnectorResult")
+  .implement({
+    description: "A connector after a put or refresh, and the listing change it made.",
+    fields: (t) => ({
+      connector: t.field({
+        type: ConnectorRef,
+        description: "The connector as stored now.",
+        resolve: (r) => r.connector,
+      }),
+      change: t.field({
+        type: ConnectorChangeRef,
+        nullable: true,
+        description: "The listing change; null when the listing did not change.",
+        resolve: (r) => r.change,
+      }),
+    }),
+  });

@@ -26,11 +26,14 @@ export function documentTooDeep(text: string): string | null {
   try {
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; previous = token, token = lexer.advance()) {
       if (token.kind === TokenKind.BRACE_L || token.kind === TokenKind.BRACKET_L) {
-        // A value follows `:` (an argument, an object field, a variable's type) or `=` (a default), or sits inside a value.
+        // A value follows `:` (an argument, an object field, a variable's type) or `=` (a default), or sits inside a
+        // value.
         const value = open.at(-1) === true || previous?.kind === TokenKind.COLON || previous?.kind === TokenKind.EQUALS;
         open.push(value);
-        if (value && ++values > MAX_JSON_DEPTH) return `an input value in the document is nested deeper than ${MAX_JSON_DEPTH} levels`;
-        if (open.length - values > MAX_SELECTION_NESTING) return `the document's selection sets are nested deeper than ${MAX_SELECTION_NESTING} levels`;
+        if (value && ++values > MAX_JSON_DEPTH)
+          return `an input value in the document is nested deeper than ${MAX_JSON_DEPTH} levels`;
+        if (open.length - values > MAX_SELECTION_NESTING)
+          return `the document's selection sets are nested deeper than ${MAX_SELECTION_NESTING} levels`;
       } else if (token.kind === TokenKind.BRACE_R || token.kind === TokenKind.BRACKET_R) {
         if (open.pop()) values--;
       }
@@ -54,7 +57,9 @@ export function useDocumentDepthLimit(): Plugin {
       const why = documentTooDeep(text);
       if (why)
         setParseFn(() => {
-          throw new GraphQLError(`the operation exceeds a server limit: ${why}`, { extensions: { code: "BAD_USER_INPUT" } });
+          throw new GraphQLError(`the operation exceeds a server limit: ${why}`, {
+            extensions: { code: "BAD_USER_INPUT" },
+          });
         });
     },
   };

@@ -1,9 +1,21 @@
 import { AGENT_RUN_STATUSES, type AgentRunStatus } from "../agent/agent-runs.ts";
 import { THREAD_MESSAGE_ROLES, type ThreadMessageRole } from "../agent/threads.ts";
 import { ROLES, TIERS, type Role, type Tier } from "../auth/roles.ts";
-import { DOORS, RUN_EVENT_TYPES, RUN_STATUSES, type Door, type RunEventType, type RunStatus } from "../dispatch/run-record.ts";
+import {
+  DOORS,
+  RUN_EVENT_TYPES,
+  RUN_STATUSES,
+  type Door,
+  type RunEventType,
+  type RunStatus,
+} from "../dispatch/run-record.ts";
 import { ERROR_KINDS, type ErrorKind } from "../errors.ts";
-import { INTERACTION_RECIPIENTS, INTERACTION_STATUSES, type InteractionRecipient, type InteractionStatus } from "../interactions/park.ts";
+import {
+  INTERACTION_RECIPIENTS,
+  INTERACTION_STATUSES,
+  type InteractionRecipient,
+  type InteractionStatus,
+} from "../interactions/park.ts";
 import { builder } from "./builder.ts";
 
 /**
@@ -14,12 +26,20 @@ import { builder } from "./builder.ts";
  */
 
 /** Enum values named as the domain spells them, each described. */
-function described<const V extends string>(values: readonly V[], descriptions: Record<V, string>): { [K in V]: { value: K; description: string } } {
-  return Object.fromEntries(values.map((v) => [v, { value: v, description: descriptions[v] }])) as { [K in V]: { value: K; description: string } };
+function described<const V extends string>(
+  values: readonly V[],
+  descriptions: Record<V, string>,
+): { [K in V]: { value: K; description: string } } {
+  return Object.fromEntries(values.map((v) => [v, { value: v, description: descriptions[v] }])) as {
+    [K in V]: { value: K; description: string };
+  };
 }
 
 /** Enum values named in upper case over the domain's lowercase values, each described. */
-function upperOver<const V extends string>(values: readonly V[], descriptions: Record<V, string>): { [K in V as Uppercase<K>]: { value: K; description: string } } {
+function upperOver<const V extends string>(
+  values: readonly V[],
+  descriptions: Record<V, string>,
+): { [K in V as Uppercase<K>]: { value: K; description: string } } {
   return Object.fromEntries(values.map((v) => [v.toUpperCase(), { value: v, description: descriptions[v] }])) as never;
 }
 
@@ -49,7 +69,10 @@ export const ToolOriginEnum = builder.enumType("ToolOrigin", {
     PRESET: { value: "PRESET", description: "A stored preset: a base tool with baked inputs." },
     BRANCH: { value: "BRANCH", description: "A tool wrapped in an extension stack by a manifest." },
     AGENT: { value: "AGENT", description: "An agent, callable as a tool." },
-    CONNECTOR: { value: "CONNECTOR", description: "An upstream tool of a connector (an MCP server, an OpenAPI service)." },
+    CONNECTOR: {
+      value: "CONNECTOR",
+      description: "An upstream tool of a connector (an MCP server, an OpenAPI service).",
+    },
   } as const,
 });
 
@@ -57,7 +80,10 @@ export const ExecutionModeEnum = builder.enumType("ExecutionMode", {
   description: "How the agent loop runs a tool's calls within one model turn.",
   values: {
     SEQUENTIAL: { value: "sequential", description: "One call after the other." },
-    PARALLEL: { value: "parallel", description: "All at once; results are still emitted in the order the model asked for them." },
+    PARALLEL: {
+      value: "parallel",
+      description: "All at once; results are still emitted in the order the model asked for them.",
+    },
   } as const,
 });
 

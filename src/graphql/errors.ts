@@ -22,7 +22,13 @@ export function maskError(log: Logger, secrets: Scrubber) {
     const original = raw instanceof ApiError ? raw : (contentionError(raw) ?? raw);
     if (original instanceof ApiError) {
       const g = error instanceof GraphQLError ? error : undefined;
-      if (original !== raw) failures.failed("warn", "a request met contention or a busy database", { code: original.code, error: text(raw) }, original.code);
+      if (original !== raw)
+        failures.failed(
+          "warn",
+          "a request met contention or a busy database",
+          { code: original.code, error: text(raw) },
+          original.code,
+        );
       return new GraphQLError(secrets.scrubText(original.message), {
         nodes: g?.nodes,
         path: g?.path,
@@ -31,13 +37,21 @@ export function maskError(log: Logger, secrets: Scrubber) {
           ...(original.retryable ? { retryable: true } : {}),
           ...(original.retryAfterSeconds !== undefined ? { retryAfterSeconds: original.retryAfterSeconds } : {}),
           // An issue's path names where the input was wrong: structure, like the code.
-          ...(original.issues.length ? { issues: original.issues.map((i) => ({ ...secrets.scrub(i), path: i.path })) } : {}),
+          ...(original.issues.length
+            ? { issues: original.issues.map((i) => ({ ...secrets.scrub(i), path: i.path })) }
+            : {}),
         },
       });
     }
-    if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError)) return error;
+    if (error instanceof GraphQLError && (!error.originalError || error.originalError instanceof GraphQLError))
+      return error;
     const unexpected = text(original);
-    failures.failed("error", "unexpected error in a GraphQL operation", { error: unexpected }, unexpected.slice(0, 200));
+    failures.failed(
+      "error",
+      "unexpected error in a GraphQL operation",
+      { error: unexpected },
+      unexpected.slice(0, 200),
+    );
     return new GraphQLError(message, {
       nodes: error instanceof GraphQLError ? error.nodes : undefined,
       path: error instanceof GraphQLError ? error.path : undefined,

@@ -17,8 +17,17 @@ export const InteractionRef = builder.objectRef<InteractionRecord>("Interaction"
     tool: t.exposeString("tool", { description: "The tool that opened it." }),
     question: t.exposeString("question", { description: "What is asked." }),
     to: t.field({ type: InteractionRecipientEnum, description: "Who answers.", resolve: (i) => i.to }),
-    answerFormat: t.field({ type: "JSONObject", nullable: true, description: "The JSON Schema an answer must match; null: any JSON.", resolve: (i) => i.answerFormat }),
-    status: t.field({ type: InteractionStatusEnum, description: "Open (PENDING) or how it closed.", resolve: (i) => i.status }),
+    answerFormat: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description: "The JSON Schema an answer must match; null: any JSON.",
+      resolve: (i) => i.answerFormat,
+    }),
+    status: t.field({
+      type: InteractionStatusEnum,
+      description: "Open (PENDING) or how it closed.",
+      resolve: (i) => i.status,
+    }),
     expiresAt: t.field({
       type: "DateTime",
       nullable: true,
@@ -40,10 +49,16 @@ export const InteractionRef = builder.objectRef<InteractionRecord>("Interaction"
         return secret ? REDACTED : answer;
       },
     }),
-    answeredAt: t.field({ type: "DateTime", nullable: true, description: "When it was answered.", resolve: (i) => i.answeredAt }),
+    answeredAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When it was answered.",
+      resolve: (i) => i.answeredAt,
+    }),
     callbackUrl: t.string({
       nullable: true,
-      description: "Only the tool that opened the interaction ever sees its callback URL; the token is stored hashed, so reads serve null.",
+      description:
+        "Only the tool that opened the interaction ever sees its callback URL; the token is stored hashed, so reads serve null.",
       resolve: () => null,
     }),
     createdAt: t.field({ type: "DateTime", description: "When it opened.", resolve: (i) => i.createdAt }),
@@ -51,7 +66,11 @@ export const InteractionRef = builder.objectRef<InteractionRecord>("Interaction"
 });
 
 builder.objectField(ToolRunRef, "interactions", (t) =>
-  t.field({ type: [InteractionRef], description: "The run's interactions (when PARKED, the ones it waits on).", resolve: (r, _a, ctx) => ctx.runtime.interactions.forRun(r.id) }),
+  t.field({
+    type: [InteractionRef],
+    description: "The run's interactions (when PARKED, the ones it waits on).",
+    resolve: (r, _a, ctx) => ctx.runtime.interactions.forRun(r.id),
+  }),
 );
 
 builder.queryFields((t) => ({
@@ -66,10 +85,15 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   answerInteraction: t.field({
     type: ToolRunRef,
-    description: "Answers an interaction (validated against its answerFormat; a second answer is refused) and resumes the run once its interactions are all answered.",
+    description:
+      "Answers an interaction (validated against its answerFormat; a second answer is refused) and resumes the run once its interactions are all answered.",
     args: {
       id: t.arg.id({ required: true, description: "The interaction's id." }),
-      answer: t.arg({ type: "JSON", required: true, description: "The answer; must match the interaction's answerFormat." }),
+      answer: t.arg({
+        type: "JSON",
+        required: true,
+        description: "The answer; must match the interaction's answerFormat.",
+      }),
     },
     resolve: (_r, { id, answer }, ctx) => ctx.runtime.interactions.answer(String(id), answer, requireCaller(ctx)),
   }),
@@ -78,14 +102,25 @@ builder.mutationFields((t) => ({
 builder.subscriptionFields((t) => ({
   interactionsChanged: t.field({
     type: InteractionRef,
-    description: "Interactions of runs the caller may see, each time one opens (PENDING) and when it closes (ANSWERED, EXPIRED or CANCELLED), from any instance.",
-    args: { runId: t.arg.id({ description: "Only this run's interactions; NOT_FOUND when the caller may not see it." }) },
+    description:
+      "Interactions of runs the caller may see, each time one opens (PENDING) and when it closes (ANSWERED, EXPIRED or CANCELLED), from any instance.",
+    args: {
+      runId: t.arg.id({ description: "Only this run's interactions; NOT_FOUND when the caller may not see it." }),
+    },
     subscribe: async (_r, args, ctx) => {
       const caller = requireCaller(ctx);
       const runId = args.runId == null ? undefined : String(args.runId);
       if (runId) requireVisibleRun(caller, await ctx.runtime.runs.get(runId), runId);
       return closeWith(ctx, (signal) =>
-        visibleStream(ctx.runtime.runs, caller, ctx.runtime.bus.subscribe("interaction", { signal, bufferSize: 1000, filter: (i) => !runId || i.runId === runId })),
+        visibleStream(
+          ctx.runtime.runs,
+          caller,
+          ctx.runtime.bus.subscribe("interaction", {
+            signal,
+            bufferSize: 1000,
+            filter: (i) => !runId || i.runId === runId,
+          }),
+        ),
       );
     },
     resolve: (i: PublishedInteraction): InteractionRecord => ({ ...i, answer: undefined }),

@@ -28,7 +28,10 @@ function guarded(resolve: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldR
   return (source, args, context, info) => {
     for (const [name, value] of Object.entries(args)) {
       const at = tooDeepAt(value);
-      if (at !== null) throw ApiError.badInput(`${name}: ${tooDeepMessage(at)}`, [{ path: `/${name}${at === "/" ? "" : at}`, message: tooDeepMessage(at) }]);
+      if (at !== null)
+        throw ApiError.badInput(`${name}: ${tooDeepMessage(at)}`, [
+          { path: `/${name}${at === "/" ? "" : at}`, message: tooDeepMessage(at) },
+        ]);
     }
     return resolve(source, args, context, info);
   };

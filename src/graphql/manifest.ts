@@ -7,7 +7,11 @@ const ManifestVersionRef = builder.objectRef<ManifestVersion>("ManifestVersion")
   fields: (t) => ({
     version: t.exposeInt("version", { description: "1 for the first, +1 for each next." }),
     description: t.string({ nullable: true, description: "Its description then.", resolve: (v) => v.description }),
-    document: t.field({ type: "JSONObject", description: "Its document then.", resolve: (v) => v.document as Record<string, unknown> }),
+    document: t.field({
+      type: "JSONObject",
+      description: "Its document then.",
+      resolve: (v) => v.document as Record<string, unknown>,
+    }),
     createdAt: t.field({ type: "DateTime", description: "When it was stored.", resolve: (v) => v.createdAt }),
   }),
 });
@@ -19,8 +23,16 @@ export const ManifestRef = builder.objectRef<Manifest>("Manifest").implement({
     description: t.string({ nullable: true, description: "What it is for.", resolve: (m) => m.description }),
     version: t.exposeInt("version", { description: "The current version; putManifest's expectedVersion." }),
     active: t.exposeBoolean("active", { description: "True for the one manifest the surface is built from." }),
-    document: t.field({ type: "JSONObject", description: "tools, extensions, extensionsModules, retry", resolve: (m) => m.document as Record<string, unknown> }),
-    history: t.field({ type: [ManifestVersionRef], description: "Every stored version, oldest first.", resolve: (m, _a, ctx) => ctx.runtime.manifests.history(m.name) }),
+    document: t.field({
+      type: "JSONObject",
+      description: "tools, extensions, extensionsModules, retry",
+      resolve: (m) => m.document as Record<string, unknown>,
+    }),
+    history: t.field({
+      type: [ManifestVersionRef],
+      description: "Every stored version, oldest first.",
+      resolve: (m, _a, ctx) => ctx.runtime.manifests.history(m.name),
+    }),
     createdAt: t.field({ type: "DateTime", description: "When it was created.", resolve: (m) => m.createdAt }),
     updatedAt: t.field({ type: "DateTime", description: "When it last changed.", resolve: (m) => m.updatedAt }),
   }),
@@ -31,7 +43,11 @@ const ManifestInputRef = builder.inputType("ManifestInput", {
   fields: (t) => ({
     name: t.string({ required: true, description: "Its name." }),
     description: t.string({ description: "What it is for." }),
-    document: t.field({ type: "JSONObject", required: true, description: "tools, extensions, extensionsModules, retry (docs/composing-the-surface.md)." }),
+    document: t.field({
+      type: "JSONObject",
+      required: true,
+      description: "tools, extensions, extensionsModules, retry (docs/composing-the-surface.md).",
+    }),
   }),
 });
 
@@ -75,11 +91,16 @@ builder.mutationFields((t) => ({
       expectedVersion: t.arg.int({ description: "The version read before the change; omit to create." }),
     },
     resolve: (_r, { input, expectedVersion }, ctx) =>
-      ctx.runtime.manifests.put({ name: input.name, description: input.description ?? null, document: input.document as ManifestDocument }, expectedVersion, requireCaller(ctx)),
+      ctx.runtime.manifests.put(
+        { name: input.name, description: input.description ?? null, document: input.document as ManifestDocument },
+        expectedVersion,
+        requireCaller(ctx),
+      ),
   }),
   activateManifest: t.field({
     type: ManifestRef,
-    description: "Makes this the one active manifest; the surface changes atomically and toolsChanged fires. Admin only.",
+    description:
+      "Makes this the one active manifest; the surface changes atomically and toolsChanged fires. Admin only.",
     args: { name: t.arg.string({ required: true, description: "The manifest's name." }) },
     resolve: (_r, { name }, ctx) => ctx.runtime.manifests.activate(name, requireCaller(ctx)),
   }),
@@ -93,7 +114,10 @@ builder.mutationFields((t) => ({
   }),
 }));
 
-/** A stored manifest with `active` as the response's surface has it, so that it agrees with `tools` and `activeManifest`. */
+/**
+ * A stored manifest with `active` as the response's surface has it, so that it agrees with `tools` and
+ * `activeManifest`.
+ */
 function servedActive(m: Manifest, active: Manifest | null): Manifest {
   return { ...m, active: m.name === active?.name };
 }

@@ -13,7 +13,8 @@ import type { GraphQLContext } from "./context.ts";
 export function usePinnedSurface(surface: Surface): Plugin<GraphQLContext> {
   return {
     onExecute: ({ args, extendContext }) => {
-      if (getOperationAST(args.document, args.operationName)?.operation === "query") extendContext({ surface: surface.snapshot() });
+      if (getOperationAST(args.document, args.operationName)?.operation === "query")
+        extendContext({ surface: surface.snapshot() });
     },
   };
 }

@@ -10,7 +10,10 @@ import { RetryPolicyRef } from "./tool.ts";
 export const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
   description: "A retry policy to declare (docs/run-lifecycle.md); omitted backoff values take the defaults.",
   fields: (t) => ({
-    maxAttempts: t.int({ required: true, description: "The total attempt budget, the first included: 1 means no retry." }),
+    maxAttempts: t.int({
+      required: true,
+      description: "The total attempt budget, the first included: 1 means no retry.",
+    }),
     idempotent: t.boolean({ required: true, description: "Required true when maxAttempts > 1." }),
     retryable: t.field({ type: "JSON", description: "true (default transient kinds) | false | [ErrorKind]" }),
     initialSeconds: t.float({ description: "The wait before the first retry." }),
@@ -19,13 +22,22 @@ export const RetryPolicyInput = builder.inputType("RetryPolicyInput", {
   }),
 });
 
-type RetryPolicyArg = { maxAttempts: number; idempotent: boolean; retryable?: unknown; initialSeconds?: number | null; multiplier?: number | null; capSeconds?: number | null };
+type RetryPolicyArg = {
+  maxAttempts: number;
+  idempotent: boolean;
+  retryable?: unknown;
+  initialSeconds?: number | null;
+  multiplier?: number | null;
+  capSeconds?: number | null;
+};
 
 /** The GraphQL input of a retry policy as the domain declares it. */
 export function policyInit(p: RetryPolicyArg | null | undefined): RetryPolicyInit | null {
   if (!p) return null;
   const backoff = Object.fromEntries(
-    Object.entries({ initialSeconds: p.initialSeconds, multiplier: p.multiplier, capSeconds: p.capSeconds }).filter(([, v]) => v !== null && v !== undefined),
+    Object.entries({ initialSeconds: p.initialSeconds, multiplier: p.multiplier, capSeconds: p.capSeconds }).filter(
+      ([, v]) => v !== null && v !== undefined,
+    ),
   );
   return {
     maxAttempts: p.maxAttempts,
@@ -41,8 +53,15 @@ const PresetInputRef = builder.inputType("PresetInput", {
     name: t.string({ required: true, description: "The name it is dispatched by; wire-safe." }),
     description: t.string({ required: true, description: "What a model reads." }),
     baseTool: t.string({ required: true, description: "A tool, a branch or another preset." }),
-    fixedKwargs: t.field({ type: "JSONObject", required: true, description: 'Baked inputs; "!ENV NAME" is resolved from the environment when the preset runs.' }),
-    retryPolicy: t.field({ type: RetryPolicyInput, description: "Omit to inherit the first declared ancestor's policy." }),
+    fixedKwargs: t.field({
+      type: "JSONObject",
+      required: true,
+      description: 'Baked inputs; "!ENV NAME" is resolved from the environment when the preset runs.',
+    }),
+    retryPolicy: t.field({
+      type: RetryPolicyInput,
+      description: "Omit to inherit the first declared ancestor's policy.",
+    }),
   }),
 });
 
@@ -52,7 +71,11 @@ export const PresetRef = builder.objectRef<Preset>("Preset").implement({
     name: t.exposeString("name", { description: "The name it is dispatched by." }),
     description: t.exposeString("description", { description: "What a model reads." }),
     baseTool: t.exposeString("baseTool", { description: "The tool, branch or preset it builds on." }),
-    fixedKwargs: t.field({ type: "JSONObject", description: '"!ENV NAME" markers are served as markers.', resolve: (p) => p.fixedKwargs }),
+    fixedKwargs: t.field({
+      type: "JSONObject",
+      description: '"!ENV NAME" markers are served as markers.',
+      resolve: (p) => p.fixedKwargs,
+    }),
     retryPolicy: t.field({
       type: RetryPolicyRef,
       nullable: true,
@@ -63,15 +86,31 @@ export const PresetRef = builder.objectRef<Preset>("Preset").implement({
         return appliedPolicy((entry ? ctx.surface.policyFor(entry) : undefined) ?? own);
       },
     }),
-    tier: t.field({ type: TierEnum, description: "The base's tier.", resolve: (p, _a, ctx) => ctx.surface.base(p.baseTool)?.tier ?? "read" }),
+    tier: t.field({
+      type: TierEnum,
+      description: "The base's tier.",
+      resolve: (p, _a, ctx) => ctx.surface.base(p.baseTool)?.tier ?? "read",
+    }),
     version: t.exposeInt("version", { description: "1 at creation, +1 per update; updatePreset's expectedVersion." }),
     createdAt: t.field({ type: "DateTime", description: "When it was created.", resolve: (p) => p.createdAt }),
     updatedAt: t.field({ type: "DateTime", description: "When it last changed.", resolve: (p) => p.updatedAt }),
   }),
 });
 
-function toInput(i: { name: string; description: string; baseTool: string; fixedKwargs: Record<string, unknown>; retryPolicy?: RetryPolicyArg | null }): PresetInput {
-  return { name: i.name, description: i.description, baseTool: i.baseTool, fixedKwargs: i.fixedKwargs, retryPolicy: policyInit(i.retryPolicy) };
+function toInput(i: {
+  name: string;
+  description: string;
+  baseTool: string;
+  fixedKwargs: Record<string, unknown>;
+  retryPolicy?: RetryPolicyArg | null;
+}): PresetInput {
+  return {
+    name: i.name,
+    description: i.description,
+    baseTool: i.baseTool,
+    fixedKwargs: i.fixedKwargs,
+    retryPolicy: policyInit(i.retryPolicy),
+  };
 }
 
 builder.queryFields((t) => ({
@@ -98,7 +137,8 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createPreset: t.field({
     type: PresetRef,
-    description: "Stores a new preset (CONFLICT when the name is taken). !ENV markers: ADMIN only; over fenced or secret bases: ADMIN only.",
+    description:
+      "Stores a new preset (CONFLICT when the name is taken). !ENV markers: ADMIN only; over fenced or secret bases: ADMIN only.",
     args: { input: t.arg({ type: PresetInputRef, required: true, description: "The preset." }) },
     resolve: (_r, { input }, ctx) => ctx.runtime.presets.create(toInput(input), requireCaller(ctx)),
   }),
@@ -111,7 +151,8 @@ builder.mutationFields((t) => ({
       input: t.arg({ type: PresetInputRef, required: true, description: "Its new definition." }),
       expectedVersion: t.arg.int({ required: true, description: "The version read before the change." }),
     },
-    resolve: (_r, { name, input, expectedVersion }, ctx) => ctx.runtime.presets.update(name, toInput(input), expectedVersion, requireCaller(ctx)),
+    resolve: (_r, { name, input, expectedVersion }, ctx) =>
+      ctx.runtime.presets.update(name, toInput(input), expectedVersion, requireCaller(ctx)),
   }),
   deletePreset: t.boolean({
     description: "Refused (CONFLICT) while other presets build on it or the active manifest names it, naming them.",

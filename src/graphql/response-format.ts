@@ -3,11 +3,15 @@ import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
 
 const ResponseFormatRef = builder.objectRef<ResponseFormat>("ResponseFormat").implement({
-  description: "A stored response format a sub-agent names by id (SubAgentSpecInput.responseFormatId): a JSON Schema as templated text.",
+  description:
+    "A stored response format a sub-agent names by id (SubAgentSpecInput.responseFormatId): a JSON Schema as templated text.",
   fields: (t) => ({
     name: t.exposeString("name", { description: "The id a spec names it by." }),
     description: t.exposeString("description", { description: "What it is for." }),
-    template: t.exposeString("template", { description: "The JSON Schema as text; {{name}} placeholders are filled from the run's variables where it is used." }),
+    template: t.exposeString("template", {
+      description:
+        "The JSON Schema as text; {{name}} placeholders are filled from the run's variables where it is used.",
+    }),
     updatedAt: t.field({ type: "DateTime", description: "When it last changed.", resolve: (f) => f.updatedAt }),
   }),
 });
@@ -17,7 +21,10 @@ const ResponseFormatInput = builder.inputType("ResponseFormatInput", {
   fields: (t) => ({
     name: t.string({ required: true, description: "The id a spec names it by." }),
     description: t.string({ required: true, description: "What it is for." }),
-    template: t.string({ required: true, description: "The JSON Schema as text; a {{name}} placeholder may stand for a value or inside a string." }),
+    template: t.string({
+      required: true,
+      description: "The JSON Schema as text; a {{name}} placeholder may stand for a value or inside a string.",
+    }),
   }),
 });
 

@@ -26,7 +26,9 @@ builder.queryFields((t) => ({
     resolve: async (_r, args, ctx) => {
       const scope = runScope(requireCaller(ctx));
       if (args.startedAfter && args.startedBefore && args.startedAfter >= args.startedBefore)
-        throw ApiError.badInput(`"startedAfter" must be before "startedBefore"`, [{ path: "/startedAfter", message: "must be before startedBefore" }]);
+        throw ApiError.badInput(`"startedAfter" must be before "startedBefore"`, [
+          { path: "/startedAfter", message: "must be before startedBefore" },
+        ]);
       const filter: RunFilter = {
         tool: args.tool ?? undefined,
         status: args.status ?? undefined,

@@ -1,4 +1,11 @@
-import { defaultFieldResolver, getNamedType, isObjectType, isScalarType, type GraphQLField, type GraphQLSchema } from "graphql";
+import {
+  defaultFieldResolver,
+  getNamedType,
+  isObjectType,
+  isScalarType,
+  type GraphQLField,
+  type GraphQLSchema,
+} from "graphql";
 import type { GraphQLContext } from "./context.ts";
 
 /** The scalars whose every field is a value: JSON documents a caller, a tool or a model wrote. */
@@ -10,7 +17,13 @@ const VALUE_SCALARS: ReadonlySet<string> = new Set(["JSON", "JSONObject"]);
  * response format). A secret equal to a schema word ("object", "string", an enum member)
  * must not rewrite them: a client validating against `"type": "[redacted]"` breaks.
  */
-export const STRUCTURE_JSON_FIELDS: ReadonlySet<string> = new Set(["inputSchema", "outputSchema", "configSchema", "answerFormat", "responseFormat"]);
+export const STRUCTURE_JSON_FIELDS: ReadonlySet<string> = new Set([
+  "inputSchema",
+  "outputSchema",
+  "configSchema",
+  "answerFormat",
+  "responseFormat",
+]);
 
 /**
  * `String` fields, by name, that carry free text (docs/security-model.md §3 "Which fields

@@ -14,7 +14,9 @@ function scrubExtensions(extensions: GraphQLError["extensions"], secrets: Scrubb
     ...(issues && Array.isArray(clean.issues)
       ? {
           issues: clean.issues.map((i: unknown, n: number) =>
-            i && typeof i === "object" && issues[n] && typeof issues[n] === "object" && "path" in issues[n] ? { ...i, path: issues[n].path } : i,
+            i && typeof i === "object" && issues[n] && typeof issues[n] === "object" && "path" in issues[n]
+              ? { ...i, path: issues[n].path }
+              : i,
           ),
         }
       : {}),
@@ -32,7 +34,14 @@ function scrubResult(result: ExecutionResult, secrets: Scrubber): ExecutionResul
             const message = secrets.scrubText(e.message);
             const extensions = scrubExtensions(e.extensions, secrets);
             if (message === e.message && extensions === e.extensions) return e;
-            return new GraphQLError(message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions });
+            return new GraphQLError(message, {
+              nodes: e.nodes,
+              source: e.source,
+              positions: e.positions,
+              path: e.path,
+              originalError: e.originalError,
+              extensions,
+            });
           }),
         }
       : {}),

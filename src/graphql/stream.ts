@@ -11,7 +11,10 @@ import type { GraphQLContext } from "./context.ts";
  * every transport (graphql-ws closes the socket too; SSE has only the stream), through
  * the bus and, where the server provides `ctx.holdKey`, by its polling too.
  */
-export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) => AsyncIterable<T>): AsyncIterableIterator<T> {
+export function closeWith<T>(
+  ctx: GraphQLContext,
+  open: (signal: AbortSignal) => AsyncIterable<T>,
+): AsyncIterableIterator<T> {
   const controller = new AbortController();
   const onOuter = () => controller.abort();
   ctx.signal?.addEventListener("abort", onOuter, { once: true });
@@ -21,7 +24,11 @@ export function closeWith<T>(ctx: GraphQLContext, open: (signal: AbortSignal) =>
     revoked = true;
     controller.abort();
   };
-  const unlistenRevoked = !keyId ? () => {} : ctx.holdKey ? ctx.holdKey(keyId, onRevoked) : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked());
+  const unlistenRevoked = !keyId
+    ? () => {}
+    : ctx.holdKey
+      ? ctx.holdKey(keyId, onRevoked)
+      : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked());
   const inner = open(controller.signal)[Symbol.asyncIterator]();
   const stop = async () => {
     ctx.signal?.removeEventListener("abort", onOuter);

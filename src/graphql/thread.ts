@@ -9,7 +9,12 @@ const ThreadMessageRef = builder.objectRef<ThreadView["messages"][number]>("Thre
     role: t.field({ type: ThreadMessageRoleEnum, description: "Who wrote it.", resolve: (m) => m.role }),
     content: t.exposeString("content", { description: "Its display text." }),
     at: t.field({ type: "DateTime", description: "When it was recorded.", resolve: (m) => m.at }),
-    data: t.field({ type: "JSON", nullable: true, description: "The provider-level message (tool calls, tool results) a later run replays.", resolve: (m) => m.data }),
+    data: t.field({
+      type: "JSON",
+      nullable: true,
+      description: "The provider-level message (tool calls, tool results) a later run replays.",
+      resolve: (m) => m.data,
+    }),
   }),
 });
 
@@ -17,9 +22,17 @@ export const ThreadRef = builder.objectRef<ThreadView>("Thread").implement({
   description: "A persisted agent conversation; any instance can continue it.",
   fields: (t) => ({
     id: t.exposeID("id", { description: "The thread's id (AgentRunInput.threadId)." }),
-    messages: t.field({ type: [ThreadMessageRef], description: "Every message, oldest first.", resolve: (v) => v.messages }),
+    messages: t.field({
+      type: [ThreadMessageRef],
+      description: "Every message, oldest first.",
+      resolve: (v) => v.messages,
+    }),
     createdAt: t.field({ type: "DateTime", description: "When it was created.", resolve: (v) => v.createdAt }),
-    updatedAt: t.field({ type: "DateTime", description: "When a message was last added.", resolve: (v) => v.updatedAt }),
+    updatedAt: t.field({
+      type: "DateTime",
+      description: "When a message was last added.",
+      resolve: (v) => v.updatedAt,
+    }),
   }),
 });
 
@@ -39,9 +52,14 @@ builder.mutationFields((t) => ({
     description: "Records { role: user|assistant, content } messages in a thread without running an agent.",
     args: {
       threadId: t.arg.string({ required: true, description: "The thread; created when it does not exist." }),
-      messages: t.arg({ type: ["JSONObject"], required: true, description: "The messages: { role: user|assistant, content }." }),
+      messages: t.arg({
+        type: ["JSONObject"],
+        required: true,
+        description: "The messages: { role: user|assistant, content }.",
+      }),
       agent: t.arg.string({ description: "The agent whose threads these are; default: the built-in tools agent." }),
     },
-    resolve: (_r, args, ctx) => ctx.runtime.agents.appendThreadMessages(args.agent, args.threadId, args.messages, requireCaller(ctx)),
+    resolve: (_r, args, ctx) =>
+      ctx.runtime.agents.appendThreadMessages(args.agent, args.threadId, args.messages, requireCaller(ctx)),
   }),
 }));

@@ -12,16 +12,25 @@ export const RetryBackoffRef = builder.objectRef<RetryPolicy["backoff"]>("RetryB
   fields: (t) => ({
     initialSeconds: t.exposeFloat("initialSeconds", { description: "The wait before the first retry." }),
     multiplier: t.exposeFloat("multiplier", { description: "Each next wait is the last one times this." }),
-    capSeconds: t.exposeFloat("capSeconds", { description: "The longest wait (a server's Retry-After may exceed it)." }),
+    capSeconds: t.exposeFloat("capSeconds", {
+      description: "The longest wait (a server's Retry-After may exceed it).",
+    }),
   }),
 });
 
 export const RetryPolicyRef = builder.objectRef<AppliedPolicy>("RetryPolicy").implement({
-  description: "An effective retry policy. `retryableKinds` is resolved: true → the default transient kinds, false → [].",
+  description:
+    "An effective retry policy. `retryableKinds` is resolved: true → the default transient kinds, false → [].",
   fields: (t) => ({
     maxAttempts: t.exposeInt("maxAttempts", { description: "The total attempt budget, the first included." }),
-    idempotent: t.exposeBoolean("idempotent", { description: "The tool is safe to run again; required for any retry." }),
-    retryableKinds: t.field({ type: [ErrorKindEnum], description: "The failure kinds that are retried.", resolve: (p) => [...p.retryableKinds] }),
+    idempotent: t.exposeBoolean("idempotent", {
+      description: "The tool is safe to run again; required for any retry.",
+    }),
+    retryableKinds: t.field({
+      type: [ErrorKindEnum],
+      description: "The failure kinds that are retried.",
+      resolve: (p) => [...p.retryableKinds],
+    }),
     backoff: t.field({ type: RetryBackoffRef, description: "The waits between attempts.", resolve: (p) => p.backoff }),
     declaredOn: t.exposeString("declaredOn", { description: "The name whose declaration applies (inheritance)." }),
   }),
@@ -31,18 +40,30 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
   description: "One callable name on the surface: a tool, preset, branch, agent or connector tool.",
   fields: (t) => ({
     name: t.exposeString("name", { description: "The name dispatch takes." }),
-    label: t.string({ nullable: true, description: "A display label, when an extension gave one.", resolve: (e) => e.label ?? null }),
+    label: t.string({
+      nullable: true,
+      description: "A display label, when an extension gave one.",
+      resolve: (e) => e.label ?? null,
+    }),
     description: t.exposeString("description", { description: "What it does: the text a model reads." }),
     origin: t.field({ type: ToolOriginEnum, description: "Where the name comes from.", resolve: (e) => e.origin }),
     tier: t.field({ type: TierEnum, description: "Who may run it.", resolve: (e) => e.tier }),
-    inputSchema: t.field({ type: "JSONObject", description: "JSON Schema draft 2020-12.", resolve: (e) => e.inputSchema }),
+    inputSchema: t.field({
+      type: "JSONObject",
+      description: "JSON Schema draft 2020-12.",
+      resolve: (e) => e.inputSchema,
+    }),
     outputSchema: t.field({
       type: "JSONObject",
       nullable: true,
       description: "The JSON Schema its result is validated against; null: none.",
       resolve: (e) => e.outputSchema ?? null,
     }),
-    executionMode: t.field({ type: ExecutionModeEnum, description: "How an agent runs its calls.", resolve: (e) => e.executionMode }),
+    executionMode: t.field({
+      type: ExecutionModeEnum,
+      description: "How an agent runs its calls.",
+      resolve: (e) => e.executionMode,
+    }),
     retryPolicy: t.field({
       type: RetryPolicyRef,
       nullable: true,
@@ -51,8 +72,15 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
     }),
     pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),
-    baseTool: t.string({ nullable: true, description: "What a PRESET or BRANCH builds on.", resolve: (e) => e.baseTool ?? null }),
-    extensionStack: t.stringList({ description: "A BRANCH's extensions, innermost first.", resolve: (e) => e.extensionStack }),
+    baseTool: t.string({
+      nullable: true,
+      description: "What a PRESET or BRANCH builds on.",
+      resolve: (e) => e.baseTool ?? null,
+    }),
+    extensionStack: t.stringList({
+      description: "A BRANCH's extensions, innermost first.",
+      resolve: (e) => e.extensionStack,
+    }),
     fixedKwargs: t.field({
       type: "JSONObject",
       nullable: true,
@@ -77,12 +105,14 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
     annotations: t.field({
       type: "JSONObject",
       nullable: true,
-      description: "A CONNECTOR entry's upstream annotations, as sent (untrusted: they only propose a tier); null: none.",
+      description:
+        "A CONNECTOR entry's upstream annotations, as sent (untrusted: they only propose a tier); null: none.",
       resolve: (e) => e.annotations ?? null,
     }),
     source: t.string({
       nullable: true,
-      description: "The extension that registered this TOOL (an extension's own tools); null: registered directly, or not a TOOL.",
+      description:
+        "The extension that registered this TOOL (an extension's own tools); null: registered directly, or not a TOOL.",
       resolve: (e) => e.source ?? null,
     }),
   }),
@@ -95,11 +125,17 @@ builder.queryFields((t) => ({
     args: {
       origin: t.arg({ type: ToolOriginEnum, description: "Only names of this origin." }),
       tier: t.arg({ type: TierEnum, description: "Only names of this tier." }),
-      search: t.arg.string({ description: "Only names whose name, label or description contains this text (any case)." }),
+      search: t.arg.string({
+        description: "Only names whose name, label or description contains this text (any case).",
+      }),
     },
     resolve: (_r, args, ctx) => {
       requireCaller(ctx);
-      return ctx.surface.list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined });
+      return ctx.surface.list({
+        origin: args.origin ?? undefined,
+        tier: args.tier ?? undefined,
+        search: args.search ?? undefined,
+      });
     },
   }),
   tool: t.field({
@@ -122,14 +158,17 @@ builder.subscriptionFields((t) => ({
     args: {
       current: t.arg.boolean({
         defaultValue: false,
-        description: "Send the surface as it is now first, once this subscription is listening: no change between a read and the subscription is lost.",
+        description:
+          "Send the surface as it is now first, once this subscription is listening: no change between a read and the subscription is lost.",
       }),
     },
     subscribe: (_r, args, ctx) => {
       requireCaller(ctx);
       return closeWith(ctx, (signal) => {
         const changes = ctx.runtime.bus.subscribe("toolsChanged", { signal, bufferSize: 16 });
-        return args.current ? startWith({ at: new Date().toISOString(), version: ctx.runtime.surface.snapshot().version }, changes) : changes;
+        return args.current
+          ? startWith({ at: new Date().toISOString(), version: ctx.runtime.surface.snapshot().version }, changes)
+          : changes;
       });
     },
     // The surface as it is now, not as the operation began: the event fires after this instance applied the change.

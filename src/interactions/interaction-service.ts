@@ -65,11 +65,14 @@ export class InteractionService {
       issues.push(...under(`${at}/${id}`, answerIssues(interaction, answer)));
       checked.push([interaction, answer]);
     }
-    if (issues.length) throw ApiError.badInput(`the answers were refused, and none was stored: ${describeIssues(issues)}`, issues);
+    if (issues.length)
+      throw ApiError.badInput(`the answers were refused, and none was stored: ${describeIssues(issues)}`, issues);
     const lost = await this.store.answerAll(checked.map(([i, answer]) => ({ id: i.id, answer })));
-    if (lost) throw new ApiError("CONFLICT", `interaction "${lost}" was answered meanwhile; none of the answers was stored`);
+    if (lost)
+      throw new ApiError("CONFLICT", `interaction "${lost}" was answered meanwhile; none of the answers was stored`);
     for (const [i] of checked) this.log.info("interaction answered", { interactionId: i.id, runId: i.runId });
-    for (const runId of new Set(checked.map(([i]) => i.runId))) if ((await this.runs.get(runId))?.status === "PARKED") await this.dispatcher.resume(runId);
+    for (const runId of new Set(checked.map(([i]) => i.runId)))
+      if ((await this.runs.get(runId))?.status === "PARKED") await this.dispatcher.resume(runId);
   }
 
   /** Answers through a callback URL's token (ask_external): the token is the credential. */
@@ -82,7 +85,8 @@ export class InteractionService {
   /** Fails the runs of interactions past their expiry with TIMEOUT. Safe on every instance at once. */
   async expireDue(): Promise<number> {
     const runIds = await this.store.expireDue();
-    for (const runId of runIds) await this.dispatcher.endParked(runId, "FAILED", "an interaction expired before it was answered", "TIMEOUT");
+    for (const runId of runIds)
+      await this.dispatcher.endParked(runId, "FAILED", "an interaction expired before it was answered", "TIMEOUT");
     return runIds.length;
   }
 
@@ -91,15 +95,24 @@ export class InteractionService {
     const interaction = await this.store.get(id);
     const run = interaction && (await this.runs.get(interaction.runId));
     // An interaction of a run the caller may not see does not exist for it.
-    if (!interaction || !run || !maySeeRun(caller, run)) throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
+    if (!interaction || !run || !maySeeRun(caller, run))
+      throw new ApiError("NOT_FOUND", `no interaction with id "${id}"`);
     // A question addressed to the caller (ask_caller) is answered by that caller, whatever its role.
-    if (!mayAnswer(caller, interaction.to, run)) throw new ApiError("FORBIDDEN", "a READER may not answer interactions (only the questions its own runs ask it as their caller)");
+    if (!mayAnswer(caller, interaction.to, run))
+      throw new ApiError(
+        "FORBIDDEN",
+        "a READER may not answer interactions (only the questions its own runs ask it as their caller)",
+      );
     return interaction;
   }
 
   /** CONFLICT unless the interaction is PENDING and not past its expiry (an expired one is expired now). */
   private async checkOpen(interaction: InteractionRecord): Promise<void> {
-    if (interaction.status !== "PENDING") throw new ApiError("CONFLICT", `interaction "${interaction.id}" is ${interaction.status.toLowerCase()}; it accepts no answer`);
+    if (interaction.status !== "PENDING")
+      throw new ApiError(
+        "CONFLICT",
+        `interaction "${interaction.id}" is ${interaction.status.toLowerCase()}; it accepts no answer`,
+      );
     if (interaction.expiresAt && new Date(interaction.expiresAt) < new Date()) {
       await this.expireDue();
       throw new ApiError("CONFLICT", `interaction "${interaction.id}" expired at ${interaction.expiresAt}`);
@@ -109,10 +122,16 @@ export class InteractionService {
   private async accept(interaction: InteractionRecord, answer: unknown): Promise<RunRecord> {
     await this.checkOpen(interaction);
     const unstorable = unstorableIssues(answer, "/answer");
-    if (unstorable.length) throw ApiError.badInput(`the answer cannot be stored: ${describeIssues(unstorable)}`, unstorable);
+    if (unstorable.length)
+      throw ApiError.badInput(`the answer cannot be stored: ${describeIssues(unstorable)}`, unstorable);
     const issues = answerIssues(interaction, answer);
-    if (issues.length) throw ApiError.badInput(`the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`, under("/answer", issues));
-    if (!(await this.store.answer(interaction.id, answer))) throw new ApiError("CONFLICT", `interaction "${interaction.id}" was already answered`);
+    if (issues.length)
+      throw ApiError.badInput(
+        `the answer does not match the interaction's answerFormat: ${describeIssues(issues)}`,
+        under("/answer", issues),
+      );
+    if (!(await this.store.answer(interaction.id, answer)))
+      throw new ApiError("CONFLICT", `interaction "${interaction.id}" was already answered`);
     this.log.info("interaction answered", { interactionId: interaction.id, runId: interaction.runId });
     const run = await this.runs.get(interaction.runId);
     if (run?.status !== "PARKED") return run!;

@@ -75,7 +75,10 @@ export class InteractionStore {
 
   /** Attaches the park's state to the run's pending interactions. */
   async attachState(runId: string, ids: string[], state: unknown): Promise<void> {
-    await this.db.interaction.updateMany({ where: { runId, id: { in: ids } }, data: { state: { parked: true, state: state ?? null } as never } });
+    await this.db.interaction.updateMany({
+      where: { runId, id: { in: ids } },
+      data: { state: { parked: true, state: state ?? null } as never },
+    });
   }
 
   async get(id: string): Promise<InteractionRecord | null> {
@@ -94,12 +97,22 @@ export class InteractionStore {
 
   /** Newest first. */
   async list(status?: InteractionStatus, take = 500, skip = 0): Promise<InteractionRecord[]> {
-    return (await this.db.interaction.findMany({ where: status ? { status } : {}, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take, skip })).map(toInteraction);
+    return (
+      await this.db.interaction.findMany({
+        where: status ? { status } : {},
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take,
+        skip,
+      })
+    ).map(toInteraction);
   }
 
   /** PENDING → ANSWERED; false when it was not pending (a second answer loses). */
   async answer(id: string, answer: unknown): Promise<boolean> {
-    const { count } = await this.db.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status: "ANSWERED", answer: answer as never, answeredAt: new Date() } });
+    const { count } = await this.db.interaction.updateMany({
+      where: { id, status: "PENDING" },
+      data: { status: "ANSWERED", answer: answer as never, answeredAt: new Date() },
+    });
     if (count === 1) await this.published(id);
     return count === 1;
   }
@@ -114,7 +127,10 @@ export class InteractionStore {
       await this.db.$transaction(async (tx) => {
         const answeredAt = new Date();
         for (const { id, answer } of answers) {
-          const { count } = await tx.interaction.updateMany({ where: { id, status: "PENDING" }, data: { status: "ANSWERED", answer: answer as never, answeredAt } });
+          const { count } = await tx.interaction.updateMany({
+            where: { id, status: "PENDING" },
+            data: { status: "ANSWERED", answer: answer as never, answeredAt },
+          });
           if (count !== 1) throw Object.assign(lost, { id });
         }
       }, TX);
@@ -127,11 +143,17 @@ export class InteractionStore {
   }
 
   /** The parked state and the answers, once every parked interaction of the run is answered. */
-  async readyToResume(runId: string): Promise<{ state: unknown; answers: Record<string, unknown>; ids: string[] } | null> {
+  async readyToResume(
+    runId: string,
+  ): Promise<{ state: unknown; answers: Record<string, unknown>; ids: string[] } | null> {
     const rows = await this.db.interaction.findMany({ where: { runId }, orderBy: { createdAt: "asc" } });
     const parked = rows.filter((r) => (r.state as { parked?: boolean } | null)?.parked && r.status !== "CANCELLED");
     if (!parked.length || parked.some((r) => r.status !== "ANSWERED")) return null;
-    return { state: (parked[0].state as { state: unknown }).state, answers: Object.fromEntries(parked.map((r) => [r.id, r.answer])), ids: parked.map((r) => r.id) };
+    return {
+      state: (parked[0].state as { state: unknown }).state,
+      answers: Object.fromEntries(parked.map((r) => [r.id, r.answer])),
+      ids: parked.map((r) => r.id),
+    };
   }
 
   /** Consumes answered parked interactions so a later park of the same run starts clean. */
@@ -147,7 +169,10 @@ export class InteractionStore {
 
   /** PENDING interactions past their expiry → EXPIRED; returns their run ids. */
   async expireDue(now = new Date()): Promise<string[]> {
-    const due = await this.db.interaction.findMany({ where: { status: "PENDING", expiresAt: { lt: now } }, select: { id: true, runId: true } });
+    const due = await this.db.interaction.findMany({
+      where: { status: "PENDING", expiresAt: { lt: now } },
+      select: { id: true, runId: true },
+    });
     const runs = new Set<string>();
     for (const d of due) if (await this.close(d.id, "EXPIRED")) runs.add(d.runId);
     return [...runs];

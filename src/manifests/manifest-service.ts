@@ -61,7 +61,12 @@ export class ManifestService {
 
   async history(name: string): Promise<ManifestVersion[]> {
     const rows = await this.db.manifestVersion.findMany({ where: { manifestName: name }, orderBy: { version: "asc" } });
-    return rows.map((v) => ({ version: v.version, description: v.description, document: v.document as ManifestDocument, createdAt: v.createdAt.toISOString() }));
+    return rows.map((v) => ({
+      version: v.version,
+      description: v.description,
+      document: v.document as ManifestDocument,
+      createdAt: v.createdAt.toISOString(),
+    }));
   }
 
   /**
@@ -76,14 +81,22 @@ export class ManifestService {
     const context = await this.context();
     checkMarkerWrite(input.document, "/document", { admin: true, deny: context.secrets.deny });
     const early: Issue[] = [];
-    if (typeof input.name !== "string" || !NAME.test(input.name)) early.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
-    early.push(...unstorableIssues(input.description, "/description"), ...unstorableIssues(input.document, "/document"));
+    if (typeof input.name !== "string" || !NAME.test(input.name))
+      early.push({ path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" });
+    early.push(
+      ...unstorableIssues(input.description, "/description"),
+      ...unstorableIssues(input.document, "/document"),
+    );
     early.push(...importFreeIssues(input.document, context));
     if (early.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(early)}`, early);
     const current = await this.get(input.name);
     if (!current && expectedVersion != null && expectedVersion !== 0)
-      throw new ApiError("NOT_FOUND", `no manifest named "${input.name}" (expectedVersion ${expectedVersion} was given)`);
-    if (current && expectedVersion != null && current.version !== expectedVersion) throw stale(input.name, current.version, expectedVersion);
+      throw new ApiError(
+        "NOT_FOUND",
+        `no manifest named "${input.name}" (expectedVersion ${expectedVersion} was given)`,
+      );
+    if (current && expectedVersion != null && current.version !== expectedVersion)
+      throw stale(input.name, current.version, expectedVersion);
     const issues = await documentIssues(input.document, context);
     if (issues.length) throw ApiError.badInput(`invalid manifest "${input.name}": ${describeIssues(issues)}`, issues);
     const description = input.description ?? null;
@@ -96,23 +109,33 @@ export class ManifestService {
           await tx.manifestVersion.create({ data: { manifestName: input.name, version: 1, description, document } });
         });
       } catch (e) {
-        if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `manifest "${input.name}" was created concurrently; re-read it and pass expectedVersion`);
+        if (isUniqueViolation(e))
+          throw new ApiError(
+            "CONFLICT",
+            `manifest "${input.name}" was created concurrently; re-read it and pass expectedVersion`,
+          );
         throw e;
       }
     } else {
       if (expectedVersion == null)
-        throw new ApiError("CONFLICT", `manifest "${input.name}" exists at version ${current.version}; pass expectedVersion to update it`, [
-          { path: "/expectedVersion", message: "is required to update" },
-        ]);
+        throw new ApiError(
+          "CONFLICT",
+          `manifest "${input.name}" exists at version ${current.version}; pass expectedVersion to update it`,
+          [{ path: "/expectedVersion", message: "is required to update" }],
+        );
       const next = expectedVersion + 1;
       try {
         await writeSurface(this.db, async (tx) => {
-          const { count } = await tx.manifest.updateMany({ where: { name: input.name, version: expectedVersion }, data: { description, document, version: next } });
+          const { count } = await tx.manifest.updateMany({
+            where: { name: input.name, version: expectedVersion },
+            data: { description, document, version: next },
+          });
           if (count === 0) throw new StaleVersion();
           await tx.manifestVersion.create({ data: { manifestName: input.name, version: next, description, document } });
         });
       } catch (e) {
-        if (e instanceof StaleVersion || isUniqueViolation(e)) throw stale(input.name, (await this.get(input.name))?.version, expectedVersion);
+        if (e instanceof StaleVersion || isUniqueViolation(e))
+          throw stale(input.name, (await this.get(input.name))?.version, expectedVersion);
         throw e;
       }
       if (current.active) await this.onChanged();
@@ -126,7 +149,8 @@ export class ManifestService {
     const target = await this.get(name);
     if (!target) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
     const issues = await documentIssues(target.document, await this.context());
-    if (issues.length) throw ApiError.badInput(`manifest "${name}" no longer validates: ${describeIssues(issues)}`, issues);
+    if (issues.length)
+      throw ApiError.badInput(`manifest "${name}" no longer validates: ${describeIssues(issues)}`, issues);
     // Under READ COMMITTED two concurrent "deactivate all, activate one" could each miss
     // the other's activation: the version bump that opens the write holds its row lock to
     // the commit, so they run one after the other (SQLite serialises writers anyway).
@@ -146,10 +170,12 @@ export class ManifestService {
     requireAdmin(caller, "delete manifests");
     const current = await this.get(name);
     if (!current) throw new ApiError("NOT_FOUND", `no manifest named "${name}"`);
-    if (current.active) throw new ApiError("CONFLICT", `manifest "${name}" is active; activate another one before deleting it`);
+    if (current.active)
+      throw new ApiError("CONFLICT", `manifest "${name}" is active; activate another one before deleting it`);
     await writeSurface(this.db, async (tx) => {
       const { count } = await tx.manifest.deleteMany({ where: { name, active: false } });
-      if (!count) throw new ApiError("CONFLICT", `manifest "${name}" was activated or deleted concurrently; re-read it`);
+      if (!count)
+        throw new ApiError("CONFLICT", `manifest "${name}" was activated or deleted concurrently; re-read it`);
     });
   }
 }
@@ -157,7 +183,9 @@ export class ManifestService {
 class StaleVersion extends Error {}
 
 function stale(name: string, current: number | undefined, expected: number): ApiError {
-  return new ApiError("CONFLICT", `manifest "${name}" is at version ${current}, not the expected ${expected}; re-read it and retry`, [
-    { path: "/expectedVersion", message: `is stale (current ${current})` },
-  ]);
+  return new ApiError(
+    "CONFLICT",
+    `manifest "${name}" is at version ${current}, not the expected ${expected}; re-read it and retry`,
+    [{ path: "/expectedVersion", message: `is stale (current ${current})` }],
+  );
 }

@@ -57,5 +57,6 @@ export function assertModulesAllowed(refs: string[], allow: ModuleAllowList): vo
     const message = moduleRefusal(r, allow);
     return message === null ? [] : [{ path: `/${i}`, message }];
   });
-  if (issues.length) throw new DefinitionError("module.not-allowed", issues.map((i) => i.message).join("; "), { issues });
+  if (issues.length)
+    throw new DefinitionError("module.not-allowed", issues.map((i) => i.message).join("; "), { issues });
 }

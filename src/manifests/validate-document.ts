@@ -12,7 +12,12 @@ import type { Secrets } from "../secrets/secrets.ts";
 const comboItem: JsonSchema = {
   oneOf: [
     { type: "string", minLength: 1 },
-    { type: "object", properties: { name: { type: "string", minLength: 1 }, config: { type: "object" } }, required: ["name"], additionalProperties: false },
+    {
+      type: "object",
+      properties: { name: { type: "string", minLength: 1 }, config: { type: "object" } },
+      required: ["name"],
+      additionalProperties: false,
+    },
   ],
 };
 const names = { type: "array", items: { type: "string", minLength: 1 } };
@@ -65,7 +70,10 @@ export interface DocumentContext {
  * manifest may not name. A document with any of them is refused before any import.
  */
 export function importFreeIssues(doc: unknown, ctx: Pick<DocumentContext, "moduleRefusal">): Issue[] {
-  const shape = validate(MANIFEST_DOCUMENT_SCHEMA, doc).map((i) => ({ path: `/document${i.path}`, message: i.message }));
+  const shape = validate(MANIFEST_DOCUMENT_SCHEMA, doc).map((i) => ({
+    path: `/document${i.path}`,
+    message: i.message,
+  }));
   if (shape.length) return shape;
   return ((doc as ManifestDocument).extensionsModules ?? []).flatMap((m, i) => {
     const refusal = ctx.moduleRefusal(m);
@@ -82,14 +90,22 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
   const early = importFreeIssues(doc, ctx);
   if (early.length) return early;
   const d = doc as ManifestDocument;
-  const issues: Issue[] = (await ctx.load(d.extensionsModules ?? [])).map((i) => ({ ...i, path: `/document/extensionsModules${i.path}` }));
+  const issues: Issue[] = (await ctx.load(d.extensionsModules ?? [])).map((i) => ({
+    ...i,
+    path: `/document/extensionsModules${i.path}`,
+  }));
   const known = (n: string) => Boolean(ctx.surface.base(n)) || ctx.presets.has(n);
   // Every branch the document binds, so selection and retry may name them.
-  const branches = new Set(Object.entries(d.extensions ?? {}).flatMap(([tool, value]) => combosOf(value).map((combo) => branchName(tool, combo))));
+  const branches = new Set(
+    Object.entries(d.extensions ?? {}).flatMap(([tool, value]) =>
+      combosOf(value).map((combo) => branchName(tool, combo)),
+    ),
+  );
 
   for (const list of ["include", "exclude"] as const)
     (d.tools?.[list] ?? []).forEach((n, i) => {
-      if (!isGlob(n) && !known(n) && !branches.has(n)) issues.push({ path: `/document/tools/${list}/${i}`, message: `unknown tool "${n}"` });
+      if (!isGlob(n) && !known(n) && !branches.has(n))
+        issues.push({ path: `/document/tools/${list}/${i}`, message: `unknown tool "${n}"` });
     });
 
   for (const [tool, value] of Object.entries(d.extensions ?? {})) {
@@ -101,7 +117,10 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
         const ext = ctx.extension(n);
         if (!ext) {
           bindable = false;
-          issues.push({ path: `/document/extensions/${tool}/${c}/${k}`, message: `unknown extension "${n}" (is its module listed in extensionsModules?)` });
+          issues.push({
+            path: `/document/extensions/${tool}/${c}/${k}`,
+            message: `unknown extension "${n}" (is its module listed in extensionsModules?)`,
+          });
         } else if (!ctx.baseModules.has(ext.module) && !(d.extensionsModules ?? []).includes(ext.module)) {
           bindable = false;
           issues.push({
@@ -125,7 +144,8 @@ export async function documentIssues(doc: unknown, ctx: DocumentContext): Promis
   }
 
   for (const [name, policy] of Object.entries(d.retry ?? {})) {
-    if (!known(name) && !branches.has(name)) issues.push({ path: `/document/retry/${name}`, message: `unknown tool, preset or branch "${name}"` });
+    if (!known(name) && !branches.has(name))
+      issues.push({ path: `/document/retry/${name}`, message: `unknown tool, preset or branch "${name}"` });
     try {
       resolvePolicy(name, policy as RetryPolicyInit);
     } catch (e) {

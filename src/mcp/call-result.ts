@@ -25,19 +25,30 @@ export interface CallOutcome {
  * `structuredContent` of such a tool against its schema. Every result names its run in
  * `_meta["tai42/runId"]`.
  */
-export function callResult(run: RunRecord, entry: SurfaceEntry | undefined, interactions: InteractionRecord[] = []): CallToolResult {
+export function callResult(
+  run: RunRecord,
+  entry: SurfaceEntry | undefined,
+  interactions: InteractionRecord[] = [],
+): CallToolResult {
   const _meta: Record<string, unknown> = { "tai42/runId": run.id, "tai42/status": run.status };
   const content = run.content.map(mcpBlock);
   if (run.status === "SUCCEEDED") {
     const data = run.data;
-    const structured = data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+    const structured =
+      data !== null && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
     return { content, ...(structured ? { structuredContent: structured } : {}), _meta };
   }
   const outcome: CallOutcome = { runId: run.id, status: run.status };
   let summary: string;
   if (run.status === "PARKED") {
     const open = interactions.filter((i) => i.status === "PENDING");
-    outcome.interactions = open.map((i) => ({ id: i.id, question: i.question, to: i.to, answerFormat: i.answerFormat, expiresAt: i.expiresAt }));
+    outcome.interactions = open.map((i) => ({
+      id: i.id,
+      question: i.question,
+      to: i.to,
+      answerFormat: i.answerFormat,
+      expiresAt: i.expiresAt,
+    }));
     const waits = open.map((i) => `"${i.question}" (interaction ${i.id})`).join("; ");
     summary = `run ${run.id} is parked, waiting on ${waits || "its interactions"}; answer with answerInteraction over GraphQL`;
   } else {
@@ -53,12 +64,15 @@ export function callResult(run: RunRecord, entry: SurfaceEntry | undefined, inte
 
 function issuesOf(details: unknown): Issue[] {
   const issues = (details as { issues?: unknown } | null)?.issues;
-  return Array.isArray(issues) ? issues.filter((i): i is Issue => typeof i?.path === "string" && typeof i?.message === "string") : [];
+  return Array.isArray(issues)
+    ? issues.filter((i): i is Issue => typeof i?.path === "string" && typeof i?.message === "string")
+    : [];
 }
 
 /** A content block of a run as MCP carries it: text, image and audio as such, anything else as JSON text. */
 function mcpBlock(b: ContentBlock): McpContentBlock {
   if (b.type === "text" && typeof b.text === "string") return { type: "text", text: b.text };
-  if ((b.type === "image" || b.type === "audio") && typeof b.data === "string" && typeof b.mimeType === "string") return { type: b.type, data: b.data, mimeType: b.mimeType };
+  if ((b.type === "image" || b.type === "audio") && typeof b.data === "string" && typeof b.mimeType === "string")
+    return { type: b.type, data: b.data, mimeType: b.mimeType };
   return { type: "text", text: b.text ?? JSON.stringify(b.data ?? null) };
 }

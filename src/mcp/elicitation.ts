@@ -48,10 +48,16 @@ export function interactionForm(i: InteractionRecord, refusal?: string): Interac
   const field: Field = single ?? {
     type: "string",
     title: "Answer",
-    description: format ? `A JSON value matching ${JSON.stringify(format).slice(0, 500)}` : "Any JSON value, or plain text",
+    description: format
+      ? `A JSON value matching ${JSON.stringify(format).slice(0, 500)}`
+      : "Any JSON value, or plain text",
   };
   return {
-    params: { mode: "form", message, requestedSchema: { type: "object", properties: { answer: field }, required: ["answer"] } },
+    params: {
+      mode: "form",
+      message,
+      requestedSchema: { type: "object", properties: { answer: field }, required: ["answer"] },
+    },
     answerOf: (content) => {
       const value = content?.answer;
       if (single || typeof value !== "string") return value;
@@ -74,7 +80,9 @@ function flatFields(schema: JsonSchema): FormSchema | null {
     if (!field) return null;
     properties[name] = field;
   }
-  const required = Array.isArray(schema.required) ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string") : undefined;
+  const required = Array.isArray(schema.required)
+    ? (schema.required as unknown[]).filter((r): r is string => typeof r === "string")
+    : undefined;
   return { type: "object", properties, ...(required?.length ? { required } : {}) };
 }
 

@@ -72,13 +72,22 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       caller = await authenticate(rt, req.headers.authorization);
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      return sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": 'Bearer realm="tai42"' });
-    }
-    if (!caller)
-      return sendError(res, 401, -32000, "Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <key>", {
+      return sendError(res, 401, -32000, `Unauthorized: ${e.message}`, {
         ...cors,
         "www-authenticate": 'Bearer realm="tai42"',
       });
+    }
+    if (!caller)
+      return sendError(
+        res,
+        401,
+        -32000,
+        "Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <key>",
+        {
+          ...cors,
+          "www-authenticate": 'Bearer realm="tai42"',
+        },
+      );
     const sessionId = req.headers["mcp-session-id"];
     let session: McpSession | null = null;
     if (sessionId !== undefined) {
@@ -93,14 +102,27 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       res.writeHead(200, cors).end();
       return;
     }
-    return sendError(res, 405, -32000, "Method not allowed", { ...cors, allow: session ? "GET, POST, DELETE" : "GET, POST" });
+    return sendError(res, 405, -32000, "Method not allowed", {
+      ...cors,
+      allow: session ? "GET, POST, DELETE" : "GET, POST",
+    });
   }
 
   /** A POST: requests go to an SDK server; responses and notifications are relayed to the request they concern. */
-  async function post(req: IncomingMessage, res: ServerResponse, caller: Caller, session: McpSession | null, cors: Headers): Promise<void> {
+  async function post(
+    req: IncomingMessage,
+    res: ServerResponse,
+    caller: Caller,
+    session: McpSession | null,
+    cors: Headers,
+  ): Promise<void> {
     const read = await readBody(req, config.maxBodyBytes);
     if (!read.ok && read.reason === "gone") return void res.destroy();
-    if (!read.ok) return sendError(res, 413, -32000, `the body exceeds ${config.maxBodyBytes} bytes (TAI_MAX_BODY_BYTES)`, { ...cors, connection: "close" });
+    if (!read.ok)
+      return sendError(res, 413, -32000, `the body exceeds ${config.maxBodyBytes} bytes (TAI_MAX_BODY_BYTES)`, {
+        ...cors,
+        connection: "close",
+      });
     let body: unknown;
     try {
       body = JSON.parse(read.body.toString("utf8"));
@@ -110,23 +132,29 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
     // One plain tools/call that sends nothing before its answer: answered without the SDK's
     // server and transport, exactly as they would answer it (plain-call.ts).
     const call = plainCall(req, body);
-    if (call && !sendsBeforeAnswer(call.params, session, rt.surface)) return answerPlain(res, caller, session, cors, call);
+    if (call && !sendsBeforeAnswer(call.params, session, rt.surface))
+      return answerPlain(res, caller, session, cors, call);
     const messages = Array.isArray(body) ? body : [body];
     const requests = messages.filter(isJSONRPCRequest);
     const others = messages.filter((m) => !isJSONRPCRequest(m));
-    if (others.some((m) => !JSONRPCMessageSchema.safeParse(m).success)) return sendError(res, 400, -32700, "Parse error: Invalid JSON-RPC message", cors);
+    if (others.some((m) => !JSONRPCMessageSchema.safeParse(m).success))
+      return sendError(res, 400, -32700, "Parse error: Invalid JSON-RPC message", cors);
     if (session) for (const m of others) relay.fromClient(session.id, m);
     if (!requests.length) {
       res.writeHead(202, cors).end();
       return;
     }
-    const init = requests.find((r) => r.method === "initialize" && isInitializeRequest(r)) as InitializeRequest | undefined;
+    const init = requests.find((r) => r.method === "initialize" && isInitializeRequest(r)) as
+      InitializeRequest | undefined;
     const opened = init && !session && config.mcpSessions ? await sessions.open(caller, init.params) : null;
     const current = session ?? opened;
-    const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: !answersAsStream(requests, current, rt.surface) });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      enableJsonResponse: !answersAsStream(requests, current, rt.surface),
+    });
     const gone = new AbortController();
     const elicit: Elicit | null = current?.elicitation
-      ? (extra, params, signal) => relay.ask(current.id, transport, extra.requestId, params, AbortSignal.any([signal, gone.signal]))
+      ? (extra, params, signal) =>
+          relay.ask(current.id, transport, extra.requestId, params, AbortSignal.any([signal, gone.signal]))
       : null;
     const server = createMcpServer(rt, { caller, elicit });
     await server.connect(transport);
@@ -168,7 +196,10 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
       releaseKey();
     });
     const parsed: JSONRPCRequest | JSONRPCRequest[] = Array.isArray(body) ? requests : requests[0];
-    const response = await Promise.race([transport.handleRequest(webRequest(req), { parsedBody: parsed }), cancelledAnswer]);
+    const response = await Promise.race([
+      transport.handleRequest(webRequest(req), { parsedBody: parsed }),
+      cancelledAnswer,
+    ]);
     if (!response) return void res.writeHead(202, cors).end();
     // An initialize the transport refused (a bad Accept, a batch) opens no session.
     const kept = opened && response.ok ? opened : null;
@@ -180,7 +211,13 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
    * A plain call (plain-call.ts): its answer is one JSON body, with the headers the SDK's
    * transport gives it; a cancelled call is answered with an empty 202, as there.
    */
-  async function answerPlain(res: ServerResponse, caller: Caller, session: McpSession | null, cors: Headers, call: PlainCall): Promise<void> {
+  async function answerPlain(
+    res: ServerResponse,
+    caller: Caller,
+    session: McpSession | null,
+    cors: Headers,
+    call: PlainCall,
+  ): Promise<void> {
     const stop = new AbortController();
     let cancelled = false;
     const cancel = (notification: JSONRPCNotification) => {
@@ -238,7 +275,9 @@ export function mcpHttpDoor(rt: Runtime, options: McpHttpOptions = {}): McpHttpD
  * client can be asked). Anything else answers as JSON.
  */
 function answersAsStream(requests: JSONRPCRequest[], session: McpSession | null, surface: Surface): boolean {
-  return requests.some((r) => r.method === "tools/call" && sendsBeforeAnswer(r.params as CallParams | undefined, session, surface));
+  return requests.some(
+    (r) => r.method === "tools/call" && sendsBeforeAnswer(r.params as CallParams | undefined, session, surface),
+  );
 }
 
 type CallParams = { name?: unknown; _meta?: { progressToken?: unknown } };
@@ -246,5 +285,7 @@ type CallParams = { name?: unknown; _meta?: { progressToken?: unknown } };
 /** Whether a `tools/call` may send something before its answer: progress, or an elicitation. */
 function sendsBeforeAnswer(params: CallParams | undefined, session: McpSession | null, surface: Surface): boolean {
   if (params?._meta?.progressToken !== undefined) return true;
-  return session?.elicitation === true && typeof params?.name === "string" && surface.resolve(params.name)?.pauses === true;
+  return (
+    session?.elicitation === true && typeof params?.name === "string" && surface.resolve(params.name)?.pauses === true
+  );
 }

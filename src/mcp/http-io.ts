@@ -22,12 +22,18 @@ export function webRequest(req: IncomingMessage): Request {
  * the socket is corked until the next turn of the event loop. A call that answers
  * quickly costs one write, like a JSON answer.
  */
-export async function sendResponse(res: ServerResponse, response: Response, extra: Record<string, string>, holdHeadersMs = 0): Promise<void> {
+export async function sendResponse(
+  res: ServerResponse,
+  response: Response,
+  extra: Record<string, string>,
+  holdHeadersMs = 0,
+): Promise<void> {
   const headers: Record<string, string> = { ...extra };
   response.headers.forEach((value, name) => (headers[name] = value));
   res.writeHead(response.status, headers);
   if (!response.body) return void res.end();
-  if (!headers["content-type"]?.startsWith("text/event-stream")) return void res.end(Buffer.from(await response.arrayBuffer()));
+  if (!headers["content-type"]?.startsWith("text/event-stream"))
+    return void res.end(Buffer.from(await response.arrayBuffer()));
   const reader = response.body.getReader();
   const cancel = () => void reader.cancel().catch(() => {});
   res.once("close", cancel);
@@ -61,9 +67,19 @@ export async function sendResponse(res: ServerResponse, response: Response, extr
 }
 
 /** Answers with a JSON-RPC error body (no id: it answers the HTTP request, not a message). */
-export function sendError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
-  res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) });
+  res.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(body)),
+  });
   res.end(body);
 }
 
@@ -76,7 +92,11 @@ export function corsHeaders(origin: string | undefined, allowed: readonly string
 /** Answers a CORS preflight: the methods and headers of the MCP transport, for a listed origin. */
 export function sendPreflight(res: ServerResponse, cors: Record<string, string>): void {
   const allow = cors["access-control-allow-origin"]
-    ? { "access-control-allow-methods": "GET, POST, DELETE", "access-control-allow-headers": ALLOW_HEADERS, "access-control-max-age": "600" }
+    ? {
+        "access-control-allow-methods": "GET, POST, DELETE",
+        "access-control-allow-headers": ALLOW_HEADERS,
+        "access-control-max-age": "600",
+      }
     : {};
   res.writeHead(204, { ...cors, ...allow });
   res.end();

@@ -30,7 +30,9 @@ const { version } = createRequire(import.meta.url)("../../package.json") as { ve
  */
 let validator: AjvJsonSchemaValidator | undefined;
 
-/** A listed tool's name, title and schemas are structure (a client validates against them); its description is scrubbed. */
+/**
+ * A listed tool's name, title and schemas are structure (a client validates against them); its description is scrubbed.
+ */
 const TOOL_STRUCTURE: ReadonlySet<string> = new Set(["name", "title", "inputSchema", "outputSchema", "annotations"]);
 
 /**
@@ -43,12 +45,21 @@ const TOOL_STRUCTURE: ReadonlySet<string> = new Set(["name", "title", "inputSche
 export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
   const server = new Server(
     { name: "tai42", title: "tai42", version },
-    { capabilities: { tools: { listChanged: true } }, jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()) },
+    {
+      capabilities: { tools: { listChanged: true } },
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
+    },
   );
   // The SDK's own initialize, behind the same readable validation (`_oninitialize` is what its handler calls).
-  const initialize = (server as unknown as { _oninitialize(request: InitializeRequest): Promise<ServerResult> })._oninitialize.bind(server);
+  const initialize = (
+    server as unknown as { _oninitialize(request: InitializeRequest): Promise<ServerResult> }
+  )._oninitialize.bind(server);
   handle(server, InitializeRequestSchema, (request) => initialize(request));
-  handle(server, ListToolsRequestSchema, () => masked(rt, async () => ({ tools: toolsFor(rt.surface, ctx.caller).map((t) => scrubExcept(rt.secrets, t, TOOL_STRUCTURE)) })));
+  handle(server, ListToolsRequestSchema, () =>
+    masked(rt, async () => ({
+      tools: toolsFor(rt.surface, ctx.caller).map((t) => scrubExcept(rt.secrets, t, TOOL_STRUCTURE)),
+    })),
+  );
   handle(server, CallToolRequestSchema, (request, extra) => masked(rt, () => callTool(rt, ctx, request.params, extra)));
   return server;
 }
@@ -61,27 +72,36 @@ export function createMcpServer(rt: Runtime, ctx: McpCallContext): Server {
  * a raw dump too), so the handler is set on the protocol with a schema that only names
  * the method. A `tools/call` result is checked and shaped as the SDK's would be (this server offers no tasks).
  */
-function handle<S extends typeof InitializeRequestSchema | typeof ListToolsRequestSchema | typeof CallToolRequestSchema>(
-  server: Server,
-  schema: S,
-  handler: (request: z.infer<S>, extra: CallExtra) => Promise<ServerResult>,
-): void {
+function handle<
+  S extends typeof InitializeRequestSchema | typeof ListToolsRequestSchema | typeof CallToolRequestSchema,
+>(server: Server, schema: S, handler: (request: z.infer<S>, extra: CallExtra) => Promise<ServerResult>): void {
   const method = schema.shape.method.value;
-  Protocol.prototype.setRequestHandler.call(server, z.looseObject({ method: z.literal(method) }) as never, async (request: unknown, extra: CallExtra) => {
-    const parsed = schema.safeParse(request);
-    if (!parsed.success) throw new McpError(ErrorCode.InvalidParams, `invalid ${method} request: ${readableIssues(parsed.error.issues)}`);
-    const result = await handler(parsed.data as z.infer<S>, extra);
-    if (method !== "tools/call") return result;
-    // As the SDK's `Server` answers a tools/call: the result as its schema parses it.
-    const valid = CallToolResultSchema.safeParse(result);
-    if (!valid.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
-    return valid.data;
-  });
+  Protocol.prototype.setRequestHandler.call(
+    server,
+    z.looseObject({ method: z.literal(method) }) as never,
+    async (request: unknown, extra: CallExtra) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `invalid ${method} request: ${readableIssues(parsed.error.issues)}`,
+        );
+      const result = await handler(parsed.data as z.infer<S>, extra);
+      if (method !== "tools/call") return result;
+      // As the SDK's `Server` answers a tools/call: the result as its schema parses it.
+      const valid = CallToolResultSchema.safeParse(result);
+      if (!valid.success)
+        throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
+      return valid.data;
+    },
+  );
 }
 
 /** Each issue as `<path>: <what was wrong>` (at most 5), e.g. `params.name: expected string, received number`. */
 function readableIssues(issues: z.core.$ZodIssue[]): string {
-  const shown = issues.slice(0, 5).map((i) => `${i.path.length ? i.path.join(".") : "the request"}: ${i.message.replace(/^Invalid input: /, "")}`);
+  const shown = issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join(".") : "the request"}: ${i.message.replace(/^Invalid input: /, "")}`);
   return shown.join("; ") + (issues.length > 5 ? ` (and ${issues.length - 5} more)` : "");
 }
 
@@ -99,13 +119,22 @@ export async function masked<T>(rt: Runtime, answer: () => Promise<T>): Promise<
     const log = failureLogOf(rt, rt.log);
     const typed = e instanceof ApiError ? e : contentionError(e);
     if (typed) {
-      if (typed !== e) log.failed("warn", "an MCP request met contention or a database refusing writes", { code: typed.code }, typed.code);
+      if (typed !== e)
+        log.failed(
+          "warn",
+          "an MCP request met contention or a database refusing writes",
+          { code: typed.code },
+          typed.code,
+        );
       const data = {
         code: typed.code,
         ...(typed.retryable ? { retryable: true } : {}),
         ...(typed.retryAfterSeconds !== undefined ? { retryAfterSeconds: typed.retryAfterSeconds } : {}),
       };
-      const code = typed.code === "BAD_USER_INPUT" || typed.code === "INVALID_INPUT" ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+      const code =
+        typed.code === "BAD_USER_INPUT" || typed.code === "INVALID_INPUT"
+          ? ErrorCode.InvalidParams
+          : ErrorCode.InternalError;
       throw new McpError(code, rt.secrets.scrubText(`${typed.code}: ${typed.message}`), data);
     }
     const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);

@@ -17,7 +17,9 @@ import type { Runtime } from "../runtime.ts";
 import { masked } from "./mcp-server.ts";
 import { callTool, type CallExtra, type McpCallContext } from "./tool-call.ts";
 
-/** One `tools/call` the door may answer without the SDK's server and transport (docs/mcp.md §5, "The JSON fast path"). */
+/**
+ * One `tools/call` the door may answer without the SDK's server and transport (docs/mcp.md §5, "The JSON fast path").
+ */
 export interface PlainCall {
   id: RequestId;
   params: CallToolRequest["params"];
@@ -34,7 +36,13 @@ export interface PlainCall {
  * and error it refuses it with) is null.
  */
 export function plainCall(req: IncomingMessage, body: unknown): PlainCall | null {
-  if (body === null || typeof body !== "object" || Array.isArray(body) || (body as { method?: unknown }).method !== "tools/call") return null;
+  if (
+    body === null ||
+    typeof body !== "object" ||
+    Array.isArray(body) ||
+    (body as { method?: unknown }).method !== "tools/call"
+  )
+    return null;
   if (!acceptsJsonAndStream(req.headers.accept) || !oneJsonContentType(req)) return null;
   const version = req.headers["mcp-protocol-version"];
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version as string)) return null;
@@ -44,7 +52,12 @@ export function plainCall(req: IncomingMessage, body: unknown): PlainCall | null
   const call = CallToolRequestSchema.safeParse(message.data);
   if (!call.success) return null;
   const { params } = call.data;
-  if (params.task !== undefined || params._meta?.progressToken !== undefined || params._meta?.[RELATED_TASK_META_KEY] !== undefined) return null;
+  if (
+    params.task !== undefined ||
+    params._meta?.progressToken !== undefined ||
+    params._meta?.[RELATED_TASK_META_KEY] !== undefined
+  )
+    return null;
   return { id: message.data.id, params };
 }
 
@@ -56,18 +69,25 @@ export function plainCall(req: IncomingMessage, body: unknown): PlainCall | null
  * a notification is dropped (as a JSON answer drops it) and a request to the client is
  * refused at once (the door takes this path only when none can be asked).
  */
-export async function answerPlainCall(rt: Runtime, ctx: McpCallContext, call: PlainCall, signal: AbortSignal): Promise<JSONRPCResultResponse | JSONRPCErrorResponse> {
+export async function answerPlainCall(
+  rt: Runtime,
+  ctx: McpCallContext,
+  call: PlainCall,
+  signal: AbortSignal,
+): Promise<JSONRPCResultResponse | JSONRPCErrorResponse> {
   const extra: CallExtra = {
     signal,
     requestId: call.id,
     _meta: call.params._meta,
     sendNotification: async () => {},
-    sendRequest: () => Promise.reject(new McpError(ErrorCode.ConnectionClosed, "a JSON answer cannot carry a request to the client")),
+    sendRequest: () =>
+      Promise.reject(new McpError(ErrorCode.ConnectionClosed, "a JSON answer cannot carry a request to the client")),
   };
   try {
     const result = await masked(rt, () => callTool(rt, ctx, call.params, extra));
     const valid = CallToolResultSchema.safeParse(result);
-    if (!valid.success) throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
+    if (!valid.success)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
     return { result: valid.data, jsonrpc: "2.0", id: call.id };
   } catch (e) {
     const error = e as { code?: unknown; message?: string; data?: unknown };

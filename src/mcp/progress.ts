@@ -18,14 +18,21 @@ export interface ProgressFollower {
  * reach it through the bus. Messages leave scrubbed of the runtime's secrets (the events
  * themselves are already redacted for secret-tier runs).
  */
-export function followProgress(bus: Bus, secrets: Scrubber, token: ProgressToken, send: (n: ServerNotification) => Promise<void>): ProgressFollower {
+export function followProgress(
+  bus: Bus,
+  secrets: Scrubber,
+  token: ProgressToken,
+  send: (n: ServerNotification) => Promise<void>,
+): ProgressFollower {
   const runs = new Set<string>();
   let count = 0;
   let unlisten: (() => void) | null = null;
   const onEvent = (e: RunEventRecord) => {
     if (!runs.has(e.runId)) return;
     const message = secrets.scrubText(describe(e));
-    send({ method: "notifications/progress", params: { progressToken: token, progress: ++count, message } }).catch(() => {});
+    send({ method: "notifications/progress", params: { progressToken: token, progress: ++count, message } }).catch(
+      () => {},
+    );
   };
   return {
     follow(runId) {

@@ -61,7 +61,13 @@ export class SessionRelay {
    * random, so answers never collide across the transports of one session.
    * Contract: rejects when `signal` aborts (and tells the client the question is withdrawn).
    */
-  ask(sessionId: string, transport: Transport, relatedRequestId: RequestId, params: ElicitRequestFormParams, signal: AbortSignal): Promise<ElicitResult> {
+  ask(
+    sessionId: string,
+    transport: Transport,
+    relatedRequestId: RequestId,
+    params: ElicitRequestFormParams,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
     const id = `tai42-elicit-${randomUUID()}`;
     return new Promise<ElicitResult>((resolve, reject) => {
       const done = () => {
@@ -71,7 +77,14 @@ export class SessionRelay {
       const onAbort = () => {
         done();
         transport
-          .send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the question was withdrawn" } }, { relatedRequestId })
+          .send(
+            {
+              jsonrpc: "2.0",
+              method: "notifications/cancelled",
+              params: { requestId: id, reason: "the question was withdrawn" },
+            },
+            { relatedRequestId },
+          )
           .catch(() => {});
         reject(signal.reason instanceof Error ? signal.reason : new Error("the elicitation was abandoned"));
       };
@@ -81,16 +94,19 @@ export class SessionRelay {
         sessionId,
         settle: (message) => {
           done();
-          if (isJSONRPCErrorResponse(message)) return reject(new Error(`the client refused the elicitation: ${message.error.message}`));
+          if (isJSONRPCErrorResponse(message))
+            return reject(new Error(`the client refused the elicitation: ${message.error.message}`));
           const parsed = ElicitResultSchema.safeParse((message as { result?: unknown }).result);
           if (parsed.success) resolve(parsed.data);
           else reject(new Error("the client's elicitation result is malformed"));
         },
       });
-      transport.send({ jsonrpc: "2.0", id, method: "elicitation/create", params }, { relatedRequestId }).catch((e: Error) => {
-        done();
-        reject(e);
-      });
+      transport
+        .send({ jsonrpc: "2.0", id, method: "elicitation/create", params }, { relatedRequestId })
+        .catch((e: Error) => {
+          done();
+          reject(e);
+        });
     });
   }
 

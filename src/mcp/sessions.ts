@@ -40,7 +40,10 @@ const SESSION_ID = /^mcp_[A-Za-z0-9_-]{43}$/;
  */
 export class McpSessions {
   /** By session id (hashing it on every request would cost more than the lookup). */
-  private readonly cache = new Map<string, { session: McpSession | null; hash: string; at: number; refreshed: number }>();
+  private readonly cache = new Map<
+    string,
+    { session: McpSession | null; hash: string; at: number; refreshed: number }
+  >();
   private readonly unlisten: () => void;
 
   constructor(
@@ -62,7 +65,14 @@ export class McpSessions {
       client: `${init.clientInfo?.name ?? "?"} ${init.clientInfo?.version ?? ""}`.trim().slice(0, 200),
     };
     const now = Date.now();
-    await this.db.cacheEntry.create({ data: { key: PREFIX + hashOf(id), tool: "mcp-session", value: stored as never, expiresAt: new Date(now + TTL_SECONDS * 1000) } });
+    await this.db.cacheEntry.create({
+      data: {
+        key: PREFIX + hashOf(id),
+        tool: "mcp-session",
+        value: stored as never,
+        expiresAt: new Date(now + TTL_SECONDS * 1000),
+      },
+    });
     const session = sessionOf(id, stored);
     this.cache.set(id, { session, hash: hashOf(id), at: now, refreshed: now });
     return session;
@@ -103,7 +113,12 @@ export class McpSessions {
   /** Slides a used session's expiry (not awaited: a failure only shortens its life). */
   private refresh(entry: { hash: string; refreshed: number }): void {
     entry.refreshed = Date.now();
-    this.db.cacheEntry.updateMany({ where: { key: PREFIX + entry.hash }, data: { expiresAt: new Date(entry.refreshed + TTL_SECONDS * 1000) } }).catch(() => {});
+    this.db.cacheEntry
+      .updateMany({
+        where: { key: PREFIX + entry.hash },
+        data: { expiresAt: new Date(entry.refreshed + TTL_SECONDS * 1000) },
+      })
+      .catch(() => {});
   }
 }
 

@@ -29,7 +29,11 @@ export async function serveStdio(
   caller: Caller,
   streams: StdioStreams = { stdin: process.stdin, stdout: process.stdout },
 ): Promise<{ stop(): Promise<void>; closed: Promise<void> }> {
-  const elicit: Elicit = (extra, params, signal) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { signal, timeout: ELICIT_REQUEST_TIMEOUT_MS });
+  const elicit: Elicit = (extra, params, signal) =>
+    extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, {
+      signal,
+      timeout: ELICIT_REQUEST_TIMEOUT_MS,
+    });
   const ctx: McpCallContext = { caller, elicit: null };
   const server = createMcpServer(rt, ctx);
   server.oninitialized = () => {

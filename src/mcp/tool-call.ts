@@ -34,7 +34,10 @@ export type Elicit = (extra: CallExtra, params: ElicitRequestFormParams, signal:
 /** What a `tools/call` needs from the door it came through. */
 export interface McpCallContext {
   caller: Caller;
-  /** Asks the client's user; null when it cannot be asked (no elicitation capability, or no session to route the answer). */
+  /**
+   * Asks the client's user; null when it cannot be asked (no elicitation capability, or no session to route the
+   * answer).
+   */
   elicit: Elicit | null;
 }
 
@@ -56,14 +59,23 @@ const MAX_REFUSALS = 3;
  * progress; `notifications/cancelled` (the aborted `extra.signal`) cancels the run; a
  * run that parks is answered through elicitation when the client can be asked.
  */
-export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToolRequest["params"], extra: CallExtra): Promise<CallToolResult> {
+export async function callTool(
+  rt: Runtime,
+  ctx: McpCallContext,
+  params: CallToolRequest["params"],
+  extra: CallExtra,
+): Promise<CallToolResult> {
   const { idempotencyKey, timeoutSeconds } = callOptions(params._meta);
   const cancel = new AbortController();
-  const onAbort = () => cancel.abort(new ToolError(`the MCP client cancelled the call${reasonOf(extra.signal.reason)}`, { kind: "CANCELLED" }));
+  const onAbort = () =>
+    cancel.abort(
+      new ToolError(`the MCP client cancelled the call${reasonOf(extra.signal.reason)}`, { kind: "CANCELLED" }),
+    );
   if (extra.signal.aborted) onAbort();
   else extra.signal.addEventListener("abort", onAbort, { once: true });
   const token = params._meta?.progressToken;
-  const progress = token === undefined ? null : followProgress(rt.bus, rt.secrets, token, (n) => extra.sendNotification(n));
+  const progress =
+    token === undefined ? null : followProgress(rt.bus, rt.secrets, token, (n) => extra.sendNotification(n));
   try {
     // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
     let run = callerAnswer(
@@ -79,7 +91,8 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
         toolCallId: String(extra.requestId),
       }),
     );
-    if (run.status === "PARKED" && ctx.elicit && answersInteractions(ctx.caller.role)) run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);
+    if (run.status === "PARKED" && ctx.elicit && answersInteractions(ctx.caller.role))
+      run = await answerParked(rt, ctx.elicit, ctx.caller, run, extra, cancel.signal);
     const interactions: InteractionRecord[] = run.status === "PARKED" ? await rt.interactions.forRun(run.id) : [];
     // Values only (docs/security-model.md §3): the run id, status, kinds and names stay whole.
     const clean = interactions.map((i) => scrubInteraction(rt.secrets, i));
@@ -97,10 +110,20 @@ export async function callTool(rt: Runtime, ctx: McpCallContext, params: CallToo
  * again, saying why); `decline` cancels the run; `cancel`, no answer in time, or a
  * client that cannot answer leaves it parked, to be answered from GraphQL.
  */
-async function answerParked(rt: Runtime, elicit: Elicit, caller: Caller, parked: RunRecord, extra: CallExtra, signal: AbortSignal): Promise<RunRecord> {
+async function answerParked(
+  rt: Runtime,
+  elicit: Elicit,
+  caller: Caller,
+  parked: RunRecord,
+  extra: CallExtra,
+  signal: AbortSignal,
+): Promise<RunRecord> {
   const runId = parked.id;
   // A cancellation while parked (or while resuming) ends the run wherever it is.
-  const cancelRun = () => void rt.dispatcher.cancelFor(caller, runId).catch((e: Error) => rt.log.warn("cancelling a parked MCP run failed", { runId, error: e.message }));
+  const cancelRun = () =>
+    void rt.dispatcher
+      .cancelFor(caller, runId)
+      .catch((e: Error) => rt.log.warn("cancelling a parked MCP run failed", { runId, error: e.message }));
   signal.addEventListener("abort", cancelRun, { once: true });
   let run = parked;
   let refusal: string | undefined;
@@ -112,13 +135,19 @@ async function answerParked(rt: Runtime, elicit: Elicit, caller: Caller, parked:
       const form = interactionForm(next, refusal);
       let reply: ElicitResult;
       try {
-        reply = await elicit(extra, rt.secrets.scrub(form.params), AbortSignal.any([signal, AbortSignal.timeout(waitMs(next))]));
+        reply = await elicit(
+          extra,
+          rt.secrets.scrub(form.params),
+          AbortSignal.any([signal, AbortSignal.timeout(waitMs(next))]),
+        );
       } catch {
         break;
       }
       if (reply.action === "cancel") break;
       if (reply.action === "decline") {
-        run = (await rt.dispatcher.endParked(runId, "CANCELLED", "the MCP client declined the interaction")) ?? (await rt.dispatcher.awaitFinal(runId));
+        run =
+          (await rt.dispatcher.endParked(runId, "CANCELLED", "the MCP client declined the interaction")) ??
+          (await rt.dispatcher.awaitFinal(runId));
         break;
       }
       try {
@@ -147,8 +176,14 @@ function callOptions(meta: Record<string, unknown> | undefined): { idempotencyKe
   const timeout = meta?.[TIMEOUT_META];
   // The chokepoint's bounds (auth/dispatch-bounds.ts), refused here as MCP refuses bad params.
   if (key !== undefined && (typeof key !== "string" || !isIdempotencyKeyInBounds(key)))
-    throw new McpError(ErrorCode.InvalidParams, `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
-  if (timeout !== undefined && (typeof timeout !== "number" || !isTimeoutInBounds(timeout) || !Number.isFinite(timeout)))
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `_meta["${IDEMPOTENCY_KEY_META}"] must be a string of 1 to ${IDEMPOTENCY_KEY_MAX} characters`,
+    );
+  if (
+    timeout !== undefined &&
+    (typeof timeout !== "number" || !isTimeoutInBounds(timeout) || !Number.isFinite(timeout))
+  )
     throw new McpError(ErrorCode.InvalidParams, `_meta["${TIMEOUT_META}"] must be a number of seconds > 0`);
   return { idempotencyKey: key, timeoutSeconds: timeout };
 }

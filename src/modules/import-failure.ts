@@ -47,6 +47,7 @@ export function describeImportFailure(error: unknown, module: string, cwd: strin
   const pkg = packageOf(missing.specifier);
   if (pkg === "tai42")
     return `cannot import tai42 from ${from}: install it with npm i tai42 (or a packed tai42-x.y.z.tgz) in the project that holds ${from}, or npm link tai42 to use a checkout`;
-  if (pkg) return `cannot import ${missing.specifier} from ${from}: the package ${pkg} is not installed there (npm i ${pkg})`;
+  if (pkg)
+    return `cannot import ${missing.specifier} from ${from}: the package ${pkg} is not installed there (npm i ${pkg})`;
   return `cannot import ${shown(missing.specifier, cwd)} from ${from}: file not found`;
 }

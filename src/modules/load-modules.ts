@@ -10,7 +10,10 @@ import { describeImportFailure } from "./import-failure.ts";
  * {@link DefinitionError} of rule `module.load` whose subject is the module.
  */
 export function moduleLoadError(module: string, reason: string): DefinitionError {
-  return new DefinitionError("module.load", `failed to load module "${module}": ${reason}`, { subject: module, issues: [{ path: "", message: reason }] });
+  return new DefinitionError("module.load", `failed to load module "${module}": ${reason}`, {
+    subject: module,
+    issues: [{ path: "", message: reason }],
+  });
 }
 
 /**
@@ -49,7 +52,8 @@ export function moduleUrl(ref: string, cwd = process.cwd()): string {
  */
 export async function loadModules(app: App, paths: string[], cwd = process.cwd()): Promise<void> {
   for (const path of paths) {
-    if ((path.startsWith(".") || path.startsWith("/")) && !/\.(ts|js|mjs|mts|cjs|cts)$/.test(path)) throw moduleLoadError(path, "only .ts and .js modules can be loaded");
+    if ((path.startsWith(".") || path.startsWith("/")) && !/\.(ts|js|mjs|mts|cjs|cts)$/.test(path))
+      throw moduleLoadError(path, "only .ts and .js modules can be loaded");
     let url: string;
     try {
       url = moduleUrl(path, cwd);

@@ -15,7 +15,10 @@ export interface MeasuredParts {
   /** The stored connectors' names, and this instance's connections to them. */
   connectors?: {
     names(): string[];
-    connections: { health(name: string): { state: string }; callCounts(): ReadonlyMap<string, ReadonlyMap<string, number>> };
+    connections: {
+      health(name: string): { state: string };
+      callCounts(): ReadonlyMap<string, ReadonlyMap<string, number>>;
+    };
   };
 }
 
@@ -28,11 +31,18 @@ export function metricSources(p: MeasuredParts): MetricSources {
     },
     inFlight: () => ({ tool: p.dispatcher.runningCount, agent: p.agents.runningCount }),
     subscribers: (kind) => p.bus.listenerCount(kind),
-    pool: () => (p.driver.kind === "postgres" ? { total: p.driver.pool.totalCount, idle: p.driver.pool.idleCount, waiting: p.driver.pool.waitingCount } : null),
+    pool: () =>
+      p.driver.kind === "postgres"
+        ? { total: p.driver.pool.totalCount, idle: p.driver.pool.idleCount, waiting: p.driver.pool.waitingCount }
+        : null,
     heartbeatAge: () => (p.instances?.lastBeatAt != null ? (Date.now() - p.instances.lastBeatAt) / 1000 : null),
     surfaceVersion: () => p.stored.version,
     surfaceReloads: () => p.stored.loads,
-    connectors: () => (p.connectors?.names() ?? []).map((name) => ({ name, up: p.connectors!.connections.health(name).state === "CONNECTED" })),
+    connectors: () =>
+      (p.connectors?.names() ?? []).map((name) => ({
+        name,
+        up: p.connectors!.connections.health(name).state === "CONNECTED",
+      })),
     connectorCalls: () => p.connectors?.connections.callCounts() ?? new Map(),
   };
 }

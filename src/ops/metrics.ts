@@ -2,9 +2,14 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DispatchObserver } from "../dispatch/observe.ts";
 import type { Door, RunRecord } from "../dispatch/run-record.ts";
 
-/** The label a dispatch of a name that is not on the surface counts under: callers choose names, and labels must stay few. */
+/**
+ * The label a dispatch of a name that is not on the surface counts under: callers choose names, and labels must stay
+ * few.
+ */
 export const UNKNOWN_TOOL = "(unknown)";
-/** Past this many distinct registered names (code, manifests: an ADMIN's), further ones count as {@link OTHER_TOOLS}. */
+/**
+ * Past this many distinct registered names (code, manifests: an ADMIN's), further ones count as {@link OTHER_TOOLS}.
+ */
 export const MAX_TOOL_LABELS = 500;
 export const OTHER_TOOLS = "(other)";
 /**
@@ -14,7 +19,10 @@ export const OTHER_TOOLS = "(other)";
  */
 export const MAX_PRESET_LABELS = 50;
 export const OTHER_PRESETS = "(other preset)";
-/** Past this many distinct model labels (a caller may name a model in llmKwargs), further ones count as {@link OTHER_MODELS}. */
+/**
+ * Past this many distinct model labels (a caller may name a model in llmKwargs), further ones count as {@link
+ * OTHER_MODELS}.
+ */
 export const MAX_MODEL_LABELS = 50;
 export const OTHER_MODELS = "(other)";
 /** The model label of a RunUsage that named none. */
@@ -84,23 +92,47 @@ export class Metrics implements DispatchObserver {
       buckets: DURATION_BUCKETS,
       registers,
     });
-    this.attempts = new Counter({ name: "tai42_attempts_total", help: "Attempts of tool bodies (each execution makes one or more).", labelNames: ["tool"], registers });
-    this.retries = new Counter({ name: "tai42_retries_total", help: "Attempts that were retries of a failed one.", labelNames: ["tool"], registers });
+    this.attempts = new Counter({
+      name: "tai42_attempts_total",
+      help: "Attempts of tool bodies (each execution makes one or more).",
+      labelNames: ["tool"],
+      registers,
+    });
+    this.retries = new Counter({
+      name: "tai42_retries_total",
+      help: "Attempts that were retries of a failed one.",
+      labelNames: ["tool"],
+      registers,
+    });
     this.lagging = new Counter({
       name: "tai42_subscribers_lagging_closed_total",
       help: "Subscriptions closed because the subscriber fell behind its bounded buffer.",
       labelNames: ["kind"],
       registers,
     });
-    this.batchSize = new Histogram({ name: "tai42_event_log_batch_size", help: "Jobs per group-committed run-log batch.", buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256], registers });
-    this.commitSeconds = new Histogram({ name: "tai42_event_log_commit_seconds", help: "Time to write and commit one run-log batch.", buckets: DURATION_BUCKETS, registers });
+    this.batchSize = new Histogram({
+      name: "tai42_event_log_batch_size",
+      help: "Jobs per group-committed run-log batch.",
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers,
+    });
+    this.commitSeconds = new Histogram({
+      name: "tai42_event_log_commit_seconds",
+      help: "Time to write and commit one run-log batch.",
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     this.llmTokensTotal = new Counter({
       name: "tai42_llm_tokens_total",
       help: "Tokens of agent runs' model calls (sub-agents included), as the providers reported them, by model and direction (input, output).",
       labelNames: ["model", "direction"],
       registers,
     });
-    this.redisErrors = new Counter({ name: "tai42_redis_errors_total", help: "Errors on the Redis connections (publish, subscribe, reconnect).", registers });
+    this.redisErrors = new Counter({
+      name: "tai42_redis_errors_total",
+      help: "Errors on the Redis connections (publish, subscribe, reconnect).",
+      registers,
+    });
     const read = <T>(fn: (s: MetricSources) => T): T | null => (this.sources ? fn(this.sources) : null);
     new Counter({
       name: "tai42_surface_reloads_total",
@@ -178,7 +210,8 @@ export class Metrics implements DispatchObserver {
       registers,
       collect() {
         this.reset();
-        for (const [connector, outcomes] of read((s) => s.connectorCalls?.()) ?? []) for (const [outcome, n] of outcomes) this.inc({ connector, outcome }, n);
+        for (const [connector, outcomes] of read((s) => s.connectorCalls?.()) ?? [])
+          for (const [outcome, n] of outcomes) this.inc({ connector, outcome }, n);
       },
     });
   }
@@ -188,7 +221,10 @@ export class Metrics implements DispatchObserver {
     this.sources = sources;
   }
 
-  /** The names labelled so far: registered ones (bounded by {@link MAX_TOOL_LABELS}) and presets (by {@link MAX_PRESET_LABELS}). */
+  /**
+   * The names labelled so far: registered ones (bounded by {@link MAX_TOOL_LABELS}) and presets (by {@link
+   * MAX_PRESET_LABELS}).
+   */
   private readonly labelled = { registered: new Set<string>(), preset: new Set<string>() };
 
   /**
@@ -201,7 +237,8 @@ export class Metrics implements DispatchObserver {
     if (kind === null) return UNKNOWN_TOOL;
     const seen = this.labelled[kind];
     if (seen.has(name)) return name;
-    if (seen.size >= (kind === "preset" ? MAX_PRESET_LABELS : MAX_TOOL_LABELS)) return kind === "preset" ? OTHER_PRESETS : OTHER_TOOLS;
+    if (seen.size >= (kind === "preset" ? MAX_PRESET_LABELS : MAX_TOOL_LABELS))
+      return kind === "preset" ? OTHER_PRESETS : OTHER_TOOLS;
     seen.add(name);
     return name;
   }

@@ -16,9 +16,15 @@ export interface OpsConfig {
    * is lost: the stored surface version is read this often (TAI_SYNC_SECONDS). @default 2
    */
   syncSeconds: number;
-  /** Seconds between this instance's re-listings of every connector's upstream (TAI_CONNECTOR_REFRESH_SECONDS, docs/connectors.md §7). @default 300 */
+  /**
+   * Seconds between this instance's re-listings of every connector's upstream (TAI_CONNECTOR_REFRESH_SECONDS,
+   * docs/connectors.md §7). @default 300
+   */
   connectorRefreshSeconds: number;
-  /** Seconds a connector put waits for its upstream to connect and then to list, and a refresh for its connection (TAI_CONNECTOR_CONNECT_SECONDS, docs/connectors.md §2). @default 30 */
+  /**
+   * Seconds a connector put waits for its upstream to connect and then to list, and a refresh for its connection
+   * (TAI_CONNECTOR_CONNECT_SECONDS, docs/connectors.md §2). @default 30
+   */
   connectorConnectSeconds: number;
   /** Seconds between this instance's heartbeats (TAI_HEARTBEAT_SECONDS). @default 10 */
   heartbeatSeconds: number;
@@ -44,7 +50,10 @@ export interface OpsConfig {
    * the response: SSE, graphql-ws, `/mcp` streams and long dispatches run on. @default 60
    */
   requestTimeoutSeconds: number;
-  /** Seconds a client has to send a request's headers (TAI_HEADERS_TIMEOUT_SECONDS; `server.headersTimeout`); at most the request timeout. @default 20 */
+  /**
+   * Seconds a client has to send a request's headers (TAI_HEADERS_TIMEOUT_SECONDS; `server.headersTimeout`); at most
+   * the request timeout. @default 20
+   */
   headersTimeoutSeconds: number;
   /**
    * Where run and attempt spans go over OTLP/HTTP: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as
@@ -154,6 +163,8 @@ function otlpOk(env: OtlpEnv): boolean {
 }
 
 /** A refinement's `when`: every one of `variables` parsed without an issue. */
-function parsed(...variables: string[]): (payload: { issues: readonly { path?: readonly PropertyKey[] }[] }) => boolean {
+function parsed(
+  ...variables: string[]
+): (payload: { issues: readonly { path?: readonly PropertyKey[] }[] }) => boolean {
   return (payload) => !payload.issues.some((i) => variables.includes(String(i.path?.[0])));
 }

@@ -57,10 +57,16 @@ class OtelRunTrace implements RunTrace {
 
   end(run: RunRecord): void {
     this.endAttempt({ code: SpanStatusCode.ERROR, message: "abandoned" });
-    this.span.setAttributes({ "tai42.run.id": run.id, "tai42.run.status": run.status, "tai42.tier": run.tier ?? "unknown", "tai42.attempts": run.attempts.length });
+    this.span.setAttributes({
+      "tai42.run.id": run.id,
+      "tai42.run.status": run.status,
+      "tai42.tier": run.tier ?? "unknown",
+      "tai42.attempts": run.attempts.length,
+    });
     if (run.errorKind) this.span.setAttribute("tai42.error.kind", run.errorKind);
     const failed = run.status === "FAILED" || run.status === "CANCELLED";
-    const message = failed && run.tier !== "secret" && run.errorMessage ? this.secrets.scrubText(run.errorMessage) : undefined;
+    const message =
+      failed && run.tier !== "secret" && run.errorMessage ? this.secrets.scrubText(run.errorMessage) : undefined;
     this.span.setStatus(failed ? { code: SpanStatusCode.ERROR, message } : { code: SpanStatusCode.OK });
     this.span.end();
   }
@@ -95,14 +101,22 @@ export class MonitorTracer {
   start(tool: string, runId: string, attempt: unknown): MonitorSpan {
     const span = this.tracer.startSpan(
       `tai42.monitor ${tool}`,
-      { attributes: { "tai42.tool": tool, "tai42.run.id": runId, "tai42.attempt": typeof attempt === "number" ? attempt : 0 } },
+      {
+        attributes: {
+          "tai42.tool": tool,
+          "tai42.run.id": runId,
+          "tai42.attempt": typeof attempt === "number" ? attempt : 0,
+        },
+      },
       context.active(),
     );
     return {
       end: (status, errorKind) => {
         span.setAttribute("tai42.span.status", status);
         if (errorKind) span.setAttribute("tai42.error.kind", errorKind);
-        span.setStatus({ code: status === "FAILED" || status === "CANCELLED" ? SpanStatusCode.ERROR : SpanStatusCode.OK });
+        span.setStatus({
+          code: status === "FAILED" || status === "CANCELLED" ? SpanStatusCode.ERROR : SpanStatusCode.OK,
+        });
         span.end();
       },
     };

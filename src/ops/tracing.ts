@@ -49,7 +49,10 @@ export async function startTracing(options: TracingOptions, secrets: Scrubber): 
     const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-http");
     processor = new sdk.BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: options.url }) });
   }
-  const resource = resources.resourceFromAttributes({ "service.name": options.serviceName ?? process.env.OTEL_SERVICE_NAME ?? "tai42", "service.instance.id": options.instanceId });
+  const resource = resources.resourceFromAttributes({
+    "service.name": options.serviceName ?? process.env.OTEL_SERVICE_NAME ?? "tai42",
+    "service.instance.id": options.instanceId,
+  });
   const provider = new sdk.TracerProvider({ resource, spanProcessors: [processor] });
   const tracer = provider.getTracer("tai42");
   return {

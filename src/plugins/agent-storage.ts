@@ -33,7 +33,11 @@ export function memoryCheckpointProvider(): CheckpointProvider {
   const threads = new Map<string, StoredMessage[]>();
   return {
     async history(threadId) {
-      return (threads.get(threadId) ?? []).map((m) => structuredClone(m.message) ?? ({ role: m.role === "assistant" ? "assistant" : "user", content: m.content } as ModelMessage));
+      return (threads.get(threadId) ?? []).map(
+        (m) =>
+          structuredClone(m.message) ??
+          ({ role: m.role === "assistant" ? "assistant" : "user", content: m.content } as ModelMessage),
+      );
     },
     async append(threadId, messages) {
       const list = threads.get(threadId) ?? [];

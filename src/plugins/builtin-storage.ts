@@ -15,7 +15,10 @@ export function builtinStorage(db: Db, threads: ThreadStore): Plugin {
   return {
     name: BUILTIN_STORAGE,
     description: "The platform database (default) and in-process memory.",
-    checkpointProviders: { [DATABASE_PROVIDER]: databaseCheckpointProvider(threads), memory: memoryCheckpointProvider() },
+    checkpointProviders: {
+      [DATABASE_PROVIDER]: databaseCheckpointProvider(threads),
+      memory: memoryCheckpointProvider(),
+    },
     storeProviders: { [DATABASE_PROVIDER]: databaseStoreProvider(db), memory: memoryStoreProvider() },
   };
 }

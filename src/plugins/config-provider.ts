@@ -28,7 +28,9 @@ export class ConfigFileError extends Error {
 
 /** Options of {@link fileConfigProvider}. */
 export interface FileConfigOptions {
-  /** "json": one object of string values; "dotenv": `NAME=value` lines. @default by extension: .json → json, else dotenv */
+  /**
+   * "json": one object of string values; "dotenv": `NAME=value` lines. @default by extension: .json → json, else dotenv
+   */
   format?: "json" | "dotenv";
 }
 
@@ -47,7 +49,9 @@ export function fileConfigProvider(path: string, options: FileConfigOptions = {}
       try {
         text = readFileSync(path, "utf8");
       } catch (e) {
-        throw new ConfigFileError(`config provider ${name}: the file cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"})`);
+        throw new ConfigFileError(
+          `config provider ${name}: the file cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"})`,
+        );
       }
       const values = format === "json" ? parseJson(text, name) : parseDotenv(text, name);
       const v = Object.hasOwn(values, variable) ? values[variable] : undefined;

@@ -4,7 +4,10 @@ import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 
 /** The default thread memory: the Thread / ThreadMessage rows the `thread` query serves. */
 export function databaseCheckpointProvider(threads: ThreadStore): CheckpointProvider {
-  return { history: (threadId) => threads.history(threadId), append: (threadId, messages) => threads.append(threadId, messages) };
+  return {
+    history: (threadId) => threads.history(threadId),
+    append: (threadId, messages) => threads.append(threadId, messages),
+  };
 }
 
 /** The default store: AgentStoreItem rows, shared by every instance (writes are scrubbed like every row). */
@@ -15,7 +18,11 @@ export function databaseStoreProvider(db: Db): StoreProvider {
       return row ? row.value : undefined;
     },
     async put(namespace, key, value) {
-      await db.agentStoreItem.upsert({ where: { namespace_key: { namespace, key } }, create: { namespace, key, value: value as never }, update: { value: value as never } });
+      await db.agentStoreItem.upsert({
+        where: { namespace_key: { namespace, key } },
+        create: { namespace, key, value: value as never },
+        update: { value: value as never },
+      });
     },
     async delete(namespace, key) {
       await db.agentStoreItem.deleteMany({ where: { namespace, key } });

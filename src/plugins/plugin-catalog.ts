@@ -29,20 +29,34 @@ export class PluginCatalog {
   ) {}
 
   strategies(): Map<string, LoopStrategy> {
-    return new Map([...BUILTIN_STRATEGIES, ...this.apps().flatMap((a) => [...a.strategies, ...[...a.plugins.values()].flatMap((p) => Object.entries(p.strategies ?? {}))])]);
+    return new Map([
+      ...BUILTIN_STRATEGIES,
+      ...this.apps().flatMap((a) => [
+        ...a.strategies,
+        ...[...a.plugins.values()].flatMap((p) => Object.entries(p.strategies ?? {})),
+      ]),
+    ]);
   }
 
   checkpointProviders(): Map<string, CheckpointProvider> {
-    return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.checkpointProviders ?? {}))));
+    return new Map(
+      this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.checkpointProviders ?? {}))),
+    );
   }
 
   storeProviders(): Map<string, StoreProvider> {
-    return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.storeProviders ?? {}))));
+    return new Map(
+      this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.storeProviders ?? {}))),
+    );
   }
 
   /** The plugins' connector kinds by name (the built-ins are added by `connectors/kind-catalog.ts`). */
   connectorKinds(): Map<string, ConnectorKind> {
-    return new Map(this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.connectors ?? {}) as Array<[string, ConnectorKind]>)));
+    return new Map(
+      this.apps().flatMap((a) =>
+        [...a.plugins.values()].flatMap((p) => Object.entries(p.connectors ?? {}) as Array<[string, ConnectorKind]>),
+      ),
+    );
   }
 
   /** The named strategy, "tools" when unset; throws {@link UnknownNameError}. */
@@ -62,7 +76,12 @@ export class PluginCatalog {
 
   /** The config providers in the order `!ENV` consults them: the plugins', then the process environment. */
   configProviders(): ConfigProvider[] {
-    return [...this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => (p.configProvider ? [p.configProvider] : []))), envConfigProvider(this.env)];
+    return [
+      ...this.apps().flatMap((a) =>
+        [...a.plugins.values()].flatMap((p) => (p.configProvider ? [p.configProvider] : [])),
+      ),
+      envConfigProvider(this.env),
+    ];
   }
 
   /** The value `!ENV name` resolves to, or undefined. */

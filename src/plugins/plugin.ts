@@ -54,7 +54,8 @@ const PluginSchema = z.strictObject({
     )
     .superRefine((kinds, ctx) => {
       for (const [key, kind] of Object.entries(kinds ?? {}))
-        if (kind && typeof kind === "object" && kind.name !== key) ctx.addIssue({ code: "custom", path: [key, "name"], message: `must equal its key "${key}"` });
+        if (kind && typeof kind === "object" && kind.name !== key)
+          ctx.addIssue({ code: "custom", path: [key, "name"], message: `must equal its key "${key}"` });
     })
     .optional(),
 });
@@ -63,9 +64,16 @@ const PluginSchema = z.strictObject({
 export function checkPlugin(plugin: unknown): Plugin {
   const r = PluginSchema.safeParse(plugin);
   if (r.success) return plugin as Plugin;
-  const label = typeof (plugin as { name?: unknown })?.name === "string" ? `plugin "${(plugin as { name: string }).name}"` : "plugin";
-  throw new DefinitionError("plugin.shape", `${label}: ${r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"} ${i.message}`).join("; ")}`, {
-    subject: label,
-    issues: zodIssues(r.error),
-  });
+  const label =
+    typeof (plugin as { name?: unknown })?.name === "string"
+      ? `plugin "${(plugin as { name: string }).name}"`
+      : "plugin";
+  throw new DefinitionError(
+    "plugin.shape",
+    `${label}: ${r.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(root)"} ${i.message}`).join("; ")}`,
+    {
+      subject: label,
+      issues: zodIssues(r.error),
+    },
+  );
 }

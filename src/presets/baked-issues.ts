@@ -19,7 +19,10 @@ export function bakedIssues(base: SurfaceEntry, kwargs: Record<string, unknown>)
       continue;
     }
     if (!Object.hasOwn(props, key)) {
-      issues.push({ path, message: `is not an input property of "${base.name}" (it has: ${Object.keys(props).join(", ") || "none"})` });
+      issues.push({
+        path,
+        message: `is not an input property of "${base.name}" (it has: ${Object.keys(props).join(", ") || "none"})`,
+      });
       continue;
     }
     if (base.origin === "AGENT" && base.bakeableFields !== "all" && !(base.bakeableFields ?? []).includes(key)) {

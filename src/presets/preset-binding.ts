@@ -12,7 +12,10 @@ export interface PresetBinding {
   branch(name: string): { tool: string; combo: ComboItem[] } | undefined;
   /** The combos the active manifest attaches to `tool` (none: empty). */
   combosOver(tool: string): ComboItem[][];
-  /** Binds `combo` over `base` once, calling each factory again; throws a `branch.bind` `DefinitionError` naming extension and tool. */
+  /**
+   * Binds `combo` over `base` once, calling each factory again; throws a `branch.bind` `DefinitionError` naming
+   * extension and tool.
+   */
   bind(base: SurfaceEntry, combo: ComboItem[]): SurfaceEntry;
   /** The entry `preset` would have over `base`. */
   presetEntry(preset: Preset, base: SurfaceEntry): SurfaceEntry;

@@ -12,17 +12,26 @@ import type { Preset } from "./preset.ts";
  * each is bound again over its own base, and a refusal is an issue at `/baseTool` naming
  * the branch, the extension and the tool.
  */
-export function chainBindIssues(baseTool: string, lookup: (name: string) => SurfaceEntry | undefined, binding: PresetBinding): Issue[] {
+export function chainBindIssues(
+  baseTool: string,
+  lookup: (name: string) => SurfaceEntry | undefined,
+  binding: PresetBinding,
+): Issue[] {
   const issues: Issue[] = [];
   const seen = new Set<string>();
-  for (let entry = lookup(baseTool); entry && !seen.has(entry.name); entry = entry.baseTool ? lookup(entry.baseTool) : undefined) {
+  for (
+    let entry = lookup(baseTool);
+    entry && !seen.has(entry.name);
+    entry = entry.baseTool ? lookup(entry.baseTool) : undefined
+  ) {
     seen.add(entry.name);
     if (entry.origin !== "BRANCH") continue;
     const branch = binding.branch(entry.name);
     const base = branch && lookup(branch.tool);
     if (!branch || !base) continue;
     const problem = bindProblem(() => binding.bind(base, branch.combo));
-    if (problem) issues.push({ path: "/baseTool", message: `builds on branch "${entry.name}", which does not bind: ${problem}` });
+    if (problem)
+      issues.push({ path: "/baseTool", message: `builds on branch "${entry.name}", which does not bind: ${problem}` });
   }
   return issues;
 }
@@ -43,7 +52,11 @@ export function dependantIssues(changed: SurfaceEntry, presets: readonly Preset[
       const name = branchName(entry.name, combo);
       let branch: SurfaceEntry | undefined;
       const problem = bindProblem(() => void (branch = binding.bind(entry, combo)));
-      if (problem) issues.push({ path: `/dependants/${name}`, message: `the active manifest's branch "${name}" would no longer bind: ${problem}` });
+      if (problem)
+        issues.push({
+          path: `/dependants/${name}`,
+          message: `the active manifest's branch "${name}" would no longer bind: ${problem}`,
+        });
       else if (branch) walk(branch);
     }
     for (const p of presets.filter((d) => d.baseTool === entry.name)) {

@@ -54,7 +54,10 @@ export class PresetService {
     private readonly onChanged: () => Promise<void>,
     /** Variables no marker may name besides TAI_*, DATABASE_URL and REDIS_URL (TAI_ENV_DENY). */
     private readonly envDeny: readonly string[] = [],
-    /** The composed surface's branches: a write binds the combos it builds on, and an update re-checks what builds on it. */
+    /**
+     * The composed surface's branches: a write binds the combos it builds on, and an update re-checks what builds on
+     * it.
+     */
     private readonly binding?: PresetBinding,
   ) {}
 
@@ -82,7 +85,10 @@ export class PresetService {
         }),
       );
     } catch (e) {
-      if (isUniqueViolation(e)) throw new ApiError("CONFLICT", `a preset named "${input.name}" already exists`, [{ path: "/name", message: "is taken" }]);
+      if (isUniqueViolation(e))
+        throw new ApiError("CONFLICT", `a preset named "${input.name}" already exists`, [
+          { path: "/name", message: "is taken" },
+        ]);
       throw e;
     }
     await this.onChanged();
@@ -91,14 +97,20 @@ export class PresetService {
 
   /** Optimistic concurrency: the write applies only if the stored version is `expectedVersion`. */
   async update(name: string, input: PresetInput, expectedVersion: number, caller: Caller): Promise<Preset> {
-    if (input.name !== name) throw ApiError.badInput(`a preset cannot be renamed (path "${name}", input "${input.name}")`, [{ path: "/input/name", message: `must be "${name}"` }]);
+    if (input.name !== name)
+      throw ApiError.badInput(`a preset cannot be renamed (path "${name}", input "${input.name}")`, [
+        { path: "/input/name", message: `must be "${name}"` },
+      ]);
     const current = await this.get(name);
     if (!current) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
     requireAuthor(caller);
     // Rewriting a preset over a fenced or secret base is authoring over it, whatever the new base.
     const was = this.surface.base(current.baseTool);
     if (was && !mayAuthorOver(caller.role, was.tier))
-      throw new ApiError("FORBIDDEN", `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`);
+      throw new ApiError(
+        "FORBIDDEN",
+        `only an ADMIN may update a preset over the ${was.tier}-tier tool "${was.name}" (you are ${caller.role})`,
+      );
     requireMarkerAuthor(current, caller, "update");
     const policy = await this.check(input, caller, name);
     // The version guard is part of the UPDATE itself, so two concurrent writers can never both win.
@@ -119,9 +131,11 @@ export class PresetService {
     if (count === 0) {
       const now = await this.get(name);
       if (!now) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
-      throw new ApiError("CONFLICT", `preset "${name}" is at version ${now.version}, not the expected ${expectedVersion}; re-read it and retry`, [
-        { path: "/expectedVersion", message: `is stale (current ${now.version})` },
-      ]);
+      throw new ApiError(
+        "CONFLICT",
+        `preset "${name}" is at version ${now.version}, not the expected ${expectedVersion}; re-read it and retry`,
+        [{ path: "/expectedVersion", message: `is stale (current ${now.version})` }],
+      );
     }
     await this.onChanged();
     return (await this.get(name))!;
@@ -133,11 +147,19 @@ export class PresetService {
     const current = await this.get(name);
     if (!current) throw new ApiError("NOT_FOUND", `no preset named "${name}"`);
     const base = this.surface.base(current.baseTool);
-    if (base && !mayAuthorOver(caller.role, base.tier)) throw new ApiError("FORBIDDEN", `only an ADMIN may delete a preset over the ${base.tier}-tier tool "${base.name}"`);
+    if (base && !mayAuthorOver(caller.role, base.tier))
+      throw new ApiError(
+        "FORBIDDEN",
+        `only an ADMIN may delete a preset over the ${base.tier}-tier tool "${base.name}"`,
+      );
     requireMarkerAuthor(current, caller, "delete");
     // Inside the write: a preset created over this one concurrently is seen (the version bump serialises them).
     await writeSurface(this.db, async (tx) => {
-      const dependants = await tx.preset.findMany({ where: { baseTool: name }, select: { name: true }, orderBy: { name: "asc" } });
+      const dependants = await tx.preset.findMany({
+        where: { baseTool: name },
+        select: { name: true },
+        orderBy: { name: "asc" },
+      });
       if (dependants.length)
         throw new ApiError(
           "CONFLICT",
@@ -157,16 +179,23 @@ export class PresetService {
     // Only an ADMIN references the environment, and nobody the server's own configuration.
     checkMarkerWrite(input.fixedKwargs, "/fixedKwargs", { admin: isAdmin(caller.role), deny: this.envDeny });
     const issues: Issue[] = [];
-    if (typeof input.name !== "string" || !NAME.test(input.name)) issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
-    if (typeof input.description !== "string" || !input.description.trim()) issues.push({ path: "/description", message: "must not be empty" });
-    if (!input.fixedKwargs || typeof input.fixedKwargs !== "object" || Array.isArray(input.fixedKwargs)) issues.push({ path: "/fixedKwargs", message: "must be an object" });
+    if (typeof input.name !== "string" || !NAME.test(input.name))
+      issues.push({ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" });
+    if (typeof input.description !== "string" || !input.description.trim())
+      issues.push({ path: "/description", message: "must not be empty" });
+    if (!input.fixedKwargs || typeof input.fixedKwargs !== "object" || Array.isArray(input.fixedKwargs))
+      issues.push({ path: "/fixedKwargs", message: "must be an object" });
     issues.push(
       ...unstorableIssues(input.description, "/description"),
       ...unstorableIssues(input.fixedKwargs, "/fixedKwargs"),
       ...unstorableIssues(input.retryPolicy, "/retryPolicy"),
     );
     const existing = this.surface.base(input.name);
-    if (!updating && existing && existing.origin !== "PRESET") issues.push({ path: "/name", message: `is already the name of a ${existing.origin.toLowerCase()} on the surface` });
+    if (!updating && existing && existing.origin !== "PRESET")
+      issues.push({
+        path: "/name",
+        message: `is already the name of a ${existing.origin.toLowerCase()} on the surface`,
+      });
 
     let policy: RetryPolicy | null = null;
     if (input.retryPolicy) {
@@ -181,14 +210,22 @@ export class PresetService {
     const base = this.surface.base(input.baseTool);
     if (!base) issues.push({ path: "/baseTool", message: `no tool, preset or branch named "${input.baseTool}"` });
     // A platform built-in (ask_caller) belongs to agent runs: a preset would put it on the API.
-    else if (base.module === "builtin") issues.push({ path: "/baseTool", message: `"${input.baseTool}" is a built-in of agent runs and cannot be a preset's base` });
+    else if (base.module === "builtin")
+      issues.push({
+        path: "/baseTool",
+        message: `"${input.baseTool}" is a built-in of agent runs and cannot be a preset's base`,
+      });
     else {
       const cycle = await this.cycleThrough(input.name, input.baseTool);
       if (cycle) issues.push({ path: "/baseTool", message: `would make a cycle: ${cycle.join(" → ")}` });
       if (!mayAuthorOver(caller.role, base.tier)) {
-        throw new ApiError("FORBIDDEN", `only an ADMIN may author a preset over the ${base.tier}-tier tool "${base.name}" (you are ${caller.role})`);
+        throw new ApiError(
+          "FORBIDDEN",
+          `only an ADMIN may author a preset over the ${base.tier}-tier tool "${base.name}" (you are ${caller.role})`,
+        );
       }
-      if (input.fixedKwargs && typeof input.fixedKwargs === "object" && !Array.isArray(input.fixedKwargs)) issues.push(...bakedIssues(base, input.fixedKwargs));
+      if (input.fixedKwargs && typeof input.fixedKwargs === "object" && !Array.isArray(input.fixedKwargs))
+        issues.push(...bakedIssues(base, input.fixedKwargs));
       if (this.binding) issues.push(...chainBindIssues(input.baseTool, (n) => this.surface.base(n), this.binding));
     }
     if (issues.length) throw ApiError.badInput(`invalid preset "${input.name}": ${describeIssues(issues)}`, issues);
@@ -203,16 +240,32 @@ export class PresetService {
   private checkDependants(current: Preset, input: PresetInput, policy: RetryPolicy | null, stored: Preset[]): void {
     const base = this.surface.base(input.baseTool);
     if (!this.binding || !base) return;
-    const changed = this.binding.presetEntry({ ...current, description: input.description, baseTool: input.baseTool, fixedKwargs: input.fixedKwargs, retryPolicy: policy }, base);
+    const changed = this.binding.presetEntry(
+      {
+        ...current,
+        description: input.description,
+        baseTool: input.baseTool,
+        fixedKwargs: input.fixedKwargs,
+        retryPolicy: policy,
+      },
+      base,
+    );
     const broken = dependantIssues(changed, stored, this.binding);
-    if (broken.length) throw new ApiError("CONFLICT", `preset "${current.name}" cannot be changed: what builds on it would break: ${describeIssues(broken)}`, broken);
+    if (broken.length)
+      throw new ApiError(
+        "CONFLICT",
+        `preset "${current.name}" cannot be changed: what builds on it would break: ${describeIssues(broken)}`,
+        broken,
+      );
   }
 
   /** The cycle `name → base → … → name`, if making `name` build on `baseTool` closes one. */
   private async cycleThrough(name: string, baseTool: string): Promise<string[] | null> {
     const path = [name];
     let cursor: string | null = baseTool;
-    const rows = new Map((await this.db.preset.findMany({ select: { name: true, baseTool: true } })).map((r) => [r.name, r.baseTool]));
+    const rows = new Map(
+      (await this.db.preset.findMany({ select: { name: true, baseTool: true } })).map((r) => [r.name, r.baseTool]),
+    );
     while (cursor !== null) {
       path.push(cursor);
       if (cursor === name) return path;
@@ -231,7 +284,10 @@ async function refuseIfManifestNames(tx: Pick<Db, "manifest">, name: string): Pr
   throw new ApiError(
     "CONFLICT",
     `preset "${name}" cannot be deleted: the active manifest "${active.name}" names it (at ${at.join(", ")}); change or deactivate the manifest first`,
-    at.map((p) => ({ path: `/manifests/${active.name}${p}`, message: `the active manifest "${active.name}" names "${name}"` })),
+    at.map((p) => ({
+      path: `/manifests/${active.name}${p}`,
+      message: `the active manifest "${active.name}" names "${name}"`,
+    })),
   );
 }
 
@@ -242,5 +298,8 @@ function requireAuthor(caller: Caller): void {
 /** A preset holding `!ENV` markers was written by an ADMIN; only an ADMIN may rewrite or delete it. */
 function requireMarkerAuthor(current: Preset, caller: Caller, what: "update" | "delete"): void {
   if (!isAdmin(caller.role) && hasMarker(current.fixedKwargs))
-    throw new ApiError("FORBIDDEN", `only an ADMIN may ${what} preset "${current.name}": it holds !ENV markers (you are ${caller.role})`);
+    throw new ApiError(
+      "FORBIDDEN",
+      `only an ADMIN may ${what} preset "${current.name}": it holds !ENV markers (you are ${caller.role})`,
+    );
 }

@@ -73,10 +73,14 @@ export class Registry implements Registrations {
   addTool(def: ToolDefinition): ToolDefinition {
     const taken = this.toolMap.get(def.name) ?? (this.agentMap.has(def.name) ? { module: "an agent" } : undefined);
     if (taken)
-      throw toolDefinitionError("duplicate-name", `a tool named "${def.name}" is already registered (${taken.module})`, {
-        subject: def.name,
-        ...at("/name", `is already registered (${taken.module})`),
-      });
+      throw toolDefinitionError(
+        "duplicate-name",
+        `a tool named "${def.name}" is already registered (${taken.module})`,
+        {
+          subject: def.name,
+          ...at("/name", `is already registered (${taken.module})`),
+        },
+      );
     if (def.retry) this.putPolicy(def.name, def.retry);
     this.toolMap.set(def.name, def);
     this.changed();
@@ -99,23 +103,35 @@ export class Registry implements Registrations {
     const known = this.extensionMap.get(def.name);
     const subject = def.name;
     if (known)
-      throw extensionDefinitionError("duplicate-name", `an extension named "${def.name}" is already registered (${known.module})`, {
-        subject,
-        ...at("/name", `is already registered (${known.module})`),
-      });
+      throw extensionDefinitionError(
+        "duplicate-name",
+        `an extension named "${def.name}" is already registered (${known.module})`,
+        {
+          subject,
+          ...at("/name", `is already registered (${known.module})`),
+        },
+      );
     // All or nothing: a refused tool leaves neither the extension nor any of its tools registered.
     for (const [i, tool] of def.tools.entries()) {
       const taken = this.toolMap.get(tool.name) ?? (this.agentMap.has(tool.name) ? { module: "an agent" } : undefined);
       if (taken)
-        throw extensionDefinitionError("duplicate-name", `"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`, {
-          subject,
-          ...at(`/tools/${i}/name`, `is already registered (${taken.module})`),
-        });
+        throw extensionDefinitionError(
+          "duplicate-name",
+          `"${def.name}": its tool "${tool.name}" is already registered (${taken.module})`,
+          {
+            subject,
+            ...at(`/tools/${i}/name`, `is already registered (${taken.module})`),
+          },
+        );
       if (tool.retry && this.policyMap.has(tool.name))
-        throw extensionDefinitionError("duplicate-policy", `"${def.name}": a retry policy is already declared on "${tool.name}"`, {
-          subject,
-          ...at(`/tools/${i}/retry`, `a retry policy is already declared on "${tool.name}"`),
-        });
+        throw extensionDefinitionError(
+          "duplicate-policy",
+          `"${def.name}": a retry policy is already declared on "${tool.name}"`,
+          {
+            subject,
+            ...at(`/tools/${i}/retry`, `a retry policy is already declared on "${tool.name}"`),
+          },
+        );
     }
     for (const tool of def.tools) {
       if (tool.retry) this.putPolicy(tool.name, tool.retry);
@@ -129,12 +145,17 @@ export class Registry implements Registrations {
   /** A plugin; refuses a taken plugin name, and a strategy or provider name this registry already has. */
   addPlugin(plugin: Plugin): Plugin {
     if (this.pluginMap.has(plugin.name))
-      throw new DefinitionError("plugin.duplicate-name", `a plugin named "${plugin.name}" is already registered on this app`, {
-        subject: plugin.name,
-        ...at("/name", "is already registered on this app"),
-      });
+      throw new DefinitionError(
+        "plugin.duplicate-name",
+        `a plugin named "${plugin.name}" is already registered on this app`,
+        {
+          subject: plugin.name,
+          ...at("/name", "is already registered on this app"),
+        },
+      );
     for (const name of Object.keys(plugin.strategies ?? {})) this.refuseTaken("strategy", name, plugin.name);
-    for (const name of Object.keys(plugin.checkpointProviders ?? {})) this.refuseTaken("checkpoint provider", name, plugin.name);
+    for (const name of Object.keys(plugin.checkpointProviders ?? {}))
+      this.refuseTaken("checkpoint provider", name, plugin.name);
     for (const name of Object.keys(plugin.storeProviders ?? {})) this.refuseTaken("store provider", name, plugin.name);
     for (const name of Object.keys(plugin.connectors ?? {})) this.refuseTaken("connector kind", name, plugin.name);
     this.pluginMap.set(plugin.name, plugin);
@@ -181,10 +202,15 @@ export class Registry implements Registrations {
           ? builtin || plugins.some((p) => p.connectors?.[name])
           : plugins.some((p) => (kind === "checkpoint provider" ? p.checkpointProviders : p.storeProviders)?.[name]);
     if (!taken) return;
-    const message = builtin ? `"${name}" is the name of a built-in connector kind` : `a ${kind} named "${name}" is already registered on this app`;
+    const message = builtin
+      ? `"${name}" is the name of a built-in connector kind`
+      : `a ${kind} named "${name}" is already registered on this app`;
     throw new DefinitionError("plugin.duplicate-name", `${plugin ? `plugin "${plugin}": ` : ""}${message}`, {
       subject: plugin ?? name,
-      ...at(plugin ? `/${PLUGIN_FIELD[kind]}/${name}` : "/name", builtin ? "is a built-in connector kind" : "is already registered on this app"),
+      ...at(
+        plugin ? `/${PLUGIN_FIELD[kind]}/${name}` : "/name",
+        builtin ? "is a built-in connector kind" : "is already registered on this app",
+      ),
     });
   }
 

@@ -19,7 +19,10 @@ import { SurfaceSync } from "./surface-sync.ts";
 import type { PresetBinding } from "../presets/preset-binding.ts";
 import { readSurfaceVersion } from "./surface-version.ts";
 
-/** A stored part of the surface read by every load besides presets and the manifest (the connectors, `connectors/connector-entries.ts`). */
+/**
+ * A stored part of the surface read by every load besides presets and the manifest (the connectors,
+ * `connectors/connector-entries.ts`).
+ */
 export interface StoredPart {
   /** Reads its rows (after the surface version was read). */
   read(): Promise<void>;
@@ -117,7 +120,9 @@ export class StoredSurface implements PresetBinding {
       try {
         await this.loadModules(manifest.extensionsModules);
       } catch (e) {
-        this.log.error("an extension module of the active manifest failed to load; its branches stay off the surface", { error: (e as Error).message });
+        this.log.error("an extension module of the active manifest failed to load; its branches stay off the surface", {
+          error: (e as Error).message,
+        });
       }
     }
     this.presets = rows.map(toPreset);
@@ -151,7 +156,8 @@ export class StoredSurface implements PresetBinding {
   }
 
   branch(name: string): { tool: string; combo: ComboItem[] } | undefined {
-    for (const { tool, combos } of this.activeExtensions()) for (const combo of combos) if (branchName(tool, combo) === name) return { tool, combo };
+    for (const { tool, combos } of this.activeExtensions())
+      for (const combo of combos) if (branchName(tool, combo) === name) return { tool, combo };
     return undefined;
   }
 
@@ -175,7 +181,8 @@ export class StoredSurface implements PresetBinding {
   private storedEntries(resolveBase: (name: string) => SurfaceEntry | undefined): SurfaceEntry[] {
     const presets = new Map(this.presets.map((p) => [p.name, p]));
     const branches = new Map<string, { tool: string; combo: ComboItem[] }>();
-    for (const { tool, combos } of this.activeExtensions()) for (const combo of combos) branches.set(branchName(tool, combo), { tool, combo });
+    for (const { tool, combos } of this.activeExtensions())
+      for (const combo of combos) branches.set(branchName(tool, combo), { tool, combo });
     const built = new Map<string, SurfaceEntry | null>();
     const resolve = (name: string, depth: number): SurfaceEntry | undefined => {
       const tool = resolveBase(name);
@@ -189,19 +196,28 @@ export class StoredSurface implements PresetBinding {
       if (preset) {
         const base = resolve(preset.baseTool, depth + 1);
         if (base) entry = presetEntry(preset, base, this.secrets);
-        else this.log.warn("a stored preset's base is missing; the preset is off the surface", { preset: name, baseTool: preset.baseTool });
+        else
+          this.log.warn("a stored preset's base is missing; the preset is off the surface", {
+            preset: name,
+            baseTool: preset.baseTool,
+          });
       } else if (branch) {
         const base = resolve(branch.tool, depth + 1);
         try {
           if (!base) throw new Error(`its tool "${branch.tool}" is not on the surface`);
           entry = bindCombo(base, branch.combo, this.catalog, this.secrets);
         } catch (e) {
-          this.log.error("a branch of the active manifest does not bind; it is off the surface", { branch: name, error: (e as Error).message });
+          this.log.error("a branch of the active manifest does not bind; it is off the surface", {
+            branch: name,
+            error: (e as Error).message,
+          });
         }
       }
       built.set(name, entry);
       return entry ?? undefined;
     };
-    return [...presets.keys(), ...branches.keys()].map((n) => resolve(n, 0)).filter((e): e is SurfaceEntry => e !== undefined && (e.origin === "PRESET" || e.origin === "BRANCH"));
+    return [...presets.keys(), ...branches.keys()]
+      .map((n) => resolve(n, 0))
+      .filter((e): e is SurfaceEntry => e !== undefined && (e.origin === "PRESET" || e.origin === "BRANCH"));
   }
 }

@@ -6,7 +6,9 @@ import { readSurfaceVersion } from "./surface-version.ts";
 
 /** What {@link SurfaceSync} keeps current: the stored surface. */
 export interface SurfaceLoader {
-  /** Reloads from the store. Contract: a call made after a write returns once a load that started after it has applied. */
+  /**
+   * Reloads from the store. Contract: a call made after a write returns once a load that started after it has applied.
+   */
   load(): Promise<void>;
   /** The stored version the applied state was read at. */
   readonly version: number;
@@ -46,18 +48,26 @@ export class SurfaceSync {
   /** Reads the stored version every `everyMs` and reloads when it differs from the applied one. */
   start(everyMs: number): void {
     this.timer = setInterval(
-      () => void this.refreshIfStale().catch((e: Error) => this.pollFailures.failed("warn", "checking the stored configuration version failed", { error: e.message })),
+      () =>
+        void this.refreshIfStale().catch((e: Error) =>
+          this.pollFailures.failed("warn", "checking the stored configuration version failed", { error: e.message }),
+        ),
       everyMs,
     );
     this.timer.unref();
   }
 
-  /** After a local write: applies it here, then tells the other instances. Never throws: the write is stored, and the poll repairs a failed reload. */
+  /**
+   * After a local write: applies it here, then tells the other instances. Never throws: the write is stored, and the
+   * poll repairs a failed reload.
+   */
   async changed(): Promise<void> {
     try {
       await this.loader.load();
     } catch (e) {
-      this.log.error("applying a stored configuration change failed; the next version check retries", { error: (e as Error).message });
+      this.log.error("applying a stored configuration change failed; the next version check retries", {
+        error: (e as Error).message,
+      });
     }
     this.bus.publish("configChanged", { instanceId: this.instanceId, version: this.loader.version });
   }

@@ -57,7 +57,8 @@ export class Surface implements SurfaceView {
   private build(): SurfaceSnapshot {
     const next = new Map<string, SurfaceEntry>();
     for (const app of this.apps) for (const def of app.tools.values()) next.set(def.name, entryForTool(def));
-    for (const source of this.sources) for (const e of source((n) => next.get(n))) if (!next.has(e.name)) next.set(e.name, e);
+    for (const source of this.sources)
+      for (const e of source((n) => next.get(n))) if (!next.has(e.name)) next.set(e.name, e);
     return new SurfaceSnapshot(next, this.selection, this.policies, this.apps, this.stored);
   }
 

@@ -38,18 +38,30 @@ const FINITE = (min: number) => {
   return z.number({ error }).gte(min, { error }).optional();
 };
 const ATTEMPTS = "must be an integer from 1 to 100 (the total attempt budget)";
-const unknownKey = (field: string, what: string) => (issue: { code: string }) => (issue.code === "unrecognized_keys" ? `is not a ${field} field` : what);
+const unknownKey = (field: string, what: string) => (issue: { code: string }) =>
+  issue.code === "unrecognized_keys" ? `is not a ${field} field` : what;
 
 /** The declaration of a retry policy (docs/tool-authoring.md). */
 const RetryPolicySchema = z
   .strictObject(
     {
-      maxAttempts: z.number({ error: ATTEMPTS }).int({ error: ATTEMPTS }).min(1, { error: ATTEMPTS }).max(100, { error: ATTEMPTS }),
+      maxAttempts: z
+        .number({ error: ATTEMPTS })
+        .int({ error: ATTEMPTS })
+        .min(1, { error: ATTEMPTS })
+        .max(100, { error: ATTEMPTS }),
       idempotent: z.boolean({ error: "is required and must be a boolean" }),
       retryable: z
-        .union([z.boolean(), z.array(z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(", ")}` }))], { error: "must be true, false or a list of error kinds" })
+        .union([z.boolean(), z.array(z.enum(ERROR_KINDS, { error: `must be one of ${ERROR_KINDS.join(", ")}` }))], {
+          error: "must be true, false or a list of error kinds",
+        })
         .optional(),
-      backoff: z.strictObject({ initialSeconds: FINITE(0), multiplier: FINITE(1), capSeconds: FINITE(0) }, { error: unknownKey("backoff", "must be an object") }).nullish(),
+      backoff: z
+        .strictObject(
+          { initialSeconds: FINITE(0), multiplier: FINITE(1), capSeconds: FINITE(0) },
+          { error: unknownKey("backoff", "must be an object") },
+        )
+        .nullish(),
     },
     { error: unknownKey("retry policy", "must be an object") },
   )
@@ -57,7 +69,11 @@ const RetryPolicySchema = z
     (init, ctx) => {
       // The double-send guard: checked even when another field is broken, so every problem is named at once.
       if (typeof init?.idempotent === "boolean" && !init.idempotent && (init.maxAttempts as unknown as number) > 1)
-        ctx.addIssue({ code: "custom", path: ["idempotent"], message: "must be true when maxAttempts > 1: retrying a body that is not idempotent could send twice" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["idempotent"],
+          message: "must be true when maxAttempts > 1: retrying a body that is not idempotent could send twice",
+        });
     },
     { when: (payload) => typeof payload.value === "object" && payload.value !== null },
   );
@@ -75,7 +91,8 @@ export function resolvePolicy(subject: string, init: RetryPolicyInit): RetryPoli
   const r = parsed.retryable ?? true;
   const kinds: readonly ErrorKind[] = r === true ? DEFAULT_TRANSIENT_KINDS : r === false ? [] : [...new Set(r)];
   const backoff: RetryBackoff = { ...DEFAULT_BACKOFF };
-  for (const [key, value] of Object.entries(parsed.backoff ?? {})) if (value !== undefined) backoff[key as keyof RetryBackoff] = value;
+  for (const [key, value] of Object.entries(parsed.backoff ?? {}))
+    if (value !== undefined) backoff[key as keyof RetryBackoff] = value;
   return { maxAttempts: parsed.maxAttempts, idempotent: parsed.idempotent, retryableKinds: kinds, backoff };
 }
 

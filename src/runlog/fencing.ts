@@ -33,19 +33,38 @@ export interface FencingDeps {
 export class Fencing {
   constructor(private readonly deps: FencingDeps) {}
 
-  /** Aborts the runs held here that another instance failed; returns their ids. `declaredGone`: the heartbeat found this instance's row removed. */
+  /**
+   * Aborts the runs held here that another instance failed; returns their ids. `declaredGone`: the heartbeat found this
+   * instance's row removed.
+   */
   async check(declaredGone: boolean): Promise<string[]> {
     const { db, tools, agents, log } = this.deps;
-    if (declaredGone) log.warn("this instance was declared gone by another one (its heartbeat lapsed); it registered again, and stops the runs that were failed meanwhile");
+    if (declaredGone)
+      log.warn(
+        "this instance was declared gone by another one (its heartbeat lapsed); it registered again, and stops the runs that were failed meanwhile",
+      );
     const toolIds = tools.runningIds();
     const agentIds = agents.runningIds();
     if (!toolIds.length && !agentIds.length) return [];
     const [runs, agentRuns] = await Promise.all([
-      toolIds.length ? db.run.findMany({ where: { id: { in: toolIds }, status: "FAILED", errorMessage: INTERRUPTED }, select: { id: true } }) : [],
-      agentIds.length ? db.agentRun.findMany({ where: { id: { in: agentIds }, status: "FAILED" }, select: { id: true } }) : [],
+      toolIds.length
+        ? db.run.findMany({
+            where: { id: { in: toolIds }, status: "FAILED", errorMessage: INTERRUPTED },
+            select: { id: true },
+          })
+        : [],
+      agentIds.length
+        ? db.agentRun.findMany({ where: { id: { in: agentIds }, status: "FAILED" }, select: { id: true } })
+        : [],
     ]);
-    const stopped = [...runs.filter((r) => tools.fence(r.id, FENCED)), ...agentRuns.filter((r) => agents.fence(r.id, FENCED))].map((r) => r.id);
-    if (stopped.length) log.warn("stopped runs that another instance failed while this one looked gone; their first outcome stands", { runIds: stopped });
+    const stopped = [
+      ...runs.filter((r) => tools.fence(r.id, FENCED)),
+      ...agentRuns.filter((r) => agents.fence(r.id, FENCED)),
+    ].map((r) => r.id);
+    if (stopped.length)
+      log.warn("stopped runs that another instance failed while this one looked gone; their first outcome stands", {
+        runIds: stopped,
+      });
     return stopped;
   }
 }

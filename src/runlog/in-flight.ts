@@ -2,7 +2,9 @@
 export interface InFlightRun<T> {
   controller: AbortController;
   done: Promise<T>;
-  /** Resolves when the run is no longer this instance's work: ended, and its outcome stored (or given up at shutdown). */
+  /**
+   * Resolves when the run is no longer this instance's work: ended, and its outcome stored (or given up at shutdown).
+   */
   held: Promise<void>;
 }
 
@@ -16,7 +18,9 @@ export class InFlight<T> {
   private draining = false;
   /** Admissions under way (a start checked before a drain began, its run not added yet): a drain waits for them too. */
   private readonly admissions = new Set<Promise<unknown>>();
-  /** Set once a drain's deadline passed: a run added after it (admitted just before the drain began) is aborted at once. */
+  /**
+   * Set once a drain's deadline passed: a run added after it (admitted just before the drain began) is aborted at once.
+   */
   private lateAbort: { reason: unknown } | null = null;
 
   /** True once {@link InFlight.drain} was called: the owner accepts no new runs. */
@@ -36,7 +40,12 @@ export class InFlight<T> {
    * resumed inside its own dispatch) replaces it; the earlier one's end then leaves the
    * later one tracked.
    */
-  add(id: string, controller: AbortController, done: Promise<T>, holdAfter?: () => Promise<unknown> | undefined): Promise<void> {
+  add(
+    id: string,
+    controller: AbortController,
+    done: Promise<T>,
+    holdAfter?: () => Promise<unknown> | undefined,
+  ): Promise<void> {
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
     const run = { controller, done, held };
@@ -94,7 +103,8 @@ export class InFlight<T> {
     this.draining = true;
     // Until none is left: a start admitted just before the drain began may add its run after it.
     const all = async () => {
-      while (this.runs.size || this.admissions.size) await Promise.allSettled([...this.admissions, ...[...this.runs.values()].map((r) => r.held)]);
+      while (this.runs.size || this.admissions.size)
+        await Promise.allSettled([...this.admissions, ...[...this.runs.values()].map((r) => r.held)]);
     };
     const quiet = async () => {
       await alongside?.catch(() => {});

@@ -52,7 +52,10 @@ export interface FinishJob {
   attempt: AttemptRecord | null;
   type: RunEventType;
   at: string;
-  /** The run redacted a value while it ran: its rows stored before are rewritten scrubbed with this, in the same transaction. */
+  /**
+   * The run redacted a value while it ran: its rows stored before are rewritten scrubbed with this, in the same
+   * transaction.
+   */
   rescrub?: Scrubber;
 }
 
@@ -76,7 +79,10 @@ export interface AgentEventJob {
   payload: unknown;
 }
 
-/** An agent run's last entry and its end, together, written only while the run is RUNNING. Result: 1 when written, null when the run had already ended. */
+/**
+ * An agent run's last entry and its end, together, written only while the run is RUNNING. Result: 1 when written, null
+ * when the run had already ended.
+ */
 export interface AgentFinishJob {
   kind: "agentFinish";
   runId: string;
@@ -115,7 +121,8 @@ export function isolatingFailures(write: WriteBatch): (jobs: readonly LogJob[]) 
     return r;
   };
   const one = async (j: LogJob): Promise<JobResult | Error> => {
-    if (refused(j)) return new Error(`an earlier entry of agent run ${j.kind === "agentEvent" ? j.runId : ""} could not be stored`);
+    if (refused(j))
+      return new Error(`an earlier entry of agent run ${j.kind === "agentEvent" ? j.runId : ""} could not be stored`);
     try {
       return settled(j, (await write([j]))[0]);
     } catch (e) {

@@ -64,8 +64,15 @@ export class LogWriter {
   private stored(job: LogJob): LogJob {
     const clean = scrubJob(this.scrubber, job);
     // An agent's entries are its own: their type, like their payload, may hold what no column stores (a NUL).
-    if (clean.kind === "agentEvent") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };
-    if (clean.kind === "agentFinish") return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload), checkpoint: storableJson(clean.checkpoint) };
+    if (clean.kind === "agentEvent")
+      return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };
+    if (clean.kind === "agentFinish")
+      return {
+        ...clean,
+        type: storableText(clean.type),
+        payload: storableJson(clean.payload),
+        checkpoint: storableJson(clean.checkpoint),
+      };
     return clean;
   }
 }

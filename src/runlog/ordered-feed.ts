@@ -20,7 +20,10 @@ export const MAX_HELD_ON_FAILURE = 10_000;
 /** Raised into the feed's subscribers when a gap could not be read and too much is held behind it. */
 export class FeedGapError extends ResumableStreamError {
   constructor(readonly from: number) {
-    super(`the run event feed could not read events from seq ${from} from the store, so the subscription was closed`, "EVENTS_UNAVAILABLE");
+    super(
+      `the run event feed could not read events from seq ${from} from the store, so the subscription was closed`,
+      "EVENTS_UNAVAILABLE",
+    );
     this.name = "FeedGapError";
   }
 }
@@ -69,7 +72,10 @@ export class OrderedRunEvents {
   private readonly ready: Promise<void>;
   private readonly poll: NodeJS.Timeout;
   private lastDelivery = Date.now();
-  /** During a database outage every poll and gap read fails alike: a few lines that count them (docs/security-model.md §7). */
+  /**
+   * During a database outage every poll and gap read fails alike: a few lines that count them (docs/security-model.md
+   * §7).
+   */
   private readonly failures: FailureLog;
 
   constructor(
@@ -83,7 +89,9 @@ export class OrderedRunEvents {
     this.ready = source.lastSeq().then(
       (last) => this.begin(last + 1),
       (e: Error) => {
-        log.warn("reading the run event log's last seq failed; starting from the first event seen", { error: e.message });
+        log.warn("reading the run event log's last seq failed; starting from the first event seen", {
+          error: e.message,
+        });
         this.startAtFirstSeen = true;
         if (this.held.size) this.begin(lowest(this.held.keys()));
       },
@@ -184,7 +192,9 @@ export class OrderedRunEvents {
         this.drainContiguous();
       }
     } catch (e) {
-      this.failures.failed("warn", "reading a gap of the run event log failed; retrying at the next event or poll", { error: (e as Error).message });
+      this.failures.failed("warn", "reading a gap of the run event log failed; retrying at the next event or poll", {
+        error: (e as Error).message,
+      });
       if (this.held.size > MAX_HELD_ON_FAILURE) this.abandonGap();
     } finally {
       this.filling = false;
@@ -197,7 +207,10 @@ export class OrderedRunEvents {
    */
   private abandonGap(): void {
     const error = new FeedGapError(this.next ?? 0);
-    this.log.warn("closing the run event feed's subscribers: a gap could not be read and too many events were held behind it", { from: this.next, held: this.held.size });
+    this.log.warn(
+      "closing the run event feed's subscribers: a gap could not be read and too many events were held behind it",
+      { from: this.next, held: this.held.size },
+    );
     for (const fail of [...this.listeners.values()]) fail(error);
     this.listeners.clear();
     while (this.held.size) {

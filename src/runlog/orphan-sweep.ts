@@ -11,7 +11,10 @@ export interface AgentOrphans {
    * returns those records, not yet published.
    */
   failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
-  /** Continues the SUSPENDED and ASKED agent runs whose answers are all in (a crash between an answer and its continuation); returns their ids. */
+  /**
+   * Continues the SUSPENDED and ASKED agent runs whose answers are all in (a crash between an answer and its
+   * continuation); returns their ids.
+   */
   continueAnswered?(): Promise<string[]>;
 }
 
@@ -30,7 +33,10 @@ export interface OrphanSweepDeps {
   log: Logger;
   /** Milliseconds between heartbeats, each followed by a sweep. */
   everyMs: number;
-  /** Whether to sweep at all; without, only the heartbeat runs (`tools run`: its runs must not look orphaned). @default true */
+  /**
+   * Whether to sweep at all; without, only the heartbeat runs (`tools run`: its runs must not look orphaned). @default
+   * true
+   */
   sweeps?: boolean;
   /**
    * After each heartbeat: stops the runs held here that another instance already ended
@@ -71,7 +77,10 @@ export class OrphanSweep {
     this.timer = null;
   }
 
-  /** Fails what instances not in `liveIds` (default: those found live now) left RUNNING, and publishes each closing record. */
+  /**
+   * Fails what instances not in `liveIds` (default: those found live now) left RUNNING, and publishes each closing
+   * record.
+   */
   async sweep(liveIds?: string[]): Promise<SweepResult> {
     const live = liveIds ?? (await this.deps.instances.liveIds());
     const result = { runs: await failToolRuns(this.deps, live), agentRuns: await failAgentRuns(this.deps, live) };
@@ -95,7 +104,10 @@ export class OrphanSweep {
 }
 
 /** Fails the tool runs of instances not in `liveIds` and publishes their RUN_FINISHED events; returns their ids. */
-async function failToolRuns(deps: Pick<OrphanSweepDeps, "instances" | "runs" | "bus" | "log">, liveIds: string[]): Promise<string[]> {
+async function failToolRuns(
+  deps: Pick<OrphanSweepDeps, "instances" | "runs" | "bus" | "log">,
+  liveIds: string[],
+): Promise<string[]> {
   const whyGone = deps.instances.whyGone?.bind(deps.instances);
   const events = await deps.runs.failInterrupted(liveIds, whyGone);
   for (const e of events) deps.bus.publish("runEvent", e);
@@ -104,7 +116,10 @@ async function failToolRuns(deps: Pick<OrphanSweepDeps, "instances" | "runs" | "
 }
 
 /** Fails the agent runs of instances not in `liveIds` and publishes their `run_failed` records; returns their ids. */
-export async function failAgentRuns(deps: Pick<OrphanSweepDeps, "agents" | "bus" | "log">, liveIds: string[]): Promise<string[]> {
+export async function failAgentRuns(
+  deps: Pick<OrphanSweepDeps, "agents" | "bus" | "log">,
+  liveIds: string[],
+): Promise<string[]> {
   const failed = await deps.agents.failInterrupted(liveIds);
   for (const rec of failed) deps.bus.publish("agentEvent", rec);
   if (failed.length) deps.log.warn("agent runs interrupted by a restart were marked FAILED", { count: failed.length });

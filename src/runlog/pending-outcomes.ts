@@ -75,13 +75,19 @@ export class PendingOutcomes<T, E> {
     return this.kept.get(runId)?.settled ?? Promise.resolve();
   }
 
-  /** Keeps `outcome` for `runId` and writes it again until it is stored (true; it may exceed the limit by the runs in flight when it was reached). */
+  /**
+   * Keeps `outcome` for `runId` and writes it again until it is stored (true; it may exceed the limit by the runs in
+   * flight when it was reached).
+   */
   keep(runId: string, outcome: KeptOutcome<T, E>): boolean {
     if (this.kept.has(runId)) return true;
     // The limit keeps new runs from starting (`full`); a run already admitted is always kept.
     let wake = () => {};
     const entry: Entry<T> = { value: outcome.value, settled: Promise.resolve(), wake: () => wake() };
-    outcome.log.warn("storing the run outcome failed; it is kept on this instance and stored once the database accepts it", { error: errorText(outcome.error) });
+    outcome.log.warn(
+      "storing the run outcome failed; it is kept on this instance and stored once the database accepts it",
+      { error: errorText(outcome.error) },
+    );
     const since = Date.now();
     entry.settled = (async () => {
       for (let i = 0; ; i++) {
@@ -92,7 +98,10 @@ export class PendingOutcomes<T, E> {
         });
         try {
           const event = await outcome.write();
-          outcome.log.info("the kept run outcome was stored", { afterSeconds: Math.round((Date.now() - since) / 100) / 10, tries: i + 2 });
+          outcome.log.info("the kept run outcome was stored", {
+            afterSeconds: Math.round((Date.now() - since) / 100) / 10,
+            tries: i + 2,
+          });
           outcome.onStored(event);
           return;
         } catch {

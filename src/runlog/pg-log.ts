@@ -2,7 +2,16 @@ import type pg from "pg";
 import type { Scrubber } from "../secrets/secrets.ts";
 import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
 import { pgRescrub } from "./pg-rescrub.ts";
-import { attemptRow, eventRow, outcomeRow, runRow, type AttemptRow, type EventRow, type OutcomeRow, type RunRow } from "./rows.ts";
+import {
+  attemptRow,
+  eventRow,
+  outcomeRow,
+  runRow,
+  type AttemptRow,
+  type EventRow,
+  type OutcomeRow,
+  type RunRow,
+} from "./rows.ts";
 
 /**
  * The run log on PostgreSQL: a batch is ONE statement, so one round trip and one
@@ -44,11 +53,15 @@ function checkedRunJobs(runJobs: RunJob[]): RunJob[] {
   // One statement sees the batch's runs as they were before it: two writes of one run
   // would both pass its RUNNING check (two closing events) and share one seq. They are
   // written one job per transaction instead (`isolatingFailures`), in order.
-  if (new Set(runJobs.map((j) => j.run.id)).size !== runJobs.length) throw new Error("a run-log batch writes one run twice");
+  if (new Set(runJobs.map((j) => j.run.id)).size !== runJobs.length)
+    throw new Error("a run-log batch writes one run twice");
   return runJobs;
 }
 
-/** Per run, the scrubber of the batch's rescrubs (`rescrub` jobs and finishes that carry one); the last one wins (a scope only grows). */
+/**
+ * Per run, the scrubber of the batch's rescrubs (`rescrub` jobs and finishes that carry one); the last one wins (a
+ * scope only grows).
+ */
 function rescrubsOf(jobs: readonly LogJob[]): Map<string, Scrubber> {
   const out = new Map<string, Scrubber>();
   for (const j of jobs) {
@@ -65,8 +78,14 @@ function rescrubsOf(jobs: readonly LogJob[]): Map<string, Scrubber> {
  * run's rescrub. (The event-log lock is then held across the rescrub's round trips: only
  * in these batches.) Agent entries are never in one (`log-writer.ts` sends them apart).
  */
-async function writeWithRescrubs(pool: pg.Pool, jobs: readonly LogJob[], runJobs: RunJob[], rescrubs: Map<string, Scrubber>): Promise<JobResult[]> {
-  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish")) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
+async function writeWithRescrubs(
+  pool: pg.Pool,
+  jobs: readonly LogJob[],
+  runJobs: RunJob[],
+  rescrubs: Map<string, Scrubber>,
+): Promise<JobResult[]> {
+  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish"))
+    throw new Error("a run-log batch mixes tool-run jobs and agent entries");
   const client = await pool.connect();
   let failed = true;
   try {
@@ -76,7 +95,11 @@ async function writeWithRescrubs(pool: pg.Pool, jobs: readonly LogJob[], runJobs
     for (const [runId, scrubber] of rescrubs) counts.set(runId, await pgRescrub(client, runId, scrubber));
     await client.query("COMMIT");
     failed = false;
-    return jobs.map((j) => (j.kind === "rescrub" ? (counts.get(j.runId) ?? 0) : (seqs.get(eventKey((j as RunJob).run.id, typeOf(j as RunJob))) ?? null)));
+    return jobs.map((j) =>
+      j.kind === "rescrub"
+        ? (counts.get(j.runId) ?? 0)
+        : (seqs.get(eventKey((j as RunJob).run.id, typeOf(j as RunJob))) ?? null),
+    );
   } finally {
     if (failed) await client.query("ROLLBACK").catch(() => {});
     // A connection whose rollback failed is not reused.
@@ -84,7 +107,14 @@ async function writeWithRescrubs(pool: pg.Pool, jobs: readonly LogJob[], runJobs
   }
 }
 
-const typeOf = (j: RunJob) => (j.kind === "start" ? "RUN_STARTED" : j.kind === "attempt" ? "ATTEMPT_FAILED" : j.kind === "progress" ? "RUN_PROGRESS" : j.type);
+const typeOf = (j: RunJob) =>
+  j.kind === "start"
+    ? "RUN_STARTED"
+    : j.kind === "attempt"
+      ? "ATTEMPT_FAILED"
+      : j.kind === "progress"
+        ? "RUN_PROGRESS"
+        : j.type;
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
@@ -177,12 +207,36 @@ async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Prom
       "policy",
       "startedAt",
     ]),
-    ...columns(outcomes, ["id", "status", "content", "data", "details", "isError", "errorKind", "errorMessage", "terminate", "finishedAt"]),
-    ...columns(attempts, ["runId", "number", "startedAt", "finishedAt", "errorKind", "errorMessage", "waitSeconds", "onSettle"]),
+    ...columns(outcomes, [
+      "id",
+      "status",
+      "content",
+      "data",
+      "details",
+      "isError",
+      "errorKind",
+      "errorMessage",
+      "terminate",
+      "finishedAt",
+    ]),
+    ...columns(attempts, [
+      "runId",
+      "number",
+      "startedAt",
+      "finishedAt",
+      "errorKind",
+      "errorMessage",
+      "waitSeconds",
+      "onSettle",
+    ]),
     ...columns(events, ["runId", "tool", "type", "snapshot", "at", "gate"]),
     progressRuns,
   ];
-  const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({ name: "tai42-run-log", text: RUN_LOG_SQL, values });
+  const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({
+    name: "tai42-run-log",
+    text: RUN_LOG_SQL,
+    values,
+  });
   return new Map(rows.map((r) => [eventKey(r.runId, r.type), Number(r.seq)]));
 }
 
@@ -204,11 +258,28 @@ WITH fin AS (
 SELECT "id" FROM fin`;
 
 /** Writes agent entries and ends; resolves with the ids of the runs whose end was written. */
-async function writeAgentJobs(pool: pg.Pool, jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]): Promise<Set<string>> {
-  const events = jobs.map((j) => ({ runId: j.runId, type: j.type, payload: JSON.stringify(j.payload), ends: j.kind === "agentFinish" }));
+async function writeAgentJobs(
+  pool: pg.Pool,
+  jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[],
+): Promise<Set<string>> {
+  const events = jobs.map((j) => ({
+    runId: j.runId,
+    type: j.type,
+    payload: JSON.stringify(j.payload),
+    ends: j.kind === "agentFinish",
+  }));
   const ends = jobs.flatMap((j) =>
     j.kind === "agentFinish"
-      ? [{ id: j.runId, status: j.status, final: JSON.stringify(j.payload), checkpoint: JSON.stringify(j.checkpoint ?? null), finishedAt: j.finishedAt, ...j.usage }]
+      ? [
+          {
+            id: j.runId,
+            status: j.status,
+            final: JSON.stringify(j.payload),
+            checkpoint: JSON.stringify(j.checkpoint ?? null),
+            finishedAt: j.finishedAt,
+            ...j.usage,
+          },
+        ]
       : [],
   );
   const values = [

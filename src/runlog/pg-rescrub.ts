@@ -28,7 +28,10 @@ export async function pgRescrub(client: pg.PoolClient, runId: string, scrubber: 
     text: `SELECT "id","question" FROM "Interaction" WHERE "runId"=$1`,
     values: [runId],
   });
-  const w = rescrubbed({ run: run.rows[0] ?? null, events: events.rows, attempts: attempts.rows, interactions: interactions.rows }, scrubber);
+  const w = rescrubbed(
+    { run: run.rows[0] ?? null, events: events.rows, attempts: attempts.rows, interactions: interactions.rows },
+    scrubber,
+  );
   if (w.run)
     await client.query({
       name: "tai42-rescrub-write-run",

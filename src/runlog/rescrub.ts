@@ -60,7 +60,8 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
     } as unknown as RunRecord;
     const clean = scrubRun(scrubber, record);
     // Compared as parsed JSON: PostgreSQL hands jsonb back in its own layout, never the text that was written.
-    const back = (v: unknown, was: string | null) => (was === null ? null : JSON.stringify(v) === JSON.stringify(parse(was)) ? was : JSON.stringify(storableJson(v)));
+    const back = (v: unknown, was: string | null) =>
+      was === null ? null : JSON.stringify(v) === JSON.stringify(parse(was)) ? was : JSON.stringify(storableJson(v));
     const next: RunValues = {
       input: back(clean.input, r.input),
       content: back(clean.content, r.content)!,
@@ -72,14 +73,21 @@ export function rescrubbed(stored: StoredValues, scrubber: Scrubber): Rewrites {
   }
   return {
     run,
-    events: stored.events.map((e) => ({ seq: e.seq, snapshot: json(e.snapshot, (s) => scrubSnapshot(s, scrubber))! })).filter((e, i) => e.snapshot !== stored.events[i].snapshot),
-    attempts: stored.attempts.map((a) => ({ id: a.id, errorMessage: text(a.errorMessage) })).filter((a, i) => a.errorMessage !== stored.attempts[i].errorMessage),
-    interactions: stored.interactions.map((q) => ({ id: q.id, question: scrubber.scrubText(q.question) })).filter((q, i) => q.question !== stored.interactions[i].question),
+    events: stored.events
+      .map((e) => ({ seq: e.seq, snapshot: json(e.snapshot, (s) => scrubSnapshot(s, scrubber))! }))
+      .filter((e, i) => e.snapshot !== stored.events[i].snapshot),
+    attempts: stored.attempts
+      .map((a) => ({ id: a.id, errorMessage: text(a.errorMessage) }))
+      .filter((a, i) => a.errorMessage !== stored.attempts[i].errorMessage),
+    interactions: stored.interactions
+      .map((q) => ({ id: q.id, question: scrubber.scrubText(q.question) }))
+      .filter((q, i) => q.question !== stored.interactions[i].question),
   };
 }
 
 /** How many rows `rewrites` writes. */
-export const rewriteCount = (w: Rewrites) => (w.run ? 1 : 0) + w.events.length + w.attempts.length + w.interactions.length;
+export const rewriteCount = (w: Rewrites) =>
+  (w.run ? 1 : 0) + w.events.length + w.attempts.length + w.interactions.length;
 
 /**
  * A stored event snapshot (the run, with the update for RUN_PROGRESS: `rows.ts`) with its
@@ -89,6 +97,9 @@ export const rewriteCount = (w: Rewrites) => (w.run ? 1 : 0) + w.events.length +
 function scrubSnapshot(snapshot: unknown, scrubber: Scrubber): unknown {
   if (!snapshot || typeof snapshot !== "object" || Array.isArray(snapshot)) return snapshot;
   const s = snapshot as RunRecord & { progress?: RunProgress };
-  const out: Record<string, unknown> = { ...scrubRun(scrubber, s), ...(s.progress ? { progress: scrubProgress(scrubber, s.progress) } : {}) };
+  const out: Record<string, unknown> = {
+    ...scrubRun(scrubber, s),
+    ...(s.progress ? { progress: scrubProgress(scrubber, s.progress) } : {}),
+  };
   return JSON.stringify(out) === JSON.stringify(s) ? snapshot : out;
 }

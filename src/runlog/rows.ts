@@ -57,7 +57,8 @@ export interface EventRow {
 }
 
 /** A JSON column's value: null stays SQL NULL. */
-const jsonOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(storableJson(v)));
+const jsonOrNull = (v: unknown): string | null =>
+  v === null || v === undefined ? null : JSON.stringify(storableJson(v));
 const jsonText = (v: unknown): string => JSON.stringify(storableJson(v ?? null));
 
 export function runRow(run: RunRecord, scope: string | null, instanceId: string): RunRow {
@@ -112,5 +113,11 @@ export function attemptRow(runId: string, a: AttemptRecord): AttemptRow {
  * `progress` (`RunStore` takes it back out): the log needs no column for it.
  */
 export function eventRow(run: RunRecord, type: string, at: string, progress?: unknown): EventRow {
-  return { runId: run.id, tool: storableText(run.tool), type, snapshot: jsonText(progress === undefined ? run : { ...run, progress }), at };
+  return {
+    runId: run.id,
+    tool: storableText(run.tool),
+    type,
+    snapshot: jsonText(progress === undefined ? run : { ...run, progress }),
+    at,
+  };
 }

@@ -21,7 +21,8 @@ export function sqliteLog(connection: () => Promise<SqliteDriver>): WriteBatch {
   let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements>; checkpoint: () => void } | null = null;
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const driver = await connection();
-    if (prepared?.driver !== driver) prepared = { driver, s: statements(driver), checkpoint: walCheckpoints(driver.database) };
+    if (prepared?.driver !== driver)
+      prepared = { driver, s: statements(driver), checkpoint: walCheckpoints(driver.database) };
     const { s, checkpoint } = prepared;
     // A rescrub whose run's outcome (carrying its own) is in the same batch is left to it: one transaction either way.
     const settling = new Set(jobs.flatMap((j) => (j.kind === "finish" && j.rescrub ? [j.run.id] : [])));
@@ -57,7 +58,9 @@ function statements({ database: db }: SqliteDriver) {
       `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
        SELECT @runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
     ),
-    insertEvent: st(`INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at") VALUES (@runId,@tool,@type,@snapshot,@at)`),
+    insertEvent: st(
+      `INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at") VALUES (@runId,@tool,@type,@snapshot,@at)`,
+    ),
     // A write statement for the same reason as insertAttemptIfRunning.
     insertEventIfRunning: st(
       `INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
@@ -68,7 +71,9 @@ function statements({ database: db }: SqliteDriver) {
     runValues: st(`SELECT "input","content","data","details","errorMessage" FROM "Run" WHERE "id"=?`),
     eventSnapshots: st(`SELECT "seq","snapshot" FROM "RunEvent" WHERE "runId"=?`),
     attemptMessages: st(`SELECT "id","errorMessage" FROM "Attempt" WHERE "runId"=?`),
-    rewriteRun: st(`UPDATE "Run" SET "input"=@input,"content"=@content,"data"=@data,"details"=@details,"errorMessage"=@errorMessage WHERE "id"=@id`),
+    rewriteRun: st(
+      `UPDATE "Run" SET "input"=@input,"content"=@content,"data"=@data,"details"=@details,"errorMessage"=@errorMessage WHERE "id"=@id`,
+    ),
     rewriteEvent: st(`UPDATE "RunEvent" SET "snapshot"=? WHERE "seq"=?`),
     rewriteAttempt: st(`UPDATE "Attempt" SET "errorMessage"=? WHERE "id"=?`),
     interactionQuestions: st(`SELECT "id","question" FROM "Interaction" WHERE "runId"=?`),
@@ -120,18 +125,33 @@ function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling:
     case "attempt": {
       // Only while the run is RUNNING: a run another instance failed keeps that first outcome.
       const row = attemptRow(job.run.id, job.attempt);
-      if (run(s.insertAttemptIfRunning, { ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) }) === 0) return null;
+      if (
+        run(s.insertAttemptIfRunning, { ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) }) ===
+        0
+      )
+        return null;
       return insertEvent(s, eventRow(job.run, "ATTEMPT_FAILED", job.at));
     }
     case "progress": {
-      const info = s.insertEventIfRunning.run({ ...eventRow(job.run, "RUN_PROGRESS", job.at, job.progress), at: time(job.at) });
+      const info = s.insertEventIfRunning.run({
+        ...eventRow(job.run, "RUN_PROGRESS", job.at, job.progress),
+        at: time(job.at),
+      });
       return info.changes === 0 ? null : Number(info.lastInsertRowid);
     }
     case "finish": {
       // Also for a run another instance ended: what it stored before is scrubbed all the same.
       if (job.rescrub) rewrote.rows += rescrub(s, job.run.id, job.rescrub);
       const row = outcomeRow(job.run);
-      if (run(s.settleRun, { ...row, isError: bool(row.isError), terminate: bool(row.terminate), finishedAt: time(row.finishedAt) }) === 0) return null;
+      if (
+        run(s.settleRun, {
+          ...row,
+          isError: bool(row.isError),
+          terminate: bool(row.terminate),
+          finishedAt: time(row.finishedAt),
+        }) === 0
+      )
+        return null;
       if (job.attempt) insertAttempt(s, attemptRow(job.run.id, job.attempt));
       return insertEvent(s, eventRow(job.run, job.type, job.at));
     }

@@ -1,6 +1,9 @@
 import type Database from "better-sqlite3";
 
-/** How often, and how many times, a checkpoint another connection kept busy is tried again; also the least time between two checkpoints. */
+/**
+ * How often, and how many times, a checkpoint another connection kept busy is tried again; also the least time between
+ * two checkpoints.
+ */
 const RETRY_MS = 1000;
 const MAX_TRIES = 60;
 
@@ -26,7 +29,8 @@ export function walCheckpoints(database: Database.Database): () => void {
       database.pragma("busy_timeout = 0");
       try {
         // [busy, wal frames, frames checkpointed]; busy is 1 when a reader or writer held it back.
-        busy = database.inTransaction || (database.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[])[0]?.busy !== 0;
+        busy =
+          database.inTransaction || (database.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[])[0]?.busy !== 0;
       } finally {
         database.pragma(`busy_timeout = ${Number(timeout)}`);
       }

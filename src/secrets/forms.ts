@@ -7,12 +7,18 @@ const MIN_CORE_LENGTH = 8;
 /** Configured secrets this long are also matched by every substring that reveals half of them or more. */
 export const WINDOWED_LENGTH = 8;
 
-/** The longest such substring: a longer secret is matched by every part of it this long (a key file has thousands of characters). */
+/**
+ * The longest such substring: a longer secret is matched by every part of it this long (a key file has thousands of
+ * characters).
+ */
 export const WINDOW_MAX = 64;
 /** The shortest window: a part of a configured secret shorter than this is not matched on its own. */
 export const WINDOW_MIN = 8;
 
-/** Past this length a configured secret is matched whole only: its windows would cost its length times {@link WINDOW_MAX} in memory. */
+/**
+ * Past this length a configured secret is matched whole only: its windows would cost its length times {@link
+ * WINDOW_MAX} in memory.
+ */
 export const WINDOWED_MAX_LENGTH = 16_384;
 
 /** The JSON-escaped form of `value` (a secret inside serialized JSON text). */
@@ -68,7 +74,15 @@ function base64Forms(value: string): string[] {
  */
 export function formsOf(value: string): string[] {
   const back = reversed(value);
-  const forms = [value, jsonEscaped(value), back, jsonEscaped(back), ...urlEncoded(value), Buffer.from(value, "utf8").toString("hex"), ...base64Forms(value)];
+  const forms = [
+    value,
+    jsonEscaped(value),
+    back,
+    jsonEscaped(back),
+    ...urlEncoded(value),
+    Buffer.from(value, "utf8").toString("hex"),
+    ...base64Forms(value),
+  ];
   return [...new Set(forms)].filter((f) => f.length >= MIN_SECRET_LENGTH);
 }
 

@@ -19,7 +19,8 @@ export function markersIn(value: unknown, path = ""): Array<{ path: string; name
   const name = markerName(value);
   if (name !== null) return [{ path, name }];
   if (Array.isArray(value)) return value.flatMap((v, i) => markersIn(v, `${path}/${i}`));
-  if (value && typeof value === "object") return Object.entries(value).flatMap(([k, v]) => markersIn(v, `${path}/${k}`));
+  if (value && typeof value === "object")
+    return Object.entries(value).flatMap(([k, v]) => markersIn(v, `${path}/${k}`));
   return [];
 }
 
@@ -41,7 +42,9 @@ export function isServerConfigName(name: string, deny: readonly string[] = []): 
 /** Problems with the markers inside `value`: a malformed variable name. */
 export function markerIssues(value: unknown, path = ""): Issue[] {
   return markersIn(value, path).flatMap(({ path: p, name }) =>
-    NAME.test(name) ? [] : [{ path: p, message: `"!ENV" must be followed by a variable name like API_TOKEN (got "${name}")` }],
+    NAME.test(name)
+      ? []
+      : [{ path: p, message: `"!ENV" must be followed by a variable name like API_TOKEN (got "${name}")` }],
   );
 }
 
@@ -50,7 +53,11 @@ export function markerIssues(value: unknown, path = ""): Issue[] {
  * marker naming server configuration is refused for everyone (`INVALID_INPUT`, naming the
  * variable), and only an ADMIN may write a marker at all (`FORBIDDEN`, naming the path).
  */
-export function checkMarkerWrite(value: unknown, path: string, options: { admin: boolean; deny: readonly string[] }): void {
+export function checkMarkerWrite(
+  value: unknown,
+  path: string,
+  options: { admin: boolean; deny: readonly string[] },
+): void {
   const markers = markersIn(value, path);
   if (!markers.length) return;
   const denied = markers.filter((m) => isServerConfigName(m.name, options.deny));
@@ -58,7 +65,10 @@ export function checkMarkerWrite(value: unknown, path: string, options: { admin:
     throw new ApiError(
       "INVALID_INPUT",
       `${denied.map((m) => `"!ENV ${m.name}"`).join(", ")} name${denied.length === 1 ? "s" : ""} the server's own configuration, which is never resolvable`,
-      denied.map((m) => ({ path: m.path, message: `"!ENV ${m.name}" names the server's own configuration (${m.name}), which is never resolvable` })),
+      denied.map((m) => ({
+        path: m.path,
+        message: `"!ENV ${m.name}" names the server's own configuration (${m.name}), which is never resolvable`,
+      })),
     );
   if (!options.admin)
     throw new ApiError(

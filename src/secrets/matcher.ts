@@ -5,7 +5,9 @@ export type Interval = readonly [start: number, end: number];
 
 const lowerOf = new Map<number, number>();
 
-/** The case-folded code unit: its lower case when that is one code unit, else itself (folding never changes a length). */
+/**
+ * The case-folded code unit: its lower case when that is one code unit, else itself (folding never changes a length).
+ */
 function foldUnit(c: number): number {
   if (c < 128) return c >= 65 && c <= 90 ? c + 32 : c;
   let l = lowerOf.get(c);
@@ -28,7 +30,9 @@ export function fold(text: string): string {
   return Buffer.from(out.buffer).toString("utf16le");
 }
 
-/** The index key of the 4 code units of `folded` at `at` (a polynomial hash, rolled along a text by {@link rollKey}). */
+/**
+ * The index key of the 4 code units of `folded` at `at` (a polynomial hash, rolled along a text by {@link rollKey}).
+ */
 function keyAt(folded: string, at: number): number {
   let h = 0;
   for (let i = at; i < at + MIN_SECRET_LENGTH; i++) h = (Math.imul(h, 31) + folded.charCodeAt(i)) | 0;
@@ -39,7 +43,9 @@ function keyAt(folded: string, at: number): number {
 const LEAVING = 29_791;
 
 /** The key at `at + 1` from the key at `at`. */
-const rollKey = (folded: string, at: number, key: number) => (Math.imul((key - Math.imul(folded.charCodeAt(at), LEAVING)) | 0, 31) + folded.charCodeAt(at + MIN_SECRET_LENGTH)) | 0;
+const rollKey = (folded: string, at: number, key: number) =>
+  (Math.imul((key - Math.imul(folded.charCodeAt(at), LEAVING)) | 0, 31) + folded.charCodeAt(at + MIN_SECRET_LENGTH)) |
+  0;
 
 /** Slots of the counting filter in front of the buckets: most places of a text hit an empty slot and skip the map. */
 const FILTER_BITS = 16;
@@ -122,7 +128,11 @@ export class PatternIndex {
     const out: [number, number][] = [];
     if (!this.buckets.size) return out;
     const filter = this.filter!;
-    for (let i = 0, key = keyAt(folded, 0); i + MIN_SECRET_LENGTH <= folded.length; key = rollKey(folded, i, key), i++) {
+    for (
+      let i = 0, key = keyAt(folded, 0);
+      i + MIN_SECRET_LENGTH <= folded.length;
+      key = rollKey(folded, i, key), i++
+    ) {
       if (!filter[slotOf(key)]) continue;
       const bucket = this.buckets.get(key);
       if (!bucket) continue;

@@ -12,7 +12,10 @@ import { fold, mergeIntervals, replaceIntervals, type PatternIndex } from "./mat
 const SERVER_TOKEN =
   /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})|(?:sha256:)?[0-9a-f]{64})$/i;
 
-/** Secrets at least this long are replaced inside a {@link SERVER_TOKEN} too: such a token holds one only by design, never by chance. */
+/**
+ * Secrets at least this long are replaced inside a {@link SERVER_TOKEN} too: such a token holds one only by design,
+ * never by chance.
+ */
 const TOKEN_SAFE_LENGTH = 8;
 
 /**
@@ -26,7 +29,9 @@ export function scrubTextWith(text: string, indexes: readonly PatternIndex[]): s
   const folded = fold(text);
   // The shape alone does not prove the server made it (a tool may answer "sha256:" + a
   // secret), so only short secrets, the ones a token holds by chance, are let through.
-  const accept = SERVER_TOKEN.test(text) ? (length: number) => length === text.length || length >= TOKEN_SAFE_LENGTH : undefined;
+  const accept = SERVER_TOKEN.test(text)
+    ? (length: number) => length === text.length || length >= TOKEN_SAFE_LENGTH
+    : undefined;
   return replaceIntervals(text, mergeIntervals(indexes.map((i) => i.intervals(folded, accept))), REDACTED);
 }
 

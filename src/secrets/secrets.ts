@@ -20,7 +20,8 @@ export const DEFAULT_REDACT_CACHE_SIZE = 1024;
 /** The shortest `ctx.redact` (or `writeOnly`) value the cross-run cache holds; a shorter one is its run's alone. */
 export const CROSS_RUN_MIN_LENGTH = 8;
 
-const isSecretValue = (value: unknown): value is string => typeof value === "string" && value.length >= MIN_SECRET_LENGTH;
+const isSecretValue = (value: unknown): value is string =>
+  typeof value === "string" && value.length >= MIN_SECRET_LENGTH;
 
 /** A set of secret values, each matched in all its forms (src/secrets/forms.ts) through one {@link PatternIndex}. */
 class ValueSet implements Scrubber {
@@ -101,7 +102,14 @@ export class Secrets extends ValueSet {
    * without it, `env` (default: the process environment). `redactCacheSize` bounds the
    * redacted values remembered across runs (default {@link DEFAULT_REDACT_CACHE_SIZE}).
    */
-  constructor(options: { deny?: readonly string[]; env?: NodeJS.ProcessEnv; lookup?: (name: string) => string | undefined; redactCacheSize?: number } = {}) {
+  constructor(
+    options: {
+      deny?: readonly string[];
+      env?: NodeJS.ProcessEnv;
+      lookup?: (name: string) => string | undefined;
+      redactCacheSize?: number;
+    } = {},
+  ) {
     super();
     this.deny = options.deny ?? [];
     const env = options.env ?? process.env;
@@ -126,7 +134,8 @@ export class Secrets extends ValueSet {
     scope?.add(value);
     // A value shorter than CROSS_RUN_MIN_LENGTH scrubs its own run only: any caller may
     // redact a word ("object", "staging"), and the cache would rewrite it in every run's values.
-    if (!isSecretValue(value) || value.length < CROSS_RUN_MIN_LENGTH || this.holds(value) || this.recent.get(value)) return;
+    if (!isSecretValue(value) || value.length < CROSS_RUN_MIN_LENGTH || this.holds(value) || this.recent.get(value))
+      return;
     const patterns = formsOf(value);
     for (const p of patterns) this.index.add(p);
     this.recent.set(value, patterns);
@@ -146,29 +155,46 @@ export class Secrets extends ValueSet {
     const name = markerName(value);
     if (name !== null) {
       if (isServerConfigName(name, this.deny))
-        throw new ToolError(`${owner}: "!ENV ${name}" names the server's own configuration, which is never resolvable`, { kind: "PERMISSION_DENIED", retryable: false });
+        throw new ToolError(
+          `${owner}: "!ENV ${name}" names the server's own configuration, which is never resolvable`,
+          { kind: "PERMISSION_DENIED", retryable: false },
+        );
       let v: string | undefined;
       try {
         v = this.lookup(name);
       } catch (e) {
         // A provider's own message may quote what it read: only ours are known to be safe.
-        throw new ToolError(`${owner}: ${e instanceof ConfigFileError ? e.message : `the config provider failed to look up ${name}`}`, { kind: "INTERNAL", retryable: false });
+        throw new ToolError(
+          `${owner}: ${e instanceof ConfigFileError ? e.message : `the config provider failed to look up ${name}`}`,
+          { kind: "INTERNAL", retryable: false },
+        );
       }
-      if (v === undefined || v === "") throw new ToolError(`${owner}: the environment variable ${name} is not set`, { kind: "INTERNAL", retryable: false });
+      if (v === undefined || v === "")
+        throw new ToolError(`${owner}: the environment variable ${name} is not set`, {
+          kind: "INTERNAL",
+          retryable: false,
+        });
       this.add(v);
       return v;
     }
     if (Array.isArray(value)) return value.map((v) => this.resolve(v, owner));
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v, owner)]));
+    if (value && typeof value === "object")
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.resolve(v, owner)]));
     return value;
   }
 
-  /** Remembers the value of every marker inside `value` that may be resolved and is set (stored presets and manifests, at load). */
+  /**
+   * Remembers the value of every marker inside `value` that may be resolved and is set (stored presets and manifests,
+   * at load).
+   */
   learnMarkers(value: unknown): void {
     for (const { name } of markersIn(value)) if (!isServerConfigName(name, this.deny)) this.add(this.known(name));
   }
 
-  /** A marker's value for learning: a provider that fails (a malformed file) teaches nothing here; the resolve reports it. */
+  /**
+   * A marker's value for learning: a provider that fails (a malformed file) teaches nothing here; the resolve reports
+   * it.
+   */
   private known(name: string): string | undefined {
     try {
       return this.lookup(name);

@@ -34,7 +34,9 @@ const BLOCK_TYPES: ReadonlySet<unknown> = new Set(["text", "image", "audio", "js
 
 function scrubContent(s: Scrub, content: ContentBlock[]): ContentBlock[] {
   return Array.isArray(content)
-    ? content.map((b) => (b && typeof b === "object" ? scrubMembers(s, b, (k) => k !== "type" || !BLOCK_TYPES.has(b.type)) : s.scrub(b)))
+    ? content.map((b) =>
+        b && typeof b === "object" ? scrubMembers(s, b, (k) => k !== "type" || !BLOCK_TYPES.has(b.type)) : s.scrub(b),
+      )
     : s.scrub(content);
 }
 
@@ -59,19 +61,37 @@ export function scrubRun(s: Scrub, run: RunRecord): RunRecord {
   };
 }
 
-/** An interaction's question, answer format, answer and state are values; ids, tool, recipient, status, times and its callback URL are structure. */
-export function scrubInteraction<T extends { question: string; answerFormat?: unknown; answer?: unknown }>(s: Scrub, interaction: T): T {
-  return scrubMembers(s, interaction, (k) => k === "question" || k === "answerFormat" || k === "answer" || k === "state");
+/**
+ * An interaction's question, answer format, answer and state are values; ids, tool, recipient, status, times and its
+ * callback URL are structure.
+ */
+export function scrubInteraction<T extends { question: string; answerFormat?: unknown; answer?: unknown }>(
+  s: Scrub,
+  interaction: T,
+): T {
+  return scrubMembers(
+    s,
+    interaction,
+    (k) => k === "question" || k === "answerFormat" || k === "answer" || k === "state",
+  );
 }
 
 /** A RUN_PROGRESS update: its message and details are values; progress and total are numbers. */
 export function scrubProgress(s: Scrub, progress: RunProgress): RunProgress {
-  return { ...progress, message: progress.message === null ? null : s.scrub(progress.message), details: s.scrub(progress.details) };
+  return {
+    ...progress,
+    message: progress.message === null ? null : s.scrub(progress.message),
+    details: s.scrub(progress.details),
+  };
 }
 
 /** A run event: its snapshot's values and its progress payload; seq, type, at, runId and tool stay. */
 export function scrubRunEvent(s: Scrub, event: RunEventRecord): RunEventRecord {
-  return { ...event, run: scrubRun(s, event.run), ...(event.progress ? { progress: scrubProgress(s, event.progress) } : {}) };
+  return {
+    ...event,
+    run: scrubRun(s, event.run),
+    ...(event.progress ? { progress: scrubProgress(s, event.progress) } : {}),
+  };
 }
 
 /**
@@ -111,7 +131,10 @@ export function scrubAgentEntry<T>(s: Scrub, entry: T): T {
   return scrubMembers(s, entry, (k) => !AGENT_ENTRY_STRUCTURE.has(k));
 }
 
-/** A run-log job with only its values scrubbed: the run's, the attempt's, the update's, an agent entry's payload and checkpoint. */
+/**
+ * A run-log job with only its values scrubbed: the run's, the attempt's, the update's, an agent entry's payload and
+ * checkpoint.
+ */
 export function scrubJob(s: Scrub, job: LogJob): LogJob {
   switch (job.kind) {
     case "start":

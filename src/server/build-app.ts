@@ -52,7 +52,10 @@ interface ServerContext {
   wsCaller?: Caller | null;
 }
 
-/** Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path, and serves the dashboard (`/dashboard`). */
+/**
+ * Builds yoga (HTTP, GraphiQL, SSE) and graphql-ws on one node:http server and path, and serves the dashboard
+ * (`/dashboard`).
+ */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
   const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
@@ -66,14 +69,22 @@ export function buildApp(rt: Runtime): TaiServer {
     maskedErrors: { maskError: maskError(rt.log, rt.secrets) },
     maxRequestBodySize: config.maxBodyBytes,
     // Same-origin only unless TAI_CORS_ORIGINS lists origins (yoga's default echoes any origin).
-    cors: config.corsOrigins.length ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] } : false,
+    cors: config.corsOrigins.length
+      ? { origin: config.corsOrigins, credentials: true, methods: ["GET", "POST"] }
+      : false,
     logging: false,
     context: async (init): Promise<GraphQLContext> => {
       // The current surface; a query pins one snapshot of it (usePinnedSurface).
       const surface = rt.surface;
       if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey, surface };
       const request = (init as unknown as { request: Request }).request;
-      return { runtime: rt, caller: await authenticate(rt, request.headers.get("authorization")), signal: request.signal, holdKey, surface };
+      return {
+        runtime: rt,
+        caller: await authenticate(rt, request.headers.get("authorization")),
+        signal: request.signal,
+        holdKey,
+        surface,
+      };
     },
     plugins: [
       // Every result, on every transport, leaves scrubbed of the runtime's secrets.
@@ -101,7 +112,12 @@ export function buildApp(rt: Runtime): TaiServer {
     if (m) return void handleCallback(rt, req, res, m[1]);
     return yoga(req, res);
   });
-  const wss = new WebSocketServer({ server, path: "/graphql", maxPayload: config.maxBodyBytes, verifyClient: verifyOrigin(config.corsOrigins, rt.log.warn, hostOk) });
+  const wss = new WebSocketServer({
+    server,
+    path: "/graphql",
+    maxPayload: config.maxBodyBytes,
+    verifyClient: verifyOrigin(config.corsOrigins, rt.log.warn, hostOk),
+  });
 
   useServer<Record<string, unknown> | undefined, { caller?: Caller | null }>(
     {
@@ -192,7 +208,9 @@ export function buildApp(rt: Runtime): TaiServer {
       keyStreams.close();
       mcp.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
-      const sockets = [...wss.clients].map((c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))));
+      const sockets = [...wss.clients].map(
+        (c) => new Promise<void>((r) => (c.readyState === c.CLOSED ? r() : c.once("close", () => r()))),
+      );
       for (const c of wss.clients) c.close(1001, "server shutting down");
       // A client that stopped reading never completes the close handshake (ws would wait
       // 30 s for it): it is cut off after a short grace.
@@ -216,7 +234,11 @@ export function buildApp(rt: Runtime): TaiServer {
 function requestTimeouts(config: Runtime["config"]) {
   const requestTimeout = Math.round(config.requestTimeoutSeconds * 1000);
   const headersTimeout = Math.round(config.headersTimeoutSeconds * 1000);
-  return { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.round(headersTimeout / 4))) };
+  return {
+    requestTimeout,
+    headersTimeout,
+    connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.round(headersTimeout / 4))),
+  };
 }
 
 /**

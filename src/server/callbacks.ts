@@ -7,7 +7,15 @@ import { scrubExcept } from "../secrets/value-fields.ts";
 import { tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { readBody } from "./read-body.ts";
 
-const STATUS: Record<ApiErrorCode, number> = { NOT_FOUND: 404, CONFLICT: 409, BAD_USER_INPUT: 400, INVALID_INPUT: 400, FORBIDDEN: 403, UNAUTHENTICATED: 401, UNAVAILABLE: 503 };
+const STATUS: Record<ApiErrorCode, number> = {
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  BAD_USER_INPUT: 400,
+  INVALID_INPUT: 400,
+  FORBIDDEN: 403,
+  UNAUTHENTICATED: 401,
+  UNAVAILABLE: 503,
+};
 
 const REPLY_STRUCTURE: ReadonlySet<string> = new Set(["code", "runId", "status"]);
 
@@ -15,10 +23,16 @@ const REPLY_STRUCTURE: ReadonlySet<string> = new Set(["code", "runId", "status"]
  * `POST /callbacks/<token>`: an external system answers an `ask_external` interaction
  * with a JSON body. The unguessable token is the credential; a replay is refused (409).
  */
-export async function handleCallback(rt: Runtime, req: IncomingMessage, res: ServerResponse, token: string): Promise<void> {
+export async function handleCallback(
+  rt: Runtime,
+  req: IncomingMessage,
+  res: ServerResponse,
+  token: string,
+): Promise<void> {
   const reply = (status: number, body: Record<string, unknown>) => {
     res.writeHead(status, { "content-type": "application/json" });
-    // An edge like any other: the body's values leave scrubbed of the runtime's secrets (its code, run id and status are structure).
+    // An edge like any other: the body's values leave scrubbed of the runtime's secrets (its code, run id and status
+    // are structure).
     res.end(JSON.stringify(scrubExcept(rt.secrets, body, REPLY_STRUCTURE)));
   };
   if (req.method !== "POST") return reply(405, { error: "use POST with a JSON body" });
@@ -44,7 +58,8 @@ export async function handleCallback(rt: Runtime, req: IncomingMessage, res: Ser
   } catch (e) {
     const typed = e instanceof ApiError ? e : contentionError(e);
     if (typed) {
-      if (typed.retryAfterSeconds !== undefined) res.setHeader("retry-after", String(Math.ceil(typed.retryAfterSeconds)));
+      if (typed.retryAfterSeconds !== undefined)
+        res.setHeader("retry-after", String(Math.ceil(typed.retryAfterSeconds)));
       return reply(STATUS[typed.code], {
         error: typed.message,
         code: typed.code,

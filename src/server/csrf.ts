@@ -21,9 +21,12 @@ export function csrfPrevention(): Plugin {
       try {
         return inner.onRequestParse?.(payload as never);
       } catch {
-        throw createGraphQLError(`refused as a possible cross-site request forgery: send the body as application/json, or add an "${CSRF_HEADERS[0]}" header`, {
-          extensions: { code: "BAD_REQUEST", http: { status: 400 } },
-        });
+        throw createGraphQLError(
+          `refused as a possible cross-site request forgery: send the body as application/json, or add an "${CSRF_HEADERS[0]}" header`,
+          {
+            extensions: { code: "BAD_REQUEST", http: { status: 400 } },
+          },
+        );
       }
     },
   };

@@ -95,7 +95,12 @@ class DashboardFiles {
       file = readFile(path).then((body) => {
         const type = TYPES[extname(path)];
         const compressible = !type.startsWith("image/png") && !type.startsWith("font/");
-        return { type, body, gzipped: compressible && body.length > 1024 ? gzipSync(body) : null, immutable: HASHED.test(key) };
+        return {
+          type,
+          body,
+          gzipped: compressible && body.length > 1024 ? gzipSync(body) : null,
+          immutable: HASHED.test(key),
+        };
       });
       file.catch(() => this.cache.delete(key));
       this.cache.set(key, file);
@@ -119,11 +124,18 @@ export function dashboardRoutes(dir: string = DASHBOARD_DIR): (req: IncomingMess
       return true;
     }
     if (path === "/") {
-      send(req, res, 302, { location: "/dashboard", "content-type": TYPES[".html"] }, '<a href="/dashboard">tai42 dashboard</a>');
+      send(
+        req,
+        res,
+        302,
+        { location: "/dashboard", "content-type": TYPES[".html"] },
+        '<a href="/dashboard">tai42 dashboard</a>',
+      );
       return true;
     }
     void respond(files, path, req, res).catch(() => {
-      if (!res.headersSent) send(req, res, 500, { "content-type": "text/plain; charset=utf-8" }, "the dashboard could not be read");
+      if (!res.headersSent)
+        send(req, res, 500, { "content-type": "text/plain; charset=utf-8" }, "the dashboard could not be read");
       else res.destroy();
     });
     return true;
@@ -132,7 +144,13 @@ export function dashboardRoutes(dir: string = DASHBOARD_DIR): (req: IncomingMess
 
 async function respond(files: DashboardFiles, path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (!(await files.refresh())) {
-    return send(req, res, 503, { "content-type": "text/plain; charset=utf-8" }, "the dashboard has not been built: run `npm run build`");
+    return send(
+      req,
+      res,
+      503,
+      { "content-type": "text/plain; charset=utf-8" },
+      "the dashboard has not been built: run `npm run build`",
+    );
   }
   if (path === "/dashboard" || path === "/dashboard/") {
     const page = await files.page();
@@ -165,8 +183,19 @@ function sendFile(req: IncomingMessage, res: ServerResponse, file: File, extra: 
   );
 }
 
-function send(req: IncomingMessage, res: ServerResponse, status: number, headers: Record<string, string>, body: string | Buffer): void {
+function send(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string>,
+  body: string | Buffer,
+): void {
   const bytes = typeof body === "string" ? Buffer.from(body) : body;
-  res.writeHead(status, { "x-content-type-options": "nosniff", "referrer-policy": "no-referrer", "content-length": String(bytes.length), ...headers });
+  res.writeHead(status, {
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "content-length": String(bytes.length),
+    ...headers,
+  });
   res.end(req.method === "HEAD" ? undefined : bytes);
 }

@@ -23,7 +23,9 @@ function hostnameOf(value: string | undefined): string | null {
  * by default, and is reached under names this process cannot know: no check there.
  * Returns null when every host may pass.
  */
-export function hostGuard(config: Pick<Config, "host" | "publicUrl" | "corsOrigins">): ((host: string | undefined) => boolean) | null {
+export function hostGuard(
+  config: Pick<Config, "host" | "publicUrl" | "corsOrigins">,
+): ((host: string | undefined) => boolean) | null {
   if (!isLoopback(config.host)) return null;
   const named = new Set(
     [config.publicUrl, ...config.corsOrigins].flatMap((u) => {
@@ -50,7 +52,11 @@ export function refuseHost(res: ServerResponse, req: IncomingMessage): void {
       },
     ],
   });
-  res.writeHead(403, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body), connection: "close" });
+  res.writeHead(403, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(body),
+    connection: "close",
+  });
   res.end(body);
   req.resume();
 }

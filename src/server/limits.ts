@@ -9,9 +9,12 @@ import { GraphQLError, type ValidationContext } from "graphql";
  * the whole socket (4500) and killing the caller's other subscriptions.
  */
 function refuse(context: ValidationContext | null, error: GraphQLError): void {
-  const refusal = new GraphQLError(`the operation exceeds a server limit: ${error.message.replace(/^Syntax Error:\s*/, "")}`, {
-    extensions: { code: "BAD_USER_INPUT" },
-  });
+  const refusal = new GraphQLError(
+    `the operation exceeds a server limit: ${error.message.replace(/^Syntax Error:\s*/, "")}`,
+    {
+      extensions: { code: "BAD_USER_INPUT" },
+    },
+  );
   // The token limit is checked while parsing, where there is no validation context:
   // throwing is how a parse fails, and every transport answers it as an operation error.
   if (!context) throw refusal;

@@ -32,7 +32,12 @@ export function opsRoutes(rt: Runtime, readiness: Readiness): (req: IncomingMess
     const path = (req.url ?? "").split("?")[0];
     if (path !== "/health" && path !== "/ready" && path !== "/metrics") return false;
     if (req.method !== "GET" && req.method !== "HEAD") {
-      send(res, 405, { errors: [{ message: `${path} answers GET and HEAD only`, extensions: { code: "METHOD_NOT_ALLOWED" } }] }, { allow: "GET, HEAD" });
+      send(
+        res,
+        405,
+        { errors: [{ message: `${path} answers GET and HEAD only`, extensions: { code: "METHOD_NOT_ALLOWED" } }] },
+        { allow: "GET, HEAD" },
+      );
       return true;
     }
     if (path === "/health") send(res, 200, { status: "ok" });
@@ -40,7 +45,10 @@ export function opsRoutes(rt: Runtime, readiness: Readiness): (req: IncomingMess
     else
       metrics(rt, req, res).catch((e: Error) => {
         rt.log.error("serving /metrics failed", { error: e.message });
-        if (!res.headersSent) send(res, 500, { errors: [{ message: "the metrics could not be read", extensions: { code: "INTERNAL_SERVER_ERROR" } }] });
+        if (!res.headersSent)
+          send(res, 500, {
+            errors: [{ message: "the metrics could not be read", extensions: { code: "INTERNAL_SERVER_ERROR" } }],
+          });
         else res.destroy();
       });
     return true;
@@ -49,27 +57,56 @@ export function opsRoutes(rt: Runtime, readiness: Readiness): (req: IncomingMess
 
 async function metrics(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const access = rt.config.metrics;
-  if (access === "off") return send(res, 404, { errors: [{ message: "metrics are off (TAI_METRICS=off)", extensions: { code: "NOT_FOUND" } }] });
+  if (access === "off")
+    return send(res, 404, {
+      errors: [{ message: "metrics are off (TAI_METRICS=off)", extensions: { code: "NOT_FOUND" } }],
+    });
   let role: Role | null = null;
   if (access !== "public" && req.headers.authorization) {
     try {
       role = (await authenticate(rt, req.headers.authorization))?.role ?? null;
     } catch (e) {
       if (!(e instanceof ApiError)) throw e;
-      return send(res, 401, { errors: [{ message: "the API key is malformed, unknown or revoked", extensions: { code: "UNAUTHENTICATED" } }] }, { "www-authenticate": "Bearer" });
+      return send(
+        res,
+        401,
+        {
+          errors: [
+            { message: "the API key is malformed, unknown or revoked", extensions: { code: "UNAUTHENTICATED" } },
+          ],
+        },
+        { "www-authenticate": "Bearer" },
+      );
     }
   }
   if (!mayReadMetrics(access, req.socket.remoteAddress, role)) {
-    const message = access === "admin" ? "metrics need an ADMIN key (TAI_METRICS=admin)" : "metrics are served to loopback peers and ADMIN keys (TAI_METRICS=loopback)";
-    return send(res, role ? 403 : 401, { errors: [{ message, extensions: { code: role ? "FORBIDDEN" : "UNAUTHENTICATED" } }] }, role ? {} : { "www-authenticate": "Bearer" });
+    const message =
+      access === "admin"
+        ? "metrics need an ADMIN key (TAI_METRICS=admin)"
+        : "metrics are served to loopback peers and ADMIN keys (TAI_METRICS=loopback)";
+    return send(
+      res,
+      role ? 403 : 401,
+      { errors: [{ message, extensions: { code: role ? "FORBIDDEN" : "UNAUTHENTICATED" } }] },
+      role ? {} : { "www-authenticate": "Bearer" },
+    );
   }
   const body = await rt.metrics.text();
-  res.writeHead(200, { "content-type": rt.metrics.contentType, "content-length": Buffer.byteLength(body), "cache-control": "no-store" });
+  res.writeHead(200, {
+    "content-type": rt.metrics.contentType,
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+  });
   res.end(req.method === "HEAD" ? undefined : body);
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), "cache-control": "no-store", ...headers });
+  res.writeHead(status, {
+    "content-type": "application/json; charset=utf-8",
+    "content-length": Buffer.byteLength(text),
+    "cache-control": "no-store",
+    ...headers,
+  });
   res.end(res.req?.method === "HEAD" ? undefined : text);
 }

@@ -10,7 +10,11 @@ const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/i;
  * page on another site trying to ride the browser's connection (cross-site WebSocket
  * hijacking) and is refused.
  */
-export function originAllowed(origin: string | undefined, host: string | undefined, allowed: readonly string[]): boolean {
+export function originAllowed(
+  origin: string | undefined,
+  host: string | undefined,
+  allowed: readonly string[],
+): boolean {
   if (origin === undefined) return true;
   let url: URL;
   try {
@@ -24,7 +28,9 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   return listedOrigin(url.origin, allowed);
 }
 
-/** Whether `origin` is one of `allowed` (TAI_CORS_ORIGINS), compared case-insensitively and without trailing slashes. */
+/**
+ * Whether `origin` is one of `allowed` (TAI_CORS_ORIGINS), compared case-insensitively and without trailing slashes.
+ */
 export function listedOrigin(origin: string, allowed: readonly string[]): boolean {
   const o = origin.toLowerCase();
   return allowed.some((a) => a.replace(/\/+$/, "").toLowerCase() === o);
@@ -40,9 +46,14 @@ export function verifyOrigin(
   warn: (message: string, fields: Record<string, unknown>) => void,
   hostOk?: ((host: string | undefined) => boolean) | null,
 ) {
-  return (info: { origin?: string; req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void): void => {
+  return (
+    info: { origin?: string; req: IncomingMessage },
+    done: (ok: boolean, code?: number, message?: string) => void,
+  ): void => {
     if (hostOk && !hostOk(info.req.headers.host)) {
-      warn("refused a WebSocket upgrade for a host a loopback server does not answer for", { host: String(info.req.headers.host).slice(0, 200) });
+      warn("refused a WebSocket upgrade for a host a loopback server does not answer for", {
+        host: String(info.req.headers.host).slice(0, 200),
+      });
       return done(false, 403, "Forbidden: this server is bound to loopback and does not answer for that host");
     }
     // ws passes `Origin` (or the legacy `Sec-WebSocket-Origin`) as info.origin; absent means undefined.

@@ -47,11 +47,16 @@ export class Readiness {
     if (this.draining) return { status: "draining", checks: { database: "not configured", redis: "not configured" } };
     const [database, redis] = await Promise.all([
       this.database(),
-      this.rt.bus.distributed ? probe(() => this.rt.bus.ping(CHECK_TIMEOUT_MS)) : Promise.resolve<CheckState>("not configured"),
+      this.rt.bus.distributed
+        ? probe(() => this.rt.bus.ping(CHECK_TIMEOUT_MS))
+        : Promise.resolve<CheckState>("not configured"),
     ]);
     // The check may have run across the start of a drain.
     if (this.draining) return { status: "draining", checks: { database, redis } };
-    return { status: database === "ok" && redis !== "unreachable" ? "ready" : "unavailable", checks: { database, redis } };
+    return {
+      status: database === "ok" && redis !== "unreachable" ? "ready" : "unavailable",
+      checks: { database, redis },
+    };
   }
 
   /**
@@ -65,7 +70,9 @@ export class Readiness {
     if (this.probed && now - this.probed.at < PROBE_REUSE_MS) return this.probed.state;
     const state = (async (): Promise<CheckState> => {
       if ((await probe(() => this.rt.db.$queryRawUnsafe("SELECT 1"))) === "unreachable") return "unreachable";
-      const writes = await probe(() => this.rt.db.instance.updateMany({ where: { id: this.rt.instanceId }, data: { heartbeatAt: new Date() } }));
+      const writes = await probe(() =>
+        this.rt.db.instance.updateMany({ where: { id: this.rt.instanceId }, data: { heartbeatAt: new Date() } }),
+      );
       return writes === "ok" && this.rt.dispatcher.unstoredOutcomes === 0 ? "ok" : "refusing writes";
     })();
     this.probed = { at: now, state };
@@ -76,7 +83,10 @@ export class Readiness {
 async function probe(fn: () => Promise<unknown>): Promise<CheckState> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await Promise.race([fn(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), CHECK_TIMEOUT_MS)))]);
+    await Promise.race([
+      fn(),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timeout")), CHECK_TIMEOUT_MS))),
+    ]);
     return "ok";
   } catch {
     return "unreachable";

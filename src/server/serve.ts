@@ -10,7 +10,9 @@ export interface Served {
   app: TaiServer;
   /** The admin key created on first start, or null; print it once. */
   firstAdminKey: string | null;
-  /** Graceful stop: readiness 503, refuse new runs, drain or cancel runs in flight, close the listener, flush, close. */
+  /**
+   * Graceful stop: readiness 503, refuse new runs, drain or cancel runs in flight, close the listener, flush, close.
+   */
   stop(): Promise<void>;
 }
 
@@ -59,7 +61,9 @@ export function listenError(e: unknown, port: number, host: string): Error {
   const code = (e as NodeJS.ErrnoException).code;
   const where = `port ${port} on ${host}`;
   if (code === "EADDRINUSE") return new Error(`${where} is in use: set PORT to another port`, { cause: e });
-  if (code === "EACCES") return new Error(`${where} needs privileges this process lacks: set PORT to a port above 1023`, { cause: e });
-  if (code === "EADDRNOTAVAIL") return new Error(`${host} is not an address of this machine: set HOST to one (127.0.0.1 or 0.0.0.0)`, { cause: e });
+  if (code === "EACCES")
+    return new Error(`${where} needs privileges this process lacks: set PORT to a port above 1023`, { cause: e });
+  if (code === "EADDRNOTAVAIL")
+    return new Error(`${host} is not an address of this machine: set HOST to one (127.0.0.1 or 0.0.0.0)`, { cause: e });
   return e instanceof Error ? e : new Error(String(e));
 }

@@ -7,12 +7,23 @@ import { ApiError } from "../errors.ts";
  * is not a string, or two spellings at once, is refused (UNAUTHENTICATED) rather than
  * silently treated as anonymous.
  */
-export function connectionAuthorization(params: Readonly<Record<string, unknown>> | undefined, where = "connectionParams"): string | undefined {
+export function connectionAuthorization(
+  params: Readonly<Record<string, unknown>> | undefined,
+  where = "connectionParams",
+): string | undefined {
   const names = Object.keys(params ?? {}).filter((k) => k.toLowerCase() === "authorization");
   if (!names.length) return undefined;
-  if (names.length > 1) throw new ApiError("UNAUTHENTICATED", `${where} holds ${names.length} authorization values (${names.join(", ")}); send one`);
+  if (names.length > 1)
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      `${where} holds ${names.length} authorization values (${names.join(", ")}); send one`,
+    );
   const value = params![names[0]];
-  if (typeof value !== "string") throw new ApiError("UNAUTHENTICATED", `${where}.${names[0]} must be a string "Bearer <key>" (got ${value === null ? "null" : typeof value})`);
+  if (typeof value !== "string")
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      `${where}.${names[0]} must be a string "Bearer <key>" (got ${value === null ? "null" : typeof value})`,
+    );
   return value;
 }
 
@@ -22,10 +33,13 @@ export function connectionAuthorization(params: Readonly<Record<string, unknown>
  * puts what its Headers tab holds. Undefined when it carries none; refused like
  * {@link connectionAuthorization} when malformed.
  */
-export function operationAuthorization(extensions: Readonly<Record<string, unknown>> | null | undefined): string | undefined {
+export function operationAuthorization(
+  extensions: Readonly<Record<string, unknown>> | null | undefined,
+): string | undefined {
   const headers = extensions?.headers;
   if (headers === undefined || headers === null) return undefined;
-  if (typeof headers !== "object" || Array.isArray(headers)) throw new ApiError("UNAUTHENTICATED", "extensions.headers must be an object of header names to values");
+  if (typeof headers !== "object" || Array.isArray(headers))
+    throw new ApiError("UNAUTHENTICATED", "extensions.headers must be an object of header names to values");
   return connectionAuthorization(headers as Record<string, unknown>, "extensions.headers");
 }
 

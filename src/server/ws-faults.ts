@@ -22,7 +22,8 @@ export function logSocketFaults(wss: WebSocketServer, log: Logger): void {
   wss.on("connection", (socket) => {
     socket.removeAllListeners("error");
     socket.on("error", (err: Error & { code?: string }) => {
-      if (err.code?.startsWith("WS_ERR_")) return log.warn("closed a WebSocket after a client protocol fault", { code: err.code, error: err.message });
+      if (err.code?.startsWith("WS_ERR_"))
+        return log.warn("closed a WebSocket after a client protocol fault", { code: err.code, error: err.message });
       log.error("WebSocket error", { error: err.message });
       socket.close(4500, "Internal server error");
     });

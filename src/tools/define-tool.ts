@@ -38,7 +38,11 @@ export interface DefineToolFields {
 export type DefineToolRule = (typeof TOOL_RULES)[number];
 
 /** A refused tool definition: a {@link DefinitionError} of rule `tool.<rule>`, message `defineTool [<rule>]: …`. */
-export function toolDefinitionError(rule: DefineToolRule, message: string, options: DefinitionErrorOptions = {}): DefinitionError {
+export function toolDefinitionError(
+  rule: DefineToolRule,
+  message: string,
+  options: DefinitionErrorOptions = {},
+): DefinitionError {
   return new DefinitionError(`tool.${rule}`, `defineTool [${rule}]: ${message}`, options);
 }
 
@@ -48,11 +52,18 @@ export function toolDefinitionError(rule: DefineToolRule, message: string, optio
  * mapping (a `Map` or plain object) — never both, never neither. The fields are checked
  * by the zod schema of `tool-declaration.ts`; a refusal names the first broken rule.
  */
-export function defineTool(definition?: DefineToolFields | Map<string, unknown> | Record<string, unknown>, fields?: DefineToolFields, module = "inline"): ToolDefinition {
-  if (definition !== undefined && fields !== undefined) throw toolDefinitionError("one-form", "pass either one definition mapping or keyword fields, not both");
-  if (definition === undefined && fields === undefined) throw toolDefinitionError("one-form", "pass a definition mapping or keyword fields; got neither");
+export function defineTool(
+  definition?: DefineToolFields | Map<string, unknown> | Record<string, unknown>,
+  fields?: DefineToolFields,
+  module = "inline",
+): ToolDefinition {
+  if (definition !== undefined && fields !== undefined)
+    throw toolDefinitionError("one-form", "pass either one definition mapping or keyword fields, not both");
+  if (definition === undefined && fields === undefined)
+    throw toolDefinitionError("one-form", "pass a definition mapping or keyword fields; got neither");
   const source = definition ?? fields;
-  if (typeof source !== "object" || source === null || Array.isArray(source)) throw toolDefinitionError("one-form", "the definition must be a mapping of fields");
+  if (typeof source !== "object" || source === null || Array.isArray(source))
+    throw toolDefinitionError("one-form", "the definition must be a mapping of fields");
   const raw: Record<string, unknown> = source instanceof Map ? Object.fromEntries(source) : { ...(source as object) };
 
   const parsed = ToolFieldsSchema.safeParse(raw);
@@ -67,7 +78,10 @@ export function defineTool(definition?: DefineToolFields | Map<string, unknown> 
       retry = resolvePolicy(t.name, t.retry as RetryPolicyInit);
     } catch (e) {
       if (isDefinitionError(e, "retry.policy"))
-        throw toolDefinitionError("retry-policy", e.message, { subject: t.name, issues: e.issues.map((i) => ({ ...i, path: `/retry${i.path}` })) });
+        throw toolDefinitionError("retry-policy", e.message, {
+          subject: t.name,
+          issues: e.issues.map((i) => ({ ...i, path: `/retry${i.path}` })),
+        });
       throw e;
     }
   }

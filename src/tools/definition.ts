@@ -16,7 +16,10 @@ export interface ToolContext {
   /** Aborted on timeout, cancellation or shutdown. Contract: a body should stop promptly when it fires. */
   signal: AbortSignal;
   runId: string;
-  /** The idempotency key the run was requested with, when the caller gave one (the same on every attempt; absent on a resumed run). */
+  /**
+   * The idempotency key the run was requested with, when the caller gave one (the same on every attempt; absent on a
+   * resumed run).
+   */
   idempotencyKey?: string;
   /**
    * The id of the call this run carries out, when its caller has one: an agent's tool call
@@ -41,7 +44,9 @@ export interface ToolContext {
    */
   /** A persisted key-value store with expiry, shared by every instance (what `cache` uses). */
   store: import("../db/expiring-store.ts").ExpiringStore;
-  openInteraction(request: import("../interactions/park.ts").InteractionRequest): Promise<import("../interactions/park.ts").OpenedInteraction>;
+  openInteraction(
+    request: import("../interactions/park.ts").InteractionRequest,
+  ): Promise<import("../interactions/park.ts").OpenedInteraction>;
   /**
    * Reports a partial update while the body runs (the seed's `on_update`): a RUN_PROGRESS
    * run event, an agent's ToolProgressStep, an MCP progress notification
@@ -82,7 +87,9 @@ export interface ToolDefinition {
   /** The extension that registered the tool (`ExtensionOptions.tools`); absent when registered directly. */
   readonly source?: string;
   /** Converts validated JSON input for the body (zod parse for `app.tool`). */
-  readonly parse?: (input: Record<string, unknown>) => { ok: true; value: unknown } | { ok: false; issues: import("../errors.ts").Issue[] };
+  readonly parse?: (
+    input: Record<string, unknown>,
+  ) => { ok: true; value: unknown } | { ok: false; issues: import("../errors.ts").Issue[] };
   /** Where it was registered (module path, "demo", "builtin"). */
   readonly module: string;
 }

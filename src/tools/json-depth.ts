@@ -18,7 +18,8 @@ export function tooDeepAt(value: unknown, max: number = MAX_JSON_DEPTH): string 
     if (v === null || typeof v !== "object") continue;
     if (depth > max) return path || "/";
     for (const [k, child] of Object.entries(v)) {
-      if (child !== null && typeof child === "object") stack.push({ v: child, depth: depth + 1, path: `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}` });
+      if (child !== null && typeof child === "object")
+        stack.push({ v: child, depth: depth + 1, path: `${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}` });
     }
   }
   return null;

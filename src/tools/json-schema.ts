@@ -37,7 +37,10 @@ export class SchemaCompiler {
   readonly draft07: AjvDraft07 = newDraft07Ajv();
   private readonly byObject = new WeakMap<object, ValidateFunction>();
   /** In use order, least recent first: content → the compiled function and the object Ajv holds. */
-  private readonly byContent = new Map<string, { fn: ValidateFunction; schema: JsonSchema; engine: Ajv2020 | AjvDraft07 }>();
+  private readonly byContent = new Map<
+    string,
+    { fn: ValidateFunction; schema: JsonSchema; engine: Ajv2020 | AjvDraft07 }
+  >();
 
   constructor(readonly max = DEFAULT_SCHEMA_CACHE_SIZE) {}
 
@@ -79,14 +82,21 @@ export class SchemaCompiler {
 
 const compiler = new SchemaCompiler();
 
-/** Ajv-compiles a schema once per distinct content (bounded, see {@link SchemaCompiler}); throws when it does not compile. */
+/**
+ * Ajv-compiles a schema once per distinct content (bounded, see {@link SchemaCompiler}); throws when it does not
+ * compile.
+ */
 export function compileSchema(schema: JsonSchema): ValidateFunction {
   return compiler.compile(schema);
 }
 
-/** Meta-validates a schema against its dialect (draft 2020-12, or draft-07 when it declares it) and compiles it; returns the problems. */
+/**
+ * Meta-validates a schema against its dialect (draft 2020-12, or draft-07 when it declares it) and compiles it; returns
+ * the problems.
+ */
 export function schemaProblems(schema: unknown, where = ""): Issue[] {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [{ path: where, message: "must be a JSON Schema object" }];
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    return [{ path: where, message: "must be a JSON Schema object" }];
   try {
     // Throws (rather than reporting) for a `$schema` it has no meta-schema for, e.g. draft-04.
     const engine = compiler.engineFor(schema as JsonSchema);

@@ -23,7 +23,9 @@ export interface ToolResult {
   /** Asks the agent loop to stop after this batch. */
   terminate: boolean;
   toolName: string;
-  /** The call the run carried out (`ctx.toolCallId`: an agent's tool call, an MCP request), unless the body named one. */
+  /**
+   * The call the run carried out (`ctx.toolCallId`: an agent's tool call, an MCP request), unless the body named one.
+   */
   toolCallId?: string;
 }
 
@@ -60,7 +62,10 @@ function fromError(toolName: string, error: unknown, toolCallId?: string): ToolR
 }
 
 /** `toolResult(init)` marks a full result; `toolResult.fromError(toolName, error, toolCallId?)` builds a failed one. */
-export const toolResult: ((init: ToolResultInit) => ToolResultInit) & { fromError: typeof fromError } = Object.assign(markResult, { fromError });
+export const toolResult: ((init: ToolResultInit) => ToolResultInit) & { fromError: typeof fromError } = Object.assign(
+  markResult,
+  { fromError },
+);
 
 export function isToolResultInit(value: unknown): value is ToolResultInit {
   return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[RESULT] === true;
@@ -81,9 +86,17 @@ export function normalizeResult(toolName: string, value: unknown, toolCallId?: s
 function normalizedResult(toolName: string, value: unknown): ToolResult {
   if (isToolResultInit(value)) {
     const data = jsonValue(value.data, "data");
-    const content = value.content === undefined ? (data === undefined ? [] : blocksFor(data)) : (jsonValue(value.content, "content")?.value as ContentBlock[]);
+    const content =
+      value.content === undefined
+        ? data === undefined
+          ? []
+          : blocksFor(data)
+        : (jsonValue(value.content, "content")?.value as ContentBlock[]);
     if (value.errorKind !== undefined && !isErrorKind(value.errorKind))
-      throw new ToolError(`the tool returned an unknown errorKind ${JSON.stringify(value.errorKind)}`, { kind: "INTERNAL", retryable: false });
+      throw new ToolError(`the tool returned an unknown errorKind ${JSON.stringify(value.errorKind)}`, {
+        kind: "INTERNAL",
+        retryable: false,
+      });
     return {
       content,
       data: data?.value,
@@ -97,7 +110,8 @@ function normalizedResult(toolName: string, value: unknown): ToolResult {
     };
   }
   if (value === undefined) return { content: [], isError: false, terminate: false, toolName };
-  if (typeof value === "string") return { content: [{ type: "text", text: value }], isError: false, terminate: false, toolName };
+  if (typeof value === "string")
+    return { content: [{ type: "text", text: value }], isError: false, terminate: false, toolName };
   const data = jsonValue(value, "result")!;
   return { content: [{ type: "text", text: data.text }], data: data.value, isError: false, terminate: false, toolName };
 }
@@ -116,9 +130,16 @@ function jsonValue(value: unknown, what: string): Encoded | undefined {
     text = JSON.stringify(value);
   } catch (e) {
     const reason = (e as Error).message.split("\n")[0];
-    throw new ToolError(`the tool's ${what} cannot be encoded as JSON: ${reason}`, { kind: "INTERNAL", retryable: false });
+    throw new ToolError(`the tool's ${what} cannot be encoded as JSON: ${reason}`, {
+      kind: "INTERNAL",
+      retryable: false,
+    });
   }
-  if (text === undefined) throw new ToolError(`the tool's ${what} cannot be encoded as JSON (a ${typeof value})`, { kind: "INTERNAL", retryable: false });
+  if (text === undefined)
+    throw new ToolError(`the tool's ${what} cannot be encoded as JSON (a ${typeof value})`, {
+      kind: "INTERNAL",
+      retryable: false,
+    });
   return { text, value: JSON.parse(text) };
 }
 

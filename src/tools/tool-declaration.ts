@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { TIERS } from "../auth/roles.ts";
 import type { Issue } from "../errors.ts";
-import { anyJsonSchema, fn, MAX_TIMER_SECONDS, NAME_PATTERN, objectJsonSchema, wireSafeName } from "../validation/common.ts";
+import {
+  anyJsonSchema,
+  fn,
+  MAX_TIMER_SECONDS,
+  NAME_PATTERN,
+  objectJsonSchema,
+  wireSafeName,
+} from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
 
 /**
@@ -22,11 +29,16 @@ export const TOOL_RULES = [
 ] as const;
 type ToolRule = (typeof TOOL_RULES)[number];
 
-const isEmptyPlainObject = (v: unknown) => typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0;
-const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "") && !isEmptyPlainObject(v);
+const isEmptyPlainObject = (v: unknown) =>
+  typeof v === "object" && v !== null && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0;
+const present = (v: unknown) =>
+  v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "") && !isEmptyPlainObject(v);
 
 /** A required field: present and not empty (rule required-field), then `schema`. */
-const required = <S extends z.ZodType>(schema: S) => z.custom<unknown>(present, { error: "is required and must not be empty", params: { rule: "required-field" } }).pipe(schema);
+const required = <S extends z.ZodType>(schema: S) =>
+  z
+    .custom<unknown>(present, { error: "is required and must not be empty", params: { rule: "required-field" } })
+    .pipe(schema);
 
 const oneLine = z
   .string({ error: "must be one non-empty line of text" })
@@ -49,7 +61,10 @@ export const ToolFieldsSchema = z
       parameters: required(objectJsonSchema("/parameters")),
       execute: required(fn()),
       tier: orDefault(z.enum(TIERS, { error: `must be one of ${TIERS.join(", ")}` }), "read"),
-      executionMode: orDefault(z.enum(["parallel", "sequential"], { error: 'must be "parallel" or "sequential"' }), "parallel"),
+      executionMode: orDefault(
+        z.enum(["parallel", "sequential"], { error: 'must be "parallel" or "sequential"' }),
+        "parallel",
+      ),
       retry: z.unknown().optional(),
       timeoutSeconds: orDefault(
         z
@@ -68,7 +83,8 @@ export const ToolFieldsSchema = z
     { error: "is not a tool field" },
   )
   .superRefine((t, ctx) => {
-    if (t.resume !== undefined && !t.pauses) ctx.addIssue({ code: "custom", path: ["resume"], message: "is only meaningful with pauses: true" });
+    if (t.resume !== undefined && !t.pauses)
+      ctx.addIssue({ code: "custom", path: ["resume"], message: "is only meaningful with pauses: true" });
   });
 
 /** The rule a zod issue of {@link ToolFieldsSchema} breaks. */
@@ -84,7 +100,10 @@ function ruleOf(issue: z.core.$ZodIssue): ToolRule {
 }
 
 /** Why a tool declaration was refused: the first rule broken, its message, and every issue. */
-export function toolRefusal(error: z.ZodError, raw: Record<string, unknown>): { rule: ToolRule; message: string; issues: Issue[] } {
+export function toolRefusal(
+  error: z.ZodError,
+  raw: Record<string, unknown>,
+): { rule: ToolRule; message: string; issues: Issue[] } {
   const ranked = error.issues.map((issue) => ({ issue, rule: ruleOf(issue) }));
   const rule = TOOL_RULES.find((r) => ranked.some((x) => x.rule === r))!;
   const broken = zodIssues(new z.ZodError(ranked.filter((x) => x.rule === rule).map((x) => x.issue)));

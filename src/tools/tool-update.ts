@@ -13,7 +13,10 @@ export interface ToolUpdate {
   progress?: number;
   /** The amount `progress` counts towards, when known: a finite number > 0. */
   total?: number;
-  /** Structured facts (JSON); dropped, with `detailsDropped`, when its JSON is over {@link PROGRESS_BOUNDS.detailsBytes}. */
+  /**
+   * Structured facts (JSON); dropped, with `detailsDropped`, when its JSON is over {@link
+   * PROGRESS_BOUNDS.detailsBytes}.
+   */
   details?: unknown;
 }
 
@@ -47,7 +50,10 @@ const UpdateSchema = z
     total: finite.refine((n) => n > 0, "must be > 0").optional(),
     details: z.unknown().optional(),
   })
-  .refine((u) => Object.values(u).some((v) => v !== undefined), "an update must give message, progress, total or details");
+  .refine(
+    (u) => Object.values(u).some((v) => v !== undefined),
+    "an update must give message, progress, total or details",
+  );
 
 /**
  * Checks an update and brings it within the bounds. Throws a `ToolError` (INTERNAL, never
@@ -56,12 +62,19 @@ const UpdateSchema = z
 export function boundUpdate(update: unknown): RunProgress {
   const parsed = UpdateSchema.safeParse(update);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.length ? `/${i.path.join("/")}` : "(update)"}: ${i.message}`).join("; ");
+    const issues = parsed.error.issues
+      .map((i) => `${i.path.length ? `/${i.path.join("/")}` : "(update)"}: ${i.message}`)
+      .join("; ");
     throw new ToolError(`ctx.onUpdate: invalid update: ${issues}`, { kind: "INTERNAL", retryable: false });
   }
   const u = parsed.data;
   const { messageChars, detailsBytes } = PROGRESS_BOUNDS;
-  const message = u.message === undefined ? null : u.message.length > messageChars ? `${u.message.slice(0, messageChars - 1)}…` : u.message;
+  const message =
+    u.message === undefined
+      ? null
+      : u.message.length > messageChars
+        ? `${u.message.slice(0, messageChars - 1)}…`
+        : u.message;
   let details: unknown = null;
   let detailsDropped: number | null = null;
   if (u.details !== undefined) {
@@ -69,7 +82,10 @@ export function boundUpdate(update: unknown): RunProgress {
     try {
       text = JSON.stringify(u.details);
     } catch {
-      throw new ToolError("ctx.onUpdate: invalid update: /details: cannot be encoded as JSON", { kind: "INTERNAL", retryable: false });
+      throw new ToolError("ctx.onUpdate: invalid update: /details: cannot be encoded as JSON", {
+        kind: "INTERNAL",
+        retryable: false,
+      });
     }
     const bytes = text === undefined ? 0 : Buffer.byteLength(text);
     if (text === undefined) details = null;

@@ -25,7 +25,8 @@ export function writeOnlyStrings(schema: JsonSchema, value: unknown): string[] {
         walk(resolveRef(schema, node.$ref), v, depth + 1);
       }
     }
-    for (const k of ["allOf", "anyOf", "oneOf"] as const) if (Array.isArray(node[k])) for (const sub of node[k] as unknown[]) walk(sub, v, depth + 1);
+    for (const k of ["allOf", "anyOf", "oneOf"] as const)
+      if (Array.isArray(node[k])) for (const sub of node[k] as unknown[]) walk(sub, v, depth + 1);
     for (const k of ["if", "then", "else"] as const) walk(node[k], v, depth + 1);
     if (Array.isArray(v)) {
       const prefix = Array.isArray(node.prefixItems) ? (node.prefixItems as unknown[]) : [];

@@ -10,9 +10,11 @@ const NAME = new RegExp(NAME_PATTERN);
 export const wireSafeName = (error = `must match ${NAME_PATTERN}`) => z.string({ error }).regex(NAME, { error });
 
 /** Any function (a handler, factory or method), kept as given. */
-export const fn = (error = "must be a function") => z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { error });
+export const fn = (error = "must be a function") =>
+  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { error });
 
-const isObjectRoot = (v: unknown): v is JsonSchema => typeof v === "object" && v !== null && !Array.isArray(v) && (v as JsonSchema).type === "object";
+const isObjectRoot = (v: unknown): v is JsonSchema =>
+  typeof v === "object" && v !== null && !Array.isArray(v) && (v as JsonSchema).type === "object";
 
 /**
  * A JSON Schema object with root `type: "object"` that ajv meta-validates and compiles
@@ -20,7 +22,11 @@ const isObjectRoot = (v: unknown): v is JsonSchema => typeof v === "object" && v
  * `custom` issue tagged `params.rule = "schema-compiles"`, `invalid` saying what it is not.
  */
 export const objectJsonSchema = (where: string, invalid = "is not a valid JSON Schema") =>
-  compiledJsonSchema(z.custom<JsonSchema>(isObjectRoot, { error: 'must be a JSON Schema with root type "object"' }), where, invalid);
+  compiledJsonSchema(
+    z.custom<JsonSchema>(isObjectRoot, { error: 'must be a JSON Schema with root type "object"' }),
+    where,
+    invalid,
+  );
 
 /** Any JSON Schema that compiles (see {@link objectJsonSchema}). */
 export const anyJsonSchema = (where: string, invalid = "is not a valid JSON Schema") =>
@@ -33,7 +39,12 @@ export const anyJsonSchema = (where: string, invalid = "is not a valid JSON Sche
 function compiledJsonSchema(schema: z.ZodType<JsonSchema>, where: string, invalid: string) {
   return schema.superRefine((value, ctx) => {
     const problems = schemaProblems(value, where);
-    if (problems.length) ctx.addIssue({ code: "custom", message: `${invalid}: ${describeIssues(problems)}`, params: { rule: "schema-compiles" } });
+    if (problems.length)
+      ctx.addIssue({
+        code: "custom",
+        message: `${invalid}: ${describeIssues(problems)}`,
+        params: { rule: "schema-compiles" },
+      });
   });
 }
 

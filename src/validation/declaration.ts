@@ -18,7 +18,8 @@ export function zodIssues(error: z.ZodError, base = ""): Issue[] {
 function toIssues(issues: readonly z.core.$ZodIssue[], base: string): Issue[] {
   return issues.flatMap((issue): Issue[] => {
     const path = base + issue.path.map((k) => `/${segment(k)}`).join("");
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ path: `${path}/${segment(key)}`, message: issue.message }));
+    if (issue.code === "unrecognized_keys")
+      return issue.keys.map((key) => ({ path: `${path}/${segment(key)}`, message: issue.message }));
     if (issue.code === "invalid_union") {
       // The value's type chose one branch when only that branch failed below its root
       // (e.g. a list where "true, false or a list" is allowed): report that branch's issues.
@@ -44,7 +45,12 @@ export interface DeclarationRefusal extends Omit<DefinitionErrorOptions, "issues
  * Parses a declaration with its zod schema: the parsed value, or a {@link DefinitionError}
  * of `rule` carrying every issue.
  */
-export function parseDeclaration<S extends z.ZodType>(schema: S, value: unknown, rule: string, refusal: DeclarationRefusal = {}): z.output<S> {
+export function parseDeclaration<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  rule: string,
+  refusal: DeclarationRefusal = {},
+): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   throw refuse(rule, zodIssues(result.error), refusal);
@@ -53,6 +59,8 @@ export function parseDeclaration<S extends z.ZodType>(schema: S, value: unknown,
 /** A {@link DefinitionError} of `rule` for these issues. */
 export function refuse(rule: string, issues: Issue[], refusal: DeclarationRefusal = {}): DefinitionError {
   const { describe, ...options } = refusal;
-  const message = describe ? describe(issues) : `${options.subject ? `${options.subject}: ` : ""}${describeIssues(issues)}`;
+  const message = describe
+    ? describe(issues)
+    : `${options.subject ? `${options.subject}: ` : ""}${describeIssues(issues)}`;
   return new DefinitionError(rule, message, { ...options, issues });
 }

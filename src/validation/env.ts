@@ -23,16 +23,27 @@ function envVariable<T, F>(fallback: F, read: (raw: string) => T | undefined, me
 }
 
 /** A number checked by `schema` (zod refuses NaN and infinities). */
-export const envNumber = <F extends number | undefined>(fallback: F, schema: z.ZodNumber, message: (raw: string) => string) =>
-  envVariable(fallback, (raw) => schema.safeParse(Number(raw)).data, message);
+export const envNumber = <F extends number | undefined>(
+  fallback: F,
+  schema: z.ZodNumber,
+  message: (raw: string) => string,
+) => envVariable(fallback, (raw) => schema.safeParse(Number(raw)).data, message);
 
 /** An integer from `min` to `max`. */
 export const envInteger = (fallback: number, min: number, max: number) =>
-  envNumber(fallback, z.number().int().min(min).max(max), (raw) => `must be an integer from ${min} to ${max} (got "${raw}")`);
+  envNumber(
+    fallback,
+    z.number().int().min(min).max(max),
+    (raw) => `must be an integer from ${min} to ${max} (got "${raw}")`,
+  );
 
 /** A number of seconds from `min` to `max`; fractions allowed. */
 export const envSeconds = <F extends number | undefined>(fallback: F, min: number, max: number) =>
-  envNumber(fallback, z.number().min(min).max(max), (raw) => `must be a number of seconds from ${min} to ${max} (got "${raw}")`);
+  envNumber(
+    fallback,
+    z.number().min(min).max(max),
+    (raw) => `must be a number of seconds from ${min} to ${max} (got "${raw}")`,
+  );
 
 const TRUE = ["1", "true", "yes", "on"];
 const FALSE = ["0", "false", "no", "off"];
@@ -45,12 +56,19 @@ export const envBoolean = (fallback: boolean) =>
   );
 
 /** One of `values`, compared after `normalise` (e.g. case folding). */
-export const envChoice = <V extends string, F extends V | undefined>(values: readonly V[], fallback: F, normalise: (raw: string) => string, message: (raw: string) => string) =>
-  envVariable(fallback, (raw) => z.enum(values as [V, ...V[]]).safeParse(normalise(raw)).data, message);
+export const envChoice = <V extends string, F extends V | undefined>(
+  values: readonly V[],
+  fallback: F,
+  normalise: (raw: string) => string,
+  message: (raw: string) => string,
+) => envVariable(fallback, (raw) => z.enum(values as [V, ...V[]]).safeParse(normalise(raw)).data, message);
 
 /** Text checked by `schema` (a pattern, a length). */
-export const envText = <F extends string | undefined>(fallback: F, schema: z.ZodType<string> = z.string(), message: (raw: string) => string = () => "is invalid") =>
-  envVariable(fallback, (raw) => schema.safeParse(raw).data, message);
+export const envText = <F extends string | undefined>(
+  fallback: F,
+  schema: z.ZodType<string> = z.string(),
+  message: (raw: string) => string = () => "is invalid",
+) => envVariable(fallback, (raw) => schema.safeParse(raw).data, message);
 
 /** A comma-separated list; blanks dropped. */
 export const envList = () =>

@@ -31,7 +31,10 @@ describe("cancelAgentRun: cancelling an agent run over GraphQL stops its tools",
     const res = await server.yoga.fetch("http://localhost/graphql", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream", ...as(owner) },
-      body: JSON.stringify({ query: STREAM, variables: { input: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] } } }),
+      body: JSON.stringify({
+        query: STREAM,
+        variables: { input: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] } },
+      }),
     });
     const reader = sseReader(res);
     await inFlight(r, calls);
@@ -43,9 +46,17 @@ describe("cancelAgentRun: cancelling an agent run over GraphQL stops its tools",
     expect(calls.aborted).toEqual([]);
 
     const t0 = performance.now();
-    const cancelled = await gql<{ cancelAgentRun: Record<string, unknown> }>(server, CANCEL, { variables: { id: runId }, headers: as(owner) });
+    const cancelled = await gql<{ cancelAgentRun: Record<string, unknown> }>(server, CANCEL, {
+      variables: { id: runId },
+      headers: as(owner),
+    });
     expect(cancelled.body.errors).toBeUndefined();
-    expect(cancelled.body.data!.cancelAgentRun).toEqual({ id: runId, status: "CANCELLED", errorKind: "CANCELLED", errorMessage: "the agent run was cancelled" });
+    expect(cancelled.body.data!.cancelAgentRun).toEqual({
+      id: runId,
+      status: "CANCELLED",
+      errorKind: "CANCELLED",
+      errorMessage: "the agent run was cancelled",
+    });
     expect(calls.aborted).toHaveLength(1);
     expect(calls.aborted[0] - t0).toBeLessThan(1000);
     expect((await toolRunsOf(r)).map((t) => t.status)).toEqual(["CANCELLED"]);
@@ -53,10 +64,15 @@ describe("cancelAgentRun: cancelling an agent run over GraphQL stops its tools",
     await until("the stream to end", () => reader.ended(), 10_000);
     const nexts = reader.nexts<{ agentStream: { __typename: string } }>();
     expect(nexts.at(-1)!.errors?.[0].extensions).toMatchObject({ code: "AGENT_RUN_FAILED", kind: "CANCELLED", runId });
-    expect(nexts.flatMap((n) => (n.data?.agentStream ? [n.data.agentStream.__typename] : []))).not.toContain("MessageFinal");
+    expect(nexts.flatMap((n) => (n.data?.agentStream ? [n.data.agentStream.__typename] : []))).not.toContain(
+      "MessageFinal",
+    );
 
     // An ended run is returned as it is.
-    const again = await gql<{ cancelAgentRun: Record<string, unknown> }>(server, CANCEL, { variables: { id: runId }, headers: as(owner) });
+    const again = await gql<{ cancelAgentRun: Record<string, unknown> }>(server, CANCEL, {
+      variables: { id: runId },
+      headers: as(owner),
+    });
     expect(again.body.data!.cancelAgentRun).toMatchObject({ status: "CANCELLED" });
   });
 });
@@ -71,7 +87,10 @@ describe.runIf(redis)("cancelAgentRun on another instance than the one running t
     const b = (peer = await testRuntime({ app: cancelApp(calls), config, databaseUrl: a.config.databaseUrl }));
     useScript(a.agents, "s", waitThenAnswer);
     const caller = callerAs("USER");
-    const started = await a.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] }, caller });
+    const started = await a.agents.start({
+      options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] },
+      caller,
+    });
     await inFlight(a, calls);
     // The instances hear each other (a Redis subscription is made once its connection is ready).
     let heard = false;

@@ -38,7 +38,10 @@ describe("cancelling an agent run with a parked tool call", () => {
             ],
           },
     );
-    const started = await r.agents.start({ options: { userMessage: "go", llmProvider: "s", toolNames: ["approve_spend", "wait_8s"] }, caller });
+    const started = await r.agents.start({
+      options: { userMessage: "go", llmProvider: "s", toolNames: ["approve_spend", "wait_8s"] },
+      caller,
+    });
     await inFlight(r, calls);
     await until("the spend to park", async () => (await toolRunsOf(r, "approve_spend"))[0]?.status === "PARKED");
 
@@ -57,11 +60,17 @@ describe("cancelling an agent run with a parked tool call", () => {
       const last = v.prompt.at(-1);
       if ((v.prompt[0].content as string).startsWith("You spend")) {
         if (last?.role !== "tool") return { toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }] };
-        return JSON.stringify(last.content).includes("waited") ? { text: "spent" } : { toolCalls: [{ toolName: "wait_8s", input: {} }] };
+        return JSON.stringify(last.content).includes("waited")
+          ? { text: "spent" }
+          : { toolCalls: [{ toolName: "wait_8s", input: {} }] };
       }
-      return last?.role === "tool" ? { text: "parent done" } : { toolCalls: [{ toolName: "spender", input: { task: "spend" } }] };
+      return last?.role === "tool"
+        ? { text: "parent done" }
+        : { toolCalls: [{ toolName: "spender", input: { task: "spend" } }] };
     });
-    const subagents = [{ name: "spender", description: "Spends", systemPrompt: "You spend.", toolNames: ["approve_spend", "wait_8s"] }];
+    const subagents = [
+      { name: "spender", description: "Spends", systemPrompt: "You spend.", toolNames: ["approve_spend", "wait_8s"] },
+    ];
     const started = await r.agents.start({ options: { userMessage: "go", llmProvider: "s", subagents }, caller });
     await until("the run to suspend", async () => (await r.agents.store.get(started.runId))?.status === "SUSPENDED");
     const [question] = await r.interactions.list("PENDING", as("ADMIN"));
@@ -82,8 +91,10 @@ describe("cancelling an agent run with a parked tool call", () => {
     useScript(r.agents, "s", (v) => {
       const system = v.prompt[0].content as string;
       const saw = v.prompt.at(-1)?.role === "tool";
-      if (system.startsWith("You spend")) return saw ? { text: "spent" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 2 } }] };
-      if (system.startsWith("You wait")) return saw ? { text: "waited" } : { toolCalls: [{ toolName: "wait_8s", input: {} }] };
+      if (system.startsWith("You spend"))
+        return saw ? { text: "spent" } : { toolCalls: [{ toolName: "approve_spend", input: { amount: 2 } }] };
+      if (system.startsWith("You wait"))
+        return saw ? { text: "waited" } : { toolCalls: [{ toolName: "wait_8s", input: {} }] };
       return saw
         ? { text: "parent done" }
         : {
@@ -99,10 +110,15 @@ describe("cancelling an agent run with a parked tool call", () => {
     ];
     const started = await r.agents.start({ options: { userMessage: "go", llmProvider: "s", subagents }, caller });
     await inFlight(r, calls);
-    await until("the sub-agent's spend to park", async () => (await toolRunsOf(r, "approve_spend"))[0]?.status === "PARKED");
+    await until(
+      "the sub-agent's spend to park",
+      async () => (await toolRunsOf(r, "approve_spend"))[0]?.status === "PARKED",
+    );
 
     expect((await r.agents.cancelFor(started.runId, caller)).status).toBe("CANCELLED");
-    expect((await toolRunsOf(r, "approve_spend")).map((t) => [t.status, t.parentRunId])).toEqual([["CANCELLED", started.runId]]);
+    expect((await toolRunsOf(r, "approve_spend")).map((t) => [t.status, t.parentRunId])).toEqual([
+      ["CANCELLED", started.runId],
+    ]);
     expect((await toolRunsOf(r)).map((t) => t.status)).toEqual(["CANCELLED"]);
     expect(await r.interactions.list("PENDING", as("ADMIN"))).toEqual([]);
   });

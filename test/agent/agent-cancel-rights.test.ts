@@ -35,7 +35,10 @@ describe("cancelAgentRun and usage reads by callers who did not start the run", 
       keys[name] = await rt.keys.create(`rights-${name}`, role);
     useScript(rt.agents, "s", (v) =>
       JSON.stringify(v.prompt).includes("spend")
-        ? { toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }], usage: { inputTokens: 3, outputTokens: 1 } }
+        ? {
+            toolCalls: [{ toolName: "approve_spend", input: { amount: 1 } }],
+            usage: { inputTokens: 3, outputTokens: 1 },
+          }
         : waitThenAnswer(v),
     );
   });
@@ -88,14 +91,20 @@ describe("cancelAgentRun and usage reads by callers who did not start the run", 
     await until("the run to suspend", async () => (await rt.agents.store.get(runId))?.status === "SUSPENDED");
     const { threadId } = (await rt.agents.store.get(runId))!;
 
-    expect((await gql(CANCEL, { id: runId }, keys.other)).errors?.map((e) => e.extensions?.code)).toEqual(["NOT_FOUND"]);
-    expect((await gql(CANCEL, { id: runId }, keys.owner)).data).toEqual({ cancelAgentRun: { id: runId, status: "SUSPENDED" } });
+    expect((await gql(CANCEL, { id: runId }, keys.other)).errors?.map((e) => e.extensions?.code)).toEqual([
+      "NOT_FOUND",
+    ]);
+    expect((await gql(CANCEL, { id: runId }, keys.owner)).data).toEqual({
+      cancelAgentRun: { id: runId, status: "SUSPENDED" },
+    });
     expect((await rt.agents.store.get(runId))!.status).toBe("SUSPENDED");
     expect((await toolRunsOf(rt, "approve_spend"))[0].status).toBe("PARKED");
 
     const q = `query($t: ID!) { thread(id: $t) { usage ${USAGE} } }`;
     expect((await gql(q, { t: threadId }, keys.other)).data).toEqual({ thread: null });
-    expect((await gql(q, { t: threadId }, keys.owner)).data).toEqual({ thread: { usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4, runs: 1 } } });
+    expect((await gql(q, { t: threadId }, keys.owner)).data).toEqual({
+      thread: { usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4, runs: 1 } },
+    });
   });
 
   it("should refuse another key's usage to a non-ADMIN with the same FORBIDDEN whether that key exists or not", async () => {

@@ -48,7 +48,10 @@ describe("cancelling an agent run stops its tools", () => {
   it("should abort the tool in flight within 1 s, and end the tool run and the agent run CANCELLED without asking the model again", async () => {
     const { r, calls } = await setup();
     const model = useScript(r.agents, "s", waitThenAnswer);
-    const started = await r.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] }, caller });
+    const started = await r.agents.start({
+      options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] },
+      caller,
+    });
     await inFlight(r, calls);
 
     const t0 = performance.now();
@@ -58,7 +61,12 @@ describe("cancelling an agent run stops its tools", () => {
     expect(calls.aborted[0] - t0).toBeLessThan(1000);
     expect(performance.now() - t0).toBeLessThan(1000);
     const [toolRun] = await toolRunsOf(r);
-    expect(toolRun).toMatchObject({ status: "CANCELLED", errorKind: "CANCELLED", door: "agent", parentRunId: started.runId });
+    expect(toolRun).toMatchObject({
+      status: "CANCELLED",
+      errorKind: "CANCELLED",
+      door: "agent",
+      parentRunId: started.runId,
+    });
     // The aborted call is not turned into a result the model answers.
     expect(model.seen).toHaveLength(1);
     expect(log.some((e) => e.type === "message_final" || e.type === "message_delta")).toBe(false);
@@ -75,7 +83,10 @@ describe("cancelling an agent run stops its tools", () => {
       },
       { text: "done" },
     ]);
-    const started = await r.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s", "serial"] }, caller });
+    const started = await r.agents.start({
+      options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s", "serial"] },
+      caller,
+    });
     await inFlight(r, calls);
     r.agents.cancel(started.runId);
     await expectCancelled(r, started.runId);
@@ -86,7 +97,12 @@ describe("cancelling an agent run stops its tools", () => {
   it("should cancel the agent run and its tool when the tool run that started the agent is cancelled", async () => {
     const { r, calls } = await setup();
     useScript(r.agents, "s", waitThenAnswer);
-    const outer = r.dispatcher.run({ tool: "tools_agent", input: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] }, caller, door: "graphql" });
+    const outer = r.dispatcher.run({
+      tool: "tools_agent",
+      input: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] },
+      caller,
+      door: "graphql",
+    });
     await inFlight(r, calls);
     const [agentTool] = await toolRunsOf(r, "tools_agent");
     const [agentRunId] = r.agents.runningIds();
@@ -106,7 +122,9 @@ describe("cancelling an agent run stops its tools", () => {
     const { r, calls } = await setup();
     const model = useScript(r.agents, "s", (v) => {
       if ((v.prompt[0].content as string).startsWith("You wait")) return waitThenAnswer(v);
-      return v.prompt.at(-1)?.role === "tool" ? { text: "parent done" } : { toolCalls: [{ toolName: "waiter", input: { task: "wait" } }] };
+      return v.prompt.at(-1)?.role === "tool"
+        ? { text: "parent done" }
+        : { toolCalls: [{ toolName: "waiter", input: { task: "wait" } }] };
     });
     const subagents = [{ name: "waiter", description: "Waits", systemPrompt: "You wait.", toolNames: ["wait_8s"] }];
     const started = await r.agents.start({ options: { userMessage: "go", llmProvider: "s", subagents }, caller });
@@ -128,8 +146,16 @@ describe("shutdown drains agent runs and tool runs against one deadline", () => 
   it("should finish within the grace period plus 1 s, cancelling agent runs, their tools and the agent dispatched as a tool", async () => {
     const { r, calls } = await setup(2);
     useScript(r.agents, "s", waitThenAnswer);
-    const started = await r.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] }, caller });
-    const outer = r.dispatcher.run({ tool: "tools_agent", input: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] }, caller, door: "graphql" });
+    const started = await r.agents.start({
+      options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] },
+      caller,
+    });
+    const outer = r.dispatcher.run({
+      tool: "tools_agent",
+      input: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] },
+      caller,
+      door: "graphql",
+    });
     const direct = r.dispatcher.run({ tool: "wait_8s", input: {}, caller, door: "graphql" });
     await inFlight(r, calls, 3);
 
@@ -145,6 +171,10 @@ describe("shutdown drains agent runs and tool runs against one deadline", () => 
     const agentRuns = await r.db.agentRun.findMany();
     expect(agentRuns.map((a) => a.status)).toEqual(["CANCELLED", "CANCELLED"]);
     const log = await logOf(r, started.runId);
-    expect(log.at(-1)).toMatchObject({ type: "run_failed", kind: "CANCELLED", message: "cancelled by server shutdown" });
+    expect(log.at(-1)).toMatchObject({
+      type: "run_failed",
+      kind: "CANCELLED",
+      message: "cancelled by server shutdown",
+    });
   });
 });

@@ -10,15 +10,27 @@ const CODES = Object.keys(KIND_OF_API_CODE) as ApiErrorCode[];
 
 describe("classifying what an agent threw", () => {
   it("should keep the kind and message of a ToolError the agent raised on purpose", () => {
-    expect(classifyAgentError(new ToolError("too many model calls", { kind: "TIMEOUT" }), false)).toEqual({ kind: "TIMEOUT", message: "too many model calls", unexpected: false });
+    expect(classifyAgentError(new ToolError("too many model calls", { kind: "TIMEOUT" }), false)).toEqual({
+      kind: "TIMEOUT",
+      message: "too many model calls",
+      unexpected: false,
+    });
   });
 
   it("should call any failure of an aborted run CANCELLED", () => {
-    expect(classifyAgentError(new ToolError("boom", { kind: "UPSTREAM" }), true)).toEqual({ kind: "CANCELLED", message: "the agent run was cancelled", unexpected: false });
+    expect(classifyAgentError(new ToolError("boom", { kind: "UPSTREAM" }), true)).toEqual({
+      kind: "CANCELLED",
+      message: "the agent run was cancelled",
+      unexpected: false,
+    });
   });
 
   it.each(CODES)("should read a refused request with code %s through the one API code table", (code) => {
-    expect(classifyAgentError(new ApiError(code, "refused"), false)).toEqual({ kind: KIND_OF_API_CODE[code], message: "refused", unexpected: false });
+    expect(classifyAgentError(new ApiError(code, "refused"), false)).toEqual({
+      kind: KIND_OF_API_CODE[code],
+      message: "refused",
+      unexpected: false,
+    });
   });
 
   it("should map the refusals an agent meets to the kinds a run reports", () => {
@@ -39,7 +51,11 @@ describe("classifying what an agent threw", () => {
       statusCode: 429,
       responseBody: JSON.stringify({ error: { message: "slow down" } }),
     });
-    expect(classifyAgentError(error, false)).toEqual({ kind: "RATE_LIMITED", message: "the LLM provider failed: HTTP 429 — slow down", unexpected: false });
+    expect(classifyAgentError(error, false)).toEqual({
+      kind: "RATE_LIMITED",
+      message: "the LLM provider failed: HTTP 429 — slow down",
+      unexpected: false,
+    });
   });
 
   it("should keep only the class name of an unexpected error and flag it for the log", () => {
@@ -53,14 +69,17 @@ describe("an agent dispatched as a tool", () => {
   const ctx = { caller: { role: "USER" }, signal: new AbortController().signal } as unknown as ToolContext;
   const cls = { toolName: "helper", fromToolInput: () => ({}) } as unknown as AgentClass;
 
-  it.each(CODES)("should fail with the table's kind, never retried, when its start is refused with %s", async (code) => {
-    const agents = {
-      start: () => Promise.reject(new ApiError(code, "no start")),
-      awaitEnd: () => Promise.reject(new Error("not reached")),
-      cancel: () => {},
-    };
-    const error = await invokeAsTool(agents as never, cls, {}, ctx).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ToolError);
-    expect(error).toMatchObject({ message: "no start", kind: KIND_OF_API_CODE[code], retryable: false });
-  });
+  it.each(CODES)(
+    "should fail with the table's kind, never retried, when its start is refused with %s",
+    async (code) => {
+      const agents = {
+        start: () => Promise.reject(new ApiError(code, "no start")),
+        awaitEnd: () => Promise.reject(new Error("not reached")),
+        cancel: () => {},
+      };
+      const error = await invokeAsTool(agents as never, cls, {}, ctx).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ToolError);
+      expect(error).toMatchObject({ message: "no start", kind: KIND_OF_API_CODE[code], retryable: false });
+    },
+  );
 });

@@ -29,9 +29,24 @@ describe("the agent run store", () => {
       ...over,
     });
   }
-  const delta = (runId: string, seq: number): AgentEventRecord => ({ type: "message_delta", final: false, text: `t${seq}`, agent: null, seq, runId });
-  const final = (runId: string, seq: number): AgentLogEntry => ({ type: "message_final", final: true, text: "done", agent: null, seq, runId });
-  const suspended = (runId: string, seq: number): AgentLogEntry => ({ type: "suspended_final", final: true, interactionIds: ["i1"], agent: null, seq, runId }) as never;
+  const delta = (runId: string, seq: number): AgentEventRecord => ({
+    type: "message_delta",
+    final: false,
+    text: `t${seq}`,
+    agent: null,
+    seq,
+    runId,
+  });
+  const final = (runId: string, seq: number): AgentLogEntry => ({
+    type: "message_final",
+    final: true,
+    text: "done",
+    agent: null,
+    seq,
+    runId,
+  });
+  const suspended = (runId: string, seq: number): AgentLogEntry =>
+    ({ type: "suspended_final", final: true, interactionIds: ["i1"], agent: null, seq, runId }) as never;
 
   it("should create a RUNNING run and read it back as given", async () => {
     await create("r1");
@@ -62,7 +77,13 @@ describe("the agent run store", () => {
   it("should end a run once with its terminal and status; a second end loses and stores nothing", async () => {
     await create("r1");
     expect(await store.finish(final("r1", 1), "SUCCEEDED", null)).toBe(true);
-    expect(await store.finish({ type: "run_failed", final: true, seq: 2, runId: "r1", kind: "INTERNAL", message: "late" }, "FAILED", null)).toBe(false);
+    expect(
+      await store.finish(
+        { type: "run_failed", final: true, seq: 2, runId: "r1", kind: "INTERNAL", message: "late" },
+        "FAILED",
+        null,
+      ),
+    ).toBe(false);
     const run = await store.get("r1");
     expect(run).toMatchObject({ status: "SUCCEEDED", final: { type: "message_final", seq: 1 } });
     expect(run!.finishedAt).not.toBeNull();
@@ -106,7 +127,19 @@ describe("the agent run store", () => {
   it("should let exactly one resume claim a paused run, and undo a claim", async () => {
     await create("r1");
     expect(await store.claim("r1")).toBe(false);
-    await store.finish({ type: "interrupt_final", final: true, seq: 1, runId: "r1", agent: null, interruptId: "x", actions: [] } as never, "INTERRUPTED", { kind: "interrupt" });
+    await store.finish(
+      {
+        type: "interrupt_final",
+        final: true,
+        seq: 1,
+        runId: "r1",
+        agent: null,
+        interruptId: "x",
+        actions: [],
+      } as never,
+      "INTERRUPTED",
+      { kind: "interrupt" },
+    );
     expect(await store.claim("r1")).toBe(true);
     expect(await store.claim("r1")).toBe(false);
     expect((await store.get("r1"))!.status).toBe("RESUMED");
@@ -121,10 +154,18 @@ describe("the agent run store", () => {
     expect((await store.suspended()).map((r) => r.id)).toEqual(["r1"]);
     expect(await store.claimSuspended(read, "instance-b")).toBe(true);
     expect(await store.claimSuspended(read, "instance-c")).toBe(false);
-    expect(await store.get("r1")).toMatchObject({ status: "RUNNING", finishedAt: null, checkpoint: { kind: "suspend", mark: 4, instanceId: "instance-b" } });
+    expect(await store.get("r1")).toMatchObject({
+      status: "RUNNING",
+      finishedAt: null,
+      checkpoint: { kind: "suspend", mark: 4, instanceId: "instance-b" },
+    });
     expect(await store.suspended()).toEqual([]);
     await store.unclaimSuspended(read);
-    expect(await store.get("r1")).toMatchObject({ status: "SUSPENDED", finishedAt: read.finishedAt, checkpoint: { kind: "suspend", mark: 4 } });
+    expect(await store.get("r1")).toMatchObject({
+      status: "SUSPENDED",
+      finishedAt: read.finishedAt,
+      checkpoint: { kind: "suspend", mark: 4 },
+    });
     expect(await store.claimSuspended(read, "instance-c")).toBe(true);
   });
 

@@ -108,11 +108,9 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
   /** Runs the agent over GraphQL as `key` until it asks; returns the run and its one ask. */
   async function asked(r: TestRuntime, key = "owner", input: Record<string, unknown> = ASK) {
     useScript(r.agents, "s", askThenAnswer(input));
-    const res = await call<{ runAgent: { runId: string; threadId: string; final: { __typename: string; seq: number; asks: AskEntry[] } } }>(
-      RUN_AGENT,
-      { input: { userMessage: "book a trip", llmProvider: "s" } },
-      key,
-    );
+    const res = await call<{
+      runAgent: { runId: string; threadId: string; final: { __typename: string; seq: number; asks: AskEntry[] } };
+    }>(RUN_AGENT, { input: { userMessage: "book a trip", llmProvider: "s" } }, key);
     expect(res.body.errors).toBeUndefined();
     const { runId, threadId, final } = res.body.data!.runAgent;
     expect(final.__typename).toBe("AsksFinal");
@@ -125,8 +123,14 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     const c = wsClient(url, { connectionParams: { authorization: `Bearer ${keys.owner}` } });
     clients.push(c);
     const before = r.bus.listenerCount("interaction");
-    const changes = collect<{ interactionsChanged: { id: string; status: string; to: string; tool: string } }>(c, `subscription { interactionsChanged { id status to tool } }`);
-    await until("the subscription to listen", () => r.bus.listenerCount("interaction") > before || changes.errors.length > 0);
+    const changes = collect<{ interactionsChanged: { id: string; status: string; to: string; tool: string } }>(
+      c,
+      `subscription { interactionsChanged { id status to tool } }`,
+    );
+    await until(
+      "the subscription to listen",
+      () => r.bus.listenerCount("interaction") > before || changes.errors.length > 0,
+    );
     const { runId, ask } = await asked(r);
 
     expect(ask).toEqual({
@@ -156,8 +160,15 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     const toolRun = await r.runs.get(listed.body.data!.interactions[0].runId as string);
     expect(toolRun).toMatchObject({ tool: "ask_caller", status: "PARKED", door: "agent", parentRunId: runId });
 
-    await until("interactionsChanged served the ask", () => changes.data.some((d) => d.interactionsChanged.id === ask.id));
-    expect(changes.data.find((d) => d.interactionsChanged.id === ask.id)!.interactionsChanged).toEqual({ id: ask.id, status: "PENDING", to: "caller", tool: "ask_caller" });
+    await until("interactionsChanged served the ask", () =>
+      changes.data.some((d) => d.interactionsChanged.id === ask.id),
+    );
+    expect(changes.data.find((d) => d.interactionsChanged.id === ask.id)!.interactionsChanged).toEqual({
+      id: ask.id,
+      status: "PENDING",
+      to: "caller",
+      tool: "ask_caller",
+    });
 
     // ask_caller is kept off the API: only the agent door reaches it.
     const tools = await call<{ tools: { name: string }[] }>(`query { tools { name } }`, {}, "admin");
@@ -176,16 +187,34 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     const joined = follow(r.agents, runId, seq);
 
     const wrong = await call(ANSWER, { id: ask.id, answer: 42 }, "owner");
-    expect(wrong.body.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/answer", message: "must be string" }] } }]);
+    expect(wrong.body.errors).toMatchObject([
+      { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/answer", message: "must be string" }] } },
+    ]);
     expect((await r.interactions.get(ask.id))?.status).toBe("PENDING");
 
-    const res = await call<{ answerInteraction: { tool: string; status: string } }>(ANSWER, { id: ask.id, answer: "Paris" }, "owner");
+    const res = await call<{ answerInteraction: { tool: string; status: string } }>(
+      ANSWER,
+      { id: ask.id, answer: "Paris" },
+      "owner",
+    );
     expect(res.body.data!.answerInteraction).toMatchObject({ tool: "ask_caller", status: "SUCCEEDED" });
     const log = await joined;
-    expect(types(log)).toEqual(["tool_call_step", "tool_result_step", "message_delta", "message_delta", "run_usage", "message_final"]);
+    expect(types(log)).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      "message_delta",
+      "message_delta",
+      "run_usage",
+      "message_final",
+    ]);
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => seq + 1 + i));
     expect(log.every((e) => e.runId === runId)).toBe(true);
-    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "ask_caller", callId: "call_0_0", result: "Paris", isError: false });
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({
+      tool: "ask_caller",
+      callId: "call_0_0",
+      result: "Paris",
+      isError: false,
+    });
     expect(ofType(log, "message_final")[0].text).toBe("Answer: Paris.");
     expect(await r.agents.store.get(runId)).toMatchObject({ status: "SUCCEEDED" });
     // Exactly once: a sweep after the fact finds nothing left to continue.
@@ -197,7 +226,13 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     const { runId, seq, ask } = await asked(r, "owner", { question: "Quick, which city?", expiresInSeconds: 0.2 });
     expect(ask).toMatchObject({ status: "PENDING", answerFormat: null, expiryAt: expect.any(String) });
     const log = await follow(r.agents, runId, seq);
-    expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ tool: "ask_caller", isError: true, result: expect.objectContaining({ kind: "TIMEOUT" }) })]);
+    expect(ofType(log, "tool_result_step")).toEqual([
+      expect.objectContaining({
+        tool: "ask_caller",
+        isError: true,
+        result: expect.objectContaining({ kind: "TIMEOUT" }),
+      }),
+    ]);
     expect(types(log).at(-1)).toBe("message_final");
     expect((await r.interactions.get(ask.id))?.status).toBe("EXPIRED");
   });
@@ -237,15 +272,24 @@ describe("AsksFinal: asks carries the full parked entries the caller must answer
     const [ask] = ofType(first, "asks_final")[0].asks as unknown as AskEntry[];
     expect(ask).toMatchObject({ question: "Which city?", status: "PENDING", to: "caller" });
 
-    await expect(r.agents.start({ options: { threadId: started.threadId, resume: { answers: {} } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { threadId: started.threadId, resume: { answers: {} } }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: `/resume/answers/${ask.id}`, message: 'is missing: answer "Which city?"' }],
     });
     expect((await r.interactions.get(ask.id))?.status).toBe("PENDING");
 
-    const resumed = await runToEnd(r.agents, { threadId: started.threadId, resume: { answers: { [ask.id]: "Paris" } } });
+    const resumed = await runToEnd(r.agents, {
+      threadId: started.threadId,
+      resume: { answers: { [ask.id]: "Paris" } },
+    });
     expect(resumed.started.runId).not.toBe(started.runId);
-    expect(ofType(resumed.log, "tool_result_step")[0]).toMatchObject({ tool: "ask_caller", result: "Paris", isError: false });
+    expect(ofType(resumed.log, "tool_result_step")[0]).toMatchObject({
+      tool: "ask_caller",
+      result: "Paris",
+      isError: false,
+    });
     expect(ofType(resumed.log, "message_final")[0].text).toBe("Answer: Paris.");
     expect(await r.agents.continueAnswered()).toEqual([]);
     expect((await r.agents.store.get(started.runId))?.status).toBe("RESUMED");

@@ -24,7 +24,8 @@ export function cancelApp(calls: Calls) {
 }
 
 /** Calls `wait_8s` once, then answers (a run that is not cancelled would end SUCCEEDED). */
-export const waitThenAnswer = (v: ScriptView): ScriptedTurn => (v.prompt.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ toolName: "wait_8s", input: {} }] });
+export const waitThenAnswer = (v: ScriptView): ScriptedTurn =>
+  v.prompt.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ toolName: "wait_8s", input: {} }] };
 
 export function toolRunsOf(r: TestRuntime, tool = "wait_8s") {
   return r.runs.list({ tool }, 10);
@@ -32,5 +33,8 @@ export function toolRunsOf(r: TestRuntime, tool = "wait_8s") {
 
 /** Waits until `n` calls of `wait_8s` are in flight (started, their runs RUNNING). */
 export async function inFlight(r: TestRuntime, calls: Calls, n = 1): Promise<void> {
-  await until(`${n} wait_8s call(s) in flight`, async () => calls.started.length >= n && (await toolRunsOf(r)).filter((t) => t.status === "RUNNING").length >= n);
+  await until(
+    `${n} wait_8s call(s) in flight`,
+    async () => calls.started.length >= n && (await toolRunsOf(r)).filter((t) => t.status === "RUNNING").length >= n,
+  );
 }

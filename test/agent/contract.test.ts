@@ -10,7 +10,11 @@ import { runToEnd, types } from "./support.ts";
 class EchoAgent extends Agent {
   static override toolName = "echo_agent";
   static override toolDescription = "Answers with the question, upper-cased.";
-  static override ToolInput = z.object({ question: z.string(), shout: z.boolean().optional(), threadId: z.string().optional() });
+  static override ToolInput = z.object({
+    question: z.string(),
+    shout: z.boolean().optional(),
+    threadId: z.string().optional(),
+  });
   static override presetBakeableFields = ["shout"];
   override async run(options: AgentRunOptions): Promise<unknown> {
     const q = String(options.question);
@@ -46,7 +50,13 @@ class InterruptingAgent extends Agent {
   }
   override async *astream(_options: AgentRunOptions, _ctx: AgentContext): AsyncGenerator<StreamEvent> {
     yield { type: "message_delta", final: false, text: "thinking" };
-    yield { type: "interrupt_final", final: true, interruptId: "i-1", payload: { options: ["a", "b"] }, reason: "pick one" };
+    yield {
+      type: "interrupt_final",
+      final: true,
+      interruptId: "i-1",
+      payload: { options: ["a", "b"] },
+      reason: "pick one",
+    };
   }
 }
 
@@ -56,7 +66,9 @@ afterEach(async () => {
   rt = undefined;
 });
 
-async function runtimeWith(...agents: (typeof EchoAgent | typeof StructuredAgent | typeof FailingAgent | typeof InterruptingAgent)[]) {
+async function runtimeWith(
+  ...agents: (typeof EchoAgent | typeof StructuredAgent | typeof FailingAgent | typeof InterruptingAgent)[]
+) {
   const app = new App();
   for (const a of agents) app.agent(a);
   rt = await testRuntime({ app });
@@ -118,7 +130,9 @@ describe("the default astream", () => {
   it("should emit exactly one StructuredFinal for any other value", async () => {
     const r = await runtimeWith(StructuredAgent);
     const { log } = await runToEnd(r.agents, { n: 21 }, as("USER"), "structured_agent");
-    expect(log).toEqual([expect.objectContaining({ type: "structured_final", final: true, data: { doubled: 42 }, seq: 1 })]);
+    expect(log).toEqual([
+      expect.objectContaining({ type: "structured_final", final: true, data: { doubled: 42 }, seq: 1 }),
+    ]);
   });
 
   it("should map values through finalEventForValue", () => {
@@ -130,7 +144,14 @@ describe("the default astream", () => {
   it("should end a run whose agent throws with a masked INTERNAL failure and no terminal", async () => {
     const r = await runtimeWith(FailingAgent);
     const { log } = await runToEnd(r.agents, {}, as("USER"), "failing_agent");
-    expect(log).toEqual([expect.objectContaining({ type: "run_failed", kind: "INTERNAL", message: "the agent failed unexpectedly (TypeError)", seq: 1 })]);
+    expect(log).toEqual([
+      expect.objectContaining({
+        type: "run_failed",
+        kind: "INTERNAL",
+        message: "the agent failed unexpectedly (TypeError)",
+        seq: 1,
+      }),
+    ]);
     expect((await r.agents.store.get(log[0].runId))?.status).toBe("FAILED");
   });
 });
@@ -139,10 +160,21 @@ describe("the drain rule", () => {
   async function* stream(...events: StreamEvent[]) {
     yield* events;
   }
-  const receipt: StreamEvent = { type: "suspended_final", final: true, interactionIds: ["a", "b"], callerInteractionIds: ["b"], threadId: "t", expiryAt: null };
+  const receipt: StreamEvent = {
+    type: "suspended_final",
+    final: true,
+    interactionIds: ["a", "b"],
+    callerInteractionIds: ["b"],
+    threadId: "t",
+    expiryAt: null,
+  };
 
   it("should return a message's text and structured output's data", async () => {
-    await expect(drain(stream({ type: "message_delta", final: false, text: "h" }, { type: "message_final", final: true, text: "hi" }))).resolves.toBe("hi");
+    await expect(
+      drain(
+        stream({ type: "message_delta", final: false, text: "h" }, { type: "message_final", final: true, text: "hi" }),
+      ),
+    ).resolves.toBe("hi");
     await expect(drain(stream({ type: "structured_final", final: true, data: { a: 1 } }))).resolves.toEqual({ a: 1 });
   });
 
@@ -154,20 +186,39 @@ describe("the drain rule", () => {
   });
 
   it("should return a suspended receipt for a SuspendedFinal and the asks for an AsksFinal", async () => {
-    await expect(drain(stream(receipt))).resolves.toEqual({ suspended: true, threadId: "t", interactionIds: ["a", "b"], callerInteractionIds: ["b"], expiryAt: null });
-    await expect(drain(stream({ type: "asks_final", final: true, asks: [{ id: "q" }] }))).resolves.toEqual({ asks: [{ id: "q" }] });
+    await expect(drain(stream(receipt))).resolves.toEqual({
+      suspended: true,
+      threadId: "t",
+      interactionIds: ["a", "b"],
+      callerInteractionIds: ["b"],
+      expiryAt: null,
+    });
+    await expect(drain(stream({ type: "asks_final", final: true, asks: [{ id: "q" }] }))).resolves.toEqual({
+      asks: [{ id: "q" }],
+    });
   });
 
   it("should refuse a stream with no terminal, or with an event after its terminal", async () => {
-    await expect(drain(stream({ type: "message_delta", final: false, text: "h" }))).rejects.toThrow(/without a terminal/);
-    await expect(drain(stream({ type: "message_final", final: true, text: "a" }, { type: "message_delta", final: false, text: "b" }))).rejects.toThrow(/after the terminal/);
+    await expect(drain(stream({ type: "message_delta", final: false, text: "h" }))).rejects.toThrow(
+      /without a terminal/,
+    );
+    await expect(
+      drain(
+        stream({ type: "message_final", final: true, text: "a" }, { type: "message_delta", final: false, text: "b" }),
+      ),
+    ).rejects.toThrow(/after the terminal/);
   });
 });
 
 describe("an agent dispatched as a tool", () => {
   it("should run through the chokepoint and return the drained value as the run's data", async () => {
     const r = await runtimeWith(StructuredAgent);
-    const run = await r.dispatcher.run({ tool: "structured_agent", input: { n: 4 }, caller: as("USER"), door: "graphql" });
+    const run = await r.dispatcher.run({
+      tool: "structured_agent",
+      input: { n: 4 },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(run).toMatchObject({ status: "SUCCEEDED", data: { doubled: 8 } });
     const agentRunId = (run.details as { agentRunId: string }).agentRunId;
     expect((await r.agents.store.get(agentRunId))?.status).toBe("SUCCEEDED");
@@ -175,9 +226,18 @@ describe("an agent dispatched as a tool", () => {
 
   it("should refuse invalid agent input at the chokepoint with every issue", async () => {
     const r = await runtimeWith(EchoAgent);
-    const run = await r.dispatcher.run({ tool: "echo_agent", input: { shout: "yes", extra: 1 }, caller: as("USER"), door: "graphql" });
+    const run = await r.dispatcher.run({
+      tool: "echo_agent",
+      input: { shout: "yes", extra: 1 },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(run).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
-    expect((run.details as { issues: { path: string }[] }).issues.map((i) => i.path).sort()).toEqual(["/extra", "/question", "/shout"]);
+    expect((run.details as { issues: { path: string }[] }).issues.map((i) => i.path).sort()).toEqual([
+      "/extra",
+      "/question",
+      "/shout",
+    ]);
   });
 
   it("should fail the tool run with CONFLICT when the agent stops at an interrupt, naming the run to resume", async () => {
@@ -199,20 +259,40 @@ describe("presets over agents", () => {
   it("should accept only declared bakeable fields on an agent that is not specRunnable", async () => {
     const r = await runtimeWith(EchoAgent);
     const admin = as("ADMIN");
-    await expect(r.presets.create({ name: "echo_loud", description: "shouts", baseTool: "echo_agent", fixedKwargs: { shout: true } }, admin)).resolves.toMatchObject({
+    await expect(
+      r.presets.create(
+        { name: "echo_loud", description: "shouts", baseTool: "echo_agent", fixedKwargs: { shout: true } },
+        admin,
+      ),
+    ).resolves.toMatchObject({
       name: "echo_loud",
     });
-    await expect(r.presets.create({ name: "echo_fixed", description: "fixed", baseTool: "echo_agent", fixedKwargs: { question: "q" } }, admin)).rejects.toMatchObject({
+    await expect(
+      r.presets.create(
+        { name: "echo_fixed", description: "fixed", baseTool: "echo_agent", fixedKwargs: { question: "q" } },
+        admin,
+      ),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/fixedKwargs/question", message: expect.stringContaining("not a preset-bakeable field") }],
     });
-    const run = await r.dispatcher.run({ tool: "echo_loud", input: { question: "hey" }, caller: as("USER"), door: "graphql" });
+    const run = await r.dispatcher.run({
+      tool: "echo_loud",
+      input: { question: "hey" },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(run).toMatchObject({ status: "SUCCEEDED", data: "HEY" });
   });
 
   it("should accept every ToolInput field on a specRunnable agent", async () => {
     const r = await runtimeWith(StructuredAgent);
-    await expect(r.presets.create({ name: "double_21", description: "d", baseTool: "structured_agent", fixedKwargs: { n: 21 } }, as("ADMIN"))).resolves.toMatchObject({
+    await expect(
+      r.presets.create(
+        { name: "double_21", description: "d", baseTool: "structured_agent", fixedKwargs: { n: 21 } },
+        as("ADMIN"),
+      ),
+    ).resolves.toMatchObject({
       name: "double_21",
     });
     const run = await r.dispatcher.run({ tool: "double_21", input: {}, caller: as("USER"), door: "graphql" });
@@ -224,7 +304,9 @@ describe("presets over agents", () => {
 describe("threads", () => {
   it("should refuse appendThreadMessages for an agent without thread memory", async () => {
     const r = await runtimeWith(EchoAgent);
-    await expect(r.agents.appendThreadMessages("echo_agent", "t-1", [{ role: "user", content: "hi" }], as("USER"))).rejects.toMatchObject({
+    await expect(
+      r.agents.appendThreadMessages("echo_agent", "t-1", [{ role: "user", content: "hi" }], as("USER")),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       message: expect.stringContaining("keeps no thread memory"),
     });
@@ -253,7 +335,9 @@ describe("threads", () => {
 
   it("should refuse malformed messages with every issue and store nothing", async () => {
     const r = await runtimeWith();
-    await expect(r.agents.appendThreadMessages(null, "t-3", [{ role: "system", content: 1, x: 2 }], as("USER"))).rejects.toMatchObject({
+    await expect(
+      r.agents.appendThreadMessages(null, "t-3", [{ role: "system", content: 1, x: 2 }], as("USER")),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [
         { path: "/messages/0/role", message: 'must be "user" or "assistant"' },

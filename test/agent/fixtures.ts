@@ -19,7 +19,8 @@ export interface Span {
 export function agentTestApp(spans: Span[] = []): App {
   const app = new App();
   const ended = new Map<string, () => void>();
-  const endOf = (label: string) => new Promise<void>((resolve) => (spans.some((s) => s.label === label) ? resolve() : ended.set(label, resolve)));
+  const endOf = (label: string) =>
+    new Promise<void>((resolve) => (spans.some((s) => s.label === label) ? resolve() : ended.set(label, resolve)));
   // Waits `ms`, or, given `until`, until the call labelled so has ended (at most `ms`).
   const timed = async ({ label, ms, until }: { label: string; ms: number; until?: string }) => {
     const start = performance.now();
@@ -32,23 +33,53 @@ export function agentTestApp(spans: Span[] = []): App {
   };
   const timedInput = z.object({ label: z.string(), ms: z.number(), until: z.string().optional() });
   app.tool({ name: "slow", description: "Waits, then returns its label.", input: timedInput }, timed);
-  app.tool({ name: "serial", description: "Waits, then returns its label. One at a time.", input: timedInput, executionMode: "sequential" }, timed);
-  app.tool({ name: "finish", description: "Ends the run with a value.", input: z.object({ value: z.string() }) }, ({ value }) =>
-    toolResult({ data: { done: value }, terminate: true }),
+  app.tool(
+    {
+      name: "serial",
+      description: "Waits, then returns its label. One at a time.",
+      input: timedInput,
+      executionMode: "sequential",
+    },
+    timed,
   );
-  app.tool({ name: "vault_read", description: "Reads a secret.", input: z.object({ name: z.string() }), tier: "secret" }, ({ name }) => ({ secret: `s3cr3t-for-${name}` }));
-  app.tool({ name: "approve_spend", description: "Asks a human to approve a spend.", input: z.object({ amount: z.number() }), pauses: true }, ({ amount }) =>
-    park({
-      interactions: [
-        { question: `Approve spending ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] }, expiresInSeconds: 3600 },
-      ],
-    }),
+  app.tool(
+    { name: "finish", description: "Ends the run with a value.", input: z.object({ value: z.string() }) },
+    ({ value }) => toolResult({ data: { done: value }, terminate: true }),
   );
-  app.tool({ name: "confirm_with_caller", description: "Asks the caller to confirm.", input: z.object({ what: z.string() }), pauses: true }, ({ what }) =>
-    park({ interactions: [{ question: `Confirm ${what}?`, to: "caller" }] }),
+  app.tool(
+    { name: "vault_read", description: "Reads a secret.", input: z.object({ name: z.string() }), tier: "secret" },
+    ({ name }) => ({ secret: `s3cr3t-for-${name}` }),
   );
-  app.tool({ name: "brief_wait", description: "Asks a question that expires at once.", input: z.object({}), pauses: true }, () =>
-    park({ interactions: [{ question: "Quick?", expiresInSeconds: 0.1 }] }),
+  app.tool(
+    {
+      name: "approve_spend",
+      description: "Asks a human to approve a spend.",
+      input: z.object({ amount: z.number() }),
+      pauses: true,
+    },
+    ({ amount }) =>
+      park({
+        interactions: [
+          {
+            question: `Approve spending ${amount}?`,
+            answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+            expiresInSeconds: 3600,
+          },
+        ],
+      }),
+  );
+  app.tool(
+    {
+      name: "confirm_with_caller",
+      description: "Asks the caller to confirm.",
+      input: z.object({ what: z.string() }),
+      pauses: true,
+    },
+    ({ what }) => park({ interactions: [{ question: `Confirm ${what}?`, to: "caller" }] }),
+  );
+  app.tool(
+    { name: "brief_wait", description: "Asks a question that expires at once.", input: z.object({}), pauses: true },
+    () => park({ interactions: [{ question: "Quick?", expiresInSeconds: 0.1 }] }),
   );
   return app;
 }

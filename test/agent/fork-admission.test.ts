@@ -3,7 +3,10 @@ import type { AgentRunRecord } from "../../src/agent/agent-runs.ts";
 import { admitFork, markOf, withMark } from "../../src/agent/fork.ts";
 import { as } from "../helpers/runtime.ts";
 
-/** A stored agent run of the USER test key (agent runs record the key by name), failed with a thread mark, unless overridden. */
+/**
+ * A stored agent run of the USER test key (agent runs record the key by name), failed with a thread mark, unless
+ * overridden.
+ */
 const record = (over: Partial<AgentRunRecord> = {}): AgentRunRecord => ({
   id: "run-1",
   agent: "tools_agent",
@@ -23,7 +26,10 @@ const record = (over: Partial<AgentRunRecord> = {}): AgentRunRecord => ({
 /** admitFork over a store holding `runs`. */
 function admit(runs: AgentRunRecord[], options: Record<string, unknown>, caller = as("USER"), agent?: string) {
   const store = { get: async (id: string) => runs.find((r) => r.id === id) ?? null };
-  return admitFork({ store } as never, { agent, options: options as never, caller }, { resumeCheckpointId: "run-1", ...options } as never);
+  return admitFork({ store } as never, { agent, options: options as never, caller }, {
+    resumeCheckpointId: "run-1",
+    ...options,
+  } as never);
 }
 
 describe("admitting a fork past a failed or cancelled run", () => {
@@ -32,7 +38,12 @@ describe("admitting a fork past a failed or cancelled run", () => {
     expect(admitted.fork.mark).toBe(7);
     expect(admitted.fork.run.id).toBe("run-1");
     expect(admitted.agent).toBe("tools_agent");
-    expect(admitted.options).toEqual({ userMessage: "second try", toolNames: ["echo"], resumeCheckpointId: "run-1", threadId: "thread-1" });
+    expect(admitted.options).toEqual({
+      userMessage: "second try",
+      toolNames: ["echo"],
+      resumeCheckpointId: "run-1",
+      threadId: "thread-1",
+    });
   });
 
   it("should fork a cancelled run too, and let the fork name the same thread", async () => {
@@ -42,9 +53,15 @@ describe("admitting a fork past a failed or cancelled run", () => {
 
   it("should answer the same NOT_FOUND for an unknown run, a run without thread, and another caller's run", async () => {
     await expect(admit([], {})).rejects.toMatchObject({ code: "NOT_FOUND", message: 'no checkpoint "run-1"' });
-    await expect(admit([record({ threadId: null })], {})).rejects.toMatchObject({ code: "NOT_FOUND", message: 'no checkpoint "run-1"' });
+    await expect(admit([record({ threadId: null })], {})).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: 'no checkpoint "run-1"',
+    });
     const someoneElse = { ...as("USER"), keyId: "key-other", keyName: "other" };
-    await expect(admit([record()], {}, someoneElse)).rejects.toMatchObject({ code: "NOT_FOUND", message: 'no checkpoint "run-1"' });
+    await expect(admit([record()], {}, someoneElse)).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: 'no checkpoint "run-1"',
+    });
   });
 
   it("should let an ADMIN fork any caller's run", async () => {
@@ -52,7 +69,10 @@ describe("admitting a fork past a failed or cancelled run", () => {
   });
 
   it("should refuse a fork into another thread at /resumeCheckpointId", async () => {
-    await expect(admit([record()], { threadId: "thread-2" })).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/resumeCheckpointId" }] });
+    await expect(admit([record()], { threadId: "thread-2" })).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [{ path: "/resumeCheckpointId" }],
+    });
   });
 
   it("should refuse a fork that names another agent at /agent", async () => {
@@ -68,12 +88,18 @@ describe("admitting a fork past a failed or cancelled run", () => {
       message: "run run-1 is SUCCEEDED: only a failed or cancelled run is forked past",
     });
     for (const status of ["INTERRUPTED", "SUSPENDED", "ASKED"] as const) {
-      await expect(admit([record({ status })], {})).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringContaining("a paused run continues with resume") });
+      await expect(admit([record({ status })], {})).rejects.toMatchObject({
+        code: "CONFLICT",
+        message: expect.stringContaining("a paused run continues with resume"),
+      });
     }
   });
 
   it("should refuse, as CONFLICT, a run that stored no mark in its thread", async () => {
-    await expect(admit([record({ checkpoint: null })], {})).rejects.toMatchObject({ code: "CONFLICT", message: "run run-1 stored no checkpoint in its thread to fork from" });
+    await expect(admit([record({ checkpoint: null })], {})).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: "run run-1 stored no checkpoint in its thread to fork from",
+    });
   });
 });
 

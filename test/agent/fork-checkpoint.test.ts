@@ -8,7 +8,9 @@ import { ofType, runToEnd, types, useScript } from "./support.ts";
 
 /** Calls `slow` once; once its result is in, answers. */
 const callThenAnswer = (view: ScriptView) =>
-  view.prompt.some((m) => m.role === "tool") ? { text: "Done after the fork." } : { toolCalls: [{ toolName: "slow", input: { label: "x", ms: 0 } }] };
+  view.prompt.some((m) => m.role === "tool")
+    ? { text: "Done after the fork." }
+    : { toolCalls: [{ toolName: "slow", input: { label: "x", ms: 0 } }] };
 
 describe("resume_checkpoint_id forks past an aborted turn, distinct from resume (the interrupt answer)", () => {
   let rt: TestRuntime | undefined;
@@ -24,7 +26,11 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
   /** A run that timed out (recursion limit 1) after its first tool call. */
   async function timedOut(r: TestRuntime, caller = as("USER")) {
     const model = useScript(r.agents, "s", callThenAnswer);
-    const { started, log } = await runToEnd(r.agents, { userMessage: "do it", toolNames: ["slow"], llmProvider: "s", recursionLimit: 1 }, caller);
+    const { started, log } = await runToEnd(
+      r.agents,
+      { userMessage: "do it", toolNames: ["slow"], llmProvider: "s", recursionLimit: 1 },
+      caller,
+    );
     expect(log.at(-1)).toMatchObject({ type: "run_failed", kind: "TIMEOUT" });
     return { started, log, model };
   }
@@ -33,11 +39,22 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
     const r = await setup();
     const { started, log: original, model } = await timedOut(r);
     const before = await r.agents.store.get(started.runId);
-    const { started: fork, log } = await runToEnd(r.agents, { threadId: started.threadId, resumeCheckpointId: started.runId, recursionLimit: 5 });
+    const { started: fork, log } = await runToEnd(r.agents, {
+      threadId: started.threadId,
+      resumeCheckpointId: started.runId,
+      recursionLimit: 5,
+    });
     expect(fork.runId).not.toBe(started.runId);
     expect(fork.threadId).toBe(started.threadId);
-    expect(types(log)).toEqual(["tool_call_step", "tool_result_step", ...Array(4).fill("message_delta"), "run_usage", "message_final"]);
-    // The fork re-ran the aborted turn from the checkpoint: the model saw the user's message once, and none of the aborted turn's calls.
+    expect(types(log)).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      ...Array(4).fill("message_delta"),
+      "run_usage",
+      "message_final",
+    ]);
+    // The fork re-ran the aborted turn from the checkpoint: the model saw the user's message once, and none of the
+    // aborted turn's calls.
     const forkFirstCall = model.seen[1].prompt;
     expect(forkFirstCall.filter((m) => m.role === "user")).toHaveLength(1);
     expect(forkFirstCall.some((m) => m.role === "tool" || m.role === "assistant")).toBe(false);
@@ -55,9 +72,15 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
 
   it("should fork a cancelled run too", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "slow", [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ") }, { text: "Short this time." }], 20);
+    const model = useScript(
+      r.agents,
+      "slow",
+      [{ text: Array.from({ length: 200 }, (_, i) => `w${i}`).join(" ") }, { text: "Short this time." }],
+      20,
+    );
     const started = await r.agents.start({ options: { userMessage: "talk", llmProvider: "slow" }, caller: as("USER") });
-    // The turn's text is held until the turn ends (docs/agent-stream.md §2.2): the model being called is the sign it runs.
+    // The turn's text is held until the turn ends (docs/agent-stream.md §2.2): the model being called is the sign it
+    // runs.
     await until("the model to be streaming", () => model.seen.length > 0);
     r.agents.cancel(started.runId);
     await until("the run was cancelled", async () => (await r.agents.store.get(started.runId))?.status === "CANCELLED");
@@ -82,7 +105,10 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
       },
     });
     await r.agents.recover([]);
-    expect(await r.agents.store.get("interrupted")).toMatchObject({ status: "FAILED", final: { kind: "INTERNAL", message: "interrupted by restart" } });
+    expect(await r.agents.store.get("interrupted")).toMatchObject({
+      status: "FAILED",
+      final: { kind: "INTERNAL", message: "interrupted by restart" },
+    });
     const { log } = await runToEnd(r.agents, { resumeCheckpointId: "interrupted" });
     expect(ofType(log, "message_final")).toEqual([expect.objectContaining({ text: "Answered after the restart." })]);
   });
@@ -107,11 +133,18 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
     useScript(r.agents, "ok", [{ text: "fine" }]);
     const other = await runToEnd(r.agents, { userMessage: "hello", llmProvider: "ok" });
     const runs = await r.db.agentRun.count();
-    await expect(r.agents.start({ options: { threadId: other.started.threadId, resumeCheckpointId: started.runId }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({
+        options: { threadId: other.started.threadId, resumeCheckpointId: started.runId },
+        caller: as("USER"),
+      }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/resumeCheckpointId", message: "is a checkpoint of another thread" }],
     });
-    await expect(r.agents.start({ options: { resumeCheckpointId: other.started.runId }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { resumeCheckpointId: other.started.runId }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
       message: expect.stringContaining("only a failed or cancelled run"),
     });
@@ -121,7 +154,12 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
   it("should keep resume distinct: with resume, resumeCheckpointId stays the paused run's guard and a failed run has nothing to resume", async () => {
     const r = await setup();
     const { started } = await timedOut(r);
-    await expect(r.agents.start({ options: { threadId: started.threadId, resumeCheckpointId: started.runId, resume: {} }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({
+        options: { threadId: started.threadId, resumeCheckpointId: started.runId, resume: {} },
+        caller: as("USER"),
+      }),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
       message: expect.stringContaining("has nothing to resume"),
     });
@@ -133,10 +171,14 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
     const key = await r.keys.create("forker", "USER");
     const headers = { authorization: `Bearer ${key}` };
     useScript(r.agents, "s", callThenAnswer);
-    const first = await gql<{ runAgent: { runId: string; threadId: string } }>(app, `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId threadId } }`, {
-      variables: { i: { userMessage: "do it", toolNames: ["slow"], llmProvider: "s", recursionLimit: 1 } },
-      headers,
-    });
+    const first = await gql<{ runAgent: { runId: string; threadId: string } }>(
+      app,
+      `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId threadId } }`,
+      {
+        variables: { i: { userMessage: "do it", toolNames: ["slow"], llmProvider: "s", recursionLimit: 1 } },
+        headers,
+      },
+    );
     expect(first.body.errors?.[0].extensions).toMatchObject({ code: "AGENT_RUN_FAILED", kind: "TIMEOUT" });
     const failed = await r.db.agentRun.findFirstOrThrow();
     const forked = await gql<{ runAgent: { runId: string; final: { text: string } } }>(
@@ -148,12 +190,19 @@ describe("resume_checkpoint_id forks past an aborted turn, distinct from resume 
       },
     );
     expect(forked.body.data?.runAgent.final).toEqual({ text: "Done after the fork." });
-    const link = await gql<{ agentRun: { forkOf: string | null } }>(app, `query($id: ID!) { agentRun(id: $id) { forkOf } }`, {
-      variables: { id: forked.body.data!.runAgent.runId },
+    const link = await gql<{ agentRun: { forkOf: string | null } }>(
+      app,
+      `query($id: ID!) { agentRun(id: $id) { forkOf } }`,
+      {
+        variables: { id: forked.body.data!.runAgent.runId },
+        headers,
+      },
+    );
+    expect(link.body.data?.agentRun.forkOf).toBe(failed.id);
+    const missing = await gql(app, `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`, {
+      variables: { i: { resumeCheckpointId: "nope" } },
       headers,
     });
-    expect(link.body.data?.agentRun.forkOf).toBe(failed.id);
-    const missing = await gql(app, `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`, { variables: { i: { resumeCheckpointId: "nope" } }, headers });
     expect(missing.body.errors?.[0].extensions).toMatchObject({ code: "NOT_FOUND" });
   });
 });

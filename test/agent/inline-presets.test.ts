@@ -11,12 +11,20 @@ afterEach(async () => {
   rt = undefined;
 });
 
-const double = { name: "double", description: "Doubles a", baseTool: "calculate", fixedKwargs: { op: "multiply", b: 2 } };
+const double = {
+  name: "double",
+  description: "Doubles a",
+  baseTool: "calculate",
+  fixedKwargs: { op: "multiply", b: 2 },
+};
 
 describe("an agent run's inline preset", () => {
   it("should refuse a call that passes a baked key, naming each at its path, and run nothing", async () => {
     rt = await testRuntime({ app: agentTestApp([]) });
-    useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "double", input: { a: 21, b: 3, op: "add" } }] }, { text: "I could not." }]);
+    useScript(rt.agents, "s", [
+      { toolCalls: [{ toolName: "double", input: { a: 21, b: 3, op: "add" } }] },
+      { text: "I could not." },
+    ]);
     const { log } = await runToEnd(rt.agents, { userMessage: "?", presets: [double], llmProvider: "s" });
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({
       tool: "double",
@@ -57,18 +65,28 @@ describe("an agent run's inline preset", () => {
     const app = agentTestApp([]);
     app.agent(Asker);
     rt = await testRuntime({ app });
-    await rt.presets.create({ name: "calc_mul", description: "Multiplies", baseTool: "calculate", fixedKwargs: { op: "multiply" } }, as("ADMIN"));
-    const presets: { name: string; description: string; baseTool: string; fixedKwargs: Record<string, string | boolean> }[] = [
+    await rt.presets.create(
+      { name: "calc_mul", description: "Multiplies", baseTool: "calculate", fixedKwargs: { op: "multiply" } },
+      as("ADMIN"),
+    );
+    const presets: {
+      name: string;
+      description: string;
+      baseTool: string;
+      fixedKwargs: Record<string, string | boolean>;
+    }[] = [
       { name: "p1", description: "d", baseTool: "asker", fixedKwargs: { question: "fixed?", loud: true } },
       { name: "p2", description: "d", baseTool: "calc_mul", fixedKwargs: { op: "add" } },
     ];
-    await expect(rt.agents.start({ options: { userMessage: "?", presets }, caller: as("USER") })).rejects.toMatchObject({
-      code: "BAD_USER_INPUT",
-      issues: [
-        { path: "/presets/0/fixedKwargs/question", message: 'is not a preset-bakeable field of agent "asker"' },
-        { path: "/presets/1/fixedKwargs/op", message: 'is already baked by "calc_mul"' },
-      ],
-    });
+    await expect(rt.agents.start({ options: { userMessage: "?", presets }, caller: as("USER") })).rejects.toMatchObject(
+      {
+        code: "BAD_USER_INPUT",
+        issues: [
+          { path: "/presets/0/fixedKwargs/question", message: 'is not a preset-bakeable field of agent "asker"' },
+          { path: "/presets/1/fixedKwargs/op", message: 'is already baked by "calc_mul"' },
+        ],
+      },
+    );
   });
 });
 

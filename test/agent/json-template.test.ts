@@ -5,7 +5,12 @@ const render = (template: string, vars: Record<string, unknown>) => renderJsonTe
 
 describe("renderJsonTemplate: {{placeholders}} in JSON text are values, never structure", () => {
   it("should put a value outside a string as JSON", () => {
-    const { text, issues } = render('{"maximum": {{max}}, "enum": {{choices}}, "flag": {{on}}, "none": {{nothing}}}', { max: 10, choices: ["a", "b"], on: true, nothing: null });
+    const { text, issues } = render('{"maximum": {{max}}, "enum": {{choices}}, "flag": {{on}}, "none": {{nothing}}}', {
+      max: 10,
+      choices: ["a", "b"],
+      on: true,
+      nothing: null,
+    });
     expect(issues).toEqual([]);
     expect(JSON.parse(text)).toEqual({ maximum: 10, enum: ["a", "b"], flag: true, none: null });
   });
@@ -30,7 +35,11 @@ describe("renderJsonTemplate: {{placeholders}} in JSON text are values, never st
   });
 
   it("should follow dotted paths into the variables and allow spaces inside the braces", () => {
-    expect(JSON.parse(render('{"a": {{ limits.max }}, "b": "{{user.name}}"}', { limits: { max: 3 }, user: { name: "Ada" } }).text)).toEqual({ a: 3, b: "Ada" });
+    expect(
+      JSON.parse(
+        render('{"a": {{ limits.max }}, "b": "{{user.name}}"}', { limits: { max: 3 }, user: { name: "Ada" } }).text,
+      ),
+    ).toEqual({ a: 3, b: "Ada" });
   });
 
   it("should name each placeholder without a value at the path, and leave it in the text", () => {

@@ -17,7 +17,11 @@ afterEach(async () => {
 });
 
 /** The deltas of the run's own agent, as [turn, text] per turn, in order. */
-function turnsOf(log: AgentLogEntry[], type: "message_delta" | "intermediate_delta" = "message_delta", agent: string | null = null): [number, string][] {
+function turnsOf(
+  log: AgentLogEntry[],
+  type: "message_delta" | "intermediate_delta" = "message_delta",
+  agent: string | null = null,
+): [number, string][] {
   const out: [number, string][] = [];
   for (const d of ofType(log, type).filter((e) => (e.agent ?? null) === agent)) {
     const last = out.at(-1);
@@ -59,8 +63,16 @@ describe("live answers (docs/agent-stream.md §2.2)", () => {
     rt = await testRuntime({ app: agentTestApp() });
     const words = "one two three four five six seven eight nine ten";
     const { model, produced } = countingModel([{ text: words }], 60);
-    rt.agents.providers.register({ name: "counting", description: "test", configured: () => true, create: () => model });
-    const started = await rt.agents.start({ options: { userMessage: "count", llmProvider: "counting" }, caller: as("USER") });
+    rt.agents.providers.register({
+      name: "counting",
+      description: "test",
+      configured: () => true,
+      create: () => model,
+    });
+    const started = await rt.agents.start({
+      options: { userMessage: "count", llmProvider: "counting" },
+      caller: as("USER"),
+    });
     const seenAt: number[] = [];
     const log: AgentLogEntry[] = [];
     for await (const e of rt.agents.events(started.runId, 0, new AbortController().signal)) {
@@ -77,13 +89,21 @@ describe("live answers (docs/agent-stream.md §2.2)", () => {
 
   it("should number the turns across a tool turn, and name the answer turn on MessageFinal", async () => {
     rt = await testRuntime({ app: agentTestApp() });
-    useScript(rt.agents, "s", [{ text: "Let me echo.", toolCalls: [{ toolName: "echo", input: { text: "hi" } }] }, { text: "It said hi." }]);
+    useScript(rt.agents, "s", [
+      { text: "Let me echo.", toolCalls: [{ toolName: "echo", input: { text: "hi" } }] },
+      { text: "It said hi." },
+    ]);
     const { log } = await runToEnd(rt.agents, { userMessage: "go", toolNames: ["echo"], llmProvider: "s" });
     expect(turnsOf(log)).toEqual([
       [1, "Let me echo."],
       [2, "It said hi."],
     ]);
-    expect(types(log).filter((t) => t !== "message_delta")).toEqual(["tool_call_step", "tool_result_step", "run_usage", "message_final"]);
+    expect(types(log).filter((t) => t !== "message_delta")).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      "run_usage",
+      "message_final",
+    ]);
     expect(ofType(log, "message_final")[0].turn).toBe(2);
   });
 
@@ -104,8 +124,12 @@ describe("live answers (docs/agent-stream.md §2.2)", () => {
 
   it("should give a terminate its own turn for a text answer, and turn null to a structured one from a tool result", async () => {
     const app = agentTestApp();
-    app.tool({ name: "finish_text", description: "Ends with text.", input: z.object({}) }, () => toolResult({ content: [{ type: "text", text: "Finished." }], terminate: true }));
-    app.tool({ name: "finish_data", description: "Ends with data.", input: z.object({}) }, () => toolResult({ data: { done: true }, terminate: true }));
+    app.tool({ name: "finish_text", description: "Ends with text.", input: z.object({}) }, () =>
+      toolResult({ content: [{ type: "text", text: "Finished." }], terminate: true }),
+    );
+    app.tool({ name: "finish_data", description: "Ends with data.", input: z.object({}) }, () =>
+      toolResult({ data: { done: true }, terminate: true }),
+    );
     rt = await testRuntime({ app });
     useScript(rt.agents, "t", [{ text: "Ending.", toolCalls: [{ toolName: "finish_text", input: {} }] }]);
     const text = await runToEnd(rt.agents, { userMessage: "end", toolNames: ["finish_text"], llmProvider: "t" });
@@ -123,9 +147,15 @@ describe("live answers (docs/agent-stream.md §2.2)", () => {
     rt = await testRuntime({ app: agentTestApp() });
     const r = rt;
     const script = (view: ScriptView) =>
-      view.prompt.at(-1)?.role === "tool" ? { text: "Approved, spending." } : { text: "Asking first.", toolCalls: [{ toolName: "approve_spend", input: { amount: 5 } }] };
+      view.prompt.at(-1)?.role === "tool"
+        ? { text: "Approved, spending." }
+        : { text: "Asking first.", toolCalls: [{ toolName: "approve_spend", input: { amount: 5 } }] };
     useScript(r.agents, "s", script);
-    const { started, log } = await runToEnd(r.agents, { userMessage: "spend 5", toolNames: ["approve_spend"], llmProvider: "s" });
+    const { started, log } = await runToEnd(r.agents, {
+      userMessage: "spend 5",
+      toolNames: ["approve_spend"],
+      llmProvider: "s",
+    });
     expect(turnsOf(log)).toEqual([[1, "Asking first."]]);
     expect(types(log).at(-1)).toBe("suspended_final");
     const [interaction] = await r.interactions.list("PENDING", as("ADMIN"));
@@ -141,8 +171,16 @@ describe("live answers (docs/agent-stream.md §2.2)", () => {
 
     // An explicit resume is a run of its own: its turns start at 1.
     useScript(r.agents, "g", [{ toolCalls: [{ toolName: "echo", input: { text: "x" } }] }, { text: "Echoed." }]);
-    const gated = await runToEnd(r.agents, { userMessage: "echo", toolNames: ["echo"], interruptOn: { echo: true }, llmProvider: "g" });
-    const resumed = await runToEnd(r.agents, { threadId: gated.started.threadId, resume: { decisions: [{ type: "approve" }] } });
+    const gated = await runToEnd(r.agents, {
+      userMessage: "echo",
+      toolNames: ["echo"],
+      interruptOn: { echo: true },
+      llmProvider: "g",
+    });
+    const resumed = await runToEnd(r.agents, {
+      threadId: gated.started.threadId,
+      resume: { decisions: [{ type: "approve" }] },
+    });
     expect(turnsOf(resumed.log)).toEqual([[1, "Echoed."]]);
     expect(ofType(resumed.log, "message_final")[0].turn).toBe(1);
   });
@@ -152,12 +190,18 @@ describe("live answers (docs/agent-stream.md §2.2)", () => {
     useScript(rt.agents, "s", (view) => {
       const system = view.prompt[0].content as string;
       if (system.startsWith("You research"))
-        return view.prompt.some((m) => m.role === "tool") ? { text: "the fact is fact" } : { text: "Looking it up.", toolCalls: [{ toolName: "echo", input: { text: "fact" } }] };
-      return view.prompt.some((m) => m.role === "tool") ? { text: "Summary: fact." } : { text: "Delegating.", toolCalls: [{ toolName: "researcher", input: { task: "find" } }] };
+        return view.prompt.some((m) => m.role === "tool")
+          ? { text: "the fact is fact" }
+          : { text: "Looking it up.", toolCalls: [{ toolName: "echo", input: { text: "fact" } }] };
+      return view.prompt.some((m) => m.role === "tool")
+        ? { text: "Summary: fact." }
+        : { text: "Delegating.", toolCalls: [{ toolName: "researcher", input: { task: "find" } }] };
     });
     const { log } = await runToEnd(rt.agents, {
       userMessage: "?",
-      subagents: [{ name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] }],
+      subagents: [
+        { name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] },
+      ],
       llmProvider: "s",
     });
     expect(turnsOf(log, "intermediate_delta", "researcher")).toEqual([
@@ -204,7 +248,9 @@ describe("sub-agent turns", () => {
     useScript(rt.agents, "s", (view) => {
       const system = view.prompt[0].content as string;
       if (system.startsWith("You research"))
-        return view.prompt.some((m) => m.role === "tool") ? { text: "found it" } : { text: "Looking.", toolCalls: [{ toolName: "echo", input: { text: "x" } }] };
+        return view.prompt.some((m) => m.role === "tool")
+          ? { text: "found it" }
+          : { text: "Looking.", toolCalls: [{ toolName: "echo", input: { text: "x" } }] };
       return view.prompt.some((m) => m.role === "tool")
         ? { text: "Both done." }
         : {
@@ -216,7 +262,9 @@ describe("sub-agent turns", () => {
     });
     const { log } = await runToEnd(rt.agents, {
       userMessage: "?",
-      subagents: [{ name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] }],
+      subagents: [
+        { name: "researcher", description: "Finds facts", systemPrompt: "You research.", toolNames: ["echo"] },
+      ],
       llmProvider: "s",
     });
     const byTurn = new Map<number, string>();

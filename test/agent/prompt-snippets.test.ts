@@ -18,7 +18,13 @@ function snippetApp(): App {
     () => "",
   );
   app.tool(
-    { name: "read", description: "Read a file.", input: z.object({ path: z.string() }), promptSnippet: "Read a file", promptGuidelines: ["Prefer grep over reading whole files."] },
+    {
+      name: "read",
+      description: "Read a file.",
+      input: z.object({ path: z.string() }),
+      promptSnippet: "Read a file",
+      promptGuidelines: ["Prefer grep over reading whole files."],
+    },
     () => "",
   );
   app.tool({ name: "plain", description: "No prompt text.", input: z.object({}) }, () => "");
@@ -42,7 +48,12 @@ describe("ToolDefinition.prompt_snippet and prompt_guidelines in the tools agent
   it("should list each run tool's prompt_snippet under '## Tools' and its prompt_guidelines once each under '## Tool guidelines'", async () => {
     rt = await testRuntime({ app: snippetApp(), config: { demo: false } });
     const model = useScript(rt.agents, "s", [{ text: "done" }]);
-    await runToEnd(rt.agents, { systemMessage: "You are a code helper.", userMessage: "find TODOs", toolNames: ["grep", "read", "plain"], llmProvider: "s" });
+    await runToEnd(rt.agents, {
+      systemMessage: "You are a code helper.",
+      userMessage: "find TODOs",
+      toolNames: ["grep", "read", "plain"],
+      llmProvider: "s",
+    });
     expect(model.seen[0].prompt[0]).toEqual({
       role: "system",
       content: [
@@ -62,7 +73,11 @@ describe("ToolDefinition.prompt_snippet and prompt_guidelines in the tools agent
 
   it("should give a sub-agent's system message the snippets and guidelines of its own tools only", async () => {
     rt = await testRuntime({ app: snippetApp(), config: { demo: false } });
-    const model = useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "reader", input: { task: "read the notes" } }] }, { text: "notes read" }, { text: "done" }]);
+    const model = useScript(rt.agents, "s", [
+      { toolCalls: [{ toolName: "reader", input: { task: "read the notes" } }] },
+      { text: "notes read" },
+      { text: "done" },
+    ]);
     await runToEnd(rt.agents, {
       userMessage: "go",
       toolNames: ["grep"],
@@ -80,16 +95,28 @@ describe("ToolDefinition.prompt_snippet and prompt_guidelines in the tools agent
     rt = await testRuntime({ app: snippetApp(), config: { demo: false } });
     const gql = gqlClient(rt);
     const admin = await rt.keys.create("admin", "ADMIN");
-    const put = await gql(`mutation($d: JSONObject!) { putManifest(input: { name: "m", document: $d }) { name } }`, { d: { extensions: { grep: [["trace"], ["terse"]] } } }, admin);
+    const put = await gql(
+      `mutation($d: JSONObject!) { putManifest(input: { name: "m", document: $d }) { name } }`,
+      { d: { extensions: { grep: [["trace"], ["terse"]] } } },
+      admin,
+    );
     expect(put.errors).toBeUndefined();
     await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin);
-    const one = async (name: string) => (await gql(`query($n: String!) { tool(name: $n) { promptSnippet promptGuidelines } }`, { n: name }, admin)).data!.tool;
-    expect(await one("grep")).toEqual({ promptSnippet: "Search file contents by regex", promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."] });
+    const one = async (name: string) =>
+      (await gql(`query($n: String!) { tool(name: $n) { promptSnippet promptGuidelines } }`, { n: name }, admin)).data!
+        .tool;
+    expect(await one("grep")).toEqual({
+      promptSnippet: "Search file contents by regex",
+      promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."],
+    });
     expect(await one("plain")).toEqual({ promptSnippet: null, promptGuidelines: [] });
     expect(await one("grep_trace")).toEqual({
       promptSnippet: "Search file contents by regex",
       promptGuidelines: ["Prefer grep over reading whole files.", "Quote patterns exactly."],
     });
-    expect(await one("grep_terse")).toEqual({ promptSnippet: "Search file contents by regex (terse)", promptGuidelines: [] });
+    expect(await one("grep_terse")).toEqual({
+      promptSnippet: "Search file contents by regex (terse)",
+      promptGuidelines: [],
+    });
   });
 });

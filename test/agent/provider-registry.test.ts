@@ -38,7 +38,15 @@ describe("llmKwargs: the call settings a run may pass", () => {
   const registry = new ProviderRegistry({});
 
   it("should keep the model apart from the settings", () => {
-    expect(registry.check("scripted", { model: "m1", temperature: 0.5, maxOutputTokens: 10, stopSequences: ["x"], providerOptions: { openai: { a: 1 } } })).toEqual({
+    expect(
+      registry.check("scripted", {
+        model: "m1",
+        temperature: 0.5,
+        maxOutputTokens: 10,
+        stopSequences: ["x"],
+        providerOptions: { openai: { a: 1 } },
+      }),
+    ).toEqual({
       provider: "scripted",
       modelId: "m1",
       settings: { temperature: 0.5, maxOutputTokens: 10, stopSequences: ["x"], providerOptions: { openai: { a: 1 } } },
@@ -46,7 +54,16 @@ describe("llmKwargs: the call settings a run may pass", () => {
   });
 
   it("should name every bad setting and an unknown provider at once", () => {
-    const e = thrown(() => registry.check("nope", { temperature: 3, topK: 1.5, model: " ", stopSequences: [1], providerOptions: [], colour: "red" })) as ApiError;
+    const e = thrown(() =>
+      registry.check("nope", {
+        temperature: 3,
+        topK: 1.5,
+        model: " ",
+        stopSequences: [1],
+        providerOptions: [],
+        colour: "red",
+      }),
+    ) as ApiError;
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.issues).toEqual([
       { path: "/llmProvider", message: expect.stringContaining('no LLM provider named "nope"') },
@@ -55,7 +72,10 @@ describe("llmKwargs: the call settings a run may pass", () => {
       { path: "/llmKwargs/topK", message: "must be an integer from 1 to 1000" },
       { path: "/llmKwargs/stopSequences/0", message: "must be a list of strings" },
       { path: "/llmKwargs/providerOptions", message: "must be an object keyed by provider" },
-      { path: "/llmKwargs/colour", message: expect.stringContaining("is not an llmKwargs setting (model, temperature") },
+      {
+        path: "/llmKwargs/colour",
+        message: expect.stringContaining("is not an llmKwargs setting (model, temperature"),
+      },
     ]);
     expect(e.message).toMatch(/^invalid LLM settings: \/llmProvider: /);
   });

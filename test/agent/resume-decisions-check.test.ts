@@ -12,12 +12,19 @@ import { agentRuntimePerTest, ofType, runToEnd, useScript } from "./support.ts";
  */
 
 const setup = agentRuntimePerTest();
-const helper = (name: string) => ({ name, description: "Helps", systemPrompt: "You help.", toolNames: ["echo"], interruptOn: { echo: true } });
+const helper = (name: string) => ({
+  name,
+  description: "Helps",
+  systemPrompt: "You help.",
+  toolNames: ["echo"],
+  interruptOn: { echo: true },
+});
 
 /** The parent calls sub-agents `first` and `second` in one turn; each calls the gated `echo` once. */
 function siblings(view: ScriptView): ScriptedTurn {
   const saw = view.prompt.at(-1)?.role === "tool";
-  if ((view.prompt[0].content as string).startsWith("You help")) return saw ? { text: "helped" } : { toolCalls: [{ toolName: "echo", input: { text: "x" } }] };
+  if ((view.prompt[0].content as string).startsWith("You help"))
+    return saw ? { text: "helped" } : { toolCalls: [{ toolName: "echo", input: { text: "x" } }] };
   return saw
     ? { text: "both done" }
     : {
@@ -30,7 +37,11 @@ function siblings(view: ScriptView): ScriptedTurn {
 
 async function sharedInterrupt(r: TestRuntime) {
   useScript(r.agents, "s", siblings);
-  const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", subagents: [helper("first"), helper("second")] });
+  const first = await runToEnd(r.agents, {
+    userMessage: "?",
+    llmProvider: "s",
+    subagents: [helper("first"), helper("second")],
+  });
   const [interrupt] = ofType(first.log, "interrupt_final");
   const actions = (interrupt.payload as { actions: { callId: string; agent: string }[] }).actions;
   return { threadId: first.started.threadId, runId: first.started.runId, interrupt, actions };
@@ -46,7 +57,10 @@ describe("a resume's decisions against the actions of a shared InterruptFinal", 
   it("should refuse decisions for only some of the actions with BAD_USER_INPUT naming each missing one, storing nothing", async () => {
     const r = await setup();
     const { threadId, runId, actions } = await sharedInterrupt(r);
-    const refused = r.agents.start({ options: { threadId, resume: { decisions: [{ type: "approve" }] } }, caller: as("USER") });
+    const refused = r.agents.start({
+      options: { threadId, resume: { decisions: [{ type: "approve" }] } },
+      caller: as("USER"),
+    });
     await expect(refused).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [
@@ -55,7 +69,10 @@ describe("a resume's decisions against the actions of a shared InterruptFinal", 
       ],
     });
     await unchanged(r, runId);
-    const resumed = await runToEnd(r.agents, { threadId, resume: { decisions: [{ type: "approve" }, { type: "approve" }] } });
+    const resumed = await runToEnd(r.agents, {
+      threadId,
+      resume: { decisions: [{ type: "approve" }, { type: "approve" }] },
+    });
     expect(ofType(resumed.log, "message_final")[0].text).toBe("both done");
   });
 
@@ -66,7 +83,9 @@ describe("a resume's decisions against the actions of a shared InterruptFinal", 
       { type: "approve", callId: actions[1].callId },
       { type: "reject", callId: actions[0].callId },
     ];
-    await expect(r.agents.start({ options: { threadId, resume: { decisions: swapped } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { threadId, resume: { decisions: swapped } }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [
         { path: "/resume/decisions/0/callId", message: expect.stringContaining(actions[0].callId) },
@@ -74,7 +93,9 @@ describe("a resume's decisions against the actions of a shared InterruptFinal", 
       ],
     });
     const unknown = [{ type: "approve", callId: "no-such-call" }, { type: "approve" }];
-    await expect(r.agents.start({ options: { threadId, resume: { decisions: unknown } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { threadId, resume: { decisions: unknown } }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/resume/decisions/0/callId" }],
     });
@@ -96,10 +117,19 @@ describe("a resume's decisions against the actions of a shared InterruptFinal", 
 
   it("should refuse a single agent's decision naming an unknown callId, storing nothing", async () => {
     const r = await setup();
-    useScript(r.agents, "s", (v) => (v.prompt.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ toolName: "echo", input: { text: "x" } }] }));
-    const first = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", toolNames: ["echo"], interruptOn: { echo: true } });
+    useScript(r.agents, "s", (v) =>
+      v.prompt.at(-1)?.role === "tool" ? { text: "done" } : { toolCalls: [{ toolName: "echo", input: { text: "x" } }] },
+    );
+    const first = await runToEnd(r.agents, {
+      userMessage: "?",
+      llmProvider: "s",
+      toolNames: ["echo"],
+      interruptOn: { echo: true },
+    });
     const { threadId, runId } = first.started;
-    await expect(r.agents.start({ options: { threadId, resume: { type: "approve", callId: "elsewhere" } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({ options: { threadId, resume: { type: "approve", callId: "elsewhere" } }, caller: as("USER") }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [{ path: "/resume/decisions/0/callId" }],
     });

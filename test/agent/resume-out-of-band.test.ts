@@ -29,7 +29,11 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
   /** A run suspended on approve_spend: its log, and its pending interaction. */
   async function suspended(r: TestRuntime, answer = "The spend was approved.") {
     useScript(r.agents, "s", callThenAnswer("approve_spend", { amount: 5 }, answer));
-    const { started, log } = await runToEnd(r.agents, { userMessage: "spend 5", toolNames: ["approve_spend"], llmProvider: "s" });
+    const { started, log } = await runToEnd(r.agents, {
+      userMessage: "spend 5",
+      toolNames: ["approve_spend"],
+      llmProvider: "s",
+    });
     expect(types(log)).toEqual(["tool_call_step", "run_usage", "suspended_final"]);
     const [interaction] = await r.interactions.list("PENDING", as("ADMIN"));
     return { started, suspendedAt: log.at(-1)!.seq, interactionId: interaction.id };
@@ -42,27 +46,56 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     const joined = follow(a.agents, started.runId, suspendedAt);
     await a.interactions.answer(interactionId, { ok: true }, as("USER"));
     const log = await joined;
-    expect(types(log)).toEqual(["tool_call_step", "tool_result_step", "message_delta", "message_delta", "message_delta", "message_delta", "run_usage", "message_final"]);
+    expect(types(log)).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      "message_delta",
+      "message_delta",
+      "message_delta",
+      "message_delta",
+      "run_usage",
+      "message_final",
+    ]);
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => suspendedAt + 1 + i));
     expect(log.every((e) => e.runId === started.runId)).toBe(true);
-    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "approve_spend", isError: false, result: { ok: true } });
-    expect(await a.agents.store.get(started.runId)).toMatchObject({ status: "SUCCEEDED", final: { type: "message_final", text: "The spend was approved." } });
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({
+      tool: "approve_spend",
+      isError: false,
+      result: { ok: true },
+    });
+    expect(await a.agents.store.get(started.runId)).toMatchObject({
+      status: "SUCCEEDED",
+      final: { type: "message_final", text: "The spend was approved." },
+    });
   });
 
   it("should resume out of band when the expiry arrives: the model gets the TIMEOUT result without any explicit resume", async () => {
     const a = await first();
     useScript(a.agents, "s", callThenAnswer("brief_wait", {}, "It timed out."));
-    const { started, log: first_ } = await runToEnd(a.agents, { userMessage: "wait", toolNames: ["brief_wait"], llmProvider: "s" });
+    const { started, log: first_ } = await runToEnd(a.agents, {
+      userMessage: "wait",
+      toolNames: ["brief_wait"],
+      llmProvider: "s",
+    });
     expect(types(first_).at(-1)).toBe("suspended_final");
     const log = await follow(a.agents, started.runId, first_.at(-1)!.seq);
-    expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ tool: "brief_wait", isError: true, result: expect.objectContaining({ kind: "TIMEOUT" }) })]);
+    expect(ofType(log, "tool_result_step")).toEqual([
+      expect.objectContaining({
+        tool: "brief_wait",
+        isError: true,
+        result: expect.objectContaining({ kind: "TIMEOUT" }),
+      }),
+    ]);
     expect(types(log).at(-1)).toBe("message_final");
   });
 
   it("should let an explicit resume still work, and not resume twice: answers inside the resume start one new run, and the suspended run does not also continue", async () => {
     const a = await first();
     const { started, suspendedAt, interactionId } = await suspended(a);
-    const resumed = await runToEnd(a.agents, { threadId: started.threadId, resume: { answers: { [interactionId]: { ok: false } } } });
+    const resumed = await runToEnd(a.agents, {
+      threadId: started.threadId,
+      resume: { answers: { [interactionId]: { ok: false } } },
+    });
     expect(resumed.started.runId).not.toBe(started.runId);
     expect(ofType(resumed.log, "tool_result_step")[0]).toMatchObject({ result: { ok: false } });
     expect(types(resumed.log).at(-1)).toBe("message_final");
@@ -77,7 +110,10 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     const a = await first();
     const { started, suspendedAt, interactionId } = await suspended(a);
     await a.interactions.answer(interactionId, { ok: true }, as("USER"));
-    await until("the run continued by itself", async () => (await a.agents.store.get(started.runId))?.status !== "SUSPENDED");
+    await until(
+      "the run continued by itself",
+      async () => (await a.agents.store.get(started.runId))?.status !== "SUSPENDED",
+    );
     const joined = await runToEnd(a.agents, { threadId: started.threadId, resume: {} });
     expect(joined.started).toMatchObject({ runId: started.runId, afterSeq: suspendedAt });
     expect(types(joined.log).at(-1)).toBe("message_final");
@@ -85,7 +121,12 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     const all = await a.agents.store.events(started.runId, 0);
     expect(ofType(all, "tool_result_step")).toHaveLength(1);
     expect(await a.db.agentRun.count()).toBe(1);
-    await expect(a.agents.start({ options: { threadId: started.threadId, resume: { answers: { [interactionId]: { ok: true } } } }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      a.agents.start({
+        options: { threadId: started.threadId, resume: { answers: { [interactionId]: { ok: true } } } },
+        caller: as("USER"),
+      }),
+    ).rejects.toMatchObject({
       code: "CONFLICT",
     });
   });
@@ -93,21 +134,32 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
   it("should resume out of band when the answer arrives through a callback URL (an external system)", async () => {
     const urls: string[] = [];
     const app = agentTestApp();
-    app.tool({ name: "ask_vendor", description: "Asks an external system.", input: z.object({}), pauses: true }, async (_input, ctx) => {
-      const opened = await ctx.openInteraction({ question: "Quote?", callback: true });
-      urls.push(opened.callbackUrl!);
-      return park({ interactionIds: [opened.id] });
-    });
+    app.tool(
+      { name: "ask_vendor", description: "Asks an external system.", input: z.object({}), pauses: true },
+      async (_input, ctx) => {
+        const opened = await ctx.openInteraction({ question: "Quote?", callback: true });
+        urls.push(opened.callbackUrl!);
+        return park({ interactionIds: [opened.id] });
+      },
+    );
     const r = await testRuntime({ app });
     runtimes.push(r);
     const server = buildApp(r);
     await server.start(0, "127.0.0.1");
     try {
       useScript(r.agents, "s", callThenAnswer("ask_vendor", {}, "The vendor answered."));
-      const { started, log: head } = await runToEnd(r.agents, { userMessage: "get a quote", toolNames: ["ask_vendor"], llmProvider: "s" });
+      const { started, log: head } = await runToEnd(r.agents, {
+        userMessage: "get a quote",
+        toolNames: ["ask_vendor"],
+        llmProvider: "s",
+      });
       expect(types(head).at(-1)).toBe("suspended_final");
       const joined = follow(r.agents, started.runId, head.at(-1)!.seq);
-      const res = await fetch(urls[0], { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ price: 12 }) });
+      const res = await fetch(urls[0], {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ price: 12 }),
+      });
       expect(res.status).toBe(200);
       const log = await joined;
       expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "ask_vendor", result: { price: 12 } });
@@ -127,13 +179,20 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
           ? { toolCalls: [{ toolName: "admin_stats", input: {} }] }
           : { text: "done" };
     });
-    const { started, log: head } = await runToEnd(a.agents, { userMessage: "go", toolNames: ["approve_spend", "admin_stats"], llmProvider: "s" }, as("USER"));
+    const { started, log: head } = await runToEnd(
+      a.agents,
+      { userMessage: "go", toolNames: ["approve_spend", "admin_stats"], llmProvider: "s" },
+      as("USER"),
+    );
     const [interaction] = await a.interactions.list("PENDING", as("ADMIN"));
     await a.interactions.answer(interaction.id, { ok: true }, as("ADMIN"));
     const log = await follow(a.agents, started.runId, head.at(-1)!.seq);
     const denied = ofType(log, "tool_result_step").find((e) => e.tool === "admin_stats")!;
     expect(denied).toMatchObject({ isError: true, result: expect.objectContaining({ kind: "PERMISSION_DENIED" }) });
-    expect(await a.db.run.findFirst({ where: { tool: "admin_stats" } })).toMatchObject({ callerRole: "USER", callerKey: "test-user" });
+    expect(await a.db.run.findFirst({ where: { tool: "admin_stats" } })).toMatchObject({
+      callerRole: "USER",
+      callerKey: "test-user",
+    });
   });
 
   it("should still resume a run suspended before a restart when it is answered after it, on the instance that received the answer", async () => {
@@ -155,12 +214,18 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     await a.keys.create("spender", "USER");
     const caller = { role: "USER" as const, keyName: "spender", keyId: null };
     useScript(a.agents, "s", callThenAnswer("approve_spend", { amount: 5 }, "approved"));
-    const { started, log: head } = await runToEnd(a.agents, { userMessage: "spend 5", toolNames: ["approve_spend"], llmProvider: "s" }, caller);
+    const { started, log: head } = await runToEnd(
+      a.agents,
+      { userMessage: "spend 5", toolNames: ["approve_spend"], llmProvider: "s" },
+      caller,
+    );
     const [interaction] = await a.interactions.list("PENDING", as("ADMIN"));
     await a.keys.revoke("spender");
     await a.interactions.answer(interaction.id, { ok: true }, as("ADMIN"));
     const log = await follow(a.agents, started.runId, head.at(-1)!.seq);
-    expect(log).toEqual([expect.objectContaining({ type: "run_failed", kind: "PERMISSION_DENIED", seq: head.at(-1)!.seq + 1 })]);
+    expect(log).toEqual([
+      expect.objectContaining({ type: "run_failed", kind: "PERMISSION_DENIED", seq: head.at(-1)!.seq + 1 }),
+    ]);
     expect((await a.agents.store.get(started.runId))?.status).toBe("FAILED");
   });
 
@@ -188,7 +253,8 @@ describe("SuspendedFinal: the run parked on async ask questions and will resume 
     await a.interactions.answer(interactionId, { ok: true }, as("USER"));
     // Both instances try while the first claim may be in flight. (Two runtimes in one
     // process cannot write one SQLite file at once: there, b tries once a's claim is in.)
-    if (testDbKind() !== "postgres") await until("a claimed the run", async () => (await a.agents.store.get(started.runId))?.status !== "SUSPENDED");
+    if (testDbKind() !== "postgres")
+      await until("a claimed the run", async () => (await a.agents.store.get(started.runId))?.status !== "SUSPENDED");
     const tries = await Promise.all([a, b].map((r) => r.agents.continueSuspended(started.runId)));
     expect(tries.filter(Boolean).length).toBeLessThanOrEqual(1);
     const log = await follow(b.agents, started.runId, suspendedAt);

@@ -12,8 +12,22 @@ describe("a run's log", () => {
     rt = undefined;
   });
 
-  const delta = (seq: number, runId = "r1"): AgentEventRecord => ({ type: "message_delta", final: false, text: `t${seq}`, agent: null, seq, runId });
-  const final = (seq: number, runId = "r1"): AgentEventRecord => ({ type: "message_final", final: true, text: "done", agent: null, seq, runId });
+  const delta = (seq: number, runId = "r1"): AgentEventRecord => ({
+    type: "message_delta",
+    final: false,
+    text: `t${seq}`,
+    agent: null,
+    seq,
+    runId,
+  });
+  const final = (seq: number, runId = "r1"): AgentEventRecord => ({
+    type: "message_final",
+    final: true,
+    text: "done",
+    agent: null,
+    seq,
+    runId,
+  });
 
   async function setup() {
     rt = await testRuntime();

@@ -13,10 +13,18 @@ afterEach(async () => {
 });
 
 const live = () =>
-  defineTool({ name: "local_clock", description: "Reads the local clock.", parameters: { type: "object", properties: {}, additionalProperties: false }, execute: () => "noon" });
+  defineTool({
+    name: "local_clock",
+    description: "Reads the local clock.",
+    parameters: { type: "object", properties: {}, additionalProperties: false },
+    execute: () => "noon",
+  });
 
 /** The issue paths and message a start was refused with. */
-async function refusal(options: Record<string, unknown>, agent?: string): Promise<{ paths: string[]; message: string }> {
+async function refusal(
+  options: Record<string, unknown>,
+  agent?: string,
+): Promise<{ paths: string[]; message: string }> {
   rt ??= await testRuntime();
   try {
     await rt.agents.start({ agent, options: { userMessage: "?", ...options } as never, caller: as("USER") });
@@ -56,7 +64,11 @@ describe("the run options every agent takes", () => {
   });
 
   it("should refuse a strategy, checkpoint provider or store provider that is not a name", async () => {
-    expect((await refusal({ strategy: 3, checkpointProvider: {}, storeProvider: ["x"] })).paths).toEqual(["/strategy", "/checkpointProvider", "/storeProvider"]);
+    expect((await refusal({ strategy: 3, checkpointProvider: {}, storeProvider: ["x"] })).paths).toEqual([
+      "/strategy",
+      "/checkpointProvider",
+      "/storeProvider",
+    ]);
   });
 
   it("should refuse unknown names of a checkpoint or store provider, listing the known ones", async () => {
@@ -66,7 +78,10 @@ describe("the run options every agent takes", () => {
   });
 
   it("should refuse tools that are not live definitions, at each index", async () => {
-    expect((await refusal({ tools: [live(), { name: "fake", execute: () => 1 }, "echo"] })).paths).toEqual(["/tools/1", "/tools/2"]);
+    expect((await refusal({ tools: [live(), { name: "fake", execute: () => 1 }, "echo"] })).paths).toEqual([
+      "/tools/1",
+      "/tools/2",
+    ]);
     expect((await refusal({ tools: { name: "x" } })).paths).toEqual(["/tools"]);
   });
 
@@ -88,7 +103,11 @@ describe("the run options every agent takes", () => {
       },
     );
     rt = await testRuntime({ app });
-    const started = await rt.agents.start({ agent: "custom", options: { userMessage: "?", topic: "bees", tenant: "t1" } as never, caller: as("USER") });
+    const started = await rt.agents.start({
+      agent: "custom",
+      options: { userMessage: "?", topic: "bees", tenant: "t1" } as never,
+      caller: as("USER"),
+    });
     expect(started.runId).toBeTruthy();
     const { paths, message } = await refusal({ topic: "bees", region: "eu" }, "custom");
     expect(paths).toEqual(["/region"]);

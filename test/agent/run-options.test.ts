@@ -43,20 +43,33 @@ describe("seed 002: run(strategy=...) — a named, registered loop strategy", ()
     const r = await setup((app) =>
       app.strategy("calculate_first", async function* (cfg, io, history): AsyncGenerator<StreamEvent> {
         const outcome = await io.env.runTool("calculate", { op: "add", a: 2, b: 3 });
-        yield { type: "message_final", final: true, text: `${cfg.tools.length} tools, ${history.length} messages, sum ${JSON.stringify(outcome.output.data)}` };
+        yield {
+          type: "message_final",
+          final: true,
+          text: `${cfg.tools.length} tools, ${history.length} messages, sum ${JSON.stringify(outcome.output.data)}`,
+        };
       }),
     );
-    const { started, log } = await runToEnd(r.agents, { userMessage: "add", toolNames: ["calculate"], strategy: "calculate_first" }, as("USER"));
+    const { started, log } = await runToEnd(
+      r.agents,
+      { userMessage: "add", toolNames: ["calculate"], strategy: "calculate_first" },
+      as("USER"),
+    );
     expect(types(log)).toEqual(["message_final"]);
     expect(ofType(log, "message_final")[0].text).toBe('2 tools, 1 messages, sum {"result":5}');
-    expect(await r.runs.list({ tool: "calculate" }, 10)).toEqual([expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED" })]);
+    expect(await r.runs.list({ tool: "calculate" }, 10)).toEqual([
+      expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED" }),
+    ]);
   });
 
   it("should let a plugin bring a strategy, and let that strategy delegate to the tools loop", async () => {
     const r = await setup((app) =>
       app.plugin({
         name: "careful",
-        strategies: { careful: (cfg, io, history, resumed) => runLoop({ ...cfg, system: `${cfg.system}\nBe careful.` }, io, history, resumed) },
+        strategies: {
+          careful: (cfg, io, history, resumed) =>
+            runLoop({ ...cfg, system: `${cfg.system}\nBe careful.` }, io, history, resumed),
+        },
       }),
     );
     const model = useScript(r.agents, "s", [{ text: "carefully done" }]);
@@ -80,13 +93,25 @@ describe("seed 002: run(checkpoint_provider=..., store_provider=...) — named, 
     const r = await setup();
     const model = useScript(r.agents, "s", [{ text: "first" }, { text: "second" }, { text: "db" }]);
     const one = await runToEnd(r.agents, { userMessage: "remember 7", llmProvider: "s", checkpointProvider: "memory" });
-    await runToEnd(r.agents, { userMessage: "what number?", llmProvider: "s", checkpointProvider: "memory", threadId: one.started.threadId });
+    await runToEnd(r.agents, {
+      userMessage: "what number?",
+      llmProvider: "s",
+      checkpointProvider: "memory",
+      threadId: one.started.threadId,
+    });
     // The second turn read the first from the memory provider...
-    expect(model.seen[1].prompt.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(model.seen[1].prompt.filter((m) => m.role !== "system").map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+    ]);
     // ...and nothing of it went to the database's thread rows.
     expect(await r.db.threadMessage.count()).toBe(0);
     const db = await runToEnd(r.agents, { userMessage: "in the db", llmProvider: "s" });
-    expect((await r.agents.threads.get(db.started.threadId))!.messages.map((m) => m.content)).toEqual(["in the db", "db"]);
+    expect((await r.agents.threads.get(db.started.threadId))!.messages.map((m) => m.content)).toEqual([
+      "in the db",
+      "db",
+    ]);
   });
 
   it("should give an agent the named store provider (database by default) as memory that outlives its thread", async () => {
@@ -102,10 +127,13 @@ describe("seed 002: run(checkpoint_provider=..., store_provider=...) — named, 
       }
     }
     const r = await setup((app) => app.agent(Counter));
-    const answer = async (options: AgentRunOptions) => ofType((await runToEnd(r.agents, options, as("USER"), "counter")).log, "message_final")[0].text;
+    const answer = async (options: AgentRunOptions) =>
+      ofType((await runToEnd(r.agents, options, as("USER"), "counter")).log, "message_final")[0].text;
     expect(await answer({})).toBe("run 1");
     expect(await answer({})).toBe("run 2");
-    expect(await r.db.agentStoreItem.findMany()).toEqual([expect.objectContaining({ namespace: "counter", key: "runs", value: 2 })]);
+    expect(await r.db.agentStoreItem.findMany()).toEqual([
+      expect.objectContaining({ namespace: "counter", key: "runs", value: 2 }),
+    ]);
     expect(await answer({ storeProvider: "memory" })).toBe("run 1");
     expect(await answer({ storeProvider: "memory" })).toBe("run 2");
     expect(await r.db.agentStoreItem.findMany()).toEqual([expect.objectContaining({ value: 2 })]);
@@ -119,13 +147,19 @@ describe("seed 002: run(checkpoint_provider=..., store_provider=...) — named, 
         checkpointProviders: {
           audit: {
             history: async () => [{ role: "user", content: "an earlier question" }],
-            append: async (threadId, messages) => void appended.push(...messages.map((m) => `${threadId}:${m.role}:${m.content}`)),
+            append: async (threadId, messages) =>
+              void appended.push(...messages.map((m) => `${threadId}:${m.role}:${m.content}`)),
           },
         },
       }),
     );
     const model = useScript(r.agents, "s", [{ text: "answer" }]);
-    const { started } = await runToEnd(r.agents, { userMessage: "now", llmProvider: "s", checkpointProvider: "audit", threadId: "t-audit" });
+    const { started } = await runToEnd(r.agents, {
+      userMessage: "now",
+      llmProvider: "s",
+      checkpointProvider: "audit",
+      threadId: "t-audit",
+    });
     expect(started.threadId).toBe("t-audit");
     expect(JSON.stringify(model.seen[0].prompt)).toContain("an earlier question");
     expect(appended).toEqual(["t-audit:user:now", "t-audit:assistant:answer"]);
@@ -133,7 +167,12 @@ describe("seed 002: run(checkpoint_provider=..., store_provider=...) — named, 
 
   it("should refuse an unknown checkpointProvider or storeProvider with BAD_USER_INPUT naming the known ones, storing nothing", async () => {
     const r = await setup();
-    const e = await refusal(r.agents.start({ options: { userMessage: "hi", checkpointProvider: "redis", storeProvider: "s3" }, caller: as("USER") }));
+    const e = await refusal(
+      r.agents.start({
+        options: { userMessage: "hi", checkpointProvider: "redis", storeProvider: "s3" },
+        caller: as("USER"),
+      }),
+    );
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.issues).toEqual([
       { path: "/checkpointProvider", message: 'no checkpointProvider named "redis" (known: database, memory)' },
@@ -147,7 +186,12 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
   const shout = defineTool({
     name: "shout",
     description: "Upper-cases a text.",
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     execute: ({ text }) => ({ loud: String(text).toUpperCase() }),
   });
   const fenced = defineTool({
@@ -162,26 +206,53 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
     const r = await setup();
     const info = r.agents.list().find((a) => a.name === "tools_agent")!;
     expect(Object.keys(info.inputSchema.properties as object)).not.toContain("tools");
-    expect(Object.keys(info.inputSchema.properties as object)).toEqual(expect.arrayContaining(["strategy", "checkpointProvider", "storeProvider"]));
+    expect(Object.keys(info.inputSchema.properties as object)).toEqual(
+      expect.arrayContaining(["strategy", "checkpointProvider", "storeProvider"]),
+    );
   });
 
   it("should offer an in-process caller's live tool to the model and run it through the chokepoint, storing the run input without it", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "shout", input: { text: "hey" } }] }, { text: "done" }]);
-    const { started, log } = await runToEnd(r.agents, { userMessage: "shout hey", llmProvider: "s", tools: [shout] }, as("USER"));
+    const model = useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "shout", input: { text: "hey" } }] },
+      { text: "done" },
+    ]);
+    const { started, log } = await runToEnd(
+      r.agents,
+      { userMessage: "shout hey", llmProvider: "s", tools: [shout] },
+      as("USER"),
+    );
     expect(model.seen[0].tools?.map((t) => t.name)).toContain("shout");
-    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "shout", isError: false, result: { loud: "HEY" } });
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({
+      tool: "shout",
+      isError: false,
+      result: { loud: "HEY" },
+    });
     expect(await r.runs.list({ tool: "shout" }, 10)).toEqual([
-      expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED", tier: "read" }),
+      expect.objectContaining({
+        door: "agent",
+        parentRunId: started.runId,
+        callerRole: "USER",
+        status: "SUCCEEDED",
+        tier: "read",
+      }),
     ]);
     expect(Object.keys((await r.agents.store.get(started.runId))!.input)).not.toContain("tools");
   });
 
   it("should hold a live tool to its tier: a USER's run gets PERMISSION_DENIED for a fenced live tool, an ADMIN's runs it", async () => {
     const r = await setup();
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "launch", input: {} }] }, { text: "ok" }, { toolCalls: [{ toolName: "launch", input: {} }] }, { text: "ok" }]);
+    useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "launch", input: {} }] },
+      { text: "ok" },
+      { toolCalls: [{ toolName: "launch", input: {} }] },
+      { text: "ok" },
+    ]);
     const user = await runToEnd(r.agents, { userMessage: "go", llmProvider: "s", tools: [fenced] }, as("USER"));
-    expect(ofType(user.log, "tool_result_step")[0]).toMatchObject({ isError: true, result: { kind: "PERMISSION_DENIED" } });
+    expect(ofType(user.log, "tool_result_step")[0]).toMatchObject({
+      isError: true,
+      result: { kind: "PERMISSION_DENIED" },
+    });
     const admin = await runToEnd(r.agents, { userMessage: "go", llmProvider: "s", tools: [fenced] }, as("ADMIN"));
     expect(ofType(admin.log, "tool_result_step")[0]).toMatchObject({ isError: false, result: { launched: true } });
   });
@@ -194,14 +265,22 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
       parameters: { type: "object", properties: {}, additionalProperties: false },
       execute: async (_args, ctx) => {
         ctx.onUpdate({ message: "halfway", progress: 1, total: 2 });
-        await until("the update to be stored", async () => (await r.runs.events({ runId: ctx.runId }, 0)).some((e) => e.type === "RUN_PROGRESS"));
+        await until("the update to be stored", async () =>
+          (await r.runs.events({ runId: ctx.runId }, 0)).some((e) => e.type === "RUN_PROGRESS"),
+        );
         return "done";
       },
     });
     useScript(r.agents, "s", [{ toolCalls: [{ toolName: "busy", input: {} }] }, { text: "ok" }]);
     const { log } = await runToEnd(r.agents, { userMessage: "go", llmProvider: "s", tools: [busy] }, as("USER"));
     expect(types(log).slice(0, 3)).toEqual(["tool_call_step", "tool_progress_step", "tool_result_step"]);
-    expect(ofType(log, "tool_progress_step")[0]).toMatchObject({ tool: "busy", agent: null, message: "halfway", progress: 1, total: 2 });
+    expect(ofType(log, "tool_progress_step")[0]).toMatchObject({
+      tool: "busy",
+      agent: null,
+      message: "halfway",
+      progress: 1,
+      total: 2,
+    });
   });
 
   it("should redact a secret-tier live tool's arguments and result in the stored events, the thread and its run record", async () => {
@@ -213,22 +292,49 @@ describe("seed 002: live tools= is deliberately NOT in ToolInput (API-only via a
       parameters: { type: "object", properties: { name: { type: "string" } }, additionalProperties: false },
       execute: ({ name }) => ({ secret: `live-s3cr3t-${String(name)}` }),
     });
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "live_vault", input: { name: "db-password" } }] }, { text: "got it" }]);
+    useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "live_vault", input: { name: "db-password" } }] },
+      { text: "got it" },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "read", llmProvider: "s", tools: [vault] }, as("ADMIN"));
     expect(ofType(log, "tool_call_step")[0]).toMatchObject({ tool: "live_vault", args: { redacted: "[redacted]" } });
-    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "live_vault", result: "[redacted]", isError: false });
-    const stored = JSON.stringify([await r.db.agentEvent.findMany(), await r.db.threadMessage.findMany(), await r.db.run.findMany({ where: { tool: "live_vault" } })]);
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({
+      tool: "live_vault",
+      result: "[redacted]",
+      isError: false,
+    });
+    const stored = JSON.stringify([
+      await r.db.agentEvent.findMany(),
+      await r.db.threadMessage.findMany(),
+      await r.db.run.findMany({ where: { tool: "live_vault" } }),
+    ]);
     expect(stored).not.toContain("live-s3cr3t");
     expect(stored).not.toContain("db-password");
   });
 
   it("should refuse tools given as JSON (e.g. through extra) and a live tool named like a surface tool, storing nothing", async () => {
     const r = await setup();
-    const json = await refusal(r.agents.start({ options: { userMessage: "hi", tools: [{ name: "shout" }] as never }, caller: as("USER") }));
-    expect(json.issues).toEqual([{ path: "/tools/0", message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" }]);
-    const clash = defineTool({ name: "calculate", description: "Shadows the surface tool.", parameters: { type: "object" }, execute: () => 1 });
-    const shadow = await refusal(r.agents.start({ options: { userMessage: "hi", tools: [clash] }, caller: as("USER") }));
-    expect(shadow.issues).toEqual([{ path: "/tools/0", message: 'the live tool "calculate" has the name of a surface tool; give it another name' }]);
+    const json = await refusal(
+      r.agents.start({ options: { userMessage: "hi", tools: [{ name: "shout" }] as never }, caller: as("USER") }),
+    );
+    expect(json.issues).toEqual([
+      {
+        path: "/tools/0",
+        message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON",
+      },
+    ]);
+    const clash = defineTool({
+      name: "calculate",
+      description: "Shadows the surface tool.",
+      parameters: { type: "object" },
+      execute: () => 1,
+    });
+    const shadow = await refusal(
+      r.agents.start({ options: { userMessage: "hi", tools: [clash] }, caller: as("USER") }),
+    );
+    expect(shadow.issues).toEqual([
+      { path: "/tools/0", message: 'the live tool "calculate" has the name of a surface tool; give it another name' },
+    ]);
     expect(await r.db.agentRun.count()).toBe(0);
   });
 });
@@ -249,7 +355,13 @@ describe("seed 002: extras_keys — the extra keys an agent accepts beyond its r
     const ok = await runToEnd(r.agents, { question: "what?", imageUrl: "https://img" }, as("USER"), "vqa");
     expect(ofType(ok.log, "message_final")[0].text).toBe("what? @ https://img");
     const runs = await r.db.agentRun.count();
-    const e = await refusal(r.agents.start({ agent: "vqa", options: { question: "what?", imageUrl: "u", colour: "red", size: 3 }, caller: as("USER") }));
+    const e = await refusal(
+      r.agents.start({
+        agent: "vqa",
+        options: { question: "what?", imageUrl: "u", colour: "red", size: 3 },
+        caller: as("USER"),
+      }),
+    );
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.message).toContain('agent "vqa" does not accept "colour", "size"; its extra keys are imageUrl');
     expect(e.issues).toEqual([
@@ -263,8 +375,12 @@ describe("seed 002: extras_keys — the extra keys an agent accepts beyond its r
   it("should refuse, at registration, extrasKeys that are not names or repeat a run option or ToolInput field", () => {
     const app = new App();
     expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: ["question"] }))).toThrow(DefinitionError);
-    expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: ["threadId"] }))).toThrow(/already run options or ToolInput fields: threadId/);
-    expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: [1] }))).toThrow(/extrasKeys must be a list of key names/);
+    expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: ["threadId"] }))).toThrow(
+      /already run options or ToolInput fields: threadId/,
+    );
+    expect(() => app.agent(Object.assign(class extends Vqa {}, { extrasKeys: [1] }))).toThrow(
+      /extrasKeys must be a list of key names/,
+    );
   });
 });
 
@@ -274,7 +390,8 @@ describe("seed 002: from_tool_input — an agent's own mapping of its tool input
     static override toolDescription = "Looks a term up with an API key.";
     static override ToolInput = z.object({ term: z.string(), apiKey: z.string() });
     static override fromToolInput(validated: Record<string, unknown>): AgentRunOptions {
-      if (String(validated.term).startsWith("bad")) throw new Error(`cannot look up ${String(validated.term)} with key ${String(validated.apiKey)}`);
+      if (String(validated.term).startsWith("bad"))
+        throw new Error(`cannot look up ${String(validated.term)} with key ${String(validated.apiKey)}`);
       return { ...validated, term: String(validated.term).toUpperCase(), mode: "exact" };
     }
     static override extrasKeys = ["mode"];
@@ -285,13 +402,23 @@ describe("seed 002: from_tool_input — an agent's own mapping of its tool input
 
   it("should map the tool input through fromToolInput when the agent is called as a tool", async () => {
     const r = await setup((app) => app.agent(Lookup));
-    const run = await r.dispatcher.run({ tool: "lookup", input: { term: "otter", apiKey: "k-123456" }, caller: as("USER"), door: "graphql" });
+    const run = await r.dispatcher.run({
+      tool: "lookup",
+      input: { term: "otter", apiKey: "k-123456" },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(run).toMatchObject({ status: "SUCCEEDED", data: { query: "OTTER", mode: "exact", keyLength: 8 } });
   });
 
   it("should fail the call as INVALID_INPUT with a message that echoes no input value", async () => {
     const r = await setup((app) => app.agent(Lookup));
-    const run = await r.dispatcher.run({ tool: "lookup", input: { term: "bad-term", apiKey: "sk-live-0123456789" }, caller: as("USER"), door: "graphql" });
+    const run = await r.dispatcher.run({
+      tool: "lookup",
+      input: { term: "bad-term", apiKey: "sk-live-0123456789" },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(run).toMatchObject({
       status: "FAILED",
       errorKind: "INVALID_INPUT",

@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { agentSessionThread, getAgentSessionThread, resetAgentSessionThread, setAgentSessionThread } from "../../src/index.ts";
+import {
+  agentSessionThread,
+  getAgentSessionThread,
+  resetAgentSessionThread,
+  setAgentSessionThread,
+} from "../../src/index.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { runToEnd, useScript } from "./support.ts";
 
@@ -57,10 +62,19 @@ describe("the ambient session thread and agent runs", () => {
   it("should run an agent started without a threadId inside the wrap on the session thread", async () => {
     rt = await testRuntime();
     useScript(rt.agents, "s", [{ text: "one" }, { text: "two" }]);
-    const first = await agentSessionThread("session-1", () => runToEnd(rt!.agents, { userMessage: "hi", llmProvider: "s" }));
-    const second = await agentSessionThread("session-1", () => runToEnd(rt!.agents, { userMessage: "again", llmProvider: "s" }));
+    const first = await agentSessionThread("session-1", () =>
+      runToEnd(rt!.agents, { userMessage: "hi", llmProvider: "s" }),
+    );
+    const second = await agentSessionThread("session-1", () =>
+      runToEnd(rt!.agents, { userMessage: "again", llmProvider: "s" }),
+    );
     expect([first.started.threadId, second.started.threadId]).toEqual(["session-1", "session-1"]);
-    expect((await rt.agents.thread("session-1", as("USER")))!.messages.map((m) => m.content)).toEqual(["hi", "one", "again", "two"]);
+    expect((await rt.agents.thread("session-1", as("USER")))!.messages.map((m) => m.content)).toEqual([
+      "hi",
+      "one",
+      "again",
+      "two",
+    ]);
   });
 
   it("should mint a fresh thread for a run absent the wrap, and keep an explicit threadId over the ambient one", async () => {
@@ -68,7 +82,9 @@ describe("the ambient session thread and agent runs", () => {
     useScript(rt.agents, "s", [{ text: "a" }, { text: "b" }]);
     const minted = await runToEnd(rt.agents, { userMessage: "hi", llmProvider: "s" });
     expect(minted.started.threadId).toMatch(/^[0-9a-f-]{36}$/);
-    const explicit = await agentSessionThread("ambient", () => runToEnd(rt!.agents, { userMessage: "hi", llmProvider: "s", threadId: "mine" }));
+    const explicit = await agentSessionThread("ambient", () =>
+      runToEnd(rt!.agents, { userMessage: "hi", llmProvider: "s", threadId: "mine" }),
+    );
     expect(explicit.started.threadId).toBe("mine");
   });
 
@@ -76,7 +92,12 @@ describe("the ambient session thread and agent runs", () => {
     rt = await testRuntime();
     useScript(rt.agents, "s", [{ text: "nested answer" }]);
     const run = await agentSessionThread("conversation-7", () =>
-      rt!.dispatcher.run({ tool: "tools_agent", input: { userMessage: "hi", llmProvider: "s" }, caller: as("USER"), door: "graphql" }),
+      rt!.dispatcher.run({
+        tool: "tools_agent",
+        input: { userMessage: "hi", llmProvider: "s" },
+        caller: as("USER"),
+        door: "graphql",
+      }),
     );
     expect(run.status).toBe("SUCCEEDED");
     expect(run.details).toMatchObject({ threadId: "conversation-7" });
@@ -87,9 +108,13 @@ describe("the ambient session thread and agent runs", () => {
     useScript(rt.agents, "s", (v) => {
       const nested = v.prompt.some((m) => m.role === "user" && JSON.stringify(m.content).includes("inner question"));
       if (nested) return { text: "inner answer" };
-      return v.prompt.at(-1)?.role === "tool" ? { text: "outer answer" } : { toolCalls: [{ toolName: "tools_agent", input: { userMessage: "inner question", llmProvider: "s" } }] };
+      return v.prompt.at(-1)?.role === "tool"
+        ? { text: "outer answer" }
+        : { toolCalls: [{ toolName: "tools_agent", input: { userMessage: "inner question", llmProvider: "s" } }] };
     });
-    const outer = await agentSessionThread("session-9", () => runToEnd(rt!.agents, { userMessage: "outer question", llmProvider: "s", toolNames: ["tools_agent"] }));
+    const outer = await agentSessionThread("session-9", () =>
+      runToEnd(rt!.agents, { userMessage: "outer question", llmProvider: "s", toolNames: ["tools_agent"] }),
+    );
     expect(outer.started.threadId).toBe("session-9");
     const nested = (await rt.runs.list({ tool: "tools_agent" }, 1))[0];
     expect(nested.status).toBe("SUCCEEDED");

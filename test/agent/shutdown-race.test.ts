@@ -21,7 +21,10 @@ describe("a start that races the drain", () => {
     const r = (rt = await testRuntime({ app: cancelApp(calls), config: { shutdownGraceSeconds: 2 } }));
     useScript(r.agents, "s", waitThenAnswer);
     // Admitted now (the server is not closing yet); its run is launched once the drain has begun.
-    const start = r.agents.start({ options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] }, caller: as("USER") });
+    const start = r.agents.start({
+      options: { userMessage: "wait", llmProvider: "s", toolNames: ["wait_8s"] },
+      caller: as("USER"),
+    });
     const t0 = performance.now();
     const drained = r.drain();
     const { runId } = await start;
@@ -30,7 +33,10 @@ describe("a start that races the drain", () => {
     expect(took).toBeGreaterThanOrEqual(1900);
     expect(took).toBeLessThan(3000);
     expect(calls.aborted).toHaveLength(1);
-    expect(await r.agents.store.get(runId)).toMatchObject({ status: "CANCELLED", final: { kind: "CANCELLED", message: "cancelled by server shutdown" } });
+    expect(await r.agents.store.get(runId)).toMatchObject({
+      status: "CANCELLED",
+      final: { kind: "CANCELLED", message: "cancelled by server shutdown" },
+    });
     expect((await toolRunsOf(r)).map((t) => t.status)).toEqual(["CANCELLED"]);
   });
 });

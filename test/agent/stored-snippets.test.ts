@@ -20,7 +20,11 @@ beforeEach(async () => {
 afterEach(() => rt.dispose());
 
 describe("stored skills", () => {
-  const skill = (name: string, instructions = `Do ${name} well.`) => ({ name, description: `The ${name} skill.`, instructions });
+  const skill = (name: string, instructions = `Do ${name} well.`) => ({
+    name,
+    description: `The ${name} skill.`,
+    instructions,
+  });
 
   it("should store, replace and list skills by name", async () => {
     await rt.agents.skills.put(skill("writing"), as("ADMIN"));
@@ -28,7 +32,10 @@ describe("stored skills", () => {
     const replaced = await rt.agents.skills.put(skill("writing", "Write tersely."), as("ADMIN"));
     expect(replaced).toMatchObject({ name: "writing", instructions: "Write tersely." });
     expect(Number.isNaN(Date.parse(replaced.updatedAt))).toBe(false);
-    expect((await rt.agents.skills.list()).map((s) => `${s.name}: ${s.instructions}`)).toEqual(["analysis: Do analysis well.", "writing: Write tersely."]);
+    expect((await rt.agents.skills.list()).map((s) => `${s.name}: ${s.instructions}`)).toEqual([
+      "analysis: Do analysis well.",
+      "writing: Write tersely.",
+    ]);
   });
 
   it("should resolve names in the order asked, and nothing for no names", async () => {
@@ -40,11 +47,16 @@ describe("stored skills", () => {
 
   it("should refuse unknown names, each at its index under the path given", async () => {
     await rt.agents.skills.put(skill("a"), as("ADMIN"));
-    expect(await refusedAt(rt.agents.skills.resolve(["x", "a", "y"], "/subagents/0/skills"))).toEqual(["/subagents/0/skills/0", "/subagents/0/skills/2"]);
+    expect(await refusedAt(rt.agents.skills.resolve(["x", "a", "y"], "/subagents/0/skills"))).toEqual([
+      "/subagents/0/skills/0",
+      "/subagents/0/skills/2",
+    ]);
   });
 
   it("should refuse a bad name, an empty description or empty instructions, all at once", async () => {
-    expect(await refusedAt(rt.agents.skills.put({ name: "has space", description: " ", instructions: "" }, as("ADMIN")))).toEqual(["/name", "/description", "/instructions"]);
+    expect(
+      await refusedAt(rt.agents.skills.put({ name: "has space", description: " ", instructions: "" }, as("ADMIN"))),
+    ).toEqual(["/name", "/description", "/instructions"]);
     expect(await rt.agents.skills.list()).toEqual([]);
   });
 
@@ -67,7 +79,8 @@ describe("stored skills", () => {
 
 describe("stored response formats", () => {
   const formats = () => rt.agents.responseFormats;
-  const put = (name: string, template: string) => formats().put({ name, description: `The ${name} format.`, template }, as("ADMIN"));
+  const put = (name: string, template: string) =>
+    formats().put({ name, description: `The ${name} format.`, template }, as("ADMIN"));
 
   it("should store and list formats by name, keeping the template text as written", async () => {
     const template = '{"type":"object","properties":{"n":{"type":"integer","maximum":{{max}}}}}';
@@ -81,12 +94,19 @@ describe("stored response formats", () => {
   it("should accept a template whose placeholders stand for values or sit inside strings", async () => {
     await put("ok", '{"type":"object","description":"About {{topic}}","properties":{"n":{"maximum":{{max}}}}}');
     const issues: { path: string; message: string }[] = [];
-    expect(await formats().resolve("ok", { topic: "bees", max: 3 }, "/rf", issues)).toEqual({ type: "object", description: "About bees", properties: { n: { maximum: 3 } } });
+    expect(await formats().resolve("ok", { topic: "bees", max: 3 }, "/rf", issues)).toEqual({
+      type: "object",
+      description: "About bees",
+      properties: { n: { maximum: 3 } },
+    });
     expect(issues).toEqual([]);
   });
 
   it("should refuse a bad name and an empty description together", async () => {
-    expect(await refusedAt(formats().put({ name: "", description: "  ", template: "{}" }, as("ADMIN")))).toEqual(["/name", "/description"]);
+    expect(await refusedAt(formats().put({ name: "", description: "  ", template: "{}" }, as("ADMIN")))).toEqual([
+      "/name",
+      "/description",
+    ]);
   });
 
   it("should name, at the path of use, an unknown format, a missing variable, or variables that make it something else than a schema", async () => {

@@ -114,7 +114,10 @@ export function agentStreamServer() {
   });
 
   /** Streams a run to its end over a socket and returns its events. */
-  async function stream(variables: Record<string, unknown>, c = client()): Promise<{ events: Ev[]; sub: Collected<{ agentStream: Ev }> }> {
+  async function stream(
+    variables: Record<string, unknown>,
+    c = client(),
+  ): Promise<{ events: Ev[]; sub: Collected<{ agentStream: Ev }> }> {
     const sub = collect<{ agentStream: Ev }>(c, AGENT_STREAM, variables);
     await sub.waitForEnd(15_000);
     return { events: sub.data.map((d) => d.agentStream), sub };
@@ -136,7 +139,11 @@ export function agentStreamServer() {
     variables: Record<string, unknown>,
     key = userKey,
   ): Promise<{ data?: T; errors?: { message: string; extensions?: Record<string, any> }[] }> {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${key}` }, body: JSON.stringify({ query, variables }) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ query, variables }),
+    });
     return (await res.json()) as never;
   }
 

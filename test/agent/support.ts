@@ -18,7 +18,10 @@ export function useScript(agents: AgentService, name: string, script: Script, ch
   return model;
 }
 
-/** Starts a run and collects its log (the terminal or failure last): all of it, or after the SuspendedFinal a joined continuation follows. */
+/**
+ * Starts a run and collects its log (the terminal or failure last): all of it, or after the SuspendedFinal a joined
+ * continuation follows.
+ */
 export async function runToEnd(
   agents: AgentService,
   options: AgentRunOptions,
@@ -36,7 +39,10 @@ export async function runToEnd(
 export const types = (log: { type: string }[]) => log.map((e) => e.type);
 
 /** Entries of one type. */
-export function ofType<T extends AgentLogEntry["type"]>(log: AgentLogEntry[], type: T): Extract<AgentLogEntry, { type: T }>[] {
+export function ofType<T extends AgentLogEntry["type"]>(
+  log: AgentLogEntry[],
+  type: T,
+): Extract<AgentLogEntry, { type: T }>[] {
   return log.filter((e): e is Extract<AgentLogEntry, { type: T }> => e.type === type);
 }
 
@@ -50,7 +56,8 @@ export function sharedRuntimes() {
   return {
     runtimes,
     first: async () => add(await testRuntime({ app: agentTestApp() })),
-    another: async (of: TestRuntime) => add(await testRuntime({ app: agentTestApp(), databaseUrl: of.config.databaseUrl })),
+    another: async (of: TestRuntime) =>
+      add(await testRuntime({ app: agentTestApp(), databaseUrl: of.config.databaseUrl })),
     async disposeAll() {
       for (const r of runtimes.splice(0).reverse()) await r.dispose();
     },

@@ -20,7 +20,11 @@ describe("the thread store", () => {
     await threads.append("t1", [say("user", "again")]);
     const view = await threads.get("t1");
     expect(view!.id).toBe("t1");
-    expect(view!.messages.map((m) => `${m.role}: ${m.content}`)).toEqual(["user: hi", "assistant: hello", "user: again"]);
+    expect(view!.messages.map((m) => `${m.role}: ${m.content}`)).toEqual([
+      "user: hi",
+      "assistant: hello",
+      "user: again",
+    ]);
     expect(view!.messages.every((m) => !Number.isNaN(Date.parse(m.at)) && m.data === null)).toBe(true);
     expect(Date.parse(view!.updatedAt)).toBeGreaterThanOrEqual(Date.parse(view!.createdAt));
   });
@@ -32,9 +36,20 @@ describe("the thread store", () => {
   });
 
   it("should replay the stored model message of each row, and plain text as user or assistant otherwise", async () => {
-    const call = { role: "assistant", content: [{ type: "tool-call", toolCallId: "c1", toolName: "echo", input: { text: "x" } }] } as ModelMessage;
-    await threads.append("t1", [say("user", "go"), { role: "assistant", content: "[call echo]", message: call }, { role: "tool", content: "[echo → x]" }]);
-    expect(await threads.history("t1")).toEqual([{ role: "user", content: "go" }, call, { role: "user", content: "[echo → x]" }]);
+    const call = {
+      role: "assistant",
+      content: [{ type: "tool-call", toolCallId: "c1", toolName: "echo", input: { text: "x" } }],
+    } as ModelMessage;
+    await threads.append("t1", [
+      say("user", "go"),
+      { role: "assistant", content: "[call echo]", message: call },
+      { role: "tool", content: "[echo → x]" },
+    ]);
+    expect(await threads.history("t1")).toEqual([
+      { role: "user", content: "go" },
+      call,
+      { role: "user", content: "[echo → x]" },
+    ]);
   });
 
   it("should keep the first owner of a thread, whoever ensures it later", async () => {
@@ -124,7 +139,9 @@ describe("checkThreadMessages: appendThreadMessages input", () => {
   });
 
   it("should name every problem of every message at its path", () => {
-    const issues = paths(() => checkThreadMessages([{ role: "tool", content: "x" }, "text", { role: "user", content: 5, at: "now" }]));
+    const issues = paths(() =>
+      checkThreadMessages([{ role: "tool", content: "x" }, "text", { role: "user", content: 5, at: "now" }]),
+    );
     expect(issues).toEqual(["/messages/0/role", "/messages/1", "/messages/2/content", "/messages/2/at"]);
   });
 });

@@ -7,10 +7,15 @@ const setup = agentRuntimePerTest();
 describe("toolNames: the same name is the same tool (seed 002)", () => {
   it("should offer a tool named twice in toolNames once, and run the call", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "echo", input: { text: "hi" } }] }, { text: "done" }]);
+    const model = useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "echo", input: { text: "hi" } }] },
+      { text: "done" },
+    ]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", toolNames: ["echo", "echo"] });
     expect(model.seen[0].tools?.filter((t) => t.name === "echo")).toHaveLength(1);
-    expect(ofType(log, "tool_result_step")).toEqual([expect.objectContaining({ tool: "echo", result: "hi", isError: false })]);
+    expect(ofType(log, "tool_result_step")).toEqual([
+      expect.objectContaining({ tool: "echo", result: "hi", isError: false }),
+    ]);
     expect(ofType(log, "message_final")[0].text).toBe("done");
   });
 
@@ -37,10 +42,19 @@ describe("toolNames: the same name is the same tool (seed 002)", () => {
     const r = await setup();
     await expect(
       r.agents.start({
-        options: { userMessage: "?", toolNames: ["echo"], presets: [{ name: "echo", description: "d", baseTool: "echo", fixedKwargs: { text: "x" } }] },
+        options: {
+          userMessage: "?",
+          toolNames: ["echo"],
+          presets: [{ name: "echo", description: "d", baseTool: "echo", fixedKwargs: { text: "x" } }],
+        },
         caller: as("USER"),
       }),
-    ).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [expect.objectContaining({ path: "/toolNames", message: expect.stringContaining('"echo" is used twice') })] });
+    ).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [
+        expect.objectContaining({ path: "/toolNames", message: expect.stringContaining('"echo" is used twice') }),
+      ],
+    });
     expect(await r.db.agentRun.count()).toBe(0);
   });
 });

@@ -22,8 +22,15 @@ export function agentRuntimePerTest(): (spans?: Span[]) => Promise<TestRuntime> 
 }
 
 /** The tool results the model was shown in its `call`-th call (0-based), by tool name. */
-export function resultsSeen(model: ScriptedModel, call: number): { tool: string; output: { type: string; value: unknown } }[] {
+export function resultsSeen(
+  model: ScriptedModel,
+  call: number,
+): { tool: string; output: { type: string; value: unknown } }[] {
   return model.seen[call].prompt.flatMap((m) =>
-    m.role === "tool" ? m.content.flatMap((p) => (p.type === "tool-result" ? [{ tool: p.toolName, output: p.output as { type: string; value: unknown } }] : [])) : [],
+    m.role === "tool"
+      ? m.content.flatMap((p) =>
+          p.type === "tool-result" ? [{ tool: p.toolName, output: p.output as { type: string; value: unknown } }] : [],
+        )
+      : [],
   );
 }

@@ -9,31 +9,64 @@ const setup = agentRuntimePerTest();
 describe("tool calls", () => {
   it("should run the calls the model asks for through the chokepoint, as the caller, and answer from their results", async () => {
     const r = await setup();
-    useScript(r.agents, "s", [{ toolCalls: [{ toolName: "calculate", input: { op: "multiply", a: 6, b: 7 } }] }, { text: "It is 42." }]);
-    const { started, log } = await runToEnd(r.agents, { userMessage: "6 times 7?", toolNames: ["calculate"], llmProvider: "s" });
-    expect(types(log)).toEqual(["tool_call_step", "tool_result_step", "message_delta", "message_delta", "message_delta", "run_usage", "message_final"]);
+    useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "calculate", input: { op: "multiply", a: 6, b: 7 } }] },
+      { text: "It is 42." },
+    ]);
+    const { started, log } = await runToEnd(r.agents, {
+      userMessage: "6 times 7?",
+      toolNames: ["calculate"],
+      llmProvider: "s",
+    });
+    expect(types(log)).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      "message_delta",
+      "message_delta",
+      "message_delta",
+      "run_usage",
+      "message_final",
+    ]);
     const [call] = ofType(log, "tool_call_step");
     const [result] = ofType(log, "tool_result_step");
     expect(call).toMatchObject({ tool: "calculate", args: { op: "multiply", a: 6, b: 7 }, callId: "call_0_0" });
     expect(result).toMatchObject({ tool: "calculate", callId: "call_0_0", result: { result: 42 }, isError: false });
     expect(ofType(log, "message_final")[0].text).toBe("It is 42.");
     const runs = await r.runs.list({ tool: "calculate" }, 10);
-    expect(runs).toEqual([expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED" })]);
+    expect(runs).toEqual([
+      expect.objectContaining({ door: "agent", parentRunId: started.runId, callerRole: "USER", status: "SUCCEEDED" }),
+    ]);
   });
 
   it("should give a USER's agent the PERMISSION_DENIED result of a fenced tool without running its body", async () => {
     const r = await setup();
-    const model = useScript(r.agents, "s", [{ toolCalls: [{ toolName: "admin_stats", input: {} }] }, { text: "I may not." }]);
-    const { log } = await runToEnd(r.agents, { userMessage: "stats", toolNames: ["admin_stats"], llmProvider: "s" }, as("USER"));
+    const model = useScript(r.agents, "s", [
+      { toolCalls: [{ toolName: "admin_stats", input: {} }] },
+      { text: "I may not." },
+    ]);
+    const { log } = await runToEnd(
+      r.agents,
+      { userMessage: "stats", toolNames: ["admin_stats"], llmProvider: "s" },
+      as("USER"),
+    );
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ isError: true, result: { kind: "PERMISSION_DENIED" } });
-    expect(resultsSeen(model, 1)).toEqual([{ tool: "admin_stats", output: { type: "error-json", value: { error: expect.objectContaining({ kind: "PERMISSION_DENIED" }) } } }]);
+    expect(resultsSeen(model, 1)).toEqual([
+      {
+        tool: "admin_stats",
+        output: { type: "error-json", value: { error: expect.objectContaining({ kind: "PERMISSION_DENIED" }) } },
+      },
+    ]);
     expect(types(log).at(-1)).toBe("message_final");
   });
 
   it("should let an ADMIN's agent run the same fenced tool", async () => {
     const r = await setup();
     useScript(r.agents, "s", [{ toolCalls: [{ toolName: "admin_stats", input: {} }] }, { text: "ok" }]);
-    const { log } = await runToEnd(r.agents, { userMessage: "stats", toolNames: ["admin_stats"], llmProvider: "s" }, as("ADMIN"));
+    const { log } = await runToEnd(
+      r.agents,
+      { userMessage: "stats", toolNames: ["admin_stats"], llmProvider: "s" },
+      as("ADMIN"),
+    );
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ isError: false });
   });
 
@@ -77,7 +110,12 @@ describe("tool calls", () => {
 
   it("should reject a start that names unknown tools, listing each, and store nothing", async () => {
     const r = await setup();
-    await expect(r.agents.start({ options: { userMessage: "x", toolNames: ["calculate", "ghost", "phantom"] }, caller: as("USER") })).rejects.toMatchObject({
+    await expect(
+      r.agents.start({
+        options: { userMessage: "x", toolNames: ["calculate", "ghost", "phantom"] },
+        caller: as("USER"),
+      }),
+    ).rejects.toMatchObject({
       code: "BAD_USER_INPUT",
       issues: [
         { path: "/toolNames/1", message: 'no tool named "ghost" is registered' },
@@ -107,8 +145,16 @@ describe("execution modes", () => {
     const second = spans.find((s) => s.label === "second")!;
     expect(second.start).toBeLessThan(first.end);
     expect(second.end).toBeLessThanOrEqual(first.end);
-    expect(types(log).slice(0, 4)).toEqual(["tool_call_step", "tool_call_step", "tool_result_step", "tool_result_step"]);
-    expect(ofType(log, "tool_result_step").map((x) => (x.result as { label: string }).label)).toEqual(["first", "second"]);
+    expect(types(log).slice(0, 4)).toEqual([
+      "tool_call_step",
+      "tool_call_step",
+      "tool_result_step",
+      "tool_result_step",
+    ]);
+    expect(ofType(log, "tool_result_step").map((x) => (x.result as { label: string }).label)).toEqual([
+      "first",
+      "second",
+    ]);
   });
 
   it("should never overlap two sequential calls the model asked for in one turn", async () => {
@@ -215,15 +261,28 @@ describe("ending a run", () => {
       responseFormat: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] },
       llmProvider: "s",
     });
-    expect(log.at(-1)).toMatchObject({ type: "run_failed", kind: "UPSTREAM", message: "the model's answer did not match responseFormat after one retry: /answer: must be number" });
+    expect(log.at(-1)).toMatchObject({
+      type: "run_failed",
+      kind: "UPSTREAM",
+      message: "the model's answer did not match responseFormat after one retry: /answer: must be number",
+    });
     expect(log.at(-2)?.type).toBe("run_usage");
   });
 
   it("should fail with TIMEOUT when the recursion limit is reached, without the extra model call", async () => {
     const r = await setup();
     const model = useScript(r.agents, "s", () => ({ toolCalls: [{ toolName: "echo", input: { text: "again" } }] }));
-    const { log } = await runToEnd(r.agents, { userMessage: "loop", toolNames: ["echo"], recursionLimit: 3, llmProvider: "s" });
-    expect(log.at(-1)).toMatchObject({ type: "run_failed", kind: "TIMEOUT", message: "the agent reached its recursion limit of 3 model calls without a final answer" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "loop",
+      toolNames: ["echo"],
+      recursionLimit: 3,
+      llmProvider: "s",
+    });
+    expect(log.at(-1)).toMatchObject({
+      type: "run_failed",
+      kind: "TIMEOUT",
+      message: "the agent reached its recursion limit of 3 model calls without a final answer",
+    });
     expect(model.seen).toHaveLength(3);
     expect((await r.agents.store.get(log[0].runId))?.status).toBe("FAILED");
   });
@@ -233,7 +292,11 @@ describe("ending a run", () => {
     useScript(r.agents, "s", [{ error: "upstream exploded" }]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", llmProvider: "s", llmKwargs: { maxRetries: 0 } });
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ type: "run_failed", kind: "UNAVAILABLE", message: "the LLM provider failed: HTTP 500 — upstream exploded" });
+    expect(log[0]).toMatchObject({
+      type: "run_failed",
+      kind: "UNAVAILABLE",
+      message: "the LLM provider failed: HTTP 500 — upstream exploded",
+    });
   });
 });
 
@@ -255,7 +318,9 @@ describe("what the run streams", () => {
       { text: "a", usage: { inputTokens: 20, outputTokens: 5 } },
     ]);
     const { log } = await runToEnd(r.agents, { userMessage: "?", toolNames: ["echo"], llmProvider: "s" });
-    expect(ofType(log, "run_usage")).toEqual([expect.objectContaining({ inputTokens: 30, outputTokens: 8, totalTokens: 38, model: "s-model" })]);
+    expect(ofType(log, "run_usage")).toEqual([
+      expect.objectContaining({ inputTokens: 30, outputTokens: 8, totalTokens: 38, model: "s-model" }),
+    ]);
     expect(types(log).slice(-2)).toEqual(["run_usage", "message_final"]);
   });
 

@@ -32,7 +32,10 @@ const RUN = /* GraphQL */ `
 `;
 const USAGE = "{ inputTokens outputTokens totalTokens runs }";
 
-/** The parent calls "helper" once (10 in, 2 out), the helper answers (5 in, 1 out), the parent answers (7 in, 3 out); any other prompt answers at 1 in, 1 out. */
+/**
+ * The parent calls "helper" once (10 in, 2 out), the helper answers (5 in, 1 out), the parent answers (7 in, 3 out);
+ * any other prompt answers at 1 in, 1 out.
+ */
 function script(view: ScriptView): ScriptedTurn {
   const system = (view.prompt[0].content as string) ?? "";
   const last = view.prompt.at(-1);
@@ -40,13 +43,20 @@ function script(view: ScriptView): ScriptedTurn {
   const user = view.prompt.filter((m) => m.role === "user").at(-1)?.content;
   if (JSON.stringify(user).includes("research")) {
     if (last?.role === "tool") return { text: "done", usage: { inputTokens: 7, outputTokens: 3 } };
-    return { toolCalls: [{ toolName: "helper", input: { task: "find" } }], usage: { inputTokens: 10, outputTokens: 2 } };
+    return {
+      toolCalls: [{ toolName: "helper", input: { task: "find" } }],
+      usage: { inputTokens: 10, outputTokens: 2 },
+    };
   }
   if (JSON.stringify(user).includes("spend"))
     return last?.role === "tool"
       ? { text: "spent", usage: { inputTokens: 2, outputTokens: 2 } }
-      : { toolCalls: [{ toolName: "approve_spend", input: { amount: 3 } }], usage: { inputTokens: 3, outputTokens: 1 } };
-  if (JSON.stringify(user).includes("gated")) return { toolCalls: [{ toolName: "echo", input: { text: "x" } }], usage: { inputTokens: 4, outputTokens: 0 } };
+      : {
+          toolCalls: [{ toolName: "approve_spend", input: { amount: 3 } }],
+          usage: { inputTokens: 3, outputTokens: 1 },
+        };
+  if (JSON.stringify(user).includes("gated"))
+    return { toolCalls: [{ toolName: "echo", input: { text: "x" } }], usage: { inputTokens: 4, outputTokens: 0 } };
   return { text: "again", usage: { inputTokens: 1, outputTokens: 1 } };
 }
 
@@ -78,7 +88,11 @@ describe("token usage totals: per run, per thread, per key, and on /metrics", ()
 
   it("should total a run's tokens with its sub-agent's, a thread's over its runs, and a key's over the runs it started", async () => {
     const threadId = `usage-thread-${Date.now()}`;
-    const first = await gql(RUN, { input: { threadId, userMessage: "research", llmProvider: "u", subagents } }, keys["usage-alice"]);
+    const first = await gql(
+      RUN,
+      { input: { threadId, userMessage: "research", llmProvider: "u", subagents } },
+      keys["usage-alice"],
+    );
     expect(first.errors).toBeUndefined();
     await gql(RUN, { input: { threadId, userMessage: "more", llmProvider: "u" } }, keys["usage-alice"]);
     const runId = first.data!.runAgent.runId as string;
@@ -99,8 +113,12 @@ describe("token usage totals: per run, per thread, per key, and on /metrics", ()
   it("should let an ADMIN read any key's usage and a caller only its own, refusing another key's with FORBIDDEN", async () => {
     await gql(RUN, { input: { userMessage: "more", llmProvider: "u" } }, keys["usage-bob"]);
     const bob = `{ keyUsage(keyName: "usage-bob") ${USAGE} }`;
-    expect((await gql(bob, {}, keys["usage-bob"])).data).toEqual({ keyUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, runs: 1 } });
-    expect((await gql(bob, {}, keys["usage-admin"])).data).toEqual({ keyUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, runs: 1 } });
+    expect((await gql(bob, {}, keys["usage-bob"])).data).toEqual({
+      keyUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, runs: 1 },
+    });
+    expect((await gql(bob, {}, keys["usage-admin"])).data).toEqual({
+      keyUsage: { inputTokens: 1, outputTokens: 1, totalTokens: 2, runs: 1 },
+    });
     const refused = await gql(bob, {}, keys["usage-alice"]);
     expect(refused.errors?.map((e) => e.extensions?.code)).toEqual(["FORBIDDEN"]);
     expect(refused.text).not.toContain('totalTokens":');
@@ -110,21 +128,43 @@ describe("token usage totals: per run, per thread, per key, and on /metrics", ()
   });
 
   it("should name the run's thread on its InterruptFinal, over GraphQL", async () => {
-    const res = await gql(RUN, { input: { userMessage: "gated", llmProvider: "u", toolNames: ["echo"], interruptOn: { echo: true } } }, keys["usage-bob"]);
+    const res = await gql(
+      RUN,
+      { input: { userMessage: "gated", llmProvider: "u", toolNames: ["echo"], interruptOn: { echo: true } } },
+      keys["usage-bob"],
+    );
     expect(res.errors).toBeUndefined();
-    const { threadId, final } = res.data!.runAgent as { threadId: string; final: { __typename: string; threadId: string } };
+    const { threadId, final } = res.data!.runAgent as {
+      threadId: string;
+      final: { __typename: string; threadId: string };
+    };
     expect(final).toMatchObject({ __typename: "InterruptFinal", threadId });
     expect(threadId).toEqual(expect.any(String));
   });
 
   it("should add a continuation's tokens to the run it continues, once its park is answered", async () => {
-    const { started, log } = await runToEnd(rt.agents, { userMessage: "spend", llmProvider: "u", toolNames: ["approve_spend"] });
+    const { started, log } = await runToEnd(rt.agents, {
+      userMessage: "spend",
+      llmProvider: "u",
+      toolNames: ["approve_spend"],
+    });
     const suspended = log.at(-1) as { type: string; interactionIds: string[] };
     expect(suspended.type).toBe("suspended_final");
-    expect((await rt.agents.store.get(started.runId))!.usage).toEqual({ inputTokens: 3, outputTokens: 1, totalTokens: 4 });
+    expect((await rt.agents.store.get(started.runId))!.usage).toEqual({
+      inputTokens: 3,
+      outputTokens: 1,
+      totalTokens: 4,
+    });
     await rt.interactions.answer(suspended.interactionIds[0], { ok: true }, as("USER"));
-    await until("the continued run to end", async () => (await rt.agents.store.get(started.runId))?.status === "SUCCEEDED");
-    const read = await gql(`query ($id: ID!) { agentRun(id: $id) { usage ${USAGE} } }`, { id: started.runId }, keys["usage-admin"]);
+    await until(
+      "the continued run to end",
+      async () => (await rt.agents.store.get(started.runId))?.status === "SUCCEEDED",
+    );
+    const read = await gql(
+      `query ($id: ID!) { agentRun(id: $id) { usage ${USAGE} } }`,
+      { id: started.runId },
+      keys["usage-admin"],
+    );
     expect(read.data).toEqual({ agentRun: { usage: { inputTokens: 5, outputTokens: 3, totalTokens: 8, runs: 1 } } });
   });
 

@@ -41,7 +41,13 @@ function loadsAtRunTime(node: ts.ImportDeclaration | ts.ExportDeclaration): bool
     if (!clause) return true; // import "./side-effect.ts"
     if (clause.isTypeOnly) return false;
     const named = clause.namedBindings;
-    return Boolean(clause.name) || !named || ts.isNamespaceImport(named) || !named.elements.length || named.elements.some((e) => !e.isTypeOnly);
+    return (
+      Boolean(clause.name) ||
+      !named ||
+      ts.isNamespaceImport(named) ||
+      !named.elements.length ||
+      named.elements.some((e) => !e.isTypeOnly)
+    );
   }
   if (node.isTypeOnly) return false;
   const named = node.exportClause;
@@ -53,7 +59,12 @@ function runtimeImports(file: string): string[] {
   const sf = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
   const out: string[] = [];
   for (const node of sf.statements) {
-    if (!(ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) || !node.moduleSpecifier || !ts.isStringLiteral(node.moduleSpecifier)) continue;
+    if (
+      !(ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) ||
+      !node.moduleSpecifier ||
+      !ts.isStringLiteral(node.moduleSpecifier)
+    )
+      continue;
     const spec = node.moduleSpecifier.text;
     if (!spec.startsWith(".") || !loadsAtRunTime(node)) continue;
     const target = resolve(dirname(file), spec);
@@ -166,6 +177,7 @@ describe("the src/ import graph", () => {
 
   it("should keep every allowed cycle real", () => {
     const present = new Set(cycles.map((c) => c.modules.join(" ")));
-    for (const modules of Object.keys(ALLOWED_CYCLES)) expect(present.has(modules), `the cycle of ${modules} is gone: drop it from ALLOWED_CYCLES`).toBe(true);
+    for (const modules of Object.keys(ALLOWED_CYCLES))
+      expect(present.has(modules), `the cycle of ${modules} is gone: drop it from ALLOWED_CYCLES`).toBe(true);
   });
 });

@@ -25,9 +25,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every string literal (types and JSX attributes included, comments and prose not) whose whole text is a role name, as `line: text`. */
+/**
+ * Every string literal (types and JSX attributes included, comments and prose not) whose whole text is a role name, as
+ * `line: text`.
+ */
 function roleLiterals(fileName: string, text: string): string[] {
-  const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false, fileName.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const sf = ts.createSourceFile(
+    fileName,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    fileName.endsWith("x") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const roles = new Set<string>(ROLES);
   const found: string[] = [];
   const visit = (node: ts.Node) => {

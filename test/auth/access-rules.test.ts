@@ -38,7 +38,15 @@ describe("lowering a role", () => {
   });
 
   it("should read a stored role that is not a role as READER, the least privileged", () => {
-    expect(["ADMIN", "USER", "READER", "ROOT", "", null, undefined].map(storedRole)).toEqual(["ADMIN", "USER", "READER", "READER", "READER", "READER", "READER"]);
+    expect(["ADMIN", "USER", "READER", "ROOT", "", null, undefined].map(storedRole)).toEqual([
+      "ADMIN",
+      "USER",
+      "READER",
+      "READER",
+      "READER",
+      "READER",
+      "READER",
+    ]);
   });
 });
 
@@ -51,7 +59,15 @@ describe("the anonymous role", () => {
   });
 
   it("should accept NONE and the three roles, in capitals only", () => {
-    expect(["NONE", "READER", "USER", "ADMIN", "none", "ROOT", 1].map(isAnonymousRole)).toEqual([true, true, true, true, false, false, false]);
+    expect(["NONE", "READER", "USER", "ADMIN", "none", "ROOT", 1].map(isAnonymousRole)).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -70,14 +86,23 @@ describe("owner or admin", () => {
   });
 
   it("should let a thread's owner, an ADMIN, or anyone when no owner is recorded use a thread", () => {
-    expect([alice, bob, anon, admin].map((c) => mayUseThread(c, threadOwnerKey(alice)))).toEqual([true, false, false, true]);
+    expect([alice, bob, anon, admin].map((c) => mayUseThread(c, threadOwnerKey(alice)))).toEqual([
+      true,
+      false,
+      false,
+      true,
+    ]);
     expect([alice, anon].map((c) => mayUseThread(c, threadOwnerKey(anon)))).toEqual([false, true]);
     expect(mayUseThread(bob, null)).toBe(true);
   });
 
   it("should let only an ADMIN past requireAdmin, saying what the caller is", () => {
     expect(requireAdmin(admin, "write skills")).toBe(admin);
-    expect(thrown(() => requireAdmin(alice, "write skills"))).toEqual({ code: "FORBIDDEN", message: "only an ADMIN may write skills (you are USER)", issues: [] });
+    expect(thrown(() => requireAdmin(alice, "write skills"))).toEqual({
+      code: "FORBIDDEN",
+      message: "only an ADMIN may write skills (you are USER)",
+      issues: [],
+    });
   });
 
   it("should let a READER answer only a question addressed to it as the caller of a run it started", () => {
@@ -92,7 +117,12 @@ describe("owner or admin", () => {
 
 describe("dispatch bounds", () => {
   it("should pass options within bounds, and absent or null ones", () => {
-    for (const options of [{}, { timeoutSeconds: null, idempotencyKey: null }, { timeoutSeconds: 0.001, idempotencyKey: "k" }, { idempotencyKey: "k".repeat(200) }])
+    for (const options of [
+      {},
+      { timeoutSeconds: null, idempotencyKey: null },
+      { timeoutSeconds: 0.001, idempotencyKey: "k" },
+      { idempotencyKey: "k".repeat(200) },
+    ])
       expect(thrown(() => checkDispatchBounds(options))).toBeUndefined();
   });
 

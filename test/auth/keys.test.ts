@@ -16,7 +16,8 @@ interface GqlResult {
 }
 
 const VIEWER = "{ viewer { role keyName authenticated } }";
-const DISPATCH = "mutation ($tool: String!, $input: JSONObject!) { dispatch(input: { tool: $tool, input: $input }) { id status errorKind callerRole } }";
+const DISPATCH =
+  "mutation ($tool: String!, $input: JSONObject!) { dispatch(input: { tool: $tool, input: $input }) { id status errorKind callerRole } }";
 const CREATE_KEY = "mutation ($name: String!, $role: Role!) { createApiKey(name: $name, role: $role) }";
 const REVOKE_KEY = "mutation ($name: String!) { revokeApiKey(name: $name) }";
 
@@ -30,11 +31,16 @@ afterEach(async () => {
 });
 
 /** A runtime (one tool per tier besides the demo tools) and its in-process GraphQL app. */
-async function setup(options: { env?: NodeJS.ProcessEnv; config?: Partial<Config>; kind?: "sqlite" | "postgres" } = {}) {
+async function setup(
+  options: { env?: NodeJS.ProcessEnv; config?: Partial<Config>; kind?: "sqlite" | "postgres" } = {},
+) {
   const app = new App();
   const ran = { read: 0, write: 0 };
   app.tool({ name: "probe_read", description: "A read probe.", input: z.object({}) }, () => ++ran.read);
-  app.tool({ name: "probe_write", description: "A write probe.", input: z.object({}), tier: "write" }, () => ++ran.write);
+  app.tool(
+    { name: "probe_write", description: "A write probe.", input: z.object({}), tier: "write" },
+    () => ++ran.write,
+  );
   const rt = await testRuntime({ app, env: options.env, config: options.config, kind: options.kind });
   const server = buildApp(rt);
   cleanup.push(
@@ -72,7 +78,9 @@ describe("creating keys", () => {
     const listed = await rt.keys.list();
     expect(listed.find((k) => k.name === "alice")).toMatchObject({ role: "USER", revokedAt: null });
     expect(JSON.stringify(listed)).not.toContain(key);
-    expect(await gql(VIEWER, {}, bearer(key))).toEqual({ data: { viewer: { role: "USER", keyName: "alice", authenticated: true } } });
+    expect(await gql(VIEWER, {}, bearer(key))).toEqual({
+      data: { viewer: { role: "USER", keyName: "alice", authenticated: true } },
+    });
   });
 
   it("should store only the SHA-256 of a key: the plain key is in no ApiKey row and nowhere in the database file", async () => {
@@ -148,7 +156,13 @@ describe("authenticating a request", () => {
   it("should never fall back to the anonymous role for an unknown key", async () => {
     const { rt, gql, ran, bearer } = await setup();
     expect(rt.config.anonymousRole).toBe("USER");
-    for (const auth of [bearer(`tai_${"x".repeat(43)}`), bearer("not-a-key"), "Basic dXNlcjpwYXNz", "Bearer", "Bearer a b"]) {
+    for (const auth of [
+      bearer(`tai_${"x".repeat(43)}`),
+      bearer("not-a-key"),
+      "Basic dXNlcjpwYXNz",
+      "Bearer",
+      "Bearer a b",
+    ]) {
       expect(codeOf(await gql(VIEWER, {}, auth)), auth).toBe("UNAUTHENTICATED");
       expect(codeOf(await gql(DISPATCH, { tool: "probe_read", input: {} }, auth)), auth).toBe("UNAUTHENTICATED");
     }
@@ -171,15 +185,19 @@ describe("authenticating a request", () => {
   it("should report the caller's role and key name through viewer", async () => {
     const { rt, gql, bearer } = await setup();
     const key = await rt.keys.create("reader-1", "READER");
-    expect(await gql(VIEWER, {}, bearer(key))).toEqual({ data: { viewer: { role: "READER", keyName: "reader-1", authenticated: true } } });
+    expect(await gql(VIEWER, {}, bearer(key))).toEqual({
+      data: { viewer: { role: "READER", keyName: "reader-1", authenticated: true } },
+    });
     expect(await gql(VIEWER)).toEqual({ data: { viewer: { role: "USER", keyName: null, authenticated: false } } });
   });
 });
 
 describe("the anonymous role", () => {
   it("should default to USER on a loopback HOST and to NONE on any other bind", () => {
-    for (const host of [undefined, "127.0.0.1", "127.0.0.2", "::1", "localhost"]) expect(loadConfig({ HOST: host }).anonymousRole, host).toBe("USER");
-    for (const host of ["0.0.0.0", "::", "192.168.1.20", "example.com"]) expect(loadConfig({ HOST: host }).anonymousRole, host).toBe("NONE");
+    for (const host of [undefined, "127.0.0.1", "127.0.0.2", "::1", "localhost"])
+      expect(loadConfig({ HOST: host }).anonymousRole, host).toBe("USER");
+    for (const host of ["0.0.0.0", "::", "192.168.1.20", "example.com"])
+      expect(loadConfig({ HOST: host }).anonymousRole, host).toBe("NONE");
   });
 
   it("should take TAI_ANONYMOUS_ROLE over the default and refuse an unknown role naming the variable", () => {
@@ -198,13 +216,21 @@ describe("the anonymous role", () => {
     expect(await gql(VIEWER)).toEqual({ data: { viewer: { role: null, keyName: null, authenticated: false } } });
     expect(ran.read).toBe(0);
     expect(await rt.db.run.count()).toBe(0);
-    expect((await gql(DISPATCH, { tool: "probe_read", input: {} }, bearer(admin))).data!.dispatch.status).toBe("SUCCEEDED");
+    expect((await gql(DISPATCH, { tool: "probe_read", input: {} }, bearer(admin))).data!.dispatch.status).toBe(
+      "SUCCEEDED",
+    );
   });
 
   it("should hold an anonymous READER to the read tier", async () => {
     const { gql, ran } = await setup({ config: { anonymousRole: "READER" } });
-    expect((await gql(DISPATCH, { tool: "probe_read", input: {} })).data!.dispatch).toMatchObject({ status: "SUCCEEDED", callerRole: "READER" });
-    expect((await gql(DISPATCH, { tool: "probe_write", input: {} })).data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "PERMISSION_DENIED" });
+    expect((await gql(DISPATCH, { tool: "probe_read", input: {} })).data!.dispatch).toMatchObject({
+      status: "SUCCEEDED",
+      callerRole: "READER",
+    });
+    expect((await gql(DISPATCH, { tool: "probe_write", input: {} })).data!.dispatch).toMatchObject({
+      status: "FAILED",
+      errorKind: "PERMISSION_DENIED",
+    });
     expect(ran).toEqual({ read: 1, write: 0 });
   });
 });

@@ -25,7 +25,8 @@ const MAY_RUN: Record<Role, Tier[]> = {
 };
 
 const PAIRS = ROLES.flatMap((role) => TIERS.map((tier) => ({ role, tier, allowed: MAY_RUN[role].includes(tier) })));
-const label = ({ role, tier, allowed }: (typeof PAIRS)[number]) => `${allowed ? "should let" : "should forbid"} ${role} ${allowed ? "run" : "from running"} a ${tier}-tier tool`;
+const label = ({ role, tier, allowed }: (typeof PAIRS)[number]) =>
+  `${allowed ? "should let" : "should forbid"} ${role} ${allowed ? "run" : "from running"} a ${tier}-tier tool`;
 
 let databaseUrl: string;
 let rt: TestRuntime;
@@ -37,10 +38,18 @@ beforeAll(async () => {
   databaseUrl = (await freshDatabase("sqlite")).url;
   const app = new App();
   for (const tier of TIERS) {
-    app.tool({ name: `tier_${tier}`, description: `A ${tier}-tier probe.`, input: z.object({ note: z.string().optional() }), tier }, () => {
-      bodyRuns[tier]++;
-      return { ran: tier };
-    });
+    app.tool(
+      {
+        name: `tier_${tier}`,
+        description: `A ${tier}-tier probe.`,
+        input: z.object({ note: z.string().optional() }),
+        tier,
+      },
+      () => {
+        bodyRuns[tier]++;
+        return { ran: tier };
+      },
+    );
   }
   rt = await testRuntime({ app, databaseUrl });
   for (const role of ROLES) keys[role] = await rt.keys.create(`matrix-${role.toLowerCase()}`, role);
@@ -53,10 +62,19 @@ afterAll(async () => {
 });
 
 /** The common verdict of one (role, tier) dispatch, whatever the door. */
-async function expectVerdict(run: Pick<RunRecord, "id" | "status" | "errorKind" | "errorMessage">, pair: (typeof PAIRS)[number], door: string) {
+async function expectVerdict(
+  run: Pick<RunRecord, "id" | "status" | "errorKind" | "errorMessage">,
+  pair: (typeof PAIRS)[number],
+  door: string,
+) {
   const stored = await rt.runs.get(run.id);
   expect(stored, "the run is persisted").not.toBeNull();
-  expect(stored).toMatchObject({ tool: `tier_${pair.tier}`, door, callerRole: pair.role, callerKey: `matrix-${pair.role.toLowerCase()}` });
+  expect(stored).toMatchObject({
+    tool: `tier_${pair.tier}`,
+    door,
+    callerRole: pair.role,
+    callerKey: `matrix-${pair.role.toLowerCase()}`,
+  });
   if (pair.allowed) {
     expect(run).toMatchObject({ status: "SUCCEEDED", errorKind: null });
     expect(stored).toMatchObject({ status: "SUCCEEDED", errorKind: null });
@@ -75,7 +93,12 @@ describe("the tier matrix through a direct runtime call", () => {
     it(label(pair), async () => {
       const caller = await rt.keys.verify(keys[pair.role]);
       const before = bodyRuns[pair.tier];
-      const run = await rt.dispatcher.run({ tool: `tier_${pair.tier}`, input: { note: "runtime" }, caller: caller!, door: "runtime" });
+      const run = await rt.dispatcher.run({
+        tool: `tier_${pair.tier}`,
+        input: { note: "runtime" },
+        caller: caller!,
+        door: "runtime",
+      });
       await expectVerdict(run, pair, "runtime");
       expect(bodyRuns[pair.tier] - before, "body runs").toBe(pair.allowed ? 1 : 0);
     });
@@ -103,7 +126,10 @@ describe("the tier matrix through the GraphQL dispatch mutation", () => {
       const res = await server.yoga.fetch("http://x/graphql", {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${keys[pair.role]}` },
-        body: JSON.stringify({ query: DISPATCH, variables: { input: { tool: `tier_${pair.tier}`, input: { note: "graphql" } } } }),
+        body: JSON.stringify({
+          query: DISPATCH,
+          variables: { input: { tool: `tier_${pair.tier}`, input: { note: "graphql" } } },
+        }),
       });
       const body = (await res.json()) as { data?: { dispatch: RunRecord }; errors?: unknown[] };
       expect(body.errors, "a forbidden run is data, not a GraphQL error").toBeUndefined();
@@ -120,7 +146,11 @@ describe("the tier matrix through the MCP door (tools/list and tools/call on /mc
     const url = (await server.start(0, "127.0.0.1")).replace(/\/graphql$/, "/mcp");
     for (const role of ROLES) {
       clients[role] = new Client({ name: "tier-matrix", version: "1.0.0" });
-      await clients[role].connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${keys[role]}` } } }));
+      await clients[role].connect(
+        new StreamableHTTPClientTransport(new URL(url), {
+          requestInit: { headers: { authorization: `Bearer ${keys[role]}` } },
+        }),
+      );
     }
   });
   afterAll(async () => {
@@ -132,9 +162,16 @@ describe("the tier matrix through the MCP door (tools/list and tools/call on /mc
       const listed = (await clients[pair.role].listTools()).tools.some((t) => t.name === `tier_${pair.tier}`);
       expect(listed, "listed exactly when the role may run it").toBe(pair.allowed);
       const before = bodyRuns[pair.tier];
-      const result = (await clients[pair.role].callTool({ name: `tier_${pair.tier}`, arguments: { note: "mcp" } })) as CallToolResult;
+      const result = (await clients[pair.role].callTool({
+        name: `tier_${pair.tier}`,
+        arguments: { note: "mcp" },
+      })) as CallToolResult;
       if (pair.allowed) expect(result.isError, "a permitted run succeeds").toBeFalsy();
-      else expect(result).toMatchObject({ isError: true, structuredContent: { status: "FAILED", error: { kind: "PERMISSION_DENIED" } } });
+      else
+        expect(result).toMatchObject({
+          isError: true,
+          structuredContent: { status: "FAILED", error: { kind: "PERMISSION_DENIED" } },
+        });
       const run = await rt.runs.get(result._meta!["tai42/runId"] as string);
       await expectVerdict(run!, pair, "mcp");
       expect(bodyRuns[pair.tier] - before, "body runs").toBe(pair.allowed ? 1 : 0);
@@ -158,11 +195,14 @@ describe("the tier matrix through the CLI (tai tools run --key)", () => {
       async ({ expect }) => {
         const bodyLog = join(logDir, `${pair.role}-${pair.tier}.log`);
         const cli = await limit(() =>
-          runCli(["tools", "run", `tier_${pair.tier}`, "--input", JSON.stringify({ note: "cli" }), "--key", keys[pair.role]], {
-            DATABASE_URL: databaseUrl,
-            TAI_MODULES: "test/fixtures/tier-tools.ts",
-            TAI_TEST_BODY_LOG: bodyLog,
-          }),
+          runCli(
+            ["tools", "run", `tier_${pair.tier}`, "--input", JSON.stringify({ note: "cli" }), "--key", keys[pair.role]],
+            {
+              DATABASE_URL: databaseUrl,
+              TAI_MODULES: "test/fixtures/tier-tools.ts",
+              TAI_TEST_BODY_LOG: bodyLog,
+            },
+          ),
         );
         expect(cli.code, `exit code; stderr: ${cli.stderr}`).toBe(pair.allowed ? 0 : 1);
         const run = JSON.parse(cli.stdout) as RunRecord;

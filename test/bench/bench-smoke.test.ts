@@ -55,22 +55,30 @@ describe("npm run bench with smoke settings", () => {
       const f = r.dispatch.oneConnection.servers[name];
       expect(f.connections).toBe(1);
       expect(f.requests).toBeGreaterThan(0);
-      for (const k of ["rps", "p50", "p99"]) expect(isNumber(f[k]), `dispatch at 1 connection, ${name} ${k}`).toBe(true);
+      for (const k of ["rps", "p50", "p99"])
+        expect(isNumber(f[k]), `dispatch at 1 connection, ${name} ${k}`).toBe(true);
     }
     for (const v of Object.values(r.dispatch.oneConnection.ratios)) expect(isNumber(v)).toBe(true);
 
-    expect(r.scaling.points.map((p: { connections: number }) => p.connections)).toEqual(r.meta.settings.scaling.connections);
+    expect(r.scaling.points.map((p: { connections: number }) => p.connections)).toEqual(
+      r.meta.settings.scaling.connections,
+    );
 
     for (const side of ["baseline", "tai42"]) {
       const f = r.fanout[side];
       expect(f.connected).toBe(r.meta.settings.fanout.subscribers);
-      for (const k of ["deliveries", "eventsPerSecond", "p50", "p99", "rssPerIdleSubscriberKiB"]) expect(isNumber(f[k]), `fanout ${side} ${k}`).toBe(true);
+      for (const k of ["deliveries", "eventsPerSecond", "p50", "p99", "rssPerIdleSubscriberKiB"])
+        expect(isNumber(f[k]), `fanout ${side} ${k}`).toBe(true);
     }
 
     expect(typeof r.agent.measured).toBe("boolean");
     if (r.agent.measured) {
-      expect(r.agent.points.map((p: { subscribers: number }) => p.subscribers)).toEqual(r.meta.settings.agent.subscribers);
-      for (const p of r.agent.points) for (const side of [p.baseline, p.tai42]) expect(isNumber(side.eventsPerSecond) && isNumber(side.ttfeMs)).toBe(true);
+      expect(r.agent.points.map((p: { subscribers: number }) => p.subscribers)).toEqual(
+        r.meta.settings.agent.subscribers,
+      );
+      for (const p of r.agent.points)
+        for (const side of [p.baseline, p.tai42])
+          expect(isNumber(side.eventsPerSecond) && isNumber(side.ttfeMs)).toBe(true);
     } else expect(r.agent.reason).toEqual(expect.any(String));
 
     expect(isNumber(r.writes.runStore.sqlite.usPerDispatch)).toBe(true);
@@ -78,11 +86,17 @@ describe("npm run bench with smoke settings", () => {
 
     expect(r.redaction.dispatches).toBe(r.meta.settings.redaction.dispatches);
     for (const side of ["redacting", "echoBetween", "echoBaseline"])
-      for (const k of ["firstP50", "lastP50", "ratio"]) expect(isNumber(r.redaction[side][k]), `redaction ${side} ${k}`).toBe(true);
+      for (const k of ["firstP50", "lastP50", "ratio"])
+        expect(isNumber(r.redaction[side][k]), `redaction ${side} ${k}`).toBe(true);
     for (const v of Object.values(r.redaction.ratios)) expect(isNumber(v)).toBe(true);
 
-    for (const k of ["node", "commander", "help", "toolsList", "bareYoga", "serveWarm", "serveFresh"]) expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
-    expect(Object.keys(r.startup.ratios).sort()).toEqual(["help/commander", "serveFresh/bareYoga", "serveWarm/bareYoga"]);
+    for (const k of ["node", "commander", "help", "toolsList", "bareYoga", "serveWarm", "serveFresh"])
+      expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
+    expect(Object.keys(r.startup.ratios).sort()).toEqual([
+      "help/commander",
+      "serveFresh/bareYoga",
+      "serveWarm/bareYoga",
+    ]);
     for (const v of Object.values(r.startup.ratios)) expect(isNumber(v)).toBe(true);
     expect(r.startup.baselineImports).toEqual(expect.arrayContaining(["commander", "graphql-yoga"]));
     expect(r.meta.node).toBe(process.version);

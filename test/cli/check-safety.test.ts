@@ -13,7 +13,9 @@ import { runCli } from "../helpers/cli.ts";
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SLOW = 120_000;
-const OURS = (JSON.parse(readFileSync(join(ROOT, "node_modules/typescript/package.json"), "utf8")) as { version: string }).version;
+const OURS = (
+  JSON.parse(readFileSync(join(ROOT, "node_modules/typescript/package.json"), "utf8")) as { version: string }
+).version;
 const ESC = "\u001b";
 const RED = `${ESC}[31mred${ESC}[0m`;
 
@@ -24,7 +26,12 @@ beforeAll(() => {
   marker = join(dir, "planted-typescript-ran");
   const files: Record<string, string> = {
     // The project even declares the planted package: it is still never loaded.
-    "package.json": JSON.stringify({ name: "hostile", private: true, type: "module", devDependencies: { typescript: "9.9.9" } }),
+    "package.json": JSON.stringify({
+      name: "hostile",
+      private: true,
+      type: "module",
+      devDependencies: { typescript: "9.9.9" },
+    }),
     "node_modules/typescript/package.json": JSON.stringify({ name: "typescript", version: "9.9.9", main: "index.js" }),
     "node_modules/typescript/index.js": `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\nmodule.exports = {};\n`,
     "tools/add.ts": ADD_TOOL,
@@ -61,7 +68,9 @@ describe("tai check over a folder with its own node_modules", () => {
       const r = await tai(["check", `tools/${RED}.ts`, "tools/imports.ts"]);
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/^tools\/\\u001b\[31mred\\u001b\[0m\.ts:3:\d+ - error TS2339: /m);
-      expect(r.stdout).toMatch(/^tools\/imports\.ts:1:19 - error TS2307: Cannot find module '\.\/\\u001b\]0;pwned\\u001bgone\.ts'/m);
+      expect(r.stdout).toMatch(
+        /^tools\/imports\.ts:1:19 - error TS2307: Cannot find module '\.\/\\u001b\]0;pwned\\u001bgone\.ts'/m,
+      );
       expect((r.stdout + r.stderr).replace(/\n/g, "")).not.toMatch(/\p{Cc}/u);
       expect(existsSync(marker)).toBe(false);
     },

@@ -10,7 +10,8 @@ const limit = limiter(3);
 
 let databaseUrl: string;
 let rt: TestRuntime;
-const tai = (args: string[], env: Record<string, string> = {}) => limit(() => runCli(args, { DATABASE_URL: databaseUrl, ...env }));
+const tai = (args: string[], env: Record<string, string> = {}) =>
+  limit(() => runCli(args, { DATABASE_URL: databaseUrl, ...env }));
 
 beforeAll(async () => {
   databaseUrl = (await freshDatabase("sqlite")).url;
@@ -42,17 +43,29 @@ describe("tai tools list", () => {
     async ({ expect }) => {
       const r = await tai(["tools", "list", "--json"]);
       expect(r.code, r.stderr).toBe(0);
-      const list = JSON.parse(r.stdout) as { name: string; tier: string; origin: string; inputSchema: Record<string, unknown> }[];
+      const list = JSON.parse(r.stdout) as {
+        name: string;
+        tier: string;
+        origin: string;
+        inputSchema: Record<string, unknown>;
+      }[];
       expect(list.map((t) => t.name)).toEqual(expect.arrayContaining(DEMO_TOOLS));
       const echo = list.find((t) => t.name === "echo")!;
-      expect(echo).toMatchObject({ tier: "read", origin: "TOOL", inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } } });
+      expect(echo).toMatchObject({
+        tier: "read",
+        origin: "TOOL",
+        inputSchema: { type: "object", required: ["text"], properties: { text: { type: "string" } } },
+      });
     },
     SLOW,
   );
 });
 
 describe("tai tools run", () => {
-  /** `tai tools run clock …args`, which must exit 2 with nothing on stdout and record no run; resolves with what it printed. */
+  /**
+   * `tai tools run clock …args`, which must exit 2 with nothing on stdout and record no run; resolves with what it
+   * printed.
+   */
   async function refusedWithoutRun(args: string[]): Promise<CliResult> {
     const clockRuns = () => rt.db.run.count({ where: { door: "cli", tool: "clock" } });
     const before = await clockRuns();
@@ -69,7 +82,13 @@ describe("tai tools run", () => {
       const r = await tai(["tools", "run", "echo", "--input", '{"text":"hi"}']);
       expect(r.code, r.stderr).toBe(0);
       const run = JSON.parse(r.stdout) as RunRecord;
-      expect(run).toMatchObject({ tool: "echo", status: "SUCCEEDED", door: "cli", content: [{ type: "text", text: "hi" }], callerRole: "USER" });
+      expect(run).toMatchObject({
+        tool: "echo",
+        status: "SUCCEEDED",
+        door: "cli",
+        content: [{ type: "text", text: "hi" }],
+        callerRole: "USER",
+      });
       expect(await rt.runs.get(run.id)).toMatchObject({ status: "SUCCEEDED", door: "cli", input: { text: "hi" } });
     },
     SLOW,
@@ -205,7 +224,9 @@ describe("TAI_MODULES", () => {
   it.concurrent(
     "should fail the command with an error naming a module file that does not exist",
     async ({ expect }) => {
-      const r = await tai(["tools", "run", "echo", "--input", '{"text":"x"}'], { TAI_MODULES: "test/fixtures/missing-module.ts" });
+      const r = await tai(["tools", "run", "echo", "--input", '{"text":"x"}'], {
+        TAI_MODULES: "test/fixtures/missing-module.ts",
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain('failed to load module "test/fixtures/missing-module.ts": file not found');
     },
@@ -218,7 +239,9 @@ describe("TAI_MODULES", () => {
       const env = { TAI_MODULES: "test/fixtures/tier-tools.ts" };
       const list = await tai(["tools", "list", "--json"], env);
       expect(list.code, list.stderr).toBe(0);
-      expect((JSON.parse(list.stdout) as { name: string }[]).map((t) => t.name)).toEqual(expect.arrayContaining(["tier_read", "tier_write", "tier_fenced", "tier_secret"]));
+      expect((JSON.parse(list.stdout) as { name: string }[]).map((t) => t.name)).toEqual(
+        expect.arrayContaining(["tier_read", "tier_write", "tier_fenced", "tier_secret"]),
+      );
     },
     SLOW,
   );

@@ -23,22 +23,35 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const cleanEnv = () => Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TAI_") && !["DATABASE_URL", "HOST", "PORT", "NODE_OPTIONS"].includes(k)));
+const cleanEnv = () =>
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("TAI_") && !["DATABASE_URL", "HOST", "PORT", "NODE_OPTIONS"].includes(k),
+    ),
+  );
 
 /**
  * Runs `node bin/tai.mjs …args` from the repository root with every loaded module's URL
  * recorded; resolves when it exits, or once stdout shows `until` (then it is stopped).
  */
-function taiLoads(args: string[], env: Record<string, string> = {}, until?: string): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
+function taiLoads(
+  args: string[],
+  env: Record<string, string> = {},
+  until?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string; loaded: string[] }> {
   const out = join(dir, `${Math.random().toString(36).slice(2)}.txt`);
   return limit(
     () =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ["--import", pathToFileURL(RECORDER).href, join(ROOT, "bin", "tai.mjs"), ...args], {
-          cwd: ROOT,
-          env: { ...cleanEnv(), TAI_LOG: "silent", DATABASE_URL: databaseUrl, RECORD_LOADS_OUT: out, ...env },
-          stdio: ["ignore", "pipe", "pipe"],
-        });
+        const child = spawn(
+          process.execPath,
+          ["--import", pathToFileURL(RECORDER).href, join(ROOT, "bin", "tai.mjs"), ...args],
+          {
+            cwd: ROOT,
+            env: { ...cleanEnv(), TAI_LOG: "silent", DATABASE_URL: databaseUrl, RECORD_LOADS_OUT: out, ...env },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
         let stdout = "";
         let stderr = "";
         let stopped = false;
@@ -80,7 +93,8 @@ describe("the tai command", () => {
       expect(r.stdout).toContain("Usage: tai");
       expect(own(r.loaded, "dist")).toContain("dist/cli/main.js");
       expect(own(r.loaded, "src")).toEqual([]);
-      for (const p of ["tsx", "graphql-yoga", "@prisma/client", "zod"]) expect(packageLoaded(r.loaded, p), p).toBe(false);
+      for (const p of ["tsx", "graphql-yoga", "@prisma/client", "zod"])
+        expect(packageLoaded(r.loaded, p), p).toBe(false);
     },
     SLOW,
   );
@@ -90,7 +104,9 @@ describe("the tai command", () => {
     async ({ expect }) => {
       const r = await taiLoads(["serve"], { PORT: String(await freePort()) }, "listening on");
       expect(r.stdout, r.stderr).toContain("tai42 listening on");
-      expect(own(r.loaded, "dist")).toEqual(expect.arrayContaining(["dist/cli/main.js", "dist/server/serve.js", "dist/runtime.js"]));
+      expect(own(r.loaded, "dist")).toEqual(
+        expect.arrayContaining(["dist/cli/main.js", "dist/server/serve.js", "dist/runtime.js"]),
+      );
       expect(own(r.loaded, "src")).toEqual([]);
       expect(packageLoaded(r.loaded, "tsx")).toBe(false);
     },
@@ -125,16 +141,27 @@ describe("stale compiled output", () => {
       (r) => ({ code: 0, ...r }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
     );
-  const buildIfStale = () => run(process.execPath, [join(checkout, "scripts", "build.mjs"), "--if-stale"], { cwd: checkout });
+  const buildIfStale = () =>
+    run(process.execPath, [join(checkout, "scripts", "build.mjs"), "--if-stale"], { cwd: checkout });
 
   // A checkout in miniature: the real bin/, build script and build config, one source file.
   beforeAll(async () => {
     checkout = join(dir, "checkout");
     mkdirSync(join(checkout, "src", "cli"), { recursive: true });
-    for (const f of ["bin/tai.mjs", "scripts/build.mjs", "tsconfig.build.json"]) cpSync(join(ROOT, f), join(checkout, f));
+    for (const f of ["bin/tai.mjs", "scripts/build.mjs", "tsconfig.build.json"])
+      cpSync(join(ROOT, f), join(checkout, f));
     writeFileSync(
       join(checkout, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { target: "ES2024", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, types: ["node"] } }),
+      JSON.stringify({
+        compilerOptions: {
+          target: "ES2024",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          skipLibCheck: true,
+          types: ["node"],
+        },
+      }),
     );
     writeFileSync(join(checkout, "package.json"), JSON.stringify({ name: "mini", type: "module" }));
     symlinkSync(join(ROOT, "node_modules"), join(checkout, "node_modules"));
@@ -189,7 +216,10 @@ describe("the package", () => {
   it(
     "should ship dist/ with its declarations, export it, and leave the sources and tests out",
     async () => {
-      const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, env: { ...process.env, npm_config_loglevel: "silent" } });
+      const { stdout } = await run("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+        cwd: ROOT,
+        env: { ...process.env, npm_config_loglevel: "silent" },
+      });
       const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
       expect(files).toEqual(
         expect.arrayContaining([
@@ -205,10 +235,20 @@ describe("the package", () => {
           "prisma/sqlite/schema.prisma",
         ]),
       );
-      expect(files.filter((f) => /^(src|test|bench)\//.test(f) || f.endsWith(".map") || f.includes(".tsbuildinfo"))).toEqual([]);
+      expect(
+        files.filter((f) => /^(src|test|bench)\//.test(f) || f.endsWith(".map") || f.includes(".tsbuildinfo")),
+      ).toEqual([]);
 
       // Outside the tests' own "tai42-source" condition, `tai42` is the compiled package.
-      const resolved = await run(process.execPath, ["--input-type=module", "-e", `for (const s of ["tai42", "tai42/contrib"]) console.log(import.meta.resolve(s))`], { cwd: ROOT });
+      const resolved = await run(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `for (const s of ["tai42", "tai42/contrib"]) console.log(import.meta.resolve(s))`,
+        ],
+        { cwd: ROOT },
+      );
       expect(resolved.stdout.trim().split("\n")).toEqual([
         pathToFileURL(join(ROOT, "dist", "index.js")).href,
         pathToFileURL(join(ROOT, "dist", "extensions", "contrib", "index.js")).href,

@@ -21,7 +21,12 @@ describe("tai presets and tai manifests", () => {
   it("should create, list and delete a preset through the same rules as every door", async () => {
     const created = await runCli(["presets", "create", "echo_hi", "--base", "echo", "--kwargs", '{"text":"hi"}'], env);
     expect(created.code).toBe(0);
-    expect(JSON.parse(created.stdout)).toMatchObject({ name: "echo_hi", baseTool: "echo", fixedKwargs: { text: "hi" }, version: 1 });
+    expect(JSON.parse(created.stdout)).toMatchObject({
+      name: "echo_hi",
+      baseTool: "echo",
+      fixedKwargs: { text: "hi" },
+      version: 1,
+    });
     const run = await runCli(["tools", "run", "echo_hi", "--input", "{}"], env);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "SUCCEEDED", content: [{ text: "hi" }] });
     const bad = await runCli(["presets", "create", "broken", "--base", "echo", "--kwargs", '{"nope":1}'], env);

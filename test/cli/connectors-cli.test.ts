@@ -18,14 +18,26 @@ describe("tai connectors", () => {
 
   beforeAll(async () => {
     const db = await cliDatabase();
-    env = { DATABASE_URL: db.url, TAI_KEY: db.admin, TAI_MODULES: "test/fixtures/connector-kind-module.ts", CLI_FAKE_TOKEN: "cli-fake-token-0a9b8c" };
+    env = {
+      DATABASE_URL: db.url,
+      TAI_KEY: db.admin,
+      TAI_MODULES: "test/fixtures/connector-kind-module.ts",
+      CLI_FAKE_TOKEN: "cli-fake-token-0a9b8c",
+    };
     user = db.user;
     dir = resolve(".tmp", randomUUID());
     mkdirSync(dir, { recursive: true });
   });
 
   it("puts a connector from a file, lists it, and its tools run through the chokepoint", async () => {
-    const put = await runCli(["connectors", "put", file("acme.json", { name: "acme", kind: "fake", settings: { upstream: "acme", token: "!ENV CLI_FAKE_TOKEN" } })], env);
+    const put = await runCli(
+      [
+        "connectors",
+        "put",
+        file("acme.json", { name: "acme", kind: "fake", settings: { upstream: "acme", token: "!ENV CLI_FAKE_TOKEN" } }),
+      ],
+      env,
+    );
     expect(put.stderr).toContain('stored connector "acme" as v1 (listing v1, 2 tools)');
     expect(put.code).toBe(0);
     const printed = JSON.parse(put.stdout);
@@ -52,11 +64,27 @@ describe("tai connectors", () => {
   }, 60_000);
 
   it("exits 2 with the error's message on a refusal: bad settings, a stale version, a USER key", async () => {
-    const bad = await runCli(["connectors", "put", file("bad.json", { name: "bad", kind: "fake", settings: { upstream: "bad", token: "literal" } })], env);
+    const bad = await runCli(
+      [
+        "connectors",
+        "put",
+        file("bad.json", { name: "bad", kind: "fake", settings: { upstream: "bad", token: "literal" } }),
+      ],
+      env,
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("BAD_USER_INPUT");
     expect(bad.stderr).toContain("/settings/token");
-    const stale = await runCli(["connectors", "put", file("stale.json", { name: "acme", kind: "fake", settings: { upstream: "acme" } }), "--expected-version", "5"], env);
+    const stale = await runCli(
+      [
+        "connectors",
+        "put",
+        file("stale.json", { name: "acme", kind: "fake", settings: { upstream: "acme" } }),
+        "--expected-version",
+        "5",
+      ],
+      env,
+    );
     expect(stale.code).toBe(2);
     expect(stale.stderr).toContain("CONFLICT");
     const asUser = await runCli(["connectors", "list", "--key", user], env);

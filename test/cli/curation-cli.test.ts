@@ -20,7 +20,13 @@ beforeAll(async () => {
   const { url, admin, user } = await cliDatabase();
   bodyLog = resolve(".tmp", `curation-${randomUUID()}.log`);
   (await import("node:fs")).mkdirSync(resolve(".tmp"), { recursive: true });
-  env = { DATABASE_URL: url, TAI_KEY: user, ADMIN_KEY: admin, TAI_MODULES: "test/fixtures/curated-tools.ts", TAI_TEST_BODY_LOG: bodyLog };
+  env = {
+    DATABASE_URL: url,
+    TAI_KEY: user,
+    ADMIN_KEY: admin,
+    TAI_MODULES: "test/fixtures/curated-tools.ts",
+    TAI_TEST_BODY_LOG: bodyLog,
+  };
 }, SLOW);
 afterAll(() => rmSync(bodyLog, { force: true }));
 
@@ -30,7 +36,12 @@ describe("tai tools run: a tool kept off the API is one tai tools run dispatches
     async () => {
       const run = await tai(["tools", "run", "curated_lookup", "--input", '{"q":"abc"}']);
       expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ tool: "curated_lookup", status: "SUCCEEDED", door: "cli", data: { found: "ABC" } });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        tool: "curated_lookup",
+        status: "SUCCEEDED",
+        door: "cli",
+        data: { found: "ABC" },
+      });
       expect(bodies()).toEqual(["curated_lookup"]);
 
       const listed = await tai(["tools", "list", "--json"]);
@@ -62,7 +73,10 @@ describe("tai tools run: a tool kept off the API is one tai tools run dispatches
     "should run a tool the active manifest excludes from the API",
     async () => {
       const file = resolve(".tmp", `curation-${randomUUID()}.json`);
-      writeFileSync(file, JSON.stringify({ name: "no-echo", description: "Everything but echo.", tools: { exclude: ["echo"] } }));
+      writeFileSync(
+        file,
+        JSON.stringify({ name: "no-echo", description: "Everything but echo.", tools: { exclude: ["echo"] } }),
+      );
       for (const args of [
         ["manifests", "import", file],
         ["manifests", "activate", "no-echo"],
@@ -74,7 +88,10 @@ describe("tai tools run: a tool kept off the API is one tai tools run dispatches
       expect((JSON.parse(listed.stdout) as { name: string }[]).map((t) => t.name)).not.toContain("echo");
       const run = await tai(["tools", "run", "echo", "--input", '{"text":"still here"}']);
       expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "still here" }] });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        status: "SUCCEEDED",
+        content: [{ type: "text", text: "still here" }],
+      });
     },
     SLOW,
   );

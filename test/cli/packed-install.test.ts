@@ -41,13 +41,21 @@ beforeAll(async () => {
   const tarball = join(work, (JSON.parse(pack.stdout) as { filename: string }[])[0].filename);
   // The README's package.json for a project of one's own, plus the denial
   // `npm install-scripts deny tai42` records for a local tarball (see the README).
-  const readme = JSON.parse(readmeBlock('{\n  "name": "my-tools"')) as Record<string, unknown> & { allowScripts: Record<string, boolean> };
-  writeFileSync(join(project, "package.json"), JSON.stringify({ ...readme, allowScripts: { ...readme.allowScripts, [`file:${tarball}`]: false } }, null, 2));
+  const readme = JSON.parse(readmeBlock('{\n  "name": "my-tools"')) as Record<string, unknown> & {
+    allowScripts: Record<string, boolean>;
+  };
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({ ...readme, allowScripts: { ...readme.allowScripts, [`file:${tarball}`]: false } }, null, 2),
+  );
   writeFileSync(join(project, "tools", "add.ts"), TOOL);
   writeFileSync(join(project, "tools", "broken.ts"), BROKEN_TOOL);
   install = await runUser("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], project);
-  process.stderr.write(`packed-install: npm pack ${pack.seconds.toFixed(1)} s, npm install ${install.seconds.toFixed(1)} s\n`);
-  if (install.code !== 0) throw new Error(`npm install of the tarball failed (exit ${install.code}):\n${install.stdout}\n${install.stderr}`);
+  process.stderr.write(
+    `packed-install: npm pack ${pack.seconds.toFixed(1)} s, npm install ${install.seconds.toFixed(1)} s\n`,
+  );
+  if (install.code !== 0)
+    throw new Error(`npm install of the tarball failed (exit ${install.code}):\n${install.stdout}\n${install.stderr}`);
 }, INSTALL_TIMEOUT);
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
@@ -65,8 +73,12 @@ describe("tai42 installed from its packed tarball into a project of one's own", 
     expect(existsSync(join(installed, "dist", "index.js"))).toBe(true);
     expect(existsSync(join(installed, "src"))).toBe(false);
     // better-sqlite3 compiled for the running Node: its install script ran.
-    expect(existsSync(join(project, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"))).toBe(true);
-    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.tai42).toMatch(/^file:.*tai42-\d+\.\d+\.\d+\.tgz$/);
+    expect(existsSync(join(project, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"))).toBe(
+      true,
+    );
+    expect(JSON.parse(readFileSync(join(project, "package.json"), "utf8")).dependencies.tai42).toMatch(
+      /^file:.*tai42-\d+\.\d+\.\d+\.tgz$/,
+    );
   });
 
   it(
@@ -87,7 +99,13 @@ describe("tai42 installed from its packed tarball into a project of one's own", 
     async () => {
       const port = await freePort();
       // Its own process group: npx runs tai as a child, and both are stopped together.
-      const server = spawnUser("npx", ["tai", "serve"], project, { TAI_LOG: "silent", TAI_MODULES: "tools/add.ts", TAI_DEMO: "0", PORT: String(port) }, { detached: true });
+      const server = spawnUser(
+        "npx",
+        ["tai", "serve"],
+        project,
+        { TAI_LOG: "silent", TAI_MODULES: "tools/add.ts", TAI_DEMO: "0", PORT: String(port) },
+        { detached: true },
+      );
       const exited = new Promise<number | null>((r) => server.once("exit", (code) => r(code)));
       try {
         await new Promise<void>((resolve, reject) => {
@@ -98,9 +116,14 @@ describe("tai42 installed from its packed tarball into a project of one's own", 
         const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
           method: "POST",
           headers: { "content-type": "application/json" },
-          body: JSON.stringify({ query: 'mutation { dispatch(input: { tool: "add", input: { a: 20, b: 22 } }) { status data } }' }),
+          body: JSON.stringify({
+            query: 'mutation { dispatch(input: { tool: "add", input: { a: 20, b: 22 } }) { status data } }',
+          }),
         });
-        const body = (await res.json()) as { data?: { dispatch: { status: string; data: { sum: number } } }; errors?: unknown };
+        const body = (await res.json()) as {
+          data?: { dispatch: { status: string; data: { sum: number } } };
+          errors?: unknown;
+        };
         expect(body.errors).toBeUndefined();
         expect(body.data?.dispatch).toMatchObject({ status: "SUCCEEDED", data: { sum: 42 } });
       } finally {
@@ -118,7 +141,9 @@ describe("tai42 installed from its packed tarball into a project of one's own", 
       expect(clean.code, clean.stdout + clean.stderr).toBe(0);
       const broken = await tai(["check", "tools/add.ts", "tools/broken.ts"]);
       expect(broken.code).toBe(1);
-      expect(broken.stdout).toMatch(/^tools\/broken\.ts:3:\d+ - error TS2339: Property 'toUpperCase' does not exist on type 'number'\.$/m);
+      expect(broken.stdout).toMatch(
+        /^tools\/broken\.ts:3:\d+ - error TS2339: Property 'toUpperCase' does not exist on type 'number'\.$/m,
+      );
     },
     SLOW,
   );

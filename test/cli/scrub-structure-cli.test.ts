@@ -31,9 +31,19 @@ describe("tai tools run with a known secret equal to a status", () => {
       expect(created.errors).toBeUndefined();
       await rt.close();
 
-      const run = await runCli(["tools", "run", "echo", "--input", '{"text":"it SUCCEEDED"}'], { DATABASE_URL: url, TAI_KEY: admin, [ENV_NAME]: "SUCCEEDED" });
+      const run = await runCli(["tools", "run", "echo", "--input", '{"text":"it SUCCEEDED"}'], {
+        DATABASE_URL: url,
+        TAI_KEY: admin,
+        [ENV_NAME]: "SUCCEEDED",
+      });
       expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ tool: "echo", status: "SUCCEEDED", door: "cli", callerRole: "ADMIN", input: { text: "it [redacted]" } });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        tool: "echo",
+        status: "SUCCEEDED",
+        door: "cli",
+        callerRole: "ADMIN",
+        input: { text: "it [redacted]" },
+      });
       expect(run.stdout).not.toContain("it SUCCEEDED");
     },
     SLOW,

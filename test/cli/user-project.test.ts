@@ -27,7 +27,8 @@ function project(files: Record<string, string>, linked: boolean): string {
   return dir;
 }
 
-const tai = (cwd: string, args: string[], env: Record<string, string> = {}) => limit(() => runCli(args, env, 60_000, cwd));
+const tai = (cwd: string, args: string[], env: Record<string, string> = {}) =>
+  limit(() => runCli(args, env, 60_000, cwd));
 
 let bare: string;
 let linked: string;
@@ -41,7 +42,15 @@ beforeAll(() => {
     },
     false,
   );
-  linked = project({ "tools/add.ts": ADD_TOOL, "tools/broken.ts": BROKEN_TOOL, "tools/plain.js": "export {};\n", "tools/pages.ts": readmeBlock("// tools/pages.ts") }, true);
+  linked = project(
+    {
+      "tools/add.ts": ADD_TOOL,
+      "tools/broken.ts": BROKEN_TOOL,
+      "tools/plain.js": "export {};\n",
+      "tools/pages.ts": readmeBlock("// tools/pages.ts"),
+    },
+    true,
+  );
 });
 afterAll(() => {
   for (const dir of [bare, linked]) if (dir) rmSync(dir, { recursive: true, force: true });
@@ -53,7 +62,9 @@ describe("a project without tai42 installed", () => {
     async ({ expect }) => {
       const r = await tai(bare, ["tools", "list"], { TAI_MODULES: "tools/add.ts" });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('failed to load module "tools/add.ts": cannot import tai42 from tools/add.ts: install it with npm i tai42');
+      expect(r.stderr).toContain(
+        'failed to load module "tools/add.ts": cannot import tai42 from tools/add.ts: install it with npm i tai42',
+      );
       expect(r.stderr).not.toContain("file not found");
     },
     SLOW,
@@ -64,7 +75,9 @@ describe("a project without tai42 installed", () => {
     async ({ expect }) => {
       const r = await tai(bare, ["tools", "list"], { TAI_MODULES: "tools/nested.ts" });
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('failed to load module "tools/nested.ts": cannot import tai42 from tools/lib/helper.ts');
+      expect(r.stderr).toContain(
+        'failed to load module "tools/nested.ts": cannot import tai42 from tools/lib/helper.ts',
+      );
     },
     SLOW,
   );
@@ -74,7 +87,9 @@ describe("a project without tai42 installed", () => {
     async ({ expect }) => {
       const pkg = await tai(bare, ["tools", "list"], { TAI_MODULES: "tools/deps.ts" });
       expect(pkg.code).toBe(2);
-      expect(pkg.stderr).toContain("cannot import left-pad-nowhere from tools/deps.ts: the package left-pad-nowhere is not installed there (npm i left-pad-nowhere)");
+      expect(pkg.stderr).toContain(
+        "cannot import left-pad-nowhere from tools/deps.ts: the package left-pad-nowhere is not installed there (npm i left-pad-nowhere)",
+      );
       const file = await tai(bare, ["tools", "list"], { TAI_MODULES: "tools/absent.ts" });
       expect(file.code).toBe(2);
       expect(file.stderr).toContain('failed to load module "tools/absent.ts": file not found');
@@ -87,7 +102,10 @@ describe("a project linking tai42 (npm link)", () => {
   it(
     "should run its tool through tools run, migrating the default SQLite database under its own ./data on first use",
     async () => {
-      const r = await tai(linked, ["tools", "run", "add", "--input", '{"a":2,"b":40}'], { TAI_MODULES: "tools/add.ts", TAI_DEMO: "0" });
+      const r = await tai(linked, ["tools", "run", "add", "--input", '{"a":2,"b":40}'], {
+        TAI_MODULES: "tools/add.ts",
+        TAI_DEMO: "0",
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toMatchObject({ tool: "add", status: "SUCCEEDED", data: { sum: 42 } });
       expect(existsSync(join(linked, "data", "tai42.db"))).toBe(true);
@@ -101,7 +119,9 @@ describe("a project linking tai42 (npm link)", () => {
       const r = await tai(linked, ["check", "tools/add.ts"]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toBe("");
-      expect(r.stderr).toMatch(/^checked 1 module \(TypeScript \d+\.\d+\.\d+, options from tai42's defaults .*\): no type errors$/m);
+      expect(r.stderr).toMatch(
+        /^checked 1 module \(TypeScript \d+\.\d+\.\d+, options from tai42's defaults .*\): no type errors$/m,
+      );
     },
     SLOW,
   );
@@ -136,7 +156,9 @@ describe("a project linking tai42 (npm link)", () => {
       const dir = project(
         {
           "tools/loose.ts": "export function f(x) { return x; }\n",
-          "tsconfig.json": JSON.stringify({ compilerOptions: { strict: false, module: "NodeNext", moduleResolution: "NodeNext" } }),
+          "tsconfig.json": JSON.stringify({
+            compilerOptions: { strict: false, module: "NodeNext", moduleResolution: "NodeNext" },
+          }),
         },
         false,
       );
@@ -147,7 +169,9 @@ describe("a project linking tai42 (npm link)", () => {
         rmSync(join(dir, "tsconfig.json"));
         const strict = await tai(dir, ["check", "tools/loose.ts"]);
         expect(strict.code).toBe(1);
-        expect(strict.stdout).toContain("tools/loose.ts:1:19 - error TS7006: Parameter 'x' implicitly has an 'any' type.");
+        expect(strict.stdout).toContain(
+          "tools/loose.ts:1:19 - error TS7006: Parameter 'x' implicitly has an 'any' type.",
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -36,15 +36,25 @@ describe("tai42/client compiled (dist/, what the package exports by default)", (
   it("should load from dist/client in plain Node and talk to a server, loading no server code", async () => {
     const out = join(dir, "loads.txt");
     const env = { ...process.env, TAI_URL: server.url, RECORD_LOADS_OUT: out, NODE_OPTIONS: "" };
-    const { stdout } = await promisify(execFile)(process.execPath, ["--import", pathToFileURL(RECORDER).href, "--input-type=module", "-e", PROGRAM], {
-      cwd: ROOT,
-      env,
-      timeout: 30_000,
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", pathToFileURL(RECORDER).href, "--input-type=module", "-e", PROGRAM],
+      {
+        cwd: ROOT,
+        env,
+        timeout: 30_000,
+      },
+    );
+    expect(JSON.parse(stdout)).toEqual({
+      status: "SUCCEEDED",
+      types: ["RUN_STARTED", "RUN_FINISHED"],
+      errorClass: "function",
     });
-    expect(JSON.parse(stdout)).toEqual({ status: "SUCCEEDED", types: ["RUN_STARTED", "RUN_FINISHED"], errorClass: "function" });
 
     const loaded = readFileSync(out, "utf8").split("\n");
-    const own = loaded.filter((u) => u.startsWith(pathToFileURL(ROOT).href) && !u.includes("/node_modules/")).map((u) => u.slice(pathToFileURL(ROOT).href.length));
+    const own = loaded
+      .filter((u) => u.startsWith(pathToFileURL(ROOT).href) && !u.includes("/node_modules/"))
+      .map((u) => u.slice(pathToFileURL(ROOT).href.length));
     expect(own.length).toBeGreaterThan(0);
     expect(own.filter((f) => !f.startsWith("dist/client/") && f !== "package.json")).toEqual([]);
     for (const name of ["graphql-yoga", "@prisma/client", "ws", "zod", "tsx"])

@@ -10,7 +10,8 @@ describe("src/client/graphql-env.ts", () => {
       const a = checkedIn.split("\n");
       const b = generated.split("\n");
       const at = a.findIndex((line, n) => line !== b[n]);
-      const shown = (line: string | undefined) => JSON.stringify(line === undefined ? "<end of file>" : line.length > 160 ? `${line.slice(0, 160)}…` : line);
+      const shown = (line: string | undefined) =>
+        JSON.stringify(line === undefined ? "<end of file>" : line.length > 160 ? `${line.slice(0, 160)}…` : line);
       expect.fail(
         "src/client/graphql-env.ts is out of date with schema.graphql: run `npm run client:introspection` and commit the result.\n" +
           `First difference at line ${at + 1}:\n  checked in: ${shown(a[at])}\n  generated:  ${shown(b[at])}`,

@@ -49,9 +49,10 @@ afterAll(() => {
 
 /** tsc's output for the project, with `args`; "" when it compiles. */
 async function tsc(...args: string[]): Promise<string> {
-  const { stdout, stderr } = await promisify(execFile)(process.execPath, [TSC, "-p", project, ...args], { cwd: project, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (e: { stdout: string; stderr: string }) => e,
-  );
+  const { stdout, stderr } = await promisify(execFile)(process.execPath, [TSC, "-p", project, ...args], {
+    cwd: project,
+    maxBuffer: 16 * 1024 * 1024,
+  }).catch((e: { stdout: string; stderr: string }) => e);
   return `${stdout}${stderr}`;
 }
 
@@ -59,7 +60,8 @@ describe("tai42/client's published declarations (dist/client/*.d.ts) in a user's
   it("should resolve tai42/client to dist/client's declarations, not to the sources", async () => {
     const files = (await tsc("--listFilesOnly")).split("\n").map((f) => f.trim());
     const dist = join(ROOT, "dist", "client");
-    for (const name of ["index.d.ts", "graphql.d.ts", "check-document.d.ts", "graphql-env.d.ts", "create-client.d.ts"]) expect(files).toContain(join(dist, name));
+    for (const name of ["index.d.ts", "graphql.d.ts", "check-document.d.ts", "graphql-env.d.ts", "create-client.d.ts"])
+      expect(files).toContain(join(dist, name));
     expect(files.filter((f) => f.startsWith(join(ROOT, "src")))).toEqual([]);
   }, 60_000);
 

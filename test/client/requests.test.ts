@@ -40,7 +40,9 @@ describe("tai42/client over HTTP (a real listening server)", () => {
           }
         }
       `);
-      expect(await client.request(Tool, { name: "calculate" })).toEqual({ tool: { name: "calculate", origin: "TOOL", tier: "READ" } });
+      expect(await client.request(Tool, { name: "calculate" })).toEqual({
+        tool: { name: "calculate", origin: "TOOL", tier: "READ" },
+      });
     });
 
     it("should run as an anonymous caller without a key", async () => {
@@ -65,10 +67,15 @@ describe("tai42/client over HTTP (a real listening server)", () => {
           }
         }
       `);
-      const error = await client.request(Create, { input: { name: "p", description: "d", baseTool: "no_such_tool", fixedKwargs: {} } }).catch((e: unknown) => e);
+      const error = await client
+        .request(Create, { input: { name: "p", description: "d", baseTool: "no_such_tool", fixedKwargs: {} } })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaiGraphQLError);
       expect((error as TaiGraphQLError).code).toBe("BAD_USER_INPUT");
-      expect((error as TaiGraphQLError).errors[0]).toMatchObject({ message: expect.stringContaining("no_such_tool"), extensions: { code: "BAD_USER_INPUT" } });
+      expect((error as TaiGraphQLError).errors[0]).toMatchObject({
+        message: expect.stringContaining("no_such_tool"),
+        extensions: { code: "BAD_USER_INPUT" },
+      });
     });
 
     it("should throw UNAUTHENTICATED for an unknown key", async () => {
@@ -129,7 +136,14 @@ describe("tai42/client over HTTP (a real listening server)", () => {
   describe("dispatch, run and runs", () => {
     it("should dispatch a tool and return the typed run", async () => {
       const run = await client.dispatch("calculate", { op: "power", a: 2, b: 10 });
-      expect(run).toMatchObject({ tool: "calculate", status: "SUCCEEDED", data: { result: 1024 }, isError: false, door: "graphql", attempts: [{ number: 1 }] });
+      expect(run).toMatchObject({
+        tool: "calculate",
+        status: "SUCCEEDED",
+        data: { result: 1024 },
+        isError: false,
+        door: "graphql",
+        attempts: [{ number: 1 }],
+      });
     });
 
     it("should return a failed run as data, not throw", async () => {
@@ -155,10 +169,17 @@ describe("tai42/client over HTTP (a real listening server)", () => {
       const first = await client.runs({ tool: "echo", status: "SUCCEEDED", first: 2 });
       expect(first.edges).toHaveLength(2);
       expect(first.pageInfo.hasNextPage).toBe(true);
-      const second = await client.runs({ tool: "echo", status: "SUCCEEDED", first: 2, after: first.pageInfo.endCursor! });
+      const second = await client.runs({
+        tool: "echo",
+        status: "SUCCEEDED",
+        first: 2,
+        after: first.pageInfo.endCursor!,
+      });
       const ids = [...first.edges, ...second.edges].map((e) => e.node.id);
       expect(new Set(ids).size).toBe(ids.length);
-      expect([...first.edges, ...second.edges].every((e) => e.node.tool === "echo" && e.node.status === "SUCCEEDED")).toBe(true);
+      expect(
+        [...first.edges, ...second.edges].every((e) => e.node.tool === "echo" && e.node.status === "SUCCEEDED"),
+      ).toBe(true);
     });
 
     it("should filter runs by door and start time, counting every match in totalCount", async () => {
@@ -181,7 +202,10 @@ describe("tai42/client over HTTP (a real listening server)", () => {
   describe("answerInteraction", () => {
     it("should answer a parked run's interaction and return the resumed run", async () => {
       const parked = await client.dispatch("approve_spend", { amount: 5 });
-      expect(parked).toMatchObject({ status: "PARKED", interactions: [{ question: "Approve spending 5?", status: "PENDING" }] });
+      expect(parked).toMatchObject({
+        status: "PARKED",
+        interactions: [{ question: "Approve spending 5?", status: "PENDING" }],
+      });
       const done = await client.answerInteraction(parked.interactions[0].id, { ok: true });
       expect(done).toMatchObject({ id: parked.id, status: "SUCCEEDED", data: { ok: true } });
     });

@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TaiTransportError, type RunEvent, type StreamEvent } from "../../src/client/index.ts";
 import { echo, startServer, TRANSPORTS, until, type ServerUnderTest } from "./support.ts";
 
-const AGENT_INPUT = { userMessage: "What is 12 * 7, and what time is it in Europe/Paris?", toolNames: ["calculate", "clock"] };
+const AGENT_INPUT = {
+  userMessage: "What is 12 * 7, and what time is it in Europe/Paris?",
+  toolNames: ["calculate", "clock"],
+};
 
 /** Reads `n` values from a stream, with a bound on the wait. */
 async function take<T>(stream: AsyncIterator<T>, n: number): Promise<T[]> {
@@ -74,7 +77,9 @@ for (const transport of TRANSPORTS) {
     it("should resume across a server restart on the same address", async () => {
       server = await startServer();
       const { rt } = server;
-      const events = server.client({ transport, retry: { attempts: 50, delayMs: () => 20 } }).runEvents({ afterSeq: 0 });
+      const events = server
+        .client({ transport, retry: { attempts: 50, delayMs: () => 20 } })
+        .runEvents({ afterSeq: 0 });
       await echo(rt, "before");
       const seen = await take(events, 2);
 

@@ -137,7 +137,10 @@ describe("ResumingStream", () => {
       last().sink.error({ code: 1006, reason: "gone" });
       const error = await s.next().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TaiTransportError);
-      expect(error).toMatchObject({ closeCode: 1006, message: "gave up resuming the stream after 2 attempts: the socket closed with 1006 (gone)" });
+      expect(error).toMatchObject({
+        closeCode: 1006,
+        message: "gave up resuming the stream after 2 attempts: the socket closed with 1006 (gone)",
+      });
       expect(onEnd).toHaveBeenCalledTimes(1);
       await vi.runAllTimersAsync();
       expect(subs).toHaveLength(3);

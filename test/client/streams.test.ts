@@ -46,7 +46,9 @@ for (const transport of TRANSPORTS) {
           [c.id, "RUN_STARTED"],
           [c.id, "RUN_FINISHED"],
         ]);
-        expect([...replayed, ...live].map((e) => e.seq)).toEqual((await rt.runs.events({}, aFinished.seq)).map((e) => e.seq));
+        expect([...replayed, ...live].map((e) => e.seq)).toEqual(
+          (await rt.runs.events({}, aFinished.seq)).map((e) => e.seq),
+        );
         expect(events.lastSeq).toBe(live[1].seq);
         await events.return();
       });
@@ -82,7 +84,9 @@ for (const transport of TRANSPORTS) {
         await start();
         const events = await drain(server.client({ transport }).agentStream(AGENT_INPUT));
         expectWholeRun(events);
-        expect(events.map((e) => e.__typename)).toEqual(expect.arrayContaining(["ReasoningStep", "ToolCallStep", "ToolResultStep", "MessageDelta", "RunUsage"]));
+        expect(events.map((e) => e.__typename)).toEqual(
+          expect.arrayContaining(["ReasoningStep", "ToolCallStep", "ToolResultStep", "MessageDelta", "RunUsage"]),
+        );
         const call = events.find((e) => e.__typename === "ToolCallStep");
         expect(call?.__typename === "ToolCallStep" && call.args).toEqual({ op: "multiply", a: 12, b: 7 });
         const final = events.at(-1)!;
@@ -90,7 +94,11 @@ for (const transport of TRANSPORTS) {
         expect(final.__typename === "MessageFinal" && final.text).toContain("12 × 7 = 84");
         // The deltas carry their turn, and answerText keeps the one the terminal names.
         expect(final.__typename === "MessageFinal" && final.turn).toBe(2);
-        expect(events.filter((e) => e.__typename === "MessageDelta").every((e) => e.__typename === "MessageDelta" && typeof e.turn === "number")).toBe(true);
+        expect(
+          events
+            .filter((e) => e.__typename === "MessageDelta")
+            .every((e) => e.__typename === "MessageDelta" && typeof e.turn === "number"),
+        ).toBe(true);
         expect(answerText(events)).toBe(final.__typename === "MessageFinal" ? final.text : null);
       });
 
@@ -117,7 +125,9 @@ for (const transport of TRANSPORTS) {
       it("should throw the server's refusal of a start as a TaiGraphQLError, once", async () => {
         await start();
         const before = server.connections;
-        const error = await drain(server.client({ transport }).agentStream({ ...AGENT_INPUT, toolNames: ["no_such_tool"] })).catch((e: unknown) => e);
+        const error = await drain(
+          server.client({ transport }).agentStream({ ...AGENT_INPUT, toolNames: ["no_such_tool"] }),
+        ).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(TaiGraphQLError);
         expect((error as TaiGraphQLError).code).toBe("BAD_USER_INPUT");
         expect(server.connections - before).toBe(1);

@@ -83,7 +83,8 @@ export async function startServer(options: { config?: Partial<Config>; app?: App
 export const anonymousUser = callerOf("USER");
 
 /** Runs `echo` in-process, as an anonymous caller. */
-export const echo = (rt: TestRuntime, text: string) => rt.dispatcher.run({ tool: "echo", input: { text }, caller: anonymousUser, door: "runtime" });
+export const echo = (rt: TestRuntime, text: string) =>
+  rt.dispatcher.run({ tool: "echo", input: { text }, caller: anonymousUser, door: "runtime" });
 
 /** Resolves when `check` holds, polling; rejects naming `what` after `timeoutMs`. */
 export { until, within } from "../graphql/support.ts";

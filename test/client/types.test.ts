@@ -11,9 +11,11 @@ const FIXTURE = new URL("types/typed-client.ts", import.meta.url);
 describe("tai42/client's types (test/client/types/typed-client.ts, compiled by tsc)", () => {
   it("should type results, variables, subscriptions, unknown fields and StreamEvent narrowing exactly as the fixture's @ts-expect-error lines say", async () => {
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, [tsc, "-p", "test/client/types/tsconfig.json"], { cwd: ROOT }).catch(
-      (e: { stdout: string; stderr: string }) => e,
-    );
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [tsc, "-p", "test/client/types/tsconfig.json"],
+      { cwd: ROOT },
+    ).catch((e: { stdout: string; stderr: string }) => e);
     // tsc fails on an error the fixture does not expect, and on an expected one that does not happen.
     expect(`${stdout}${stderr}`).toBe("");
   }, 60_000);

@@ -31,7 +31,11 @@ describe("connector drift", () => {
   });
 
   it("stores a new version with what was added, removed and changed, and publishes it", async () => {
-    up().tools = [fakeTool("echo", "read", { description: "now different" }), fakeTool("write_thing", "write"), fakeTool("fresh", "read")];
+    up().tools = [
+      fakeTool("echo", "read", { description: "now different" }),
+      fakeTool("write_thing", "write"),
+      fakeTool("fresh", "read"),
+    ];
     const { connector, change } = await rt.connectors.refresh(admin, "d");
     expect(connector.listingVersion).toBe(2);
     expect(change).toMatchObject({
@@ -57,20 +61,32 @@ describe("connector drift", () => {
 
   it("lets the ADMIN's tier win over the pinned proposal", async () => {
     const current = (await rt.connectors.get(admin, "d"))!;
-    await rt.connectors.put(admin, { name: "d", kind: "fake", settings: { upstream: "d" }, tools: { write_thing: { tier: "read" } } }, current.version);
+    await rt.connectors.put(
+      admin,
+      { name: "d", kind: "fake", settings: { upstream: "d" }, tools: { write_thing: { tier: "read" } } },
+      current.version,
+    );
     expect(rt.surface.resolve("d_write_thing")?.tier).toBe("read");
     const run = await rt.dispatcher.run({ tool: "d_write_thing", input: {}, caller: as("READER"), door: "runtime" });
     expect(run.status).toBe("SUCCEEDED");
   });
 
   it("refuses a put whose listing removes a preset's base, naming the preset, and stores nothing", async () => {
-    await rt.presets.create({ name: "fresh_hi", description: "fresh with text", baseTool: "d_fresh", fixedKwargs: { text: "hi" } }, admin);
+    await rt.presets.create(
+      { name: "fresh_hi", description: "fresh with text", baseTool: "d_fresh", fixedKwargs: { text: "hi" } },
+      admin,
+    );
     const before = (await rt.connectors.get(admin, "d"))!;
     up().tools = [fakeTool("echo", "write"), fakeTool("write_thing", "read")];
-    const e = await rt.connectors.put(admin, { name: "d", kind: "fake", settings: { upstream: "d" } }, before.version).catch((x: unknown) => x);
+    const e = await rt.connectors
+      .put(admin, { name: "d", kind: "fake", settings: { upstream: "d" } }, before.version)
+      .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).code).toBe("BAD_USER_INPUT");
-    expect((e as ApiError).issues).toContainEqual({ path: "/dependants/fresh_hi", message: 'preset "fresh_hi": its base tool "d_fresh" was removed' });
+    expect((e as ApiError).issues).toContainEqual({
+      path: "/dependants/fresh_hi",
+      message: 'preset "fresh_hi": its base tool "d_fresh" was removed',
+    });
     const after = (await rt.connectors.get(admin, "d"))!;
     expect([after.version, after.listingVersion]).toEqual([before.version, before.listingVersion]);
   });
@@ -85,7 +101,9 @@ describe("connector drift", () => {
   it("stores a refresh that removes a preset's base with the preset named as broken, and logs it", async () => {
     const { change } = await rt.connectors.refresh(admin, "d");
     expect(change?.diff.removed).toEqual(["d_fresh"]);
-    expect(change?.diff.broken).toEqual([{ name: "fresh_hi", kind: "PRESET", tool: "d_fresh", reason: 'its base tool "d_fresh" was removed' }]);
+    expect(change?.diff.broken).toEqual([
+      { name: "fresh_hi", kind: "PRESET", tool: "d_fresh", reason: 'its base tool "d_fresh" was removed' },
+    ]);
     expect(rt.surface.base("fresh_hi")).toBeUndefined();
     expect(rt.logLines.some((l) => l.includes("broke a dependant") && l.includes("fresh_hi"))).toBe(true);
   });
@@ -104,7 +122,10 @@ describe("connector drift", () => {
 
   it("re-lists after the upstream says its tools changed (LIST_CHANGED)", async () => {
     up().changeTools([fakeTool("echo", "write"), fakeTool("write_thing", "read"), fakeTool("late", "read")]);
-    await until("the list change stored", async () => (await rt.connectors.changes(admin, "d", 1))[0]?.cause === "LIST_CHANGED");
+    await until(
+      "the list change stored",
+      async () => (await rt.connectors.changes(admin, "d", 1))[0]?.cause === "LIST_CHANGED",
+    );
     await until("the new tool served", () => rt.surface.resolve("d_late") !== undefined);
   });
 });

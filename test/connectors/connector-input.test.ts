@@ -35,12 +35,26 @@ describe("connector input checks", () => {
     const issues = await issuesOf({
       name: "a",
       kind: "fake",
-      settings: { upstream: "a", token: "literal-token", headers: { Authorization: "Bearer x", Ok: "!ENV GOOD" }, url: "!ENV TAI_ADMIN_KEY", extra: 1 },
+      settings: {
+        upstream: "a",
+        token: "literal-token",
+        headers: { Authorization: "Bearer x", Ok: "!ENV GOOD" },
+        url: "!ENV TAI_ADMIN_KEY",
+        extra: 1,
+      },
     });
-    expect(issues).toContainEqual({ path: "/settings/token", message: "must be an !ENV marker: a literal value would be stored" });
-    expect(issues).toContainEqual({ path: "/settings/headers/Authorization", message: "must be an !ENV marker: a literal value would be stored" });
+    expect(issues).toContainEqual({
+      path: "/settings/token",
+      message: "must be an !ENV marker: a literal value would be stored",
+    });
+    expect(issues).toContainEqual({
+      path: "/settings/headers/Authorization",
+      message: "must be an !ENV marker: a literal value would be stored",
+    });
     expect(issues.map((i) => i.path)).not.toContain("/settings/headers/Ok");
-    expect(issues.find((i) => i.path === "/settings/url" && /server's own configuration/.test(i.message))).toBeDefined();
+    expect(
+      issues.find((i) => i.path === "/settings/url" && /server's own configuration/.test(i.message)),
+    ).toBeDefined();
     expect(issues.map((i) => i.path)).toContain("/settings/extra");
   });
 
@@ -49,10 +63,21 @@ describe("connector input checks", () => {
       name: "b",
       kind: "fake",
       settings: { upstream: "b" },
-      tools: { echo: { tier: "root", timeoutSeconds: 0, colour: "red", retry: { maxAttempts: 3, idempotent: false } }, other: { enabled: "yes" } },
+      tools: {
+        echo: { tier: "root", timeoutSeconds: 0, colour: "red", retry: { maxAttempts: 3, idempotent: false } },
+        other: { enabled: "yes" },
+      },
     });
     const paths = issues.map((i) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(["/tools/echo/tier", "/tools/echo/timeoutSeconds", "/tools/echo/colour", "/tools/echo/retry/idempotent", "/tools/other/enabled"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "/tools/echo/tier",
+        "/tools/echo/timeoutSeconds",
+        "/tools/echo/colour",
+        "/tools/echo/retry/idempotent",
+        "/tools/other/enabled",
+      ]),
+    );
   });
 
   it("stores nothing and never connects on a refusal", async () => {

@@ -36,7 +36,12 @@ describe("connector calls and connections", () => {
   it("retries under the ADMIN's idempotency claim with the same idempotency key on every attempt", async () => {
     up().failCalls.push(unavailable(), unavailable());
     const before = up().calls.length;
-    const run = await rt.dispatcher.run({ tool: "life_echo", input: { text: "r" }, caller: as("USER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "life_echo",
+      input: { text: "r" },
+      caller: as("USER"),
+      door: "runtime",
+    });
     expect(run.status).toBe("SUCCEEDED");
     const calls = up().calls.slice(before);
     expect(calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
@@ -95,11 +100,20 @@ describe("connector calls and connections", () => {
     let changes = 0;
     other.bus.listen("toolsChanged", () => void changes++);
     await rt.connectors.put(admin, { name: "second", kind: "fake", settings: { upstream: "second" } });
-    await until("the other instance serves the new connector", () => other!.surface.resolve("second_echo") !== undefined);
+    await until(
+      "the other instance serves the new connector",
+      () => other!.surface.resolve("second_echo") !== undefined,
+    );
     expect(changes).toBeGreaterThan(0);
-    fake.upstream("second").tools = [...fake.upstream("second").tools, { ...fake.upstream("second").tools[0], name: "more" }];
+    fake.upstream("second").tools = [
+      ...fake.upstream("second").tools,
+      { ...fake.upstream("second").tools[0], name: "more" },
+    ];
     await rt.connectors.refresh(admin, "second");
-    await until("the other instance serves the refreshed tool", () => other!.surface.resolve("second_more") !== undefined);
+    await until(
+      "the other instance serves the refreshed tool",
+      () => other!.surface.resolve("second_more") !== undefined,
+    );
     const run = await other.dispatcher.run({ tool: "second_more", input: {}, caller: as("USER"), door: "runtime" });
     expect(run.status).toBe("SUCCEEDED");
     expect(fake.upstream("second").calls.at(-1)?.tool).toBe("more");

@@ -28,7 +28,11 @@ const refusal = async (p: Promise<unknown>): Promise<ApiError> => {
 describe("putting a connector", () => {
   it("stores it, bumps the surface version and serves its tools as CONNECTOR entries", async () => {
     const before = await readSurfaceVersion(rt.db);
-    const { connector, change } = await rt.connectors.put(as("ADMIN"), { name: "acme", kind: "fake", settings: { upstream: "acme", token: "!ENV FAKE_TOKEN" } });
+    const { connector, change } = await rt.connectors.put(as("ADMIN"), {
+      name: "acme",
+      kind: "fake",
+      settings: { upstream: "acme", token: "!ENV FAKE_TOKEN" },
+    });
     expect(connector.version).toBe(1);
     expect(connector.listingVersion).toBe(1);
     expect(connector.tools.map((t) => [t.surfaceName, t.tier, t.tierAssigned])).toEqual([
@@ -40,27 +44,49 @@ describe("putting a connector", () => {
     expect(connector.health.state).toBe("CONNECTED");
     expect(await readSurfaceVersion(rt.db)).toBeGreaterThan(before);
     const entry = rt.surface.resolve("acme_echo");
-    expect(entry).toMatchObject({ origin: "CONNECTOR", connector: "acme", tier: "read", timeoutSeconds: 30, annotations: { readOnlyHint: true } });
+    expect(entry).toMatchObject({
+      origin: "CONNECTOR",
+      connector: "acme",
+      tier: "read",
+      timeoutSeconds: 30,
+      annotations: { readOnlyHint: true },
+    });
     expect(fake.upstream("acme").lastSettings?.token).toBe("tok-4d1b9e-secret");
     expect(connector.settings.token).toBe("!ENV FAKE_TOKEN");
   });
 
   it("runs a connector tool through the chokepoint with the run id as its idempotency key", async () => {
-    const run = await rt.dispatcher.run({ tool: "acme_echo", input: { text: "hi" }, caller: as("READER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "acme_echo",
+      input: { text: "hi" },
+      caller: as("READER"),
+      door: "runtime",
+    });
     expect(run.status).toBe("SUCCEEDED");
     const call = fake.upstream("acme").calls.at(-1)!;
     expect(call).toMatchObject({ tool: "echo", input: { text: "hi" }, idempotencyKey: run.id, idempotent: false });
   });
 
   it("forwards the caller's idempotency key to the upstream", async () => {
-    const run = await rt.dispatcher.run({ tool: "acme_echo", input: { text: "k" }, caller: as("USER"), door: "runtime", idempotencyKey: "caller-key-1" });
+    const run = await rt.dispatcher.run({
+      tool: "acme_echo",
+      input: { text: "k" },
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "caller-key-1",
+    });
     expect(run.status).toBe("SUCCEEDED");
     expect(fake.upstream("acme").calls.at(-1)?.idempotencyKey).toBe("caller-key-1");
   });
 
   it("refuses a READER a write tool without calling the upstream", async () => {
     const calls = fake.upstream("acme").calls.length;
-    const run = await rt.dispatcher.run({ tool: "acme_write_thing", input: { text: "x" }, caller: as("READER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "acme_write_thing",
+      input: { text: "x" },
+      caller: as("READER"),
+      door: "runtime",
+    });
     expect(run.status).toBe("FAILED");
     expect(run.errorKind).toBe("PERMISSION_DENIED");
     expect(fake.upstream("acme").calls.length).toBe(calls);
@@ -70,7 +96,9 @@ describe("putting a connector", () => {
     for (const role of ["READER", "USER"] as const) {
       expect((await refusal(rt.connectors.list(as(role)))).code).toBe("FORBIDDEN");
       expect((await refusal(rt.connectors.get(as(role), "acme"))).code).toBe("FORBIDDEN");
-      expect((await refusal(rt.connectors.put(as(role), { name: "x", kind: "fake", settings: { upstream: "x" } }))).code).toBe("FORBIDDEN");
+      expect(
+        (await refusal(rt.connectors.put(as(role), { name: "x", kind: "fake", settings: { upstream: "x" } }))).code,
+      ).toBe("FORBIDDEN");
       expect((await refusal(rt.connectors.delete(as(role), "acme"))).code).toBe("FORBIDDEN");
       expect((await refusal(rt.connectors.changes(as(role), "acme"))).code).toBe("FORBIDDEN");
     }
@@ -78,8 +106,13 @@ describe("putting a connector", () => {
   });
 
   it("refuses a create over a taken name and a stale expectedVersion, naming both versions", async () => {
-    expect((await refusal(rt.connectors.put(as("ADMIN"), { name: "acme", kind: "fake", settings: { upstream: "acme" } }))).code).toBe("CONFLICT");
-    const stale = await refusal(rt.connectors.put(as("ADMIN"), { name: "acme", kind: "fake", settings: { upstream: "acme" } }, 7));
+    expect(
+      (await refusal(rt.connectors.put(as("ADMIN"), { name: "acme", kind: "fake", settings: { upstream: "acme" } })))
+        .code,
+    ).toBe("CONFLICT");
+    const stale = await refusal(
+      rt.connectors.put(as("ADMIN"), { name: "acme", kind: "fake", settings: { upstream: "acme" } }, 7),
+    );
     expect(stale.code).toBe("CONFLICT");
     expect(stale.message).toMatch(/version 1, not the expected 7/);
   });
@@ -106,17 +139,27 @@ describe("putting a connector", () => {
 
   it("refuses an upstream that cannot be reached with the failure's message and stores nothing", async () => {
     fake.upstream("down").failConnect = new Error("connection refused");
-    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "down", kind: "fake", settings: { upstream: "down" } }));
+    const e = await refusal(
+      rt.connectors.put(as("ADMIN"), { name: "down", kind: "fake", settings: { upstream: "down" } }),
+    );
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.message).toMatch(/connection refused/);
     expect(await rt.db.connector.findUnique({ where: { name: "down" } })).toBeNull();
   });
 
   it("refuses a tool whose surface name another entry holds, naming both", async () => {
-    await rt.presets.create({ name: "dup_echo", description: "a preset", baseTool: "acme_echo", fixedKwargs: {} }, as("ADMIN"));
-    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "dup", kind: "fake", settings: { upstream: "dup" } }));
+    await rt.presets.create(
+      { name: "dup_echo", description: "a preset", baseTool: "acme_echo", fixedKwargs: {} },
+      as("ADMIN"),
+    );
+    const e = await refusal(
+      rt.connectors.put(as("ADMIN"), { name: "dup", kind: "fake", settings: { upstream: "dup" } }),
+    );
     expect(e.code).toBe("BAD_USER_INPUT");
-    expect(e.issues).toContainEqual({ path: "/tools/echo", message: 'upstream tool "echo" maps to "dup_echo", which a preset holds' });
+    expect(e.issues).toContainEqual({
+      path: "/tools/echo",
+      message: 'upstream tool "echo" maps to "dup_echo", which a preset holds',
+    });
     expect(await rt.db.connector.findUnique({ where: { name: "dup" } })).toBeNull();
     expect(fake.upstream("dup").open).toBe(0);
   });

@@ -78,7 +78,13 @@ const refusal = async (p: Promise<unknown>): Promise<ApiError> => {
 describe("connector review: secrets in upstream listing failures", () => {
   it("refuses a put whose upstream's list error echoes the resolved token without repeating the token", async () => {
     fake.upstream("echoer").failList = new ToolError(`401: token ${SECRET} is not valid`, { kind: "UNAVAILABLE" });
-    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "echoer", kind: "fake", settings: { upstream: "echoer", token: "!ENV REVIEW_TOKEN" } }));
+    const e = await refusal(
+      rt.connectors.put(as("ADMIN"), {
+        name: "echoer",
+        kind: "fake",
+        settings: { upstream: "echoer", token: "!ENV REVIEW_TOKEN" },
+      }),
+    );
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.issues.map((i) => i.path)).toEqual(["/settings"]);
     expect(JSON.stringify({ message: e.message, issues: e.issues })).not.toContain(SECRET);
@@ -88,7 +94,11 @@ describe("connector review: secrets in upstream listing failures", () => {
 
   it("records a refresh whose list error echoes the token as refreshError without the token, in no row or log line", async () => {
     const up = fake.upstream("echoer2");
-    await rt.connectors.put(as("ADMIN"), { name: "echoer2", kind: "fake", settings: { upstream: "echoer2", token: "!ENV REVIEW_TOKEN" } });
+    await rt.connectors.put(as("ADMIN"), {
+      name: "echoer2",
+      kind: "fake",
+      settings: { upstream: "echoer2", token: "!ENV REVIEW_TOKEN" },
+    });
     up.failList = new ToolError(`upstream said: bad bearer ${SECRET}`, { kind: "UNAVAILABLE" });
     const { connector } = await rt.connectors.refresh(as("ADMIN"), "echoer2");
     expect(connector.refreshError).toContain("bad bearer");
@@ -109,7 +119,11 @@ describe("connector review: a refresh racing a put", () => {
     const refreshing = rt.connectors.refresh(as("ADMIN"), "race");
     await until("the refresh listed", () => gate.entered);
     up.tools = [fakeTool("echo")];
-    const { connector } = await rt.connectors.put(as("ADMIN"), { name: "race", kind: "gated", description: "v2", settings: { upstream: "race" } }, 1);
+    const { connector } = await rt.connectors.put(
+      as("ADMIN"),
+      { name: "race", kind: "gated", description: "v2", settings: { upstream: "race" } },
+      1,
+    );
     expect(connector.tools.map((t) => t.surfaceName)).toEqual(["race_echo"]);
     gate.release();
     await refreshing;
@@ -124,7 +138,9 @@ describe("connector review: a put whose probe hangs", () => {
   it("refuses the put after its bound, stores nothing, and closes the connection that opens late", async () => {
     const before = await rt.connectors.list(as("ADMIN"));
     const started = Date.now();
-    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "hang", kind: "hanging", settings: { upstream: "hang" } }));
+    const e = await refusal(
+      rt.connectors.put(as("ADMIN"), { name: "hang", kind: "hanging", settings: { upstream: "hang" } }),
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.issues).toEqual([{ path: "/settings", message: expect.stringContaining("did not connect within 2 s") }]);
@@ -137,7 +153,13 @@ describe("connector review: a put whose probe hangs", () => {
 
 describe("connector review: sealed settings and denied markers", () => {
   it("refuses a literal inside an array at a sealed path, at the element's path, storing nothing", async () => {
-    const e = await refusal(rt.connectors.put(as("ADMIN"), { name: "arr", kind: "arrays", settings: { upstream: "arr", keys: ["!ENV REVIEW_TOKEN", "literal-key-1"] } }));
+    const e = await refusal(
+      rt.connectors.put(as("ADMIN"), {
+        name: "arr",
+        kind: "arrays",
+        settings: { upstream: "arr", keys: ["!ENV REVIEW_TOKEN", "literal-key-1"] },
+      }),
+    );
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.issues).toEqual([{ path: "/settings/keys/1", message: expect.stringContaining("!ENV marker") }]);
     expect(await rt.connectors.get(as("ADMIN"), "arr")).toBeNull();
@@ -146,7 +168,11 @@ describe("connector review: sealed settings and denied markers", () => {
 
   it("refuses markers naming TAI_ADMIN_KEY or DATABASE_URL at their paths", async () => {
     const e = await refusal(
-      rt.connectors.put(as("ADMIN"), { name: "deny", kind: "fake", settings: { upstream: "deny", token: "!ENV TAI_ADMIN_KEY", headers: { x: "!ENV DATABASE_URL" } } }),
+      rt.connectors.put(as("ADMIN"), {
+        name: "deny",
+        kind: "fake",
+        settings: { upstream: "deny", token: "!ENV TAI_ADMIN_KEY", headers: { x: "!ENV DATABASE_URL" } },
+      }),
     );
     expect(e.code).toBe("BAD_USER_INPUT");
     expect(e.issues.map((i) => i.path).sort()).toEqual(["/settings/headers/x", "/settings/token"]);
@@ -159,7 +185,9 @@ describe("connector review: two puts racing", () => {
   it("lets one of two puts with the same expectedVersion win, refuses the other CONFLICT, and leaves one connection open", async () => {
     await rt.connectors.put(as("ADMIN"), { name: "duo", kind: "fake", settings: { upstream: "duo" } });
     const results = await Promise.allSettled(
-      ["a", "b"].map((d) => rt.connectors.put(as("ADMIN"), { name: "duo", kind: "fake", description: d, settings: { upstream: "duo" } }, 1)),
+      ["a", "b"].map((d) =>
+        rt.connectors.put(as("ADMIN"), { name: "duo", kind: "fake", description: d, settings: { upstream: "duo" } }, 1),
+      ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     const lost = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
@@ -178,7 +206,12 @@ describe("connector review: an upstream flipping readOnlyHint", () => {
     up.tools = [fakeTool("w", "read")];
     const { connector } = await rt.connectors.refresh(as("ADMIN"), "flip");
     expect(connector.tools.map((t) => [t.surfaceName, t.proposedTier, t.tier])).toEqual([["flip_w", "read", "write"]]);
-    const run = await rt.dispatcher.run({ tool: "flip_w", input: { text: "x" }, caller: as("READER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "flip_w",
+      input: { text: "x" },
+      caller: as("READER"),
+      door: "runtime",
+    });
     expect(run.errorKind).toBe("PERMISSION_DENIED");
     expect(up.calls).toHaveLength(0);
   });
@@ -195,7 +228,12 @@ describe("connector review: an upstream flipping readOnlyHint", () => {
       ["comeback_r", "read", "read"],
       ["comeback_w", "read", "write"],
     ]);
-    const run = await rt.dispatcher.run({ tool: "comeback_w", input: { text: "x" }, caller: as("READER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "comeback_w",
+      input: { text: "x" },
+      caller: as("READER"),
+      door: "runtime",
+    });
     expect(run.errorKind).toBe("PERMISSION_DENIED");
     expect(up.calls).toHaveLength(0);
   });

@@ -24,12 +24,20 @@ const tool = (name: string, inputSchema: Record<string, unknown>, outputSchema?:
 describe("an upstream tool whose schemas tai42 cannot validate", () => {
   it("is listed under refused with the reason, and never becomes a surface entry that fails every dispatch", async () => {
     fake.upstream("odd").tools = [
-      tool("fine", { $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { a: { type: "string" } } }),
+      tool("fine", {
+        $schema: "http://json-schema.org/draft-07/schema#",
+        type: "object",
+        properties: { a: { type: "string" } },
+      }),
       tool("draft04", { $schema: "http://json-schema.org/draft-04/schema#", type: "object" }),
       tool("scalar", { type: "string" }),
       tool("broken_output", { type: "object" }, { type: "object", properties: { n: { type: "nonsense" } } }),
     ];
-    const { connector } = await rt.connectors.put(as("ADMIN"), { name: "odd", kind: "fake", settings: { upstream: "odd" } });
+    const { connector } = await rt.connectors.put(as("ADMIN"), {
+      name: "odd",
+      kind: "fake",
+      settings: { upstream: "odd" },
+    });
     expect(connector.tools.map((t) => t.surfaceName)).toEqual(["odd_fine"]);
     const reasons = Object.fromEntries(connector.refused.map((r) => [r.name, r.reason]));
     expect(Object.keys(reasons).sort()).toEqual(["broken_output", "draft04", "scalar"]);

@@ -48,10 +48,14 @@ describe.skipIf(!present)("rejecting an agent's calls in the dashboard's console
     const step = resumed.locator("[data-testid=tool-step][data-tool=kv_put]");
     await expect(step.innerText()).resolves.toMatch(/error[\s\S]*rejected[\s\S]*not today/);
     // What the model was told, in its answer.
-    await expect(resumed.getByTestId("agent-text").innerText()).resolves.toContain("kv_put failed (REJECTED): the reviewer rejected this call: not today");
+    await expect(resumed.getByTestId("agent-text").innerText()).resolves.toContain(
+      "kv_put failed (REJECTED): the reviewer rejected this call: not today",
+    );
     await page.locator("[data-testid=agent-runs] button[data-status=RESUMED]").waitFor();
     expect((await server.rt.agents.store.get(runId))!.status).toBe("SUCCEEDED");
-    expect(await storedResults(runId)).toEqual([{ tool: "kv_put", isError: true, result: { rejected: true, message: "not today" } }]);
+    expect(await storedResults(runId)).toEqual([
+      { tool: "kv_put", isError: true, result: { rejected: true, message: "not today" } },
+    ]);
     expect(await server.rt.db.kvEntry.count()).toBe(0);
     await dash.screenshot("agents-rejected");
     dash.expectClean();
@@ -70,7 +74,9 @@ describe.skipIf(!present)("rejecting an agent's calls in the dashboard's console
     await interrupt.getByRole("button", { name: "Reject all" }).click();
     const { resumed, runId } = await resumedTurn();
 
-    await expect(resumed.locator("[data-testid=tool-step]").evaluateAll((els) => els.map((el) => el.getAttribute("data-tool")))).resolves.toEqual(["kv_put", "calculate"]);
+    await expect(
+      resumed.locator("[data-testid=tool-step]").evaluateAll((els) => els.map((el) => el.getAttribute("data-tool"))),
+    ).resolves.toEqual(["kv_put", "calculate"]);
     expect(await storedResults(runId)).toEqual([
       { tool: "kv_put", isError: true, result: { rejected: true, message: null } },
       { tool: "calculate", isError: true, result: { rejected: true, message: null } },

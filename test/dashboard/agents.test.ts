@@ -79,7 +79,9 @@ describe.skipIf(!present)("the dashboard's agent console, in headless Chromium",
     await asks.getByRole("button", { name: "Send answer" }).click();
     const resumed = page.locator(".turn").nth(1);
     await resumed.and(page.locator("[data-streaming=no]")).waitFor();
-    await expect(resumed.locator("[data-testid=tool-step][data-tool=ask_caller]").innerText()).resolves.toContain("Lyon");
+    await expect(resumed.locator("[data-testid=tool-step][data-tool=ask_caller]").innerText()).resolves.toContain(
+      "Lyon",
+    );
     await dash.screenshot("agents-asks");
     dash.expectClean();
   });
@@ -95,7 +97,9 @@ describe.skipIf(!present)("the dashboard's agent console, in headless Chromium",
     const second = page.locator(".turn").nth(1);
     await second.and(page.locator("[data-streaming=no]")).waitFor();
     await expect(second.getByTestId("agent-text").last().innerText()).resolves.toContain("Lyon");
-    const [a, b] = await Promise.all([0, 1].map(async (n) => finalOf((await page.locator(".turn").nth(n).getAttribute("data-run"))!)));
+    const [a, b] = await Promise.all(
+      [0, 1].map(async (n) => finalOf((await page.locator(".turn").nth(n).getAttribute("data-run"))!)),
+    );
     expect(a.threadId).toBeTruthy();
     expect(b.threadId).toBe(a.threadId);
     await page.getByText(`thread ${a.threadId!.slice(0, 8)}`).waitFor();

@@ -35,11 +35,15 @@ export async function openDashboard(browser: Browser, origin: string, path = "/d
   const requests: string[] = [];
   const errors: string[] = [];
   const wsOrigin = origin.replace(/^http/, "ws");
-  await context.route(/.*/, (route) => (route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort()));
+  await context.route(/.*/, (route) =>
+    route.request().url().startsWith(`${origin}/`) ? route.continue() : route.abort(),
+  );
   // Chromium tells the console nothing of a refused eval the page caught (ajv, say, catches
   // its own): each violation is said as a console error, so expectClean() fails on it.
   await context.addInitScript(() =>
-    document.addEventListener("securitypolicyviolation", (e) => console.error(`Content-Security-Policy violation: ${e.effectiveDirective} refused ${e.blockedURI}`)),
+    document.addEventListener("securitypolicyviolation", (e) =>
+      console.error(`Content-Security-Policy violation: ${e.effectiveDirective} refused ${e.blockedURI}`),
+    ),
   );
   page.on("request", (r) => requests.push(r.url()));
   page.on("websocket", (ws) => requests.push(ws.url()));

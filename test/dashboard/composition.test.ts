@@ -41,7 +41,10 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
 
   it("should keep the key in sessionStorage only, show the ADMIN role, and create then edit a preset with expectedVersion", async () => {
     const page = await asAdmin("/dashboard#/composition");
-    expect(await page.evaluate(() => [sessionStorage.getItem("tai42.apiKey"), localStorage.length])).toEqual([admin, 0]);
+    expect(await page.evaluate(() => [sessionStorage.getItem("tai42.apiKey"), localStorage.length])).toEqual([
+      admin,
+      0,
+    ]);
 
     await page.getByRole("button", { name: "New preset" }).click();
     await page.getByLabel("Preset name").fill("power");
@@ -59,7 +62,14 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
 
     // Someone else saves version 3 while this editor still holds version 2: the save is refused, not lost.
     await item.click();
-    const other = await server.gql(UPDATE_PRESET, { v: 2, input: { name: "power", description: "Elsewhere.", baseTool: "calculate", fixedKwargs: { op: "power" } } }, admin);
+    const other = await server.gql(
+      UPDATE_PRESET,
+      {
+        v: 2,
+        input: { name: "power", description: "Elsewhere.", baseTool: "calculate", fixedKwargs: { op: "power" } },
+      },
+      admin,
+    );
     expect(other.errors).toBeUndefined();
     await page.getByRole("button", { name: "Save as version 3" }).click();
     await page.getByRole("alert").filter({ hasText: "someone saved it since this editor opened version 2" }).waitFor();
@@ -78,7 +88,15 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     expect(created.errors).toBeUndefined();
     const put = await server.gql(
       PUT_MANIFEST,
-      { input: { name: "labelled", document: { extensionsModules: ["tai42/contrib"], extensions: { echo: [{ name: "label", config: { label: "!ENV DASH_LABEL" } }] } } } },
+      {
+        input: {
+          name: "labelled",
+          document: {
+            extensionsModules: ["tai42/contrib"],
+            extensions: { echo: [{ name: "label", config: { label: "!ENV DASH_LABEL" } }] },
+          },
+        },
+      },
       admin,
     );
     expect(put.errors).toBeUndefined();
@@ -87,10 +105,14 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     await useKey(page, admin, "ADMIN");
     await expect(page.locator("[data-preset=greet] .sealed").innerText()).resolves.toContain("env DEMO_GREETING");
     await page.getByRole("tab", { name: "Manifests" }).click();
-    await expect(page.getByRole("region", { name: "Manifest labelled" }).locator(".sealed").innerText()).resolves.toContain("env DASH_LABEL");
+    await expect(
+      page.getByRole("region", { name: "Manifest labelled" }).locator(".sealed").innerText(),
+    ).resolves.toContain("env DASH_LABEL");
     await page.getByRole("tab", { name: "Extension catalog" }).click();
     await page.locator("[data-extension=label]").click();
-    await expect(page.getByRole("region", { name: "Extension label" }).locator(".sealed").innerText()).resolves.toContain("env DASH_LABEL");
+    await expect(
+      page.getByRole("region", { name: "Extension label" }).locator(".sealed").innerText(),
+    ).resolves.toContain("env DASH_LABEL");
     const text = await page.locator("body").innerText();
     expect(text).not.toContain("nightly");
     expect(text).not.toContain("hello from the environment");
@@ -100,7 +122,11 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
 
   it("should activate a manifest, see the surface change live, and watch the monitored branch's spans", async () => {
     const page = await asAdmin("/dashboard#/composition");
-    const put = await server.gql(PUT_MANIFEST, { input: { name: "monitored", description: "Trace echo.", document: { extensions: { echo: ["monitor"] } } } }, admin);
+    const put = await server.gql(
+      PUT_MANIFEST,
+      { input: { name: "monitored", description: "Trace echo.", document: { extensions: { echo: ["monitor"] } } } },
+      admin,
+    );
     expect(put.errors).toBeUndefined();
     await page.getByRole("tab", { name: "Manifests" }).click();
     await page.locator("[data-manifest=monitored]").click();
@@ -126,7 +152,11 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
 
   it("should attach an extension with settings drawn from its configSchema", async () => {
     const page = await asAdmin("/dashboard#/composition");
-    await server.gql(PUT_MANIFEST, { input: { name: "with-contrib", document: { extensionsModules: ["tai42/contrib"] } } }, admin);
+    await server.gql(
+      PUT_MANIFEST,
+      { input: { name: "with-contrib", document: { extensionsModules: ["tai42/contrib"] } } },
+      admin,
+    );
     await server.gql(`mutation { activateManifest(name: "with-contrib") { active } }`, {}, admin);
     await page.getByRole("tab", { name: "Extension catalog" }).click();
     await page.locator("[data-extension=label]").click();
@@ -148,7 +178,10 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     await page.getByLabel("API key").fill("not-a-key-of-this-server");
     await page.getByRole("button", { name: "Use key" }).click();
     await page.getByText("key refused").waitFor();
-    await page.getByRole("alert").filter({ hasText: "The server refused the key: UNAUTHENTICATED: the API key is unknown or revoked" }).waitFor();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: "The server refused the key: UNAUTHENTICATED: the API key is unknown or revoked" })
+      .waitFor();
     const user = await server.rt.keys.create("dev", "USER");
     await page.getByRole("button", { name: "Change key" }).click();
     await page.getByLabel("API key").fill(user);
@@ -166,7 +199,8 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     const { page } = dash;
     await useKey(page, user, "USER");
     await page.getByTestId("forbidden-note").filter({ hasText: "Composition is for ADMIN keys" }).waitFor();
-    for (const action of ["New preset", "Activate", "Attach"]) expect(await page.getByRole("button", { name: action }).count(), action).toBe(0);
+    for (const action of ["New preset", "Activate", "Attach"])
+      expect(await page.getByRole("button", { name: action }).count(), action).toBe(0);
     expect(await page.getByRole("tab").count()).toBe(0);
     await dash.screenshot("composition-forbidden");
 
@@ -177,7 +211,10 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     await page.getByRole("button", { name: "Use key" }).click();
     await page.getByTestId("viewer-role").filter({ hasText: "READER" }).waitFor();
     await page.goto(`${server.origin}/dashboard#/tools/kv_put`);
-    await page.getByTestId("forbidden-note").filter({ hasText: "Your role (READER) may not run write tools" }).waitFor();
+    await page
+      .getByTestId("forbidden-note")
+      .filter({ hasText: "Your role (READER) may not run write tools" })
+      .waitFor();
     expect(await page.getByRole("button", { name: "Run" }).count()).toBe(0);
     dash.expectClean();
   });

@@ -50,7 +50,9 @@ describe.skipIf(!present)("the dashboard's connectors screen, in headless Chromi
     await editor.getByRole("button", { name: "Add connector" }).click();
     const detail = page.getByTestId("connector-detail");
     await detail.and(page.locator('[data-connector="acme"]')).waitFor();
-    await expect(page.locator('[data-connector="acme"] [data-testid=connector-summary]').innerText()).resolves.toContain("2 tools · listing v1");
+    await expect(
+      page.locator('[data-connector="acme"] [data-testid=connector-summary]').innerText(),
+    ).resolves.toContain("2 tools · listing v1");
 
     // Each tool with what the upstream proposes and what applies (the proposal, until assigned).
     await expect(row(page, "acme_echo").getByTestId("proposed-tier").innerText()).resolves.toBe("read");
@@ -81,7 +83,10 @@ describe.skipIf(!present)("the dashboard's connectors screen, in headless Chromi
     await result.filter({ hasText: "No change" }).waitFor();
 
     await detail.getByRole("button", { name: "Delete", exact: true }).click();
-    await page.getByRole("alertdialog", { name: "Confirm delete" }).getByRole("button", { name: "Delete acme" }).click();
+    await page
+      .getByRole("alertdialog", { name: "Confirm delete" })
+      .getByRole("button", { name: "Delete acme" })
+      .click();
     await page.getByText("No connector yet").first().waitFor();
     expect(await server.rt.connectors.get(as("ADMIN"), "acme")).toBeNull();
     dash.expectClean();

@@ -28,7 +28,9 @@ describe.skipIf(!present)("the dashboard's Content-Security-Policy, in headless 
         ),
     );
     expect(caught).toBe("EvalError");
-    await expect.poll(() => dash.errors).toEqual(["console: Content-Security-Policy violation: script-src refused eval"]);
+    await expect
+      .poll(() => dash.errors)
+      .toEqual(["console: Content-Security-Policy violation: script-src refused eval"]);
     dash.errors.length = 0;
 
     const ran = await dash.page.evaluate(() => {
@@ -44,6 +46,9 @@ describe.skipIf(!present)("the dashboard's Content-Security-Policy, in headless 
     expect(ran).toEqual({ inline: false, handler: false });
     await expect
       .poll(() => dash.errors.filter((e) => e.startsWith("console: Content-Security-Policy violation")))
-      .toEqual(["console: Content-Security-Policy violation: script-src-elem refused inline", "console: Content-Security-Policy violation: script-src-attr refused inline"]);
+      .toEqual([
+        "console: Content-Security-Policy violation: script-src-elem refused inline",
+        "console: Content-Security-Policy violation: script-src-attr refused inline",
+      ]);
   });
 });

@@ -4,7 +4,8 @@ import { FormValidator } from "../../src/dashboard/forms/validator.ts";
 
 const validator = new FormValidator();
 const check = (schema: RJSFSchema, data: unknown) => validator.validateFormData(data, schema);
-const brief = (schema: RJSFSchema, data: unknown) => check(schema, data).errors.map(({ property, name, message }) => ({ property, name, message }));
+const brief = (schema: RJSFSchema, data: unknown) =>
+  check(schema, data).errors.map(({ property, name, message }) => ({ property, name, message }));
 
 const person: RJSFSchema = {
   type: "object",
@@ -41,10 +42,30 @@ describe("the dashboard's form validator", () => {
 
   it("should say a wrong type, a value out of range and a value outside its enum in ajv's words, under the field's title", () => {
     const { errors } = check(person, { name: "", age: -1.5, role: "root" });
-    expect(errors.map(({ property, name, message, params, stack }) => ({ property, name, message, params, stack }))).toEqual([
-      { property: ".name", name: "minLength", message: "must NOT have fewer than 1 characters", params: { limit: 1 }, stack: "'Name' must NOT have fewer than 1 characters" },
-      { property: ".age", name: "type", message: "must be integer", params: { type: "integer" }, stack: "'Age' must be integer" },
-      { property: ".age", name: "minimum", message: "must be >= 0", params: { comparison: ">=", limit: 0 }, stack: "'Age' must be >= 0" },
+    expect(
+      errors.map(({ property, name, message, params, stack }) => ({ property, name, message, params, stack })),
+    ).toEqual([
+      {
+        property: ".name",
+        name: "minLength",
+        message: "must NOT have fewer than 1 characters",
+        params: { limit: 1 },
+        stack: "'Name' must NOT have fewer than 1 characters",
+      },
+      {
+        property: ".age",
+        name: "type",
+        message: "must be integer",
+        params: { type: "integer" },
+        stack: "'Age' must be integer",
+      },
+      {
+        property: ".age",
+        name: "minimum",
+        message: "must be >= 0",
+        params: { comparison: ">=", limit: 0 },
+        stack: "'Age' must be >= 0",
+      },
       {
         property: ".role",
         name: "enum",
@@ -53,13 +74,20 @@ describe("the dashboard's form validator", () => {
         stack: ".role must be equal to one of the allowed values",
       },
     ]);
-    expect(brief({ type: ["string", "null"] }, 3)).toEqual([{ property: "", name: "type", message: "must be string,null" }]);
+    expect(brief({ type: ["string", "null"] }, 3)).toEqual([
+      { property: "", name: "type", message: "must be string,null" },
+    ]);
   });
 
   it("should check the formats it knows (email, date-time, uri, uuid, and rjsf's color and data-url) and let an unknown format through", () => {
     const formats = {
       type: "object",
-      properties: Object.fromEntries(["email", "date-time", "uri", "uuid", "color", "data-url", "x-unknown"].map((f) => [f, { type: "string", format: f }])),
+      properties: Object.fromEntries(
+        ["email", "date-time", "uri", "uuid", "color", "data-url", "x-unknown"].map((f) => [
+          f,
+          { type: "string", format: f },
+        ]),
+      ),
     } as RJSFSchema;
     const good = {
       email: "ada@example.com",
@@ -71,9 +99,21 @@ describe("the dashboard's form validator", () => {
       "x-unknown": "anything",
     };
     expect(check(formats, good).errors).toEqual([]);
-    const bad = { email: "ada", "date-time": "yesterday", uri: "not a uri", uuid: "123", color: "not-a-colour", "data-url": "hello", "x-unknown": "anything" };
+    const bad = {
+      email: "ada",
+      "date-time": "yesterday",
+      uri: "not a uri",
+      uuid: "123",
+      color: "not-a-colour",
+      "data-url": "hello",
+      "x-unknown": "anything",
+    };
     expect(brief(formats, bad)).toEqual(
-      ["email", "date-time", "uri", "uuid", "color", "data-url"].map((f) => ({ property: `.${f}`, name: "format", message: `must match format "${f}"` })),
+      ["email", "date-time", "uri", "uuid", "color", "data-url"].map((f) => ({
+        property: `.${f}`,
+        name: "format",
+        message: `must match format "${f}"`,
+      })),
     );
   });
 
@@ -88,7 +128,11 @@ describe("the dashboard's form validator", () => {
             lines: {
               type: "array",
               minItems: 1,
-              items: { type: "object", required: ["sku"], properties: { sku: { type: "string", pattern: "^[A-Z]+$" }, qty: { type: "number", multipleOf: 0.5 } } },
+              items: {
+                type: "object",
+                required: ["sku"],
+                properties: { sku: { type: "string", pattern: "^[A-Z]+$" }, qty: { type: "number", multipleOf: 0.5 } },
+              },
             },
           },
         },
@@ -108,8 +152,12 @@ describe("the dashboard's form validator", () => {
         },
       },
     });
-    expect(brief(schema, { order: {} })).toEqual([{ property: ".order.lines", name: "required", message: "must have required property 'lines'" }]);
-    expect(brief(schema, { order: { lines: [] } })).toEqual([{ property: ".order.lines", name: "minItems", message: "must NOT have fewer than 1 items" }]);
+    expect(brief(schema, { order: {} })).toEqual([
+      { property: ".order.lines", name: "required", message: "must have required property 'lines'" },
+    ]);
+    expect(brief(schema, { order: { lines: [] } })).toEqual([
+      { property: ".order.lines", name: "minItems", message: "must NOT have fewer than 1 items" },
+    ]);
   });
 
   it("should follow the schema's own $refs, as zod's JSON Schemas use them for shared definitions", () => {
@@ -118,14 +166,21 @@ describe("the dashboard's form validator", () => {
       properties: { at: { $ref: "#/$defs/point" } },
       $defs: { point: { type: "object", required: ["x"], properties: { x: { type: "number", maximum: 10 } } } },
     };
-    expect(brief(schema, { at: { x: 11 } })).toEqual([{ property: ".at.x", name: "maximum", message: "must be <= 10" }]);
+    expect(brief(schema, { at: { x: 11 } })).toEqual([
+      { property: ".at.x", name: "maximum", message: "must be <= 10" },
+    ]);
     expect(check(schema, { at: { x: 1 } }).errors).toEqual([]);
   });
 
   it("should report an extra property once when additionalProperties is false, and a failed anyOf once per message", () => {
     const closed: RJSFSchema = { type: "object", properties: { a: { type: "string" } }, additionalProperties: false };
     expect(check(closed, { a: "x", b: 1 }).errors).toMatchObject([
-      { name: "additionalProperties", property: "", message: "must NOT have additional properties", params: { additionalProperty: "b" } },
+      {
+        name: "additionalProperties",
+        property: "",
+        message: "must NOT have additional properties",
+        params: { additionalProperty: "b" },
+      },
     ]);
     const either: RJSFSchema = { anyOf: [{ type: "string" }, { type: "string", minLength: 2 }] };
     expect(brief(either, 5)).toEqual([
@@ -146,7 +201,10 @@ describe("the dashboard's form validator", () => {
       (errors) => errors.map((e) => ({ ...e, message: `(${e.message})` })),
     );
     expect(result.errors.map((e) => e.message ?? e.stack)).toEqual(["(must have required property 'Age')", "is taken"]);
-    expect(result.errorSchema).toMatchObject({ age: { __errors: ["(must have required property 'Age')"] }, name: { __errors: ["is taken"] } });
+    expect(result.errorSchema).toMatchObject({
+      age: { __errors: ["(must have required property 'Age')"] },
+      name: { __errors: ["is taken"] },
+    });
   });
 
   it("should report a schema it cannot use as a validation error, not throw", () => {
@@ -157,7 +215,10 @@ describe("the dashboard's form validator", () => {
   });
 
   it("should answer isValid for a subschema whose $refs point into the root schema", () => {
-    const root: RJSFSchema = { $defs: { positive: { type: "integer", minimum: 1 } }, oneOf: [{ $ref: "#/$defs/positive" }, { type: "string" }] };
+    const root: RJSFSchema = {
+      $defs: { positive: { type: "integer", minimum: 1 } },
+      oneOf: [{ $ref: "#/$defs/positive" }, { type: "string" }],
+    };
     const branch: RJSFSchema = { type: "object", properties: { n: { $ref: "#/$defs/positive" } } };
     expect(validator.isValid(branch, { n: 3 }, root)).toBe(true);
     expect(validator.isValid(branch, { n: 0 }, root)).toBe(false);
@@ -168,7 +229,11 @@ describe("the dashboard's form validator", () => {
   });
 
   it("should leave the form's schema objects as they were, and answer alike when asked again", () => {
-    const schema: RJSFSchema = { type: "object", properties: { at: { $ref: "#/$defs/p" } }, $defs: { p: { type: "number" } } };
+    const schema: RJSFSchema = {
+      type: "object",
+      properties: { at: { $ref: "#/$defs/p" } },
+      $defs: { p: { type: "number" } },
+    };
     const before = JSON.stringify(schema);
     expect(brief(schema, { at: "x" })).toEqual(brief(schema, { at: "x" }));
     expect(validator.isValid(schema.properties!.at as RJSFSchema, 1, schema)).toBe(true);

@@ -14,21 +14,38 @@ const RUN = `query($id: ID!) { run(id: $id) { status data errorKind } }`;
 /** Tools that park: one on a yes/no approval with a note, one whose question expires at once. */
 function parkingTools(): App {
   const app = new App();
-  app.tool({ name: "approve_spend", description: "Ask a human to approve an amount.", input: z.object({ amount: z.number() }), pauses: true }, ({ amount }) =>
-    park({
-      interactions: [
-        {
-          question: `Approve spending ${amount} EUR?`,
-          answerFormat: { type: "object", properties: { approved: { type: "boolean", title: "Approved" }, note: { type: "string", title: "Note" } }, required: ["approved"] },
-        },
-      ],
-    }),
+  app.tool(
+    {
+      name: "approve_spend",
+      description: "Ask a human to approve an amount.",
+      input: z.object({ amount: z.number() }),
+      pauses: true,
+    },
+    ({ amount }) =>
+      park({
+        interactions: [
+          {
+            question: `Approve spending ${amount} EUR?`,
+            answerFormat: {
+              type: "object",
+              properties: { approved: { type: "boolean", title: "Approved" }, note: { type: "string", title: "Note" } },
+              required: ["approved"],
+            },
+          },
+        ],
+      }),
   );
   app.tool({ name: "how_many", description: "Asks for a positive count.", input: z.object({}), pauses: true }, () =>
-    park({ interactions: [{ question: "How many copies?", answerFormat: { type: "integer", minimum: 1, title: "Copies" } }] }),
+    park({
+      interactions: [{ question: "How many copies?", answerFormat: { type: "integer", minimum: 1, title: "Copies" } }],
+    }),
   );
-  app.tool({ name: "brief", description: "Asks a question that expires at once.", input: z.object({}), pauses: true }, () =>
-    park({ interactions: [{ question: "Quick, yes or no?", expiresInSeconds: 0.1, answerFormat: { type: "boolean" } }] }),
+  app.tool(
+    { name: "brief", description: "Asks a question that expires at once.", input: z.object({}), pauses: true },
+    () =>
+      park({
+        interactions: [{ question: "Quick, yes or no?", expiresInSeconds: 0.1, answerFormat: { type: "boolean" } }],
+      }),
   );
   return app;
 }
@@ -41,7 +58,12 @@ describe.skipIf(!present)("the dashboard's interactions screen, in headless Chro
     const dash = await suite.open("/dashboard#/interactions");
     const { page } = dash;
     await until("the page to subscribe to interactionsChanged", () => server.rt.bus.listenerCount("interaction") >= 1);
-    const parked = (await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "approve_spend", input: { amount: 120 } })).data!.dispatch;
+    const parked = (
+      await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+        tool: "approve_spend",
+        input: { amount: 120 },
+      })
+    ).data!.dispatch;
     expect(parked.status).toBe("PARKED");
 
     const card = page.locator("article[data-status=PENDING]").filter({ hasText: "Approve spending 120 EUR?" });
@@ -54,7 +76,9 @@ describe.skipIf(!present)("the dashboard's interactions screen, in headless Chro
     const outcome = page.getByTestId("answered").getByTestId("run-outcome");
     await outcome.and(page.locator("[data-status=SUCCEEDED]")).waitFor();
     await expect(outcome.innerText()).resolves.toContain("within budget");
-    expect((await server.gql<{ run: { status: string; data: unknown } }>(RUN, { id: parked.id })).data!.run).toMatchObject({
+    expect(
+      (await server.gql<{ run: { status: string; data: unknown } }>(RUN, { id: parked.id })).data!.run,
+    ).toMatchObject({
       status: "SUCCEEDED",
       data: { approved: true, note: "within budget" },
     });
@@ -85,7 +109,10 @@ describe.skipIf(!present)("the dashboard's interactions screen, in headless Chro
   it("should list an expired question under expired, with its run failed", async () => {
     const server = await suite.serve({ app: parkingTools() });
     const run = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "brief", input: {} })).data!.dispatch;
-    await until("the question to expire", async () => (await server.gql<{ run: { status: string } }>(RUN, { id: run.id })).data!.run.status === "FAILED");
+    await until(
+      "the question to expire",
+      async () => (await server.gql<{ run: { status: string } }>(RUN, { id: run.id })).data!.run.status === "FAILED",
+    );
     const dash = await suite.open("/dashboard#/interactions");
     await dash.page.getByRole("tab", { name: "expired" }).click();
     await dash.page.locator("article[data-status=EXPIRED]").filter({ hasText: "Quick, yes or no?" }).waitFor();

@@ -17,22 +17,33 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
   async function open(path: string) {
     const app = new App();
     gate = gatedTool(app);
-    app.tool({ name: "echo_twice", description: "Echoes its text twice, as two child runs.", input: z.object({ text: z.string() }) }, async ({ text }, ctx) => {
-      await ctx.runTool("echo", { text });
-      return (await ctx.runTool("echo", { text })).data;
-    });
+    app.tool(
+      {
+        name: "echo_twice",
+        description: "Echoes its text twice, as two child runs.",
+        input: z.object({ text: z.string() }),
+      },
+      async ({ text }, ctx) => {
+        await ctx.runTool("echo", { text });
+        return (await ctx.runTool("echo", { text })).data;
+      },
+    );
     server = await suite.serve({ app });
     const dash = await suite.open(path);
     return { page: dash.page, server, dash };
   }
 
   /** Resolves once the page's runEvents subscription is registered on the server. */
-  const listening = (count = 1) => until("the page to subscribe to runEvents", () => server.rt.bus.listenerCount("runEvent") >= count);
+  const listening = (count = 1) =>
+    until("the page to subscribe to runEvents", () => server.rt.bus.listenerCount("runEvent") >= count);
 
   it("should show a run dispatched by another client as it starts and as it ends, with its tool, status and id", async () => {
     const { page, server, dash } = await open("/dashboard#/runs");
     await listening();
-    const other = server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "gated_step", input: { label: "from elsewhere" } });
+    const other = server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+      tool: "gated_step",
+      input: { label: "from elsewhere" },
+    });
     const row = page.locator("tr[data-tool=gated_step]");
     await row.locator('[data-status="RUNNING"]').waitFor();
     gate.release();
@@ -51,7 +62,9 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
     await page.locator("tr[data-tool=echo][data-status=SUCCEEDED]").waitFor();
     const opened = server.dropConnections();
     // Dispatched while the page has no connection: the page catches up by afterSeq once it reconnects.
-    const during = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "calculate", input: { op: "add", a: 1, b: 2 } })).data!.dispatch;
+    const during = (
+      await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "calculate", input: { op: "add", a: 1, b: 2 } })
+    ).data!.dispatch;
     await page.locator(`tr[data-run="${during.id}"][data-status=SUCCEEDED]`).waitFor({ timeout: 20_000 });
     expect(server.connections()).toBeGreaterThan(opened);
     dash.expectClean();
@@ -65,7 +78,9 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
     const rows = page.getByTestId("run-table").locator("tbody tr");
     await expect.poll(() => rows.count()).toBe(2);
     await page.getByLabel("Filter by status").selectOption("FAILED");
-    await expect.poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-tool")))).toEqual(["calculate"]);
+    await expect
+      .poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-tool"))))
+      .toEqual(["calculate"]);
     await page.getByLabel("Filter by status").selectOption("");
     await page.getByLabel("Filter by tool").selectOption("echo");
     await expect.poll(() => rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-tool")))).toEqual(["echo"]);
@@ -80,7 +95,8 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
 
   it("should show a run's attempts, waits, events and output, following it live", async () => {
     const { page, server, dash } = await open("/dashboard#/runs");
-    const flaky = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "flaky", input: { failures: 2 } })).data!.dispatch;
+    const flaky = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "flaky", input: { failures: 2 } }))
+      .data!.dispatch;
     await page.locator(`tr[data-run="${flaky.id}"] a[href="#/runs/${flaky.id}"]`).click();
     const detail = page.getByTestId("run-detail");
     await detail.and(page.locator('[data-status="SUCCEEDED"]')).waitFor();
@@ -102,7 +118,8 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
 
   it("should show, for each attempt of a retried run, the wait the retry policy took before the next", async () => {
     const { page, server, dash } = await open("/dashboard#/runs");
-    const flaky = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "flaky", input: { failures: 2 } })).data!.dispatch;
+    const flaky = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "flaky", input: { failures: 2 } }))
+      .data!.dispatch;
     const waits = (await server.rt.runs.get(flaky.id))!.attempts.map((a) => a.waitSeconds);
     expect(waits[0]).toBeGreaterThan(0);
     expect(waits[1]).toBeGreaterThan(0);
@@ -120,11 +137,18 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
 
   it("should show the runs a run started, each linking to its own detail, and link back to their parent", async () => {
     const { page, server, dash } = await open("/dashboard#/runs");
-    const parent = (await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "echo_twice", input: { text: "hi" } })).data!.dispatch;
+    const parent = (
+      await server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+        tool: "echo_twice",
+        input: { text: "hi" },
+      })
+    ).data!.dispatch;
     expect(parent.status).toBe("SUCCEEDED");
     await page.goto(`${server.origin}/dashboard#/runs/${parent.id}`);
     const children = page.getByRole("region", { name: "Children" }).locator("tbody tr");
-    await expect.poll(() => children.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-tool")))).toEqual(["echo", "echo"]);
+    await expect
+      .poll(() => children.evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-tool"))))
+      .toEqual(["echo", "echo"]);
     await children.first().locator("a[href^='#/runs/']").click();
     await page.getByTestId("run-detail").getByText("Started by").waitFor();
     await page.getByTestId("run-detail").locator(`a[href="#/runs/${parent.id}"]`).click();
@@ -149,7 +173,10 @@ describe.skipIf(!present)("the dashboard's runs screen, in headless Chromium", (
   it("should cancel a running run from its detail", async () => {
     const { page, server, dash } = await open("/dashboard#/runs");
     await listening();
-    const pending = server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "gated_step", input: { label: "to cancel" } });
+    const pending = server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+      tool: "gated_step",
+      input: { label: "to cancel" },
+    });
     await page.locator("tr[data-tool=gated_step] a[href^='#/runs/']").click();
     await page.getByTestId("run-detail").and(page.locator('[data-status="RUNNING"]')).waitFor();
     await page.getByRole("button", { name: "Cancel run" }).click();

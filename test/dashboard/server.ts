@@ -11,7 +11,10 @@ export interface TestServer {
   app: TaiServer;
   /** `http://127.0.0.1:<port>` */
   origin: string;
-  /** Cuts every WebSocket the server has accepted so far, as a network failure would; returns how many it accepted in all. */
+  /**
+   * Cuts every WebSocket the server has accepted so far, as a network failure would; returns how many it accepted in
+   * all.
+   */
   dropConnections(): number;
   /** How many WebSocket connections the server has accepted. */
   connections(): number;
@@ -64,7 +67,12 @@ export function gatedTool(app: App, name = "gated_step"): { release(): void; sta
   let released = 0;
   let count = 0;
   app.tool(
-    { name, label: "Gated step", description: "Waits until the test lets it finish, then echoes its label.", input: z.object({ label: z.string() }) },
+    {
+      name,
+      label: "Gated step",
+      description: "Waits until the test lets it finish, then echoes its label.",
+      input: z.object({ label: z.string() }),
+    },
     async ({ label }, ctx) => {
       count++;
       if (released > 0) released--;

@@ -16,7 +16,11 @@ describe.skipIf(!present)("the dashboard's spans screen, in headless Chromium", 
     const app = new App();
     const gate = gatedTool(app);
     const server = await suite.serve({ app });
-    await server.rt.manifests.put({ name: "monitored", document: { extensions: { gated_step: ["monitor"] } } }, null, as("ADMIN"));
+    await server.rt.manifests.put(
+      { name: "monitored", document: { extensions: { gated_step: ["monitor"] } } },
+      null,
+      as("ADMIN"),
+    );
     await server.rt.manifests.activate("monitored", as("ADMIN"));
     const dash = await suite.open("/dashboard#/spans");
     const { page } = dash;
@@ -25,7 +29,10 @@ describe.skipIf(!present)("the dashboard's spans screen, in headless Chromium", 
     // Set in this document: a reload or a navigation would lose it.
     await page.evaluate(() => Object.assign(window, { sameDocument: true }));
 
-    const pending = server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "gated_step_monitor", input: { label: "traced" } });
+    const pending = server.gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+      tool: "gated_step_monitor",
+      input: { label: "traced" },
+    });
     const opened = page.getByTestId("span-table").locator("tbody tr[data-status=RUNNING]");
     await opened.waitFor();
     const spanId = (await opened.getAttribute("data-span"))!;

@@ -25,16 +25,35 @@ describe("what the Studio offers for an agent, from its declaration", () => {
     const drawn = Object.keys(plan.form!.properties as object);
     expect(drawn).toContain("askCaller");
     expect(drawn).toContain("responseFormat");
-    for (const kept of ["toolNames", "interruptOn", "systemMessage", "userMessage", "threadId", "resume", "resumeCheckpointId"]) expect(drawn).not.toContain(kept);
+    for (const kept of [
+      "toolNames",
+      "interruptOn",
+      "systemMessage",
+      "userMessage",
+      "threadId",
+      "resume",
+      "resumeCheckpointId",
+    ])
+      expect(drawn).not.toContain(kept);
   });
 
   it("should offer an agent that is not specRunnable no control, only its own input, even when its input names a composable field", () => {
     const plan = studioPlan(info(TripAgent));
-    expect(plan).toMatchObject({ message: false, controls: { toolNames: false, interruptOn: false, systemMessage: false }, formFields: 2 });
-    expect(plan.form).toMatchObject({ properties: { city: { type: "string" }, nights: { type: "integer" } }, required: ["city", "nights"] });
+    expect(plan).toMatchObject({
+      message: false,
+      controls: { toolNames: false, interruptOn: false, systemMessage: false },
+      formFields: 2,
+    });
+    expect(plan.form).toMatchObject({
+      properties: { city: { type: "string" }, nights: { type: "integer" } },
+      required: ["city", "nights"],
+    });
     const withTools = studioPlan({
       specRunnable: false,
-      inputSchema: z.toJSONSchema(z.object({ toolNames: z.array(z.string()), userMessage: z.string() })) as Record<string, unknown>,
+      inputSchema: z.toJSONSchema(z.object({ toolNames: z.array(z.string()), userMessage: z.string() })) as Record<
+        string,
+        unknown
+      >,
     });
     expect(withTools.controls.toolNames).toBe(false);
     expect(withTools.message).toBe(true);
@@ -44,7 +63,9 @@ describe("what the Studio offers for an agent, from its declaration", () => {
   it("should not offer a specRunnable agent a control whose field its input does not advertise", () => {
     const plan = studioPlan({
       specRunnable: true,
-      inputSchema: z.toJSONSchema(z.object({ toolNames: z.array(z.string()).optional(), userMessage: z.string() })) as Record<string, unknown>,
+      inputSchema: z.toJSONSchema(
+        z.object({ toolNames: z.array(z.string()).optional(), userMessage: z.string() }),
+      ) as Record<string, unknown>,
     });
     expect(plan.controls).toEqual({ toolNames: true, interruptOn: false, systemMessage: false });
     expect(plan.form).toBeNull();
@@ -52,12 +73,21 @@ describe("what the Studio offers for an agent, from its declaration", () => {
 
   it("should start the second agent with its own fields under extra and nothing it does not declare", () => {
     const agent = info(TripAgent);
-    expect(runInput(agent, studioPlan(agent), controls, "ignored", { city: "Lyon", nights: 3 })).toEqual({ agent: "trip_planner", extra: { city: "Lyon", nights: 3 } });
+    expect(runInput(agent, studioPlan(agent), controls, "ignored", { city: "Lyon", nights: 3 })).toEqual({
+      agent: "trip_planner",
+      extra: { city: "Lyon", nights: 3 },
+    });
   });
 
   it("should start the tools agent with its message, its controls, and a form's run option by its own name", () => {
     const agent = info(ToolsAgent);
-    expect(runInput(agent, studioPlan(agent), controls, " What is 6 times 7? ", { recursionLimit: 3, askCaller: false, stray: 1 })).toEqual({
+    expect(
+      runInput(agent, studioPlan(agent), controls, " What is 6 times 7? ", {
+        recursionLimit: 3,
+        askCaller: false,
+        stray: 1,
+      }),
+    ).toEqual({
       agent: "tools_agent",
       userMessage: "What is 6 times 7?",
       toolNames: ["calculate", "kv_put"],

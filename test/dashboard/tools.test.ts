@@ -17,7 +17,8 @@ describe.skipIf(!present)("the dashboard's tools screen, in headless Chromium", 
     const { page } = dash;
     await expect(page.title()).resolves.toBe("tai42 dashboard");
     const list = page.getByTestId("tool-list");
-    for (const name of ["echo", "calculate", "sleep", "kv_put", "admin_stats"]) await list.locator(`a[data-tool="${name}"]`).waitFor();
+    for (const name of ["echo", "calculate", "sleep", "kv_put", "admin_stats"])
+      await list.locator(`a[data-tool="${name}"]`).waitFor();
     await page.getByTestId("viewer-role").filter({ hasText: "USER" }).waitFor();
     await dash.screenshot("tools");
     dash.expectClean();
@@ -49,12 +50,22 @@ describe.skipIf(!present)("the dashboard's tools screen, in headless Chromium", 
     const list = dash.page.getByTestId("tool-list");
     await list.locator('a[data-tool="echo"]').waitFor();
     await until("the page to subscribe to toolsChanged", () => server.rt.bus.listenerCount("toolsChanged") === 1);
-    app.tool({ name: "added_live", description: "Registered while the page is open.", input: z.object({}) }, () => "ok");
+    app.tool(
+      { name: "added_live", description: "Registered while the page is open.", input: z.object({}) },
+      () => "ok",
+    );
     await list.locator('a[data-tool="added_live"]').waitFor();
 
     server.dropConnections();
-    await until("the page to subscribe again", () => server.rt.bus.listenerCount("toolsChanged") === 1 && server.connections() > 1, 20_000);
-    app.tool({ name: "added_after_the_drop", description: "Registered after the connection dropped.", input: z.object({}) }, () => "ok");
+    await until(
+      "the page to subscribe again",
+      () => server.rt.bus.listenerCount("toolsChanged") === 1 && server.connections() > 1,
+      20_000,
+    );
+    app.tool(
+      { name: "added_after_the_drop", description: "Registered after the connection dropped.", input: z.object({}) },
+      () => "ok",
+    );
     await list.locator('a[data-tool="added_after_the_drop"]').waitFor();
     dash.expectClean();
   });

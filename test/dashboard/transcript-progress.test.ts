@@ -7,7 +7,15 @@ const base = { final: false, seq: 0, runId: "r1", agent: null };
 describe("the dashboard transcript and ToolProgressStep", () => {
   it("should keep a running call's progress update out of the transcript's terminal, and pair the result with its call", () => {
     const events = [
-      { ...base, __typename: "ToolCallStep", type: "tool_call_step", seq: 1, tool: "scan", args: { dir: "src" }, callId: "c1" },
+      {
+        ...base,
+        __typename: "ToolCallStep",
+        type: "tool_call_step",
+        seq: 1,
+        tool: "scan",
+        args: { dir: "src" },
+        callId: "c1",
+      },
       {
         ...base,
         __typename: "ToolProgressStep",
@@ -21,10 +29,29 @@ describe("the dashboard transcript and ToolProgressStep", () => {
         total: 2,
         details: null,
       },
-      { ...base, __typename: "ToolResultStep", type: "tool_result_step", seq: 3, tool: "scan", callId: "c1", result: { files: 2 }, details: null, isError: false },
+      {
+        ...base,
+        __typename: "ToolResultStep",
+        type: "tool_result_step",
+        seq: 3,
+        tool: "scan",
+        callId: "c1",
+        result: { files: 2 },
+        details: null,
+        isError: false,
+      },
     ] as StreamEvent[];
     const t = events.reduce(applyEvent, emptyTranscript());
     expect(t.final).toBeNull();
-    expect(t.items).toEqual([{ kind: "call", agent: null, tool: "scan", callId: "c1", args: { dir: "src" }, result: { value: { files: 2 }, details: null, isError: false } }]);
+    expect(t.items).toEqual([
+      {
+        kind: "call",
+        agent: null,
+        tool: "scan",
+        callId: "c1",
+        args: { dir: "src" },
+        result: { value: { files: 2 }, details: null, isError: false },
+      },
+    ]);
   });
 });

@@ -6,7 +6,12 @@ const withCode = (code: string, message = "driver failure") => Object.assign(new
 
 describe("contentionError: contention and outages as typed, retryable API errors", () => {
   it("should give CONFLICT for a write conflict or deadlock, at any depth of the cause chain", () => {
-    for (const error of [withCode("P2034"), withCode("40001"), withCode("40P01"), new Error("wrapped", { cause: withCode("40P01") })]) {
+    for (const error of [
+      withCode("P2034"),
+      withCode("40001"),
+      withCode("40P01"),
+      new Error("wrapped", { cause: withCode("40P01") }),
+    ]) {
       const e = contentionError(error);
       expect(e).toBeInstanceOf(ApiError);
       expect(e).toMatchObject({ code: "CONFLICT", retryable: true });
@@ -14,9 +19,13 @@ describe("contentionError: contention and outages as typed, retryable API errors
   });
 
   it("should read codes from a driver adapter's metadata and its kind", () => {
-    const prismaLike = Object.assign(new Error("query failed"), { meta: { driverAdapterError: { cause: { kind: "TransactionWriteConflict" } } } });
+    const prismaLike = Object.assign(new Error("query failed"), {
+      meta: { driverAdapterError: { cause: { kind: "TransactionWriteConflict" } } },
+    });
     expect(contentionError(prismaLike)).toMatchObject({ code: "CONFLICT" });
-    const unreachable = Object.assign(new Error("query failed"), { meta: { driverAdapterError: { cause: { kind: "DatabaseNotReachable" } } } });
+    const unreachable = Object.assign(new Error("query failed"), {
+      meta: { driverAdapterError: { cause: { kind: "DatabaseNotReachable" } } },
+    });
     expect(contentionError(unreachable)).toMatchObject({ code: "UNAVAILABLE" });
   });
 
@@ -35,7 +44,9 @@ describe("contentionError: contention and outages as typed, retryable API errors
 
   it("should say what to do and name no driver", () => {
     const e = contentionError(withCode("SQLITE_BUSY", "SQLITE_BUSY: database is locked at /var/lib/tai.db"))!;
-    expect(e.message).toBe(`the database is busy or out of reach (no connection or lock within ${DB_WAIT_MS / 1000} s); send the request again`);
+    expect(e.message).toBe(
+      `the database is busy or out of reach (no connection or lock within ${DB_WAIT_MS / 1000} s); send the request again`,
+    );
     expect(contentionError(withCode("P2034"))!.message).toContain("send it again");
   });
 

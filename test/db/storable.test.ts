@@ -60,7 +60,10 @@ describe("unstorableIssues: refusing caller text that must be stored as given", 
   it("should name each unstorable string at its path, saying why", () => {
     expect(unstorableIssues({ a: `x${NUL}`, list: ["ok", `y${HIGH}`] }, "/input")).toEqual([
       { path: "/input/a", message: "contains a NUL character (U+0000), which cannot be stored" },
-      { path: "/input/list/1", message: "contains a lone UTF-16 surrogate (not valid Unicode), which cannot be stored" },
+      {
+        path: "/input/list/1",
+        message: "contains a lone UTF-16 surrogate (not valid Unicode), which cannot be stored",
+      },
     ]);
   });
 
@@ -72,7 +75,9 @@ describe("unstorableIssues: refusing caller text that must be stored as given", 
   });
 
   it("should check a bare string at the path given", () => {
-    expect(unstorableIssues(`${NUL}`, "/answer")).toEqual([{ path: "/answer", message: "contains a NUL character (U+0000), which cannot be stored" }]);
+    expect(unstorableIssues(`${NUL}`, "/answer")).toEqual([
+      { path: "/answer", message: "contains a NUL character (U+0000), which cannot be stored" },
+    ]);
   });
 
   it("should stop walking into further objects once 50 issues are found", () => {

@@ -22,9 +22,14 @@ beforeAll(async () => {
     bodies++;
     return { text };
   });
-  app.tool({ name: "hang", description: "Runs until cancelled.", input: z.object({}), timeoutSeconds: 60 }, (_input, ctx) => {
-    return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));
-  });
+  app.tool(
+    { name: "hang", description: "Runs until cancelled.", input: z.object({}), timeoutSeconds: 60 },
+    (_input, ctx) => {
+      return new Promise((_, reject) =>
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+      );
+    },
+  );
   rt = await testRuntime({ app });
 });
 afterAll(() => rt?.dispose());
@@ -36,32 +41,53 @@ async function refusal(promise: Promise<unknown>) {
 }
 
 describe("dispatch bounds, at the chokepoint", () => {
-  it.each(DOORS)("should refuse a timeoutSeconds of 0 or NaN from the %s door as BAD_USER_INPUT, before any run exists", async (door) => {
-    const before = { bodies, runs: await rt.runs.count({}) };
-    for (const timeoutSeconds of [0, -1, Number.NaN]) {
-      expect(await refusal(rt.dispatcher.run({ tool: "echo", input: { text: "x" }, caller: as("USER"), door, timeoutSeconds }))).toEqual({
-        code: "BAD_USER_INPUT",
-        message: "timeoutSeconds must be > 0",
-        issues: [{ path: "/timeoutSeconds", message: "must be > 0" }],
-      });
-    }
-    expect({ bodies, runs: await rt.runs.count({}) }).toEqual(before);
-  });
+  it.each(DOORS)(
+    "should refuse a timeoutSeconds of 0 or NaN from the %s door as BAD_USER_INPUT, before any run exists",
+    async (door) => {
+      const before = { bodies, runs: await rt.runs.count({}) };
+      for (const timeoutSeconds of [0, -1, Number.NaN]) {
+        expect(
+          await refusal(
+            rt.dispatcher.run({ tool: "echo", input: { text: "x" }, caller: as("USER"), door, timeoutSeconds }),
+          ),
+        ).toEqual({
+          code: "BAD_USER_INPUT",
+          message: "timeoutSeconds must be > 0",
+          issues: [{ path: "/timeoutSeconds", message: "must be > 0" }],
+        });
+      }
+      expect({ bodies, runs: await rt.runs.count({}) }).toEqual(before);
+    },
+  );
 
-  it.each(DOORS)("should refuse an idempotency key of 0 or 201 characters from the %s door as BAD_USER_INPUT, before any run exists", async (door) => {
-    const before = { bodies, runs: await rt.runs.count({}) };
-    for (const idempotencyKey of ["", "k".repeat(201)]) {
-      expect(await refusal(rt.dispatcher.run({ tool: "echo", input: { text: "x" }, caller: as("USER"), door, idempotencyKey }))).toEqual({
-        code: "BAD_USER_INPUT",
-        message: "idempotencyKey must be 1 to 200 characters",
-        issues: [{ path: "/idempotencyKey", message: "must be 1 to 200 characters" }],
-      });
-    }
-    expect({ bodies, runs: await rt.runs.count({}) }).toEqual(before);
-  });
+  it.each(DOORS)(
+    "should refuse an idempotency key of 0 or 201 characters from the %s door as BAD_USER_INPUT, before any run exists",
+    async (door) => {
+      const before = { bodies, runs: await rt.runs.count({}) };
+      for (const idempotencyKey of ["", "k".repeat(201)]) {
+        expect(
+          await refusal(
+            rt.dispatcher.run({ tool: "echo", input: { text: "x" }, caller: as("USER"), door, idempotencyKey }),
+          ),
+        ).toEqual({
+          code: "BAD_USER_INPUT",
+          message: "idempotencyKey must be 1 to 200 characters",
+          issues: [{ path: "/idempotencyKey", message: "must be 1 to 200 characters" }],
+        });
+      }
+      expect({ bodies, runs: await rt.runs.count({}) }).toEqual(before);
+    },
+  );
 
   it("should accept the bounds' edges: a 200-character key and a small timeout", async () => {
-    const run = await rt.dispatcher.run({ tool: "echo", input: { text: "edge" }, caller: as("USER"), door: "runtime", idempotencyKey: "k".repeat(200), timeoutSeconds: 0.5 });
+    const run = await rt.dispatcher.run({
+      tool: "echo",
+      input: { text: "edge" },
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "k".repeat(200),
+      timeoutSeconds: 0.5,
+    });
     expect(run).toMatchObject({ status: "SUCCEEDED", data: { text: "edge" } });
   });
 });
@@ -70,7 +96,13 @@ describe("cancelling on a caller's behalf", () => {
   /** Starts `hang` as `caller` and resolves with its id once it is stored RUNNING, and the run's end. */
   async function hanging(caller = as("USER")): Promise<{ id: string; ended: Promise<unknown> }> {
     let id = "";
-    const ended = rt.dispatcher.run({ tool: "hang", input: {}, caller, door: "runtime", onRun: (runId) => (id = runId) });
+    const ended = rt.dispatcher.run({
+      tool: "hang",
+      input: {},
+      caller,
+      door: "runtime",
+      onRun: (runId) => (id = runId),
+    });
     await vi.waitFor(async () => expect((await rt.runs.get(id))?.status).toBe("RUNNING"));
     return { id, ended };
   }
@@ -78,10 +110,18 @@ describe("cancelling on a caller's behalf", () => {
   it("should answer NOT_FOUND, and leave the run running, when the caller may not see it", async () => {
     const { id, ended } = await hanging(as("USER"));
     for (const stranger of [callerOf("USER", "other", "key-other"), callerOf("USER"), as("READER")]) {
-      expect(await refusal(rt.dispatcher.cancelFor(stranger, id))).toEqual({ code: "NOT_FOUND", message: `no run with id "${id}"`, issues: [] });
+      expect(await refusal(rt.dispatcher.cancelFor(stranger, id))).toEqual({
+        code: "NOT_FOUND",
+        message: `no run with id "${id}"`,
+        issues: [],
+      });
     }
     expect((await rt.runs.get(id))?.status).toBe("RUNNING");
-    expect(await rt.dispatcher.cancelFor(as("USER"), id)).toMatchObject({ id, status: "CANCELLED", errorKind: "CANCELLED" });
+    expect(await rt.dispatcher.cancelFor(as("USER"), id)).toMatchObject({
+      id,
+      status: "CANCELLED",
+      errorKind: "CANCELLED",
+    });
     await ended;
   });
 
@@ -92,6 +132,10 @@ describe("cancelling on a caller's behalf", () => {
   });
 
   it("should answer NOT_FOUND for a run that does not exist, as for a hidden one", async () => {
-    expect(await refusal(rt.dispatcher.cancelFor(as("ADMIN"), "no-such-run"))).toEqual({ code: "NOT_FOUND", message: 'no run with id "no-such-run"', issues: [] });
+    expect(await refusal(rt.dispatcher.cancelFor(as("ADMIN"), "no-such-run"))).toEqual({
+      code: "NOT_FOUND",
+      message: 'no run with id "no-such-run"',
+      issues: [],
+    });
   });
 });

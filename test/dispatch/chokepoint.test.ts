@@ -31,7 +31,12 @@ describe("the dispatch chokepoint", () => {
     expect(run.data).toEqual({ doubled: 42 });
     expect(run.content).toEqual([{ type: "text", text: '{"doubled":42}' }]);
     const back = await rt.runs.get(run.id);
-    expect(back).toMatchObject({ status: "SUCCEEDED", data: { doubled: 42 }, door: "runtime", attempts: [{ number: 1, errorKind: null }] });
+    expect(back).toMatchObject({
+      status: "SUCCEEDED",
+      data: { doubled: 42 },
+      door: "runtime",
+      attempts: [{ number: 1, errorKind: null }],
+    });
   });
 
   it("should reject an unknown tool as a FAILED NOT_FOUND run, recorded for audit", async () => {
@@ -42,7 +47,12 @@ describe("the dispatch chokepoint", () => {
   });
 
   it("should list every invalid argument with its path and never run the body", async () => {
-    const run = await rt.dispatcher.run({ tool: "double", input: { n: "x", extra: 1 }, caller: as("USER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "double",
+      input: { n: "x", extra: 1 },
+      caller: as("USER"),
+      door: "runtime",
+    });
     expect(run).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
     const issues = (run.details as { issues: { path: string; message: string }[] }).issues;
     expect(issues).toEqual(
@@ -61,11 +71,29 @@ describe("the dispatch chokepoint", () => {
   });
 
   it("should return the first run for a re-issued idempotency key without running the body again", async () => {
-    const first = await rt.dispatcher.run({ tool: "double", input: { n: 1 }, caller: as("USER"), door: "runtime", idempotencyKey: "k1" });
-    const second = await rt.dispatcher.run({ tool: "double", input: { n: 1 }, caller: as("USER"), door: "runtime", idempotencyKey: "k1" });
+    const first = await rt.dispatcher.run({
+      tool: "double",
+      input: { n: 1 },
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "k1",
+    });
+    const second = await rt.dispatcher.run({
+      tool: "double",
+      input: { n: 1 },
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "k1",
+    });
     expect(second.id).toBe(first.id);
     expect(calls).toBe(1);
-    const other = await rt.dispatcher.run({ tool: "double", input: { n: 1 }, caller: as("ADMIN"), door: "runtime", idempotencyKey: "k1" });
+    const other = await rt.dispatcher.run({
+      tool: "double",
+      input: { n: 1 },
+      caller: as("ADMIN"),
+      door: "runtime",
+      idempotencyKey: "k1",
+    });
     expect(other.id).not.toBe(first.id);
   });
 
@@ -77,9 +105,21 @@ describe("the dispatch chokepoint", () => {
       await gate;
       return "done";
     });
-    const a = rt.dispatcher.run({ tool: "slow", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "same" });
+    const a = rt.dispatcher.run({
+      tool: "slow",
+      input: {},
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "same",
+    });
     await until("the first run to be running", () => calls === 1);
-    const b = rt.dispatcher.run({ tool: "slow", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "same" });
+    const b = rt.dispatcher.run({
+      tool: "slow",
+      input: {},
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "same",
+    });
     await new Promise((r) => setTimeout(r, 50));
     release();
     const [ra, rb] = await Promise.all([a, b]);

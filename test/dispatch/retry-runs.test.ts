@@ -18,17 +18,21 @@ describe("retries through the dispatch chokepoint", () => {
   });
   afterEach(() => rt.dispose());
 
-  const run = (tool: string, input: Record<string, unknown> = {}) => rt.dispatcher.run({ tool, input, caller: as("USER"), door: "runtime" });
+  const run = (tool: string, input: Record<string, unknown> = {}) =>
+    rt.dispatcher.run({ tool, input, caller: as("USER"), door: "runtime" });
 
   /** Registers a tool that fails with `kinds[n-1]` on attempt n and succeeds after them. */
   function flaky(name: string, kinds: ErrorKind[], retry?: Parameters<App["retryPolicy"]>[1]) {
     const calls: number[] = [];
-    app.tool({ name, description: "Fails a few times, then succeeds.", input: z.object({}), ...(retry ? { retry } : {}) }, (_i, ctx) => {
-      calls.push(ctx.attempt);
-      const kind = kinds[ctx.attempt - 1];
-      if (kind) throw new ToolError(`attempt ${ctx.attempt}: ${kind}`, { kind });
-      return { attempt: ctx.attempt };
-    });
+    app.tool(
+      { name, description: "Fails a few times, then succeeds.", input: z.object({}), ...(retry ? { retry } : {}) },
+      (_i, ctx) => {
+        calls.push(ctx.attempt);
+        const kind = kinds[ctx.attempt - 1];
+        if (kind) throw new ToolError(`attempt ${ctx.attempt}: ${kind}`, { kind });
+        return { attempt: ctx.attempt };
+      },
+    );
     return calls;
   }
 
@@ -38,27 +42,50 @@ describe("retries through the dispatch chokepoint", () => {
 
   describe("attempt records", () => {
     it("should record every attempt and its wait on the persisted run", async () => {
-      const calls = flaky("flaky", ["UNAVAILABLE", "RATE_LIMITED"], { maxAttempts: 3, idempotent: true, retryable: true, backoff: FAST });
+      const calls = flaky("flaky", ["UNAVAILABLE", "RATE_LIMITED"], {
+        maxAttempts: 3,
+        idempotent: true,
+        retryable: true,
+        backoff: FAST,
+      });
       const done = await run("flaky");
       expect(done).toMatchObject({ status: "SUCCEEDED", data: { attempt: 3 } });
       expect(calls).toEqual([1, 2, 3]);
       const stored = (await rt.runs.get(done.id))!;
-      expect(stored.attempts.map(({ number, errorKind, errorMessage, waitSeconds }) => ({ number, errorKind, errorMessage, waitSeconds }))).toEqual([
+      expect(
+        stored.attempts.map(({ number, errorKind, errorMessage, waitSeconds }) => ({
+          number,
+          errorKind,
+          errorMessage,
+          waitSeconds,
+        })),
+      ).toEqual([
         { number: 1, errorKind: "UNAVAILABLE", errorMessage: "attempt 1: UNAVAILABLE", waitSeconds: 0.01 },
         { number: 2, errorKind: "RATE_LIMITED", errorMessage: "attempt 2: RATE_LIMITED", waitSeconds: 0.02 },
         { number: 3, errorKind: null, errorMessage: null, waitSeconds: null },
       ]);
       for (const [i, a] of stored.attempts.entries()) {
         expect(Date.parse(a.finishedAt!)).toBeGreaterThanOrEqual(Date.parse(a.startedAt));
-        if (i > 0) expect(Date.parse(a.startedAt)).toBeGreaterThanOrEqual(Date.parse(stored.attempts[i - 1].finishedAt!));
+        if (i > 0)
+          expect(Date.parse(a.startedAt)).toBeGreaterThanOrEqual(Date.parse(stored.attempts[i - 1].finishedAt!));
       }
       expect(done.attempts).toEqual(stored.attempts);
     });
 
     it("should fail with the last error once the budget is spent, its last wait null", async () => {
-      const calls = flaky("down", ["UNAVAILABLE", "UNAVAILABLE", "NETWORK", "NETWORK"], { maxAttempts: 3, idempotent: true, retryable: true, backoff: FAST });
+      const calls = flaky("down", ["UNAVAILABLE", "UNAVAILABLE", "NETWORK", "NETWORK"], {
+        maxAttempts: 3,
+        idempotent: true,
+        retryable: true,
+        backoff: FAST,
+      });
       const done = await run("down");
-      expect(done).toMatchObject({ status: "FAILED", isError: true, errorKind: "NETWORK", errorMessage: "attempt 3: NETWORK" });
+      expect(done).toMatchObject({
+        status: "FAILED",
+        isError: true,
+        errorKind: "NETWORK",
+        errorMessage: "attempt 3: NETWORK",
+      });
       expect(calls).toEqual([1, 2, 3]);
       const stored = (await rt.runs.get(done.id))!;
       expect(stored).toMatchObject({ status: "FAILED", errorKind: "NETWORK" });
@@ -74,11 +101,18 @@ describe("retries through the dispatch chokepoint", () => {
       const done = await run("plain");
       expect(done).toMatchObject({ status: "FAILED", errorKind: "UNAVAILABLE", retryPolicy: null });
       expect(calls).toEqual([1]);
-      expect((await rt.runs.get(done.id))!.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: null })]);
+      expect((await rt.runs.get(done.id))!.attempts).toEqual([
+        expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: null }),
+      ]);
     });
 
     it("should not retry a kind the policy does not list", async () => {
-      const calls = flaky("picky", ["UPSTREAM"], { maxAttempts: 3, idempotent: true, retryable: ["TIMEOUT"], backoff: FAST });
+      const calls = flaky("picky", ["UPSTREAM"], {
+        maxAttempts: 3,
+        idempotent: true,
+        retryable: ["TIMEOUT"],
+        backoff: FAST,
+      });
       expect(await run("picky")).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM" });
       expect(calls).toEqual([1]);
     });
@@ -144,7 +178,12 @@ describe("retries through the dispatch chokepoint", () => {
 
   describe("the applied policy", () => {
     it("should show the effective policy and the name it was declared on", async () => {
-      flaky("declared", [], { maxAttempts: 4, idempotent: true, retryable: ["UPSTREAM", "NETWORK"], backoff: { initialSeconds: 0.01 } });
+      flaky("declared", [], {
+        maxAttempts: 4,
+        idempotent: true,
+        retryable: ["UPSTREAM", "NETWORK"],
+        backoff: { initialSeconds: 0.01 },
+      });
       const done = await run("declared");
       const expected = {
         maxAttempts: 4,
@@ -159,7 +198,12 @@ describe("retries through the dispatch chokepoint", () => {
 
     it("should resolve retryable: true to the default transient kinds on the run", async () => {
       flaky("transient", [], { maxAttempts: 2, idempotent: true, retryable: true, backoff: FAST });
-      expect((await run("transient")).retryPolicy?.retryableKinds).toEqual(["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"]);
+      expect((await run("transient")).retryPolicy?.retryableKinds).toEqual([
+        "TIMEOUT",
+        "RATE_LIMITED",
+        "UNAVAILABLE",
+        "NETWORK",
+      ]);
     });
 
     it("should apply a policy declared with app.retryPolicy after the tool was registered", async () => {
@@ -174,7 +218,10 @@ describe("retries through the dispatch chokepoint", () => {
       app.retryPolicy("early", { maxAttempts: 3, idempotent: true, retryable: ["UPSTREAM"], backoff: FAST });
       const calls = flaky("early", ["UPSTREAM", "UPSTREAM"]);
       const done = await run("early");
-      expect(done).toMatchObject({ status: "SUCCEEDED", retryPolicy: { declaredOn: "early", retryableKinds: ["UPSTREAM"] } });
+      expect(done).toMatchObject({
+        status: "SUCCEEDED",
+        retryPolicy: { declaredOn: "early", retryableKinds: ["UPSTREAM"] },
+      });
       expect(calls).toEqual([1, 2, 3]);
     });
 
@@ -194,10 +241,24 @@ describe("retries through the dispatch chokepoint", () => {
   describe("failures that are never retried", () => {
     it("should fail a returned toolResult({ isError: true }) and never retry it", async () => {
       let calls = 0;
-      app.tool({ name: "says_no", description: "Reports an error.", input: z.object({}), retry: { maxAttempts: 5, idempotent: true, retryable: true, backoff: FAST } }, () => {
-        calls++;
-        return toolResult({ isError: true, errorMessage: "the upstream said no", errorKind: "UNAVAILABLE", content: [{ type: "text", text: "no" }], details: { code: 503 } });
-      });
+      app.tool(
+        {
+          name: "says_no",
+          description: "Reports an error.",
+          input: z.object({}),
+          retry: { maxAttempts: 5, idempotent: true, retryable: true, backoff: FAST },
+        },
+        () => {
+          calls++;
+          return toolResult({
+            isError: true,
+            errorMessage: "the upstream said no",
+            errorKind: "UNAVAILABLE",
+            content: [{ type: "text", text: "no" }],
+            details: { code: 503 },
+          });
+        },
+      );
       const done = await run("says_no");
       expect(calls).toBe(1);
       expect(done).toMatchObject({
@@ -210,13 +271,22 @@ describe("retries through the dispatch chokepoint", () => {
       });
       const stored = (await rt.runs.get(done.id))!;
       expect(stored).toMatchObject({ status: "FAILED", errorKind: "UNAVAILABLE", details: { code: 503 } });
-      expect(stored.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: null })]);
+      expect(stored.attempts).toEqual([
+        expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: null }),
+      ]);
       expect((await eventsOf(done.id)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
     });
 
     it("should record a returned error result without a kind as UPSTREAM", async () => {
-      app.tool({ name: "says_no_plain", description: "Reports an error.", input: z.object({}) }, () => toolResult({ isError: true }));
-      expect(await run("says_no_plain")).toMatchObject({ status: "FAILED", isError: true, errorKind: "UPSTREAM", errorMessage: "the tool reported an error" });
+      app.tool({ name: "says_no_plain", description: "Reports an error.", input: z.object({}) }, () =>
+        toolResult({ isError: true }),
+      );
+      expect(await run("says_no_plain")).toMatchObject({
+        status: "FAILED",
+        isError: true,
+        errorKind: "UPSTREAM",
+        errorMessage: "the tool reported an error",
+      });
     });
 
     it("should fail INTERNAL naming each issue when the output does not match the output schema", async () => {
@@ -242,11 +312,26 @@ describe("retries through the dispatch chokepoint", () => {
       expect(done.errorMessage).toContain("/items/0: must be string");
       const stored = (await rt.runs.get(done.id))!;
       expect(stored).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: done.errorMessage });
-      expect(stored.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "INTERNAL", errorMessage: done.errorMessage, waitSeconds: null })]);
+      expect(stored.attempts).toEqual([
+        expect.objectContaining({
+          number: 1,
+          errorKind: "INTERNAL",
+          errorMessage: done.errorMessage,
+          waitSeconds: null,
+        }),
+      ]);
     });
 
     it("should fail INTERNAL when a tool with an output schema returns no structured data", async () => {
-      app.tool({ name: "no_data", description: "Returns text only.", input: z.object({}), output: z.object({ n: z.number() }) }, () => "just text");
+      app.tool(
+        {
+          name: "no_data",
+          description: "Returns text only.",
+          input: z.object({}),
+          output: z.object({ n: z.number() }),
+        },
+        () => "just text",
+      );
       const done = await run("no_data");
       expect(done).toMatchObject({ status: "FAILED", errorKind: "INTERNAL" });
       expect(done.errorMessage).toContain("no structured data");
@@ -255,7 +340,12 @@ describe("retries through the dispatch chokepoint", () => {
     it("should fail INTERNAL, store the run and never retry when a body returns a value JSON cannot carry", async () => {
       let calls = 0;
       app.tool(
-        { name: "garbage", description: "Returns a function.", input: z.object({}), retry: { maxAttempts: 3, idempotent: true, retryable: ["INTERNAL"], backoff: FAST } },
+        {
+          name: "garbage",
+          description: "Returns a function.",
+          input: z.object({}),
+          retry: { maxAttempts: 3, idempotent: true, retryable: ["INTERNAL"], backoff: FAST },
+        },
         () => {
           calls++;
           return () => "not data";
@@ -263,12 +353,24 @@ describe("retries through the dispatch chokepoint", () => {
       );
       const done = await run("garbage");
       expect(calls).toBe(1);
-      expect(done).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "the tool's result cannot be encoded as JSON (a function)" });
+      expect(done).toMatchObject({
+        status: "FAILED",
+        errorKind: "INTERNAL",
+        errorMessage: "the tool's result cannot be encoded as JSON (a function)",
+      });
       expect(await rt.runs.get(done.id)).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", data: null });
     });
 
     it("should succeed when the output matches the output schema", async () => {
-      app.tool({ name: "good_output", description: "Returns the right shape.", input: z.object({}), output: z.object({ n: z.number() }) }, () => ({ n: 1 }));
+      app.tool(
+        {
+          name: "good_output",
+          description: "Returns the right shape.",
+          input: z.object({}),
+          output: z.object({ n: z.number() }),
+        },
+        () => ({ n: 1 }),
+      );
       expect(await run("good_output")).toMatchObject({ status: "SUCCEEDED", data: { n: 1 } });
     });
   });
@@ -301,7 +403,9 @@ describe("retries through the dispatch chokepoint", () => {
       expect(calls).toBe(1);
       const stored = (await rt.runs.get(runId!))!;
       expect(stored.status).toBe("CANCELLED");
-      expect(stored.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: 30 })]);
+      expect(stored.attempts).toEqual([
+        expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: 30 }),
+      ]);
       expect((await eventsOf(runId!)).map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "RUN_FINISHED"]);
     });
   });

@@ -13,7 +13,10 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DOC_URL = "http://localhost:4000/graphql";
 const CHROMIUM = "/usr/bin/chromium";
 
-/** One runnable example: a ts block whose first line is `// node` or `// browser`, with the text block after it (and, for a browser, the html block before it). */
+/**
+ * One runnable example: a ts block whose first line is `// node` or `// browser`, with the text block after it (and,
+ * for a browser, the html block before it).
+ */
 interface Example {
   kind: "node" | "browser";
   code: string;
@@ -23,7 +26,11 @@ interface Example {
 }
 
 function examples(markdown: string): Example[] {
-  const blocks = [...markdown.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], body: m[2], line: markdown.slice(0, m.index).split("\n").length }));
+  const blocks = [...markdown.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({
+    lang: m[1],
+    body: m[2],
+    line: markdown.slice(0, m.index).split("\n").length,
+  }));
   const out: Example[] = [];
   blocks.forEach((block, i) => {
     const kind = block.lang === "ts" ? /^\/\/ (node|browser)\n/.exec(block.body)?.[1] : undefined;
@@ -31,8 +38,15 @@ function examples(markdown: string): Example[] {
     const next = blocks[i + 1];
     if (next?.lang !== "text") throw new Error(`the ${kind} example at line ${block.line} has no text block after it`);
     const html = kind === "browser" ? blocks[i - 1] : undefined;
-    if (kind === "browser" && html?.lang !== "html") throw new Error(`the browser example at line ${block.line} has no html block before it`);
-    out.push({ kind: kind as Example["kind"], code: block.body, expected: next.body.trimEnd(), html: html?.body ?? "", line: block.line });
+    if (kind === "browser" && html?.lang !== "html")
+      throw new Error(`the browser example at line ${block.line} has no html block before it`);
+    out.push({
+      kind: kind as Example["kind"],
+      code: block.body,
+      expected: next.body.trimEnd(),
+      html: html?.body ?? "",
+      line: block.line,
+    });
   });
   return out;
 }
@@ -45,7 +59,10 @@ const fileOf = (ex: Example) => join(dir, `${ex.kind}-example-${ex.line}.ts`);
 describe("docs/client.md", () => {
   beforeAll(() => {
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: join(ROOT, "tsconfig.json"), compilerOptions: { noEmit: true }, include: ["*.ts"] }));
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ extends: join(ROOT, "tsconfig.json"), compilerOptions: { noEmit: true }, include: ["*.ts"] }),
+    );
     for (const ex of all) writeFileSync(fileOf(ex), ex.code);
   });
 
@@ -56,7 +73,9 @@ describe("docs/client.md", () => {
 
   it("should type-check every example", async () => {
     const tsc = join(ROOT, "node_modules", "typescript", "bin", "tsc");
-    const r = await promisify(execFile)(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { cwd: ROOT }).catch((e: { stdout: string; stderr: string }) => e);
+    const r = await promisify(execFile)(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { cwd: ROOT }).catch(
+      (e: { stdout: string; stderr: string }) => e,
+    );
     expect(`${r.stdout}${r.stderr}`).toBe("");
   }, 60_000);
 
@@ -64,7 +83,9 @@ describe("docs/client.md", () => {
     it(`should print what the node example at line ${ex.line} says`, async () => {
       const server = await startServer();
       const printed: string[] = [];
-      const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void printed.push(format(...args)));
+      const log = vi
+        .spyOn(console, "log")
+        .mockImplementation((...args: unknown[]) => void printed.push(format(...args)));
       try {
         process.env.TAI_KEY = await server.rt.keys.create("docs", "USER");
         const file = fileOf(ex).replace(/\.ts$/, ".run.ts");
@@ -81,7 +102,8 @@ describe("docs/client.md", () => {
 
   const browserExamples = all.filter((e) => e.kind === "browser");
   const chromiumPresent = existsSync(CHROMIUM);
-  if (!chromiumPresent && process.env.CI === "true") throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium)`);
+  if (!chromiumPresent && process.env.CI === "true")
+    throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium)`);
 
   describe.skipIf(!chromiumPresent)("in headless Chromium", () => {
     let browser: Awaited<ReturnType<typeof chromium.launch>>;
@@ -89,7 +111,14 @@ describe("docs/client.md", () => {
     beforeAll(async () => {
       // The page is served by the test (route.fulfill), so Chromium cannot tell it comes from
       // the loopback server: its local-network checks would then refuse the page's WebSocket.
-      const args = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-features=LocalNetworkAccessChecks"];
+      const args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-features=LocalNetworkAccessChecks",
+      ];
       browser = await chromium.launch({ executablePath: CHROMIUM, args, timeout: 30_000 });
       server = await startServer();
     }, 60_000);
@@ -109,12 +138,19 @@ describe("docs/client.md", () => {
         // Offline: the page reaches only the server; its own two files are served here.
         await page.route(/^(?!(http|ws):\/\/127\.0\.0\.1:)(?!data:|blob:)/, (route) => route.abort());
         await page.route(`${origin}/example`, (route) =>
-          route.fulfill({ contentType: "text/html", body: `<!doctype html><meta charset="utf-8"><body>${ex.html}<script type="module" src="/example.js"></script></body>` }),
+          route.fulfill({
+            contentType: "text/html",
+            body: `<!doctype html><meta charset="utf-8"><body>${ex.html}<script type="module" src="/example.js"></script></body>`,
+          }),
         );
-        await page.route(`${origin}/example.js`, (route) => route.fulfill({ contentType: "text/javascript", body: bundle }));
+        await page.route(`${origin}/example.js`, (route) =>
+          route.fulfill({ contentType: "text/javascript", body: bundle }),
+        );
         await page.goto(`${origin}/example`);
         const shown = () => page.evaluate(() => document.body.innerText.trim());
-        await page.waitForFunction((expected) => document.body.innerText.trim() === expected, ex.expected, { timeout: 15_000 }).catch(() => {});
+        await page
+          .waitForFunction((expected) => document.body.innerText.trim() === expected, ex.expected, { timeout: 15_000 })
+          .catch(() => {});
         expect({ shown: await shown(), errors }).toEqual({ shown: ex.expected, errors: [] });
         await page.close();
       }, 60_000);

@@ -5,12 +5,17 @@ import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /** The doc's examples: each graphql block (first line "# as: ROLE") with the json block that follows it. */
 function examples(markdown: string): { query: string; as: string; expected: unknown; line: number }[] {
-  const blocks = [...markdown.matchAll(/```(graphql|json)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1], body: m[2], line: markdown.slice(0, m.index).split("\n").length }));
+  const blocks = [...markdown.matchAll(/```(graphql|json)\n([\s\S]*?)```/g)].map((m) => ({
+    lang: m[1],
+    body: m[2],
+    line: markdown.slice(0, m.index).split("\n").length,
+  }));
   const out = [];
   for (let i = 0; i < blocks.length; i++) {
     if (blocks[i].lang !== "graphql") continue;
     const next = blocks[i + 1];
-    if (next?.lang !== "json") throw new Error(`the graphql example at line ${blocks[i].line} has no json block after it`);
+    if (next?.lang !== "json")
+      throw new Error(`the graphql example at line ${blocks[i].line} has no json block after it`);
     const as = /^# as: (\w+)/.exec(blocks[i].body)?.[1];
     if (!as) throw new Error(`the graphql example at line ${blocks[i].line} does not start with "# as: ROLE"`);
     out.push({ query: blocks[i].body, as, expected: JSON.parse(next.body), line: blocks[i].line });

@@ -24,7 +24,9 @@ beforeAll(async () => {
   rt = await testRuntime({ app });
   site = createServer((req, res) => {
     const status = Number(req.url?.slice(1)) || 200;
-    res.writeHead(status, { "content-type": "text/html" }).end(status === 200 ? "<html><title>Hello, tools</title></html>" : "no");
+    res
+      .writeHead(status, { "content-type": "text/html" })
+      .end(status === 200 ? "<html><title>Hello, tools</title></html>" : "no");
   });
   await new Promise<void>((r) => site.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
@@ -35,14 +37,19 @@ afterAll(async () => {
   rmSync(file, { force: true });
 });
 
-const fetchTitle = (url: string) => rt.dispatcher.run({ tool: "fetch_title", input: { url }, caller: as("USER"), door: "runtime" });
+const fetchTitle = (url: string) =>
+  rt.dispatcher.run({ tool: "fetch_title", input: { url }, caller: as("USER"), door: "runtime" });
 
 describe("the README's fetch_title example", () => {
   it("should return the page's title as data that its output schema checks", async () => {
     const run = await fetchTitle(`${base}/`);
     expect(run.status, run.errorMessage ?? "").toBe("SUCCEEDED");
     expect(run.data).toEqual({ title: "Hello, tools" });
-    expect(rt.surface.resolve("fetch_title")?.outputSchema).toMatchObject({ type: "object", properties: { title: {} }, required: ["title"] });
+    expect(rt.surface.resolve("fetch_title")?.outputSchema).toMatchObject({
+      type: "object",
+      properties: { title: {} },
+      required: ["title"],
+    });
   });
 
   it("should map a host it cannot reach to NETWORK, which its retry policy retries up to three attempts", async () => {

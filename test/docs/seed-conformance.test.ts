@@ -28,7 +28,8 @@ function rowsOf(markdown: string): Row[] {
       .slice(1, text.trimEnd().endsWith("|") ? text.trimEnd().length - 1 : undefined)
       .split(/(?<!\\)\|/)
       .map((c) => c.trim());
-    if (cells.length !== 4) throw new Error(`line ${i + 1}: a row has 4 cells (id, concept, where, status), found ${cells.length}`);
+    if (cells.length !== 4)
+      throw new Error(`line ${i + 1}: a row has 4 cells (id, concept, where, status), found ${cells.length}`);
     const [id, concept, where, status] = cells;
     rows.push({ id, seed: id.slice(0, 3), concept, where, status, line: i + 1 });
   });
@@ -45,7 +46,11 @@ const CLI = /^tai((?: [a-z][\w-]*)+)$/;
 const EXPORT = /^(tai42(?:\/client|\/contrib)?):(\w+)$/;
 const APP_METHOD = /^app\.(\w+)$/;
 const MEMBER = /^([A-Z]\w*)#(\w+)(?:\(.*\))?$/;
-const ENTRIES: Record<string, string> = { tai42: "src/index.ts", "tai42/client": "src/client/index.ts", "tai42/contrib": "src/extensions/contrib/index.ts" };
+const ENTRIES: Record<string, string> = {
+  tai42: "src/index.ts",
+  "tai42/client": "src/client/index.ts",
+  "tai42/contrib": "src/extensions/contrib/index.ts",
+};
 
 type Kind = "path" | "graphql" | "cli" | "export" | "app" | "member";
 
@@ -74,14 +79,19 @@ function cliCommands(): Set<string> {
 /** The text of every TypeScript file under src/, by path. */
 function sources(): Map<string, string> {
   const dir = new URL("src/", root);
-  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f) && !f.startsWith("db/generated"));
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter(
+    (f) => /\.tsx?$/.test(f) && !f.startsWith("db/generated"),
+  );
   return new Map(files.map((f) => [f, readFileSync(new URL(f, dir), "utf8")]));
 }
 
 /** Whether a class or interface `owner` declared under src/ declares `member` (a field, method or static). */
 function declaresMember(owner: string, member: string): boolean {
   const decl = new RegExp(`\\b(?:class|interface)\\s+${escape(owner)}\\b`);
-  const field = new RegExp(`^\\s*(?:(?:declare|static|readonly|abstract|async|override|public|protected)\\s+)*\\*?${escape(member)}\\s*[?!]?\\s*[:(<=]`, "m");
+  const field = new RegExp(
+    `^\\s*(?:(?:declare|static|readonly|abstract|async|override|public|protected)\\s+)*\\*?${escape(member)}\\s*[?!]?\\s*[:(<=]`,
+    "m",
+  );
   return [...src.values()].some((text) => decl.test(text) && field.test(text));
 }
 
@@ -94,12 +104,14 @@ function problemOf(name: string, schema: GraphQLSchema, commands: Set<string>): 
       const [, typeName, fieldName, args] = GRAPHQL.exec(name)!;
       const type = schema.getType(typeName);
       if (!type) return `schema.graphql has no type ${typeName}`;
-      if (isEnumType(type)) return args === undefined && type.getValue(fieldName) ? null : `enum ${typeName} has no value ${fieldName}`;
+      if (isEnumType(type))
+        return args === undefined && type.getValue(fieldName) ? null : `enum ${typeName} has no value ${fieldName}`;
       if (!isObjectType(type) && !isInterfaceType(type) && !isInputObjectType(type)) return `${typeName} has no fields`;
       const field = type.getFields()[fieldName];
       if (!field) return `${typeName} has no field ${fieldName}`;
       for (const arg of args?.split(",").map((a) => a.trim()) ?? []) {
-        if (!("args" in field) || !field.args.some((a) => a.name === arg)) return `${typeName}.${fieldName} has no argument ${arg}`;
+        if (!("args" in field) || !field.args.some((a) => a.name === arg))
+          return `${typeName}.${fieldName} has no argument ${arg}`;
       }
       return null;
     }
@@ -124,7 +136,9 @@ function problemOf(name: string, schema: GraphQLSchema, commands: Set<string>): 
     }
     case "app": {
       const method = APP_METHOD.exec(name)![1];
-      return new RegExp(`^\\s+${escape(method)}\\s*[<(]`, "m").test(read("src/app.ts")) ? null : `src/app.ts defines no method ${method}`;
+      return new RegExp(`^\\s+${escape(method)}\\s*[<(]`, "m").test(read("src/app.ts"))
+        ? null
+        : `src/app.ts defines no method ${method}`;
     }
     default:
       return null;
@@ -154,7 +168,9 @@ describe("docs/seed-conformance.md: the conformance table stays honest", () => {
     });
 
     it("should give every row a status that is faithful, a stated deviation with its reason, or issue 17", () => {
-      const bad = rows.filter((r) => !/^(faithful|deviation: \S.{10,}|issue 17(: \S.*)?)$/.test(r.status)).map((r) => `${r.id} (line ${r.line}): ${r.status}`);
+      const bad = rows
+        .filter((r) => !/^(faithful|deviation: \S.{10,}|issue 17(: \S.*)?)$/.test(r.status))
+        .map((r) => `${r.id} (line ${r.line}): ${r.status}`);
       expect(bad).toEqual([]);
     });
 
@@ -203,7 +219,14 @@ describe("docs/seed-conformance.md: the conformance table stays honest", () => {
     });
 
     it("should not check the rows issue 17 is still building", () => {
-      const row: Row = { id: "000-99", seed: "000", concept: "x", where: "`Query.notYet`", status: "issue 17: target", line: 0 };
+      const row: Row = {
+        id: "000-99",
+        seed: "000",
+        concept: "x",
+        where: "`Query.notYet`",
+        status: "issue 17: target",
+        line: 0,
+      };
       expect(isIssue17(row)).toBe(true);
       expect(isIssue17({ ...row, status: "faithful" })).toBe(false);
     });
@@ -213,7 +236,10 @@ describe("docs/seed-conformance.md: the conformance table stays honest", () => {
     for (const row of rows.filter((r) => !isIssue17(r))) {
       it(`should cite only names that exist for ${row.id} (${row.concept.replace(/`/g, "").slice(0, 70)})`, () => {
         const checked = namesOf(row.where).filter((n) => kindOf(n) !== null);
-        expect(checked.length, `${row.id} cites no checked name (a path, GraphQL field, CLI command, export, app method or member)`).toBeGreaterThan(0);
+        expect(
+          checked.length,
+          `${row.id} cites no checked name (a path, GraphQL field, CLI command, export, app method or member)`,
+        ).toBeGreaterThan(0);
         expect(checked.map((n) => problemOf(n, schema, commands)).filter((p) => p !== null)).toEqual([]);
       });
     }

@@ -14,7 +14,10 @@ function sources(dir = join(ROOT, "src")): string[] {
   });
 }
 
-/** A file's comments as one line each: the leading `*` or `//` of a continued comment removed, so a citation split over two lines reads whole. */
+/**
+ * A file's comments as one line each: the leading `*` or `//` of a continued comment removed, so a citation split over
+ * two lines reads whole.
+ */
 const flat = (text: string) => text.replace(/\n\s*(?:\*|\/\/)\s?/g, " ");
 
 /** The numbered headings of a repo document (`## 4. Failure` → "4"). */
@@ -42,7 +45,11 @@ describe("citations in source comments", () => {
   });
 
   it("should never cite a section of a specification that is not in the repo", () => {
-    const bad = files.flatMap(({ file, text }) => [...text.matchAll(/(?:SPEC(?:\.md)?|API\.md|STYLE\.md)\b[^.\n]{0,12}§?\s?\d*|\((?:§[\d.]+)\)/g)].map((m) => `${file}: ${m[0]}`));
+    const bad = files.flatMap(({ file, text }) =>
+      [...text.matchAll(/(?:SPEC(?:\.md)?|API\.md|STYLE\.md)\b[^.\n]{0,12}§?\s?\d*|\((?:§[\d.]+)\)/g)].map(
+        (m) => `${file}: ${m[0]}`,
+      ),
+    );
     expect(bad).toEqual([]);
   });
 });

@@ -35,49 +35,55 @@ describe("a bus over a topic map of its own", () => {
     expect(LOCAL_TOPICS).toEqual(["toolsChanged"]);
   });
 
-  it.skipIf(!redisReady)("should make every runtime bus keep toolsChanged in the process that published it while runCancel crosses to the other instance", async () => {
-    const prefix = `tai42-test-${randomUUID()}:`;
-    const a = runtimeBus({ redisUrl: redisTestUrl(), prefix });
-    const b = runtimeBus({ redisUrl: redisTestUrl(), prefix });
-    runtimeBuses.push(a, b);
-    const atB: string[] = [];
-    b.listen("toolsChanged", () => atB.push("toolsChanged"));
-    const crossed = new Promise<void>((done) =>
-      b.listen("runCancel", (p) => {
-        atB.push(`runCancel ${p.runId}`);
-        done();
-      }),
-    );
-    await redisSubscribed(prefix, ["runCancel"], 1);
-    a.publish("toolsChanged", { at: new Date().toISOString() });
-    a.publish("runCancel", { runId: "r1" });
-    await crossed;
-    // Redis keeps one publisher's order: a toolsChanged that had crossed would have arrived first.
-    expect(atB).toEqual(["runCancel r1"]);
-  });
+  it.skipIf(!redisReady)(
+    "should make every runtime bus keep toolsChanged in the process that published it while runCancel crosses to the other instance",
+    async () => {
+      const prefix = `tai42-test-${randomUUID()}:`;
+      const a = runtimeBus({ redisUrl: redisTestUrl(), prefix });
+      const b = runtimeBus({ redisUrl: redisTestUrl(), prefix });
+      runtimeBuses.push(a, b);
+      const atB: string[] = [];
+      b.listen("toolsChanged", () => atB.push("toolsChanged"));
+      const crossed = new Promise<void>((done) =>
+        b.listen("runCancel", (p) => {
+          atB.push(`runCancel ${p.runId}`);
+          done();
+        }),
+      );
+      await redisSubscribed(prefix, ["runCancel"], 1);
+      a.publish("toolsChanged", { at: new Date().toISOString() });
+      a.publish("runCancel", { runId: "r1" });
+      await crossed;
+      // Redis keeps one publisher's order: a toolsChanged that had crossed would have arrived first.
+      expect(atB).toEqual(["runCancel r1"]);
+    },
+  );
 
-  it.skipIf(!redisReady)("should carry a topic across instances through Redis, and keep a local topic in the process that published it", async () => {
-    const prefix = `tai42-test-${randomUUID()}:`;
-    const options = { redisUrl: redisTestUrl(), prefix, localTopics: ["local"] as const };
-    const a = new Bus<TestTopics>(options);
-    const b = new Bus<TestTopics>(options);
-    buses.push(a, b);
-    const atA: string[] = [];
-    const atB: string[] = [];
-    // "local" is listened to first: had it gone to Redis, its SUBSCRIBE would precede the other's.
-    a.listen("local", (p) => atA.push(`local ${p.n}`));
-    b.listen("local", (p) => atB.push(`local ${p.n}`));
-    const crossed = new Promise<void>((done) =>
-      b.listen("shared", (p) => {
-        atB.push(`shared ${p.n}`);
-        done();
-      }),
-    );
-    await redisSubscribed(prefix, ["shared"], 1);
-    a.publish("local", { n: 1 });
-    a.publish("shared", { n: 2 });
-    await crossed;
-    // Redis keeps one publisher's order: a local event that had crossed would have arrived first.
-    expect({ atA, atB }).toEqual({ atA: ["local 1"], atB: ["shared 2"] });
-  });
+  it.skipIf(!redisReady)(
+    "should carry a topic across instances through Redis, and keep a local topic in the process that published it",
+    async () => {
+      const prefix = `tai42-test-${randomUUID()}:`;
+      const options = { redisUrl: redisTestUrl(), prefix, localTopics: ["local"] as const };
+      const a = new Bus<TestTopics>(options);
+      const b = new Bus<TestTopics>(options);
+      buses.push(a, b);
+      const atA: string[] = [];
+      const atB: string[] = [];
+      // "local" is listened to first: had it gone to Redis, its SUBSCRIBE would precede the other's.
+      a.listen("local", (p) => atA.push(`local ${p.n}`));
+      b.listen("local", (p) => atB.push(`local ${p.n}`));
+      const crossed = new Promise<void>((done) =>
+        b.listen("shared", (p) => {
+          atB.push(`shared ${p.n}`);
+          done();
+        }),
+      );
+      await redisSubscribed(prefix, ["shared"], 1);
+      a.publish("local", { n: 1 });
+      a.publish("shared", { n: 2 });
+      await crossed;
+      // Redis keeps one publisher's order: a local event that had crossed would have arrived first.
+      expect({ atA, atB }).toEqual({ atA: ["local 1"], atB: ["shared 2"] });
+    },
+  );
 });

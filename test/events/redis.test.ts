@@ -20,7 +20,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Resolves with `p`, or rejects naming `what` after `ms`. */
 function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
   let t: ReturnType<typeof setTimeout>;
-  return Promise.race([p, new Promise<never>((_, reject) => (t = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)))]).finally(() => clearTimeout(t));
+  return Promise.race([
+    p,
+    new Promise<never>(
+      (_, reject) => (t = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms)),
+    ),
+  ]).finally(() => clearTimeout(t));
 }
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null>, ms = 10_000): Promise<T> {
@@ -36,14 +41,19 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined | nul
 /** Tools whose bodies count their calls across both instances. */
 function tools(counter: { calls: number }, gate?: Promise<void>): App {
   const app = new App();
-  app.tool({ name: "add", description: "Adds two numbers.", input: z.object({ a: z.number(), b: z.number() }) }, async ({ a, b }) => {
-    counter.calls++;
-    await gate;
-    return { sum: a + b };
-  });
+  app.tool(
+    { name: "add", description: "Adds two numbers.", input: z.object({ a: z.number(), b: z.number() }) },
+    async ({ a, b }) => {
+      counter.calls++;
+      await gate;
+      return { sum: a + b };
+    },
+  );
   app.tool({ name: "wait_for_cancel", description: "Runs until aborted.", input: z.object({}) }, (_input, ctx) => {
     counter.calls++;
-    return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }));
+    return new Promise((_, reject) =>
+      ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+    );
   });
   return app;
 }
@@ -115,7 +125,12 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       })();
       await waitFor("the replayed events", async () => (got.length >= 2 ? true : undefined));
       await subscribed(prefix, ["runEvent"], 1);
-      const second = await a.dispatcher.run({ tool: "add", input: { a: 2, b: 2 }, caller: as("USER"), door: "runtime" });
+      const second = await a.dispatcher.run({
+        tool: "add",
+        input: { a: 2, b: 2 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       await within("the live events after the replay", 10_000, reader);
       controller.abort();
 
@@ -135,11 +150,17 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       // Each dispatcher listens for cancellations from the start.
       await subscribed(prefix, ["runCancel"]);
       const pending = a.dispatcher.run({ tool: "wait_for_cancel", input: {}, caller: as("USER"), door: "runtime" });
-      const running = await waitFor("the run to be RUNNING", async () => (await b.runs.list({ tool: "wait_for_cancel", status: "RUNNING" }, 1))[0]);
+      const running = await waitFor(
+        "the run to be RUNNING",
+        async () => (await b.runs.list({ tool: "wait_for_cancel", status: "RUNNING" }, 1))[0],
+      );
 
       const cancelled = await within("cancelRun issued on B", 10_000, b.dispatcher.cancel(running.id));
       expect(cancelled).toMatchObject({ id: running.id, status: "CANCELLED", errorKind: "CANCELLED" });
-      expect(await within("the run on A to end", 10_000, pending)).toMatchObject({ id: running.id, status: "CANCELLED" });
+      expect(await within("the run on A to end", 10_000, pending)).toMatchObject({
+        id: running.id,
+        status: "CANCELLED",
+      });
       expect((await b.runs.get(running.id))?.attempts).toHaveLength(1);
       expect(counter.calls).toBe(1);
     });
@@ -154,7 +175,11 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       const counter = { calls: 0 };
       const prefix = `tai42-test-${randomUUID()}:`;
       const open = async (redisUrl: string) => {
-        const rt = await testRuntime({ databaseUrl: db.url, config: { redisUrl, redisPrefix: prefix }, app: tools(counter) });
+        const rt = await testRuntime({
+          databaseUrl: db.url,
+          config: { redisUrl, redisPrefix: prefix },
+          app: tools(counter),
+        });
         cleanup.push(() => within("closing a runtime", 15_000, rt.dispose()));
         return rt;
       };
@@ -162,13 +187,19 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       const b = await open(redisTestUrl());
       await subscribed(prefix, ["runCancel"]);
       const pending = a.dispatcher.run({ tool: "wait_for_cancel", input: {}, caller: as("USER"), door: "runtime" });
-      const running = await waitFor("the run to be RUNNING", async () => (await b.runs.list({ tool: "wait_for_cancel", status: "RUNNING" }, 1))[0]);
+      const running = await waitFor(
+        "the run to be RUNNING",
+        async () => (await b.runs.list({ tool: "wait_for_cancel", status: "RUNNING" }, 1))[0],
+      );
 
       proxy.cut(); // A stops hearing Redis: B's first cancel message is lost
       const cancelling = b.dispatcher.cancel(running.id);
       await sleep(300);
       proxy.restore();
-      expect(await within("the cancel to reach A once Redis is back", 15_000, cancelling)).toMatchObject({ status: "CANCELLED", errorKind: "CANCELLED" });
+      expect(await within("the cancel to reach A once Redis is back", 15_000, cancelling)).toMatchObject({
+        status: "CANCELLED",
+        errorKind: "CANCELLED",
+      });
       expect((await pending).status).toBe("CANCELLED");
     });
   });
@@ -176,8 +207,20 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
   describe("idempotency", () => {
     it("should return the first instance's run when the same key is re-issued on the other", async () => {
       const { a, b, counter } = await pair();
-      const first = await a.dispatcher.run({ tool: "add", input: { a: 4, b: 5 }, caller: as("USER"), door: "runtime", idempotencyKey: "invoice-7" });
-      const again = await b.dispatcher.run({ tool: "add", input: { a: 4, b: 5 }, caller: as("USER"), door: "runtime", idempotencyKey: "invoice-7" });
+      const first = await a.dispatcher.run({
+        tool: "add",
+        input: { a: 4, b: 5 },
+        caller: as("USER"),
+        door: "runtime",
+        idempotencyKey: "invoice-7",
+      });
+      const again = await b.dispatcher.run({
+        tool: "add",
+        input: { a: 4, b: 5 },
+        caller: as("USER"),
+        door: "runtime",
+        idempotencyKey: "invoice-7",
+      });
       expect(again).toEqual(first);
       expect(counter.calls).toBe(1);
     });
@@ -186,9 +229,21 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       const { a, b, counter } = await pair({ gate });
-      const first = a.dispatcher.run({ tool: "add", input: { a: 1, b: 2 }, caller: as("USER"), door: "runtime", idempotencyKey: "once" });
+      const first = a.dispatcher.run({
+        tool: "add",
+        input: { a: 1, b: 2 },
+        caller: as("USER"),
+        door: "runtime",
+        idempotencyKey: "once",
+      });
       await waitFor("the first run to be stored", async () => (await b.runs.list({ tool: "add" }, 1))[0]);
-      const second = b.dispatcher.run({ tool: "add", input: { a: 1, b: 2 }, caller: as("USER"), door: "runtime", idempotencyKey: "once" });
+      const second = b.dispatcher.run({
+        tool: "add",
+        input: { a: 1, b: 2 },
+        caller: as("USER"),
+        door: "runtime",
+        idempotencyKey: "once",
+      });
       await sleep(100);
       release();
       const [ra, rb] = await within("both dispatches", 10_000, Promise.all([first, second]));
@@ -206,17 +261,32 @@ describe.skipIf(!ready)("instances sharing PostgreSQL and Redis", () => {
         15_000,
         Promise.all([
           a.dispatcher.run({ tool: "add", input: { a: 1, b: 1 }, caller: as("USER"), door: "runtime" }),
-          b.dispatcher.run({ tool: "add", input: { a: 2, b: 2 }, caller: as("USER"), door: "runtime", idempotencyKey: "k" }),
+          b.dispatcher.run({
+            tool: "add",
+            input: { a: 2, b: 2 },
+            caller: as("USER"),
+            door: "runtime",
+            idempotencyKey: "k",
+          }),
         ]),
       );
       expect(runs.map((r) => r.status)).toEqual(["SUCCEEDED", "SUCCEEDED"]);
       for (const r of runs) expect((await a.runs.get(r.id))?.status).toBe("SUCCEEDED");
-      expect((await b.runs.events({ runId: runs[0].id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+      expect((await b.runs.events({ runId: runs[0].id }, 0)).map((e) => e.type)).toEqual([
+        "RUN_STARTED",
+        "RUN_FINISHED",
+      ]);
       // The idempotent re-issue on the other instance falls back to the database.
       const again = await within(
         "an idempotent re-issue without Redis",
         10_000,
-        a.dispatcher.run({ tool: "add", input: { a: 2, b: 2 }, caller: as("USER"), door: "runtime", idempotencyKey: "k" }),
+        a.dispatcher.run({
+          tool: "add",
+          input: { a: 2, b: 2 },
+          caller: as("USER"),
+          door: "runtime",
+          idempotencyKey: "k",
+        }),
       );
       expect(again.id).toBe(runs[1].id);
       expect(counter.calls).toBe(2);

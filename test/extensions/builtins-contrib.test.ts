@@ -26,15 +26,27 @@ describe("built-in and contrib extensions", () => {
       lookups++;
       return { word, length: word.length };
     });
-    app.tool({ name: "shout", description: "Upper-case text.", input: z.object({ text: z.string() }) }, ({ text }) => text.toUpperCase());
-    app.tool({ name: "vault", description: "Fenced.", input: z.object({ text: z.string() }), tier: "fenced" }, () => "secret stuff");
-    app.tool({ name: "save", description: "A write.", input: z.object({ v: z.string() }), tier: "write" }, ({ v }) => v);
+    app.tool({ name: "shout", description: "Upper-case text.", input: z.object({ text: z.string() }) }, ({ text }) =>
+      text.toUpperCase(),
+    );
+    app.tool(
+      { name: "vault", description: "Fenced.", input: z.object({ text: z.string() }), tier: "fenced" },
+      () => "secret stuff",
+    );
+    app.tool(
+      { name: "save", description: "A write.", input: z.object({ v: z.string() }), tier: "write" },
+      ({ v }) => v,
+    );
     app.tool({ name: "maybe", description: "Fails on odd numbers.", input: z.object({ n: z.number() }) }, ({ n }) => {
       if (n % 2) throw new Error(`odd ${n}`);
       return n;
     });
     app.tool(
-      { name: "request_review", description: "Ask an external reviewer; they answer at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) },
+      {
+        name: "request_review",
+        description: "Ask an external reviewer; they answer at callback_url.",
+        input: z.object({ doc: z.string(), callback_url: z.string() }),
+      },
       ({ callback_url }) => {
         callbackUrls.push(callback_url);
         return "review requested";
@@ -103,14 +115,26 @@ describe("built-in and contrib extensions", () => {
       { i: { name: "m", document: { extensionsModules: ["tai42/contrib"], extensions: { save: ["cache"] } } } },
       admin,
     );
-    expect(r.errors![0].extensions!.issues![0].message).toContain('extension "cache" on tool "save": the factory refused: "save" is a write-tier tool');
+    expect(r.errors![0].extensions!.issues![0].message).toContain(
+      'extension "cache" on tool "save": the factory refused: "save" is a write-tier tool',
+    );
     await activate({ extensions: { save: [{ name: "cache", config: { force: true } }] } });
     expect((await dispatch("save_cache", { v: "x" })).status).toBe("SUCCEEDED");
   });
 
   it("should run a chain's next tools through the chokepoint: a USER's chain into a fenced tool fails PERMISSION_DENIED", async () => {
-    await activate({ extensions: { lookup: [{ name: "chain", config: { next: ["shout"], inputKey: "text" } }], shout: [{ name: "chain", config: { next: ["vault"] } }] } });
-    await rt.dispatcher.run({ tool: "lookup", input: { word: "x" }, caller: { role: "USER", keyName: "u", keyId: "u" }, door: "runtime" });
+    await activate({
+      extensions: {
+        lookup: [{ name: "chain", config: { next: ["shout"], inputKey: "text" } }],
+        shout: [{ name: "chain", config: { next: ["vault"] } }],
+      },
+    });
+    await rt.dispatcher.run({
+      tool: "lookup",
+      input: { word: "x" },
+      caller: { role: "USER", keyName: "u", keyId: "u" },
+      door: "runtime",
+    });
     const ok = await dispatch("shout_chain", { text: "hi" }, admin);
     expect(ok).toMatchObject({ status: "SUCCEEDED", data: "secret stuff" });
     const denied = await dispatch("shout_chain", { text: "hi" }, user);
@@ -145,7 +169,12 @@ describe("built-in and contrib extensions", () => {
       await new Promise((_r, j) => ctx.signal.addEventListener("abort", () => j(ctx.signal.reason)));
       return "late";
     });
-    await activate({ extensions: { slow: [{ name: "timeout", config: { seconds: 0.2 } }], lookup: [{ name: "label", config: { label: "Dictionary" } }] } });
+    await activate({
+      extensions: {
+        slow: [{ name: "timeout", config: { seconds: 0.2 } }],
+        lookup: [{ name: "label", config: { label: "Dictionary" } }],
+      },
+    });
     expect(await dispatch("slow_timeout", {})).toMatchObject({ status: "FAILED", errorKind: "TIMEOUT" });
     expect((await gql(`{ tool(name: "lookup_label") { label } }`, {}, user)).data!.tool.label).toBe("Dictionary");
     expect((await dispatch("lookup_label", { word: "a" })).details).toEqual({ label: "Dictionary" });
@@ -160,8 +189,15 @@ describe("built-in and contrib extensions", () => {
     afterEach(() => server.stop());
 
     it("should park, resume with the POSTed payload, refuse a replayed POST, and expire an unanswered one", async () => {
-      await activate({ extensions: { request_review: [[{ name: "ask_external", config: { answerFormat: { type: "object", required: ["verdict"] } } }]] } });
-      const tool = (await gql(`{ tool(name: "request_review_ask_external") { inputSchema pauses } }`, {}, user)).data!.tool;
+      await activate({
+        extensions: {
+          request_review: [
+            [{ name: "ask_external", config: { answerFormat: { type: "object", required: ["verdict"] } } }],
+          ],
+        },
+      });
+      const tool = (await gql(`{ tool(name: "request_review_ask_external") { inputSchema pauses } }`, {}, user)).data!
+        .tool;
       expect(Object.keys(tool.inputSchema.properties)).toEqual(["doc"]);
       expect(tool.pauses).toBe(true);
 
@@ -170,19 +206,37 @@ describe("built-in and contrib extensions", () => {
       expect(callbackUrls).toHaveLength(1);
       expect(callbackUrls[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callbacks\/[A-Za-z0-9_-]{43}$/);
 
-      const bad = await fetch(callbackUrls[0], { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ nope: 1 }) });
+      const bad = await fetch(callbackUrls[0], {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ nope: 1 }),
+      });
       expect(bad.status).toBe(400);
-      const post = await fetch(callbackUrls[0], { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ verdict: "approved" }) });
+      const post = await fetch(callbackUrls[0], {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ verdict: "approved" }),
+      });
       expect(post.status).toBe(200);
       expect(await post.json()).toEqual({ runId: parked.id, status: "SUCCEEDED" });
       expect(await rt.runs.get(parked.id)).toMatchObject({ status: "SUCCEEDED", data: { verdict: "approved" } });
       const replay = await fetch(callbackUrls[0], { method: "POST", body: JSON.stringify({ verdict: "again" }) });
       expect(replay.status).toBe(409);
-      expect((await fetch(callbackUrls[0].replace(/[A-Za-z0-9_-]{43}$/, "x".repeat(43)), { method: "POST", body: "{}" })).status).toBe(404);
+      expect(
+        (await fetch(callbackUrls[0].replace(/[A-Za-z0-9_-]{43}$/, "x".repeat(43)), { method: "POST", body: "{}" }))
+          .status,
+      ).toBe(404);
 
       await gql(
         `mutation($i: ManifestInput!) { putManifest(input: $i, expectedVersion: 1) { name } }`,
-        { i: { name: "m", document: { extensions: { request_review: [[{ name: "ask_external", config: { expiresInSeconds: 0.2 } }]] } } } },
+        {
+          i: {
+            name: "m",
+            document: {
+              extensions: { request_review: [[{ name: "ask_external", config: { expiresInSeconds: 0.2 } }]] },
+            },
+          },
+        },
         admin,
       );
       const waiting = await dispatch("request_review_ask_external", { doc: "late.md" });
@@ -197,7 +251,12 @@ describe("built-in and contrib extensions", () => {
     it("should show a spans subscriber over graphql-ws a span open and close for a monitored call", async () => {
       await activate({ extensions: { lookup: ["monitor"] } });
       const url = `ws://127.0.0.1:${(server.server.address() as { port: number }).port}/graphql`;
-      const client = createClient({ url, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${user}` }, retryAttempts: 0 });
+      const client = createClient({
+        url,
+        webSocketImpl: WebSocket,
+        connectionParams: { authorization: `Bearer ${user}` },
+        retryAttempts: 0,
+      });
       try {
         const seen: { status: string; finishedAt: string | null }[] = [];
         const done = new Promise<void>((resolve, reject) => {
@@ -233,20 +292,35 @@ describe("built-in and contrib extensions", () => {
     beforeEach(async () => {
       await rt.dispose();
       rt = await testRuntime({ app, config: { demo: false, modules: ["./test/fixtures/worker-tools.ts"] } });
-      await (await import("../../src/modules/load-modules.ts")).loadModules((await import("../../src/app.ts")).app, ["./test/fixtures/worker-tools.ts"]);
+      await (
+        await import("../../src/modules/load-modules.ts")
+      ).loadModules((await import("../../src/app.ts")).app, ["./test/fixtures/worker-tools.ts"]);
       gql = gqlClient(rt);
       admin = await rt.keys.create("admin", "ADMIN");
       user = await rt.keys.create("user", "USER");
     });
 
     it("should run the body off the main thread, keep errors classified, and terminate a body stuck in a CPU loop", async () => {
-      await activate({ extensions: { whoami_thread: ["worker_thread"], spin_forever: ["worker_thread"], fail_in_worker: ["worker_thread"] } });
+      await activate({
+        extensions: {
+          whoami_thread: ["worker_thread"],
+          spin_forever: ["worker_thread"],
+          fail_in_worker: ["worker_thread"],
+        },
+      });
       const run = await dispatch("whoami_thread_worker_thread", { n: 21 });
       expect(run.status).toBe("SUCCEEDED");
       expect(run.data.doubled).toBe(42);
       expect(run.data.threadId).not.toBe(threadId);
-      expect(await dispatch("fail_in_worker_worker_thread", {})).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "upstream said no" });
-      expect(await dispatch("spin_forever_worker_thread", {})).toMatchObject({ status: "FAILED", errorKind: "TIMEOUT" });
+      expect(await dispatch("fail_in_worker_worker_thread", {})).toMatchObject({
+        status: "FAILED",
+        errorKind: "UPSTREAM",
+        errorMessage: "upstream said no",
+      });
+      expect(await dispatch("spin_forever_worker_thread", {})).toMatchObject({
+        status: "FAILED",
+        errorKind: "TIMEOUT",
+      });
       // The main thread is still responsive, and so is the server.
       expect((await dispatch("whoami_thread", { n: 1 })).data.threadId).toBe(threadId);
     });
@@ -264,7 +338,11 @@ describe("built-in and contrib extensions", () => {
     });
 
     it("should refuse to move a tool that no module file registered", async () => {
-      const r = await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "w", document: { extensions: { lookup: ["worker_thread"] } } } }, admin);
+      const r = await gql(
+        `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+        { i: { name: "w", document: { extensions: { lookup: ["worker_thread"] } } } },
+        admin,
+      );
       expect(r.errors![0].extensions!.issues![0].message).toContain("needs a tool registered by a module file");
     });
   });

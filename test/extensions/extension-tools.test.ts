@@ -6,7 +6,12 @@ import type { BranchTool } from "../../src/extensions/extension.ts";
 import { gqlClient } from "../helpers/gql.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
-const object = { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false };
+const object = {
+  type: "object",
+  properties: { text: { type: "string" } },
+  required: ["text"],
+  additionalProperties: false,
+};
 const passThrough = (tool: BranchTool) => ({ ...tool });
 
 /** An extension that brings three tools: a plain mapping, a defineTool result (fenced), and a curated one. */
@@ -19,8 +24,20 @@ function appWithExtensionTools(): App {
     description: "Brings its own tools.",
     create: passThrough,
     tools: [
-      { name: "word_count", description: "Count the words in a string.", parameters: object, execute: ({ text }) => ({ words: String(text).split(/\s+/).filter(Boolean).length }) },
-      defineTool({ name: "vault_peek", label: "Vault", description: "Admin only.", parameters: object, execute: () => "secret-ish", tier: "fenced" }),
+      {
+        name: "word_count",
+        description: "Count the words in a string.",
+        parameters: object,
+        execute: ({ text }) => ({ words: String(text).split(/\s+/).filter(Boolean).length }),
+      },
+      defineTool({
+        name: "vault_peek",
+        label: "Vault",
+        description: "Admin only.",
+        parameters: object,
+        execute: () => "secret-ish",
+        tier: "fenced",
+      }),
       { name: "hidden_helper", description: "A base only.", parameters: object, execute: () => "h", apiTool: false },
     ],
   });
@@ -50,7 +67,9 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
     rt = await testRuntime({ app: appWithExtensionTools(), config: { demo: false } });
     const gql = gqlClient(rt);
     const admin = await rt.keys.create("admin", "ADMIN");
-    const toolkit = (await gql(`{ extensions { name tools } }`, {}, admin)).data!.extensions.find((e: { name: string }) => e.name === "toolkit");
+    const toolkit = (await gql(`{ extensions { name tools } }`, {}, admin)).data!.extensions.find(
+      (e: { name: string }) => e.name === "toolkit",
+    );
     expect(toolkit).toEqual({ name: "toolkit", tools: ["word_count", "vault_peek"] });
   });
 
@@ -58,9 +77,17 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
     rt = await testRuntime({ app: appWithExtensionTools(), config: { demo: false } });
     const gql = gqlClient(rt);
     const user = await rt.keys.create("user", "USER");
-    const ok = await gql(`mutation { dispatch(input: { tool: "word_count", input: { text: "one two three" } }) { status data } }`, {}, user);
+    const ok = await gql(
+      `mutation { dispatch(input: { tool: "word_count", input: { text: "one two three" } }) { status data } }`,
+      {},
+      user,
+    );
     expect(ok.data!.dispatch).toEqual({ status: "SUCCEEDED", data: { words: 3 } });
-    const bad = await gql(`mutation { dispatch(input: { tool: "word_count", input: { txt: "x" } }) { status errorKind } }`, {}, user);
+    const bad = await gql(
+      `mutation { dispatch(input: { tool: "word_count", input: { txt: "x" } }) { status errorKind } }`,
+      {},
+      user,
+    );
     expect(bad.data!.dispatch).toEqual({ status: "FAILED", errorKind: "INVALID_INPUT" });
   });
 
@@ -79,7 +106,11 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
     const gql = gqlClient(rt);
     const admin = await rt.keys.create("admin", "ADMIN");
     expect((await gql(`{ tool(name: "hidden_helper") { name } }`, {}, admin)).data!.tool).toBeNull();
-    const run = await gql(`mutation { dispatch(input: { tool: "hidden_helper", input: { text: "x" } }) { status errorKind } }`, {}, admin);
+    const run = await gql(
+      `mutation { dispatch(input: { tool: "hidden_helper", input: { text: "x" } }) { status errorKind } }`,
+      {},
+      admin,
+    );
     expect(run.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND" });
     const preset = await gql(
       `mutation { createPreset(input: { name: "helper_x", description: "Helper with x.", baseTool: "hidden_helper", fixedKwargs: { text: "x" } }) { name } }`,
@@ -87,7 +118,15 @@ describe("ExtensionToolDefinition: 'A tool an extension registered, as the regis
       admin,
     );
     expect(preset.errors).toBeUndefined();
-    expect((await gql(`mutation { dispatch(input: { tool: "helper_x", input: {} }) { status content { text } } }`, {}, admin)).data!.dispatch).toEqual({
+    expect(
+      (
+        await gql(
+          `mutation { dispatch(input: { tool: "helper_x", input: {} }) { status content { text } } }`,
+          {},
+          admin,
+        )
+      ).data!.dispatch,
+    ).toEqual({
       status: "SUCCEEDED",
       content: [{ text: "h" }],
     });
@@ -131,16 +170,27 @@ describe("An extension that takes settings declares their JSON Schema with confi
   const schema = { type: "object", properties: { label: { type: "string" } } };
 
   it("should accept a factory written (tool, config = {}) once it declares a configSchema, although its length is 1", () => {
-    const create = (tool: BranchTool, config: Record<string, unknown> = {}) => ({ ...tool, label: String(config.label) });
+    const create = (tool: BranchTool, config: Record<string, unknown> = {}) => ({
+      ...tool,
+      label: String(config.label),
+    });
     expect(create.length).toBe(1);
-    expect(new App().extension({ name: "tag", kind: "WRAPPER", description: "Tag.", configSchema: schema, create }).configSchema).toEqual(schema);
+    expect(
+      new App().extension({ name: "tag", kind: "WRAPPER", description: "Tag.", configSchema: schema, create })
+        .configSchema,
+    ).toEqual(schema);
   });
 
   it("should accept a rest-parameter factory with a schema, and still refuse a visible config parameter with no schema", () => {
     const rest = (...args: [BranchTool, Record<string, unknown>]) => ({ ...args[0], label: String(args[1].label) });
-    expect(new App().extension({ name: "r", kind: "WRAPPER", description: "R.", configSchema: schema, create: rest }).configSchema).toEqual(schema);
+    expect(
+      new App().extension({ name: "r", kind: "WRAPPER", description: "R.", configSchema: schema, create: rest })
+        .configSchema,
+    ).toEqual(schema);
     const visible = (tool: BranchTool, _config: Record<string, unknown>) => ({ ...tool });
-    expect(() => new App().extension({ name: "v", kind: "WRAPPER", description: "V.", create: visible })).toThrow(/takes config, so it must declare a configSchema/);
+    expect(() => new App().extension({ name: "v", kind: "WRAPPER", description: "V.", create: visible })).toThrow(
+      /takes config, so it must declare a configSchema/,
+    );
   });
 
   describe("bound through a manifest", () => {
@@ -161,7 +211,12 @@ describe("An extension that takes settings declares their JSON Schema with confi
         configSchema: { type: "object", properties: { label: { type: "string" } }, required: ["label"] },
         create: (tool, config = {}) => (seen.push(config), { ...tool, label: String(config.label) }),
       });
-      app.extension({ name: "bare", kind: "WRAPPER", description: "Bare.", create: (tool: BranchTool, ...rest: unknown[]) => (seen.push({ rest }), { ...tool }) });
+      app.extension({
+        name: "bare",
+        kind: "WRAPPER",
+        description: "Bare.",
+        create: (tool: BranchTool, ...rest: unknown[]) => (seen.push({ rest }), { ...tool }),
+      });
       rt = await testRuntime({ app, config: { demo: false } });
       const gql = gqlClient(rt);
       const admin = await rt.keys.create("admin", "ADMIN");

@@ -16,7 +16,11 @@ describe("connectorChanged", () => {
   const clients: Client[] = [];
   const gql = async (query: string, variables: Record<string, unknown> = {}) =>
     (
-      await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${admin}` }, body: JSON.stringify({ query, variables }) })
+      await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${admin}` },
+        body: JSON.stringify({ query, variables }),
+      })
     ).json() as Promise<{
       data?: any;
       errors?: unknown[];
@@ -39,14 +43,29 @@ describe("connectorChanged", () => {
   it("delivers a refresh's change over graphql-ws, only for the connector named", async () => {
     const ws = wsClient(url, { connectionParams: { authorization: `Bearer ${admin}` } });
     clients.push(ws);
-    const sub = collect<{ connectorChanged: Record<string, unknown> }>(ws, `subscription { connectorChanged(name: "acme") { ${CHANGE} } }`);
+    const sub = collect<{ connectorChanged: Record<string, unknown> }>(
+      ws,
+      `subscription { connectorChanged(name: "acme") { ${CHANGE} } }`,
+    );
     await until("the subscription to listen", () => rt.bus.listenerCount("connectorChanged") >= 1);
     fake.upstream("other").tools = [fakeTool("other_only")];
-    expect((await gql(`mutation { refreshConnector(name: "other") { change { listingVersion } } }`)).data.refreshConnector.change).toEqual({ listingVersion: 2 });
+    expect(
+      (await gql(`mutation { refreshConnector(name: "other") { change { listingVersion } } }`)).data.refreshConnector
+        .change,
+    ).toEqual({ listingVersion: 2 });
     fake.upstream("acme").tools = [fakeTool("echo"), fakeTool("lookup")];
-    expect((await gql(`mutation { refreshConnector(name: "acme") { change { listingVersion } } }`)).data.refreshConnector.change).toEqual({ listingVersion: 2 });
+    expect(
+      (await gql(`mutation { refreshConnector(name: "acme") { change { listingVersion } } }`)).data.refreshConnector
+        .change,
+    ).toEqual({ listingVersion: 2 });
     const [first] = await sub.waitForData(1);
-    expect(first.connectorChanged).toMatchObject({ connector: "acme", listingVersion: 2, cause: "REFRESH", added: ["acme_lookup"], removed: ["acme_write_thing"] });
+    expect(first.connectorChanged).toMatchObject({
+      connector: "acme",
+      listingVersion: 2,
+      cause: "REFRESH",
+      added: ["acme_lookup"],
+      removed: ["acme_write_thing"],
+    });
     expect(sub.data).toHaveLength(1);
     expect(sub.errors).toEqual([]);
     sub.stop();
@@ -65,7 +84,9 @@ describe("connectorChanged", () => {
     fake.upstream("acme").tools = [fakeTool("echo")];
     await gql(`mutation { refreshConnector(name: "acme") { change { listingVersion } } }`);
     await until("the SSE event", () => reader.nexts().length >= 1);
-    expect(reader.nexts()).toEqual([{ data: { connectorChanged: { connector: "acme", listingVersion: 3, cause: "REFRESH" } } }]);
+    expect(reader.nexts()).toEqual([
+      { data: { connectorChanged: { connector: "acme", listingVersion: 3, cause: "REFRESH" } } },
+    ]);
     await reader.cancel();
     controller.abort();
   });

@@ -13,8 +13,13 @@ describe("connectors are ADMIN only over GraphQL", () => {
   beforeAll(async () => {
     rt = await testRuntime({ app: fakeApp().app });
     gql = gqlClient(rt);
-    for (const role of ["ADMIN", "USER", "READER"] as const) keys[role] = await rt.keys.create(`access-${role.toLowerCase()}`, role);
-    const put = await gql(`mutation($i: ConnectorInput!) { putConnector(input: $i) { connector { version } } }`, { i: fakeInput("guarded") }, keys.ADMIN);
+    for (const role of ["ADMIN", "USER", "READER"] as const)
+      keys[role] = await rt.keys.create(`access-${role.toLowerCase()}`, role);
+    const put = await gql(
+      `mutation($i: ConnectorInput!) { putConnector(input: $i) { connector { version } } }`,
+      { i: fakeInput("guarded") },
+      keys.ADMIN,
+    );
     expect(put.errors).toBeUndefined();
   }, 60_000);
   afterAll(async () => {
@@ -24,8 +29,16 @@ describe("connectors are ADMIN only over GraphQL", () => {
   const operations: Array<[string, string, Record<string, unknown>]> = [
     ["connectors", `{ connectors { name } }`, {}],
     ["connector", `{ connector(name: "guarded") { name settings } }`, {}],
-    ["putConnector", `mutation($i: ConnectorInput!) { putConnector(input: $i, expectedVersion: 1) { connector { version } } }`, { i: fakeInput("guarded") }],
-    ["putConnector (create)", `mutation($i: ConnectorInput!) { putConnector(input: $i) { connector { version } } }`, { i: fakeInput("other") }],
+    [
+      "putConnector",
+      `mutation($i: ConnectorInput!) { putConnector(input: $i, expectedVersion: 1) { connector { version } } }`,
+      { i: fakeInput("guarded") },
+    ],
+    [
+      "putConnector (create)",
+      `mutation($i: ConnectorInput!) { putConnector(input: $i) { connector { version } } }`,
+      { i: fakeInput("other") },
+    ],
     ["refreshConnector", `mutation { refreshConnector(name: "guarded") { change { listingVersion } } }`, {}],
     ["deleteConnector", `mutation { deleteConnector(name: "guarded") }`, {}],
   ];
@@ -51,7 +64,11 @@ describe("connectors are ADMIN only over GraphQL", () => {
     it(`refuses a ${role} the connectorChanged subscription with FORBIDDEN`, async () => {
       const res = await buildApp(rt).yoga.fetch("http://localhost/graphql", {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${keys[role]}` },
+        headers: {
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          authorization: `Bearer ${keys[role]}`,
+        },
         body: JSON.stringify({ query: `subscription { connectorChanged { connector listingVersion } }` }),
         signal: AbortSignal.timeout(10_000),
       });

@@ -56,7 +56,11 @@ describe("agentRuns", () => {
       const last = await rt.db.agentRun.findFirst({ orderBy: { startedAt: "desc" } });
       if (last) await until("the clock to pass the last run's start", () => Date.now() > last.startedAt.getTime() + 1);
       const r = await runAgent(who, provider);
-      runs[list].push(provider === "broken" ? (await rt.db.agentRun.findFirstOrThrow({ orderBy: { startedAt: "desc" } })).id : r.data!.runAgent.runId);
+      runs[list].push(
+        provider === "broken"
+          ? (await rt.db.agentRun.findFirstOrThrow({ orderBy: { startedAt: "desc" } })).id
+          : r.data!.runAgent.runId,
+      );
     };
     await after(key.alice, "alice");
     await after(key.bob, "bob");
@@ -95,7 +99,10 @@ describe("agentRuns", () => {
   });
 
   it("should filter by status and by agent, counting under the same filters", async () => {
-    expect(await page({ status: "FAILED" }, key.alice)).toMatchObject({ totalCount: 1, edges: [{ node: { id: runs.failed[0] } }] });
+    expect(await page({ status: "FAILED" }, key.alice)).toMatchObject({
+      totalCount: 1,
+      edges: [{ node: { id: runs.failed[0] } }],
+    });
     expect(await page({ status: "SUCCEEDED" }, key.bob)).toMatchObject({ totalCount: 1 });
     expect(await page({ status: "FAILED" }, key.bob)).toMatchObject({ totalCount: 0, edges: [] });
     expect((await page({ agent: "tools_agent" }, key.alice)).totalCount).toBe(3);

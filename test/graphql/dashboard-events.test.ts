@@ -23,9 +23,22 @@ describe("a runEvents dashboard over real sockets", () => {
   });
 
   const dispatchOverHttp = async () => {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: DISPATCH_FLAKY }) });
-    return ((await res.json()) as { data: { dispatch: { id: string; status: string; attempts: { number: number; errorKind: string | null; waitSeconds: number | null }[] } } }).data
-      .dispatch;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: DISPATCH_FLAKY }),
+    });
+    return (
+      (await res.json()) as {
+        data: {
+          dispatch: {
+            id: string;
+            status: string;
+            attempts: { number: number; errorKind: string | null; waitSeconds: number | null }[];
+          };
+        };
+      }
+    ).data.dispatch;
   };
 
   it("should see RUN_STARTED, ATTEMPT_FAILED, ATTEMPT_FAILED and RUN_FINISHED in order over graphql-ws, and replay exactly what it missed with afterSeq", async () => {

@@ -12,7 +12,8 @@ import { collect, wsClient } from "./support.ts";
  */
 const objectLiteral = (n: number) => "{a: ".repeat(n) + "1" + "}".repeat(n);
 const listLiteral = (n: number) => "[".repeat(n) + "1" + "]".repeat(n);
-const dispatchWith = (literal: string) => `mutation { dispatch(input: { tool: "echo", input: { text: ${literal} } }) { status } }`;
+const dispatchWith = (literal: string) =>
+  `mutation { dispatch(input: { tool: "echo", input: { text: ${literal} } }) { status } }`;
 const selections = (n: number) => "{ a ".repeat(n) + "}".repeat(n);
 const VALUE_LIMIT = `an input value in the document is nested deeper than ${MAX_JSON_DEPTH} levels`;
 
@@ -29,10 +30,19 @@ afterAll(async () => {
   await rt?.dispose();
 });
 
-const post = async (query: string) => (await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) })).json();
+const post = async (query: string) =>
+  (
+    await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query }),
+    })
+  ).json();
 
 async function expectAlive(): Promise<void> {
-  expect(await post(`mutation { dispatch(input: { tool: "echo", input: { text: "still here" } }) { status } }`)).toEqual({ data: { dispatch: { status: "SUCCEEDED" } } });
+  expect(
+    await post(`mutation { dispatch(input: { tool: "echo", input: { text: "still here" } }) { status } }`),
+  ).toEqual({ data: { dispatch: { status: "SUCCEEDED" } } });
 }
 
 describe("a GraphQL document nested too deep is BAD_USER_INPUT naming the limit, before it is parsed", () => {
@@ -43,19 +53,32 @@ describe("a GraphQL document nested too deep is BAD_USER_INPUT naming the limit,
     ] as const)
       it(`should refuse a ${depth}-deep ${kind} literal over HTTP POST, and go on`, async () => {
         const body = await post(dispatchWith(literal));
-        expect(body).toEqual({ errors: [{ message: `the operation exceeds a server limit: ${VALUE_LIMIT}`, extensions: { code: "BAD_USER_INPUT" } }] });
+        expect(body).toEqual({
+          errors: [
+            { message: `the operation exceeds a server limit: ${VALUE_LIMIT}`, extensions: { code: "BAD_USER_INPUT" } },
+          ],
+        });
         await expectAlive();
       });
 
   it("should refuse a 100000-deep selection set, naming its limit", async () => {
     const body = await post(selections(100_000));
-    expect(body.errors).toMatchObject([{ message: expect.stringContaining("selection sets are nested deeper than 64 levels"), extensions: { code: "BAD_USER_INPUT" } }]);
+    expect(body.errors).toMatchObject([
+      {
+        message: expect.stringContaining("selection sets are nested deeper than 64 levels"),
+        extensions: { code: "BAD_USER_INPUT" },
+      },
+    ]);
     await expectAlive();
   });
 
   it("should refuse a 2400-deep literal over SSE and over graphql-ws, the socket staying open", async () => {
     const document = `subscription { toolsChanged(filter: ${objectLiteral(2_400)}) { at } }`;
-    const sse = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "text/event-stream" }, body: JSON.stringify({ query: document }) });
+    const sse = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "text/event-stream" },
+      body: JSON.stringify({ query: document }),
+    });
     const text = await sse.text();
     expect(text).toContain(VALUE_LIMIT);
     expect(text).not.toContain("Unexpected error");
@@ -64,7 +87,9 @@ describe("a GraphQL document nested too deep is BAD_USER_INPUT naming the limit,
     try {
       const refused = collect(client, document);
       await refused.waitForEnd();
-      expect(refused.errors).toMatchObject([{ message: `the operation exceeds a server limit: ${VALUE_LIMIT}`, extensions: { code: "BAD_USER_INPUT" } }]);
+      expect(refused.errors).toMatchObject([
+        { message: `the operation exceeds a server limit: ${VALUE_LIMIT}`, extensions: { code: "BAD_USER_INPUT" } },
+      ]);
       // The same socket still serves.
       const next = collect<{ __typename: string }>(client, `query { __typename }`);
       await next.waitForEnd();
@@ -76,8 +101,18 @@ describe("a GraphQL document nested too deep is BAD_USER_INPUT naming the limit,
 
   it(`should still parse and run a literal ${MAX_JSON_DEPTH} levels deep counted from its argument`, async () => {
     // dispatch's input object, its input field and `text` are three of the levels.
-    const body = await post(dispatchWith(listLiteral(MAX_JSON_DEPTH - 3)).replace("{ status }", "{ status errorKind errorMessage }"));
+    const body = await post(
+      dispatchWith(listLiteral(MAX_JSON_DEPTH - 3)).replace("{ status }", "{ status errorKind errorMessage }"),
+    );
     // The run itself refuses it: echo's text is a string, not a list (the depth is within bounds).
-    expect(body).toEqual({ data: { dispatch: { status: "FAILED", errorKind: "INVALID_INPUT", errorMessage: expect.stringContaining("must be string") } } });
+    expect(body).toEqual({
+      data: {
+        dispatch: {
+          status: "FAILED",
+          errorKind: "INVALID_INPUT",
+          errorMessage: expect.stringContaining("must be string"),
+        },
+      },
+    });
   });
 });

@@ -45,7 +45,9 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
   async function editorOf(page: Page) {
     const editor = page.locator(".graphiql-query-editor .monaco-editor").first();
     await editor.waitFor({ state: "visible" }).catch((e: Error) => {
-      throw new Error(`GraphiQL's editor did not appear (${e.message.split("\n")[0]}); requests that tried to leave the machine: ${offsite.join(", ") || "none"}`);
+      throw new Error(
+        `GraphiQL's editor did not appear (${e.message.split("\n")[0]}); requests that tried to leave the machine: ${offsite.join(", ") || "none"}`,
+      );
     });
     return editor;
   }
@@ -86,10 +88,21 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
     await page.goto(`${url}?query=${encodeURIComponent("subscription { toolsChanged { name } }")}`);
     await editorOf(page);
     await page.locator(".graphiql-execute-button").click();
-    await until("the page's subscription to reach the server", () => rt!.bus.listenerCount("toolsChanged") === 1, 20_000);
-    rt!.app.tool({ name: "from_the_browser_test", description: "Registered while GraphiQL listens.", input: z.object({}) }, () => "ok");
+    await until(
+      "the page's subscription to reach the server",
+      () => rt!.bus.listenerCount("toolsChanged") === 1,
+      20_000,
+    );
+    rt!.app.tool(
+      { name: "from_the_browser_test", description: "Registered while GraphiQL listens.", input: z.object({}) },
+      () => "ok",
+    );
     const response = page.locator(".graphiql-response");
-    await until("the live event to show", async () => (await response.innerText()).includes("from_the_browser_test"), 20_000);
+    await until(
+      "the live event to show",
+      async () => (await response.innerText()).includes("from_the_browser_test"),
+      20_000,
+    );
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);
   });
@@ -98,14 +111,25 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
     const { url, page } = await open();
     const key = await rt!.keys.create("graphiql-admin", "ADMIN");
     const admin = (await rt!.keys.verify(key))!;
-    const run = await rt!.dispatcher.run({ tool: "echo", input: { text: "the admin's" }, caller: admin, door: "runtime" });
-    await page.goto(`${url}?query=${encodeURIComponent(`subscription { runEvents(runId: "${run.id}", afterSeq: 0) { type run { id } } }`)}`);
+    const run = await rt!.dispatcher.run({
+      tool: "echo",
+      input: { text: "the admin's" },
+      caller: admin,
+      door: "runtime",
+    });
+    await page.goto(
+      `${url}?query=${encodeURIComponent(`subscription { runEvents(runId: "${run.id}", afterSeq: 0) { type run { id } } }`)}`,
+    );
     await editorOf(page);
     const response = page.locator(".graphiql-response");
 
     // As the anonymous caller (USER on loopback), the admin's run does not exist.
     await page.locator(".graphiql-execute-button").click();
-    await until("the anonymous refusal to show", async () => (await response.innerText()).includes("NOT_FOUND"), 20_000);
+    await until(
+      "the anonymous refusal to show",
+      async () => (await response.innerText()).includes("NOT_FOUND"),
+      20_000,
+    );
 
     await page.locator('.graphiql-editor-tools button[data-name="headers"]').click();
     const headers = page.locator('.graphiql-editor-tool .monaco-editor[data-uri$="headers.json"]');
@@ -114,7 +138,11 @@ describe.skipIf(!present)("GraphiQL in a real headless Chromium", () => {
     await page.keyboard.press("Delete");
     await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${key}` }));
     await page.locator(".graphiql-execute-button").click();
-    await until("the admin's replayed events to show", async () => (await response.innerText()).includes("RUN_FINISHED"), 20_000);
+    await until(
+      "the admin's replayed events to show",
+      async () => (await response.innerText()).includes("RUN_FINISHED"),
+      20_000,
+    );
     expect(await response.innerText()).toContain(run.id);
     expect(offsite).toEqual([]);
     expect(pageErrors).toEqual([]);

@@ -51,7 +51,10 @@ const RUNS = /* GraphQL */ `
 `;
 
 interface RunsPage {
-  runs: { edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null } };
+  runs: {
+    edges: { cursor: string; node: { id: string } }[];
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  };
 }
 
 describe("GraphQL over HTTP (in-process)", () => {
@@ -79,10 +82,23 @@ describe("GraphQL over HTTP (in-process)", () => {
       expect(res.status).toBe(200);
       expect(res.body.errors).toBeUndefined();
       const run = res.body.data!.dispatch;
-      expect(run).toMatchObject({ tool: "calculate", status: "SUCCEEDED", data: { result: 42 }, errorKind: null, door: "graphql" });
+      expect(run).toMatchObject({
+        tool: "calculate",
+        status: "SUCCEEDED",
+        data: { result: 42 },
+        errorKind: null,
+        door: "graphql",
+      });
 
       const back = await gql<{ run: unknown }>(yoga, RUN, { variables: { id: run.id } });
-      expect(back.body.data!.run).toEqual({ id: run.id, tool: "calculate", status: "SUCCEEDED", data: { result: 42 }, door: "graphql", attempts: [{ number: 1 }] });
+      expect(back.body.data!.run).toEqual({
+        id: run.id,
+        tool: "calculate",
+        status: "SUCCEEDED",
+        data: { result: 42 },
+        door: "graphql",
+        attempts: [{ number: 1 }],
+      });
     });
 
     it("should return null for a run id that does not exist", async () => {
@@ -95,14 +111,17 @@ describe("GraphQL over HTTP (in-process)", () => {
       const yoga = await setup();
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) {
-        const r = await gql<{ dispatch: { id: string } }>(yoga, DISPATCH, { variables: { tool: "echo", input: { text: `n${i}` } } });
+        const r = await gql<{ dispatch: { id: string } }>(yoga, DISPATCH, {
+          variables: { tool: "echo", input: { text: `n${i}` } },
+        });
         ids.push(r.body.data!.dispatch.id);
       }
       const seen: string[] = [];
       let after: string | null = null;
       const pages: RunsPage["runs"][] = [];
       for (let guard = 0; guard < 5; guard++) {
-        const page: RunsPage["runs"] = (await gql<RunsPage>(yoga, RUNS, { variables: { first: 2, after } })).body.data!.runs;
+        const page: RunsPage["runs"] = (await gql<RunsPage>(yoga, RUNS, { variables: { first: 2, after } })).body.data!
+          .runs;
         pages.push(page);
         seen.push(...page.edges.map((e) => e.node.id));
         expect(page.pageInfo.startCursor).toBe(page.edges[0]?.cursor ?? null);
@@ -150,13 +169,19 @@ describe("GraphQL over HTTP (in-process)", () => {
       const BOUNDED = `mutation($t: Float, $k: String) { dispatch(input: { tool: "clock", input: {}, timeoutSeconds: $t, idempotencyKey: $k }) { id } }`;
       const timeout = await gql(yoga, BOUNDED, { variables: { t: 0 } });
       expect(timeout.body.errors).toMatchObject([
-        { message: "timeoutSeconds must be > 0", extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/timeoutSeconds", message: "must be > 0" }] } },
+        {
+          message: "timeoutSeconds must be > 0",
+          extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/timeoutSeconds", message: "must be > 0" }] },
+        },
       ]);
       const key = await gql(yoga, BOUNDED, { variables: { k: "k".repeat(201) } });
       expect(key.body.errors).toMatchObject([
         {
           message: "idempotencyKey must be 1 to 200 characters",
-          extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/input/idempotencyKey", message: "must be 1 to 200 characters" }] },
+          extensions: {
+            code: "BAD_USER_INPUT",
+            issues: [{ path: "/input/idempotencyKey", message: "must be 1 to 200 characters" }],
+          },
         },
       ]);
       expect(await rt!.runs.count({})).toBe(0);
@@ -185,7 +210,9 @@ describe("GraphQL over HTTP (in-process)", () => {
       });
       expect(res.status).toBe(413);
       const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
-      expect(body.errors).toEqual([{ message: "Request body too large", extensions: { code: "REQUEST_ENTITY_TOO_LARGE" } }]);
+      expect(body.errors).toEqual([
+        { message: "Request body too large", extensions: { code: "REQUEST_ENTITY_TOO_LARGE" } },
+      ]);
       expect(await rt!.runs.list({}, 10)).toEqual(before);
       expect(await rt!.db.runEvent.count()).toBe(0);
     });
@@ -193,14 +220,26 @@ describe("GraphQL over HTTP (in-process)", () => {
     it("should refuse an oversize chunked body over a real socket with 413, and store nothing", async () => {
       const yoga = await setup({ maxBodyBytes: 4096 });
       const url = new URL(await yoga.start(0, "127.0.0.1"));
-      const body = JSON.stringify({ query: DISPATCH, variables: { tool: "echo", input: { text: "x".repeat(20_000) } } });
+      const body = JSON.stringify({
+        query: DISPATCH,
+        variables: { tool: "echo", input: { text: "x".repeat(20_000) } },
+      });
       // No content-length: the limit must hold on the bytes that actually arrive.
       const res = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { "content-type": "application/json" } }, (r) => {
-          let text = "";
-          r.on("data", (c) => (text += c));
-          r.on("end", () => resolve({ status: r.statusCode!, text }));
-        });
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: { "content-type": "application/json" },
+          },
+          (r) => {
+            let text = "";
+            r.on("data", (c) => (text += c));
+            r.on("end", () => resolve({ status: r.statusCode!, text }));
+          },
+        );
         req.setTimeout(5000, () => req.destroy(new Error("timed out waiting for the response")));
         req.on("error", reject);
         for (let i = 0; i < body.length; i += 1000) req.write(body.slice(i, i + 1000));
@@ -213,7 +252,9 @@ describe("GraphQL over HTTP (in-process)", () => {
 
     it("should accept a body just under the limit", async () => {
       const yoga = await setup({ maxBodyBytes: 4096 });
-      const res = await gql<{ dispatch: { status: string } }>(yoga, DISPATCH, { variables: { tool: "echo", input: { text: "x".repeat(3000) } } });
+      const res = await gql<{ dispatch: { status: string } }>(yoga, DISPATCH, {
+        variables: { tool: "echo", input: { text: "x".repeat(3000) } },
+      });
       expect(res.status).toBe(200);
       expect(res.body.data!.dispatch.status).toBe("SUCCEEDED");
     });
@@ -223,14 +264,19 @@ describe("GraphQL over HTTP (in-process)", () => {
     it("should identify a caller by its Bearer key", async () => {
       const yoga = await setup();
       const key = await rt!.keys.create("reporting", "READER");
-      const res = await gql(yoga, "{ viewer { role keyName authenticated } }", { headers: { authorization: `Bearer ${key}` } });
+      const res = await gql(yoga, "{ viewer { role keyName authenticated } }", {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(res.body).toEqual({ data: { viewer: { role: "READER", keyName: "reporting", authenticated: true } } });
     });
 
     it("should reject a bad key with UNAUTHENTICATED instead of falling back to the anonymous role", async () => {
       const yoga = await setup();
       for (const authorization of ["Bearer tai_not_a_real_key", "Token abc"]) {
-        const res = await gql(yoga, DISPATCH, { variables: { tool: "echo", input: { text: "x" } }, headers: { authorization } });
+        const res = await gql(yoga, DISPATCH, {
+          variables: { tool: "echo", input: { text: "x" } },
+          headers: { authorization },
+        });
         expect(res.body.data ?? null).toBeNull();
         expect(res.body.errors).toHaveLength(1);
         expect(res.body.errors![0].extensions?.code).toBe("UNAUTHENTICATED");
@@ -242,9 +288,14 @@ describe("GraphQL over HTTP (in-process)", () => {
       rt = await testRuntime({ env: { TAI_ANONYMOUS_ROLE: "NONE" } });
       app = buildApp(rt);
       const res = await gql(app, DISPATCH, { variables: { tool: "echo", input: { text: "x" } } });
-      expect(res.body.errors![0]).toMatchObject({ message: expect.stringContaining("authentication required"), extensions: { code: "UNAUTHENTICATED" } });
+      expect(res.body.errors![0]).toMatchObject({
+        message: expect.stringContaining("authentication required"),
+        extensions: { code: "UNAUTHENTICATED" },
+      });
       expect(await rt.runs.list({}, 10)).toEqual([]);
-      expect((await gql(app, "{ viewer { role authenticated } }")).body).toEqual({ data: { viewer: { role: null, authenticated: false } } });
+      expect((await gql(app, "{ viewer { role authenticated } }")).body).toEqual({
+        data: { viewer: { role: null, authenticated: false } },
+      });
     });
   });
 
@@ -272,7 +323,11 @@ describe("GraphQL over HTTP (in-process)", () => {
     const preflight = (yoga: TaiServer, origin: string) =>
       yoga.yoga.fetch("http://127.0.0.1/graphql", {
         method: "OPTIONS",
-        headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization" },
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type,authorization",
+        },
       });
 
     it("should give a cross-origin request no Access-Control-Allow-Origin by default", async () => {

@@ -17,17 +17,36 @@ import { collect, until, wsClient, type Collected } from "./support.ts";
 const CHANGED = `subscription($runId: ID) { interactionsChanged(runId: $runId) { id runId tool question to status answer } }`;
 const DISPATCH = `mutation($tool: String!) { dispatch(input: { tool: $tool, input: {} }) { id status } }`;
 
-type Changed = { interactionsChanged: { id: string; runId: string; tool: string; question: string; to: string; status: string; answer: unknown } };
+type Changed = {
+  interactionsChanged: {
+    id: string;
+    runId: string;
+    tool: string;
+    question: string;
+    to: string;
+    status: string;
+    answer: unknown;
+  };
+};
 
 /** Tools that park: on a user's question, on one that expires at once. */
 function parkingTools(): App {
   const app = new App();
-  app.tool({ name: "ask", description: "Parks on one question.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "Go ahead?" }] }));
-  app.tool({ name: "ask_briefly", description: "Parks on a question that expires at once.", input: z.object({}), pauses: true }, () =>
-    park({ interactions: [{ question: "Quick?", expiresInSeconds: 0.001 }] }),
+  app.tool({ name: "ask", description: "Parks on one question.", input: z.object({}), pauses: true }, () =>
+    park({ interactions: [{ question: "Go ahead?" }] }),
   );
-  app.tool({ name: "ask_vault", description: "Asks for a secret.", input: z.object({}), tier: "secret", pauses: true }, () =>
-    park({ interactions: [{ question: "The vault code?" }] }),
+  app.tool(
+    {
+      name: "ask_briefly",
+      description: "Parks on a question that expires at once.",
+      input: z.object({}),
+      pauses: true,
+    },
+    () => park({ interactions: [{ question: "Quick?", expiresInSeconds: 0.001 }] }),
+  );
+  app.tool(
+    { name: "ask_vault", description: "Asks for a secret.", input: z.object({}), tier: "secret", pauses: true },
+    () => park({ interactions: [{ question: "The vault code?" }] }),
   );
   return app;
 }
@@ -42,18 +61,24 @@ describe("interactionsChanged over graphql-ws", () => {
   const key: Record<string, string> = {};
   const clients: Client[] = [];
 
-  const dispatch = async (who: string, tool: string) => (await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool }, who)).data!.dispatch;
-  const answer = (who: string, id: string) => gql(`mutation($id: ID!) { answerInteraction(id: $id, answer: "yes") { status } }`, { id }, who);
+  const dispatch = async (who: string, tool: string) =>
+    (await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool }, who)).data!.dispatch;
+  const answer = (who: string, id: string) =>
+    gql(`mutation($id: ID!) { answerInteraction(id: $id, answer: "yes") { status } }`, { id }, who);
   /** Subscribes as `who` and resolves once the server listens. */
   const subscribe = async (who: string, runId?: string): Promise<Collected<Changed>> => {
     const client = wsClient(url, { connectionParams: { authorization: `Bearer ${who}` } });
     clients.push(client);
     const before = rt.bus.listenerCount("interaction");
     const sub = collect<Changed>(client, CHANGED, runId ? { runId } : {});
-    await until("the subscription to listen", () => rt.bus.listenerCount("interaction") > before || sub.errors.length > 0);
+    await until(
+      "the subscription to listen",
+      () => rt.bus.listenerCount("interaction") > before || sub.errors.length > 0,
+    );
     return sub;
   };
-  const statuses = (sub: Collected<Changed>) => sub.data.map((d) => [d.interactionsChanged.runId, d.interactionsChanged.status]);
+  const statuses = (sub: Collected<Changed>) =>
+    sub.data.map((d) => [d.interactionsChanged.runId, d.interactionsChanged.status]);
 
   beforeAll(async () => {
     rt = await testRuntime({ app: parkingTools() });
@@ -81,10 +106,22 @@ describe("interactionsChanged over graphql-ws", () => {
     const run = await dispatch(key.alice, "ask");
     expect(run.status).toBe("PARKED");
     const [opened] = await sub.waitForData(1);
-    expect(opened.interactionsChanged).toEqual({ id: expect.any(String), runId: run.id, tool: "ask", question: "Go ahead?", to: "user", status: "PENDING", answer: null });
+    expect(opened.interactionsChanged).toEqual({
+      id: expect.any(String),
+      runId: run.id,
+      tool: "ask",
+      question: "Go ahead?",
+      to: "user",
+      status: "PENDING",
+      answer: null,
+    });
     expect((await answer(key.alice, opened.interactionsChanged.id)).errors).toBeUndefined();
     const [, closed] = await sub.waitForData(2);
-    expect(closed.interactionsChanged).toMatchObject({ id: opened.interactionsChanged.id, status: "ANSWERED", answer: "yes" });
+    expect(closed.interactionsChanged).toMatchObject({
+      id: opened.interactionsChanged.id,
+      status: "ANSWERED",
+      answer: "yes",
+    });
     expect(sub.errors).toEqual([]);
   });
 
@@ -165,8 +202,14 @@ describe("interactionsChanged over graphql-ws", () => {
 
   it("should refuse the old String form of its status filter with BAD_USER_INPUT naming the enum", async () => {
     const r = await gql(`{ interactions(status: "PENDING") { id } }`, {}, key.alice);
-    expect(r.errors).toMatchObject([{ message: expect.stringContaining("InteractionStatus"), extensions: { code: "BAD_USER_INPUT" } }]);
-    const asEnum = await gql<{ interactions: { status: string }[] }>(`{ interactions(status: PENDING) { status } }`, {}, key.alice);
+    expect(r.errors).toMatchObject([
+      { message: expect.stringContaining("InteractionStatus"), extensions: { code: "BAD_USER_INPUT" } },
+    ]);
+    const asEnum = await gql<{ interactions: { status: string }[] }>(
+      `{ interactions(status: PENDING) { status } }`,
+      {},
+      key.alice,
+    );
     expect(asEnum.errors).toBeUndefined();
     expect(asEnum.data!.interactions.every((i) => i.status === "PENDING")).toBe(true);
     // Over graphql-ws too, the validation error carries the code.
@@ -193,7 +236,8 @@ describe.skipIf(!shared)("interactionsChanged across instances (PostgreSQL and R
       const redis = new Redis(redisTestUrl());
       await until(
         "instance a to subscribe to interactions on Redis",
-        async () => Number(((await redis.pubsub("NUMSUB", `${config.redisPrefix}interaction`)) as (string | number)[])[1]) >= 1,
+        async () =>
+          Number(((await redis.pubsub("NUMSUB", `${config.redisPrefix}interaction`)) as (string | number)[])[1]) >= 1,
         20_000,
       ).finally(() => redis.disconnect());
       const anonymous = { role: "USER" as const, keyName: null, keyId: null };
@@ -201,7 +245,12 @@ describe.skipIf(!shared)("interactionsChanged across instances (PostgreSQL and R
       const [opened] = (await sub.waitForData(1, 20_000)).map((d) => d.interactionsChanged);
       expect(opened).toMatchObject({ runId: parked.id, status: "PENDING", question: "Go ahead?" });
       await b.interactions.answer(opened.id, "yes", anonymous);
-      await until("its answer to arrive", () => sub.data.some((d) => d.interactionsChanged.id === opened.id && d.interactionsChanged.status === "ANSWERED"), 20_000);
+      await until(
+        "its answer to arrive",
+        () =>
+          sub.data.some((d) => d.interactionsChanged.id === opened.id && d.interactionsChanged.status === "ANSWERED"),
+        20_000,
+      );
     } finally {
       await client.dispose();
       await server.stop();

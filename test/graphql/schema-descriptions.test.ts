@@ -1,4 +1,12 @@
-import { isEnumType, isInputObjectType, isInterfaceType, isIntrospectionType, isObjectType, isSpecifiedScalarType, type GraphQLNamedType } from "graphql";
+import {
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isIntrospectionType,
+  isObjectType,
+  isSpecifiedScalarType,
+  type GraphQLNamedType,
+} from "graphql";
 import { describe, expect, it } from "vitest";
 import { schema } from "../../src/graphql/schema.ts";
 
@@ -8,7 +16,9 @@ function undescribed(): string[] {
   const need = (coordinate: string, description: string | null | undefined) => {
     if (!description?.trim()) missing.push(coordinate);
   };
-  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean).map((t) => t!.name));
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(Boolean).map((t) => t!.name),
+  );
   for (const type of Object.values(schema.getTypeMap()) as GraphQLNamedType[]) {
     if (isIntrospectionType(type) || isSpecifiedScalarType(type)) continue;
     if (!roots.has(type.name)) need(type.name, type.description);
@@ -28,6 +38,9 @@ function undescribed(): string[] {
 
 describe("schema descriptions", () => {
   it("should describe every type, field, argument, input field, enum and enum value, naming each one that lacks a description", () => {
-    expect(undescribed(), "add a description to each of these (they show in GraphiQL, typed clients and schema.graphql)").toEqual([]);
+    expect(
+      undescribed(),
+      "add a description to each of these (they show in GraphiQL, typed clients and schema.graphql)",
+    ).toEqual([]);
   });
 });

@@ -20,7 +20,11 @@ describe("subscriptions over SSE (real listening server)", () => {
     return rt;
   }
 
-  async function subscribe(query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  async function subscribe(
+    query: string,
+    variables: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
     const abort = new AbortController();
     aborts.push(abort);
     const res = await within(
@@ -50,14 +54,21 @@ describe("subscriptions over SSE (real listening server)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     await until("the subscription to listen on the bus", () => listeners() === 1);
-    const run = await rt!.dispatcher.run({ tool: "echo", input: { text: "over sse" }, caller: anonymousUser, door: "runtime" });
+    const run = await rt!.dispatcher.run({
+      tool: "echo",
+      input: { text: "over sse" },
+      caller: anonymousUser,
+      door: "runtime",
+    });
     await until("two events", () => stream.nexts().length >= 2);
     const events = stream.nexts<RunEventData>();
     expect(events.every((e) => e.errors === undefined)).toBe(true);
-    expect(events.map((e) => [e.data!.runEvents.type, e.data!.runEvents.run.id, e.data!.runEvents.run.status])).toEqual([
-      ["RUN_STARTED", run.id, "RUNNING"],
-      ["RUN_FINISHED", run.id, "SUCCEEDED"],
-    ]);
+    expect(events.map((e) => [e.data!.runEvents.type, e.data!.runEvents.run.id, e.data!.runEvents.run.status])).toEqual(
+      [
+        ["RUN_STARTED", run.id, "RUNNING"],
+        ["RUN_FINISHED", run.id, "SUCCEEDED"],
+      ],
+    );
     expect(events[1].data!.runEvents.seq).toBeGreaterThan(events[0].data!.runEvents.seq);
   });
 
@@ -98,7 +109,9 @@ describe("subscriptions over SSE (real listening server)", () => {
     const { stream } = await subscribe(RUN_EVENTS, { afterSeq: 0 });
     await until("the stream to end", () => stream.ended());
     const errors = stream.nexts().flatMap((e) => e.errors ?? []);
-    expect(errors).toEqual([expect.objectContaining({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } }),
+    ]);
     expect(JSON.stringify(stream.events)).not.toContain("hunter2");
     await until("the server to release the subscription", () => listeners() === 0);
   });
@@ -122,7 +135,9 @@ describe("subscriptions over SSE (real listening server)", () => {
     await rt!.keys.revoke("dashboard");
     await until("the revoked stream to end", () => stream.ended());
     const errors = stream.nexts().flatMap((e) => e.errors ?? []);
-    expect(errors).toEqual([expect.objectContaining({ message: "the API key was revoked", extensions: { code: "UNAUTHENTICATED" } })]);
+    expect(errors).toEqual([
+      expect.objectContaining({ message: "the API key was revoked", extensions: { code: "UNAUTHENTICATED" } }),
+    ]);
     await until("the server to release the revoked subscription", () => listeners() === 1);
     // An anonymous subscriber is not affected by someone else's revocation.
     expect(other.stream.ended()).toBe(false);
@@ -133,7 +148,12 @@ describe("subscriptions over SSE (real listening server)", () => {
     const { stream } = await subscribe(RUN_EVENTS, {}, { authorization: "Bearer tai_not_a_real_key" });
     await until("the stream to end", () => stream.ended());
     const errors = stream.nexts().flatMap((e) => e.errors ?? []);
-    expect(errors).toEqual([expect.objectContaining({ message: "the API key is unknown or revoked", extensions: { code: "UNAUTHENTICATED" } })]);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: "the API key is unknown or revoked",
+        extensions: { code: "UNAUTHENTICATED" },
+      }),
+    ]);
     expect(listeners()).toBe(0);
   });
 });

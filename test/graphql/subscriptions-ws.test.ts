@@ -48,9 +48,11 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
   });
 
   const listeners = (topic: "runEvent" | "toolsChanged" = "runEvent") => started!.rt.bus.listenerCount(topic);
-  const echo = (text: string) => started!.rt.dispatcher.run({ tool: "echo", input: { text }, caller: anonymousUser, door: "runtime" });
+  const echo = (text: string) =>
+    started!.rt.dispatcher.run({ tool: "echo", input: { text }, caller: anonymousUser, door: "runtime" });
   const seqs = (events: RunEventData[]) => events.map((e) => e.runEvents.seq);
-  const expectIncreasing = (values: number[]) => values.forEach((v, i) => i && expect(v).toBeGreaterThan(values[i - 1]));
+  const expectIncreasing = (values: number[]) =>
+    values.forEach((v, i) => i && expect(v).toBeGreaterThan(values[i - 1]));
 
   describe("runEvents", () => {
     it("should deliver RUN_STARTED then RUN_FINISHED for a dispatched run, with seq increasing", async () => {
@@ -96,7 +98,12 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const all = await resumed.waitForData(8);
       expect(resumed.errors).toEqual([]);
       const live = resumed.data.slice(4).map((e) => `${e.runEvents.run.id} ${e.runEvents.type}`);
-      expect(live).toEqual([`${d.id} RUN_STARTED`, `${d.id} RUN_FINISHED`, `${marker.id} RUN_STARTED`, `${marker.id} RUN_FINISHED`]);
+      expect(live).toEqual([
+        `${d.id} RUN_STARTED`,
+        `${d.id} RUN_FINISHED`,
+        `${marker.id} RUN_STARTED`,
+        `${marker.id} RUN_FINISHED`,
+      ]);
       expect(resumed.data).toHaveLength(8);
       expectIncreasing(seqs(all));
       expect(seqs(all)).toEqual((await rt.runs.events({}, lastSeq)).map((e) => e.seq));
@@ -117,7 +124,12 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       await sub.waitForData(8);
       // A marker run published once the replay is read: a repeated event would arrive before its end.
       const marker = await echo("marker");
-      await until("the marker run's end", () => sub.data.some((e) => e.runEvents.run.id === marker.id && e.runEvents.type === "RUN_FINISHED") || sub.errors.length > 0);
+      await until(
+        "the marker run's end",
+        () =>
+          sub.data.some((e) => e.runEvents.run.id === marker.id && e.runEvents.type === "RUN_FINISHED") ||
+          sub.errors.length > 0,
+      );
       expect(sub.errors).toEqual([]);
       const got = seqs(sub.data);
       expect(got).toEqual((await events({}, 0)).map((e) => e.seq));
@@ -129,22 +141,40 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const sub = collect<RunEventData>(client(), RUN_EVENTS, { tool: "calculate" });
       await until("the subscription to listen", () => listeners() === 1);
       await echo("not this one");
-      const calc = await rt.dispatcher.run({ tool: "calculate", input: { op: "add", a: 1, b: 2 }, caller: anonymousUser, door: "runtime" });
+      const calc = await rt.dispatcher.run({
+        tool: "calculate",
+        input: { op: "add", a: 1, b: 2 },
+        caller: anonymousUser,
+        door: "runtime",
+      });
       await echo("nor this one");
       // A marker run of the filtered tool, published last: a leaked echo event would arrive before it.
-      const marker = await rt.dispatcher.run({ tool: "calculate", input: { op: "add", a: 2, b: 2 }, caller: anonymousUser, door: "runtime" });
+      const marker = await rt.dispatcher.run({
+        tool: "calculate",
+        input: { op: "add", a: 2, b: 2 },
+        caller: anonymousUser,
+        door: "runtime",
+      });
       await sub.waitForData(4);
       const seen = sub.data.map((e) => `${e.runEvents.run.tool} ${e.runEvents.run.id} ${e.runEvents.type}`);
-      expect(seen).toEqual([`calculate ${calc.id} RUN_STARTED`, `calculate ${calc.id} RUN_FINISHED`, `calculate ${marker.id} RUN_STARTED`, `calculate ${marker.id} RUN_FINISHED`]);
+      expect(seen).toEqual([
+        `calculate ${calc.id} RUN_STARTED`,
+        `calculate ${calc.id} RUN_FINISHED`,
+        `calculate ${marker.id} RUN_STARTED`,
+        `calculate ${marker.id} RUN_FINISHED`,
+      ]);
     });
 
     it("should deliver only the events of the run it filters on, replayed and live", async () => {
-      // The filtered run ends only when released, after the other runs: a leaked event of theirs would arrive before its end.
+      // The filtered run ends only when released, after the other runs: a leaked event of theirs would arrive before
+      // its end.
       const { app, release } = gatedApp();
       const { rt } = await start({}, app);
       const pending = rt.dispatcher.run({ tool: "gate", input: {}, caller: anonymousUser, door: "runtime" });
       let runId: string | undefined;
-      await until("the gated run to start", async () => Boolean((runId = (await rt.runs.list({ tool: "gate" }, 1))[0]?.id)));
+      await until("the gated run to start", async () =>
+        Boolean((runId = (await rt.runs.list({ tool: "gate" }, 1))[0]?.id)),
+      );
       await echo("other");
       const sub = collect<RunEventData>(client(), RUN_EVENTS, { runId, afterSeq: 0 });
       await sub.waitForData(1);
@@ -165,11 +195,17 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       await start();
       for (const authorization of ["Bearer tai_not_a_real_key", "Basic abc"]) {
         let closed: { code: number; reason: string } | undefined;
-        const c = client({ connectionParams: { authorization }, on: { closed: (e) => (closed = e as { code: number; reason: string }) } });
+        const c = client({
+          connectionParams: { authorization },
+          on: { closed: (e) => (closed = e as { code: number; reason: string }) },
+        });
         const sub = collect(c, RUN_EVENTS);
         await sub.waitForEnd();
         await until("the close event", () => closed !== undefined);
-        expect(closed).toMatchObject({ code: 4403, reason: expect.stringMatching(/^Forbidden: the (authorization value must be|API key is unknown)/) });
+        expect(closed).toMatchObject({
+          code: 4403,
+          reason: expect.stringMatching(/^Forbidden: the (authorization value must be|API key is unknown)/),
+        });
         expect(sub.data).toEqual([]);
         expect(listeners()).toBe(0);
       }
@@ -189,7 +225,10 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const { rt } = await start();
       const key = await rt.keys.create("dashboard", "USER");
       let closed: { code: number; reason: string } | undefined;
-      const c = client({ connectionParams: { authorization: `Bearer ${key}` }, on: { closed: (e) => (closed = e as { code: number; reason: string }) } });
+      const c = client({
+        connectionParams: { authorization: `Bearer ${key}` },
+        on: { closed: (e) => (closed = e as { code: number; reason: string }) },
+      });
       const sub = collect<RunEventData>(c, RUN_EVENTS);
       await until("the subscription to listen", () => listeners() === 1);
       await rt.keys.revoke("dashboard");
@@ -199,7 +238,10 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       await until("the server to release the subscription", () => listeners() === 0);
 
       let again: { code: number } | undefined;
-      const retry = client({ connectionParams: { authorization: `Bearer ${key}` }, on: { closed: (e) => (again = e as { code: number }) } });
+      const retry = client({
+        connectionParams: { authorization: `Bearer ${key}` },
+        on: { closed: (e) => (again = e as { code: number }) },
+      });
       await collect(retry, RUN_EVENTS).waitForEnd();
       await until("the close event", () => again !== undefined);
       expect(again!.code).toBe(4403);
@@ -211,7 +253,10 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       await sub.waitForEnd();
       expect(sub.data).toEqual([]);
       expect(sub.errors).toHaveLength(1);
-      expect(sub.errors[0]).toMatchObject({ message: expect.stringContaining("authentication required"), extensions: { code: "UNAUTHENTICATED" } });
+      expect(sub.errors[0]).toMatchObject({
+        message: expect.stringContaining("authentication required"),
+        extensions: { code: "UNAUTHENTICATED" },
+      });
       expect(listeners()).toBe(0);
     });
   });
@@ -225,7 +270,10 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const sub = collect(client(), RUN_EVENTS, { afterSeq: 0 });
       await sub.waitForEnd();
       expect(sub.errors).toHaveLength(1);
-      expect(sub.errors[0]).toMatchObject({ message: "Unexpected error.", extensions: { code: "INTERNAL_SERVER_ERROR" } });
+      expect(sub.errors[0]).toMatchObject({
+        message: "Unexpected error.",
+        extensions: { code: "INTERNAL_SERVER_ERROR" },
+      });
       expect(JSON.stringify(sub.errors)).not.toContain("hunter2");
       await until("the server to release the subscription", () => listeners() === 0);
     });
@@ -237,7 +285,14 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       };
       const sub = collect(client(), 'query { run(id: "x") { id } }');
       await sub.waitForEnd();
-      expect(sub.errors).toEqual([{ message: "Unexpected error.", path: ["run"], locations: expect.any(Array), extensions: { code: "INTERNAL_SERVER_ERROR" } }]);
+      expect(sub.errors).toEqual([
+        {
+          message: "Unexpected error.",
+          path: ["run"],
+          locations: expect.any(Array),
+          extensions: { code: "INTERNAL_SERVER_ERROR" },
+        },
+      ]);
     });
 
     it("should pass a client's mistake through unmasked: a syntax error names what is wrong", async () => {
@@ -270,20 +325,41 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       await within("the socket to open", new Promise((r) => ws.once("open", r)));
       ws.send(JSON.stringify({ type: "connection_init" }));
       await until("connection_ack", () => messages.some((m) => m.type === "connection_ack"));
-      ws.send(JSON.stringify({ id: "1", type: "subscribe", payload: { query: "subscription { runEvents { seq run { input } } }" } }));
+      ws.send(
+        JSON.stringify({
+          id: "1",
+          type: "subscribe",
+          payload: { query: "subscription { runEvents { seq run { input } } }" },
+        }),
+      );
       await until("the subscription to listen", () => listeners() === 1);
 
       // Stop reading: the kernel buffers fill, the server's sends stall, and events queue
       // up for this subscriber until its bounded buffer overflows.
       (ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
-      const run = { id: "fake", tool: "echo", status: "RUNNING", tier: "read", callerKey: null, callerKeyId: null, input: { text: "x".repeat(64 * 1024) } } as unknown as RunRecord;
+      const run = {
+        id: "fake",
+        tool: "echo",
+        status: "RUNNING",
+        tier: "read",
+        callerKey: null,
+        callerKeyId: null,
+        input: { text: "x".repeat(64 * 1024) },
+      } as unknown as RunRecord;
       let seq = 0;
       const deadline = Date.now() + 20_000;
       while (listeners() === 1) {
         if (Date.now() > deadline) throw new Error(`the subscriber was not closed after ${seq} events`);
         for (let i = 0; i < 50; i++) {
           seq++;
-          rt.bus.publish("runEvent", { seq, type: "RUN_STARTED", at: new Date().toISOString(), runId: run.id, tool: run.tool, run } satisfies RunEventRecord);
+          rt.bus.publish("runEvent", {
+            seq,
+            type: "RUN_STARTED",
+            at: new Date().toISOString(),
+            runId: run.id,
+            tool: run.tool,
+            run,
+          } satisfies RunEventRecord);
         }
         await new Promise((r) => setImmediate(r));
       }
@@ -295,7 +371,9 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
 
       (ws as unknown as { _socket: { resume(): void } })._socket.resume();
       await until("the lagging error", () => messages.some((m) => m.type === "error"), 15_000);
-      const delivered = messages.filter((m) => m.type === "next").map((m) => (m.payload as { data: { runEvents: { seq: number } } }).data.runEvents.seq);
+      const delivered = messages
+        .filter((m) => m.type === "next")
+        .map((m) => (m.payload as { data: { runEvents: { seq: number } } }).data.runEvents.seq);
       const error = messages.find((m) => m.type === "error")!;
       const [lag] = error.payload as { message: string; extensions: { code: string; afterSeq: number } }[];
       expect(lag.extensions.code).toBe("SUBSCRIBER_LAGGING");
@@ -325,7 +403,9 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const { app, url } = await start();
       const ws = new WebSocket(wsUrl(url), "graphql-transport-ws");
       sockets.push(ws);
-      const acked = new Promise<void>((r) => ws.on("message", (m) => JSON.parse(String(m)).type === "connection_ack" && r()));
+      const acked = new Promise<void>((r) =>
+        ws.on("message", (m) => JSON.parse(String(m)).type === "connection_ack" && r()),
+      );
       await within("the socket to open", new Promise((r) => ws.once("open", r)));
       ws.send(JSON.stringify({ type: "connection_init" }));
       await within("connection_ack", acked);
@@ -363,9 +443,15 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       collect(c, RUN_EVENTS);
       collect(c, RUN_EVENTS, { afterSeq: 0 });
       collect(c, "subscription { toolsChanged { name } }");
-      await until("three subscriptions to listen", () => listeners() === baseline.runEvent + 2 && listeners("toolsChanged") === baseline.toolsChanged + 1);
+      await until(
+        "three subscriptions to listen",
+        () => listeners() === baseline.runEvent + 2 && listeners("toolsChanged") === baseline.toolsChanged + 1,
+      );
       await c.dispose();
-      await until("the listeners to be released", () => listeners() === baseline.runEvent && listeners("toolsChanged") === baseline.toolsChanged);
+      await until(
+        "the listeners to be released",
+        () => listeners() === baseline.runEvent && listeners("toolsChanged") === baseline.toolsChanged,
+      );
     });
 
     it("should release the listener when the client completes a subscription but keeps the socket", async () => {
@@ -384,7 +470,9 @@ describe("subscriptions over graphql-ws (real sockets)", () => {
       const { url } = await start();
       const ws = new WebSocket(wsUrl(url), "graphql-transport-ws");
       sockets.push(ws);
-      const acked = new Promise<void>((r) => ws.on("message", (m) => JSON.parse(String(m)).type === "connection_ack" && r()));
+      const acked = new Promise<void>((r) =>
+        ws.on("message", (m) => JSON.parse(String(m)).type === "connection_ack" && r()),
+      );
       await within("the socket to open", new Promise((r) => ws.once("open", r)));
       ws.send(JSON.stringify({ type: "connection_init" }));
       await within("connection_ack", acked);

@@ -49,7 +49,10 @@ export function gatedApp(): { app: App; release: () => void } {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const app = new App();
-  app.tool({ name: "gate", description: "Waits until the test releases it.", input: z.object({}) }, async () => (await released, "open"));
+  app.tool(
+    { name: "gate", description: "Waits until the test releases it.", input: z.object({}) },
+    async () => (await released, "open"),
+  );
   return { app, release };
 }
 
@@ -77,13 +80,20 @@ export interface Collected<T> {
 }
 
 /** Subscribes through graphql-ws and collects everything that arrives. */
-export function collect<T = Record<string, unknown>>(client: Client, query: string, variables?: Record<string, unknown>): Collected<T> {
+export function collect<T = Record<string, unknown>>(
+  client: Client,
+  query: string,
+  variables?: Record<string, unknown>,
+): Collected<T> {
   const out: Collected<T> = {
     data: [],
     errors: [],
     completed: false,
     stop: () => {},
-    waitForData: (n, timeoutMs = 10_000) => until(`${n} subscription events (got ${out.data.length})`, () => out.data.length >= n || ended(), timeoutMs).then(() => out.data),
+    waitForData: (n, timeoutMs = 10_000) =>
+      until(`${n} subscription events (got ${out.data.length})`, () => out.data.length >= n || ended(), timeoutMs).then(
+        () => out.data,
+      ),
     waitForEnd: (timeoutMs = 10_000) => until("the subscription to end", () => ended(), timeoutMs),
   };
   const ended = () => out.completed || out.errors.length > 0;
@@ -157,7 +167,13 @@ export function sseReader(res: Response) {
   return {
     events,
     /** Payloads of `next` events. */
-    nexts: <T>() => events.filter((e) => e.event === "next").map((e) => JSON.parse(e.data) as { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] }),
+    nexts: <T>() =>
+      events
+        .filter((e) => e.event === "next")
+        .map(
+          (e) =>
+            JSON.parse(e.data) as { data?: T; errors?: { message: string; extensions?: Record<string, unknown> }[] },
+        ),
     ended: () => ended,
     async cancel() {
       await reader.cancel();

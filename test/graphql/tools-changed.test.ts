@@ -40,7 +40,10 @@ describe("toolsChanged over graphql-ws (real sockets)", () => {
       const { rt } = await start();
       const sub = collect<{ toolsChanged: { name: string }[] }>(client(), "subscription { toolsChanged { name } }");
       await until("the subscription to listen", () => listeners("toolsChanged") === 1);
-      rt.app.tool({ name: "late_tool", description: "Registered after the server started.", input: z.object({}) }, () => "late");
+      rt.app.tool(
+        { name: "late_tool", description: "Registered after the server started.", input: z.object({}) },
+        () => "late",
+      );
       const [first] = await sub.waitForData(1);
       expect(first.toolsChanged.map((t) => t.name)).toContain("late_tool");
       expect(first.toolsChanged.map((t) => t.name)).toContain("echo");
@@ -48,12 +51,18 @@ describe("toolsChanged over graphql-ws (real sockets)", () => {
 
     it("should send the surface as it is first with current: true, then each change, so nothing between a read and the subscription is lost", async () => {
       const { rt } = await start();
-      const sub = collect<{ toolsChanged: { name: string }[] }>(client(), "subscription { toolsChanged(current: true) { name } }");
+      const sub = collect<{ toolsChanged: { name: string }[] }>(
+        client(),
+        "subscription { toolsChanged(current: true) { name } }",
+      );
       const [now] = await sub.waitForData(1);
       expect(now.toolsChanged.map((t) => t.name)).toContain("echo");
       expect(now.toolsChanged.map((t) => t.name)).not.toContain("later_tool");
       expect(listeners("toolsChanged")).toBe(1);
-      rt.app.tool({ name: "later_tool", description: "Registered after the first list.", input: z.object({}) }, () => "later");
+      rt.app.tool(
+        { name: "later_tool", description: "Registered after the first list.", input: z.object({}) },
+        () => "later",
+      );
       const [, changed] = await sub.waitForData(2);
       expect(changed.toolsChanged.map((t) => t.name)).toContain("later_tool");
     });

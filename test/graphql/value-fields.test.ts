@@ -11,7 +11,11 @@ describe("which GraphQL fields are values (docs/security-model.md §3)", () => {
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith("__")) continue;
       for (const field of Object.values(type.getFields()))
-        if (getNamedType(field.type).name === "String" && !VALUE_TEXT_FIELDS.has(field.name) && !STRUCTURE_TEXT_FIELDS.has(field.name))
+        if (
+          getNamedType(field.type).name === "String" &&
+          !VALUE_TEXT_FIELDS.has(field.name) &&
+          !STRUCTURE_TEXT_FIELDS.has(field.name)
+        )
           unclassified.push(`${type.name}.${field.name}`);
     }
     expect(unclassified).toEqual([]);

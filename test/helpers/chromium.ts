@@ -11,7 +11,10 @@ export async function chromiumPresent(): Promise<boolean> {
     await until(`${CHROMIUM} to exist`, () => existsSync(CHROMIUM), 30_000);
     return true;
   } catch (e) {
-    if (process.env.CI === "true") throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium): ${(e as Error).message}`, { cause: e });
+    if (process.env.CI === "true")
+      throw new Error(`${CHROMIUM} is required under CI=true (apt-get install chromium): ${(e as Error).message}`, {
+        cause: e,
+      });
     return false;
   }
 }
@@ -20,7 +23,16 @@ export async function chromiumPresent(): Promise<boolean> {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
     timeout: 30_000,
   });
 }

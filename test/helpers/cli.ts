@@ -17,7 +17,12 @@ export interface CliResult {
  * a clean tai environment (no inherited TAI_*, DATABASE_URL or HOST) plus `env`, with
  * TAI_LOG=silent.
  */
-export function runCli(args: string[], env: Record<string, string | undefined>, timeoutMs = 60_000, cwd = ROOT): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+  timeoutMs = 60_000,
+  cwd = ROOT,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawnTai(args, env, cwd);
     let stdout = "";
@@ -33,9 +38,21 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
   });
 }
 
-function spawnTai(args: string[], env: Record<string, string | undefined>, cwd = ROOT): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("TAI_") && !["DATABASE_URL", "HOST", "PORT", "REDIS_URL"].includes(k)));
-  return spawn(process.execPath, [BIN, ...args], { cwd, env: { ...base, TAI_LOG: "silent", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+function spawnTai(
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd = ROOT,
+): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("TAI_") && !["DATABASE_URL", "HOST", "PORT", "REDIS_URL"].includes(k),
+    ),
+  );
+  return spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...base, TAI_LOG: "silent", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 }
 
 /** A long-running `tai` child (e.g. `tai serve`). */
@@ -65,9 +82,13 @@ export function startCli(args: string[], env: Record<string, string | undefined>
     stderr: () => err,
     waitFor(text, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`timed out waiting for "${text}"; stdout: ${out}; stderr: ${err}`)), timeoutMs);
+        const timer = setTimeout(
+          () => done(new Error(`timed out waiting for "${text}"; stdout: ${out}; stderr: ${err}`)),
+          timeoutMs,
+        );
         const check = () => out.includes(text) && done();
-        const onExit = (code: number | null) => done(new Error(`tai exited (${code}) before printing "${text}"; stderr: ${err}`));
+        const onExit = (code: number | null) =>
+          done(new Error(`tai exited (${code}) before printing "${text}"; stderr: ${err}`));
         function done(e?: Error) {
           clearTimeout(timer);
           child.stdout.off("data", check);

@@ -17,13 +17,19 @@ export async function databaseText(url: string): Promise<string> {
   }
   const dump = spawnSync("pg_dump", ["--dbname", url.split("?")[0]], { encoding: "latin1", timeout: 30_000 });
   if (dump.status === 0) return dump.stdout;
-  if ((dump.error as NodeJS.ErrnoException | undefined)?.code !== "ENOENT") throw new Error(`pg_dump failed: ${dump.stderr || dump.error?.message}`);
+  if ((dump.error as NodeJS.ErrnoException | undefined)?.code !== "ENOENT")
+    throw new Error(`pg_dump failed: ${dump.stderr || dump.error?.message}`);
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const tables = await c.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'");
+    const tables = await c.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+    );
     const rows: string[] = [];
-    for (const { table_name } of tables.rows) rows.push(...(await c.query(`SELECT row_to_json(t)::text AS j FROM "${table_name}" t`)).rows.map((r) => r.j as string));
+    for (const { table_name } of tables.rows)
+      rows.push(
+        ...(await c.query(`SELECT row_to_json(t)::text AS j FROM "${table_name}" t`)).rows.map((r) => r.j as string),
+      );
     return rows.join("\n");
   } finally {
     await c.end();

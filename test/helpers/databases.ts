@@ -71,7 +71,13 @@ export async function pgReachable(): Promise<boolean> {
 /** Whether Redis answers PING at `url` within two seconds. */
 export async function redisReachable(url = redisTestUrl()): Promise<boolean> {
   const { Redis } = await import("ioredis");
-  const r = new Redis(url, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
   r.on("error", () => {});
   try {
     await r.connect();
@@ -86,7 +92,8 @@ export async function redisReachable(url = redisTestUrl()): Promise<boolean> {
 /** Under CI=true an unreachable PostgreSQL is a failure, never a skip. */
 export async function requirePostgres(): Promise<boolean> {
   if (await pgReachable()) return true;
-  if (process.env.CI === "true") throw new Error(`PostgreSQL is required under CI=true but ${pgAdminUrl()} is unreachable`);
+  if (process.env.CI === "true")
+    throw new Error(`PostgreSQL is required under CI=true but ${pgAdminUrl()} is unreachable`);
   return false;
 }
 
@@ -178,9 +185,12 @@ export async function emptyPostgresDatabase(): Promise<{ url: string; drop: () =
 /** Drops this run's PostgreSQL databases and those of runs whose process has died. */
 export async function dropPgDatabases(which: "mine" | "stale"): Promise<void> {
   await withPgAdmin(async (c) => {
-    const rows = (await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'tai42\\_t%'")).rows;
+    const rows = (await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE datname LIKE 'tai42\\_t%'"))
+      .rows;
     // Clones first: a template cannot be dropped while it is being copied.
-    const names = rows.map((r) => r.datname).sort((a, b) => Number(a.startsWith("tai42_tpl_")) - Number(b.startsWith("tai42_tpl_")));
+    const names = rows
+      .map((r) => r.datname)
+      .sort((a, b) => Number(a.startsWith("tai42_tpl_")) - Number(b.startsWith("tai42_tpl_")));
     for (const name of names) {
       const owner = runIdOfDatabase(name);
       if (owner === null) continue;

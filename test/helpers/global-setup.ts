@@ -2,7 +2,16 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { migrate } from "../../src/db/migrate.ts";
 import { buildIfStale } from "../../scripts/build.mjs";
-import { dropPgDatabases, ensurePgTemplate, pgReachable, processAlive, requirePostgres, sqliteTemplatePath, testDbKind, testRunDir } from "./databases.ts";
+import {
+  dropPgDatabases,
+  ensurePgTemplate,
+  pgReachable,
+  processAlive,
+  requirePostgres,
+  sqliteTemplatePath,
+  testDbKind,
+  testRunDir,
+} from "./databases.ts";
 
 /**
  * Rebuilds dist/ when the sources changed since it was built (the `tai` children run it).
@@ -19,7 +28,8 @@ export default async function setup(): Promise<() => Promise<void>> {
   mkdirSync(tmp, { recursive: true });
   for (const entry of readdirSync(tmp)) {
     const owner = /^run-(\d+)$/.exec(entry)?.[1];
-    if (owner && Number(owner) !== process.pid && !processAlive(Number(owner))) rmSync(resolve(tmp, entry), { recursive: true, force: true });
+    if (owner && Number(owner) !== process.pid && !processAlive(Number(owner)))
+      rmSync(resolve(tmp, entry), { recursive: true, force: true });
   }
   rmSync(testRunDir(), { recursive: true, force: true });
   mkdirSync(testRunDir(), { recursive: true });

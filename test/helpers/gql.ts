@@ -4,7 +4,11 @@ import type { Runtime } from "../../src/runtime.ts";
 export interface GqlResult<T = Record<string, any>> {
   status: number;
   data?: T;
-  errors?: { message: string; path?: string[]; extensions?: { code?: string; issues?: { path: string; message: string }[] } }[];
+  errors?: {
+    message: string;
+    path?: string[];
+    extensions?: { code?: string; issues?: { path: string; message: string }[] };
+  }[];
   /** The raw response text: for asserting that something never appears. */
   text: string;
 }
@@ -12,7 +16,11 @@ export interface GqlResult<T = Record<string, any>> {
 /** In-process GraphQL calls through yoga.fetch (no port), as a given key or anonymously. */
 export function gqlClient(rt: Runtime) {
   const server: TaiServer = buildApp(rt);
-  return async function gql<T = Record<string, any>>(query: string, variables: Record<string, unknown> = {}, key?: string): Promise<GqlResult<T>> {
+  return async function gql<T = Record<string, any>>(
+    query: string,
+    variables: Record<string, unknown> = {},
+    key?: string,
+  ): Promise<GqlResult<T>> {
     const res = await server.yoga.fetch("http://localhost/graphql", {
       method: "POST",
       headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },

@@ -16,7 +16,8 @@ export function compare(a: Version, b: Version): number {
 
 /** A partial version: `22`, `22.12`, `22.12.0`, with `x`/`*` for a missing part. */
 function partial(text: string, range: string): (number | undefined)[] {
-  if (!/^v?\d+(\.(\d+|x|X|\*))?(\.(\d+|x|X|\*))?$/.test(text)) throw new Error(`unsupported version "${text}" in range "${range}"`);
+  if (!/^v?\d+(\.(\d+|x|X|\*))?(\.(\d+|x|X|\*))?$/.test(text))
+    throw new Error(`unsupported version "${text}" in range "${range}"`);
   return text
     .replace(/^v/, "")
     .split(".")
@@ -47,7 +48,8 @@ function comparator(token: string, range: string): Interval {
     case "~":
       return { lo: ge(floor), hi: lt(b === undefined ? [a + 1, 0, 0] : [a, b + 1, 0]) };
     case "^": {
-      const hi: Version = a > 0 || b === undefined ? [a + 1, 0, 0] : b > 0 || c === undefined ? [0, b + 1, 0] : [0, 0, c + 1];
+      const hi: Version =
+        a > 0 || b === undefined ? [a + 1, 0, 0] : b > 0 || c === undefined ? [0, b + 1, 0] : [0, 0, c + 1];
       return { lo: ge(floor), hi: lt(hi) };
     }
     default:
@@ -77,7 +79,8 @@ export function satisfies(range: string, version: Version): boolean {
 /** Every version mentioned in `ranges`, with its neighbours: where any of them can change its answer. */
 export function boundaries(ranges: string[]): Version[] {
   const out: Version[] = [];
-  const before = ([a, b, c]: Version): Version => (c > 0 ? [a, b, c - 1] : b > 0 ? [a, b - 1, 999] : [Math.max(a - 1, 0), 999, 999]);
+  const before = ([a, b, c]: Version): Version =>
+    c > 0 ? [a, b, c - 1] : b > 0 ? [a, b - 1, 999] : [Math.max(a - 1, 0), 999, 999];
   for (const range of ranges)
     for (const m of range.matchAll(/\d+(\.(\d+|x|X|\*))?(\.(\d+|x|X|\*))?/g)) {
       const [a = 0, b = 0, c = 0] = partial(m[0], range);

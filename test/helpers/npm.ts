@@ -18,7 +18,9 @@ export interface Ran {
  * (the official builds and scripts/use-node24.sh's Node do).
  */
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const keep = Object.entries(process.env).filter(([k]) => !/^(npm_|INIT_CWD$|TAI_|DATABASE_URL$|REDIS_URL$|HOST$|PORT$|NODE_OPTIONS$|VITEST)/i.test(k));
+  const keep = Object.entries(process.env).filter(
+    ([k]) => !/^(npm_|INIT_CWD$|TAI_|DATABASE_URL$|REDIS_URL$|HOST$|PORT$|NODE_OPTIONS$|VITEST)/i.test(k),
+  );
   const env: NodeJS.ProcessEnv = Object.fromEntries(keep);
   env.PATH = [dirname(process.execPath), process.env.PATH].join(delimiter);
   const prefix = dirname(dirname(process.execPath));
@@ -37,7 +39,12 @@ export function spawnUser(
   extra: Record<string, string> = {},
   options: { detached?: boolean } = {},
 ): ChildProcess & { output: () => { stdout: string; stderr: string } } {
-  const child = spawn(command, args, { cwd, env: userEnv(extra), stdio: ["ignore", "pipe", "pipe"], detached: options.detached });
+  const child = spawn(command, args, {
+    cwd,
+    env: userEnv(extra),
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached,
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d) => (stdout += d));
@@ -46,7 +53,12 @@ export function spawnUser(
 }
 
 /** Runs `command` to its end in `cwd` with a user's environment. */
-export function runUser(command: string, args: string[], cwd: string, extra: Record<string, string> = {}): Promise<Ran> {
+export function runUser(
+  command: string,
+  args: string[],
+  cwd: string,
+  extra: Record<string, string> = {},
+): Promise<Ran> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawnUser(command, args, cwd, extra);

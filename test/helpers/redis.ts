@@ -13,7 +13,8 @@ export async function redisSubscribed(prefix: string, topics: string[], count = 
     for (;;) {
       const reply = (await r.pubsub("NUMSUB", ...topics.map((t) => prefix + t))) as (string | number)[];
       if (reply.filter((_, i) => i % 2 === 1).every((n) => Number(n) >= count)) return;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for Redis subscribers on ${topics.join(", ")}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for Redis subscribers on ${topics.join(", ")}`);
       await new Promise((done) => setTimeout(done, 25));
     }
   } finally {

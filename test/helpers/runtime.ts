@@ -25,7 +25,9 @@ export async function testRuntime(
     storeSweepMs?: number;
   } = {},
 ): Promise<TestRuntime> {
-  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await freshDatabase(options.kind ?? testDbKind());
+  const db = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => {} }
+    : await freshDatabase(options.kind ?? testDbKind());
   const config = { ...loadConfig({ ...options.env }), databaseUrl: db.url, shutdownGraceSeconds: 2, ...options.config };
   const logLines: string[] = [];
   const log: Logger = createLogger({}, (line) => logLines.push(line));

@@ -14,7 +14,14 @@ describe("answering interactions", () => {
   beforeEach(async () => {
     const app = new App();
     app.tool({ name: "ask_user", description: "Asks a user.", input: z.object({}), pauses: true }, () =>
-      park({ interactions: [{ question: "Approve?", answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }] }),
+      park({
+        interactions: [
+          {
+            question: "Approve?",
+            answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+          },
+        ],
+      }),
     );
     app.tool({ name: "ask_caller_q", description: "Asks its caller.", input: z.object({}), pauses: true }, () =>
       park({ interactions: [{ question: "Which one?", to: "caller" }] }),
@@ -46,7 +53,9 @@ describe("answering interactions", () => {
       code: "NOT_FOUND",
       message: `no interaction with id "${interaction.id}"`,
     });
-    await expect(rt.interactions.answer("no-such-id", { ok: true }, as("ADMIN"))).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(rt.interactions.answer("no-such-id", { ok: true }, as("ADMIN"))).rejects.toMatchObject({
+      code: "NOT_FOUND",
+    });
     expect((await rt.interactions.get(interaction.id))!.status).toBe("PENDING");
   });
 
@@ -58,7 +67,9 @@ describe("answering interactions", () => {
   it("should let a READER answer only the questions its own runs ask it as their caller", async () => {
     const reader = as("READER");
     const toUser = await parked("ask_user", reader);
-    await expect(rt.interactions.answer(toUser.interaction.id, { ok: true }, reader)).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(rt.interactions.answer(toUser.interaction.id, { ok: true }, reader)).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
     const toCaller = await parked("ask_caller_q", reader);
     expect((await rt.interactions.answer(toCaller.interaction.id, "the blue one", reader)).status).toBe("SUCCEEDED");
   });
@@ -66,14 +77,19 @@ describe("answering interactions", () => {
   it("should refuse an answer outside the answer format at /answer paths, keeping the interaction open", async () => {
     const { interaction } = await parked("ask_user");
     const refused = rt.interactions.answer(interaction.id, { ok: "yes" }, as("USER"));
-    await expect(refused).rejects.toMatchObject({ code: "BAD_USER_INPUT", issues: [expect.objectContaining({ path: expect.stringMatching(/^\/answer/) })] });
+    await expect(refused).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [expect.objectContaining({ path: expect.stringMatching(/^\/answer/) })],
+    });
     expect((await rt.interactions.get(interaction.id))!.status).toBe("PENDING");
   });
 
   it("should refuse a second answer with CONFLICT", async () => {
     const { interaction } = await parked("ask_caller_q");
     await rt.interactions.answer(interaction.id, "first", as("USER"));
-    await expect(rt.interactions.answer(interaction.id, "second", as("USER"))).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(rt.interactions.answer(interaction.id, "second", as("USER"))).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
     expect((await rt.interactions.get(interaction.id))!.answer).toBe("first");
   });
 
@@ -82,14 +98,20 @@ describe("answering interactions", () => {
     const deadline = Date.parse(interaction.expiresAt!);
     while (Date.now() <= deadline) await new Promise((r) => setImmediate(r));
     // The answer finds it past its deadline, or already expired by the runtime's own sweep.
-    await expect(rt.interactions.answer(interaction.id, "late", as("USER"))).rejects.toMatchObject({ code: "CONFLICT", message: expect.stringMatching(/expired/) });
+    await expect(rt.interactions.answer(interaction.id, "late", as("USER"))).rejects.toMatchObject({
+      code: "CONFLICT",
+      message: expect.stringMatching(/expired/),
+    });
     await until("the run to fail", async () => (await rt.runs.get(run.id))?.status === "FAILED");
     expect(await rt.runs.get(run.id)).toMatchObject({ status: "FAILED", errorKind: "TIMEOUT" });
     expect((await rt.interactions.get(interaction.id))!.status).toBe("EXPIRED");
   });
 
   it("should answer NOT_FOUND for an unknown callback token", async () => {
-    await expect(rt.interactions.answerByToken("x".repeat(43), {})).rejects.toMatchObject({ code: "NOT_FOUND", message: "unknown callback" });
+    await expect(rt.interactions.answerByToken("x".repeat(43), {})).rejects.toMatchObject({
+      code: "NOT_FOUND",
+      message: "unknown callback",
+    });
   });
 
   it("should list to a caller only the interactions of runs it may see, and all of them to an ADMIN", async () => {
@@ -97,7 +119,9 @@ describe("answering interactions", () => {
     const theirs = await parked("ask_user", otherUser);
     expect((await rt.interactions.list(undefined, as("USER"))).map((i) => i.id)).toEqual([mine.interaction.id]);
     expect((await rt.interactions.list(undefined, otherUser)).map((i) => i.id)).toEqual([theirs.interaction.id]);
-    expect((await rt.interactions.list("PENDING", as("ADMIN"))).map((i) => i.id).sort()).toEqual([mine.interaction.id, theirs.interaction.id].sort());
+    expect((await rt.interactions.list("PENDING", as("ADMIN"))).map((i) => i.id).sort()).toEqual(
+      [mine.interaction.id, theirs.interaction.id].sort(),
+    );
     expect(await rt.interactions.list("ANSWERED", as("ADMIN"))).toEqual([]);
   });
 });

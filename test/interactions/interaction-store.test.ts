@@ -23,7 +23,8 @@ describe("the interaction store", () => {
     rt = await testRuntime({ app });
     published = [];
     store = new InteractionStore(rt.db, (token) => `https://tai.example/callbacks/${token}`, {
-      publish: (topic: string, payload: unknown) => void published.push({ topic, payload: payload as Record<string, unknown> }),
+      publish: (topic: string, payload: unknown) =>
+        void published.push({ topic, payload: payload as Record<string, unknown> }),
     } as never);
     const run = await rt.dispatcher.run({ tool: "hold", input: {}, caller: as("USER"), door: "runtime" });
     expect(run.status).toBe("PARKED");
@@ -31,7 +32,9 @@ describe("the interaction store", () => {
   });
   afterEach(() => rt.dispose());
 
-  /** Opens an interaction created in a later millisecond than every one before (the order reads go by creation time). */
+  /**
+   * Opens an interaction created in a later millisecond than every one before (the order reads go by creation time).
+   */
   async function openLater(question: string) {
     const newest = Math.max(...(await store.forRun(runId)).map((i) => Date.parse(i.createdAt)));
     while (Date.now() <= newest) await new Promise((r) => setImmediate(r));
@@ -125,7 +128,11 @@ describe("the interaction store", () => {
     await store.answer(first.id, "a");
     expect(await store.readyToResume(runId)).toBeNull();
     await store.answer(extra.id, "b");
-    expect(await store.readyToResume(runId)).toEqual({ state: { step: 2 }, answers: { [first.id]: "a", [extra.id]: "b" }, ids: [first.id, extra.id] });
+    expect(await store.readyToResume(runId)).toEqual({
+      state: { step: 2 },
+      answers: { [first.id]: "a", [extra.id]: "b" },
+      ids: [first.id, extra.id],
+    });
     await store.consume([first.id, extra.id]);
     expect(await store.readyToResume(runId)).toBeNull();
   });

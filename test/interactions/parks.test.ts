@@ -14,11 +14,23 @@ describe("parks and interactions", () => {
 
   beforeEach(async () => {
     app = new App();
-    app.tool({ name: "approve", description: "Ask a human to approve an amount.", input: z.object({ amount: z.number() }), pauses: true }, ({ amount }) =>
-      park({
-        interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }],
-        state: { amount },
-      }),
+    app.tool(
+      {
+        name: "approve",
+        description: "Ask a human to approve an amount.",
+        input: z.object({ amount: z.number() }),
+        pauses: true,
+      },
+      ({ amount }) =>
+        park({
+          interactions: [
+            {
+              question: `Approve ${amount}?`,
+              answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+            },
+          ],
+          state: { amount },
+        }),
     );
     app.tool(
       {
@@ -26,7 +38,10 @@ describe("parks and interactions", () => {
         description: "Ask twice, then add the answers.",
         input: z.object({}),
         pauses: true,
-        resume: (state, answers) => ({ state, total: Object.values(answers as Record<string, number>).reduce((a, b) => a + b, 0) }),
+        resume: (state, answers) => ({
+          state,
+          total: Object.values(answers as Record<string, number>).reduce((a, b) => a + b, 0),
+        }),
       },
       () =>
         park({
@@ -37,8 +52,12 @@ describe("parks and interactions", () => {
           state: "two",
         }),
     );
-    app.tool({ name: "sneaky", description: "Not in the pausing set.", input: z.object({}) }, () => park({ interactions: [{ question: "?" }] }));
-    app.tool({ name: "brief", description: "Expires fast.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "quick?", expiresInSeconds: 0.2 }] }));
+    app.tool({ name: "sneaky", description: "Not in the pausing set.", input: z.object({}) }, () =>
+      park({ interactions: [{ question: "?" }] }),
+    );
+    app.tool({ name: "brief", description: "Expires fast.", input: z.object({}), pauses: true }, () =>
+      park({ interactions: [{ question: "quick?", expiresInSeconds: 0.2 }] }),
+    );
     rt = await testRuntime({ app });
     gql = gqlClient(rt);
     user = await rt.keys.create("user", "USER");
@@ -53,16 +72,33 @@ describe("parks and interactions", () => {
         user,
       )
     ).data!.dispatch;
-  const answer = (id: string, a: unknown) => gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { id status data errorKind } }`, { id, a }, user);
+  const answer = (id: string, a: unknown) =>
+    gql(
+      `mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { id status data errorKind } }`,
+      { id, a },
+      user,
+    );
 
   it("should park a pausing tool's run with its interaction persisted, then resume it with the answer", async () => {
     const run = await dispatch("approve", { amount: 5 });
     expect(run.status).toBe("PARKED");
-    expect(run.interactions).toEqual([{ id: expect.any(String), question: "Approve 5?", status: "PENDING", to: "user", answerFormat: expect.any(Object) }]);
+    expect(run.interactions).toEqual([
+      {
+        id: expect.any(String),
+        question: "Approve 5?",
+        status: "PENDING",
+        to: "user",
+        answerFormat: expect.any(Object),
+      },
+    ]);
     expect((await rt.runs.events({ runId: run.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_PARKED"]);
     const r = await answer(run.interactions[0].id, { ok: true });
     expect(r.data!.answerInteraction).toEqual({ id: run.id, status: "SUCCEEDED", data: { ok: true }, errorKind: null });
-    expect((await rt.runs.events({ runId: run.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_PARKED", "RUN_FINISHED"]);
+    expect((await rt.runs.events({ runId: run.id }, 0)).map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "RUN_PARKED",
+      "RUN_FINISHED",
+    ]);
   });
 
   it("should refuse a second answer and leave the first in place", async () => {
@@ -76,7 +112,10 @@ describe("parks and interactions", () => {
   it("should refuse an answer that does not match answerFormat, listing the issues, and keep the run parked", async () => {
     const run = await dispatch("approve", { amount: 1 });
     const bad = await answer(run.interactions[0].id, { ok: "yes" });
-    expect(bad.errors![0].extensions).toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/answer/ok", message: "must be boolean" }] });
+    expect(bad.errors![0].extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [{ path: "/answer/ok", message: "must be boolean" }],
+    });
     expect((await rt.runs.get(run.id))!.status).toBe("PARKED");
     expect((await rt.interactions.forRun(run.id))[0].status).toBe("PENDING");
   });

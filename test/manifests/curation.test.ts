@@ -22,25 +22,40 @@ const mcpClients: Client[] = [];
 
 beforeAll(async () => {
   const app = new App();
-  app.tool({ name: "hidden_lookup", description: "Curated off the API.", input: z.object({ q: z.string() }), apiTool: false }, ({ q }) => {
-    bodies.push(`hidden_lookup:${q}`);
-    return { found: q.toUpperCase() };
-  });
-  app.tool({ name: "hidden_fenced", description: "Curated and fenced.", input: z.object({}), apiTool: false, tier: "fenced" }, () => {
-    bodies.push("hidden_fenced");
-    return "fenced ran";
-  });
-  app.tool({ name: "excluded_echo", description: "Selected out by the manifest.", input: z.object({ text: z.string() }) }, ({ text }) => {
-    bodies.push(`excluded_echo:${text}`);
-    return text;
-  });
+  app.tool(
+    { name: "hidden_lookup", description: "Curated off the API.", input: z.object({ q: z.string() }), apiTool: false },
+    ({ q }) => {
+      bodies.push(`hidden_lookup:${q}`);
+      return { found: q.toUpperCase() };
+    },
+  );
+  app.tool(
+    { name: "hidden_fenced", description: "Curated and fenced.", input: z.object({}), apiTool: false, tier: "fenced" },
+    () => {
+      bodies.push("hidden_fenced");
+      return "fenced ran";
+    },
+  );
+  app.tool(
+    { name: "excluded_echo", description: "Selected out by the manifest.", input: z.object({ text: z.string() }) },
+    ({ text }) => {
+      bodies.push(`excluded_echo:${text}`);
+      return text;
+    },
+  );
   server = await startServer({ app, config: { demo: true, extensionsDir: "does" } });
   admin = await server.rt.keys.create("admin", "ADMIN");
   await server.rt.keys.create("user", "USER");
   const gql = gqlClient(server.rt);
-  const put = await gql(`mutation { putManifest(input: { name: "narrow", document: { tools: { exclude: ["excluded_*"] } } }) { version } }`, {}, admin);
+  const put = await gql(
+    `mutation { putManifest(input: { name: "narrow", document: { tools: { exclude: ["excluded_*"] } } }) { version } }`,
+    {},
+    admin,
+  );
   expect(put.errors).toBeUndefined();
-  expect((await gql(`mutation { activateManifest(name: "narrow") { active } }`, {}, admin)).data!.activateManifest.active).toBe(true);
+  expect(
+    (await gql(`mutation { activateManifest(name: "narrow") { active } }`, {}, admin)).data!.activateManifest.active,
+  ).toBe(true);
 });
 beforeEach(() => void bodies.splice(0));
 afterAll(async () => {
@@ -48,7 +63,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const dispatchAs = (door: Door, tool: string, input: Record<string, unknown>, role: "USER" | "ADMIN" = "USER") => server.rt.dispatcher.run({ tool, input, caller: as(role), door });
+const dispatchAs = (door: Door, tool: string, input: Record<string, unknown>, role: "USER" | "ADMIN" = "USER") =>
+  server.rt.dispatcher.run({ tool, input, caller: as(role), door });
 
 async function mcp(key: string): Promise<Client> {
   const { client } = await connect(server.url, { key });
@@ -60,8 +76,16 @@ describe("curation: a tool the API curates out is one `tai tools run` or an agen
   it.each(["cli", "extension", "runtime"] as const)(
     "should run a tool kept off the API (apiTool: false) and one the active manifest excludes through the %s door",
     async (door) => {
-      expect(await dispatchAs(door, "hidden_lookup", { q: "abc" })).toMatchObject({ status: "SUCCEEDED", data: { found: "ABC" }, door });
-      expect(await dispatchAs(door, "excluded_echo", { text: "hi" })).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "hi" }], door });
+      expect(await dispatchAs(door, "hidden_lookup", { q: "abc" })).toMatchObject({
+        status: "SUCCEEDED",
+        data: { found: "ABC" },
+        door,
+      });
+      expect(await dispatchAs(door, "excluded_echo", { text: "hi" })).toMatchObject({
+        status: "SUCCEEDED",
+        content: [{ type: "text", text: "hi" }],
+        door,
+      });
       expect(bodies).toEqual(["hidden_lookup:abc", "excluded_echo:hi"]);
     },
   );
@@ -76,7 +100,11 @@ describe("curation: a tool the API curates out is one `tai tools run` or an agen
       },
       { text: "done" },
     ]);
-    const { started, log } = await runToEnd(server.rt.agents, { userMessage: "look it up", toolNames: ["hidden_lookup", "excluded_echo"], llmProvider: "curation-script" });
+    const { started, log } = await runToEnd(server.rt.agents, {
+      userMessage: "look it up",
+      toolNames: ["hidden_lookup", "excluded_echo"],
+      llmProvider: "curation-script",
+    });
     const results = ofType(log, "tool_result_step");
     expect(results.map((r) => [r.tool, r.isError])).toEqual([
       ["hidden_lookup", false],
@@ -84,18 +112,29 @@ describe("curation: a tool the API curates out is one `tai tools run` or an agen
     ]);
     expect(results[0].result).toEqual({ found: "X" });
     expect(ofType(log, "message_final")[0].text).toBe("done");
-    expect((await server.rt.runs.list({ tool: "hidden_lookup" }, 10)).find((r) => r.parentRunId === started.runId)).toMatchObject({ door: "agent", status: "SUCCEEDED" });
+    expect(
+      (await server.rt.runs.list({ tool: "hidden_lookup" }, 10)).find((r) => r.parentRunId === started.runId),
+    ).toMatchObject({ door: "agent", status: "SUCCEEDED" });
     expect(bodies.sort()).toEqual(["excluded_echo:y", "hidden_lookup:x"]);
   });
 
   it("should let an agent's inline preset bake over a curated tool, as a stored preset may", async () => {
-    useScript(server.rt.agents, "curation-preset", [{ toolCalls: [{ toolName: "lookup_fixed", input: {} }] }, { text: "ok" }]);
+    useScript(server.rt.agents, "curation-preset", [
+      { toolCalls: [{ toolName: "lookup_fixed", input: {} }] },
+      { text: "ok" },
+    ]);
     const { log } = await runToEnd(server.rt.agents, {
       userMessage: "go",
-      presets: [{ name: "lookup_fixed", description: "Fixed query.", baseTool: "hidden_lookup", fixedKwargs: { q: "baked" } }],
+      presets: [
+        { name: "lookup_fixed", description: "Fixed query.", baseTool: "hidden_lookup", fixedKwargs: { q: "baked" } },
+      ],
       llmProvider: "curation-preset",
     });
-    expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "lookup_fixed", isError: false, result: { found: "BAKED" } });
+    expect(ofType(log, "tool_result_step")[0]).toMatchObject({
+      tool: "lookup_fixed",
+      isError: false,
+      result: { found: "BAKED" },
+    });
   });
 });
 
@@ -106,8 +145,16 @@ describe("curation decides what the API lists and accepts", () => {
       ["hidden_lookup", { q: "a" }],
       ["excluded_echo", { text: "a" }],
     ] as const) {
-      const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { status errorKind errorMessage } }`, { t: tool, i: input }, admin);
-      expect(r.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND", errorMessage: `no tool named "${tool}" on the surface` });
+      const r = await gql(
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { status errorKind errorMessage } }`,
+        { t: tool, i: input },
+        admin,
+      );
+      expect(r.data!.dispatch).toEqual({
+        status: "FAILED",
+        errorKind: "NOT_FOUND",
+        errorMessage: `no tool named "${tool}" on the surface`,
+      });
       expect((await gql(`query($t: String!) { tool(name: $t) { name } }`, { t: tool }, admin)).data!.tool).toBeNull();
     }
     const names = ((await gql(`{ tools { name } }`, {}, admin)).data!.tools as { name: string }[]).map((t) => t.name);
@@ -132,7 +179,10 @@ describe("tiers still decide who may run a curated tool, on every door", () => {
   it.each(["cli", "agent", "extension", "runtime"] as const)(
     "should refuse a USER a fenced curated tool through the %s door (PERMISSION_DENIED) and let an ADMIN run it",
     async (door) => {
-      expect(await dispatchAs(door, "hidden_fenced", {}, "USER")).toMatchObject({ status: "FAILED", errorKind: "PERMISSION_DENIED" });
+      expect(await dispatchAs(door, "hidden_fenced", {}, "USER")).toMatchObject({
+        status: "FAILED",
+        errorKind: "PERMISSION_DENIED",
+      });
       expect(bodies).toEqual([]);
       expect(await dispatchAs(door, "hidden_fenced", {}, "ADMIN")).toMatchObject({ status: "SUCCEEDED" });
       expect(bodies).toEqual(["hidden_fenced"]);
@@ -140,8 +190,15 @@ describe("tiers still decide who may run a curated tool, on every door", () => {
   );
 
   it("should give a USER's agent the PERMISSION_DENIED result of a fenced curated tool without running its body", async () => {
-    useScript(server.rt.agents, "curation-fenced", [{ toolCalls: [{ toolName: "hidden_fenced", input: {} }] }, { text: "I may not." }]);
-    const { log } = await runToEnd(server.rt.agents, { userMessage: "go", toolNames: ["hidden_fenced"], llmProvider: "curation-fenced" }, as("USER"));
+    useScript(server.rt.agents, "curation-fenced", [
+      { toolCalls: [{ toolName: "hidden_fenced", input: {} }] },
+      { text: "I may not." },
+    ]);
+    const { log } = await runToEnd(
+      server.rt.agents,
+      { userMessage: "go", toolNames: ["hidden_fenced"], llmProvider: "curation-fenced" },
+      as("USER"),
+    );
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ isError: true, result: { kind: "PERMISSION_DENIED" } });
     expect(bodies).toEqual([]);
   });

@@ -18,8 +18,14 @@ describe("manifests", () => {
 
   beforeEach(async () => {
     const app = new App();
-    app.tool({ name: "search_web", description: "Search.", input: z.object({ q: z.string() }) }, ({ q }) => `results for ${q}`);
-    app.tool({ name: "search_docs", description: "Search docs.", input: z.object({ q: z.string() }) }, ({ q }) => `docs for ${q}`);
+    app.tool(
+      { name: "search_web", description: "Search.", input: z.object({ q: z.string() }) },
+      ({ q }) => `results for ${q}`,
+    );
+    app.tool(
+      { name: "search_docs", description: "Search docs.", input: z.object({ q: z.string() }) },
+      ({ q }) => `docs for ${q}`,
+    );
     app.tool({ name: "delete_all", description: "Dangerous.", input: z.object({}), tier: "write" }, () => "deleted");
     rt = await testRuntime({ app, config: { demo: false, extensionsDir: "does" } });
     gql = gqlClient(rt);
@@ -29,9 +35,18 @@ describe("manifests", () => {
   afterEach(() => rt.dispose());
 
   const put = (input: Record<string, unknown>, expectedVersion?: number, key = admin) =>
-    gql(`mutation($input: ManifestInput!, $v: Int) { putManifest(input: $input, expectedVersion: $v) { ${M} } }`, { input, v: expectedVersion ?? null }, key);
-  const stored = async () => JSON.stringify([await rt.db.manifest.findMany({ orderBy: { name: "asc" } }), await rt.db.manifestVersion.findMany({ orderBy: { id: "asc" } })]);
-  const toolNames = async () => ((await gql(`{ tools(origin: TOOL) { name } }`, {}, user)).data!.tools as { name: string }[]).map((t) => t.name);
+    gql(
+      `mutation($input: ManifestInput!, $v: Int) { putManifest(input: $input, expectedVersion: $v) { ${M} } }`,
+      { input, v: expectedVersion ?? null },
+      key,
+    );
+  const stored = async () =>
+    JSON.stringify([
+      await rt.db.manifest.findMany({ orderBy: { name: "asc" } }),
+      await rt.db.manifestVersion.findMany({ orderBy: { id: "asc" } }),
+    ]);
+  const toolNames = async () =>
+    ((await gql(`{ tools(origin: TOOL) { name } }`, {}, user)).data!.tools as { name: string }[]).map((t) => t.name);
 
   it("should store a manifest at version 1 and keep every version in its history", async () => {
     const a = await put({ name: "prod", description: "v1", document: { tools: { include: ["search_*"] } } });
@@ -51,11 +66,19 @@ describe("manifests", () => {
     const act = await gql(`mutation { activateManifest(name: "search-only") { active } }`, {}, admin);
     expect(act.data!.activateManifest.active).toBe(true);
     expect(await toolNames()).toEqual(["search_docs", "search_web"]);
-    const denied = await gql(`mutation { dispatch(input: { tool: "delete_all", input: {} }) { status errorKind } }`, {}, user);
+    const denied = await gql(
+      `mutation { dispatch(input: { tool: "delete_all", input: {} }) { status errorKind } }`,
+      {},
+      user,
+    );
     expect(denied.data!.dispatch).toEqual({ status: "FAILED", errorKind: "NOT_FOUND" });
     expect((await gql(`{ activeManifest { name } }`, {}, user)).data!.activeManifest).toEqual({ name: "search-only" });
 
-    const again = await testRuntime({ app: rt.app, databaseUrl: rt.config.databaseUrl, config: { demo: false, extensionsDir: "does" } });
+    const again = await testRuntime({
+      app: rt.app,
+      databaseUrl: rt.config.databaseUrl,
+      config: { demo: false, extensionsDir: "does" },
+    });
     try {
       expect(again.surface.list({ origin: "TOOL" }).map((e) => e.name)).toEqual(["search_docs", "search_web"]);
     } finally {
@@ -64,17 +87,33 @@ describe("manifests", () => {
   });
 
   it("should apply the manifest's retry declarations by exact name", async () => {
-    await put({ name: "m", document: { retry: { search_web: { maxAttempts: 2, idempotent: true, retryable: ["UPSTREAM"] } } } });
+    await put({
+      name: "m",
+      document: { retry: { search_web: { maxAttempts: 2, idempotent: true, retryable: ["UPSTREAM"] } } },
+    });
     await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin);
-    const r = await gql(`{ tool(name: "search_web") { retryPolicy { maxAttempts retryableKinds declaredOn } } }`, {}, user);
-    expect(r.data!.tool.retryPolicy).toEqual({ maxAttempts: 2, retryableKinds: ["UPSTREAM"], declaredOn: "search_web" });
+    const r = await gql(
+      `{ tool(name: "search_web") { retryPolicy { maxAttempts retryableKinds declaredOn } } }`,
+      {},
+      user,
+    );
+    expect(r.data!.tool.retryPolicy).toEqual({
+      maxAttempts: 2,
+      retryableKinds: ["UPSTREAM"],
+      declaredOn: "search_web",
+    });
   });
 
   it("should publish the new surface to a toolsChanged subscriber when a manifest is activated", async () => {
     await put({ name: "narrow", document: { tools: { include: ["search_web"] } } });
     const server: TaiServer = buildApp(rt);
     const url = await server.start(0, "127.0.0.1");
-    const client = createClient({ url: url.replace("http", "ws"), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${user}` }, retryAttempts: 0 });
+    const client = createClient({
+      url: url.replace("http", "ws"),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${user}` },
+      retryAttempts: 0,
+    });
     try {
       const listening = rt.bus.listenerCount("toolsChanged");
       const received = new Promise<string[]>((resolve, reject) => {
@@ -116,9 +155,15 @@ describe("manifests", () => {
       expect(issues).toEqual(
         expect.arrayContaining([
           { path: "/document/tools/include/1", message: 'unknown tool "nope"' },
-          { path: "/document/extensions/search_web/0/0", message: 'unknown extension "no_such_ext" (is its module listed in extensionsModules?)' },
+          {
+            path: "/document/extensions/search_web/0/0",
+            message: 'unknown extension "no_such_ext" (is its module listed in extensionsModules?)',
+          },
           { path: "/document/extensions/ghost", message: 'unknown tool "ghost"' },
-          { path: "/document/extensionsModules/0", message: 'failed to load module "./does/not/exist.ts": file not found' },
+          {
+            path: "/document/extensionsModules/0",
+            message: 'failed to load module "./does/not/exist.ts": file not found',
+          },
           { path: "/document/retry/phantom", message: 'unknown tool, preset or branch "phantom"' },
         ]),
       );
@@ -127,7 +172,9 @@ describe("manifests", () => {
 
     it("should refuse an unknown document field and a wrongly shaped extensions map", async () => {
       const r = await put({ name: "bad", document: { tool: [], extensions: { search_web: "monitor" } } });
-      expect(r.errors![0].extensions!.issues!.map((i) => i.path)).toEqual(expect.arrayContaining(["/document/tool", "/document/extensions/search_web"]));
+      expect(r.errors![0].extensions!.issues!.map((i) => i.path)).toEqual(
+        expect.arrayContaining(["/document/tool", "/document/extensions/search_web"]),
+      );
       expect(await stored()).toBe("[[],[]]");
     });
 
@@ -136,7 +183,10 @@ describe("manifests", () => {
       await put({ name: "m", document: { tools: { include: ["*"] } } }, 1);
       const before = await stored();
       const stale = await put({ name: "m", document: {} }, 1);
-      expect(stale.errors![0].extensions).toMatchObject({ code: "CONFLICT", issues: [{ path: "/expectedVersion", message: "is stale (current 2)" }] });
+      expect(stale.errors![0].extensions).toMatchObject({
+        code: "CONFLICT",
+        issues: [{ path: "/expectedVersion", message: "is stale (current 2)" }],
+      });
       const missing = await put({ name: "m", document: {} });
       expect(missing.errors![0].extensions!.code).toBe("CONFLICT");
       expect(await stored()).toBe(before);
@@ -146,8 +196,12 @@ describe("manifests", () => {
       await put({ name: "m", document: {} });
       const before = await stored();
       expect((await put({ name: "m2", document: {} }, undefined, user)).errors![0].extensions!.code).toBe("FORBIDDEN");
-      expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, user)).errors![0].extensions!.code).toBe("FORBIDDEN");
-      expect((await gql(`mutation { deleteManifest(name: "m") }`, {}, user)).errors![0].extensions!.code).toBe("FORBIDDEN");
+      expect(
+        (await gql(`mutation { activateManifest(name: "m") { name } }`, {}, user)).errors![0].extensions!.code,
+      ).toBe("FORBIDDEN");
+      expect((await gql(`mutation { deleteManifest(name: "m") }`, {}, user)).errors![0].extensions!.code).toBe(
+        "FORBIDDEN",
+      );
       expect(await stored()).toBe(before);
     });
 
@@ -158,7 +212,9 @@ describe("manifests", () => {
       const r = await gql(`mutation { deleteManifest(name: "a") }`, {}, admin);
       expect(r.errors![0].extensions!.code).toBe("CONFLICT");
       expect((await gql(`mutation { deleteManifest(name: "b") }`, {}, admin)).data).toEqual({ deleteManifest: true });
-      expect((await gql(`{ manifests { name active } }`, {}, admin)).data!.manifests).toEqual([{ name: "a", active: true }]);
+      expect((await gql(`{ manifests { name active } }`, {}, admin)).data!.manifests).toEqual([
+        { name: "a", active: true },
+      ]);
     });
   });
 });

@@ -27,10 +27,21 @@ beforeAll(async () => {
       description: "Ask a person to approve an amount.",
       input: z.object({ amount: z.number() }),
       pauses: true,
-      resume: (state, answers) => ({ amount: (state as { amount: number }).amount, approved: (Object.values(answers)[0] as { ok: boolean }).ok }),
+      resume: (state, answers) => ({
+        amount: (state as { amount: number }).amount,
+        approved: (Object.values(answers)[0] as { ok: boolean }).ok,
+      }),
     },
     ({ amount }) =>
-      park({ interactions: [{ question: `Approve ${amount}?`, answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }], state: { amount } }),
+      park({
+        interactions: [
+          {
+            question: `Approve ${amount}?`,
+            answerFormat: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+          },
+        ],
+        state: { amount },
+      }),
   );
   app.tool(
     {
@@ -38,7 +49,9 @@ beforeAll(async () => {
       description: "Ask twice, then add the answers.",
       input: z.object({}),
       pauses: true,
-      resume: (_state, answers) => ({ total: Object.values(answers as Record<string, number>).reduce((a, b) => a + b, 0) }),
+      resume: (_state, answers) => ({
+        total: Object.values(answers as Record<string, number>).reduce((a, b) => a + b, 0),
+      }),
     },
     () =>
       park({
@@ -61,7 +74,10 @@ afterEach(async () => {
 afterAll(() => server?.stop());
 
 /** A client with a session, answering each elicitation with the next reply. */
-async function answering(replies: (ElicitResult | ((r: ElicitRequest) => Promise<ElicitResult>))[], options: { key?: string } = {}) {
+async function answering(
+  replies: (ElicitResult | ((r: ElicitRequest) => Promise<ElicitResult>))[],
+  options: { key?: string } = {},
+) {
   const asked: ElicitRequest["params"][] = [];
   const { client, transport } = await connect(server.url, {
     key: options.key ?? key,
@@ -76,14 +92,21 @@ async function answering(replies: (ElicitResult | ((r: ElicitRequest) => Promise
   return { client, asked };
 }
 
-const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const runOf = (result: CallToolResult) => server.rt.runs.get(result._meta!["tai42/runId"] as string);
 
 describe("a run that parks, with a client that can be asked", () => {
   it("should ask the interaction's question as a form and resume the run with the accepted answer", async () => {
     const { client, asked } = await answering([{ action: "accept", content: { ok: true } }]);
     const result = await call(client, "approve", { amount: 40 });
-    expect(asked).toEqual([{ mode: "form", message: "Approve 40?", requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] } }]);
+    expect(asked).toEqual([
+      {
+        mode: "form",
+        message: "Approve 40?",
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+      },
+    ]);
     expect(result.structuredContent).toEqual({ amount: 40, approved: true });
     expect(await runOf(result)).toMatchObject({ status: "SUCCEEDED", door: "mcp" });
   });
@@ -107,7 +130,9 @@ describe("a run that parks, with a client that can be asked", () => {
       { action: "accept", content: { answer: "1234" } },
     ]);
     const result = await call(client, "pin");
-    expect(asked[1].message).toMatch(/^Your PIN\?\n\n\(the answer was refused: the answer does not match the interaction's answerFormat: \/: must match pattern/);
+    expect(asked[1].message).toMatch(
+      /^Your PIN\?\n\n\(the answer was refused: the answer does not match the interaction's answerFormat: \/: must match pattern/,
+    );
     expect(await runOf(result)).toMatchObject({ status: "SUCCEEDED" });
     expect(textOf(result)).toBe("1234");
   });
@@ -123,7 +148,13 @@ describe("a run that parks, with a client that can be asked", () => {
   it("should cancel the run when the user declines", async () => {
     const { client } = await answering([{ action: "decline" }]);
     const result = await call(client, "approve", { amount: 1 });
-    expect(result).toMatchObject({ isError: true, structuredContent: { status: "CANCELLED", error: { kind: "CANCELLED", message: "the MCP client declined the interaction" } } });
+    expect(result).toMatchObject({
+      isError: true,
+      structuredContent: {
+        status: "CANCELLED",
+        error: { kind: "CANCELLED", message: "the MCP client declined the interaction" },
+      },
+    });
     const run = await runOf(result);
     expect(run).toMatchObject({ status: "CANCELLED" });
     expect(await server.rt.interactions.forRun(run!.id)).toEqual([expect.objectContaining({ status: "CANCELLED" })]);
@@ -133,8 +164,15 @@ describe("a run that parks, with a client that can be asked", () => {
     const { client } = await answering([{ action: "cancel" }]);
     const result = await call(client, "approve", { amount: 9 });
     expect(result.isError).toBeFalsy();
-    const outcome = result.structuredContent as { runId: string; status: string; interactions: { id: string; question: string }[] };
-    expect(outcome).toMatchObject({ status: "PARKED", interactions: [{ question: "Approve 9?", to: "user", answerFormat: { type: "object" } }] });
+    const outcome = result.structuredContent as {
+      runId: string;
+      status: string;
+      interactions: { id: string; question: string }[];
+    };
+    expect(outcome).toMatchObject({
+      status: "PARKED",
+      interactions: [{ question: "Approve 9?", to: "user", answerFormat: { type: "object" } }],
+    });
     expect(textOf(result)).toContain("answerInteraction");
     const answered = await gql<{ answerInteraction: { status: string; data: unknown } }>(
       server.app,
@@ -144,7 +182,10 @@ describe("a run that parks, with a client that can be asked", () => {
         headers: { authorization: `Bearer ${key}` },
       },
     );
-    expect(answered.body.data?.answerInteraction).toEqual({ status: "SUCCEEDED", data: { amount: 9, approved: false } });
+    expect(answered.body.data?.answerInteraction).toEqual({
+      status: "SUCCEEDED",
+      data: { amount: 9, approved: false },
+    });
   });
 
   it("should cancel the parked run when the client cancels the call while the user is being asked", async () => {
@@ -152,14 +193,23 @@ describe("a run that parks, with a client that can be asked", () => {
       (request) => new Promise<never>(() => void request), // the user never answers
     ]);
     const controller = new AbortController();
-    const pending = client.callTool({ name: "approve", arguments: { amount: 77 } }, undefined, { signal: controller.signal });
+    const pending = client.callTool({ name: "approve", arguments: { amount: 77 } }, undefined, {
+      signal: controller.signal,
+    });
     let runId = "";
     await until("the user to be asked", () => asked.some((p) => p.message === "Approve 77?"));
-    runId = (await server.rt.db.run.findFirst({ where: { tool: "approve", status: "PARKED" }, orderBy: { startedAt: "desc" }, select: { id: true } }))!.id;
+    runId = (await server.rt.db.run.findFirst({
+      where: { tool: "approve", status: "PARKED" },
+      orderBy: { startedAt: "desc" },
+      select: { id: true },
+    }))!.id;
     controller.abort("changed my mind");
     await expect(pending).rejects.toThrow();
     await until("the run to be cancelled", async () => (await server.rt.runs.get(runId))?.status === "CANCELLED");
-    expect(await server.rt.runs.get(runId)).toMatchObject({ errorKind: "CANCELLED", errorMessage: "the run was cancelled while parked" });
+    expect(await server.rt.runs.get(runId)).toMatchObject({
+      errorKind: "CANCELLED",
+      errorMessage: "the run was cancelled while parked",
+    });
   });
 });
 
@@ -169,7 +219,11 @@ describe("a run that parks, with a client that cannot be asked", () => {
     clients.push(client);
     const result = await call(client, "approve", { amount: 5 });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ status: "PARKED", runId: result._meta!["tai42/runId"], interactions: [{ id: expect.any(String), question: "Approve 5?" }] });
+    expect(result.structuredContent).toMatchObject({
+      status: "PARKED",
+      runId: result._meta!["tai42/runId"],
+      interactions: [{ id: expect.any(String), question: "Approve 5?" }],
+    });
     expect(await runOf(result)).toMatchObject({ status: "PARKED" });
   });
 
@@ -201,17 +255,26 @@ describe("interaction forms", () => {
     const form = interactionForm(
       interaction({
         type: "object",
-        properties: { when: { type: "string", format: "date", pattern: "x" }, n: { type: "integer", minimum: 1, multipleOf: 2 } },
+        properties: {
+          when: { type: "string", format: "date", pattern: "x" },
+          n: { type: "integer", minimum: 1, multipleOf: 2 },
+        },
         additionalProperties: false,
       }),
     );
-    expect(form.params.requestedSchema).toEqual({ type: "object", properties: { when: { type: "string", format: "date" }, n: { type: "integer", minimum: 1 } } });
+    expect(form.params.requestedSchema).toEqual({
+      type: "object",
+      properties: { when: { type: "string", format: "date" }, n: { type: "integer", minimum: 1 } },
+    });
     expect(form.answerOf({ when: "2026-01-01", n: 3 })).toEqual({ when: "2026-01-01", n: 3 });
   });
 
   it("should ask for a JSON value in one text field when the answerFormat is not flat, or absent", () => {
     const nested = interactionForm(interaction({ type: "object", properties: { items: { type: "array" } } }));
-    expect(nested.params.requestedSchema.properties.answer).toMatchObject({ type: "string", description: expect.stringContaining("A JSON value matching") });
+    expect(nested.params.requestedSchema.properties.answer).toMatchObject({
+      type: "string",
+      description: expect.stringContaining("A JSON value matching"),
+    });
     expect(nested.answerOf({ answer: '{"items":[1]}' })).toEqual({ items: [1] });
     const free = interactionForm(interaction(null));
     expect(free.answerOf({ answer: "42" })).toBe(42);

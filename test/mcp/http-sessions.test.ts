@@ -69,8 +69,17 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     expect(listed.map((t) => t.name)).toContain("approve");
     const result = (await client.callTool({ name: "echo", arguments: { text: "on B" } })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "on B" }]);
-    expect(await b.rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({ status: "SUCCEEDED", door: "mcp", callerKey: "mcp-session-user" });
-    expect(log.filter((l) => l.method === "POST").map((l) => `${l.instance} ${l.status}`)).toEqual(["A 200", "A 202", "B 200", "B 200"]);
+    expect(await b.rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({
+      status: "SUCCEEDED",
+      door: "mcp",
+      callerKey: "mcp-session-user",
+    });
+    expect(log.filter((l) => l.method === "POST").map((l) => `${l.instance} ${l.status}`)).toEqual([
+      "A 200",
+      "A 202",
+      "B 200",
+      "B 200",
+    ]);
   });
 
   it("should cancel the run on A when the client's cancellation is posted to B", async () => {
@@ -79,7 +88,9 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     const call = client.callTool({ name: "wait_for_cancel", arguments: {} }, undefined, { signal: controller.signal });
     let runId = "";
     await until("the run to start on A", async () => {
-      runId = (await a.rt.db.run.findFirst({ where: { tool: "wait_for_cancel", status: "RUNNING" }, select: { id: true } }))?.id ?? "";
+      runId =
+        (await a.rt.db.run.findFirst({ where: { tool: "wait_for_cancel", status: "RUNNING" }, select: { id: true } }))
+          ?.id ?? "";
       return runId !== "";
     });
     route.to = b;
@@ -110,7 +121,9 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     expect(log.at(-1)).toMatchObject({ method: "POST", instance: "B", status: 202 });
     const runId = result._meta!["tai42/runId"] as string;
     expect(await a.rt.runs.get(runId)).toMatchObject({ status: "SUCCEEDED", door: "mcp" });
-    expect(await a.rt.interactions.forRun(runId)).toEqual([expect.objectContaining({ status: "ANSWERED", answer: { ok: true } })]);
+    expect(await a.rt.interactions.forRun(runId)).toEqual([
+      expect.objectContaining({ status: "ANSWERED", answer: { ok: true } }),
+    ]);
   });
 
   it("should forget a session deleted on A on B as well", async () => {
@@ -121,7 +134,12 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     await until("B to answer 404 for the deleted session", async () => {
       const res = await fetch(b.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${key}`, "mcp-session-id": id },
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${key}`,
+          "mcp-session-id": id,
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
       await res.text();
@@ -135,9 +153,15 @@ describe.skipIf(!ready)("MCP sessions across two instances", () => {
     const { client, log } = await routedClient();
     const changes: unknown[] = [];
     client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => void changes.push(n));
-    await until("the client's GET stream to be open on A", () => log.some((l) => l.method === "GET" && l.instance === "A" && l.status === 200));
+    await until("the client's GET stream to be open on A", () =>
+      log.some((l) => l.method === "GET" && l.instance === "A" && l.status === 200),
+    );
     const admin = callerOf("ADMIN", "test-admin", "key-admin");
-    await b.rt.manifests.put({ name: "only-echo", description: "Echo alone.", document: { tools: { include: ["echo"] } } }, undefined, admin);
+    await b.rt.manifests.put(
+      { name: "only-echo", description: "Echo alone.", document: { tools: { include: ["echo"] } } },
+      undefined,
+      admin,
+    );
     await b.rt.manifests.activate("only-echo", admin);
     await until("list_changed on A's stream", () => changes.length > 0);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);

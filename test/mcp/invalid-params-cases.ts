@@ -9,7 +9,11 @@ import { z } from "zod";
  */
 export const INVALID_REQUESTS = [
   { method: "tools/call", params: { name: 5, arguments: {} }, names: "params.name: expected string, received number" },
-  { method: "tools/call", params: { name: "echo", arguments: "x" }, names: "params.arguments: expected record, received string" },
+  {
+    method: "tools/call",
+    params: { name: "echo", arguments: "x" },
+    names: "params.arguments: expected record, received string",
+  },
   { method: "tools/call", params: { arguments: {} }, names: "params.name: expected string" },
   { method: "tools/list", params: { cursor: 5 }, names: "params.cursor: expected string, received number" },
   {
@@ -30,7 +34,10 @@ export async function refusalOf(client: Client, request: { method: string; param
   throw new Error(`${request.method} was not refused`);
 }
 
-/** What every refusal of an invalid request must be: -32602 with a one-line message naming the argument, no validator dump. */
+/**
+ * What every refusal of an invalid request must be: -32602 with a one-line message naming the argument, no validator
+ * dump.
+ */
 export function expectReadableInvalidParams(error: McpError, method: string, names: string): void {
   expect(error.code).toBe(ErrorCode.InvalidParams);
   expect(error.message).toContain(`invalid ${method} request: ${names}`);

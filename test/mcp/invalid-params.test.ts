@@ -23,6 +23,8 @@ describe("/mcp: invalid params are JSON-RPC -32602 naming the argument and what 
 
   it("should still answer valid requests on the same session", async () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("echo");
-    expect(textOf((await client.callTool({ name: "echo", arguments: { text: "still here" } })) as CallToolResult)).toContain("still here");
+    expect(
+      textOf((await client.callTool({ name: "echo", arguments: { text: "still here" } })) as CallToolResult),
+    ).toContain("still here");
   });
 });

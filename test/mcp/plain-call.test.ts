@@ -20,11 +20,26 @@ let cancelled: (() => void) | null = null;
 
 beforeAll(async () => {
   const app = new App();
-  app.tool({ name: "double", description: "Doubles.", input: z.object({ n: z.number().int() }), output: z.object({ doubled: z.number() }) }, ({ n }) => ({ doubled: n * 2 }));
-  app.tool({ name: "hang", description: "Runs until cancelled.", input: z.object({}), timeoutSeconds: 60 }, (_input, ctx) => {
-    return new Promise((_, reject) => ctx.signal.addEventListener("abort", () => (cancelled?.(), reject(ctx.signal.reason)), { once: true }));
-  });
-  app.tool({ name: "approve", description: "Ask a person to approve.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "Approve?" }] }));
+  app.tool(
+    {
+      name: "double",
+      description: "Doubles.",
+      input: z.object({ n: z.number().int() }),
+      output: z.object({ doubled: z.number() }),
+    },
+    ({ n }) => ({ doubled: n * 2 }),
+  );
+  app.tool(
+    { name: "hang", description: "Runs until cancelled.", input: z.object({}), timeoutSeconds: 60 },
+    (_input, ctx) => {
+      return new Promise((_, reject) =>
+        ctx.signal.addEventListener("abort", () => (cancelled?.(), reject(ctx.signal.reason)), { once: true }),
+      );
+    },
+  );
+  app.tool({ name: "approve", description: "Ask a person to approve.", input: z.object({}), pauses: true }, () =>
+    park({ interactions: [{ question: "Approve?" }] }),
+  );
   server = await startServer({ app });
   user = await server.rt.keys.create("plain-user", "USER");
   const init = await post(
@@ -32,7 +47,11 @@ beforeAll(async () => {
       jsonrpc: "2.0",
       id: 0,
       method: "initialize",
-      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: { elicitation: { form: {} } }, clientInfo: { name: "t", version: "1" } },
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: { elicitation: { form: {} } },
+        clientInfo: { name: "t", version: "1" },
+      },
     },
     {},
   );
@@ -44,7 +63,10 @@ afterAll(() => server?.stop());
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
-function post(body: unknown, headers: Record<string, string> = { "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION }): Promise<Response> {
+function post(
+  body: unknown,
+  headers: Record<string, string> = { "mcp-session-id": session, "mcp-protocol-version": LATEST_PROTOCOL_VERSION },
+): Promise<Response> {
   return fetch(server.url, {
     method: "POST",
     headers: { ...MCP_HEADERS, authorization: `Bearer ${user}`, ...headers },
@@ -72,7 +94,10 @@ describe("a plain tools/call", () => {
     ["invalid arguments (a FAILED run with its issues)", call("double", { n: "x" })],
     ["an unknown tool", call("nope", {})],
     ["a forbidden tier", call("admin_stats", {})],
-    ["a malformed idempotency key (a JSON-RPC error)", call("echo", { text: "x" }, { "tai42/idempotencyKey": "" }, "str-id")],
+    [
+      "a malformed idempotency key (a JSON-RPC error)",
+      call("echo", { text: "x" }, { "tai42/idempotencyKey": "" }, "str-id"),
+    ],
     ["a parked run, without a session (its client cannot be asked)", call("approve", {})],
   ];
   for (const [what, body] of cases) {
@@ -89,7 +114,11 @@ describe("a plain tools/call", () => {
     const res = await post(call("echo", { text: "hi" }));
     expect(res.headers.get("content-type")).toBe("application/json");
     expect(res.headers.get("mcp-session-id")).toBeNull();
-    expect(JSON.parse(await res.text())).toMatchObject({ jsonrpc: "2.0", id: 7, result: { content: [{ type: "text", text: "hi" }], _meta: { "tai42/status": "SUCCEEDED" } } });
+    expect(JSON.parse(await res.text())).toMatchObject({
+      jsonrpc: "2.0",
+      id: 7,
+      result: { content: [{ type: "text", text: "hi" }], _meta: { "tai42/status": "SUCCEEDED" } },
+    });
   });
 
   it("should be cancelled by notifications/cancelled on another POST of the session: an empty 202, and the run CANCELLED", async () => {
@@ -97,17 +126,26 @@ describe("a plain tools/call", () => {
     const pending = post(call("hang", {}, undefined, "hang-1"));
     let runId = "";
     await until("the run to start", async () => {
-      runId = (await server.rt.db.run.findFirst({ where: { tool: "hang", status: "RUNNING" }, select: { id: true } }))?.id ?? "";
+      runId =
+        (await server.rt.db.run.findFirst({ where: { tool: "hang", status: "RUNNING" }, select: { id: true } }))?.id ??
+        "";
       return runId !== "";
     });
-    const note = await post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "hang-1", reason: "stop" } });
+    const note = await post({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "hang-1", reason: "stop" },
+    });
     expect(note.status).toBe(202);
     const res = await pending;
     expect(res.status).toBe(202);
     expect(await res.text()).toBe("");
     await stopped;
     await until("the run to be cancelled", async () => (await server.rt.runs.get(runId))?.status === "CANCELLED");
-    expect(await server.rt.runs.get(runId)).toMatchObject({ errorKind: "CANCELLED", errorMessage: "the MCP client cancelled the call: stop" });
+    expect(await server.rt.runs.get(runId)).toMatchObject({
+      errorKind: "CANCELLED",
+      errorMessage: "the MCP client cancelled the call: stop",
+    });
   });
 });
 
@@ -141,7 +179,12 @@ describe("what the fast path leaves to the SDK", () => {
 
   it("should open no session for an initialize the transport refuses", async () => {
     const before = await server.rt.db.cacheEntry.count({ where: { tool: "mcp-session" } });
-    const init = { jsonrpc: "2.0", id: 9, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 9,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const refused = await post(init, { accept: "application/json" });
     expect(refused.status).toBe(406);
     expect(refused.headers.get("mcp-session-id")).toBeNull();

@@ -39,7 +39,8 @@ afterAll(async () => {
 
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const LIST = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-const post = (headers: Record<string, string>, body = LIST) => fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body });
+const post = (headers: Record<string, string>, body = LIST) =>
+  fetch(server.url, { method: "POST", headers: { ...MCP_HEADERS, ...headers }, body });
 const runCount = () => server.rt.db.run.count({ where: { door: "mcp" } });
 
 async function client(key: string) {
@@ -51,10 +52,17 @@ async function client(key: string) {
 describe("who may call /mcp", () => {
   it("should refuse a page of a foreign origin with 403, before authenticating or running anything", async () => {
     const before = await runCount();
-    const call = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "x" } } });
+    const call = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x" } },
+    });
     const res = await post({ origin: "https://evil.example", authorization: `Bearer ${admin}` }, call);
     expect(res.status).toBe(403);
-    expect(await res.json()).toMatchObject({ error: { message: expect.stringContaining("this origin may not call /mcp") } });
+    expect(await res.json()).toMatchObject({
+      error: { message: expect.stringContaining("this origin may not call /mcp") },
+    });
     expect(await runCount()).toBe(before);
   });
 
@@ -65,7 +73,10 @@ describe("who may call /mcp", () => {
     const loopback = await post({ origin: "http://localhost:5173", authorization: `Bearer ${user}` });
     expect(loopback.status).toBe(200);
     expect(loopback.headers.get("access-control-allow-origin")).toBeNull();
-    const preflight = await fetch(server.url, { method: "OPTIONS", headers: { origin: "https://app.example", "access-control-request-method": "POST" } });
+    const preflight = await fetch(server.url, {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "POST" },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
   });
@@ -88,7 +99,13 @@ describe("who may call /mcp", () => {
     const { port } = new URL(server.url);
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(
-        { host: "127.0.0.1", port, path: "/mcp", method: "POST", headers: { ...MCP_HEADERS, host: "rebound.example", authorization: `Bearer ${user}` } },
+        {
+          host: "127.0.0.1",
+          port,
+          path: "/mcp",
+          method: "POST",
+          headers: { ...MCP_HEADERS, host: "rebound.example", authorization: `Bearer ${user}` },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode!);
@@ -102,7 +119,12 @@ describe("who may call /mcp", () => {
 
   it("should answer a body over TAI_MAX_BODY_BYTES with 413, running nothing", async () => {
     const before = await runCount();
-    const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { text: "x".repeat(5000) } } });
+    const big = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x".repeat(5000) } },
+    });
     const res = await post({ authorization: `Bearer ${user}` }, big);
     expect(res.status).toBe(413);
     expect(await runCount()).toBe(before);
@@ -115,14 +137,20 @@ describe("who may call /mcp", () => {
 
   it("should not let another key use a session: it does not exist for that caller", async () => {
     const { transport } = await connect(server.url, { key: admin }).then((c) => (clients.push(c.client), c));
-    const res = await post({ authorization: `Bearer ${user}`, "mcp-session-id": transport.sessionId!, "mcp-protocol-version": LATEST_PROTOCOL_VERSION });
+    const res = await post({
+      authorization: `Bearer ${user}`,
+      "mcp-session-id": transport.sessionId!,
+      "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+    });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: -32001, message: "Session not found" } });
   });
 
   it("should end a key's notification stream when the key is revoked", async () => {
     const doomed = await server.rt.keys.create("mcp-sec-doomed", "USER");
-    const stream = await fetch(server.url, { headers: { accept: "text/event-stream", authorization: `Bearer ${doomed}` } });
+    const stream = await fetch(server.url, {
+      headers: { accept: "text/event-stream", authorization: `Bearer ${doomed}` },
+    });
     expect(stream.status).toBe(200);
     const ended = stream.text();
     await server.rt.keys.revoke("mcp-sec-doomed");
@@ -138,32 +166,55 @@ describe("secrets in what /mcp serves", () => {
     const c = await client(admin);
     const listed = (await c.listTools()).tools.find((t) => t.name === "sign_message")!;
     expect(listed.outputSchema, "sign_message declares no output schema").toBeUndefined();
-    const result = (await c.callTool({ name: "sign_message", arguments: { message: "pay 10" } }, undefined, { onprogress: (p) => progress.push(p) })) as CallToolResult;
+    const result = (await c.callTool({ name: "sign_message", arguments: { message: "pay 10" } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    })) as CallToolResult;
     // The answer to its own call is the one place the output goes (docs/security-model.md §3).
     expect(result.structuredContent).toEqual({ algorithm: "HMAC-SHA256", signature });
     expect(JSON.stringify(result)).not.toContain(SIGNING_KEY);
     expect(JSON.stringify(progress)).not.toContain(signature);
-    expect(await server.rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({ status: "SUCCEEDED", input: "[redacted]", data: "[redacted]" });
+    expect(await server.rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({
+      status: "SUCCEEDED",
+      input: "[redacted]",
+      data: "[redacted]",
+    });
   });
 
   it("should scrub a resolved !ENV value from results and progress", async () => {
     await server.rt.presets.create(
-      { name: "echo_env", description: "Echo a configured value.", baseTool: "echo", fixedKwargs: { text: "!ENV MCP_DOOR_TEST_SECRET" } },
+      {
+        name: "echo_env",
+        description: "Echo a configured value.",
+        baseTool: "echo",
+        fixedKwargs: { text: "!ENV MCP_DOOR_TEST_SECRET" },
+      },
       callerOf("ADMIN", "mcp-sec-admin"),
     );
     const progress: Progress[] = [];
-    const result = (await (await client(user)).callTool({ name: "echo_env", arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as CallToolResult;
+    const result = (await (
+      await client(user)
+    ).callTool({ name: "echo_env", arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p),
+    })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "[redacted]" }]);
     expect(JSON.stringify([result, progress])).not.toContain(ENV_SECRET);
   });
 
   it("should scrub a resolved !ENV value from an error result", async () => {
     await server.rt.presets.create(
-      { name: "get_env", description: "Read the value stored under a configured key.", baseTool: "kv_get", fixedKwargs: { key: "!ENV MCP_DOOR_TEST_SECRET" } },
+      {
+        name: "get_env",
+        description: "Read the value stored under a configured key.",
+        baseTool: "kv_get",
+        fixedKwargs: { key: "!ENV MCP_DOOR_TEST_SECRET" },
+      },
       callerOf("ADMIN", "mcp-sec-admin"),
     );
     const result = (await (await client(user)).callTool({ name: "get_env", arguments: {} })) as CallToolResult;
-    expect(result).toMatchObject({ isError: true, structuredContent: { error: { kind: "NOT_FOUND", message: 'no value is stored under "[redacted]"' } } });
+    expect(result).toMatchObject({
+      isError: true,
+      structuredContent: { error: { kind: "NOT_FOUND", message: 'no value is stored under "[redacted]"' } },
+    });
     expect(JSON.stringify(result)).not.toContain(ENV_SECRET);
   });
 });

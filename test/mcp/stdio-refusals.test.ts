@@ -33,8 +33,20 @@ beforeAll(async () => {
   const userKey = await rt.keys.create("stdio-refusals-user", "USER");
   dir = mkdtempSync(join(tmpdir(), "tai42-stdio-"));
   touchFile = join(dir, "touched.txt");
-  const env = { DATABASE_URL: databaseUrl, TAI_MODULES: "test/fixtures/mcp-touch-tools.ts", TAI_LOG: "silent", TAI_KEY: userKey, TAI_TEST_TOUCH_FILE: touchFile };
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], cwd: ROOT, env, stderr: "pipe" });
+  const env = {
+    DATABASE_URL: databaseUrl,
+    TAI_MODULES: "test/fixtures/mcp-touch-tools.ts",
+    TAI_LOG: "silent",
+    TAI_KEY: userKey,
+    TAI_TEST_TOUCH_FILE: touchFile,
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp"],
+    cwd: ROOT,
+    env,
+    stderr: "pipe",
+  });
   client = new Client({ name: "tai42-stdio-refusals", version: "1.0.0" });
   await client.connect(transport);
 }, SLOW);
@@ -45,8 +57,10 @@ afterAll(async () => {
 });
 
 /** The lines the child's tool bodies have written so far. */
-const touched = (): string[] => (existsSync(touchFile) ? readFileSync(touchFile, "utf8").split("\n").filter(Boolean) : []);
-const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+const touched = (): string[] =>
+  existsSync(touchFile) ? readFileSync(touchFile, "utf8").split("\n").filter(Boolean) : [];
+const call = async (name: string, args: Record<string, unknown>) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
 const runOf = (result: CallToolResult) => rt.runs.get(result._meta!["tai42/runId"] as string);
 
 describe("tai mcp (stdio): refusals never run the body", () => {
@@ -63,12 +77,22 @@ describe("tai mcp (stdio): refusals never run the body", () => {
     const result = await call("touch_fenced", { note: "forbidden" });
     expect(result).toMatchObject({
       isError: true,
-      structuredContent: { status: "FAILED", error: { kind: "PERMISSION_DENIED", message: 'role USER may not run fenced-tier tool "touch_fenced"' } },
+      structuredContent: {
+        status: "FAILED",
+        error: { kind: "PERMISSION_DENIED", message: 'role USER may not run fenced-tier tool "touch_fenced"' },
+      },
     });
     expect(textOf(result)).toMatch(/^PERMISSION_DENIED: /);
     // The body appends synchronously before a run can end: had it run, its line would be there.
     expect(touched()).toEqual(before);
-    expect(await runOf(result)).toMatchObject({ tool: "touch_fenced", status: "FAILED", errorKind: "PERMISSION_DENIED", door: "mcp", callerRole: "USER", attempts: [] });
+    expect(await runOf(result)).toMatchObject({
+      tool: "touch_fenced",
+      status: "FAILED",
+      errorKind: "PERMISSION_DENIED",
+      door: "mcp",
+      callerRole: "USER",
+      attempts: [],
+    });
   });
 
   it("should answer invalid arguments with an error result carrying every issue in structuredContent, the body never running", async () => {
@@ -87,11 +111,18 @@ describe("tai mcp (stdio): refusals never run the body", () => {
     });
     expect(textOf(result)).toMatch(/^INVALID_INPUT: /);
     expect(touched()).toEqual(before);
-    expect(await runOf(result)).toMatchObject({ tool: "touch_write", status: "FAILED", errorKind: "INVALID_INPUT", door: "mcp", attempts: [] });
+    expect(await runOf(result)).toMatchObject({
+      tool: "touch_write",
+      status: "FAILED",
+      errorKind: "INVALID_INPUT",
+      door: "mcp",
+      attempts: [],
+    });
   });
 
   it("should answer invalid params as JSON-RPC -32602 naming the argument, the session going on", async () => {
-    for (const { method, params, names } of INVALID_REQUESTS) expectReadableInvalidParams(await refusalOf(client, { method, params }), method, names);
+    for (const { method, params, names } of INVALID_REQUESTS)
+      expectReadableInvalidParams(await refusalOf(client, { method, params }), method, names);
     expect(textOf(await call("touch_write", { note: "after" }))).toBe("touch_write after");
   });
 });

@@ -4,7 +4,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema, ToolListChangedNotificationSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callerOf } from "../../src/auth/roles.ts";
 import { until } from "../graphql/support.ts";
@@ -52,8 +56,17 @@ describe("tai mcp (stdio) with an elicitation-capable client", () => {
   const changes: unknown[] = [];
 
   beforeAll(async () => {
-    transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp"], cwd: ROOT, env: childEnv({ TAI_KEY: userKey }), stderr: "pipe" });
-    client = new Client({ name: "tai42-stdio-tests", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } } });
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp"],
+      cwd: ROOT,
+      env: childEnv({ TAI_KEY: userKey }),
+      stderr: "pipe",
+    });
+    client = new Client(
+      { name: "tai42-stdio-tests", version: "1.0.0" },
+      { capabilities: { elicitation: { form: {} } } },
+    );
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       asked.push(request.params.message);
       return answers.shift() ?? { action: "cancel" };
@@ -74,7 +87,12 @@ describe("tai mcp (stdio) with an elicitation-capable client", () => {
   it("should run a call through the chokepoint as the TAI_KEY holder, recorded with door mcp", async () => {
     const result = (await client.callTool({ name: "echo", arguments: { text: "over stdio" } })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "over stdio" }]);
-    expect(await rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({ status: "SUCCEEDED", door: "mcp", callerKey: "stdio-user", callerRole: "USER" });
+    expect(await rt.runs.get(result._meta!["tai42/runId"] as string)).toMatchObject({
+      status: "SUCCEEDED",
+      door: "mcp",
+      callerKey: "stdio-user",
+      callerRole: "USER",
+    });
   });
 
   it("should answer a forbidden tier as an error result", async () => {
@@ -100,19 +118,28 @@ describe("tai mcp (stdio) with an elicitation-capable client", () => {
     const call = client.callTool({ name: "wait_for_cancel", arguments: {} }, undefined, { signal: controller.signal });
     let runId = "";
     await until("the run to start", async () => {
-      runId = (await rt.db.run.findFirst({ where: { tool: "wait_for_cancel", status: "RUNNING" }, select: { id: true } }))?.id ?? "";
+      runId =
+        (await rt.db.run.findFirst({ where: { tool: "wait_for_cancel", status: "RUNNING" }, select: { id: true } }))
+          ?.id ?? "";
       return runId !== "";
     });
     controller.abort("stop");
     await expect(call).rejects.toThrow();
     await until("the run to be cancelled", async () => (await rt.runs.get(runId))?.status === "CANCELLED");
-    expect(await rt.runs.get(runId)).toMatchObject({ errorKind: "CANCELLED", errorMessage: "the MCP client cancelled the call: stop" });
+    expect(await rt.runs.get(runId)).toMatchObject({
+      errorKind: "CANCELLED",
+      errorMessage: "the MCP client cancelled the call: stop",
+    });
   });
 
   it.skipIf(!withRedis)("should notify list_changed when a manifest is activated elsewhere", async () => {
     await redisSubscribed(prefix, ["configChanged"], 2);
     const admin = callerOf("ADMIN", "test-admin", "key-admin");
-    await rt.manifests.put({ name: "stdio-echo", description: "Echo alone.", document: { tools: { include: ["echo"] } } }, undefined, admin);
+    await rt.manifests.put(
+      { name: "stdio-echo", description: "Echo alone.", document: { tools: { include: ["echo"] } } },
+      undefined,
+      admin,
+    );
     await rt.manifests.activate("stdio-echo", admin);
     await until("list_changed over stdio", () => changes.length > 0);
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
@@ -125,14 +152,24 @@ describe("tai mcp (stdio) on its own", () => {
     async () => {
       // A database of its own, without Redis: the manifest activated above is not there.
       const own = (await freshDatabase("sqlite")).url;
-      const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: own, TAI_MODULES: "test/fixtures/mcp-tools.ts" };
+      const env = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DATABASE_URL: own,
+        TAI_MODULES: "test/fixtures/mcp-tools.ts",
+      };
       const child = spawn(process.execPath, [BIN, "mcp"], { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
       let stderr = "";
       child.stderr.on("data", (d) => (stderr += d));
       const lines: string[] = [];
       createInterface({ input: child.stdout }).on("line", (l) => lines.push(l));
       const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
-      send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+      send({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      });
       send({ jsonrpc: "2.0", method: "notifications/initialized" });
       send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "chatty", arguments: {} } });
       await until("the call's answer", () => lines.some((l) => l.includes('"id":2')), 60_000);

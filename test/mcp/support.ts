@@ -1,7 +1,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ElicitRequestSchema, type ClientCapabilities, type ElicitRequest, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  type ClientCapabilities,
+  type ElicitRequest,
+  type ElicitResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
@@ -18,7 +23,13 @@ export interface McpTestServer {
 
 /** Starts a runtime and its server on a free port. */
 export async function startServer(
-  options: { app?: App; env?: NodeJS.ProcessEnv; config?: Partial<Config>; databaseUrl?: string; kind?: "sqlite" | "postgres" } = {},
+  options: {
+    app?: App;
+    env?: NodeJS.ProcessEnv;
+    config?: Partial<Config>;
+    databaseUrl?: string;
+    kind?: "sqlite" | "postgres";
+  } = {},
 ): Promise<McpTestServer> {
   const rt = await testRuntime(options);
   const app = buildApp(rt);
@@ -47,7 +58,10 @@ export interface ConnectOptions {
 }
 
 /** The SDK's own Client over its Streamable HTTP transport, connected (initialize done). */
-export async function connect(url: string, options: ConnectOptions = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connect(
+  url: string,
+  options: ConnectOptions = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const headers = { ...options.headers, ...(options.key ? { authorization: `Bearer ${options.key}` } : {}) };
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: options.fetch });
   const capabilities = { ...options.capabilities, ...(options.onElicit ? { elicitation: { form: {} } } : {}) };

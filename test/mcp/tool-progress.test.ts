@@ -14,7 +14,9 @@ beforeAll(async () => {
   const app = new App();
   app.tool({ name: "crawl", description: "Crawls and reports.", input: z.object({}) }, async (_i, ctx) => {
     ctx.onUpdate({ message: "fetched 2 of 5 pages", progress: 2, total: 5 });
-    await until("the update to be stored", async () => (await server.rt.runs.events({ runId: ctx.runId }, 0)).some((e) => e.type === "RUN_PROGRESS"));
+    await until("the update to be stored", async () =>
+      (await server.rt.runs.events({ runId: ctx.runId }, 0)).some((e) => e.type === "RUN_PROGRESS"),
+    );
     return "crawled";
   });
   server = await startServer({ app, env: { TAI_MCP_SESSIONS: "0" } });
@@ -30,9 +32,15 @@ describe("MCP progress notifications come from run events, RUN_PROGRESS included
     const { client } = await connect(server.url, { key });
     clients.push(client);
     const progress: Progress[] = [];
-    const result = (await client.callTool({ name: "crawl", arguments: {} }, undefined, { onprogress: (p) => progress.push(p) })) as CallToolResult;
+    const result = (await client.callTool({ name: "crawl", arguments: {} }, undefined, {
+      onprogress: (p) => progress.push(p),
+    })) as CallToolResult;
     const runId = result._meta!["tai42/runId"];
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3]);
-    expect(progress.map((p) => p.message)).toEqual([`run ${runId} of "crawl" started`, `"crawl": fetched 2 of 5 pages (2/5)`, `run ${runId} SUCCEEDED`]);
+    expect(progress.map((p) => p.message)).toEqual([
+      `run ${runId} of "crawl" started`,
+      `"crawl": fetched 2 of 5 pages (2/5)`,
+      `run ${runId} SUCCEEDED`,
+    ]);
   });
 });

@@ -40,7 +40,16 @@ describe("a CLI write against a running SQLite server without Redis", () => {
       SYNC_SECONDS * 1000 + SLACK_MS,
     );
     expect(afterPreset).toBeLessThanOrEqual(SYNC_SECONDS * 1000 + SLACK_MS);
-    expect((await server.dispatcher.run({ tool: "greet", input: {}, caller: { role: "USER", keyName: null, keyId: null }, door: "runtime" })).status).toBe("SUCCEEDED");
+    expect(
+      (
+        await server.dispatcher.run({
+          tool: "greet",
+          input: {},
+          caller: { role: "USER", keyName: null, keyId: null },
+          door: "runtime",
+        })
+      ).status,
+    ).toBe("SUCCEEDED");
 
     const file = join(testRunDir(), `no-sleep-${process.pid}.json`);
     writeFileSync(file, JSON.stringify({ name: "no-sleep", tools: { exclude: ["sleep"] } }));

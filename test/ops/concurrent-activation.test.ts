@@ -44,7 +44,11 @@ describe.skipIf(!ready)("concurrent manifest activation across two instances", (
 
     const answers = await Promise.all(
       Array.from({ length: ACTIVATIONS }, (_, i) =>
-        doors[i % 2]<{ activateManifest: { name: string; active: boolean } }>(ACTIVATE, { name: MANIFESTS[i % MANIFESTS.length] }, key),
+        doors[i % 2]<{ activateManifest: { name: string; active: boolean } }>(
+          ACTIVATE,
+          { name: MANIFESTS[i % MANIFESTS.length] },
+          key,
+        ),
       ),
     );
 
@@ -52,7 +56,8 @@ describe.skipIf(!ready)("concurrent manifest activation across two instances", (
       if (r.data?.activateManifest) return r.data.activateManifest.active ? "activated" : "answered inactive";
       const e = r.errors?.[0];
       const code = e?.extensions?.code;
-      return (code === "CONFLICT" || code === "UNAVAILABLE") && (e?.extensions as { retryable?: boolean }).retryable === true
+      return (code === "CONFLICT" || code === "UNAVAILABLE") &&
+        (e?.extensions as { retryable?: boolean }).retryable === true
         ? `retryable ${code}`
         : `untyped: ${r.text.slice(0, 300)}`;
     };
@@ -67,6 +72,10 @@ describe.skipIf(!ready)("concurrent manifest activation across two instances", (
 
     // And both instances come to serve that one.
     const active = (await a.db.manifest.findFirstOrThrow({ where: { active: true } })).name;
-    await until("both instances to serve the active manifest", () => [a, b].every((r) => r.surface.snapshot().activeManifest?.name === active), 5000);
+    await until(
+      "both instances to serve the active manifest",
+      () => [a, b].every((r) => r.surface.snapshot().activeManifest?.name === active),
+      5000,
+    );
   }, 180_000);
 });

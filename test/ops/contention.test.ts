@@ -35,41 +35,47 @@ describe("contention errors", () => {
     return db;
   }
 
-  it.skipIf(!hasPostgres)("should type as UNAVAILABLE a transaction that waited past the pool's wait for a connection", async () => {
-    const db = await postgres(1, 200);
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((r) => (holding = r));
-    const holder = db.$transaction(
-      async (tx) => {
-        await tx.$queryRawUnsafe("SELECT 1");
-        holding();
-        await new Promise<void>((r) => (release = r));
-      },
-      { timeout: 10_000 },
-    );
-    await held;
-    const error = await db.$transaction(async (tx) => tx.$queryRawUnsafe("SELECT 1")).catch((e: unknown) => e);
-    release();
-    await holder;
-    expect(error).toBeInstanceOf(Error);
-    expect(contentionError(error)).toMatchObject({ code: "UNAVAILABLE", retryable: true });
-  });
-
-  it.skipIf(!hasPostgres)("should type as UNAVAILABLE a transaction that outlived its timeout (Prisma P2028)", async () => {
-    const db = await postgres(2);
-    const error = await db
-      .$transaction(
+  it.skipIf(!hasPostgres)(
+    "should type as UNAVAILABLE a transaction that waited past the pool's wait for a connection",
+    async () => {
+      const db = await postgres(1, 200);
+      let release!: () => void;
+      let holding!: () => void;
+      const held = new Promise<void>((r) => (holding = r));
+      const holder = db.$transaction(
         async (tx) => {
-          await tx.$executeRawUnsafe("SELECT pg_sleep(0.3)");
           await tx.$queryRawUnsafe("SELECT 1");
+          holding();
+          await new Promise<void>((r) => (release = r));
         },
-        { timeout: 100 },
-      )
-      .catch((e: unknown) => e);
-    expect((error as { code?: string }).code).toBe("P2028");
-    expect(contentionError(error)).toMatchObject({ code: "UNAVAILABLE", retryable: true });
-  });
+        { timeout: 10_000 },
+      );
+      await held;
+      const error = await db.$transaction(async (tx) => tx.$queryRawUnsafe("SELECT 1")).catch((e: unknown) => e);
+      release();
+      await holder;
+      expect(error).toBeInstanceOf(Error);
+      expect(contentionError(error)).toMatchObject({ code: "UNAVAILABLE", retryable: true });
+    },
+  );
+
+  it.skipIf(!hasPostgres)(
+    "should type as UNAVAILABLE a transaction that outlived its timeout (Prisma P2028)",
+    async () => {
+      const db = await postgres(2);
+      const error = await db
+        .$transaction(
+          async (tx) => {
+            await tx.$executeRawUnsafe("SELECT pg_sleep(0.3)");
+            await tx.$queryRawUnsafe("SELECT 1");
+          },
+          { timeout: 100 },
+        )
+        .catch((e: unknown) => e);
+      expect((error as { code?: string }).code).toBe("P2028");
+      expect(contentionError(error)).toMatchObject({ code: "UNAVAILABLE", retryable: true });
+    },
+  );
 
   it.skipIf(!hasPostgres)("should type as CONFLICT the loser of a deadlock (PostgreSQL 40P01)", async () => {
     const db = await postgres(4);
@@ -98,18 +104,21 @@ describe("contention errors", () => {
     expect(contentionError(lost[0])).toMatchObject({ code: "CONFLICT", retryable: true });
   });
 
-  it.skipIf(!hasPostgres)("should type as UNAVAILABLE a query that found no pooled connection in time (pg's pool timeout)", async () => {
-    const fresh = await freshDatabase("postgres");
-    drops.push(fresh.drop);
-    const pool = new pg.Pool({ connectionString: fresh.url, max: 1, connectionTimeoutMillis: 10_000 });
-    const client = await pool.connect();
-    // Short only once the one connection is held: on a loaded machine connecting alone can take longer.
-    pool.options.connectionTimeoutMillis = 50;
-    const error = await pool.query("SELECT 1").catch((e: unknown) => e);
-    client.release();
-    await pool.end();
-    expect(codeOf(error)).toBe("UNAVAILABLE");
-  });
+  it.skipIf(!hasPostgres)(
+    "should type as UNAVAILABLE a query that found no pooled connection in time (pg's pool timeout)",
+    async () => {
+      const fresh = await freshDatabase("postgres");
+      drops.push(fresh.drop);
+      const pool = new pg.Pool({ connectionString: fresh.url, max: 1, connectionTimeoutMillis: 10_000 });
+      const client = await pool.connect();
+      // Short only once the one connection is held: on a loaded machine connecting alone can take longer.
+      pool.options.connectionTimeoutMillis = 50;
+      const error = await pool.query("SELECT 1").catch((e: unknown) => e);
+      client.release();
+      await pool.end();
+      expect(codeOf(error)).toBe("UNAVAILABLE");
+    },
+  );
 
   it("should type as UNAVAILABLE a SQLite write that found the database locked", async () => {
     const fresh = await freshDatabase("sqlite");
@@ -142,12 +151,20 @@ describe("contention errors", () => {
       createLogger({}, () => {}),
       new Secrets(),
     );
-    const raw = Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), { code: "P2028" });
-    const masked = mask(new GraphQLError(raw.message, { originalError: raw, path: ["activateManifest"] }), "Unexpected error.") as GraphQLError;
+    const raw = Object.assign(new Error("Transaction API error: Unable to start a transaction in the given time."), {
+      code: "P2028",
+    });
+    const masked = mask(
+      new GraphQLError(raw.message, { originalError: raw, path: ["activateManifest"] }),
+      "Unexpected error.",
+    ) as GraphQLError;
     expect(masked.message).toMatch(/busy or out of reach.*send the request again/);
     expect(masked.extensions).toEqual({ code: "UNAVAILABLE", retryable: true });
     expect(masked.path).toEqual(["activateManifest"]);
-    const bug = mask(new GraphQLError("boom", { originalError: new TypeError("boom") }), "Unexpected error.") as GraphQLError;
+    const bug = mask(
+      new GraphQLError("boom", { originalError: new TypeError("boom") }),
+      "Unexpected error.",
+    ) as GraphQLError;
     expect(bug.extensions).toEqual({ code: "INTERNAL_SERVER_ERROR" });
   });
 });

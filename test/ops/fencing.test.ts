@@ -44,36 +44,62 @@ describe.skipIf(!ready)("a stalled instance", () => {
     drop = db.drop;
     const timing = { TAI_HEARTBEAT_SECONDS: String(HEARTBEAT), TAI_DEAD_AFTER_SECONDS: String(DEAD_AFTER) };
     child = await serve(db.url, { TAI_MODULES: "test/fixtures/ops-tools.ts", ...timing });
-    sweeper = await testRuntime({ databaseUrl: db.url, config: { heartbeatSeconds: HEARTBEAT, deadAfterSeconds: DEAD_AFTER } });
+    sweeper = await testRuntime({
+      databaseUrl: db.url,
+      config: { heartbeatSeconds: HEARTBEAT, deadAfterSeconds: DEAD_AFTER },
+    });
     const marker = join(testRunDir(), `fenced-${randomUUID()}`);
     const answer = dispatch(child.url, "fenced_probe", { marker, seconds: 60 }).catch((e: Error) => e);
 
-    await until("the body to start in the child", () => existsSync(marker) && readFileSync(marker, "utf8") === "started", 20_000);
+    await until(
+      "the body to start in the child",
+      () => existsSync(marker) && readFileSync(marker, "utf8") === "started",
+      20_000,
+    );
     const [run] = await sweeper.runs.list({ tool: "fenced_probe" }, 1);
     expect(run.status).toBe("RUNNING");
     const pid = child.process.child.pid!;
 
     process.kill(pid, "SIGSTOP");
     const stopped = Date.now();
-    await until("the other instance to fail the stalled instance's run", async () => (await sweeper!.runs.get(run.id))?.status === "FAILED", 20_000);
+    await until(
+      "the other instance to fail the stalled instance's run",
+      async () => (await sweeper!.runs.get(run.id))?.status === "FAILED",
+      20_000,
+    );
     expect(Date.now() - stopped).toBeGreaterThanOrEqual(DEAD_AFTER * 1000 - 2 * HEARTBEAT * 1000);
     process.kill(pid, "SIGCONT");
 
-    await until("the woken instance to stop the body", () => readFileSync(marker, "utf8").startsWith("aborted"), 20_000);
+    await until(
+      "the woken instance to stop the body",
+      () => readFileSync(marker, "utf8").startsWith("aborted"),
+      20_000,
+    );
     expect(readFileSync(marker, "utf8")).toBe(`aborted: ${FENCED}`);
 
     // The caller on the stalled instance gets the first outcome, and it is all that is stored.
-    expect(await answer).toMatchObject({ id: run.id, status: "FAILED", errorKind: "INTERNAL", errorMessage: INTERRUPTED } satisfies Partial<DispatchedRun>);
+    expect(await answer).toMatchObject({
+      id: run.id,
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: INTERRUPTED,
+    } satisfies Partial<DispatchedRun>);
     const stored = await sweeper.runs.get(run.id);
     expect(stored).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: INTERRUPTED, attempts: [] });
     const why = (stored!.details as { interrupted: { instanceId: string; reason: string } }).interrupted;
     expect(why.instanceId).toBe((await sweeper.db.run.findUniqueOrThrow({ where: { id: run.id } })).instanceId);
-    expect(why.reason).toMatch(/missed its heartbeats: none for \d+(\.\d)? s \(TAI_DEAD_AFTER_SECONDS is 2\); declared gone by /);
+    expect(why.reason).toMatch(
+      /missed its heartbeats: none for \d+(\.\d)? s \(TAI_DEAD_AFTER_SECONDS is 2\); declared gone by /,
+    );
     const events = await sweeper.runs.events({ runId: run.id }, 0);
     expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
 
     // The woken instance registered again and serves.
-    await until("the woken instance to beat again", async () => (await sweeper!.db.instance.count({ where: { id: why.instanceId } })) === 1, 10_000);
+    await until(
+      "the woken instance to beat again",
+      async () => (await sweeper!.db.instance.count({ where: { id: why.instanceId } })) === 1,
+      10_000,
+    );
     expect((await dispatch(child.url, "echo", { text: "awake" })).status).toBe("SUCCEEDED");
   }, 90_000);
 
@@ -87,7 +113,12 @@ describe.skipIf(!ready)("a stalled instance", () => {
         name: "flaky_once",
         description: "Fails its first attempt after the run was failed elsewhere.",
         input: z.object({}),
-        retry: { maxAttempts: 3, idempotent: true, retryable: true, backoff: { initialSeconds: 0.01, multiplier: 1, capSeconds: 0.01 } },
+        retry: {
+          maxAttempts: 3,
+          idempotent: true,
+          retryable: true,
+          backoff: { initialSeconds: 0.01, multiplier: 1, capSeconds: 0.01 },
+        },
       },
       async () => {
         calls++;
@@ -110,9 +141,18 @@ describe.skipIf(!ready)("a stalled instance", () => {
     const stalled = sweeper;
     const other = await testRuntime({ databaseUrl: stalled.config.databaseUrl });
     try {
-      const model = useScript(stalled.agents, "slow", [{ text: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(" ") }], 25);
-      const started = await stalled.agents.start({ options: { userMessage: "talk", llmProvider: "slow" }, caller: as("USER") });
-      // A turn's text is held until the turn ends (docs/agent-stream.md §2.2): the model being called is the sign it runs.
+      const model = useScript(
+        stalled.agents,
+        "slow",
+        [{ text: Array.from({ length: 2000 }, (_, i) => `w${i}`).join(" ") }],
+        25,
+      );
+      const started = await stalled.agents.start({
+        options: { userMessage: "talk", llmProvider: "slow" },
+        caller: as("USER"),
+      });
+      // A turn's text is held until the turn ends (docs/agent-stream.md §2.2): the model being called is the sign it
+      // runs.
       await until("the model to be streaming", () => model.seen.length > 0);
       // The other instance declares this one gone and fails the run.
       expect(await other.agents.failInterrupted([other.instanceId])).toHaveLength(1);
@@ -120,7 +160,9 @@ describe.skipIf(!ready)("a stalled instance", () => {
       const run = await other.agents.store.get(started.runId);
       expect(run?.status).toBe("FAILED");
       const log = await other.agents.store.events(started.runId, 0);
-      expect(log.filter((e) => e.type === "run_failed")).toEqual([expect.objectContaining({ kind: "INTERNAL", message: INTERRUPTED })]);
+      expect(log.filter((e) => e.type === "run_failed")).toEqual([
+        expect.objectContaining({ kind: "INTERNAL", message: INTERRUPTED }),
+      ]);
     } finally {
       await other.close();
     }

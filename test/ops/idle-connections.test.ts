@@ -50,7 +50,11 @@ describe("idle streams", () => {
       }
     })();
 
-    await until("a ping and a later keep-alive comment", () => pings.length > 0 && comments.some((t) => t > opened + 1000), PING_MS + 3000);
+    await until(
+      "a ping and a later keep-alive comment",
+      () => pings.length > 0 && comments.some((t) => t > opened + 1000),
+      PING_MS + 3000,
+    );
     expect(pings[0] - opened).toBeLessThanOrEqual(PING_MS + 1000);
     socket.terminate();
     await reader.cancel();

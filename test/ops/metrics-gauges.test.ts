@@ -17,7 +17,8 @@ describe("the gauges of /metrics", () => {
     rt = undefined;
   });
 
-  const scrape = async (name: string, labels: Record<string, string> = {}) => sample(await rt!.metrics.text(), name, labels);
+  const scrape = async (name: string, labels: Record<string, string> = {}) =>
+    sample(await rt!.metrics.text(), name, labels);
   const USER = as("USER");
 
   it("should count a tool run in flight while it runs, and none once it ended", async () => {
@@ -42,7 +43,10 @@ describe("the gauges of /metrics", () => {
     const reloads = (await scrape("tai42_surface_reloads_total"))!;
     expect(reloads).toBeGreaterThanOrEqual(1); // the load at start
 
-    await rt.presets.create({ name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hi" } }, as("ADMIN"));
+    await rt.presets.create(
+      { name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hi" } },
+      as("ADMIN"),
+    );
     // Applied before the write returns (docs/deploy.md §"Configuration converges").
     expect(await scrape("tai42_surface_version")).toBe(version + 1);
     expect(await scrape("tai42_surface_version")).toBe(await readSurfaceVersion(rt.db));

@@ -44,11 +44,21 @@ describe("/metrics", () => {
     const gql = gqlClient(rt);
     const scrape = async () => (await get(`${base}/metrics`))!.text;
     const before = await scrape();
-    expect(sample(before, "tai42_dispatches_total", { tool: "echo", status: "SUCCEEDED", door: "graphql" })).toBeUndefined();
+    expect(
+      sample(before, "tai42_dispatches_total", { tool: "echo", status: "SUCCEEDED", door: "graphql" }),
+    ).toBeUndefined();
 
-    for (let i = 0; i < 2; i++) expect((await gql(DISPATCH, { tool: "echo", input: { text: "hi" } })).data).toEqual({ dispatch: { status: "SUCCEEDED" } });
+    for (let i = 0; i < 2; i++)
+      expect((await gql(DISPATCH, { tool: "echo", input: { text: "hi" } })).data).toEqual({
+        dispatch: { status: "SUCCEEDED" },
+      });
     await gql(DISPATCH, { tool: "no_such_tool_4711", input: {} });
-    await rt.dispatcher.run({ tool: "flaky", input: { failures: 2 }, caller: { role: "USER", keyName: null, keyId: null }, door: "cli" });
+    await rt.dispatcher.run({
+      tool: "flaky",
+      input: { failures: 2 },
+      caller: { role: "USER", keyName: null, keyId: null },
+      door: "cli",
+    });
 
     const after = await scrape();
     expect(sample(after, "tai42_dispatches_total", { tool: "echo", status: "SUCCEEDED", door: "graphql" })).toBe(2);
@@ -74,21 +84,35 @@ describe("/metrics", () => {
   it("should count tools past the label bound as (other), however many presets come and go", async () => {
     const m = new Metrics();
     for (let i = 0; i < MAX_TOOL_LABELS + 50; i++) {
-      const run = { ...newRun({ tool: `preset_${i}`, input: {}, door: "graphql", callerRole: "USER", callerKey: null }), status: "SUCCEEDED" as const };
+      const run = {
+        ...newRun({ tool: `preset_${i}`, input: {}, door: "graphql", callerRole: "USER", callerKey: null }),
+        status: "SUCCEEDED" as const,
+      };
       m.dispatched(run, "graphql", 0.01);
     }
     const text = await m.text();
     const tools = new Set([...text.matchAll(/^tai42_dispatches_total\{[^}]*tool="([^"]*)"/gm)].map((x) => x[1]));
     expect(tools.size).toBe(MAX_TOOL_LABELS + 1);
-    expect(sample(text, "tai42_dispatches_total", { tool: OTHER_TOOLS, status: "SUCCEEDED", door: "graphql" })).toBe(50);
+    expect(sample(text, "tai42_dispatches_total", { tool: OTHER_TOOLS, status: "SUCCEEDED", door: "graphql" })).toBe(
+      50,
+    );
   });
 
   it("should keep each runtime's counters apart in one process", async () => {
     const one = await started();
     const two = await started();
-    await one.rt.dispatcher.run({ tool: "echo", input: { text: "x" }, caller: { role: "USER", keyName: null, keyId: null }, door: "runtime" });
-    expect(sample((await get(`${one.base}/metrics`))!.text, "tai42_dispatches_total", { tool: "echo", door: "runtime" })).toBe(1);
-    expect(sample((await get(`${two.base}/metrics`))!.text, "tai42_dispatches_total", { tool: "echo", door: "runtime" })).toBeUndefined();
+    await one.rt.dispatcher.run({
+      tool: "echo",
+      input: { text: "x" },
+      caller: { role: "USER", keyName: null, keyId: null },
+      door: "runtime",
+    });
+    expect(
+      sample((await get(`${one.base}/metrics`))!.text, "tai42_dispatches_total", { tool: "echo", door: "runtime" }),
+    ).toBe(1);
+    expect(
+      sample((await get(`${two.base}/metrics`))!.text, "tai42_dispatches_total", { tool: "echo", door: "runtime" }),
+    ).toBeUndefined();
   });
 
   it("should count subscribers closed for lagging, by kind", async () => {
@@ -104,7 +128,10 @@ describe("/metrics", () => {
 
   it("should count Redis errors while Redis is out of reach", async () => {
     const { base } = await started({ redisUrl: `redis://127.0.0.1:${await freePort()}` });
-    await until("a Redis error to be counted", async () => (sample((await get(`${base}/metrics`))!.text, "tai42_redis_errors_total") ?? 0) > 0);
+    await until(
+      "a Redis error to be counted",
+      async () => (sample((await get(`${base}/metrics`))!.text, "tai42_redis_errors_total") ?? 0) > 0,
+    );
   });
 
   it("should serve an ADMIN key only under TAI_METRICS=admin, even from loopback", async () => {

@@ -39,7 +39,9 @@ describe.skipIf(!withPostgres)("logging a database outage", () => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ query: "{ runs(first: 1) { edges { node { id } } } }" }),
       });
-      return ((await res.json()) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code ?? "OK";
+      return (
+        ((await res.json()) as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code ?? "OK"
+      );
     };
     expect(await runs()).toBe("OK");
 
@@ -58,7 +60,12 @@ describe.skipIf(!withPostgres)("logging a database outage", () => {
     const ended = rest.pop()!;
     expect(first).toMatchObject({ level: "warn", msg: MSG, code: "UNAVAILABLE" });
     for (const l of rest) expect(l).toMatchObject({ level: "warn", msg: MSG, suppressed: expect.any(Number) });
-    expect(ended).toMatchObject({ level: "info", msg: `${MSG}: no more since 10 s`, kind: "UNAVAILABLE", failures: 500 });
+    expect(ended).toMatchObject({
+      level: "info",
+      msg: `${MSG}: no more since 10 s`,
+      kind: "UNAVAILABLE",
+      failures: 500,
+    });
     // Every failure is accounted for: one per line written, plus the suppressed ones each line counts.
     expect(1 + rest.reduce((n, l) => n + 1 + (l.suppressed as number), 0) + (ended.suppressed as number)).toBe(500);
     // Nothing else in the log (the periodic duties fail too) repeats more than once per 10 s either.

@@ -33,10 +33,13 @@ describe.skipIf(!hasPostgres)("a 20 s PostgreSQL cut under 40 workers", () => {
     const link: Link = await tcpLink(pgUrl.hostname, Number(pgUrl.port || 5432));
     cleanup.push(link.close);
     const app = new App();
-    app.tool({ name: "work", description: "Works 100 to 600 ms, then answers.", input: z.object({ n: z.number() }) }, async ({ n }) => {
-      await new Promise((r) => setTimeout(r, 100 + ((n * 37) % 500)));
-      return { n };
-    });
+    app.tool(
+      { name: "work", description: "Works 100 to 600 ms, then answers.", input: z.object({ n: z.number() }) },
+      async ({ n }) => {
+        await new Promise((r) => setTimeout(r, 100 + ((n * 37) % 500)));
+        return { n };
+      },
+    );
     const rt: TestRuntime = await testRuntime({ app, databaseUrl: through(db.url, link), config: { dbPool: 20 } });
     cleanup.push(() => rt.close());
 
@@ -44,10 +47,14 @@ describe.skipIf(!hasPostgres)("a 20 s PostgreSQL cut under 40 workers", () => {
     const slow: string[] = [];
     const wrong: string[] = [];
     let reissues = 0;
-    /** Re-issues during the cut answered with an outcome (kept here) and UNAVAILABLE (the first run unknown here, the database unreadable). */
+    /**
+     * Re-issues during the cut answered with an outcome (kept here) and UNAVAILABLE (the first run unknown here, the
+     * database unreadable).
+     */
     const duringCut = { outcome: 0, unavailable: 0 };
     let maxMs = 0;
-    const dispatch = (key: string, n: number) => rt.dispatcher.run({ tool: "work", input: { n }, caller: as("USER"), door: "runtime", idempotencyKey: key });
+    const dispatch = (key: string, n: number) =>
+      rt.dispatcher.run({ tool: "work", input: { n }, caller: as("USER"), door: "runtime", idempotencyKey: key });
     /** Re-issues `key`: answered within 2 s with a final outcome, or UNAVAILABLE with a retry time. */
     const reissue = async (key: string, n: number): Promise<RunRecord | null> => {
       const started = Date.now();
@@ -57,7 +64,8 @@ describe.skipIf(!hasPostgres)("a 20 s PostgreSQL cut under 40 workers", () => {
         if (!["SUCCEEDED", "FAILED"].includes(run.status)) wrong.push(`${key}: ${run.status}`);
         if (phase === "cut") duringCut.outcome++;
       } catch (e) {
-        if (!(e instanceof ApiError && e.code === "UNAVAILABLE" && (e.retryAfterSeconds ?? 0) > 0)) wrong.push(`${key}: ${String(e)}`);
+        if (!(e instanceof ApiError && e.code === "UNAVAILABLE" && (e.retryAfterSeconds ?? 0) > 0))
+          wrong.push(`${key}: ${String(e)}`);
         if (phase === "cut") duringCut.unavailable++;
         if (phase === "done") wrong.push(`${key} after recovery: ${String(e)}`);
       }
@@ -95,12 +103,17 @@ describe.skipIf(!hasPostgres)("a 20 s PostgreSQL cut under 40 workers", () => {
     await new Promise((r) => setTimeout(r, 1000));
     stop = true;
     await Promise.all(workers);
-    await until("every kept outcome to be stored", () => rt.dispatcher.unstoredOutcomes === 0 && rt.dispatcher.runningCount === 0, 20_000);
+    await until(
+      "every kept outcome to be stored",
+      () => rt.dispatcher.unstoredOutcomes === 0 && rt.dispatcher.runningCount === 0,
+      20_000,
+    );
 
     // After recovery every key is answered with its stored outcome, within 2 s.
     phase = "done";
     const after = [...keys];
-    for (let i = 0; i < after.length; i += WORKERS) await Promise.all(after.slice(i, i + WORKERS).map((k) => reissue(k, 0)));
+    for (let i = 0; i < after.length; i += WORKERS)
+      await Promise.all(after.slice(i, i + WORKERS).map((k) => reissue(k, 0)));
 
     const direct = new pg.Client({ connectionString: db.url });
     await direct.connect();

@@ -31,7 +31,10 @@ describe.skipIf(!ready)("the PostgreSQL pool of an instance", () => {
       let busy = true;
       const sampler = (async () => {
         while (busy) {
-          const { rows } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1", [database]);
+          const { rows } = await admin.query<{ n: string }>(
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1",
+            [database],
+          );
           peak = Math.max(peak, Number(rows[0].n));
           const text = await rt!.metrics.text();
           waited = Math.max(waited, Number(/tai42_db_pool_connections\{state="waiting"\} (\d+)/.exec(text)?.[1] ?? 0));

@@ -23,7 +23,11 @@ describe.skipIf(!ready)("callback links behind a load balancer", () => {
     const app = new App();
     const links: string[] = [];
     app.tool(
-      { name: "request_review", description: "Asks a reviewer, who answers at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) },
+      {
+        name: "request_review",
+        description: "Asks a reviewer, who answers at callback_url.",
+        input: z.object({ doc: z.string(), callback_url: z.string() }),
+      },
       ({ callback_url }) => {
         links.push(callback_url);
         return "review requested";
@@ -34,21 +38,43 @@ describe.skipIf(!ready)("callback links behind a load balancer", () => {
     const serverB: TaiServer = buildApp(b);
     const publicUrl = (await serverB.start(0, "127.0.0.1")).replace(/\/graphql$/, "");
     cleanup.push(() => serverB.stop());
-    const a: TestRuntime = await testRuntime({ app, databaseUrl: b.config.databaseUrl, config: { demo: false, publicUrl } });
+    const a: TestRuntime = await testRuntime({
+      app,
+      databaseUrl: b.config.databaseUrl,
+      config: { demo: false, publicUrl },
+    });
     cleanup.push(() => a.close());
 
     await a.manifests.put(
-      { name: "review", document: { extensions: { request_review: [[{ name: "ask_external", config: { answerFormat: { type: "object", required: ["verdict"] } } }]] } } },
+      {
+        name: "review",
+        document: {
+          extensions: {
+            request_review: [
+              [{ name: "ask_external", config: { answerFormat: { type: "object", required: ["verdict"] } } }],
+            ],
+          },
+        },
+      },
       undefined,
       as("ADMIN"),
     );
     await a.manifests.activate("review", as("ADMIN"));
     await b.stored.sync.refreshIfStale();
-    const parked = await a.dispatcher.run({ tool: "request_review_ask_external", input: { doc: "spec.md" }, caller: as("USER"), door: "runtime" });
+    const parked = await a.dispatcher.run({
+      tool: "request_review_ask_external",
+      input: { doc: "spec.md" },
+      caller: as("USER"),
+      door: "runtime",
+    });
     expect(parked.status).toBe("PARKED");
     expect(links[0].startsWith(`${publicUrl}/callbacks/`)).toBe(true);
 
-    const answered = await fetch(links[0], { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ verdict: "approved" }) });
+    const answered = await fetch(links[0], {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ verdict: "approved" }),
+    });
     expect(answered.status).toBe(200);
     expect(await answered.json()).toEqual({ runId: parked.id, status: "SUCCEEDED" });
     expect(await a.runs.get(parked.id)).toMatchObject({ status: "SUCCEEDED", data: { verdict: "approved" } });

@@ -3,7 +3,14 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
-import { freshDatabase, pgAdminUrl, redisTestUrl, requirePostgres, requireRedis, testRunDir } from "../helpers/databases.ts";
+import {
+  freshDatabase,
+  pgAdminUrl,
+  redisTestUrl,
+  requirePostgres,
+  requireRedis,
+  testRunDir,
+} from "../helpers/databases.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until } from "../graphql/support.ts";
 import { dispatch, serve, type ServerProcess } from "../runlog/support.ts";
@@ -37,7 +44,11 @@ describe("readiness during a graceful shutdown", () => {
     const marker = join(testRunDir(), `held-${randomUUID()}`);
     const release = `${marker}.release`;
     const held = dispatch(child.url, "held", { marker, release });
-    await until("the held run to start", () => existsSync(marker) && readFileSync(marker, "utf8") === "started", 20_000);
+    await until(
+      "the held run to start",
+      () => existsSync(marker) && readFileSync(marker, "utf8") === "started",
+      20_000,
+    );
 
     child.process.child.kill("SIGTERM");
     await until("/ready to answer 503", async () => (await get(`${base}/ready`))?.status === 503, 10_000);
@@ -45,12 +56,17 @@ describe("readiness during a graceful shutdown", () => {
     expect(JSON.parse(draining!.text).status).toBe("draining");
     // The listener is still open: liveness answers on a new connection, and new runs are refused, not dropped.
     expect((await get(`${base}/health`))?.status).toBe(200);
-    expect(await dispatch(child.url, "echo", { text: "late" })).toMatchObject({ status: "FAILED", errorKind: "UNAVAILABLE" });
+    expect(await dispatch(child.url, "echo", { text: "late" })).toMatchObject({
+      status: "FAILED",
+      errorKind: "UNAVAILABLE",
+    });
 
     writeFileSync(release, "go");
     expect((await held).status).toBe("SUCCEEDED");
     const exited = new Promise<number | null>((r) =>
-      child!.process.child.exitCode !== null ? r(child!.process.child.exitCode) : child!.process.child.once("exit", (code) => r(code)),
+      child!.process.child.exitCode !== null
+        ? r(child!.process.child.exitCode)
+        : child!.process.child.once("exit", (code) => r(code)),
     );
     await until("the listener to close", async () => (await get(`${base}/health`)) === null, 20_000);
     expect(await exited).toBe(0);
@@ -108,14 +124,26 @@ describe.skipIf(!withServices)("readiness and its dependencies", () => {
     expect(await readiness()).toEqual({ http: 200, status: "ready", checks: { database: "ok", redis: "ok" } });
 
     redisLink.cut();
-    await until("/ready to report Redis out of reach", async () => (await readiness()).checks.redis === "unreachable", 10_000);
-    expect(await readiness()).toMatchObject({ http: 503, status: "unavailable", checks: { database: "ok", redis: "unreachable" } });
+    await until(
+      "/ready to report Redis out of reach",
+      async () => (await readiness()).checks.redis === "unreachable",
+      10_000,
+    );
+    expect(await readiness()).toMatchObject({
+      http: 503,
+      status: "unavailable",
+      checks: { database: "ok", redis: "unreachable" },
+    });
     expect((await get(`${base}/health`))?.status).toBe(200);
     redisLink.restore();
     await until("/ready to recover with Redis", async () => (await readiness()).checks.redis === "ok", 15_000);
 
     pgLink.cut();
-    await until("/ready to report the database out of reach", async () => (await readiness()).checks.database === "unreachable", 10_000);
+    await until(
+      "/ready to report the database out of reach",
+      async () => (await readiness()).checks.database === "unreachable",
+      10_000,
+    );
     const down = await get(`${base}/ready`);
     expect(down?.status).toBe(503);
     expect((await get(`${base}/health`))?.status).toBe(200);

@@ -42,12 +42,22 @@ async function heldServer(options: Parameters<typeof testRuntime>[0]) {
   const gate = new Promise<void>((r) => (release = r));
   let began!: () => void;
   const started = new Promise<void>((r) => (began = r));
-  app.tool({ name: "held", description: "Waits for the test, then returns `size` characters.", input: z.object({ size: z.number() }) }, async ({ size }) => {
-    began();
-    await gate;
-    return "o".repeat(size);
-  });
-  app.tool({ name: "echo_big", description: "Returns its text.", input: z.object({ text: z.string() }) }, ({ text }) => text);
+  app.tool(
+    {
+      name: "held",
+      description: "Waits for the test, then returns `size` characters.",
+      input: z.object({ size: z.number() }),
+    },
+    async ({ size }) => {
+      began();
+      await gate;
+      return "o".repeat(size);
+    },
+  );
+  app.tool(
+    { name: "echo_big", description: "Returns its text.", input: z.object({ text: z.string() }) },
+    ({ text }) => text,
+  );
   const rt = await testRuntime({ ...options, app });
   const server = buildApp(rt);
   const base = (await server.start(0, "127.0.0.1")).replace(/\/graphql$/, "");
@@ -75,10 +85,17 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
     const admin = new pg.Client({ connectionString: pgAdminUrl() });
     await admin.connect();
     cleanup.push(() => admin.end());
-    /** Sets the database read-only (or back) for new sessions, and ends its sessions so the pool reconnects under it. */
+    /**
+     * Sets the database read-only (or back) for new sessions, and ends its sessions so the pool reconnects under it.
+     */
     const readOnly = async (on: boolean) => {
-      await admin.query(`ALTER DATABASE "${name}" ${on ? "SET default_transaction_read_only = on" : "RESET default_transaction_read_only"}`);
-      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      await admin.query(
+        `ALTER DATABASE "${name}" ${on ? "SET default_transaction_read_only = on" : "RESET default_transaction_read_only"}`,
+      );
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [name],
+      );
     };
     /** A stored run's status, read on a connection of its own (the runtime's pooled ones are ended by `readOnly`). */
     const status = async (id: string) => {
@@ -101,10 +118,13 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
     await s.started;
     await readOnly(true);
     cleanup.push(() => readOnly(false));
-    // The pool's first query after its sessions ended may fail on the broken connection: the next ones meet the read-only database.
+    // The pool's first query after its sessions ended may fail on the broken connection: the next ones meet the
+    // read-only database.
     await until(
       "a dispatch to be refused as a refused write",
-      async () => (await dispatchError(s.base, "echo_big", { text: "x" }))?.message.startsWith("the database refuses writes") ?? false,
+      async () =>
+        (await dispatchError(s.base, "echo_big", { text: "x" }))?.message.startsWith("the database refuses writes") ??
+        false,
       10_000,
     );
     expect(await dispatchError(s.base, "echo_big", { text: "x" })).toMatchObject(REFUSED);
@@ -153,7 +173,11 @@ describe("a full SQLite disk", () => {
     expect(await s.ready()).toEqual(REFUSING);
 
     await freeSqlite(s.rt.db);
-    await until("the kept outcome to be stored", async () => (await s.rt.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "SUCCEEDED", 10_000);
+    await until(
+      "the kept outcome to be stored",
+      async () => (await s.rt.db.run.findUniqueOrThrow({ where: { id: run.id } })).status === "SUCCEEDED",
+      10_000,
+    );
     expect(await s.rt.db.runEvent.count({ where: { runId: run.id, type: "RUN_FINISHED" } })).toBe(1);
     expect(s.rt.dispatcher.runningIds()).not.toContain(run.id);
     await until("/ready to answer 200", async () => (await s.ready()).http === 200, 5000);

@@ -29,12 +29,18 @@ describe("a skill write and the stored surface version", () => {
     expect(await readSurfaceVersion(rt.db)).toBe(start + 3);
 
     // Refused before the transaction, or rolled back with it: the version stays.
-    await expect(rt.agents.skills.put({ ...skill, name: "has space" }, as("ADMIN"))).rejects.toMatchObject({ code: "BAD_USER_INPUT" });
+    await expect(rt.agents.skills.put({ ...skill, name: "has space" }, as("ADMIN"))).rejects.toMatchObject({
+      code: "BAD_USER_INPUT",
+    });
     await expect(rt.agents.skills.put(skill, as("USER"))).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(rt.agents.skills.delete("writing", as("ADMIN"))).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(await readSurfaceVersion(rt.db)).toBe(start + 3);
 
     // The instance converges on the stored version by its version check (TAI_SYNC_SECONDS).
-    await until("the instance to serve the stored version", async () => sample(await rt!.metrics.text(), "tai42_surface_version") === start + 3, 5000);
+    await until(
+      "the instance to serve the stored version",
+      async () => sample(await rt!.metrics.text(), "tai42_surface_version") === start + 3,
+      5000,
+    );
   });
 });

@@ -10,7 +10,10 @@ export async function timed(what: string, check: () => boolean | Promise<boolean
 }
 
 /** GETs `url` and resolves with the status and body text, or null when the connection is refused. */
-export async function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string } | null> {
+export async function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string } | null> {
   try {
     const res = await fetch(url, { headers });
     return { status: res.status, text: await res.text() };

@@ -36,7 +36,11 @@ const SURFACE = /* GraphQL */ `
     }
   }
 `;
-type SurfaceData = { activeManifest: { name: string } | null; tools: { name: string }[]; manifests: { name: string; active: boolean }[] };
+type SurfaceData = {
+  activeManifest: { name: string } | null;
+  tools: { name: string }[];
+  manifests: { name: string; active: boolean }[];
+};
 
 describe.skipIf(!ready)("configuration convergence across instances", () => {
   const cleanup: (() => Promise<void>)[] = [];
@@ -53,7 +57,10 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
     const open = async () => {
       const link = await tcpLink(redis.hostname, Number(redis.port || 6379));
       cleanup.push(link.close);
-      const rt = await testRuntime({ databaseUrl: db.url, config: { redisUrl: through(redisTestUrl(), link), redisPrefix: prefix, syncSeconds: SYNC_SECONDS } });
+      const rt = await testRuntime({
+        databaseUrl: db.url,
+        config: { redisUrl: through(redisTestUrl(), link), redisPrefix: prefix, syncSeconds: SYNC_SECONDS },
+      });
       cleanup.push(() => rt.dispose());
       return { rt, link };
     };
@@ -76,7 +83,8 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
     return { a: a.rt, b: b.rt, links: [a.link, b.link] };
   }
 
-  const serves = (rt: TestRuntime) => rt.surface.resolve("sleep") === undefined && rt.surface.resolve("greet") !== undefined;
+  const serves = (rt: TestRuntime) =>
+    rt.surface.resolve("sleep") === undefined && rt.surface.resolve("greet") !== undefined;
 
   it("should serve on both instances, within TAI_SYNC_SECONDS, a manifest activated and a preset created while the Redis link was cut", async () => {
     const { a, b, links } = await pair();
@@ -85,7 +93,10 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
 
     for (const l of links) l.cut();
     await a.manifests.activate("no-sleep", ADMIN);
-    await a.presets.create({ name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hello" } }, ADMIN);
+    await a.presets.create(
+      { name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hello" } },
+      ADMIN,
+    );
     const written = Date.now();
     for (const l of links) l.restore();
 
@@ -95,7 +106,12 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
     expect(b.surface.snapshot().activeManifest?.name).toBe("no-sleep");
     expect(b.surface.snapshot().version).toBe(a.surface.snapshot().version);
 
-    const refused = await b.dispatcher.run({ tool: "sleep", input: { seconds: 20 }, caller: as("USER"), door: "graphql" });
+    const refused = await b.dispatcher.run({
+      tool: "sleep",
+      input: { seconds: 20 },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(refused).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND" });
     const greeted = await b.dispatcher.run({ tool: "greet", input: {}, caller: as("USER"), door: "runtime" });
     expect(greeted.status).toBe("SUCCEEDED");
@@ -104,8 +120,15 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
   it("should run on the other instance a preset created a moment ago, before its next version check, with the bus cut", async () => {
     const { a, b, links } = await pair();
     for (const l of links) l.cut();
-    await a.presets.create({ name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hello" } }, ADMIN);
-    const runs = await Promise.all(Array.from({ length: 20 }, () => b.dispatcher.run({ tool: "greet", input: {}, caller: as("USER"), door: "runtime" })));
+    await a.presets.create(
+      { name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hello" } },
+      ADMIN,
+    );
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        b.dispatcher.run({ tool: "greet", input: {}, caller: as("USER"), door: "runtime" }),
+      ),
+    );
     expect(runs.map((r) => r.status)).toEqual(Array(20).fill("SUCCEEDED"));
   });
 
@@ -120,7 +143,11 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
       while (!converged) responses.push((await gql<SurfaceData>(SURFACE)).data!);
     })();
     await a.manifests.activate("no-sleep", ADMIN);
-    await until("B to serve the activated manifest", () => b.surface.resolve("sleep") === undefined, SYNC_SECONDS * 1000 + SLACK_MS);
+    await until(
+      "B to serve the activated manifest",
+      () => b.surface.resolve("sleep") === undefined,
+      SYNC_SECONDS * 1000 + SLACK_MS,
+    );
     // A few responses from after the switch too.
     const seen = responses.length;
     await until("more responses", () => responses.length > seen + 3);

@@ -18,12 +18,21 @@ describe("surface snapshots", () => {
     rt = await testRuntime();
     const before = rt.surface.snapshot();
     await rt.manifests.put(
-      { name: "no-sleep", document: { tools: { exclude: ["sleep"] }, retry: { echo: { maxAttempts: 2, idempotent: true, retryable: true } } } },
+      {
+        name: "no-sleep",
+        document: {
+          tools: { exclude: ["sleep"] },
+          retry: { echo: { maxAttempts: 2, idempotent: true, retryable: true } },
+        },
+      },
       undefined,
       as("ADMIN"),
     );
     await rt.manifests.activate("no-sleep", as("ADMIN"));
-    await rt.presets.create({ name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hi" } }, as("ADMIN"));
+    await rt.presets.create(
+      { name: "greet", description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hi" } },
+      as("ADMIN"),
+    );
 
     expect(before.resolve("sleep")).toBeDefined();
     expect(before.resolve("greet")).toBeUndefined();
@@ -51,7 +60,15 @@ describe("surface snapshots", () => {
     await rt.manifests.put({ name: "m", document: {} }, undefined, as("ADMIN"));
     const activated = await gql(`mutation { activateManifest(name: "m") { name active } }`, {}, admin);
     expect(activated.data).toEqual({ activateManifest: { name: "m", active: true } });
-    const read = await gql(`{ activeManifest { name } manifests { name active } tool(name: "flaky_twice") { name } }`, {}, admin);
-    expect(read.data).toEqual({ activeManifest: { name: "m" }, manifests: [{ name: "m", active: true }], tool: { name: "flaky_twice" } });
+    const read = await gql(
+      `{ activeManifest { name } manifests { name active } tool(name: "flaky_twice") { name } }`,
+      {},
+      admin,
+    );
+    expect(read.data).toEqual({
+      activeManifest: { name: "m" },
+      manifests: [{ name: "m", active: true }],
+      tool: { name: "flaky_twice" },
+    });
   });
 });

@@ -18,11 +18,20 @@ const TOKEN = "otel-secret-token-8f3a";
 
 function tools(): App {
   const app = new App();
-  app.tool({ name: "leaky", description: "Fails naming its token.", input: z.object({ token: z.string() }) }, ({ token }) => {
-    throw new ToolError(`upstream refused token ${token}`, { kind: "UPSTREAM" });
-  });
-  app.tool({ name: "vault", description: "A secret-tier tool.", input: z.object({ pin: z.string() }), tier: "secret" }, ({ pin }) => `opened with ${pin}`);
-  app.tool({ name: "parent", description: "Runs echo as a child run.", input: z.object({}) }, async (_i, ctx) => (await ctx.runTool("echo", { text: "from the parent" })).content);
+  app.tool(
+    { name: "leaky", description: "Fails naming its token.", input: z.object({ token: z.string() }) },
+    ({ token }) => {
+      throw new ToolError(`upstream refused token ${token}`, { kind: "UPSTREAM" });
+    },
+  );
+  app.tool(
+    { name: "vault", description: "A secret-tier tool.", input: z.object({ pin: z.string() }), tier: "secret" },
+    ({ pin }) => `opened with ${pin}`,
+  );
+  app.tool(
+    { name: "parent", description: "Runs echo as a child run.", input: z.object({}) },
+    async (_i, ctx) => (await ctx.runTool("echo", { text: "from the parent" })).content,
+  );
   return app;
 }
 
@@ -70,15 +79,34 @@ describe("OpenTelemetry traces of runs", () => {
 
   it("should make a child run's span and a monitor span children of the attempt they run in", async () => {
     rt = await testRuntime({ app: tools(), traceExporter: exporter });
-    await rt.manifests.put({ name: "monitored", document: { extensions: { echo: ["monitor"] } } }, undefined, as("ADMIN"));
+    await rt.manifests.put(
+      { name: "monitored", document: { extensions: { echo: ["monitor"] } } },
+      undefined,
+      as("ADMIN"),
+    );
     await rt.manifests.activate("monitored", as("ADMIN"));
-    expect((await rt.dispatcher.run({ tool: "echo_monitor", input: { text: "watched" }, caller: as("USER"), door: "graphql" })).status).toBe("SUCCEEDED");
-    expect((await rt.dispatcher.run({ tool: "parent", input: {}, caller: as("USER"), door: "graphql" })).status).toBe("SUCCEEDED");
+    expect(
+      (
+        await rt.dispatcher.run({
+          tool: "echo_monitor",
+          input: { text: "watched" },
+          caller: as("USER"),
+          door: "graphql",
+        })
+      ).status,
+    ).toBe("SUCCEEDED");
+    expect((await rt.dispatcher.run({ tool: "parent", input: {}, caller: as("USER"), door: "graphql" })).status).toBe(
+      "SUCCEEDED",
+    );
     const spans = exporter.getFinishedSpans();
     const [monitored] = byName(spans, "tai42.attempt echo_monitor");
     const [monitor] = byName(spans, "tai42.monitor");
     expect(parentOf(monitor)).toBe(idOf(monitored));
-    expect(monitor.attributes).toMatchObject({ "tai42.tool": "echo", "tai42.attempt": 1, "tai42.span.status": "SUCCEEDED" });
+    expect(monitor.attributes).toMatchObject({
+      "tai42.tool": "echo",
+      "tai42.attempt": 1,
+      "tai42.span.status": "SUCCEEDED",
+    });
 
     const [parentAttempt] = byName(spans, "tai42.attempt parent");
     const [childRun] = byName(spans, "tai42.run echo").filter((s) => s.attributes["tai42.run.parent_id"] !== undefined);
@@ -90,16 +118,36 @@ describe("OpenTelemetry traces of runs", () => {
     process.env.OPS_OTEL_TOKEN = TOKEN;
     rt = await testRuntime({ app: tools(), traceExporter: exporter });
     await rt.presets.create(
-      { name: "leaky_env", description: "leaky with the token from the environment", baseTool: "leaky", fixedKwargs: { token: "!ENV OPS_OTEL_TOKEN" } },
+      {
+        name: "leaky_env",
+        description: "leaky with the token from the environment",
+        baseTool: "leaky",
+        fixedKwargs: { token: "!ENV OPS_OTEL_TOKEN" },
+      },
       as("ADMIN"),
     );
     const leaked = await rt.dispatcher.run({ tool: "leaky_env", input: {}, caller: as("ADMIN"), door: "graphql" });
-    expect(leaked).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "upstream refused token [redacted]" });
-    expect((await rt.dispatcher.run({ tool: "vault", input: { pin: "pin-4242-secret" }, caller: as("ADMIN"), door: "graphql" })).status).toBe("SUCCEEDED");
+    expect(leaked).toMatchObject({
+      status: "FAILED",
+      errorKind: "UPSTREAM",
+      errorMessage: "upstream refused token [redacted]",
+    });
+    expect(
+      (
+        await rt.dispatcher.run({
+          tool: "vault",
+          input: { pin: "pin-4242-secret" },
+          caller: as("ADMIN"),
+          door: "graphql",
+        })
+      ).status,
+    ).toBe("SUCCEEDED");
 
     const spans = exporter.getFinishedSpans();
     expect(byName(spans, "tai42.run leaky_env")[0].status.message).toBe("upstream refused token [redacted]");
-    const everything = JSON.stringify(spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events })));
+    const everything = JSON.stringify(
+      spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events })),
+    );
     expect(everything).not.toContain(TOKEN);
     expect(everything).not.toContain("pin-4242-secret");
   });

@@ -28,11 +28,14 @@ afterEach(async () => {
 /** A runtime whose app has an echoing tool and the given plugin-registering step. */
 async function runtimeWith(register: (app: App) => void) {
   const app = new App();
-  app.tool({ name: "call_api", description: "Echoes the token it was given.", input: z.object({ token: z.string() }) }, ({ token }, ctx) => {
-    ctx.log.info("calling", { token });
-    // Three characters are below the scrubbing threshold: they tell which value arrived.
-    return { sent: `Bearer ${token}`, last3: token.slice(-3) };
-  });
+  app.tool(
+    { name: "call_api", description: "Echoes the token it was given.", input: z.object({ token: z.string() }) },
+    ({ token }, ctx) => {
+      ctx.log.info("calling", { token });
+      // Three characters are below the scrubbing threshold: they tell which value arrived.
+      return { sent: `Bearer ${token}`, last3: token.slice(-3) };
+    },
+  );
   register(app);
   rt = await testRuntime({ app });
   const gql = gqlClient(rt);
@@ -48,7 +51,8 @@ async function runtimeWith(register: (app: App) => void) {
 
 const preset = (name: string, variable: string) =>
   `mutation { createPreset(input: { name: "${name}", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV ${variable}" } }) { name } }`;
-const dispatch = (name: string) => `mutation { dispatch(input: { tool: "${name}", input: {} }) { id status data errorKind errorMessage } }`;
+const dispatch = (name: string) =>
+  `mutation { dispatch(input: { tool: "${name}", input: {} }) { id status data errorKind errorMessage } }`;
 
 describe("seed 000: a plugin — a config provider — extends the whole platform", () => {
   it("should resolve !ENV from the process environment by default", async () => {
@@ -56,18 +60,28 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
     const { call } = await runtimeWith(() => {});
     await call(preset("p", "PLUGIN_ENV_ONLY"));
     const run = await call(dispatch("p"));
-    expect(run.data!.dispatch).toMatchObject({ status: "SUCCEEDED", data: { sent: "Bearer [redacted]", last3: ENV_SECRET.slice(-3) } });
+    expect(run.data!.dispatch).toMatchObject({
+      status: "SUCCEEDED",
+      data: { sent: "Bearer [redacted]", last3: ENV_SECRET.slice(-3) },
+    });
   });
 
   it("should resolve !ENV through a JSON file config provider, with the same secrecy: never in a response, stored row or log line", async () => {
     const path = join(dir, "secrets.json");
     writeFileSync(path, JSON.stringify({ FILE_TOKEN: FILE_SECRET }));
-    const { call, responses, rt } = await runtimeWith((app) => app.plugin({ name: "vault-file", configProvider: fileConfigProvider(path) }));
+    const { call, responses, rt } = await runtimeWith((app) =>
+      app.plugin({ name: "vault-file", configProvider: fileConfigProvider(path) }),
+    );
     await call(preset("from_file", "FILE_TOKEN"));
     const run = await call(dispatch("from_file"));
     // The body received the file's value; every record of it is scrubbed.
-    expect(run.data!.dispatch).toMatchObject({ status: "SUCCEEDED", data: { sent: "Bearer [redacted]", last3: FILE_SECRET.slice(-3) } });
-    await call(`{ presets { fixedKwargs } run(id: "${run.data!.dispatch.id}") { input data content { text } events { type } } }`);
+    expect(run.data!.dispatch).toMatchObject({
+      status: "SUCCEEDED",
+      data: { sent: "Bearer [redacted]", last3: FILE_SECRET.slice(-3) },
+    });
+    await call(
+      `{ presets { fixedKwargs } run(id: "${run.data!.dispatch.id}") { input data content { text } events { type } } }`,
+    );
     const everywhere = {
       "stored rows": JSON.stringify([
         await rt.db.run.findMany(),
@@ -89,11 +103,19 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
     writeFileSync(path, `# comment\nPLUGIN_BOTH="${FILE_SECRET}"\nexport OTHER=x-value\n`);
     process.env.PLUGIN_BOTH = "env-value-not-used";
     process.env.PLUGIN_ENV_ONLY = ENV_SECRET;
-    const { call } = await runtimeWith((app) => app.plugin({ name: "dotenv", configProvider: fileConfigProvider(path) }));
+    const { call } = await runtimeWith((app) =>
+      app.plugin({ name: "dotenv", configProvider: fileConfigProvider(path) }),
+    );
     await call(preset("both", "PLUGIN_BOTH"));
     await call(preset("env_only", "PLUGIN_ENV_ONLY"));
-    expect((await call(dispatch("both"))).data!.dispatch).toMatchObject({ status: "SUCCEEDED", data: { sent: "Bearer [redacted]", last3: FILE_SECRET.slice(-3) } });
-    expect((await call(dispatch("env_only"))).data!.dispatch).toMatchObject({ status: "SUCCEEDED", data: { sent: "Bearer [redacted]", last3: ENV_SECRET.slice(-3) } });
+    expect((await call(dispatch("both"))).data!.dispatch).toMatchObject({
+      status: "SUCCEEDED",
+      data: { sent: "Bearer [redacted]", last3: FILE_SECRET.slice(-3) },
+    });
+    expect((await call(dispatch("env_only"))).data!.dispatch).toMatchObject({
+      status: "SUCCEEDED",
+      data: { sent: "Bearer [redacted]", last3: ENV_SECRET.slice(-3) },
+    });
   });
 
   it("should fail the run naming the file (and line), never its content, when the file is malformed", async () => {
@@ -107,7 +129,11 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
     });
     await call(preset("p", "FILE_TOKEN"));
     const run = await call(dispatch("p"));
-    expect(run.data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: `preset "p": config provider file:${json}: the file is not valid JSON` });
+    expect(run.data!.dispatch).toMatchObject({
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: `preset "p": config provider file:${json}: the file is not valid JSON`,
+    });
     writeFileSync(json, "{}");
     const again = await call(dispatch("p"));
     expect(again.data!.dispatch.errorMessage).toBe(`preset "p": config provider file:${env}: line 2 is not NAME=value`);
@@ -118,17 +144,33 @@ describe("seed 000: a plugin — a config provider — extends the whole platfor
   it("should refuse a malformed plugin, a second plugin of the same name and a strategy or provider name already taken, naming the rule", () => {
     const app = new App();
     expect(() => app.plugin({ name: "bad name!" } as never)).toThrow(DefinitionError);
-    expect(() => app.plugin({ name: "x", configProvider: { name: "c" } } as never)).toThrow(/configProvider.lookup must be a function/);
-    expect(() => app.plugin({ name: "x", unknownKind: {} } as never)).toThrow(DefinitionError);
-    app.plugin({ name: "one", storeProviders: { kv: { get: async () => undefined, put: async () => {}, delete: async () => {}, list: async () => [] } } });
-    expect(() => app.plugin({ name: "one" })).toThrow('a plugin named "one" is already registered on this app');
-    expect(() => app.plugin({ name: "two", storeProviders: { kv: { get: async () => undefined, put: async () => {}, delete: async () => {}, list: async () => [] } } })).toThrow(
-      'plugin "two": a store provider named "kv" is already registered on this app',
+    expect(() => app.plugin({ name: "x", configProvider: { name: "c" } } as never)).toThrow(
+      /configProvider.lookup must be a function/,
     );
+    expect(() => app.plugin({ name: "x", unknownKind: {} } as never)).toThrow(DefinitionError);
+    app.plugin({
+      name: "one",
+      storeProviders: {
+        kv: { get: async () => undefined, put: async () => {}, delete: async () => {}, list: async () => [] },
+      },
+    });
+    expect(() => app.plugin({ name: "one" })).toThrow('a plugin named "one" is already registered on this app');
+    expect(() =>
+      app.plugin({
+        name: "two",
+        storeProviders: {
+          kv: { get: async () => undefined, put: async () => {}, delete: async () => {}, list: async () => [] },
+        },
+      }),
+    ).toThrow('plugin "two": a store provider named "kv" is already registered on this app');
     expect([...app.plugins.keys()]).toEqual(["one"]);
     app.strategy("mine", async function* () {});
-    expect(() => app.strategy("mine", async function* () {})).toThrow('a strategy named "mine" is already registered on this app');
-    expect(() => app.plugin({ name: "three", strategies: { mine: async function* () {} } })).toThrow('plugin "three": a strategy named "mine" is already registered on this app');
+    expect(() => app.strategy("mine", async function* () {})).toThrow(
+      'a strategy named "mine" is already registered on this app',
+    );
+    expect(() => app.plugin({ name: "three", strategies: { mine: async function* () {} } })).toThrow(
+      'plugin "three": a strategy named "mine" is already registered on this app',
+    );
     expect(() => app.strategy("bad name", async function* () {})).toThrow(DefinitionError);
     expect(() => app.strategy("ok", "not a function" as never)).toThrow("the strategy must be a function");
   });

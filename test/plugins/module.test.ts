@@ -26,12 +26,22 @@ it("should let a module register a config-provider plugin from the public packag
     );
     expect(created.errors).toBeUndefined();
     // The model repeats what the tool returned: the run must still not show the value.
-    useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "vault_prod", input: {} }] }, { text: `The header was Bearer ${SECRET}.` }]);
-    const done = await rt.agents.run({ options: { userMessage: "call it", toolNames: ["vault_prod"], llmProvider: "s" }, caller: as("ADMIN") });
+    useScript(rt.agents, "s", [
+      { toolCalls: [{ toolName: "vault_prod", input: {} }] },
+      { text: `The header was Bearer ${SECRET}.` },
+    ]);
+    const done = await rt.agents.run({
+      options: { userMessage: "call it", toolNames: ["vault_prod"], llmProvider: "s" },
+      caller: as("ADMIN"),
+    });
     expect(done.final).toMatchObject({ type: "message_final", text: "The header was Bearer [redacted]." });
     const tool = await rt.db.run.findFirst({ where: { tool: "vault_prod" } });
     expect(tool).toMatchObject({ status: "SUCCEEDED" });
-    const served = await gql(`{ agentRun(id: "${done.runId}") { final { ... on MessageFinal { text } } } thread(id: "${done.threadId}") { messages { content } } }`, {}, admin);
+    const served = await gql(
+      `{ agentRun(id: "${done.runId}") { final { ... on MessageFinal { text } } } thread(id: "${done.threadId}") { messages { content } } }`,
+      {},
+      admin,
+    );
     expect(served.errors).toBeUndefined();
     // What agentStream serves on a join: the run's log replayed from seq 0.
     const replay: unknown[] = [];

@@ -17,7 +17,11 @@ describe('"!ENV NAME" markers in presets', () => {
     delete process.env.EXT_TEST_MISSING;
     const app = new App();
     app.tool(
-      { name: "call_api", description: "Calls an API with a token; echoes what it was given.", input: z.object({ url: z.string(), token: z.string() }) },
+      {
+        name: "call_api",
+        description: "Calls an API with a token; echoes what it was given.",
+        input: z.object({ url: z.string(), token: z.string() }),
+      },
       ({ url, token }, ctx) => {
         ctx.log.info("calling", { url, token });
         return { url, sent: `Bearer ${token}` };
@@ -45,13 +49,26 @@ describe('"!ENV NAME" markers in presets', () => {
       admin,
     );
     expect(created.data!.createPreset.fixedKwargs).toEqual({ token: "!ENV EXT_TEST_TOKEN" });
-    const run = await gql(`mutation { dispatch(input: { tool: "call_prod", input: { url: "https://api.example" } }) { id status data content { text } } }`, {}, admin);
+    const run = await gql(
+      `mutation { dispatch(input: { tool: "call_prod", input: { url: "https://api.example" } }) { id status data content { text } } }`,
+      {},
+      admin,
+    );
     expect(run.data!.dispatch.status).toBe("SUCCEEDED");
     // The body got the real value; every record of it is scrubbed.
     expect(run.data!.dispatch.data).toEqual({ url: "https://api.example", sent: "Bearer [redacted]" });
-    await gql(`{ presets { fixedKwargs } tool(name: "call_prod") { fixedKwargs inputSchema } run(id: "${run.data!.dispatch.id}") { input data content { text } } }`, {}, admin);
+    await gql(
+      `{ presets { fixedKwargs } tool(name: "call_prod") { fixedKwargs inputSchema } run(id: "${run.data!.dispatch.id}") { input data content { text } } }`,
+      {},
+      admin,
+    );
 
-    const stored = JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.preset.findMany(), await rt.db.attempt.findMany()]);
+    const stored = JSON.stringify([
+      await rt.db.run.findMany(),
+      await rt.db.runEvent.findMany(),
+      await rt.db.preset.findMany(),
+      await rt.db.attempt.findMany(),
+    ]);
     expect(stored).not.toContain(SECRET);
     expect(stored).toContain("!ENV EXT_TEST_TOKEN");
     expect(responses.join("\n")).not.toContain(SECRET);
@@ -65,12 +82,24 @@ describe('"!ENV NAME" markers in presets', () => {
       {},
       admin,
     );
-    const run = await gql(`mutation { dispatch(input: { tool: "call_missing", input: { url: "u" } }) { status errorKind errorMessage } }`, {}, admin);
-    expect(run.data!.dispatch).toEqual({ status: "FAILED", errorKind: "INTERNAL", errorMessage: 'preset "call_missing": the environment variable EXT_TEST_MISSING is not set' });
+    const run = await gql(
+      `mutation { dispatch(input: { tool: "call_missing", input: { url: "u" } }) { status errorKind errorMessage } }`,
+      {},
+      admin,
+    );
+    expect(run.data!.dispatch).toEqual({
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: 'preset "call_missing": the environment variable EXT_TEST_MISSING is not set',
+    });
   });
 
   it("should refuse a malformed marker at write time", async () => {
-    const r = await gql(`mutation { createPreset(input: { name: "bad", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV not-a-name" } }) { name } }`, {}, admin);
+    const r = await gql(
+      `mutation { createPreset(input: { name: "bad", description: "x", baseTool: "call_api", fixedKwargs: { token: "!ENV not-a-name" } }) { name } }`,
+      {},
+      admin,
+    );
     expect(r.errors![0].extensions!.issues![0]).toMatchObject({ path: "/fixedKwargs/token" });
     expect(await rt.db.preset.count()).toBe(0);
   });

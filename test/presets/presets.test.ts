@@ -28,7 +28,10 @@ describe("presets", () => {
         return `${input.language === "fr" ? "Bonjour" : "Hello"} ${input.name}${input.punctuation}`;
       },
     );
-    app.tool({ name: "vault", description: "Fenced tool.", input: z.object({ path: z.string() }), tier: "fenced" }, ({ path }) => `read ${path}`);
+    app.tool(
+      { name: "vault", description: "Fenced tool.", input: z.object({ path: z.string() }), tier: "fenced" },
+      ({ path }) => `read ${path}`,
+    );
     rt = await testRuntime({ app });
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
@@ -37,7 +40,11 @@ describe("presets", () => {
   afterEach(() => rt.dispose());
 
   const create = (input: Record<string, unknown>, key = user) =>
-    gql(`mutation($input: PresetInput!) { createPreset(input: $input) { ${PRESET_FIELDS} } }`, { input: { description: "a preset", fixedKwargs: {}, ...input } }, key);
+    gql(
+      `mutation($input: PresetInput!) { createPreset(input: $input) { ${PRESET_FIELDS} } }`,
+      { input: { description: "a preset", fixedKwargs: {}, ...input } },
+      key,
+    );
   const dispatch = (tool: string, input: Record<string, unknown>, key = user) =>
     gql(
       `mutation($tool: String!, $input: JSONObject!) { dispatch(input: { tool: $tool, input: $input }) { status data content { text } errorKind errorMessage details } }`,
@@ -48,8 +55,12 @@ describe("presets", () => {
 
   describe("a preset of a preset of a tool", () => {
     beforeEach(async () => {
-      expect((await create({ name: "greet_fr", baseTool: "greet", fixedKwargs: { language: "fr" } })).errors).toBeUndefined();
-      expect((await create({ name: "greet_fr_loud", baseTool: "greet_fr", fixedKwargs: { punctuation: "!!!" } })).errors).toBeUndefined();
+      expect(
+        (await create({ name: "greet_fr", baseTool: "greet", fixedKwargs: { language: "fr" } })).errors,
+      ).toBeUndefined();
+      expect(
+        (await create({ name: "greet_fr_loud", baseTool: "greet_fr", fixedKwargs: { punctuation: "!!!" } })).errors,
+      ).toBeUndefined();
     });
 
     it("should derive its input schema by removing every baked property from properties and required", async () => {
@@ -73,12 +84,19 @@ describe("presets", () => {
       expect(r.data!.dispatch.status).toBe("FAILED");
       expect(r.data!.dispatch.errorKind).toBe("INVALID_INPUT");
       expect(r.data!.dispatch.errorMessage).toContain("/language");
-      expect(r.data!.dispatch.details.issues[0]).toEqual({ path: "/language", message: 'is baked by preset "greet_fr_loud" and cannot be overridden' });
+      expect(r.data!.dispatch.details.issues[0]).toEqual({
+        path: "/language",
+        message: 'is baked by preset "greet_fr_loud" and cannot be overridden',
+      });
       expect(seen).toEqual([]);
     });
 
     it("should inherit the tool's retry policy and name the ancestor it was declared on", async () => {
-      const r = await gql(`{ tool(name: "greet_fr_loud") { retryPolicy { maxAttempts declaredOn } } preset(name: "greet_fr_loud") { retryPolicy { declaredOn } } }`, {}, user);
+      const r = await gql(
+        `{ tool(name: "greet_fr_loud") { retryPolicy { maxAttempts declaredOn } } preset(name: "greet_fr_loud") { retryPolicy { declaredOn } } }`,
+        {},
+        user,
+      );
       expect(r.data!.tool.retryPolicy).toEqual({ maxAttempts: 3, declaredOn: "greet" });
       expect(r.data!.preset.retryPolicy.declaredOn).toBe("greet");
     });
@@ -88,7 +106,13 @@ describe("presets", () => {
       const up = await gql(
         `mutation($input: PresetInput!, $v: Int!) { updatePreset(name: "greet_fr", input: $input, expectedVersion: $v) { version } }`,
         {
-          input: { name: "greet_fr", description: "fr", baseTool: "greet", fixedKwargs: { language: "fr" }, retryPolicy: { maxAttempts: 2, idempotent: true } },
+          input: {
+            name: "greet_fr",
+            description: "fr",
+            baseTool: "greet",
+            fixedKwargs: { language: "fr" },
+            retryPolicy: { maxAttempts: 2, idempotent: true },
+          },
           v: cur.data!.preset.version,
         },
         user,
@@ -101,7 +125,11 @@ describe("presets", () => {
     it("should take its base's tier", async () => {
       await create({ name: "vault_etc", baseTool: "vault", fixedKwargs: { path: "/etc" } }, admin);
       await create({ name: "vault_etc_again", baseTool: "vault_etc", fixedKwargs: {} }, admin);
-      const r = await gql(`{ a: tool(name: "vault_etc_again") { tier } b: tool(name: "greet_fr_loud") { tier } }`, {}, admin);
+      const r = await gql(
+        `{ a: tool(name: "vault_etc_again") { tier } b: tool(name: "greet_fr_loud") { tier } }`,
+        {},
+        admin,
+      );
       expect(r.data).toEqual({ a: { tier: "FENCED" }, b: { tier: "READ" } });
       const run = await dispatch("vault_etc_again", {}, user);
       expect(run.data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "PERMISSION_DENIED" });
@@ -119,7 +147,10 @@ describe("presets", () => {
 
     it("should refuse an unknown base, naming it", async () => {
       const r = await create({ name: "p", baseTool: "nope" });
-      expect(r.errors![0].extensions).toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/baseTool", message: 'no tool, preset or branch named "nope"' }] });
+      expect(r.errors![0].extensions).toMatchObject({
+        code: "BAD_USER_INPUT",
+        issues: [{ path: "/baseTool", message: 'no tool, preset or branch named "nope"' }],
+      });
       expect(await storedPresets()).toBe("[]");
     });
 
@@ -133,7 +164,10 @@ describe("presets", () => {
         user,
       );
       expect(r.errors![0].extensions!.code).toBe("BAD_USER_INPUT");
-      expect(r.errors![0].extensions!.issues).toContainEqual({ path: "/baseTool", message: "would make a cycle: a → b → a" });
+      expect(r.errors![0].extensions!.issues).toContainEqual({
+        path: "/baseTool",
+        message: "would make a cycle: a → b → a",
+      });
       expect(await storedPresets()).toBe(before);
     });
 
@@ -160,7 +194,10 @@ describe("presets", () => {
         { i: { name: "p", description: "v2b", baseTool: "greet", fixedKwargs: { language: "en" } } },
         user,
       );
-      expect(stale.errors![0].extensions).toMatchObject({ code: "CONFLICT", issues: [{ path: "/expectedVersion", message: "is stale (current 2)" }] });
+      expect(stale.errors![0].extensions).toMatchObject({
+        code: "CONFLICT",
+        issues: [{ path: "/expectedVersion", message: "is stale (current 2)" }],
+      });
       expect(await storedPresets()).toBe(before);
     });
 
@@ -201,11 +238,19 @@ describe("presets", () => {
 
     it("should refuse a preset named like a registered tool", async () => {
       const r = await create({ name: "vault", baseTool: "greet", fixedKwargs: {} }, admin);
-      expect(r.errors![0].extensions!.issues).toContainEqual({ path: "/name", message: "is already the name of a tool on the surface" });
+      expect(r.errors![0].extensions!.issues).toContainEqual({
+        path: "/name",
+        message: "is already the name of a tool on the surface",
+      });
     });
 
     it("should refuse a non-idempotent retrying policy on a preset", async () => {
-      const r = await create({ name: "p", baseTool: "greet", fixedKwargs: {}, retryPolicy: { maxAttempts: 3, idempotent: false } });
+      const r = await create({
+        name: "p",
+        baseTool: "greet",
+        fixedKwargs: {},
+        retryPolicy: { maxAttempts: 3, idempotent: false },
+      });
       expect(r.errors![0].extensions!.issues![0].path).toBe("/retryPolicy/idempotent");
     });
   });

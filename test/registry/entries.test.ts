@@ -25,7 +25,11 @@ function calculate(): SurfaceEntry {
     {
       name: "calculate",
       description: "Arithmetic.",
-      input: z.object({ op: z.enum(["add", "multiply"]), a: z.number(), b: z.number().refine((b) => b !== 13, "unlucky") }),
+      input: z.object({
+        op: z.enum(["add", "multiply"]),
+        a: z.number(),
+        b: z.number().refine((b) => b !== 13, "unlucky"),
+      }),
       retry: { maxAttempts: 2, idempotent: true },
     },
     ({ op, a, b }) => (op === "add" ? a + b : a * b),
@@ -46,7 +50,10 @@ const preset = (name: string, baseTool: string, fixedKwargs: Record<string, unkn
 
 describe("the one validate-then-prepare", () => {
   it("should hand the body the prepared value of an input its schema and prepare accept", () => {
-    expect(prepareInput(calculate(), { op: "add", a: 1, b: 2 })).toEqual({ ok: true, value: { op: "add", a: 1, b: 2 } });
+    expect(prepareInput(calculate(), { op: "add", a: 1, b: 2 })).toEqual({
+      ok: true,
+      value: { op: "add", a: 1, b: 2 },
+    });
   });
 
   it("should refuse at the schema first, naming each issue's path, without preparing", () => {
@@ -56,7 +63,11 @@ describe("the one validate-then-prepare", () => {
   });
 
   it("should refuse what the schema accepts but the entry's prepare does not (a zod refinement)", () => {
-    expect(prepareInput(calculate(), { op: "add", a: 1, b: 13 })).toEqual({ ok: false, refusedBy: "prepare", issues: [{ path: "/b", message: "unlucky" }] });
+    expect(prepareInput(calculate(), { op: "add", a: 1, b: 13 })).toEqual({
+      ok: false,
+      refusedBy: "prepare",
+      issues: [{ path: "/b", message: "unlucky" }],
+    });
   });
 
   it("should throw a layer's refusal as a non-retryable INVALID_INPUT ToolError worded by the layer", () => {
@@ -75,8 +86,20 @@ describe("the one validate-then-prepare", () => {
 describe("the tool entry", () => {
   it("should describe a registered tool as itself: origin TOOL, its own name in its policy chain, listed unless curated", () => {
     const entry = calculate();
-    expect(entry).toMatchObject({ name: "calculate", origin: "TOOL", tier: "read", policyChain: ["calculate"], listed: true, extensionStack: [], module: "inline" });
-    expect(entry.inputSchema).toMatchObject({ type: "object", additionalProperties: false, required: ["op", "a", "b"] });
+    expect(entry).toMatchObject({
+      name: "calculate",
+      origin: "TOOL",
+      tier: "read",
+      policyChain: ["calculate"],
+      listed: true,
+      extensionStack: [],
+      module: "inline",
+    });
+    expect(entry.inputSchema).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: ["op", "a", "b"],
+    });
   });
 });
 
@@ -86,7 +109,14 @@ describe("the preset entry", () => {
   it("should offer the base's schema without the baked keys, and inherit the base's chain after its own name", () => {
     const base = calculate();
     const double = presetEntry(preset("double", "calculate", { op: "multiply", b: 2 }), base, secrets());
-    expect(double).toMatchObject({ origin: "PRESET", baseTool: "calculate", bakedKeys: ["op", "b"], policyChain: ["double", "calculate"], tier: "read", module: "preset" });
+    expect(double).toMatchObject({
+      origin: "PRESET",
+      baseTool: "calculate",
+      bakedKeys: ["op", "b"],
+      policyChain: ["double", "calculate"],
+      tier: "read",
+      module: "preset",
+    });
     expect(double.inputSchema).toMatchObject({ properties: { a: { type: "number" } }, required: ["a"] });
     const quadruple = presetEntry(preset("quadruple", "double", {}), double, secrets());
     expect([quadruple.bakedKeys, quadruple.policyChain]).toEqual([
@@ -102,9 +132,17 @@ describe("the preset entry", () => {
   });
 
   it("should bake a caller's input by the preset's rules: a baked key refused at its path, else the constants merged in", () => {
-    expect(bakeInput({ a: 1 }, { op: "add", b: 2 }, "is baked")).toEqual({ ok: true, value: { a: 1, op: "add", b: 2 } });
-    expect(bakeInput({ a: 1, b: 3 }, { op: "add", b: 2 }, "is baked")).toEqual({ ok: false, issues: [{ path: "/b", message: "is baked" }] });
-    expect(bakedOverrides({ a: 1, op: "x" }, ["op", "b"], "is baked by an ancestor")).toEqual([{ path: "/op", message: "is baked by an ancestor" }]);
+    expect(bakeInput({ a: 1 }, { op: "add", b: 2 }, "is baked")).toEqual({
+      ok: true,
+      value: { a: 1, op: "add", b: 2 },
+    });
+    expect(bakeInput({ a: 1, b: 3 }, { op: "add", b: 2 }, "is baked")).toEqual({
+      ok: false,
+      issues: [{ path: "/b", message: "is baked" }],
+    });
+    expect(bakedOverrides({ a: 1, op: "x" }, ["op", "b"], "is baked by an ancestor")).toEqual([
+      { path: "/op", message: "is baked by an ancestor" },
+    ]);
   });
 
   it("should run the base's body with the baked constants merged in, resolving !ENV markers only then", async () => {
@@ -114,11 +152,15 @@ describe("the preset entry", () => {
 
   it("should refuse a baked input the base does not accept, naming the preset and the step", async () => {
     const base = calculate();
-    await expect(presetEntry(preset("bad", "calculate", { op: "divide", b: 2 }), base, secrets()).invoke({ a: 1 }, ctx)).rejects.toMatchObject({
+    await expect(
+      presetEntry(preset("bad", "calculate", { op: "divide", b: 2 }), base, secrets()).invoke({ a: 1 }, ctx),
+    ).rejects.toMatchObject({
       kind: "INVALID_INPUT",
       message: expect.stringMatching(/^preset "bad": the baked input does not fit "calculate": .*\/op/),
     });
-    await expect(presetEntry(preset("unlucky", "calculate", { op: "add", b: 13 }), base, secrets()).invoke({ a: 1 }, ctx)).rejects.toMatchObject({
+    await expect(
+      presetEntry(preset("unlucky", "calculate", { op: "add", b: 13 }), base, secrets()).invoke({ a: 1 }, ctx),
+    ).rejects.toMatchObject({
       kind: "INVALID_INPUT",
       message: 'preset "unlucky": /b: unlucky',
     });
@@ -141,13 +183,23 @@ describe("the branch entry", () => {
     const app = new App();
     app.tool({ name: "word", description: "Echoes a word.", input: z.object({ w: z.string() }) }, ({ w }) => w);
     const branch = bindCombo(entryForTool(app.tools.get("word")!), ["shout"], catalog, new Secrets());
-    expect(branch).toMatchObject({ name: "word_shout", origin: "BRANCH", baseTool: "word", extensionStack: ["shout"], policyChain: ["word_shout"], module: "branch" });
+    expect(branch).toMatchObject({
+      name: "word_shout",
+      origin: "BRANCH",
+      baseTool: "word",
+      extensionStack: ["shout"],
+      policyChain: ["word_shout"],
+      module: "branch",
+    });
     expect(await branch.invoke({ w: "hey" }, ctx)).toBe("HEY");
   });
 
   it("should validate and prepare the input for its base before the base's body runs", async () => {
     const branch = bindCombo(calculate(), ["shout"], catalog, new Secrets());
-    await expect(branch.invoke({ op: "add", a: 1, b: 13 }, ctx)).rejects.toMatchObject({ kind: "INVALID_INPUT", message: 'invalid input for "calculate": /b: unlucky' });
+    await expect(branch.invoke({ op: "add", a: 1, b: 13 }, ctx)).rejects.toMatchObject({
+      kind: "INVALID_INPUT",
+      message: 'invalid input for "calculate": /b: unlucky',
+    });
   });
 
   it("should refuse an extension the catalog does not have, naming extension and tool", () => {
@@ -158,8 +210,13 @@ describe("the branch entry", () => {
       refused = e;
     }
     expect(isDefinitionError(refused, BIND_RULE)).toBe(true);
-    expect(refused).toMatchObject({ subject: 'extension "nope" on tool "calculate"', issues: [{ path: "/1", message: expect.stringContaining("no such extension is loaded") }] });
-    expect(() => bindCombo(calculate(), ["nope"], catalog, new Secrets())).toThrow('extension "nope" on tool "calculate": no such extension is loaded');
+    expect(refused).toMatchObject({
+      subject: 'extension "nope" on tool "calculate"',
+      issues: [{ path: "/1", message: expect.stringContaining("no such extension is loaded") }],
+    });
+    expect(() => bindCombo(calculate(), ["nope"], catalog, new Secrets())).toThrow(
+      'extension "nope" on tool "calculate": no such extension is loaded',
+    );
   });
 });
 
@@ -177,7 +234,13 @@ describe("the agent entry", () => {
   it("should put an agent on the surface as origin AGENT, its ToolInput as schema and its bakeable fields", async () => {
     const seen: unknown[] = [];
     const entry = agentEntry(Summarise as AgentClass, async (cls, input) => seen.push([cls.toolName, input]));
-    expect(entry).toMatchObject({ name: "summarise", origin: "AGENT", bakeableFields: ["words"], policyChain: ["summarise"], module: "agent" });
+    expect(entry).toMatchObject({
+      name: "summarise",
+      origin: "AGENT",
+      bakeableFields: ["words"],
+      policyChain: ["summarise"],
+      module: "agent",
+    });
     expect(entry.inputSchema).toMatchObject({ properties: { text: { type: "string" } }, additionalProperties: false });
     const prepared = prepareInput(entry, { text: "long" });
     expect(prepared).toEqual({ ok: true, value: { text: "long", words: 10 } });

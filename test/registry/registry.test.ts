@@ -21,7 +21,15 @@ describe("the registry", () => {
   it("should register an extension's tools with it, and its tools' retry declarations", () => {
     const registry = new Registry();
     registry.addExtension(
-      extension("kit", [{ name: "kit_tool", description: "From the kit.", parameters: { type: "object" }, execute: () => 1, retry: { maxAttempts: 3, idempotent: true } }]),
+      extension("kit", [
+        {
+          name: "kit_tool",
+          description: "From the kit.",
+          parameters: { type: "object" },
+          execute: () => 1,
+          retry: { maxAttempts: 3, idempotent: true },
+        },
+      ]),
     );
     expect(registry.tools.get("kit_tool")).toMatchObject({ source: "kit" });
     expect(registry.policies.get("kit_tool")).toMatchObject({ maxAttempts: 3, idempotent: true });
@@ -30,7 +38,9 @@ describe("the registry", () => {
   it("should tell its listeners synchronously after every registration, until they stop listening", () => {
     const registry = new Registry();
     const heard: string[] = [];
-    const stop = registry.onChange(() => heard.push([...registry.tools.keys(), ...registry.policies.keys(), ...registry.strategies.keys()].join(",")));
+    const stop = registry.onChange(() =>
+      heard.push([...registry.tools.keys(), ...registry.policies.keys(), ...registry.strategies.keys()].join(",")),
+    );
     registry.addTool(tool("a"));
     registry.declarePolicy("a_preset", resolvePolicy("a_preset", { maxAttempts: 2, idempotent: true }));
     registry.addStrategy("plain", async function* () {});
@@ -50,13 +60,17 @@ describe("the registry", () => {
     it("should refuse a tool name that is taken, naming the module that holds it", () => {
       const registry = new Registry();
       registry.addTool(tool("lookup"));
-      expect(() => registry.addTool(tool("lookup"))).toThrow('a tool named "lookup" is already registered (module-lookup)');
+      expect(() => registry.addTool(tool("lookup"))).toThrow(
+        'a tool named "lookup" is already registered (module-lookup)',
+      );
     });
 
     it("should refuse a tool whose retry declaration is taken, leaving the tool out", () => {
       const registry = new Registry();
       registry.declarePolicy("lookup", resolvePolicy("lookup", { maxAttempts: 2, idempotent: true }));
-      expect(() => registry.addTool(tool("lookup", { retry: { maxAttempts: 3, idempotent: true } }))).toThrow('a retry policy is already declared on "lookup"');
+      expect(() => registry.addTool(tool("lookup", { retry: { maxAttempts: 3, idempotent: true } }))).toThrow(
+        'a retry policy is already declared on "lookup"',
+      );
       expect(registry.tools.has("lookup")).toBe(false);
       expect(registry.policies.get("lookup")).toMatchObject({ maxAttempts: 2, idempotent: true });
     });
@@ -91,7 +105,15 @@ describe("the registry", () => {
           '"third": its tool "helper" is already registered (an agent)',
         ],
         [
-          extension("fourth", [{ name: "declared", description: "d", parameters: { type: "object" }, execute: () => 1, retry: { maxAttempts: 3, idempotent: true } }]),
+          extension("fourth", [
+            {
+              name: "declared",
+              description: "d",
+              parameters: { type: "object" },
+              execute: () => 1,
+              retry: { maxAttempts: 3, idempotent: true },
+            },
+          ]),
           '"fourth": a retry policy is already declared on "declared"',
         ],
       ];
@@ -103,13 +125,27 @@ describe("the registry", () => {
     it("should refuse a plugin whose name, strategy or provider names are taken, and a strategy a plugin brings", () => {
       const registry = new Registry();
       const noop = async function* () {};
-      registry.addPlugin({ name: "store", strategies: { fast: noop }, checkpointProviders: { mem: {} as never }, storeProviders: { kv: {} as never } });
+      registry.addPlugin({
+        name: "store",
+        strategies: { fast: noop },
+        checkpointProviders: { mem: {} as never },
+        storeProviders: { kv: {} as never },
+      });
       registry.addStrategy("own", noop);
       const refusals: [() => unknown, string][] = [
         [() => registry.addPlugin({ name: "store" }), 'a plugin named "store" is already registered on this app'],
-        [() => registry.addPlugin({ name: "p2", strategies: { own: noop } }), 'plugin "p2": a strategy named "own" is already registered on this app'],
-        [() => registry.addPlugin({ name: "p3", checkpointProviders: { mem: {} as never } }), 'plugin "p3": a checkpoint provider named "mem" is already registered on this app'],
-        [() => registry.addPlugin({ name: "p4", storeProviders: { kv: {} as never } }), 'plugin "p4": a store provider named "kv" is already registered on this app'],
+        [
+          () => registry.addPlugin({ name: "p2", strategies: { own: noop } }),
+          'plugin "p2": a strategy named "own" is already registered on this app',
+        ],
+        [
+          () => registry.addPlugin({ name: "p3", checkpointProviders: { mem: {} as never } }),
+          'plugin "p3": a checkpoint provider named "mem" is already registered on this app',
+        ],
+        [
+          () => registry.addPlugin({ name: "p4", storeProviders: { kv: {} as never } }),
+          'plugin "p4": a store provider named "kv" is already registered on this app',
+        ],
         [() => registry.addStrategy("fast", noop), 'a strategy named "fast" is already registered on this app'],
       ];
       for (const [register, message] of refusals) expect(register).toThrow(message);
@@ -124,7 +160,10 @@ describe("app.ts, the authoring facade over the registry", () => {
     const app = new App();
     const heard: number[] = [];
     app.onChange(() => heard.push(app.tools.size));
-    app.tool({ name: "greet", description: "Greets.", input: z.object({ name: z.string() }) }, ({ name }) => `hi ${name}`);
+    app.tool(
+      { name: "greet", description: "Greets.", input: z.object({ name: z.string() }) },
+      ({ name }) => `hi ${name}`,
+    );
     app.retryPolicy("greet_preset", { maxAttempts: 2, idempotent: true });
     expect(app.tools.get("greet")).toMatchObject({ name: "greet", module: "inline" });
     expect(app.policies.has("greet_preset")).toBe(true);

@@ -23,7 +23,12 @@ describe("the stored surface", () => {
   const stores: StoredSurface[] = [];
 
   const shout = defineExtension(
-    { name: "shout", kind: "WRAPPER", description: "Upper-cases.", create: (t) => ({ ...t, run: async (i, c) => String(await t.run(i, c)).toUpperCase() }) },
+    {
+      name: "shout",
+      kind: "WRAPPER",
+      description: "Upper-cases.",
+      create: (t) => ({ ...t, run: async (i, c) => String(await t.run(i, c)).toUpperCase() }),
+    },
     "test",
   );
 
@@ -34,7 +39,11 @@ describe("the stored surface", () => {
       defineTool({
         name: "calculate",
         description: "Adds.",
-        parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+        parameters: {
+          type: "object",
+          properties: { a: { type: "number" }, b: { type: "number" } },
+          required: ["a", "b"],
+        },
         execute: ({ a, b }) => Number(a) + Number(b),
       }),
     );
@@ -53,7 +62,9 @@ describe("the stored surface", () => {
   }
 
   const storePreset = (name: string, baseTool: string, fixedKwargs: Record<string, unknown>) =>
-    writeSurface(db, (tx) => tx.preset.create({ data: { name, description: `${name}.`, baseTool, fixedKwargs: fixedKwargs as object } }));
+    writeSurface(db, (tx) =>
+      tx.preset.create({ data: { name, description: `${name}.`, baseTool, fixedKwargs: fixedKwargs as object } }),
+    );
 
   beforeEach(async () => {
     const fresh = await freshDatabase();
@@ -80,10 +91,20 @@ describe("the stored surface", () => {
   it("should apply stored presets and the active manifest's branches at load, at the version it read", async () => {
     const { surface, stored } = instance("a");
     await storePreset("plus_one", "calculate", { b: 1 });
-    await writeSurface(db, (tx) => tx.manifest.create({ data: { name: "m", document: { extensions: { plus_one: ["shout"] } }, active: true } }));
+    await writeSurface(db, (tx) =>
+      tx.manifest.create({ data: { name: "m", document: { extensions: { plus_one: ["shout"] } }, active: true } }),
+    );
     await stored.load();
-    expect(surface.resolve("plus_one")).toMatchObject({ origin: "PRESET", baseTool: "calculate", policyChain: ["plus_one", "calculate"] });
-    expect(surface.resolve("plus_one_shout")).toMatchObject({ origin: "BRANCH", baseTool: "plus_one", extensionStack: ["shout"] });
+    expect(surface.resolve("plus_one")).toMatchObject({
+      origin: "PRESET",
+      baseTool: "calculate",
+      policyChain: ["plus_one", "calculate"],
+    });
+    expect(surface.resolve("plus_one_shout")).toMatchObject({
+      origin: "BRANCH",
+      baseTool: "plus_one",
+      extensionStack: ["shout"],
+    });
     expect([stored.version, surface.version, surface.activeManifest?.name]).toEqual([2, 2, "m"]);
   });
 

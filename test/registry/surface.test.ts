@@ -8,7 +8,13 @@ import { defineTool } from "../../src/tools/define-tool.ts";
 
 const tool = (name: string, module: string, extra: Record<string, unknown> = {}) =>
   defineTool(
-    { name, description: `${name} from ${module}`, parameters: { type: "object", properties: { q: { type: "string" } } }, execute: () => module, ...extra },
+    {
+      name,
+      description: `${name} from ${module}`,
+      parameters: { type: "object", properties: { q: { type: "string" } } },
+      execute: () => module,
+      ...extra,
+    },
     undefined,
     module,
   );
@@ -16,10 +22,34 @@ const tool = (name: string, module: string, extra: Record<string, unknown> = {})
 const policy = (name: string, maxAttempts: number) => resolvePolicy(name, { maxAttempts, idempotent: true });
 
 /** An entry a source contributes, built on `base` (what presets and branches do). */
-const composed = (name: string, base: SurfaceEntry | undefined, origin: SurfaceEntry["origin"] = "PRESET"): SurfaceEntry[] =>
-  base ? [{ ...base, name, label: undefined, origin, baseTool: base.name, policyChain: [name, ...base.policyChain], module: "test" }] : [];
+const composed = (
+  name: string,
+  base: SurfaceEntry | undefined,
+  origin: SurfaceEntry["origin"] = "PRESET",
+): SurfaceEntry[] =>
+  base
+    ? [
+        {
+          ...base,
+          name,
+          label: undefined,
+          origin,
+          baseTool: base.name,
+          policyChain: [name, ...base.policyChain],
+          module: "test",
+        },
+      ]
+    : [];
 
-const manifest = (name: string): Manifest => ({ name, description: null, version: 1, active: true, document: {}, createdAt: "", updatedAt: "" });
+const manifest = (name: string): Manifest => ({
+  name,
+  description: null,
+  version: 1,
+  active: true,
+  document: {},
+  createdAt: "",
+  updatedAt: "",
+});
 
 describe("the surface", () => {
   it("should list every registered tool as a TOOL entry, sorted, and resolve it by name", () => {
@@ -58,7 +88,11 @@ describe("the surface", () => {
     surface.addSource((base) => composed("over_agent", base("agent_tool")), "composed");
     surface.addSource(() => [agentLike("agent_tool")]);
     surface.rebuild();
-    expect(surface.resolve("over_agent")).toMatchObject({ origin: "PRESET", baseTool: "agent_tool", policyChain: ["over_agent", "agent_tool"] });
+    expect(surface.resolve("over_agent")).toMatchObject({
+      origin: "PRESET",
+      baseTool: "agent_tool",
+      policyChain: ["over_agent", "agent_tool"],
+    });
   });
 
   it("should never let a source replace a registered tool's entry", () => {
@@ -111,8 +145,16 @@ describe("the surface", () => {
       surface.setSelection((name) => name === "second");
       surface.rebuild();
 
-      expect([held.version, held.activeManifest?.name, held.list().map((e) => e.name)]).toEqual([3, "before", ["first"]]);
-      expect([surface.version, surface.activeManifest, surface.list().map((e) => e.name)]).toEqual([4, null, ["second"]]);
+      expect([held.version, held.activeManifest?.name, held.list().map((e) => e.name)]).toEqual([
+        3,
+        "before",
+        ["first"],
+      ]);
+      expect([surface.version, surface.activeManifest, surface.list().map((e) => e.name)]).toEqual([
+        4,
+        null,
+        ["second"],
+      ]);
       expect(surface.snapshot()).not.toBe(held);
     });
 
@@ -130,8 +172,14 @@ describe("the surface", () => {
       surface.addSource((b) => [...composed("inherits", b("base")), ...composed("own", b("base"))], "composed");
       surface.setDeclaredPolicies(new Map([["own", policy("own", 5)]]));
       surface.rebuild();
-      expect(surface.policyFor(surface.resolve("inherits")!)).toMatchObject({ declaredOn: "base", policy: { maxAttempts: 2 } });
-      expect(surface.policyFor(surface.resolve("own")!)).toMatchObject({ declaredOn: "own", policy: { maxAttempts: 5 } });
+      expect(surface.policyFor(surface.resolve("inherits")!)).toMatchObject({
+        declaredOn: "base",
+        policy: { maxAttempts: 2 },
+      });
+      expect(surface.policyFor(surface.resolve("own")!)).toMatchObject({
+        declaredOn: "own",
+        policy: { maxAttempts: 5 },
+      });
     });
 
     it("should prefer a stored declaration, then the declaring tool's own registry over a shadowed tool's", () => {

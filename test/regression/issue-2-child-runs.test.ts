@@ -12,11 +12,24 @@ describe("runs started through ctx.runTool", () => {
     app = new App();
     app.tool(
       { name: "wait_forever", description: "Waits until aborted.", input: z.object({}), timeoutSeconds: 60 },
-      (_i, ctx) => new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason ?? new ToolError("aborted", { kind: "CANCELLED" })))),
+      (_i, ctx) =>
+        new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () =>
+            reject(ctx.signal.reason ?? new ToolError("aborted", { kind: "CANCELLED" })),
+          ),
+        ),
     );
-    app.tool({ name: "parent", description: "Runs wait_forever as a child.", input: z.object({}), timeoutSeconds: 60 }, async (_i, ctx) => ctx.runTool("wait_forever", {}));
-    app.tool({ name: "impatient", description: "Times out while its child waits.", input: z.object({}), timeoutSeconds: 0.3 }, async (_i, ctx) => ctx.runTool("wait_forever", {}));
-    app.tool({ name: "vault_read", description: "A secret-tier tool.", input: z.object({}), tier: "secret" }, () => ({ token: "tok-3141592653589793" }));
+    app.tool(
+      { name: "parent", description: "Runs wait_forever as a child.", input: z.object({}), timeoutSeconds: 60 },
+      async (_i, ctx) => ctx.runTool("wait_forever", {}),
+    );
+    app.tool(
+      { name: "impatient", description: "Times out while its child waits.", input: z.object({}), timeoutSeconds: 0.3 },
+      async (_i, ctx) => ctx.runTool("wait_forever", {}),
+    );
+    app.tool({ name: "vault_read", description: "A secret-tier tool.", input: z.object({}), tier: "secret" }, () => ({
+      token: "tok-3141592653589793",
+    }));
     app.tool(
       { name: "leaky", description: "A read-tier tool that returns a secret child's output.", input: z.object({}) },
       async (_i, ctx) => (await ctx.runTool("vault_read", {})).data,

@@ -12,20 +12,30 @@ describe("updating a preset over a fenced base (issue 3)", () => {
   beforeEach(async () => {
     const app = new App();
     app.tool({ name: "echo", description: "Echo.", input: z.object({ text: z.string() }) }, ({ text }) => text);
-    app.tool({ name: "vault", description: "Fenced.", input: z.object({ text: z.string() }), tier: "fenced" }, () => "fenced stuff");
+    app.tool(
+      { name: "vault", description: "Fenced.", input: z.object({ text: z.string() }), tier: "fenced" },
+      () => "fenced stuff",
+    );
     rt = await testRuntime({ app, config: { demo: false } });
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
     user = await rt.keys.create("user", "USER");
     expect(
-      (await gql(`mutation { createPreset(input: { name: "vault_daily", description: "Daily.", baseTool: "vault", fixedKwargs: { text: "daily" } }) { version } }`, {}, admin))
-        .errors,
+      (
+        await gql(
+          `mutation { createPreset(input: { name: "vault_daily", description: "Daily.", baseTool: "vault", fixedKwargs: { text: "daily" } }) { version } }`,
+          {},
+          admin,
+        )
+      ).errors,
     ).toBeUndefined();
   });
   afterEach(() => rt.dispose());
 
   it("should refuse a USER who rewrites an ADMIN's preset over a fenced tool onto a read tool, FORBIDDEN, the stored preset unchanged", async () => {
-    const before = (await gql(`{ preset(name: "vault_daily") { description baseTool fixedKwargs version tier } }`, {}, admin)).data!.preset;
+    const before = (
+      await gql(`{ preset(name: "vault_daily") { description baseTool fixedKwargs version tier } }`, {}, admin)
+    ).data!.preset;
     const res = await gql(
       `mutation { updatePreset(name: "vault_daily", expectedVersion: 1, input: { name: "vault_daily", description: "Mine now.", baseTool: "echo", fixedKwargs: {} }) { version } }`,
       {},
@@ -33,7 +43,10 @@ describe("updating a preset over a fenced base (issue 3)", () => {
     );
     expect(res.errors?.[0].extensions?.code).toBe("FORBIDDEN");
     expect(res.errors?.[0].message).toContain('fenced-tier tool "vault"');
-    expect((await gql(`{ preset(name: "vault_daily") { description baseTool fixedKwargs version tier } }`, {}, admin)).data!.preset).toEqual(before);
+    expect(
+      (await gql(`{ preset(name: "vault_daily") { description baseTool fixedKwargs version tier } }`, {}, admin)).data!
+        .preset,
+    ).toEqual(before);
     expect(before).toMatchObject({ baseTool: "vault", version: 1, tier: "FENCED" });
   });
 

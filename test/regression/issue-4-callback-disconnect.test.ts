@@ -26,7 +26,9 @@ describe("callback URL: a client that disconnects mid-body (issue 4)", () => {
       const sock = net.connect(port, "127.0.0.1");
       await new Promise((r) => sock.once("connect", r));
       // No key and a made-up token: anyone on the network can send this.
-      sock.write(`POST /callbacks/${"a".repeat(43)} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"verdict":`);
+      sock.write(
+        `POST /callbacks/${"a".repeat(43)} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"verdict":`,
+      );
       await new Promise((r) => setTimeout(r, 200));
       sock.destroy();
       await new Promise((r) => setTimeout(r, 500));

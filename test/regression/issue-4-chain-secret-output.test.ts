@@ -13,10 +13,19 @@ describe("chain into a secret-tier tool (issue 4)", () => {
   let reader: string;
   beforeEach(async () => {
     const app = new App();
-    app.tool({ name: "lookup", description: "Look a word up.", input: z.object({ word: z.string() }) }, ({ word }) => ({ text: word }));
-    app.tool({ name: "shout", description: "Upper-case text.", input: z.object({ text: z.string() }) }, ({ text }) => ({ text: text.toUpperCase() }));
-    app.tool({ name: "keeper", description: "Secret.", input: z.object({ text: z.string() }), tier: "secret" }, () => ({ text: SECRET_OUTPUT }));
-    app.tool({ name: "sealed", description: "Secret too.", input: z.object({ word: z.string() }), tier: "secret" }, ({ word }) => ({ text: word }));
+    app.tool({ name: "lookup", description: "Look a word up.", input: z.object({ word: z.string() }) }, ({ word }) => ({
+      text: word,
+    }));
+    app.tool({ name: "shout", description: "Upper-case text.", input: z.object({ text: z.string() }) }, ({ text }) => ({
+      text: text.toUpperCase(),
+    }));
+    app.tool({ name: "keeper", description: "Secret.", input: z.object({ text: z.string() }), tier: "secret" }, () => ({
+      text: SECRET_OUTPUT,
+    }));
+    app.tool(
+      { name: "sealed", description: "Secret too.", input: z.object({ word: z.string() }), tier: "secret" },
+      ({ word }) => ({ text: word }),
+    );
     rt = await testRuntime({ app, config: { demo: false } });
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
@@ -29,7 +38,15 @@ describe("chain into a secret-tier tool (issue 4)", () => {
         sealed: [{ name: "chain", config: { next: ["keeper"] } }],
       },
     };
-    expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document } }, admin)).errors).toBeUndefined();
+    expect(
+      (
+        await gql(
+          `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+          { i: { name: "m", document } },
+          admin,
+        )
+      ).errors,
+    ).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin)).errors).toBeUndefined();
   });
   afterEach(() => rt.dispose());
@@ -66,6 +83,8 @@ describe("chain into a secret-tier tool (issue 4)", () => {
     expect(JSON.stringify(run.data)).toContain(SECRET_OUTPUT);
     const read = await gql(`query($id: ID!) { run(id: $id) { data content { text } } }`, { id: run.id }, admin);
     expect(read.data!.run.data).toBe("[redacted]");
-    expect(JSON.stringify([read.text, await rt.db.run.findMany(), await rt.runs.events({}, 0)])).not.toContain(SECRET_OUTPUT);
+    expect(JSON.stringify([read.text, await rt.db.run.findMany(), await rt.runs.events({}, 0)])).not.toContain(
+      SECRET_OUTPUT,
+    );
   });
 });

@@ -13,7 +13,10 @@ describe('"!ENV" settings in a refused manifest write (issue 4)', () => {
   beforeEach(async () => {
     process.env.EXT_REGRESSION_TOKEN = SECRET;
     const app = new App();
-    app.tool({ name: "lookup", description: "Look a word up.", input: z.object({ word: z.string() }) }, ({ word }) => word);
+    app.tool(
+      { name: "lookup", description: "Look a word up.", input: z.object({ word: z.string() }) },
+      ({ word }) => word,
+    );
     // A factory that quotes its settings when it refuses them.
     app.extension({
       name: "picky",
@@ -37,13 +40,18 @@ describe('"!ENV" settings in a refused manifest write (issue 4)', () => {
     const put = await gql(
       `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
       {
-        i: { name: "m", document: { extensions: { lookup: [{ name: "picky", config: { token: "!ENV EXT_REGRESSION_TOKEN" } }] } } },
+        i: {
+          name: "m",
+          document: { extensions: { lookup: [{ name: "picky", config: { token: "!ENV EXT_REGRESSION_TOKEN" } }] } },
+        },
       },
       admin,
     );
     expect(put.errors?.[0].extensions?.code).toBe("BAD_USER_INPUT");
     expect(put.errors?.[0].extensions?.issues?.[0]).toMatchObject({ path: "/document/extensions/lookup/0" });
-    expect(put.errors?.[0].extensions?.issues?.[0].message).toContain('extension "picky" on tool "lookup": the factory refused');
+    expect(put.errors?.[0].extensions?.issues?.[0].message).toContain(
+      'extension "picky" on tool "lookup": the factory refused',
+    );
     expect(put.text).not.toContain(SECRET);
     expect(await rt.db.manifest.count()).toBe(0);
   });

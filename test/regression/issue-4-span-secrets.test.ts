@@ -18,15 +18,22 @@ describe("monitor spans never carry credentials (issue 4)", () => {
     callbackUrls = [];
     const app = new App();
     app.tool(
-      { name: "request_review", description: "Ask a reviewer; they answer at callback_url.", input: z.object({ doc: z.string(), callback_url: z.string() }) },
+      {
+        name: "request_review",
+        description: "Ask a reviewer; they answer at callback_url.",
+        input: z.object({ doc: z.string(), callback_url: z.string() }),
+      },
       ({ callback_url }) => {
         callbackUrls.push(callback_url);
         return "requested";
       },
     );
-    app.tool({ name: "call_api", description: "Calls an API with a token.", input: z.object({ token: z.string() }) }, ({ token }) => {
-      throw new ToolError(`the API refused token ${token}`, { kind: "UPSTREAM" });
-    });
+    app.tool(
+      { name: "call_api", description: "Calls an API with a token.", input: z.object({ token: z.string() }) },
+      ({ token }) => {
+        throw new ToolError(`the API refused token ${token}`, { kind: "UPSTREAM" });
+      },
+    );
     rt = await testRuntime({ app, config: { demo: false } });
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
@@ -41,7 +48,15 @@ describe("monitor spans never carry credentials (issue 4)", () => {
       ).errors,
     ).toBeUndefined();
     const document = { extensions: { request_review: [["monitor", "ask_external"]], call_prod: ["monitor"] } };
-    expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document } }, admin)).errors).toBeUndefined();
+    expect(
+      (
+        await gql(
+          `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+          { i: { name: "m", document } },
+          admin,
+        )
+      ).errors,
+    ).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin)).errors).toBeUndefined();
   });
   afterEach(async () => {
@@ -50,7 +65,13 @@ describe("monitor spans never carry credentials (issue 4)", () => {
   });
 
   const dispatch = async (tool: string, input: Record<string, unknown>) =>
-    (await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status errorMessage } }`, { t: tool, i: input }, user)).data!.dispatch;
+    (
+      await gql(
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { id status errorMessage } }`,
+        { t: tool, i: input },
+        user,
+      )
+    ).data!.dispatch;
 
   it("should not record the callback token of an ask_external interaction in a span of a monitor layer beneath it", async () => {
     expect((await dispatch("request_review_monitor_ask_external", { doc: "a.md" })).status).toBe("PARKED");
@@ -58,7 +79,10 @@ describe("monitor spans never carry credentials (issue 4)", () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const spans = await rt.spans.list();
     expect(spans).toHaveLength(1);
-    expect(spans[0].attributes.input).toMatchObject({ doc: "a.md", callback_url: expect.stringContaining("/callbacks/[redacted]") });
+    expect(spans[0].attributes.input).toMatchObject({
+      doc: "a.md",
+      callback_url: expect.stringContaining("/callbacks/[redacted]"),
+    });
     expect(JSON.stringify([spans, await rt.db.span.findMany()])).not.toContain(token);
   });
 

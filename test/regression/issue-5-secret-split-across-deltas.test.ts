@@ -17,15 +17,29 @@ const PASSPHRASE = "correct horse battery staple";
 
 it("should not leak a secret tool's result that the model repeats across several MessageDeltas", async () => {
   const app = agentTestApp();
-  app.tool({ name: "passphrase_read", description: "Reads the passphrase.", input: z.object({}), tier: "secret" }, () => PASSPHRASE);
+  app.tool(
+    { name: "passphrase_read", description: "Reads the passphrase.", input: z.object({}), tier: "secret" },
+    () => PASSPHRASE,
+  );
   rt = await testRuntime({ app });
   const published: unknown[] = [];
   rt.bus.listen("agentEvent", (e) => published.push(e));
   useScript(rt.agents, "s", (view) =>
-    view.prompt.at(-1)?.role === "tool" ? { text: `The passphrase is ${PASSPHRASE}.` } : { toolCalls: [{ toolName: "passphrase_read", input: {} }] },
+    view.prompt.at(-1)?.role === "tool"
+      ? { text: `The passphrase is ${PASSPHRASE}.` }
+      : { toolCalls: [{ toolName: "passphrase_read", input: {} }] },
   );
-  const { started, log } = await runToEnd(rt.agents, { userMessage: "?", toolNames: ["passphrase_read"], llmProvider: "s" }, as("ADMIN"));
-  expect(types(log).filter((t) => t !== "message_delta")).toEqual(["tool_call_step", "tool_result_step", "run_usage", "message_final"]);
+  const { started, log } = await runToEnd(
+    rt.agents,
+    { userMessage: "?", toolNames: ["passphrase_read"], llmProvider: "s" },
+    as("ADMIN"),
+  );
+  expect(types(log).filter((t) => t !== "message_delta")).toEqual([
+    "tool_call_step",
+    "tool_result_step",
+    "run_usage",
+    "message_final",
+  ]);
   // The deltas lag by a constant (docs/security-model.md §3); together they are the scrubbed answer.
   expect(
     ofType(log, "message_delta")
@@ -41,7 +55,8 @@ it("should stream text that only looks like the start of a secret once the next 
   const secrets = new RunSecrets(new Secrets().scope());
   secrets.learn("hunter2-password");
   async function* deltas(): AsyncGenerator<StreamEvent> {
-    for (const text of ["my ", "hun", "ter", "2-pass", "word is ", "hunt", "ing", " dogs"]) yield { type: "message_delta", final: false, text, agent: null };
+    for (const text of ["my ", "hun", "ter", "2-pass", "word is ", "hunt", "ing", " dogs"])
+      yield { type: "message_delta", final: false, text, agent: null };
     yield { type: "message_final", final: true, text: "x", agent: null };
   }
   const out: StreamEvent[] = [];

@@ -19,8 +19,12 @@ describe("issue 5: a thread recorded with appendThreadMessages belongs to its wr
     useScript(rt.agents, "s", () => ({ text: "ok" }));
     await rt.agents.appendThreadMessages(null, "plans", [{ role: "user", content: "my private plans" }], alice);
     expect(await rt.agents.thread("plans", bob)).toBeNull();
-    await expect(rt.agents.appendThreadMessages(null, "plans", [{ role: "user", content: "bob was here" }], bob)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(rt.agents.start({ options: { threadId: "plans", llmProvider: "s" }, caller: bob })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      rt.agents.appendThreadMessages(null, "plans", [{ role: "user", content: "bob was here" }], bob),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      rt.agents.start({ options: { threadId: "plans", llmProvider: "s" }, caller: bob }),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
     const view = await rt.agents.thread("plans", alice);
     expect(view!.messages.map((m) => m.content)).toEqual(["my private plans"]);
     expect(await rt.db.agentRun.count({ where: { threadId: "plans" } })).toBe(0);
@@ -43,7 +47,11 @@ describe("issue 5: a thread recorded with appendThreadMessages belongs to its wr
     rt = await testRuntime({ app: agentTestApp() });
     useScript(rt.agents, "s", () => ({ text: "hi" }));
     const { started } = await runToEnd(rt.agents, { userMessage: "hello", llmProvider: "s" }, alice);
-    await expect(rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "x" }], bob)).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "more" }], alice)).resolves.toMatchObject({ id: started.threadId });
+    await expect(
+      rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "x" }], bob),
+    ).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(
+      rt.agents.appendThreadMessages(null, started.threadId, [{ role: "user", content: "more" }], alice),
+    ).resolves.toMatchObject({ id: started.threadId });
   });
 });

@@ -4,7 +4,8 @@ import { ToolError, type ErrorKind } from "../../src/errors.ts";
 import { resolvePolicy, type RetryPolicyInit } from "../../src/retry/policy.ts";
 
 const T0 = Date.UTC(2030, 0, 1, 12, 0, 0);
-const policy = (init: Partial<RetryPolicyInit> = {}) => resolvePolicy("t", { maxAttempts: 3, idempotent: true, retryable: true, ...init });
+const policy = (init: Partial<RetryPolicyInit> = {}) =>
+  resolvePolicy("t", { maxAttempts: 3, idempotent: true, retryable: true, ...init });
 
 /** A body that records when each attempt started, and fails with `kinds[n-1]` (the last kind repeats). */
 function failing(kinds: ErrorKind[], extra: { retryable?: boolean; retryAfterSeconds?: number } = {}) {
@@ -46,7 +47,10 @@ afterEach(() => {
 describe("attempts and waits", () => {
   it("should wait exactly min(cap, initial * multiplier^(n-1)) between attempts", async () => {
     const { body, startedAt } = failing(["UNAVAILABLE"]);
-    const done = loop({ policy: policy({ maxAttempts: 5, backoff: { initialSeconds: 1, multiplier: 2, capSeconds: 3 } }), attempt: body });
+    const done = loop({
+      policy: policy({ maxAttempts: 5, backoff: { initialSeconds: 1, multiplier: 2, capSeconds: 3 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(60_000);
     const outcome = await done;
     expect(startedAt).toEqual([0, 1000, 3000, 6000, 9000]);
@@ -66,10 +70,16 @@ describe("attempts and waits", () => {
 
   it("should record every attempt with its number, times, kind, message and wait, null on the last", async () => {
     const { body } = failing(["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE"]);
-    const done = loop({ policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 0.5, multiplier: 2 } }), attempt: body });
+    const done = loop({
+      policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 0.5, multiplier: 2 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(10_000);
     const outcome = await done;
-    expect(outcome).toMatchObject({ ok: false, error: { kind: "UNAVAILABLE", message: "attempt 3 failed with UNAVAILABLE" } });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: { kind: "UNAVAILABLE", message: "attempt 3 failed with UNAVAILABLE" },
+    });
     expect(outcome.attempts).toEqual([
       {
         number: 1,
@@ -137,7 +147,10 @@ describe("attempts and waits", () => {
 
   it("should retry an unlisted kind whose error says retryable: true", async () => {
     const { body, startedAt } = failing(["UPSTREAM"], { retryable: true });
-    const done = loop({ policy: policy({ maxAttempts: 2, retryable: false, backoff: { initialSeconds: 4 } }), attempt: body });
+    const done = loop({
+      policy: policy({ maxAttempts: 2, retryable: false, backoff: { initialSeconds: 4 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(60_000);
     await done;
     expect(startedAt).toEqual([0, 4000]);
@@ -145,7 +158,10 @@ describe("attempts and waits", () => {
 
   it("should widen the wait to the error's retryAfterSeconds beyond the cap", async () => {
     const { body, startedAt } = failing(["RATE_LIMITED"], { retryAfterSeconds: 7 });
-    const done = loop({ policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 1, capSeconds: 1 } }), attempt: body });
+    const done = loop({
+      policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 1, capSeconds: 1 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(60_000);
     const outcome = await done;
     expect(startedAt).toEqual([0, 7000, 14_000]);
@@ -201,14 +217,25 @@ describe("per-attempt timeout", () => {
     await vi.advanceTimersByTimeAsync(1);
     const outcome = await done;
     expect(outcome).toMatchObject({ ok: false, error: { kind: "TIMEOUT" } });
-    expect(outcome.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "TIMEOUT", errorMessage: "the attempt timed out after 5s", waitSeconds: null })]);
+    expect(outcome.attempts).toEqual([
+      expect.objectContaining({
+        number: 1,
+        errorKind: "TIMEOUT",
+        errorMessage: "the attempt timed out after 5s",
+        waitSeconds: null,
+      }),
+    ]);
     expect(signals[0].aborted).toBe(true);
     expect(signals[0].reason).toMatchObject({ kind: "TIMEOUT" });
   });
 
   it("should retry a timed-out attempt when TIMEOUT is retryable, with a fresh signal", async () => {
     const { body, signals, startedAt } = hanging();
-    const done = loop({ timeoutSeconds: 5, policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 1, multiplier: 2 } }), attempt: body });
+    const done = loop({
+      timeoutSeconds: 5,
+      policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 1, multiplier: 2 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(60_000);
     const outcome = await done;
     // 0 → times out at 5s, waits 1s; 6s → times out at 11s, waits 2s; 13s → times out at 18s.
@@ -224,7 +251,11 @@ describe("per-attempt timeout", () => {
 
   it("should not retry a timed-out attempt when TIMEOUT is not on the list", async () => {
     const { body } = hanging();
-    const done = loop({ timeoutSeconds: 1, policy: policy({ maxAttempts: 3, retryable: ["UPSTREAM"] }), attempt: body });
+    const done = loop({
+      timeoutSeconds: 1,
+      policy: policy({ maxAttempts: 3, retryable: ["UPSTREAM"] }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(60_000);
     expect((await done).attempts).toHaveLength(1);
     expect(body).toHaveBeenCalledTimes(1);
@@ -244,7 +275,10 @@ describe("per-attempt timeout", () => {
   });
 
   it("should keep the TIMEOUT when an abandoned body resolves afterwards", async () => {
-    const done = loop({ timeoutSeconds: 1, attempt: () => new Promise<string>((r) => setTimeout(() => r("late"), 3000)) });
+    const done = loop({
+      timeoutSeconds: 1,
+      attempt: () => new Promise<string>((r) => setTimeout(() => r("late"), 3000)),
+    });
     await vi.advanceTimersByTimeAsync(5000);
     expect(await done).toMatchObject({ ok: false, error: { kind: "TIMEOUT" } });
   });
@@ -252,7 +286,8 @@ describe("per-attempt timeout", () => {
   it("should report the TIMEOUT even when the body rejects with its own error on abort", async () => {
     const done = loop({
       timeoutSeconds: 1,
-      attempt: (_n, signal) => new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("AbortError")))),
+      attempt: (_n, signal) =>
+        new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("AbortError")))),
     });
     await vi.advanceTimersByTimeAsync(1000);
     expect(await done).toMatchObject({ ok: false, error: { kind: "TIMEOUT" } });
@@ -288,14 +323,20 @@ describe("cancellation", () => {
   it("should end as CANCELLED with no further attempt when aborted during an attempt", async () => {
     const { body } = hanging();
     const controller = new AbortController();
-    const done = loop({ signal: controller.signal, policy: policy({ maxAttempts: 5, backoff: { initialSeconds: 0 } }), attempt: body });
+    const done = loop({
+      signal: controller.signal,
+      policy: policy({ maxAttempts: 5, backoff: { initialSeconds: 0 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(500);
     controller.abort(new ToolError("the run was cancelled", { kind: "CANCELLED" }));
     await vi.advanceTimersByTimeAsync(60_000);
     const outcome = await done;
     expect(body).toHaveBeenCalledTimes(1);
     expect(outcome).toMatchObject({ ok: false, error: { kind: "CANCELLED" } });
-    expect(outcome.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "CANCELLED", waitSeconds: null })]);
+    expect(outcome.attempts).toEqual([
+      expect.objectContaining({ number: 1, errorKind: "CANCELLED", waitSeconds: null }),
+    ]);
     expect(Date.parse(outcome.attempts[0].finishedAt!) - T0).toBe(500);
   });
 
@@ -303,20 +344,35 @@ describe("cancellation", () => {
     const controller = new AbortController();
     const body = vi.fn(
       (_n: number, signal: AbortSignal) =>
-        new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new ToolError("connection reset", { kind: "NETWORK", retryable: true })))),
+        new Promise<never>((_, reject) =>
+          signal.addEventListener("abort", () =>
+            reject(new ToolError("connection reset", { kind: "NETWORK", retryable: true })),
+          ),
+        ),
     );
-    const done = loop({ signal: controller.signal, policy: policy({ maxAttempts: 5, backoff: { initialSeconds: 0 } }), attempt: body });
+    const done = loop({
+      signal: controller.signal,
+      policy: policy({ maxAttempts: 5, backoff: { initialSeconds: 0 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(100);
     controller.abort(new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }));
     await vi.advanceTimersByTimeAsync(60_000);
     expect(body).toHaveBeenCalledTimes(1);
-    expect(await done).toMatchObject({ ok: false, error: { kind: "CANCELLED", message: "cancelled by server shutdown" } });
+    expect(await done).toMatchObject({
+      ok: false,
+      error: { kind: "CANCELLED", message: "cancelled by server shutdown" },
+    });
   });
 
   it("should abandon a body that ignores its signal as soon as the run is cancelled", async () => {
     const controller = new AbortController();
     let settled = false;
-    const done = loop({ signal: controller.signal, timeoutSeconds: 60, attempt: () => new Promise<never>(() => {}) }).then((o) => {
+    const done = loop({
+      signal: controller.signal,
+      timeoutSeconds: 60,
+      attempt: () => new Promise<never>(() => {}),
+    }).then((o) => {
       settled = true;
       return o;
     });
@@ -331,7 +387,11 @@ describe("cancellation", () => {
     const controller = new AbortController();
     const { body } = failing(["UNAVAILABLE"]);
     let settledAt: number | null = null;
-    const done = loop({ signal: controller.signal, policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 10 } }), attempt: body }).then((o) => {
+    const done = loop({
+      signal: controller.signal,
+      policy: policy({ maxAttempts: 3, backoff: { initialSeconds: 10 } }),
+      attempt: body,
+    }).then((o) => {
       settledAt = Date.now() - T0;
       return o;
     });
@@ -345,7 +405,9 @@ describe("cancellation", () => {
     expect(body).toHaveBeenCalledTimes(1);
     expect(outcome).toMatchObject({ ok: false, error: { kind: "CANCELLED" } });
     // The one attempt keeps the wait it was scheduled with; no attempt follows it.
-    expect(outcome.attempts).toEqual([expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: 10 })]);
+    expect(outcome.attempts).toEqual([
+      expect.objectContaining({ number: 1, errorKind: "UNAVAILABLE", waitSeconds: 10 }),
+    ]);
   });
 
   it("should run no attempt when the signal is already aborted", async () => {
@@ -359,7 +421,11 @@ describe("cancellation", () => {
 
   it("should leave no timer behind after the loop ends", async () => {
     const { body } = failing(["UNAVAILABLE"]);
-    const done = loop({ timeoutSeconds: 30, policy: policy({ maxAttempts: 2, backoff: { initialSeconds: 1 } }), attempt: body });
+    const done = loop({
+      timeoutSeconds: 30,
+      policy: policy({ maxAttempts: 2, backoff: { initialSeconds: 1 } }),
+      attempt: body,
+    });
     await vi.advanceTimersByTimeAsync(1000);
     await done;
     expect(vi.getTimerCount()).toBe(0);

@@ -7,8 +7,10 @@ import { backoffSeconds, nextWait, shouldRetry } from "../../src/retry/verdict.t
 import { defineTool } from "../../src/tools/define-tool.ts";
 import { DefinitionError } from "../../src/definition-error.ts";
 
-const policy = (init: Partial<RetryPolicyInit> = {}): RetryPolicy => resolvePolicy("t", { maxAttempts: 5, idempotent: true, ...init });
-const fail = (kind: ErrorKind, extra: { retryable?: boolean; retryAfterSeconds?: number } = {}) => new ToolError(`${kind} failure`, { kind, ...extra });
+const policy = (init: Partial<RetryPolicyInit> = {}): RetryPolicy =>
+  resolvePolicy("t", { maxAttempts: 5, idempotent: true, ...init });
+const fail = (kind: ErrorKind, extra: { retryable?: boolean; retryAfterSeconds?: number } = {}) =>
+  new ToolError(`${kind} failure`, { kind, ...extra });
 const NON_TRANSIENT = ERROR_KINDS.filter((k) => !DEFAULT_TRANSIENT_KINDS.includes(k));
 
 /** Catches what `fn` throws, failing the test when it does not throw. */
@@ -52,21 +54,37 @@ describe("the double-send guard (idempotent is required)", () => {
     ["idempotent: 'yes'", { maxAttempts: 2, idempotent: "yes" }],
   ];
 
-  it.each(notIdempotent)("should refuse a retrying policy with %s in resolvePolicy, naming idempotent", (_label, init) => {
-    const e = thrown(() => resolvePolicy("fetch_page", init as unknown as RetryPolicyInit));
-    expect(e).toBeInstanceOf(DefinitionError);
-    expect((e as DefinitionError).issues.map((i) => i.path)).toContain("/idempotent");
-    expect(e.message).toContain("idempotent");
-    expect(e.message).toContain("fetch_page");
-  });
+  it.each(notIdempotent)(
+    "should refuse a retrying policy with %s in resolvePolicy, naming idempotent",
+    (_label, init) => {
+      const e = thrown(() => resolvePolicy("fetch_page", init as unknown as RetryPolicyInit));
+      expect(e).toBeInstanceOf(DefinitionError);
+      expect((e as DefinitionError).issues.map((i) => i.path)).toContain("/idempotent");
+      expect(e.message).toContain("idempotent");
+      expect(e.message).toContain("fetch_page");
+    },
+  );
 
   it("should accept maxAttempts 1 with idempotent false (no retry, no double send)", () => {
-    expect(resolvePolicy("t", { maxAttempts: 1, idempotent: false })).toMatchObject({ maxAttempts: 1, idempotent: false });
+    expect(resolvePolicy("t", { maxAttempts: 1, idempotent: false })).toMatchObject({
+      maxAttempts: 1,
+      idempotent: false,
+    });
   });
 
   it("should refuse it in app.tool({ retry }), naming idempotent and registering nothing", () => {
     const app = new App();
-    const e = thrown(() => app.tool({ name: "send_mail", description: "Send a mail.", input: z.object({}), retry: { maxAttempts: 3, idempotent: false } }, () => "sent"));
+    const e = thrown(() =>
+      app.tool(
+        {
+          name: "send_mail",
+          description: "Send a mail.",
+          input: z.object({}),
+          retry: { maxAttempts: 3, idempotent: false },
+        },
+        () => "sent",
+      ),
+    );
     expect(e).toBeInstanceOf(DefinitionError);
     expect((e as DefinitionError).rule).toBe("tool.retry-policy");
     expect(e.message).toContain("idempotent");
@@ -190,7 +208,11 @@ describe("backoff", () => {
   });
 
   it("should keep the defaults for backoff fields left out", () => {
-    expect(policy({ backoff: { capSeconds: 4 } }).backoff).toEqual({ initialSeconds: 0.5, multiplier: 2, capSeconds: 4 });
+    expect(policy({ backoff: { capSeconds: 4 } }).backoff).toEqual({
+      initialSeconds: 0.5,
+      multiplier: 2,
+      capSeconds: 4,
+    });
   });
 
   it.each([
@@ -252,13 +274,33 @@ describe("invalid policy fields are each named", () => {
     ["maxAttempts 2.5", { maxAttempts: 2.5, idempotent: true }, "/maxAttempts"],
     ["maxAttempts as a string", { maxAttempts: "3", idempotent: true }, "/maxAttempts"],
     ["maxAttempts missing", { idempotent: true }, "/maxAttempts"],
-    ["an unknown kind in the list", { maxAttempts: 2, idempotent: true, retryable: ["TIMEOUT", "FLAKY"] }, "/retryable/1"],
+    [
+      "an unknown kind in the list",
+      { maxAttempts: 2, idempotent: true, retryable: ["TIMEOUT", "FLAKY"] },
+      "/retryable/1",
+    ],
     ["retryable as a string", { maxAttempts: 2, idempotent: true, retryable: "TIMEOUT" }, "/retryable"],
-    ["a negative initialSeconds", { maxAttempts: 2, idempotent: true, backoff: { initialSeconds: -1 } }, "/backoff/initialSeconds"],
-    ["initialSeconds as a string", { maxAttempts: 2, idempotent: true, backoff: { initialSeconds: "1" } }, "/backoff/initialSeconds"],
+    [
+      "a negative initialSeconds",
+      { maxAttempts: 2, idempotent: true, backoff: { initialSeconds: -1 } },
+      "/backoff/initialSeconds",
+    ],
+    [
+      "initialSeconds as a string",
+      { maxAttempts: 2, idempotent: true, backoff: { initialSeconds: "1" } },
+      "/backoff/initialSeconds",
+    ],
     ["a multiplier below 1", { maxAttempts: 2, idempotent: true, backoff: { multiplier: 0.5 } }, "/backoff/multiplier"],
-    ["a NaN capSeconds", { maxAttempts: 2, idempotent: true, backoff: { capSeconds: Number.NaN } }, "/backoff/capSeconds"],
-    ["a capSeconds as a string", { maxAttempts: 2, idempotent: true, backoff: { capSeconds: "8" } }, "/backoff/capSeconds"],
+    [
+      "a NaN capSeconds",
+      { maxAttempts: 2, idempotent: true, backoff: { capSeconds: Number.NaN } },
+      "/backoff/capSeconds",
+    ],
+    [
+      "a capSeconds as a string",
+      { maxAttempts: 2, idempotent: true, backoff: { capSeconds: "8" } },
+      "/backoff/capSeconds",
+    ],
     ["backoff as a number", { maxAttempts: 2, idempotent: true, backoff: 5 }, "/backoff"],
     ["an unknown backoff field", { maxAttempts: 2, idempotent: true, backoff: { jitter: true } }, "/backoff/jitter"],
     ["an unknown policy field", { maxAttempts: 2, idempotent: true, attempts: 3 }, "/attempts"],
@@ -274,9 +316,16 @@ describe("invalid policy fields are each named", () => {
 
   it("should name every broken field at once", () => {
     const e = thrown(() =>
-      resolvePolicy("t", { maxAttempts: 0, idempotent: "no", retryable: ["NOPE"], backoff: { multiplier: 0 } } as unknown as RetryPolicyInit),
+      resolvePolicy("t", {
+        maxAttempts: 0,
+        idempotent: "no",
+        retryable: ["NOPE"],
+        backoff: { multiplier: 0 },
+      } as unknown as RetryPolicyInit),
     ) as DefinitionError;
-    expect(e.issues.map((i) => i.path)).toEqual(expect.arrayContaining(["/maxAttempts", "/idempotent", "/retryable/0", "/backoff/multiplier"]));
+    expect(e.issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining(["/maxAttempts", "/idempotent", "/retryable/0", "/backoff/multiplier"]),
+    );
   });
 
   it.each([null, "3", 3])("should refuse a policy that is not an object (%s)", (init) => {
@@ -286,7 +335,11 @@ describe("invalid policy fields are each named", () => {
   });
 
   it("should treat a backoff field given as undefined as left out", () => {
-    expect(policy({ backoff: { initialSeconds: undefined, capSeconds: 2 } }).backoff).toEqual({ initialSeconds: 0.5, multiplier: 2, capSeconds: 2 });
+    expect(policy({ backoff: { initialSeconds: undefined, capSeconds: 2 } }).backoff).toEqual({
+      initialSeconds: 0.5,
+      multiplier: 2,
+      capSeconds: 2,
+    });
   });
 
   it("should de-duplicate a repeated kind in the list", () => {

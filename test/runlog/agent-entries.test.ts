@@ -15,13 +15,23 @@ describe("agent stream entries in the run log", () => {
   });
   afterEach(() => rt.dispose());
 
-  const delta = (seq: number, text: unknown = `d${seq}`) => ({ type: "message_delta", delta: text, agent: null, seq, runId: "run-a" }) as unknown as AgentEventRecord;
+  const delta = (seq: number, text: unknown = `d${seq}`) =>
+    ({ type: "message_delta", delta: text, agent: null, seq, runId: "run-a" }) as unknown as AgentEventRecord;
 
   it("should refuse every entry after one that could not be stored, submitted together, and store the run's end after the last stored entry", async () => {
     // Entry 2 cannot be serialized (a BigInt), so its batch fails; 3 and 4 come after it.
-    const results = await Promise.allSettled([1, 2, 3, 4].map((n) => rt.agents.store.appendEvent(n === 2 ? delta(2, 10n) : delta(n))));
+    const results = await Promise.allSettled(
+      [1, 2, 3, 4].map((n) => rt.agents.store.appendEvent(n === 2 ? delta(2, 10n) : delta(n))),
+    );
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "rejected", "rejected"]);
-    const failed = { type: "run_failed", final: true, seq: 2, runId: "run-a", kind: "INTERNAL", message: "could not store" } as unknown as AgentLogEntry;
+    const failed = {
+      type: "run_failed",
+      final: true,
+      seq: 2,
+      runId: "run-a",
+      kind: "INTERNAL",
+      message: "could not store",
+    } as unknown as AgentLogEntry;
     await rt.agents.store.finish(failed, "FAILED", null);
     expect((await rt.agents.store.events("run-a", 0)).map((e) => e.seq)).toEqual([1, 2]);
     expect((await rt.agents.store.events("run-a", 0))[1]).toMatchObject({ type: "run_failed" });

@@ -23,11 +23,18 @@ function counting() {
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const app = new App();
-  app.tool({ name: "work", description: "Counts its calls per tag.", input: z.object({ tag: z.string(), hold: z.boolean().optional() }) }, async ({ tag, hold }) => {
-    calls.set(tag, (calls.get(tag) ?? 0) + 1);
-    if (hold) await gate;
-    return { tag };
-  });
+  app.tool(
+    {
+      name: "work",
+      description: "Counts its calls per tag.",
+      input: z.object({ tag: z.string(), hold: z.boolean().optional() }),
+    },
+    async ({ tag, hold }) => {
+      calls.set(tag, (calls.get(tag) ?? 0) + 1);
+      if (hold) await gate;
+      return { tag };
+    },
+  );
   return { app, calls, release };
 }
 
@@ -80,8 +87,12 @@ describe("dispatches issued at once on one instance", () => {
     expect(otherRuns[0].id).not.toBe(sharedRuns[0].id);
 
     // Every other dispatch: its own run, succeeded with its own output.
-    const own = batch.map((req, i) => ({ tag: tagOf(req), run: results[i] })).filter((p) => /^(keyed|plain)-/.test(p.tag));
-    expect(own.filter((p) => p.run.status !== "SUCCEEDED" || (p.run.data as { tag?: string }).tag !== p.tag)).toEqual([]);
+    const own = batch
+      .map((req, i) => ({ tag: tagOf(req), run: results[i] }))
+      .filter((p) => /^(keyed|plain)-/.test(p.tag));
+    expect(own.filter((p) => p.run.status !== "SUCCEEDED" || (p.run.data as { tag?: string }).tag !== p.tag)).toEqual(
+      [],
+    );
     expect(new Set([...own.map((p) => p.run.id), sharedRuns[0].id, otherRuns[0].id]).size).toBe(42);
 
     // Each body ran once: the conflicting dispatches never ran it again.
@@ -97,13 +108,20 @@ describe("dispatches issued at once on one instance", () => {
     expect(runs.map((r) => r.id).sort()).toEqual([...new Set(ids(results))].sort());
     expect(runs.filter((r) => (r.input as { tag?: string }).tag === "shared")).toHaveLength(1);
     expect(logViolations(runs, events)).toEqual([]);
-    expect(events.map((e) => e.type).sort()).toEqual([...runs.map(() => "RUN_FINISHED"), ...runs.map(() => "RUN_STARTED")]);
+    expect(events.map((e) => e.type).sort()).toEqual([
+      ...runs.map(() => "RUN_FINISHED"),
+      ...runs.map(() => "RUN_STARTED"),
+    ]);
   });
 
   it("should answer each of 200 dispatches issued at once with its own succeeded run, none refused because the database is busy", async () => {
     const { app, calls } = counting();
     rt = await testRuntime({ app });
-    const settled = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => rt!.dispatcher.run(work(`burst-${i}`, i % 3 ? undefined : `burst-key-${i}`))));
+    const settled = await Promise.allSettled(
+      Array.from({ length: 200 }, (_, i) =>
+        rt!.dispatcher.run(work(`burst-${i}`, i % 3 ? undefined : `burst-key-${i}`)),
+      ),
+    );
 
     const refused = settled.flatMap((s) => (s.status === "rejected" ? [String(s.reason).split("\n").at(-1)] : []));
     expect({ refused: refused.length, first: refused[0] }).toEqual({ refused: 0, first: undefined });
@@ -121,7 +139,10 @@ describe("dispatches issued at once on one instance", () => {
     const { app, calls, release } = counting();
     rt = await testRuntime({ app });
     const holder = rt.dispatcher.run(work("shared", "held-key", as("USER"), true));
-    await until("the holding run to be RUNNING", async () => (await rt!.runs.list({ tool: "work", status: "RUNNING" }, 1)).length === 1);
+    await until(
+      "the holding run to be RUNNING",
+      async () => (await rt!.runs.list({ tool: "work", status: "RUNNING" }, 1)).length === 1,
+    );
 
     const waiting = Array.from({ length: 10 }, () => work("shared", "held-key"));
     const others = Array.from({ length: 20 }, (_, i) => work(`other-${i}`, i % 2 ? `own-${i}` : undefined));
@@ -168,7 +189,11 @@ describe("dispatches issued at once on two server processes", () => {
     // Each instance gets 8 same-key dispatches among 20 others; all 56 are sent at once.
     const requests = [a, b].flatMap((s, n) =>
       interleave(
-        Array.from({ length: 20 }, (_, i) => ({ url: s.url, tag: `own-${n}-${i}`, key: i % 2 ? `key-${n}-${i}` : undefined })),
+        Array.from({ length: 20 }, (_, i) => ({
+          url: s.url,
+          tag: `own-${n}-${i}`,
+          key: i % 2 ? `key-${n}-${i}` : undefined,
+        })),
         Array.from({ length: 8 }, () => ({ url: s.url, tag: "shared", key: "cross-instance" })),
       ),
     );

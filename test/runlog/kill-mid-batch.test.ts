@@ -66,11 +66,17 @@ describe("a server killed in the middle of a write burst", () => {
 
     const second = await serve(db.url);
     servers.push(second);
-    await until("no run left RUNNING", async () => (await probe!.run.count({ where: { status: "RUNNING" } })) === 0, 30_000);
+    await until(
+      "no run left RUNNING",
+      async () => (await probe!.run.count({ where: { status: "RUNNING" } })) === 0,
+      30_000,
+    );
     const { runs, events } = await readLog(probe);
 
     expect(logViolations(runs, events)).toEqual([]);
-    const interrupted = runs.filter((r) => r.status === "FAILED" && r.errorKind === "INTERNAL" && r.errorMessage === "interrupted by restart");
+    const interrupted = runs.filter(
+      (r) => r.status === "FAILED" && r.errorKind === "INTERNAL" && r.errorMessage === "interrupted by restart",
+    );
     const others = runs.filter((r) => r.status !== "SUCCEEDED" && !interrupted.includes(r));
     expect(others.map((r) => [r.id, r.status, r.errorKind, r.errorMessage])).toEqual([]);
     // The long runs cannot have finished: they were interrupted.

@@ -74,7 +74,8 @@ describe.skipIf(!ready)("resuming runEvents across two instances that both write
     servers.push(...instances);
     // Reads the log as stored, next to the servers.
     probe = (await openDb(db.url)).db;
-    const latestSeq = async () => (await probe!.runEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
+    const latestSeq = async () =>
+      (await probe!.runEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
 
     // Writers: echo runs, and retried runs (RUN_STARTED, ATTEMPT_FAILED, RUN_FINISHED), on both instances in turn.
     let writing = true;
@@ -84,7 +85,10 @@ describe.skipIf(!ready)("resuming runEvents across two instances that both write
       for (let i = 0; writing; i++) {
         const url = instances[(w + i) % 2].url;
         try {
-          const run = i % 4 === 3 ? await dispatch(url, "flaky", { failures: 1 }) : await dispatch(url, "echo", { text: `w${w}-${i}` });
+          const run =
+            i % 4 === 3
+              ? await dispatch(url, "flaky", { failures: 1 })
+              : await dispatch(url, "echo", { text: `w${w}-${i}` });
           if (run.status === "SUCCEEDED") dispatched++;
           else writeErrors.push(`${run.status} ${run.errorKind} ${run.errorMessage}`);
         } catch (e) {
@@ -101,7 +105,11 @@ describe.skipIf(!ready)("resuming runEvents across two instances that both write
       clients.push(client);
       const sub = collect<RunEventData>(client, RUN_EVENTS, { afterSeq: received.at(-1) ?? 0 });
       try {
-        await until(`connection ${n} to receive its events`, () => enough(sub.data.map((d) => d.runEvents.seq)) || sub.errors.length > 0 || sub.completed, 30_000);
+        await until(
+          `connection ${n} to receive its events`,
+          () => enough(sub.data.map((d) => d.runEvents.seq)) || sub.errors.length > 0 || sub.completed,
+          30_000,
+        );
       } finally {
         sub.stop();
       }

@@ -32,7 +32,14 @@ describe("the ordered run event feed", () => {
   /** Writes `n` runs' RUN_STARTED events to the log (not published anywhere). */
   const written = async (n: number): Promise<RunEventRecord[]> => {
     const out: RunEventRecord[] = [];
-    for (let i = 0; i < n; i++) out.push((await rt.runs.start(newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), null, rt.instanceId))!);
+    for (let i = 0; i < n; i++)
+      out.push(
+        (await rt.runs.start(
+          newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }),
+          null,
+          rt.instanceId,
+        ))!,
+      );
     return out;
   };
 
@@ -77,7 +84,14 @@ describe("the ordered run event feed with a long gap", () => {
     // 100,000 events in the minute a slow store read or a lost Redis can hold a gap open.
     const count = 150_000;
     const run = newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null });
-    const event = (seq: number): RunEventRecord => ({ seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: "t", run });
+    const event = (seq: number): RunEventRecord => ({
+      seq,
+      type: "RUN_STARTED",
+      at: run.startedAt,
+      runId: run.id,
+      tool: "t",
+      run,
+    });
     const source = {
       lastSeq: async () => 0,
       between: async (after: number, upTo: number, limit: number) => {
@@ -114,8 +128,18 @@ describe("the ordered run event feed when the store cannot be read", () => {
     // the gap. Past the bound the subscribers are closed (they replay from the store by
     // afterSeq later) and the feed steps over the gap instead of growing without end.
     const run = newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null });
-    const event = (seq: number): RunEventRecord => ({ seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: "t", run });
-    const source = { lastSeq: async () => 0, between: async (): Promise<RunEventRecord[]> => Promise.reject(new Error("the store is down")) };
+    const event = (seq: number): RunEventRecord => ({
+      seq,
+      type: "RUN_STARTED",
+      at: run.startedAt,
+      runId: run.id,
+      tool: "t",
+      run,
+    });
+    const source = {
+      lastSeq: async () => 0,
+      between: async (): Promise<RunEventRecord[]> => Promise.reject(new Error("the store is down")),
+    };
     const bus = new Bus();
     const feed = new OrderedRunEvents(
       bus,

@@ -7,7 +7,14 @@ import { OrphanSweep } from "../../src/runlog/orphan-sweep.ts";
 import { until } from "../graphql/support.ts";
 
 const toolEvent = (runId: string) => ({ runId, type: "RUN_FINISHED" }) as RunEventRecord;
-const agentFailure = (runId: string): RunFailedRecord => ({ type: "run_failed", final: true, seq: 2, runId, kind: "INTERNAL", message: "interrupted by restart" });
+const agentFailure = (runId: string): RunFailedRecord => ({
+  type: "run_failed",
+  final: true,
+  seq: 2,
+  runId,
+  kind: "INTERNAL",
+  message: "interrupted by restart",
+});
 
 /** A sweep over fakes: `orphans` is what each engine fails at the next sweep (then nothing). */
 function fixture(orphans: { tools: string[]; agents: string[] }) {
@@ -20,7 +27,9 @@ function fixture(orphans: { tools: string[]; agents: string[] }) {
       liveIds: async () => (calls.push("liveIds"), ["me"]),
     },
     runs: { failInterrupted: async (live) => (calls.push(`runs ${live}`), orphans.tools.splice(0).map(toolEvent)) },
-    agents: { failInterrupted: async (live) => (calls.push(`agents ${live}`), orphans.agents.splice(0).map(agentFailure)) },
+    agents: {
+      failInterrupted: async (live) => (calls.push(`agents ${live}`), orphans.agents.splice(0).map(agentFailure)),
+    },
     bus: { publish: (channel: string, e: { runId: string }) => published.push([channel, e.runId]) } as unknown as Bus,
     log: createLogger({}, (line) => lines.push(line)),
     everyMs: 20,
@@ -45,7 +54,10 @@ describe("the orphan sweep", () => {
       ["agentEvent", "a1"],
       ["agentEvent", "a2"],
     ]);
-    expect(f.lines.map((l) => JSON.parse(l).msg)).toEqual(["runs interrupted by a restart were marked FAILED", "agent runs interrupted by a restart were marked FAILED"]);
+    expect(f.lines.map((l) => JSON.parse(l).msg)).toEqual([
+      "runs interrupted by a restart were marked FAILED",
+      "agent runs interrupted by a restart were marked FAILED",
+    ]);
   });
 
   it("should beat, then sweep, on every tick of one timer until stopped", async () => {
@@ -59,7 +71,16 @@ describe("the orphan sweep", () => {
       await vi.advanceTimersByTimeAsync(20);
       await until(`tick ${(n - 3) / 4}`, () => f.calls.length === n);
     }
-    expect(f.calls.slice(3)).toEqual(["beat", "liveIds", "runs me", "agents me", "beat", "liveIds", "runs me", "agents me"]);
+    expect(f.calls.slice(3)).toEqual([
+      "beat",
+      "liveIds",
+      "runs me",
+      "agents me",
+      "beat",
+      "liveIds",
+      "runs me",
+      "agents me",
+    ]);
     f.sweep.stop();
     await vi.advanceTimersByTimeAsync(200);
     expect(f.calls).toHaveLength(11);

@@ -17,15 +17,20 @@ describe("outcomes the database did not take", () => {
     for (const rt of runtimes.splice(0).reverse()) await rt.close();
   });
 
-  /** A runtime whose `gated_big` tool starts, waits for `release()`, and returns 20,000 characters (more than a page). */
+  /**
+   * A runtime whose `gated_big` tool starts, waits for `release()`, and returns 20,000 characters (more than a page).
+   */
   async function gated(url?: string, config: Record<string, unknown> = {}) {
     const app = new App();
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    app.tool({ name: "gated_big", description: "Waits for the test, then returns 20,000 characters.", input: z.object({}) }, async () => {
-      await gate;
-      return "g".repeat(20_000);
-    });
+    app.tool(
+      { name: "gated_big", description: "Waits for the test, then returns 20,000 characters.", input: z.object({}) },
+      async () => {
+        await gate;
+        return "g".repeat(20_000);
+      },
+    );
     const rt = await testRuntime({ app, kind: "sqlite", databaseUrl: url, config });
     runtimes.push(rt);
     const req = { tool: "gated_big", input: {}, caller: as("USER"), door: "runtime" as const, idempotencyKey: "k" };
@@ -49,12 +54,19 @@ describe("outcomes the database did not take", () => {
     expect(answered.status).toBe("SUCCEEDED");
     expect((await stored(rt, answered.id)).status).toBe("RUNNING");
     expect(rt.dispatcher.runningIds()).toEqual([answered.id]);
-    expect(await within("the re-issued key to be answered", rt.dispatcher.run(req), 2000)).toMatchObject({ id: answered.id, status: "SUCCEEDED" });
+    expect(await within("the re-issued key to be answered", rt.dispatcher.run(req), 2000)).toMatchObject({
+      id: answered.id,
+      status: "SUCCEEDED",
+    });
 
     // Let several retries fail meanwhile (every ≤ 2 s; not a race: the count below holds however many ran).
     await new Promise((r) => setTimeout(r, 2500));
     await freeSqlite(rt.db);
-    await until("the kept outcome to be stored", async () => (await stored(rt, answered.id)).status === "SUCCEEDED", 10_000);
+    await until(
+      "the kept outcome to be stored",
+      async () => (await stored(rt, answered.id)).status === "SUCCEEDED",
+      10_000,
+    );
     expect(await rt.db.runEvent.count({ where: { runId: answered.id, type: "RUN_FINISHED" } })).toBe(1);
     expect(rt.dispatcher.runningIds()).toEqual([]);
     const lines = rt.logLines.filter((l) => l.includes(answered.id));
@@ -83,7 +95,9 @@ describe("outcomes the database did not take", () => {
     const closing = Date.now();
     await rt.close();
     expect(Date.now() - closing).toBeGreaterThanOrEqual(900);
-    expect(rt.logLines.filter((l) => l.includes("could not be stored before shutdown") && l.includes(answered.id))).toHaveLength(1);
+    expect(
+      rt.logLines.filter((l) => l.includes("could not be stored before shutdown") && l.includes(answered.id)),
+    ).toHaveLength(1);
 
     const next = await testRuntime({ kind: "sqlite", databaseUrl: rt.config.databaseUrl });
     runtimes.push(next);

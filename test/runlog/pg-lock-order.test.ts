@@ -31,7 +31,10 @@ describe.runIf(onPg)("the run log's lock order on PostgreSQL", () => {
     const db = await freshDatabase("postgres");
     drop = db.drop;
     rt = await testRuntime({ databaseUrl: db.url, kind: "postgres" });
-    const running: RunRecord = { ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), tier: "read" };
+    const running: RunRecord = {
+      ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }),
+      tier: "read",
+    };
     await rt.runs.start(running, null, rt.instanceId);
 
     // Another instance's batch, stopped between its row writes and the event-log lock:
@@ -48,16 +51,23 @@ describe.runIf(onPg)("the run log's lock order on PostgreSQL", () => {
 
     // One batch: the settle of `running`, then a start with the same scope.
     const done: RunRecord = { ...running, status: "SUCCEEDED", finishedAt: new Date().toISOString() };
-    const second: RunRecord = { ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), tier: "read" };
+    const second: RunRecord = {
+      ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }),
+      tier: "read",
+    };
     const batch = Promise.all([rt.runs.finish(done, null), rt.runs.start(second, "shared", rt.instanceId)]);
     await until("the batch to wait on the other instance's uncommitted scope", async () => {
-      const { rows } = await other!.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+      const { rows } = await other!.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
       return rows.length > 0;
     });
 
     // The other instance's batch goes on: it takes the event-log lock, writes its event, commits.
     await other.query(`SELECT pg_advisory_xact_lock(hashtext('tai42:RunEvent'))`);
-    await other.query(`INSERT INTO "RunEvent" ("runId","tool","type","snapshot") VALUES ('other-run','t','RUN_STARTED','{}')`);
+    await other.query(
+      `INSERT INTO "RunEvent" ("runId","tool","type","snapshot") VALUES ('other-run','t','RUN_STARTED','{}')`,
+    );
     await other.query("COMMIT");
 
     const [finished, started] = await batch;
@@ -85,10 +95,15 @@ describe.runIf(onPg)("the run log's lock order on PostgreSQL", () => {
     await insert("other-lo", lo);
 
     // This instance's batch is given the same scopes the other way round.
-    const fresh = (): RunRecord => ({ ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), tier: "read" });
+    const fresh = (): RunRecord => ({
+      ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }),
+      tier: "read",
+    });
     const batch = Promise.all([rt.runs.start(fresh(), hi, rt.instanceId), rt.runs.start(fresh(), lo, rt.instanceId)]);
     await until("the batch to wait on the other instance's uncommitted scope", async () => {
-      const { rows } = await other!.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+      const { rows } = await other!.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()",
+      );
       return rows.length > 0;
     });
     await insert("other-hi", hi);

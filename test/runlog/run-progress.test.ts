@@ -16,13 +16,23 @@ afterEach(async () => {
 });
 
 /** The stored RUN_PROGRESS events of a run. */
-const progressOf = async (runId: string) => (await rt!.runs.events({ runId }, 0)).filter((e) => e.type === "RUN_PROGRESS");
+const progressOf = async (runId: string) =>
+  (await rt!.runs.events({ runId }, 0)).filter((e) => e.type === "RUN_PROGRESS");
 
 /** A tool that reports `updates`, then waits until `expect` of its updates are stored before answering. */
-function reporter(app: App, name: string, tier: "read" | "secret", updates: Record<string, unknown>[], expectStored: number) {
+function reporter(
+  app: App,
+  name: string,
+  tier: "read" | "secret",
+  updates: Record<string, unknown>[],
+  expectStored: number,
+) {
   app.tool({ name, description: "Reports progress.", input: z.object({}), tier }, async (_i, ctx) => {
     for (const u of updates) ctx.onUpdate(u);
-    await until(`${expectStored} progress events of ${name}`, async () => (await progressOf(ctx.runId)).length >= expectStored);
+    await until(
+      `${expectStored} progress events of ${name}`,
+      async () => (await progressOf(ctx.runId)).length >= expectStored,
+    );
     return "done";
   });
 }
@@ -37,7 +47,13 @@ describe("execute(tool_call_id, params, signal, on_update, ctx): on_update repor
     const events = await rt.runs.events({ runId: run.id }, 0);
     expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_PROGRESS", "RUN_FINISHED"]);
     expect(events[1].seq).toBeGreaterThan(events[0].seq);
-    expect(events[1].progress).toEqual({ message: "scanning", progress: 1, total: 4, details: { file: "a.txt" }, detailsDropped: null });
+    expect(events[1].progress).toEqual({
+      message: "scanning",
+      progress: 1,
+      total: 4,
+      details: { file: "a.txt" },
+      detailsDropped: null,
+    });
     expect(events[1].run).toMatchObject({ id: run.id, status: "RUNNING" });
     expect(events[2].progress).toBeUndefined();
   });
@@ -76,7 +92,11 @@ describe("execute(tool_call_id, params, signal, on_update, ctx): on_update repor
     const stream = sseReader(res);
     await until("the replayed events", () => stream.nexts().length >= 2);
     await stream.cancel();
-    expect(stream.nexts<{ runEvents: { type: string; progress: unknown } }>().map((e) => [e.data!.runEvents.type, e.data!.runEvents.progress])).toEqual([
+    expect(
+      stream
+        .nexts<{ runEvents: { type: string; progress: unknown } }>()
+        .map((e) => [e.data!.runEvents.type, e.data!.runEvents.progress]),
+    ).toEqual([
       ["RUN_PROGRESS", { message: "half", progress: 50, total: 100, details: null, detailsDropped: null }],
       ["RUN_FINISHED", null],
     ]);
@@ -84,11 +104,23 @@ describe("execute(tool_call_id, params, signal, on_update, ctx): on_update repor
 
   it("should redact a secret-tier tool's message and details like its result, keeping the numbers, in every stored row", async () => {
     const app = new App();
-    reporter(app, "vault", "secret", [{ message: "unlocking with hunter2", progress: 1, total: 2, details: { key: "hunter2" } }], 1);
+    reporter(
+      app,
+      "vault",
+      "secret",
+      [{ message: "unlocking with hunter2", progress: 1, total: 2, details: { key: "hunter2" } }],
+      1,
+    );
     rt = await testRuntime({ app });
     const run = await rt.dispatcher.run({ tool: "vault", input: {}, caller: as("ADMIN"), door: "runtime" });
     const [event] = await progressOf(run.id);
-    expect(event.progress).toEqual({ message: "[redacted]", progress: 1, total: 2, details: "[redacted]", detailsDropped: null });
+    expect(event.progress).toEqual({
+      message: "[redacted]",
+      progress: 1,
+      total: 2,
+      details: "[redacted]",
+      detailsDropped: null,
+    });
     expect(JSON.stringify(await rt.db.runEvent.findMany({ where: { runId: run.id } }))).not.toContain("hunter2");
   });
 
@@ -127,7 +159,9 @@ describe("execute(tool_call_id, params, signal, on_update, ctx): on_update repor
     rt = await testRuntime({ app });
     const run = await rt.dispatcher.run({ tool: "sloppy", input: {}, caller: as("USER"), door: "runtime" });
     expect(run).toMatchObject({ status: "FAILED", errorKind: "INTERNAL" });
-    expect(run.errorMessage).toMatch(/^ctx\.onUpdate: invalid update: .*colour.*\/progress: must be >= 0|^ctx\.onUpdate: invalid update: \/progress: must be >= 0.*colour/);
+    expect(run.errorMessage).toMatch(
+      /^ctx\.onUpdate: invalid update: .*colour.*\/progress: must be >= 0|^ctx\.onUpdate: invalid update: \/progress: must be >= 0.*colour/,
+    );
     expect(await progressOf(run.id)).toEqual([]);
   });
 });
@@ -152,7 +186,15 @@ describe("the per-run bound of RUN_PROGRESS", () => {
     const run = newRun({ tool: "manual", input: {}, door: "runtime", callerRole: "USER", callerKey: null });
     await rt.runs.start(run, null, rt.instanceId);
     await rt.runs.finish({ ...run, status: "SUCCEEDED", finishedAt: new Date().toISOString() }, null);
-    expect(await rt.runs.progress(run, { message: "late", progress: null, total: null, details: null, detailsDropped: null })).toBeNull();
+    expect(
+      await rt.runs.progress(run, {
+        message: "late",
+        progress: null,
+        total: null,
+        details: null,
+        detailsDropped: null,
+      }),
+    ).toBeNull();
     expect(await progressOf(run.id)).toEqual([]);
   });
 });

@@ -14,10 +14,13 @@ describe("scrubbing a short secret out of a run's stored record", () => {
   let rt: TestRuntime;
   beforeEach(async () => {
     const app = new App();
-    app.tool({ name: "pin", description: "Redacts a PIN and answers.", input: z.object({ pin: z.string() }) }, async ({ pin }, ctx) => {
-      ctx.redact(pin);
-      return { ok: true };
-    });
+    app.tool(
+      { name: "pin", description: "Redacts a PIN and answers.", input: z.object({ pin: z.string() }) },
+      async ({ pin }, ctx) => {
+        ctx.redact(pin);
+        return { ok: true };
+      },
+    );
     rt = await testRuntime({ app });
   });
   afterEach(() => rt.dispose());
@@ -25,7 +28,12 @@ describe("scrubbing a short secret out of a run's stored record", () => {
   it("should store and answer runs after a PIN equal to the current year was redacted", async () => {
     const year = String(new Date().getUTCFullYear());
     const first = await rt.dispatcher.run({ tool: "pin", input: { pin: year }, caller: as("USER"), door: "runtime" });
-    const second = await rt.dispatcher.run({ tool: "pin", input: { pin: "0000" }, caller: as("USER"), door: "runtime" });
+    const second = await rt.dispatcher.run({
+      tool: "pin",
+      input: { pin: "0000" },
+      caller: as("USER"),
+      door: "runtime",
+    });
     expect([first.status, second.status]).toEqual(["SUCCEEDED", "SUCCEEDED"]);
     expect((await rt.runs.get(second.id))?.startedAt).toBe(second.startedAt);
   });

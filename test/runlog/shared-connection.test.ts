@@ -14,7 +14,10 @@ describe("the run log beside a Prisma transaction", () => {
   });
   afterEach(() => rt.dispose());
 
-  const run = (): RunRecord => ({ ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), tier: "read" });
+  const run = (): RunRecord => ({
+    ...newRun({ tool: "t", input: {}, door: "runtime", callerRole: "USER", callerKey: null }),
+    tier: "read",
+  });
 
   it("should keep a run written while a Prisma transaction is open when that transaction rolls back", async () => {
     let release!: () => void;
@@ -24,7 +27,17 @@ describe("the run log beside a Prisma transaction", () => {
     const inPrisma = run();
     const prismaTx = rt.db
       .$transaction(async (tx) => {
-        await tx.run.create({ data: { id: inPrisma.id, tool: "t", status: "RUNNING", content: [], door: "runtime", callerRole: "USER", instanceId: rt.instanceId } });
+        await tx.run.create({
+          data: {
+            id: inPrisma.id,
+            tool: "t",
+            status: "RUNNING",
+            content: [],
+            door: "runtime",
+            callerRole: "USER",
+            instanceId: rt.instanceId,
+          },
+        });
         opened();
         await gate;
         throw new Error("rolled back on purpose");

@@ -83,7 +83,9 @@ describe("the run log's statements against the Prisma schema", () => {
       [retried.seq, "ATTEMPT_FAILED", "storé\uFFFDd", run.id],
       [finished.seq, "RUN_FINISHED", "storé\uFFFDd", run.id],
     ]);
-    expect(events[2].run).toEqual(JSON.parse(JSON.stringify({ ...done, tool: "storé\uFFFDd", input: stored!.input, attempts: stored!.attempts })));
+    expect(events[2].run).toEqual(
+      JSON.parse(JSON.stringify({ ...done, tool: "storé\uFFFDd", input: stored!.input, attempts: stored!.attempts })),
+    );
     expect(events.map((e) => e.at)).toEqual([run.startedAt, attempt1.finishedAt, done.finishedAt]);
   });
 
@@ -100,7 +102,13 @@ describe("the run log's statements against the Prisma schema", () => {
       waitSeconds: 0.5,
     };
     const retried = await rt.runs.attemptFailed({ ...run, attempts: [attempt] }, attempt);
-    const progressed = await rt.runs.progress(run, { message: `at ${SECRET}`, progress: 1, total: 2, details: { s: SECRET }, detailsDropped: null });
+    const progressed = await rt.runs.progress(run, {
+      message: `at ${SECRET}`,
+      progress: 1,
+      total: 2,
+      details: { s: SECRET },
+      detailsDropped: null,
+    });
     // Structural words in the scope too: only values are ever rewritten.
     const scope = rt.secrets.scope();
     for (const v of [SECRET, "RUNNING", "graphql", "RUN_STARTED", "UNAVAILABLE"]) scope.add(v);
@@ -121,13 +129,28 @@ describe("the run log's statements against the Prisma schema", () => {
     ]);
     expect(events[1].run.attempts).toEqual([{ ...attempt, errorMessage: "refused [redacted]" }]);
     expect(events[2].progress).toMatchObject({ message: "at [redacted]", details: { s: "[redacted]" }, progress: 1 });
-    expect(JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany()])).not.toContain(SECRET);
+    expect(
+      JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany()]),
+    ).not.toContain(SECRET);
   });
 
   it("should store nulls as nulls: a run with no input, policy, key, data or details reads back with each null", async () => {
-    const run: RunRecord = { ...newRun({ tool: "bare", input: null, door: "runtime", callerRole: "READER", callerKey: null }), tier: null };
+    const run: RunRecord = {
+      ...newRun({ tool: "bare", input: null, door: "runtime", callerRole: "READER", callerKey: null }),
+      tier: null,
+    };
     await rt.runs.start(run, null, rt.instanceId);
-    await rt.runs.finish({ ...run, status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "boom", finishedAt: new Date().toISOString() }, null);
+    await rt.runs.finish(
+      {
+        ...run,
+        status: "FAILED",
+        isError: true,
+        errorKind: "INTERNAL",
+        errorMessage: "boom",
+        finishedAt: new Date().toISOString(),
+      },
+      null,
+    );
     const stored = await rt.runs.get(run.id);
     expect(stored).toMatchObject({
       input: null,
@@ -148,7 +171,10 @@ describe("the run log's statements against the Prisma schema", () => {
   it("should refuse a second run with a taken idempotency scope without failing, and keep the first", async () => {
     const first = full();
     const second = full();
-    const [a, b] = await Promise.all([rt.runs.start(first, "shared", rt.instanceId), rt.runs.start(second, "shared", rt.instanceId)]);
+    const [a, b] = await Promise.all([
+      rt.runs.start(first, "shared", rt.instanceId),
+      rt.runs.start(second, "shared", rt.instanceId),
+    ]);
     expect([a === null, b === null].sort()).toEqual([false, true]);
     expect(await rt.runs.get(a ? second.id : first.id)).toBeNull();
     expect((await rt.runs.byScope("shared"))?.id).toBe(a ? first.id : second.id);
@@ -167,7 +193,14 @@ describe("the run log's statements against the Prisma schema", () => {
     const run = full();
     await rt.runs.start(run, null, rt.instanceId);
     const succeeded: RunRecord = { ...run, status: "SUCCEEDED", finishedAt: new Date().toISOString() };
-    const cancelled: RunRecord = { ...run, status: "CANCELLED", isError: true, errorKind: "CANCELLED", errorMessage: "cancelled", finishedAt: new Date().toISOString() };
+    const cancelled: RunRecord = {
+      ...run,
+      status: "CANCELLED",
+      isError: true,
+      errorKind: "CANCELLED",
+      errorMessage: "cancelled",
+      finishedAt: new Date().toISOString(),
+    };
     const [a, b] = await Promise.all([rt.runs.finish(succeeded, null), rt.runs.finish(cancelled, null)]);
     const closing = (await rt.runs.events({ runId: run.id }, 0)).filter((e) => e.type === "RUN_FINISHED");
     expect(closing).toHaveLength(1);
@@ -187,12 +220,29 @@ describe("the run log's statements against the Prisma schema", () => {
       checkpoint: { instanceId: rt.instanceId },
       startedAt: new Date().toISOString(),
     });
-    const delta = { type: "message_delta", delta: "he\u0000llo", agent: null, seq: 1, runId: "agent-run-1" } as unknown as Parameters<typeof store.appendEvent>[0];
+    const delta = {
+      type: "message_delta",
+      delta: "he\u0000llo",
+      agent: null,
+      seq: 1,
+      runId: "agent-run-1",
+    } as unknown as Parameters<typeof store.appendEvent>[0];
     await store.appendEvent(delta);
-    const final = { type: "message_final", final: true, message: "hello", agent: null, seq: 2, runId: "agent-run-1" } as unknown as AgentLogEntry;
+    const final = {
+      type: "message_final",
+      final: true,
+      message: "hello",
+      agent: null,
+      seq: 2,
+      runId: "agent-run-1",
+    } as unknown as AgentLogEntry;
     await store.finish(final, "SUCCEEDED", { resumable: false });
     expect(await store.events("agent-run-1", 0)).toEqual([{ ...delta, delta: "he\uFFFDllo" }, final]);
-    expect(await store.get("agent-run-1")).toMatchObject({ status: "SUCCEEDED", final, checkpoint: { resumable: false } });
+    expect(await store.get("agent-run-1")).toMatchObject({
+      status: "SUCCEEDED",
+      final,
+      checkpoint: { resumable: false },
+    });
     expect((await store.get("agent-run-1"))?.finishedAt).toEqual(expect.any(String));
   });
 
@@ -208,8 +258,17 @@ describe("the run log's statements against the Prisma schema", () => {
       checkpoint: { instanceId: rt.instanceId },
       startedAt: new Date().toISOString(),
     });
-    const final = { type: "suspended_final", final: true, agent: null, seq: 1, runId: "agent-run-2" } as unknown as AgentLogEntry;
+    const final = {
+      type: "suspended_final",
+      final: true,
+      agent: null,
+      seq: 1,
+      runId: "agent-run-2",
+    } as unknown as AgentLogEntry;
     await store.finish(final, "SUSPENDED", { pending: [{ input: "a\u0000b", note: "x\uD800y", "k\u0000": 1 }] });
-    expect(await store.get("agent-run-2")).toMatchObject({ status: "SUSPENDED", checkpoint: { pending: [{ input: "a\uFFFDb", note: "x\uFFFDy", "k\uFFFD": 1 }] } });
+    expect(await store.get("agent-run-2")).toMatchObject({
+      status: "SUSPENDED",
+      checkpoint: { pending: [{ input: "a\uFFFDb", note: "x\uFFFDy", "k\uFFFD": 1 }] },
+    });
   });
 });

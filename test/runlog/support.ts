@@ -20,7 +20,13 @@ export interface ServerProcess {
 /** Starts `tai serve` over `databaseUrl` and resolves once it listens. */
 export async function serve(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const proc = startCli(["serve"], { HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: databaseUrl, TAI_ADMIN_KEY: ADMIN_KEY, ...env });
+  const proc = startCli(["serve"], {
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    TAI_ADMIN_KEY: ADMIN_KEY,
+    ...env,
+  });
   try {
     await proc.waitFor("listening on", 90_000);
     await until("the listening line to be complete", () => /listening on http:\/\/\S+\/graphql/.test(proc.stdout()));
@@ -32,7 +38,12 @@ export async function serve(databaseUrl: string, env: Record<string, string> = {
 }
 
 /** POSTs an operation (anonymously unless `key` is given); throws on transport or GraphQL errors. */
-export async function post<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}, key?: string): Promise<T> {
+export async function post<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  key?: string,
+): Promise<T> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
@@ -63,7 +74,12 @@ export const DISPATCH = /* GraphQL */ `
 `;
 
 /** Dispatches `tool` over HTTP and resolves with the run the server answered. */
-export async function dispatch(url: string, tool: string, input: Record<string, unknown>, idempotencyKey?: string): Promise<DispatchedRun> {
+export async function dispatch(
+  url: string,
+  tool: string,
+  input: Record<string, unknown>,
+  idempotencyKey?: string,
+): Promise<DispatchedRun> {
   return (await post<{ dispatch: DispatchedRun }>(url, DISPATCH, { tool, input, idempotencyKey })).dispatch;
 }
 
@@ -88,9 +104,19 @@ export interface StoredEvent {
 
 /** Every stored run and every stored event (oldest first). */
 export async function readLog(db: Db): Promise<{ runs: StoredRun[]; events: StoredEvent[] }> {
-  const runs = await db.run.findMany({ select: { id: true, tool: true, status: true, errorKind: true, errorMessage: true, finishedAt: true, input: true } });
-  const rows = await db.runEvent.findMany({ orderBy: { seq: "asc" }, select: { seq: true, runId: true, type: true, snapshot: true } });
-  const events = rows.map((r) => ({ seq: r.seq, runId: r.runId, type: r.type, snapshotStatus: (r.snapshot as { status?: string } | null)?.status }));
+  const runs = await db.run.findMany({
+    select: { id: true, tool: true, status: true, errorKind: true, errorMessage: true, finishedAt: true, input: true },
+  });
+  const rows = await db.runEvent.findMany({
+    orderBy: { seq: "asc" },
+    select: { seq: true, runId: true, type: true, snapshot: true },
+  });
+  const events = rows.map((r) => ({
+    seq: r.seq,
+    runId: r.runId,
+    type: r.type,
+    snapshotStatus: (r.snapshot as { status?: string } | null)?.status,
+  }));
   return { runs, events };
 }
 
@@ -124,11 +150,14 @@ export function logViolations(runs: StoredRun[], events: StoredEvent[]): string[
     const own = byRun.get(run.id)!;
     const types = own.map((e) => e.type);
     const describe = `run ${run.id} (${run.status}) has events [${types.join(", ")}]`;
-    if (types[0] !== "RUN_STARTED" || types.filter((t) => t === "RUN_STARTED").length !== 1) problems.push(`${describe}: not exactly one RUN_STARTED, first`);
+    if (types[0] !== "RUN_STARTED" || types.filter((t) => t === "RUN_STARTED").length !== 1)
+      problems.push(`${describe}: not exactly one RUN_STARTED, first`);
     const finished = types.filter((t) => t === "RUN_FINISHED").length;
     if (FINAL.has(run.status)) {
-      if (finished !== 1 || types.at(-1) !== "RUN_FINISHED") problems.push(`${describe}: not exactly one RUN_FINISHED, last`);
-      else if (own.at(-1)!.snapshotStatus !== run.status) problems.push(`${describe}: its RUN_FINISHED carries status ${own.at(-1)!.snapshotStatus}`);
+      if (finished !== 1 || types.at(-1) !== "RUN_FINISHED")
+        problems.push(`${describe}: not exactly one RUN_FINISHED, last`);
+      else if (own.at(-1)!.snapshotStatus !== run.status)
+        problems.push(`${describe}: its RUN_FINISHED carries status ${own.at(-1)!.snapshotStatus}`);
       if (!run.finishedAt) problems.push(`${describe}: finished without finishedAt`);
     } else if (finished !== 0) problems.push(`${describe}: RUN_FINISHED on a run that is not finished`);
   }

@@ -27,12 +27,28 @@ afterAll(() => db?.$disconnect());
 /** A RUNNING run of an instance that no longer exists: any server start fails it. */
 async function orphan(): Promise<string> {
   const id = `orphan-${++orphans}`;
-  await db.run.create({ data: { id, tool: "echo", status: "RUNNING", content: [], door: "graphql", callerRole: "USER", instanceId: "gone-host/1/gone" } });
+  await db.run.create({
+    data: {
+      id,
+      tool: "echo",
+      status: "RUNNING",
+      content: [],
+      door: "graphql",
+      callerRole: "USER",
+      instanceId: "gone-host/1/gone",
+    },
+  });
   return id;
 }
 const statusOf = async (id: string) => (await db.run.findUniqueOrThrow({ where: { id } })).status;
 const open = (duties: RuntimeOptions["duties"]) =>
-  createRuntime({ config: { ...loadConfig({}), databaseUrl: url, shutdownGraceSeconds: 1 }, app: new App(), loadModules: false, log: createLogger({}, () => {}), duties });
+  createRuntime({
+    config: { ...loadConfig({}), databaseUrl: url, shutdownGraceSeconds: 1 },
+    app: new App(),
+    loadModules: false,
+    log: createLogger({}, () => {}),
+    duties,
+  });
 
 describe("a runtime's instance duties", () => {
   it("should register nothing and leave other instances' runs alone with duties none", async () => {

@@ -2,8 +2,13 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 type Locked = { hasInstallScript?: boolean };
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { scripts: Record<string, string>; allowScripts: Record<string, boolean> };
-const lock = JSON.parse(readFileSync(new URL("../../package-lock.json", import.meta.url), "utf8")) as { packages: Record<string, Locked> };
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  scripts: Record<string, string>;
+  allowScripts: Record<string, boolean>;
+};
+const lock = JSON.parse(readFileSync(new URL("../../package-lock.json", import.meta.url), "utf8")) as {
+  packages: Record<string, Locked>;
+};
 
 describe("install scripts (npm 11's allowScripts)", () => {
   it("every locked dependency with an install script is approved or denied, so npm ci runs none unreviewed", () => {

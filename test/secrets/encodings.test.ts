@@ -45,7 +45,9 @@ describe.each(["configured", "redacted"] as const)("a %s secret in its encodings
     for (const lead of ["", "x", "xy", "xyz"])
       for (const trail of ["", "!", "!?"])
         for (const alphabet of ["base64", "base64url"] as const) {
-          const encoded = Buffer.concat([utf8(`message: ${lead}`), utf8(SECRET), utf8(`${trail} end`)]).toString(alphabet);
+          const encoded = Buffer.concat([utf8(`message: ${lead}`), utf8(SECRET), utf8(`${trail} end`)]).toString(
+            alphabet,
+          );
           const out = secrets.scrubText(`data=${encoded};`);
           expect(out, `${alphabet} after "${lead}"`).toContain("[redacted]");
           expect(
@@ -101,7 +103,9 @@ describe("merged matches", () => {
   });
 
   it("should replace adjacent secrets by one [redacted], so no boundary tells where one ends", () => {
-    expect(redacting("abcd1234", "wxyz5678").scrubText("<abcd1234wxyz5678> <wxyz5678 abcd1234>")).toBe("<[redacted]> <[redacted] [redacted]>");
+    expect(redacting("abcd1234", "wxyz5678").scrubText("<abcd1234wxyz5678> <wxyz5678 abcd1234>")).toBe(
+      "<[redacted]> <[redacted] [redacted]>",
+    );
   });
 
   it("should merge a run's own secrets with the runtime's", () => {

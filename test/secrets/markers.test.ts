@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { checkMarkerWrite, hasMarker, isServerConfigName, markerIssues, markerName, markersIn } from "../../src/secrets/markers.ts";
+import {
+  checkMarkerWrite,
+  hasMarker,
+  isServerConfigName,
+  markerIssues,
+  markerName,
+  markersIn,
+} from "../../src/secrets/markers.ts";
 
 /** The error `f` threw, as its code, message and issues. */
 function thrown(f: () => void): { code: string; message: string; issues: { path: string; message: string }[] } {
@@ -42,7 +49,8 @@ describe("!ENV markers", () => {
 
 describe("server configuration is never resolvable", () => {
   it("should cover every TAI_ variable, the database and Redis URLs", () => {
-    for (const name of ["TAI_ADMIN_KEY", "TAI_", "DATABASE_URL", "REDIS_URL"]) expect(isServerConfigName(name)).toBe(true);
+    for (const name of ["TAI_ADMIN_KEY", "TAI_", "DATABASE_URL", "REDIS_URL"])
+      expect(isServerConfigName(name)).toBe(true);
     for (const name of ["API_TOKEN", "DATABASE_URL2", "MY_TAI_KEY"]) expect(isServerConfigName(name)).toBe(false);
   });
 
@@ -70,10 +78,17 @@ describe("checkMarkerWrite: who may store a marker", () => {
 
   it("should refuse a marker naming server configuration for everyone, an ADMIN included, naming the variable", () => {
     for (const admin of [true, false]) {
-      const e = thrown(() => checkMarkerWrite({ a: "!ENV TAI_ADMIN_KEY", b: "!ENV OK_NAME", c: "!ENV AWS_KEY" }, "/p", { admin, deny: ["AWS_*"] }));
+      const e = thrown(() =>
+        checkMarkerWrite({ a: "!ENV TAI_ADMIN_KEY", b: "!ENV OK_NAME", c: "!ENV AWS_KEY" }, "/p", {
+          admin,
+          deny: ["AWS_*"],
+        }),
+      );
       expect(e.code).toBe("INVALID_INPUT");
       expect(e.issues.map((i) => i.path)).toEqual(["/p/a", "/p/c"]);
-      expect(e.message).toBe('"!ENV TAI_ADMIN_KEY", "!ENV AWS_KEY" name the server\'s own configuration, which is never resolvable');
+      expect(e.message).toBe(
+        '"!ENV TAI_ADMIN_KEY", "!ENV AWS_KEY" name the server\'s own configuration, which is never resolvable',
+      );
     }
   });
 });

@@ -58,7 +58,9 @@ describe("the bounded cache of redacted values", () => {
     expect(DEFAULT_REDACT_CACHE_SIZE).toBe(1024);
     expect(loadConfig({}).redactCacheSize).toBe(1024);
     expect(loadConfig({ TAI_REDACT_CACHE_SIZE: "50" }).redactCacheSize).toBe(50);
-    expect(() => loadConfig({ TAI_REDACT_CACHE_SIZE: "0" })).toThrow(/TAI_REDACT_CACHE_SIZE: must be an integer from 1/);
+    expect(() => loadConfig({ TAI_REDACT_CACHE_SIZE: "0" })).toThrow(
+      /TAI_REDACT_CACHE_SIZE: must be an integer from 1/,
+    );
     expect(() => loadConfig({ TAI_REDACT_CACHE_SIZE: "many" })).toThrow(/TAI_REDACT_CACHE_SIZE/);
   });
 
@@ -84,7 +86,8 @@ describe("the cost of scrubbing", () => {
     const indexOf = vi.spyOn(String.prototype, "indexOf");
     const split = vi.spyOn(String.prototype, "split");
     expect(secrets.scrubText(text)).toBe(text.replaceAll(value(0), "[redacted]"));
-    const n = includes.mock.calls.length + startsWith.mock.calls.length + indexOf.mock.calls.length + split.mock.calls.length;
+    const n =
+      includes.mock.calls.length + startsWith.mock.calls.length + indexOf.mock.calls.length + split.mock.calls.length;
     vi.restoreAllMocks();
     return n;
   }
@@ -104,7 +107,8 @@ describe("streams", () => {
     const text = `the bytes are ${hex.toUpperCase()} ok`;
     for (let cut = 1; cut < text.length; cut += 5) {
       async function* deltas(): AsyncGenerator<StreamEvent> {
-        for (let i = 0; i < text.length; i += cut) yield { type: "message_delta", final: false, text: text.slice(i, i + cut), agent: null };
+        for (let i = 0; i < text.length; i += cut)
+          yield { type: "message_delta", final: false, text: text.slice(i, i + cut), agent: null };
       }
       let out = "";
       for await (const e of run.scrubStream(deltas())) out += (e as { text: string }).text;

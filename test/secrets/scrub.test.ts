@@ -65,7 +65,11 @@ describe("scrubValueOf", () => {
 describe("stringsIn", () => {
   it("should collect every string long enough to track, however deep, and nothing else", () => {
     expect(MIN_SECRET_LENGTH).toBe(4);
-    expect(stringsIn({ a: "abc", b: "abcd", c: [1, "efghij", { d: null, e: "klmn" }], f: true })).toEqual(["abcd", "efghij", "klmn"]);
+    expect(stringsIn({ a: "abc", b: "abcd", c: [1, "efghij", { d: null, e: "klmn" }], f: true })).toEqual([
+      "abcd",
+      "efghij",
+      "klmn",
+    ]);
     expect(stringsIn("solo")).toEqual(["solo"]);
     expect(stringsIn(undefined)).toEqual([]);
   });
@@ -74,14 +78,22 @@ describe("stringsIn", () => {
 describe("Secrets.resolve and learnMarkers", () => {
   it("should resolve markers inside nested data from the lookup, remembering each value", () => {
     const secrets = new Secrets({ lookup: (n) => ({ TOKEN: "tok-123456", HOST: "db.internal" })[n] });
-    expect(secrets.resolve({ auth: ["!ENV TOKEN"], host: "!ENV HOST", n: 1 }, "preset p")).toEqual({ auth: ["tok-123456"], host: "db.internal", n: 1 });
+    expect(secrets.resolve({ auth: ["!ENV TOKEN"], host: "!ENV HOST", n: 1 }, "preset p")).toEqual({
+      auth: ["tok-123456"],
+      host: "db.internal",
+      n: 1,
+    });
     expect(secrets.scrubText("tok-123456 @ db.internal")).toBe("[redacted] @ [redacted]");
   });
 
   it("should fail, naming the variable and the owner, when the variable is not set or empty", () => {
     const secrets = new Secrets({ env: { EMPTY: "" } });
-    expect(() => secrets.resolve("!ENV MISSING", "preset p")).toThrow("preset p: the environment variable MISSING is not set");
-    expect(() => secrets.resolve("!ENV EMPTY", "preset p")).toThrow("preset p: the environment variable EMPTY is not set");
+    expect(() => secrets.resolve("!ENV MISSING", "preset p")).toThrow(
+      "preset p: the environment variable MISSING is not set",
+    );
+    expect(() => secrets.resolve("!ENV EMPTY", "preset p")).toThrow(
+      "preset p: the environment variable EMPTY is not set",
+    );
   });
 
   it("should not repeat a failing config provider's own message, which may quote what it read", () => {

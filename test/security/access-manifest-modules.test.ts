@@ -23,12 +23,23 @@ describe("the manifest module allow-list", () => {
   const moduleFile = (dir: string) => {
     const name = `m${++n}`;
     const file = join(dir, `${name}.mjs`);
-    writeFileSync(file, `globalThis.__taiAccessImports = [...(globalThis.__taiAccessImports ?? []), ${JSON.stringify(name)}];\n`);
+    writeFileSync(
+      file,
+      `globalThis.__taiAccessImports = [...(globalThis.__taiAccessImports ?? []), ${JSON.stringify(name)}];\n`,
+    );
     return { file, name };
   };
   const put = (name: string, document: Record<string, unknown>, expectedVersion?: number) =>
-    gql(`mutation($i: ManifestInput!, $v: Int) { putManifest(input: $i, expectedVersion: $v) { name version } }`, { i: { name, document }, v: expectedVersion ?? null }, admin);
-  const stored = async () => JSON.stringify([await rt.db.manifest.findMany({ orderBy: { name: "asc" } }), await rt.db.manifestVersion.findMany({ orderBy: { id: "asc" } })]);
+    gql(
+      `mutation($i: ManifestInput!, $v: Int) { putManifest(input: $i, expectedVersion: $v) { name version } }`,
+      { i: { name, document }, v: expectedVersion ?? null },
+      admin,
+    );
+  const stored = async () =>
+    JSON.stringify([
+      await rt.db.manifest.findMany({ orderBy: { name: "asc" } }),
+      await rt.db.manifestVersion.findMany({ orderBy: { id: "asc" } }),
+    ]);
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), "tai-access-modules-"));
@@ -48,7 +59,17 @@ describe("the manifest module allow-list", () => {
     for (const mod of ["child_process", "node:fs", "vitest"]) {
       const r = await put("evil", { extensionsModules: ["tai42/contrib", mod] });
       expect(r.errors).toMatchObject([
-        { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/document/extensionsModules/1", message: expect.stringContaining(`module "${mod}" is not allowed`) }] } },
+        {
+          extensions: {
+            code: "BAD_USER_INPUT",
+            issues: [
+              {
+                path: "/document/extensionsModules/1",
+                message: expect.stringContaining(`module "${mod}" is not allowed`),
+              },
+            ],
+          },
+        },
       ]);
     }
     expect(await stored()).toBe(before);
@@ -61,7 +82,12 @@ describe("the manifest module allow-list", () => {
     for (const ref of [outside.file, escape, "./src/index.ts"]) {
       const r = await put("outside", { extensionsModules: [ref] });
       expect(r.errors).toMatchObject([
-        { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/document/extensionsModules/0", message: expect.stringContaining("is not allowed") }] } },
+        {
+          extensions: {
+            code: "BAD_USER_INPUT",
+            issues: [{ path: "/document/extensionsModules/0", message: expect.stringContaining("is not allowed") }],
+          },
+        },
       ]);
     }
     expect(imports()).not.toContain(outside.name);
@@ -70,11 +96,19 @@ describe("the manifest module allow-list", () => {
 
   it("should import nothing for a manifest refused for any other reason: a bad name, unstorable text, a stale version", async () => {
     const mod = moduleFile(allowed);
-    expect((await put("bad name!", { extensionsModules: [mod.file] })).errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/name" }] } }]);
-    expect((await put("nul", { extensionsModules: [mod.file], tools: { include: ["a\u0000b"] } })).errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT" } }]);
+    expect((await put("bad name!", { extensionsModules: [mod.file] })).errors).toMatchObject([
+      { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/name" }] } },
+    ]);
+    expect(
+      (await put("nul", { extensionsModules: [mod.file], tools: { include: ["a\u0000b"] } })).errors,
+    ).toMatchObject([{ extensions: { code: "BAD_USER_INPUT" } }]);
     expect((await put("fresh", { tools: { include: ["echo"] } })).errors).toBeUndefined();
-    expect((await put("fresh", { extensionsModules: [mod.file] }, 7)).errors).toMatchObject([{ extensions: { code: "CONFLICT" } }]);
-    expect((await put("absent", { extensionsModules: [mod.file] }, 3)).errors).toMatchObject([{ extensions: { code: "NOT_FOUND" } }]);
+    expect((await put("fresh", { extensionsModules: [mod.file] }, 7)).errors).toMatchObject([
+      { extensions: { code: "CONFLICT" } },
+    ]);
+    expect((await put("absent", { extensionsModules: [mod.file] }, 3)).errors).toMatchObject([
+      { extensions: { code: "NOT_FOUND" } },
+    ]);
     expect(imports()).not.toContain(mod.name);
   });
 
@@ -88,7 +122,9 @@ describe("the manifest module allow-list", () => {
   it("should load none of a stored active manifest's modules that the list does not allow (written before the rule)", async () => {
     const outside = moduleFile(root);
     await rt.db.manifest.updateMany({ data: { active: false } });
-    await rt.db.manifest.create({ data: { name: "legacy", document: { extensionsModules: [outside.file] }, active: true } });
+    await rt.db.manifest.create({
+      data: { name: "legacy", document: { extensionsModules: [outside.file] }, active: true },
+    });
     await rt.stored.load();
     expect(imports()).not.toContain(outside.name);
     expect(rt.logLines.some((l) => l.includes(`module \\"${outside.file}\\" is not allowed`))).toBe(true);

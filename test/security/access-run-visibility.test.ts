@@ -24,7 +24,11 @@ describe("run visibility on every read door", () => {
   const run: Record<string, string> = {};
 
   const dispatch = async (who: string | undefined, tool: string, input: Record<string, unknown>) => {
-    const r = await gql<{ dispatch: { id: string; status: string; errorKind: string | null } }>(DISPATCH, { tool, input }, who);
+    const r = await gql<{ dispatch: { id: string; status: string; errorKind: string | null } }>(
+      DISPATCH,
+      { tool, input },
+      who,
+    );
     expect(r.errors).toBeUndefined();
     return r.data!.dispatch;
   };
@@ -36,7 +40,11 @@ describe("run visibility on every read door", () => {
   const sse = async (query: string, variables: Record<string, unknown>, who?: string) => {
     const res = await server.yoga.fetch("http://localhost/graphql", {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", ...(who ? { authorization: `Bearer ${who}` } : {}) },
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        ...(who ? { authorization: `Bearer ${who}` } : {}),
+      },
       body: JSON.stringify({ query, variables }),
     });
     return sseReader(res);
@@ -48,7 +56,10 @@ describe("run visibility on every read door", () => {
       { name: "call_echo", description: "Runs echo as a child run.", input: z.object({ text: z.string() }) },
       async ({ text }, ctx) => (await ctx.runTool("echo", { text })).data,
     );
-    app.tool({ name: "ask_owner", description: "Parks until answered.", input: z.object({ q: z.string() }), pauses: true }, ({ q }) => park({ interactions: [{ question: q }] }));
+    app.tool(
+      { name: "ask_owner", description: "Parks until answered.", input: z.object({ q: z.string() }), pauses: true },
+      ({ q }) => park({ interactions: [{ question: q }] }),
+    );
     rt = await testRuntime({ app });
     server = buildApp(rt);
     gql = gqlClient(rt);
@@ -71,7 +82,14 @@ describe("run visibility on every read door", () => {
     run.anonymous = (await dispatch(undefined, "echo", { text: "anonymous" })).id;
     // A run the reader's key started with a role above READER (the role it no longer has).
     const readerId = (await rt.db.apiKey.findUniqueOrThrow({ where: { name: "vis-reader" } })).id;
-    run.readerAsUser = (await rt.dispatcher.run({ tool: "kv_put", input: { key: "k", value: 3 }, caller: callerOf("USER", "vis-reader", readerId), door: "runtime" })).id;
+    run.readerAsUser = (
+      await rt.dispatcher.run({
+        tool: "kv_put",
+        input: { key: "k", value: 3 },
+        caller: callerOf("USER", "vis-reader", readerId),
+        door: "runtime",
+      })
+    ).id;
   });
   afterAll(async () => {
     await rt?.dispose();
@@ -87,7 +105,12 @@ describe("run visibility on every read door", () => {
   });
 
   it("should keep pages full and cursors exact when other callers' runs lie between a caller's own", async () => {
-    const first = await gql<{ runs: { edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string } } }>(RUNS, { first: 1 }, key.alice);
+    const first = await gql<{
+      runs: {
+        edges: { cursor: string; node: { id: string } }[];
+        pageInfo: { hasNextPage: boolean; endCursor: string };
+      };
+    }>(RUNS, { first: 1 }, key.alice);
     expect(first.data!.runs.edges.map((e) => e.node.id)).toEqual([run.aliceWrite]);
     expect(first.data!.runs.pageInfo.hasNextPage).toBe(true);
     const second = await gql<{ runs: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean } } }>(
@@ -115,9 +138,16 @@ describe("run visibility on every read door", () => {
       expect(r.text).not.toContain("private input");
       expect(r.text).not.toContain("runsByStatus");
     }
-    expect((await gql<{ run: { id: string } }>(RUN, { id: run.alice }, key.alice)).data!.run).toMatchObject({ id: run.alice, input: { text: "alice's private input" } });
-    expect((await gql<{ run: { data: object } }>(RUN, { id: run.adminStats }, key.admin)).data!.run.data).toHaveProperty("runsByStatus");
-    expect((await gql<{ run: { id: string } }>(RUN, { id: run.anonymous })).data!.run).toMatchObject({ id: run.anonymous });
+    expect((await gql<{ run: { id: string } }>(RUN, { id: run.alice }, key.alice)).data!.run).toMatchObject({
+      id: run.alice,
+      input: { text: "alice's private input" },
+    });
+    expect(
+      (await gql<{ run: { data: object } }>(RUN, { id: run.adminStats }, key.admin)).data!.run.data,
+    ).toHaveProperty("runsByStatus");
+    expect((await gql<{ run: { id: string } }>(RUN, { id: run.anonymous })).data!.run).toMatchObject({
+      id: run.anonymous,
+    });
   });
 
   it("should replay through runEvents only the events of runs the caller may see", async () => {
@@ -136,7 +166,11 @@ describe("run visibility on every read door", () => {
       [key.alice, run.bob],
       [undefined, run.alice],
     ] as const) {
-      const stream = await sse(`subscription($id: ID) { runEvents(runId: $id, afterSeq: 0) { seq } }`, { id: hidden }, who);
+      const stream = await sse(
+        `subscription($id: ID) { runEvents(runId: $id, afterSeq: 0) { seq } }`,
+        { id: hidden },
+        who,
+      );
       await until("the subscription to end", () => stream.ended());
       expect(stream.nexts()).toMatchObject([{ errors: [{ extensions: { code: "NOT_FOUND" } }] }]);
     }
@@ -164,14 +198,20 @@ describe("run visibility on every read door", () => {
   it("should show interactions only of visible runs, and answer NOT_FOUND to answering or cancelling another caller's parked run, changing nothing", async () => {
     const parked = await dispatch(key.alice, "ask_owner", { q: "alice's question" });
     expect(parked.status).toBe("PARKED");
-    const list = async (who?: string) => (await gql<{ interactions: { id: string; runId: string }[] }>(`{ interactions { id runId } }`, {}, who)).data!.interactions;
+    const list = async (who?: string) =>
+      (await gql<{ interactions: { id: string; runId: string }[] }>(`{ interactions { id runId } }`, {}, who)).data!
+        .interactions;
     const [mine] = await list(key.alice);
     expect(mine.runId).toBe(parked.id);
     expect(await list(key.bob)).toEqual([]);
     expect(await list()).toEqual([]);
     expect((await list(key.admin)).map((i) => i.id)).toContain(mine.id);
 
-    const answer = await gql(`mutation($id: ID!) { answerInteraction(id: $id, answer: "yes") { id } }`, { id: mine.id }, key.bob);
+    const answer = await gql(
+      `mutation($id: ID!) { answerInteraction(id: $id, answer: "yes") { id } }`,
+      { id: mine.id },
+      key.bob,
+    );
     expect(answer.errors).toMatchObject([{ extensions: { code: "NOT_FOUND" } }]);
     const cancel = await gql(`mutation($id: ID!) { cancelRun(id: $id) { id } }`, { id: parked.id }, key.bob);
     expect(cancel.errors).toMatchObject([{ extensions: { code: "NOT_FOUND" } }]);
@@ -187,7 +227,11 @@ describe("run visibility on every read door", () => {
   });
 
   it("should show spans, listed and live, only of runs the caller may see", async () => {
-    const put = await gql(`mutation { putManifest(input: { name: "traced", document: { extensions: { echo: ["monitor"] } } }) { name } }`, {}, key.admin);
+    const put = await gql(
+      `mutation { putManifest(input: { name: "traced", document: { extensions: { echo: ["monitor"] } } }) { name } }`,
+      {},
+      key.admin,
+    );
     expect(put.errors).toBeUndefined();
     await gql(`mutation { activateManifest(name: "traced") { name } }`, {}, key.admin);
     const before = rt.bus.listenerCount("span");
@@ -197,10 +241,16 @@ describe("run visibility on every read door", () => {
     const bobSpan = await dispatch(key.bob, "echo_monitor", { text: "bob traced" });
     await until("bob's span opening and closing", () => stream.nexts().length >= 2);
     await stream.cancel();
-    expect(stream.nexts<{ spans: { runId: string } }>().map((e) => e.data!.spans.runId)).toEqual([bobSpan.id, bobSpan.id]);
+    expect(stream.nexts<{ spans: { runId: string } }>().map((e) => e.data!.spans.runId)).toEqual([
+      bobSpan.id,
+      bobSpan.id,
+    ]);
     const newest = await dispatch(key.admin, "echo_monitor", { text: "admin traced again" });
 
-    const recent = async (who: string) => (await gql<{ recentSpans: { runId: string }[] }>(`{ recentSpans(first: 1) { runId } }`, {}, who)).data!.recentSpans.map((s) => s.runId);
+    const recent = async (who: string) =>
+      (
+        await gql<{ recentSpans: { runId: string }[] }>(`{ recentSpans(first: 1) { runId } }`, {}, who)
+      ).data!.recentSpans.map((s) => s.runId);
     // The admin's span is the newest: alice's page of one is empty, bob's skips it.
     expect(await recent(key.alice)).toEqual([]);
     expect(await recent(key.bob)).toEqual([bobSpan.id]);
@@ -220,6 +270,8 @@ describe("run visibility on every read door", () => {
     await rt.db.run.update({ where: { id: run.alice }, data: { tier: null } });
     expect((await gql<{ run: unknown }>(RUN, { id: run.alice }, key.alice)).data!.run).toBeNull();
     expect(await runIds(key.alice)).not.toContain(run.alice);
-    expect((await gql<{ run: { id: string } }>(RUN, { id: run.alice }, key.admin)).data!.run).toMatchObject({ id: run.alice });
+    expect((await gql<{ run: { id: string } }>(RUN, { id: run.alice }, key.admin)).data!.run).toMatchObject({
+      id: run.alice,
+    });
   });
 });

@@ -21,12 +21,17 @@ describe("text neither database can store", () => {
 
   beforeAll(async () => {
     const app = new App();
-    app.tool({ name: "ask_any", description: "Parks until answered.", input: z.object({}), pauses: true }, () => park({ interactions: [{ question: "anything?" }] }));
+    app.tool({ name: "ask_any", description: "Parks until answered.", input: z.object({}), pauses: true }, () =>
+      park({ interactions: [{ question: "anything?" }] }),
+    );
     // A body that stores what it is given, as the demo kv_put does: its input is the guard.
-    app.tool({ name: "raw_store", description: "Stores text in a skill.", input: z.object({ text: z.string() }) }, async ({ text }) => {
-      await rt.db.skill.create({ data: { name: `raw-${Date.now()}`, description: "d", instructions: text } });
-      return "stored";
-    });
+    app.tool(
+      { name: "raw_store", description: "Stores text in a skill.", input: z.object({ text: z.string() }) },
+      async ({ text }) => {
+        await rt.db.skill.create({ data: { name: `raw-${Date.now()}`, description: "d", instructions: text } });
+        return "stored";
+      },
+    );
     app.tool({ name: "dup_skill", description: "Creates a skill that exists.", input: z.object({}) }, async () => {
       await rt.db.skill.create({ data: { name: "taken", description: "d", instructions: "i" } });
       return "created";
@@ -56,7 +61,9 @@ describe("text neither database can store", () => {
       [{ name: "p2", description: "ok", baseTool: "echo", fixedKwargs: { text: LONE } }, "/fixedKwargs/text"],
     ] as const) {
       const r = await gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, { i: input }, admin);
-      expect(r.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: expect.arrayContaining([expect.objectContaining({ path })]) } }]);
+      expect(r.errors).toMatchObject([
+        { extensions: { code: "BAD_USER_INPUT", issues: expect.arrayContaining([expect.objectContaining({ path })]) } },
+      ]);
       expect(r.text).not.toMatch(DRIVER);
     }
     expect(await snapshot()).toBe(before);
@@ -86,12 +93,30 @@ describe("text neither database can store", () => {
 
   it("should refuse skills and thread messages that cannot be stored, storing nothing", async () => {
     const before = await snapshot();
-    const skill = await gql(`mutation { putSkill(input: { name: "s", description: "d", instructions: ${JSON.stringify(NUL)} }) { name } }`, {}, admin);
-    expect(skill.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/instructions" }] } }]);
-    const thread = await gql(`mutation($m: [JSONObject!]!) { appendThreadMessages(threadId: "t-nul", messages: $m) { id } }`, { m: [{ role: "user", content: LONE }] }, user);
-    expect(thread.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/messages/0/content" }] } }]);
-    const agent = await gql(`mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`, { i: { userMessage: NUL } }, user);
-    expect(agent.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/userMessage" }] } }]);
+    const skill = await gql(
+      `mutation { putSkill(input: { name: "s", description: "d", instructions: ${JSON.stringify(NUL)} }) { name } }`,
+      {},
+      admin,
+    );
+    expect(skill.errors).toMatchObject([
+      { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/instructions" }] } },
+    ]);
+    const thread = await gql(
+      `mutation($m: [JSONObject!]!) { appendThreadMessages(threadId: "t-nul", messages: $m) { id } }`,
+      { m: [{ role: "user", content: LONE }] },
+      user,
+    );
+    expect(thread.errors).toMatchObject([
+      { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/messages/0/content" }] } },
+    ]);
+    const agent = await gql(
+      `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`,
+      { i: { userMessage: NUL } },
+      user,
+    );
+    expect(agent.errors).toMatchObject([
+      { extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/userMessage" }] } },
+    ]);
     for (const r of [skill, thread, agent]) expect(r.text).not.toMatch(DRIVER);
     expect(await snapshot()).toBe(before);
   });
@@ -103,19 +128,29 @@ describe("text neither database can store", () => {
       user,
     );
     const id = parked.data!.dispatch.interactions[0].id;
-    const r = await gql(`mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status } }`, { id, a: { note: NUL } }, user);
+    const r = await gql(
+      `mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { status } }`,
+      { id, a: { note: NUL } },
+      user,
+    );
     expect(r.errors).toMatchObject([{ extensions: { code: "BAD_USER_INPUT", issues: [{ path: "/answer/note" }] } }]);
     expect(r.text).not.toMatch(DRIVER);
     expect((await rt.interactions.forRun(parked.data!.dispatch.id)).map((i) => i.status)).toEqual(["PENDING"]);
   });
 
   it("should fail a dispatch whose input cannot be stored as INVALID_INPUT naming the path, before the body runs", async () => {
-    const r = await gql<{ dispatch: { status: string; errorKind: string; errorMessage: string; details: { issues: { path: string }[] } } }>(
+    const r = await gql<{
+      dispatch: { status: string; errorKind: string; errorMessage: string; details: { issues: { path: string }[] } };
+    }>(
       `mutation($i: JSONObject!) { dispatch(input: { tool: "raw_store", input: $i }) { status errorKind errorMessage details } }`,
       { i: { text: NUL } },
       user,
     );
-    expect(r.data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT", details: { issues: [{ path: "/text" }] } });
+    expect(r.data!.dispatch).toMatchObject({
+      status: "FAILED",
+      errorKind: "INVALID_INPUT",
+      details: { issues: [{ path: "/text" }] },
+    });
     expect(r.text).not.toMatch(DRIVER);
     expect(await rt.db.skill.count()).toBe(0);
   });
@@ -128,7 +163,11 @@ describe("text neither database can store", () => {
       {},
       user,
     );
-    expect(r.data!.dispatch).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "the tool failed unexpectedly (database error)" });
+    expect(r.data!.dispatch).toMatchObject({
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: "the tool failed unexpectedly (database error)",
+    });
     expect(r.text).not.toMatch(DRIVER);
   });
 });

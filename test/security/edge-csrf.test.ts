@@ -11,14 +11,20 @@ describe("cross-site request forgery", () => {
   });
 
   const runs = () => s!.rt.db.run.count();
-  const post = (body: BodyInit, headers: Record<string, string> = {}) => fetch(s!.url, { method: "POST", body, headers });
+  const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+    fetch(s!.url, { method: "POST", body, headers });
 
   it("should refuse a form-encoded mutation with 400 BAD_REQUEST and run nothing", async () => {
     s = await startServer();
-    const res = await post(new URLSearchParams({ query: MUTATION }).toString(), { "content-type": "application/x-www-form-urlencoded" });
+    const res = await post(new URLSearchParams({ query: MUTATION }).toString(), {
+      "content-type": "application/x-www-form-urlencoded",
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { errors: { message: string; extensions: { code: string } }[] };
-    expect(body.errors[0]).toMatchObject({ extensions: { code: "BAD_REQUEST" }, message: expect.stringContaining("application/json") });
+    expect(body.errors[0]).toMatchObject({
+      extensions: { code: "BAD_REQUEST" },
+      message: expect.stringContaining("application/json"),
+    });
     expect(await runs()).toBe(0);
   });
 
@@ -43,7 +49,10 @@ describe("cross-site request forgery", () => {
     s = await startServer();
     const json = await post(JSON.stringify({ query: MUTATION }), { "content-type": "application/json" });
     expect(((await json.json()) as { data: { dispatch: { status: string } } }).data.dispatch.status).toBe("SUCCEEDED");
-    const flagged = await post(JSON.stringify({ query: MUTATION }), { "content-type": "text/plain", "x-graphql-csrf": "1" });
+    const flagged = await post(JSON.stringify({ query: MUTATION }), {
+      "content-type": "text/plain",
+      "x-graphql-csrf": "1",
+    });
     expect(flagged.status).not.toBe(400);
   });
 

@@ -34,7 +34,11 @@ describe("JSON input nested too deep", () => {
       const body = (await res.json()) as { data: Dispatched; errors?: unknown };
       expect(body.errors).toBeUndefined();
       const run = body.data.dispatch;
-      expect(run).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT", errorMessage: expect.stringContaining("nested deeper than 64 levels") });
+      expect(run).toMatchObject({
+        status: "FAILED",
+        errorKind: "INVALID_INPUT",
+        errorMessage: expect.stringContaining("nested deeper than 64 levels"),
+      });
       expect(await s.rt.runs.get(run.id)).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
       expect(logs(s.rt).filter((l) => l.level === "error")).toEqual([]);
     });
@@ -52,10 +56,16 @@ describe("JSON input nested too deep", () => {
     const viaVariable = await gql(s.app, createPreset, { variables: { k: { text: nested(200) } } });
     let inline = '"x"';
     for (let i = 0; i < 100; i++) inline = `{ a: ${inline} }`;
-    const viaLiteral = await gql(s.app, `mutation { createPreset(input: { name: "deep", description: "d", baseTool: "echo", fixedKwargs: ${inline} }) { name } }`);
+    const viaLiteral = await gql(
+      s.app,
+      `mutation { createPreset(input: { name: "deep", description: "d", baseTool: "echo", fixedKwargs: ${inline} }) { name } }`,
+    );
     for (const r of [viaVariable, viaLiteral]) {
       expect(r.body.errors).toEqual([
-        expect.objectContaining({ message: expect.stringContaining("nested deeper than 64 levels"), extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }) }),
+        expect.objectContaining({
+          message: expect.stringContaining("nested deeper than 64 levels"),
+          extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }),
+        }),
       ]);
     }
     expect(await s.rt.db.preset.count()).toBe(0);
@@ -63,8 +73,15 @@ describe("JSON input nested too deep", () => {
 
   it("should refuse a callback body nested too deep with 400 before anything reads it", async () => {
     s = await startServer();
-    const res = await fetch(new URL(`/callbacks/${"t".repeat(32)}`, s.url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(nested(500)) });
+    const res = await fetch(new URL(`/callbacks/${"t".repeat(32)}`, s.url), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(nested(500)),
+    });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ code: "BAD_USER_INPUT", error: expect.stringContaining("nested deeper than 64 levels") });
+    expect(await res.json()).toMatchObject({
+      code: "BAD_USER_INPUT",
+      error: expect.stringContaining("nested deeper than 64 levels"),
+    });
   });
 });

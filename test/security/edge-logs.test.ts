@@ -29,7 +29,9 @@ describe("log lines", () => {
     const closed = new Promise<number>((r) => h.socket.on("close", (code) => r(code)));
     h.socket.send("x".repeat(4096));
     expect(await closed).toBe(1009);
-    await until("the fault to be logged", () => logs(s!.rt).some((l) => l.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"));
+    await until("the fault to be logged", () =>
+      logs(s!.rt).some((l) => l.code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"),
+    );
     const lines = logs(s.rt).filter((l) => l.level !== "info");
     expect(lines).toEqual([expect.objectContaining({ level: "warn", code: "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH" })]);
     expect(s.rt.logLines.join("\n")).not.toMatch(stackTrace);
@@ -83,7 +85,11 @@ app.extension({ name: "edge_ext_${suffix}", kind: "WRAPPER", description: "d", c
 `,
     );
     await first.db.manifest.create({
-      data: { name: "m", active: true, document: { extensionsModules: [module], extensions: { [`edge_tool_${suffix}`]: [`edge_ext_${suffix}`] } } },
+      data: {
+        name: "m",
+        active: true,
+        document: { extensionsModules: [module], extensions: { [`edge_tool_${suffix}`]: [`edge_ext_${suffix}`] } },
+      },
     });
     // The module lies in the extensions folder, so the manifest allow-list admits it.
     const second = await testRuntime({ databaseUrl: first.config.databaseUrl, config: { extensionsDir: dir } });
@@ -114,11 +120,15 @@ app.extension({ name: "edge_ext_${suffix}", kind: "WRAPPER", description: "d", c
     cleanups.push(() => new Promise((r) => proxy.close(r)));
     cleanups.push(() => open.forEach((c) => c.destroy()));
     const port = (proxy.address() as { port: number }).port;
-    const rt: TestRuntime = await testRuntime({ config: { redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: `edge-${process.pid}:` } });
+    const rt: TestRuntime = await testRuntime({
+      config: { redisUrl: `redis://127.0.0.1:${port}`, redisPrefix: `edge-${process.pid}:` },
+    });
     cleanups.push(() => rt.dispose());
     const redisLines = () => logs(rt).filter((l) => l.msg.startsWith("redis"));
     await until("ioredis to retry many times", () => attempts >= 12);
-    expect(redisLines()).toEqual([expect.objectContaining({ level: "warn", msg: "redis is unreachable; events degrade until it returns" })]);
+    expect(redisLines()).toEqual([
+      expect.objectContaining({ level: "warn", msg: "redis is unreachable; events degrade until it returns" }),
+    ]);
     forward = true;
     await until("the recovery line", () => redisLines().length === 2, 15_000);
     expect(redisLines()[1]).toMatchObject({ level: "info", msg: "redis is reachable again" });

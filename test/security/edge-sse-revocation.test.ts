@@ -18,7 +18,11 @@ describe("a revoked key's SSE subscriptions", () => {
       "the SSE response",
       fetch(s!.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream", ...(authorization ? { authorization } : {}) },
+        headers: {
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          ...(authorization ? { authorization } : {}),
+        },
         body: JSON.stringify({ query: RUN_EVENTS }),
         signal: abort.signal,
       }),
@@ -35,7 +39,9 @@ describe("a revoked key's SSE subscriptions", () => {
     // Another process writes the revocation to the database; nothing is published here.
     await s.rt.db.apiKey.update({ where: { name: "dashboard" }, data: { revokedAt: new Date() } });
     await until("the revoked stream to end", () => stream.ended(), 15_000);
-    expect(stream.nexts().flatMap((e) => e.errors ?? [])).toEqual([expect.objectContaining({ message: "the API key was revoked", extensions: { code: "UNAUTHENTICATED" } })]);
+    expect(stream.nexts().flatMap((e) => e.errors ?? [])).toEqual([
+      expect.objectContaining({ message: "the API key was revoked", extensions: { code: "UNAUTHENTICATED" } }),
+    ]);
     await until("the server to release the revoked subscription", () => s!.rt.bus.listenerCount("runEvent") === 1);
     expect(anonymous.ended()).toBe(false);
   }, 30_000);
@@ -47,6 +53,8 @@ describe("a revoked key's SSE subscriptions", () => {
     await until("the subscription to listen", () => s!.rt.bus.listenerCount("runEvent") === 1);
     await s.rt.keys.revoke("dashboard");
     await until("the revoked stream to end", () => stream.ended(), 2_000);
-    expect(stream.nexts().flatMap((e) => e.errors ?? [])).toEqual([expect.objectContaining({ extensions: { code: "UNAUTHENTICATED" } })]);
+    expect(stream.nexts().flatMap((e) => e.errors ?? [])).toEqual([
+      expect.objectContaining({ extensions: { code: "UNAUTHENTICATED" } }),
+    ]);
   });
 });

@@ -30,13 +30,22 @@ export async function startServer(env: NodeJS.ProcessEnv = {}): Promise<Started>
 }
 
 /** Parsed log lines of a test runtime. */
-export const logs = (rt: TestRuntime) => rt.logLines.map((l) => JSON.parse(l) as { level: string; msg: string } & Record<string, unknown>);
+export const logs = (rt: TestRuntime) =>
+  rt.logLines.map((l) => JSON.parse(l) as { level: string; msg: string } & Record<string, unknown>);
 
-/** What a raw graphql-transport-ws handshake came to: acknowledged, refused before the upgrade (HTTP status), or closed. */
+/**
+ * What a raw graphql-transport-ws handshake came to: acknowledged, refused before the upgrade (HTTP status), or closed.
+ */
 export type Handshake = { ack: true; socket: WebSocket } | { status: number } | { closed: number; reason: string };
 
-/** Opens a raw socket with `options` (origin, headers), sends connection_init with `payload`, and reports what happened. */
-export function handshake(url: string, payload: unknown = {}, options: WebSocket.ClientOptions = {}): Promise<Handshake> {
+/**
+ * Opens a raw socket with `options` (origin, headers), sends connection_init with `payload`, and reports what happened.
+ */
+export function handshake(
+  url: string,
+  payload: unknown = {},
+  options: WebSocket.ClientOptions = {},
+): Promise<Handshake> {
   const socket = new WebSocket(url.replace(/^http/, "ws"), "graphql-transport-ws", options);
   return within(
     "the handshake to settle",

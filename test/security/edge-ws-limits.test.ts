@@ -4,7 +4,8 @@ import { collect, gql, until, wsClient } from "../graphql/support.ts";
 import { startServer, type Started } from "./edge-support.ts";
 
 const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: viewer { role }`).join(" ")} }`;
-const directives = (n: number) => `{ viewer { ${Array.from({ length: n }, () => "role @include(if: true)").join(" ")} } }`;
+const directives = (n: number) =>
+  `{ viewer { ${Array.from({ length: n }, () => "role @include(if: true)").join(" ")} } }`;
 const tokens = (n: number) => `{ ${Array.from({ length: n }, () => "__typename").join(" ")} }`;
 
 /** Runs one operation over graphql-ws and returns its errors (or []). */
@@ -42,7 +43,9 @@ describe("GraphQL limits over every transport", () => {
     await until("the subscription to listen", () => s!.rt.bus.listenerCount("toolsChanged") === 1);
     for (const query of [aliases(16), directives(21), tokens(5001)]) {
       const errors = await errorsOf(client, query);
-      expect(errors, query.slice(0, 40)).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }) })]);
+      expect(errors, query.slice(0, 40)).toEqual([
+        expect.objectContaining({ extensions: expect.objectContaining({ code: "BAD_USER_INPUT" }) }),
+      ]);
       expect(errors[0].message).toMatch(/^the operation exceeds a server limit: /);
       expect(errors[0].message).not.toContain("Syntax Error");
     }

@@ -12,7 +12,9 @@ function messagesOf(socket: WebSocket) {
     of: (id: string) => got.filter((m) => m.id === id),
     /** Resolves with the first `next` or `error` payload of operation `id`. */
     async first(id: string) {
-      await until(`operation ${id} to answer`, () => got.some((m) => m.id === id && (m.type === "next" || m.type === "error")));
+      await until(`operation ${id} to answer`, () =>
+        got.some((m) => m.id === id && (m.type === "next" || m.type === "error")),
+      );
       return got.find((m) => m.id === id && (m.type === "next" || m.type === "error"))!;
     },
   };
@@ -33,7 +35,9 @@ describe("graphql-ws operations carrying their own Authorization header (GraphiQ
     return { socket: h.socket, messages: messagesOf(h.socket) };
   }
   const send = (ws: WebSocket, id: string, query: string, headers?: Record<string, unknown>) =>
-    ws.send(JSON.stringify({ id, type: "subscribe", payload: { query, ...(headers ? { extensions: { headers } } : {}) } }));
+    ws.send(
+      JSON.stringify({ id, type: "subscribe", payload: { query, ...(headers ? { extensions: { headers } } : {}) } }),
+    );
 
   it("should run an operation as the key in extensions.headers, under any capitalisation of its name", async () => {
     s = await startServer({ TAI_ANONYMOUS_ROLE: "NONE" });
@@ -42,7 +46,8 @@ describe("graphql-ws operations carrying their own Authorization header (GraphiQ
     send(ws, "1", VIEWER, { Authorization: `Bearer ${key}` });
     send(ws, "2", VIEWER, { authorization: `Bearer ${key}` });
     send(ws, "3", VIEWER, { AUTHORIZATION: `Bearer ${key}`, "content-type": "application/json" });
-    for (const id of ["1", "2", "3"]) expect((await messages.first(id)).payload).toEqual({ data: { viewer: { role: "ADMIN", keyName: "graphiql" } } });
+    for (const id of ["1", "2", "3"])
+      expect((await messages.first(id)).payload).toEqual({ data: { viewer: { role: "ADMIN", keyName: "graphiql" } } });
     ws.close();
   });
 
@@ -54,9 +59,13 @@ describe("graphql-ws operations carrying their own Authorization header (GraphiQ
     send(ws, "1", VIEWER, { Authorization: `Bearer ${admin}` });
     expect((await messages.first("1")).payload).toEqual({ data: { viewer: { role: "ADMIN", keyName: "op-admin" } } });
     send(ws, "2", VIEWER);
-    expect((await messages.first("2")).payload).toEqual({ data: { viewer: { role: "READER", keyName: "socket-reader" } } });
+    expect((await messages.first("2")).payload).toEqual({
+      data: { viewer: { role: "READER", keyName: "socket-reader" } },
+    });
     send(ws, "3", VIEWER, {});
-    expect((await messages.first("3")).payload).toEqual({ data: { viewer: { role: "READER", keyName: "socket-reader" } } });
+    expect((await messages.first("3")).payload).toEqual({
+      data: { viewer: { role: "READER", keyName: "socket-reader" } },
+    });
     ws.close();
   });
 
@@ -64,14 +73,25 @@ describe("graphql-ws operations carrying their own Authorization header (GraphiQ
     s = await startServer();
     const { socket: ws, messages } = await socket();
     send(ws, "1", VIEWER, { Authorization: "Bearer tai_not_a_real_key" });
-    expect(await messages.first("1")).toMatchObject({ type: "error", payload: [{ message: "the API key is unknown or revoked", extensions: { code: "UNAUTHENTICATED" } }] });
+    expect(await messages.first("1")).toMatchObject({
+      type: "error",
+      payload: [{ message: "the API key is unknown or revoked", extensions: { code: "UNAUTHENTICATED" } }],
+    });
     send(ws, "2", VIEWER, { Authorization: 42 });
     expect(await messages.first("2")).toMatchObject({
       type: "error",
-      payload: [{ message: expect.stringContaining("extensions.headers.Authorization must be a string"), extensions: { code: "UNAUTHENTICATED" } }],
+      payload: [
+        {
+          message: expect.stringContaining("extensions.headers.Authorization must be a string"),
+          extensions: { code: "UNAUTHENTICATED" },
+        },
+      ],
     });
     send(ws, "3", VIEWER, { authorization: "Bearer a", Authorization: "Bearer b" });
-    expect(await messages.first("3")).toMatchObject({ type: "error", payload: [{ extensions: { code: "UNAUTHENTICATED" } }] });
+    expect(await messages.first("3")).toMatchObject({
+      type: "error",
+      payload: [{ extensions: { code: "UNAUTHENTICATED" } }],
+    });
     send(ws, "4", VIEWER);
     expect((await messages.first("4")).payload).toEqual({ data: { viewer: { role: "USER", keyName: null } } });
     expect(ws.readyState).toBe(ws.OPEN);

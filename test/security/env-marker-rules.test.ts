@@ -13,14 +13,16 @@ describe("who may reference the environment (security model §4)", () => {
   let admin: string;
   let user: string;
   beforeEach(async () => {
-    for (const n of ["EXT_RULES_OK", "DATABASE_URL_COPY", "INTERNAL_TOKEN", "VAULT_ROOT", "VAULT_ADDR"]) process.env[n] = VALUE;
+    for (const n of ["EXT_RULES_OK", "DATABASE_URL_COPY", "INTERNAL_TOKEN", "VAULT_ROOT", "VAULT_ADDR"])
+      process.env[n] = VALUE;
     rt = await testRuntime({ env: { TAI_ENV_DENY: "INTERNAL_TOKEN, VAULT_*" } });
     gql = gqlClient(rt);
     admin = await rt.keys.create("admin", "ADMIN");
     user = await rt.keys.create("user", "USER");
   });
   afterEach(async () => {
-    for (const n of ["EXT_RULES_OK", "DATABASE_URL_COPY", "INTERNAL_TOKEN", "VAULT_ROOT", "VAULT_ADDR"]) delete process.env[n];
+    for (const n of ["EXT_RULES_OK", "DATABASE_URL_COPY", "INTERNAL_TOKEN", "VAULT_ROOT", "VAULT_ADDR"])
+      delete process.env[n];
     await rt.dispose();
   });
 
@@ -33,7 +35,10 @@ describe("who may reference the environment (security model §4)", () => {
 
   it("should refuse a USER's marker with FORBIDDEN naming the path, on create and on update, storing nothing", async () => {
     const created = await gql(createPreset("mine", "!ENV EXT_RULES_OK"), {}, user);
-    expect(created.errors?.[0].extensions).toMatchObject({ code: "FORBIDDEN", issues: [{ path: "/fixedKwargs/text" }] });
+    expect(created.errors?.[0].extensions).toMatchObject({
+      code: "FORBIDDEN",
+      issues: [{ path: "/fixedKwargs/text" }],
+    });
     expect(await rt.db.preset.count()).toBe(0);
     await gql(createPreset("mine", "plain"), {}, user);
     const updated = await gql(
@@ -55,7 +60,9 @@ describe("who may reference the environment (security model §4)", () => {
     expect(updated.errors?.[0].extensions?.code).toBe("FORBIDDEN");
     const deleted = await gql(`mutation { deletePreset(name: "vault") }`, {}, user);
     expect(deleted.errors?.[0].extensions?.code).toBe("FORBIDDEN");
-    expect((await rt.db.preset.findUnique({ where: { name: "vault" } }))!.fixedKwargs).toEqual({ text: "!ENV EXT_RULES_OK" });
+    expect((await rt.db.preset.findUnique({ where: { name: "vault" } }))!.fixedKwargs).toEqual({
+      text: "!ENV EXT_RULES_OK",
+    });
   });
 
   it("should refuse, even for an ADMIN, a marker naming TAI_*, DATABASE_URL, REDIS_URL or a TAI_ENV_DENY name, with INVALID_INPUT naming the variable", async () => {
@@ -72,7 +79,15 @@ describe("who may reference the environment (security model §4)", () => {
   it("should refuse a manifest whose extension settings name server configuration", async () => {
     const r = await gql(
       `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
-      { i: { name: "m", document: { extensionsModules: ["tai42/contrib"], extensions: { echo: [{ name: "label", config: { label: "!ENV TAI_ADMIN_KEY" } }] } } } },
+      {
+        i: {
+          name: "m",
+          document: {
+            extensionsModules: ["tai42/contrib"],
+            extensions: { echo: [{ name: "label", config: { label: "!ENV TAI_ADMIN_KEY" } }] },
+          },
+        },
+      },
       admin,
     );
     expect(r.errors?.[0].extensions?.code).toBe("INVALID_INPUT");
@@ -83,7 +98,12 @@ describe("who may reference the environment (security model §4)", () => {
   it("should refuse a marker in an agent's inline preset", async () => {
     const r = await gql(
       `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`,
-      { i: { userMessage: "hi", presets: [{ name: "p", description: "x", baseTool: "echo", fixedKwargs: { text: "!ENV EXT_RULES_OK" } }] } },
+      {
+        i: {
+          userMessage: "hi",
+          presets: [{ name: "p", description: "x", baseTool: "echo", fixedKwargs: { text: "!ENV EXT_RULES_OK" } }],
+        },
+      },
       admin,
     );
     expect(JSON.stringify(r.errors)).toContain("!ENV markers are not allowed in inline presets");

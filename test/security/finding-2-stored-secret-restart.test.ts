@@ -38,13 +38,23 @@ describe("finding 2: a secret a body stores stays scrubbed after a restart and o
   it("should store the resolved value scrubbed, so a READER reads [redacted] after a restart", async () => {
     const first = await start();
     const { gql, admin } = await putPreset(first);
-    expect((await gql(`mutation { dispatch(input: { tool: "store_token", input: {} }) { status } }`, {}, admin)).data!.dispatch.status).toBe("SUCCEEDED");
+    expect(
+      (await gql(`mutation { dispatch(input: { tool: "store_token", input: {} }) { status } }`, {}, admin)).data!
+        .dispatch.status,
+    ).toBe("SUCCEEDED");
     await first.close();
 
     const second = await start();
     const reader = await second.keys.create("reader", "READER");
-    const read = await gqlClient(second)(`mutation { dispatch(input: { tool: "kv_get", input: { key: "token" } }) { status data } }`, {}, reader);
-    expect(read.data!.dispatch).toMatchObject({ status: "SUCCEEDED", data: { key: "token", value: { token: "[redacted]" } } });
+    const read = await gqlClient(second)(
+      `mutation { dispatch(input: { tool: "kv_get", input: { key: "token" } }) { status data } }`,
+      {},
+      reader,
+    );
+    expect(read.data!.dispatch).toMatchObject({
+      status: "SUCCEEDED",
+      data: { key: "token", value: { token: "[redacted]" } },
+    });
     expect(read.text).not.toContain(SECRET);
     expect(JSON.stringify(await second.db.kvEntry.findMany())).not.toContain(SECRET);
   });
@@ -56,7 +66,11 @@ describe("finding 2: a secret a body stores stays scrubbed after a restart and o
     expect(other.secrets.scrubText(`token=${SECRET}`)).toBe("token=[redacted]");
     // A READER's echo of the value through another tool is scrubbed too: served and stored.
     const reader = await other.keys.create("reader", "READER");
-    const echoed = await gqlClient(other)(`mutation($t: String!) { dispatch(input: { tool: "echo", input: { text: $t } }) { status data } }`, { t: SECRET }, reader);
+    const echoed = await gqlClient(other)(
+      `mutation($t: String!) { dispatch(input: { tool: "echo", input: { text: $t } }) { status data } }`,
+      { t: SECRET },
+      reader,
+    );
     expect(echoed.text).not.toContain(SECRET);
     expect(JSON.stringify([await other.db.run.findMany(), await other.db.runEvent.findMany()])).not.toContain(SECRET);
   });

@@ -31,15 +31,35 @@ describe("finding 3: contrib extensions never serve or store a resolved !ENV val
 
   it("should serve the label branch's label as [redacted] in tools and in every toolsChanged frame", async () => {
     const client = wsClient(url, { connectionParams: { authorization: `Bearer ${admin}` } });
-    const frames = collect<{ toolsChanged: { name: string; label: string | null }[] }>(client, "subscription { toolsChanged { name label } }");
+    const frames = collect<{ toolsChanged: { name: string; label: string | null }[] }>(
+      client,
+      "subscription { toolsChanged { name label } }",
+    );
     await until("the subscription to listen", () => rt.bus.listenerCount("toolsChanged") >= 1);
-    const document = { extensionsModules: ["tai42/contrib"], extensions: { echo: [[{ name: "label", config: { label: "!ENV EXT_FINDING3_LABEL" } }]] } };
-    expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "m", document } }, admin)).errors).toBeUndefined();
+    const document = {
+      extensionsModules: ["tai42/contrib"],
+      extensions: { echo: [[{ name: "label", config: { label: "!ENV EXT_FINDING3_LABEL" } }]] },
+    };
+    expect(
+      (
+        await gql(
+          `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+          { i: { name: "m", document } },
+          admin,
+        )
+      ).errors,
+    ).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "m") { name } }`, {}, admin)).errors).toBeUndefined();
-    await until("a toolsChanged frame with the branch", () => frames.data.some((f) => f.toolsChanged.some((t) => t.name === "echo_label")));
+    await until("a toolsChanged frame with the branch", () =>
+      frames.data.some((f) => f.toolsChanged.some((t) => t.name === "echo_label")),
+    );
     const tools = await gql(`{ tools { name label } tool(name: "echo_label") { label } }`, {}, admin);
     expect(tools.data!.tool.label).toBe("[redacted]");
-    const ran = await gql(`mutation { dispatch(input: { tool: "echo_label", input: { text: "hi" } }) { status details } }`, {}, admin);
+    const ran = await gql(
+      `mutation { dispatch(input: { tool: "echo_label", input: { text: "hi" } }) { status details } }`,
+      {},
+      admin,
+    );
     expect(ran.data!.dispatch).toEqual({ status: "SUCCEEDED", details: { label: "[redacted]" } });
     frames.stop();
     await client.dispose();
@@ -53,11 +73,26 @@ describe("finding 3: contrib extensions never serve or store a resolved !ENV val
       {},
       admin,
     );
-    const document = { extensionsModules: ["tai42/contrib"], extensions: { echo_secret: [[{ name: "cache", config: { ttlSeconds: 60 } }]] } };
-    expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "c", document } }, admin)).errors).toBeUndefined();
+    const document = {
+      extensionsModules: ["tai42/contrib"],
+      extensions: { echo_secret: [[{ name: "cache", config: { ttlSeconds: 60 } }]] },
+    };
+    expect(
+      (
+        await gql(
+          `mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`,
+          { i: { name: "c", document } },
+          admin,
+        )
+      ).errors,
+    ).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "c") { name } }`, {}, admin)).errors).toBeUndefined();
     for (let i = 0; i < 2; i++) {
-      const r = await gql(`mutation { dispatch(input: { tool: "echo_secret_cache", input: {} }) { status content { text } } }`, {}, admin);
+      const r = await gql(
+        `mutation { dispatch(input: { tool: "echo_secret_cache", input: {} }) { status content { text } } }`,
+        {},
+        admin,
+      );
       expect(r.data!.dispatch).toEqual({ status: "SUCCEEDED", content: [{ text: "[redacted]" }] });
     }
     const entries = await rt.db.cacheEntry.findMany();

@@ -55,8 +55,14 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
     };
     ws = wsClient(url, { connectionParams: { authorization: `Bearer ${admin}` } });
     const changes = collect(ws, `subscription { connectorChanged { ${CHANGE} } }`);
-    const runs = collect(ws, `subscription { runEvents { type run { id status content { text } data errorMessage } } }`);
-    await until("the subscriptions to listen", () => rt.bus.listenerCount("connectorChanged") >= 1 && rt.bus.listenerCount("runEvent") >= 1);
+    const runs = collect(
+      ws,
+      `subscription { runEvents { type run { id status content { text } data errorMessage } } }`,
+    );
+    await until(
+      "the subscriptions to listen",
+      () => rt.bus.listenerCount("connectorChanged") >= 1 && rt.bus.listenerCount("runEvent") >= 1,
+    );
 
     const settings = {
       command: process.execPath,
@@ -64,10 +70,16 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
       env: { LEAK_ALPHA: "!ENV STDIO_LEAK_ALPHA", LEAK_BETA: "!ENV STDIO_LEAK_BETA" },
     };
     expect((await gql(PUT, { i: { name: "every", kind: "mcp", settings } })).errors).toBeUndefined();
-    await gql(`{ connectors { ${CONNECTOR} changes { ${CHANGE} } } tools(origin: CONNECTOR) { name connector annotations } }`);
-    const run = await gql(`mutation { dispatch(input: { tool: "every_get-env", input: {} }) { id status content { text } data errorMessage } }`);
+    await gql(
+      `{ connectors { ${CONNECTOR} changes { ${CHANGE} } } tools(origin: CONNECTOR) { name connector annotations } }`,
+    );
+    const run = await gql(
+      `mutation { dispatch(input: { tool: "every_get-env", input: {} }) { id status content { text } data errorMessage } }`,
+    );
     expect(run.data?.dispatch?.status).toBe("SUCCEEDED");
-    await gql(`{ run(id: "${run.data.dispatch.id}") { status content { text } data events { type run { status content { text } } } } }`);
+    await gql(
+      `{ run(id: "${run.data.dispatch.id}") { status content { text } data events { type run { status content { text } } } } }`,
+    );
     await gql(`mutation { refreshConnector(name: "every") { connector { ${CONNECTOR} } change { ${CHANGE} } } }`);
     await changes.waitForData(1, 20_000);
     note("ws connectorChanged", JSON.stringify([changes.data, changes.errors]));
@@ -84,7 +96,13 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
     await client.close();
 
     // The CLI on the same database, logs on: it opens its own upstream connection.
-    const cliEnv = { DATABASE_URL: database.url, TAI_KEY: admin, TAI_LOG: "info", STDIO_LEAK_ALPHA: ALPHA, STDIO_LEAK_BETA: BETA };
+    const cliEnv = {
+      DATABASE_URL: database.url,
+      TAI_KEY: admin,
+      TAI_LOG: "info",
+      STDIO_LEAK_ALPHA: ALPHA,
+      STDIO_LEAK_BETA: BETA,
+    };
     for (const args of [
       ["connectors", "list", "--json"],
       ["tools", "run", "every_get-env", "--input", "{}"],

@@ -52,15 +52,28 @@ describe("connector settings never leak (security model §3)", () => {
     ws = wsClient(url, { connectionParams: { authorization: `Bearer ${admin}` } });
     const changes = collect(ws, `subscription { connectorChanged { ${CHANGE} } }`);
     const tools = collect(ws, `subscription { toolsChanged { name annotations inputSchema } }`);
-    await until("the subscriptions to listen", () => rt.bus.listenerCount("connectorChanged") >= 1 && rt.bus.listenerCount("toolsChanged") >= 1);
+    await until(
+      "the subscriptions to listen",
+      () => rt.bus.listenerCount("connectorChanged") >= 1 && rt.bus.listenerCount("toolsChanged") >= 1,
+    );
 
-    const settings = { upstream: "vault", token: "!ENV CONN_LEAK_TOKEN", headers: { authorization: "!ENV CONN_LEAK_HEADER" } };
+    const settings = {
+      upstream: "vault",
+      token: "!ENV CONN_LEAK_TOKEN",
+      headers: { authorization: "!ENV CONN_LEAK_HEADER" },
+    };
     expect((await gql(PUT, { i: { name: "vault", kind: "fake", settings } })).errors).toBeUndefined();
     expect(fake.upstream("vault").lastSettings).toMatchObject({ token: TOKEN, headers: { authorization: HEADER } });
-    await gql(`{ connectors { ${CONNECTOR} changes { ${CHANGE} } } tools(origin: CONNECTOR) { name connector annotations } }`);
-    await gql(`mutation { dispatch(input: { tool: "vault_echo", input: { text: "hi" } }) { status content { text } data errorMessage } }`);
+    await gql(
+      `{ connectors { ${CONNECTOR} changes { ${CHANGE} } } tools(origin: CONNECTOR) { name connector annotations } }`,
+    );
+    await gql(
+      `mutation { dispatch(input: { tool: "vault_echo", input: { text: "hi" } }) { status content { text } data errorMessage } }`,
+    );
     fake.upstream("vault").failCalls.push(new Error("upstream refused the call"));
-    await gql(`mutation { dispatch(input: { tool: "vault_echo", input: { text: "again" } }) { status errorKind errorMessage } }`);
+    await gql(
+      `mutation { dispatch(input: { tool: "vault_echo", input: { text: "again" } }) { status errorKind errorMessage } }`,
+    );
     // A literal where a marker belongs is refused and the refusal does not echo it.
     await gql(PUT, { i: { name: "vault2", kind: "fake", settings: { upstream: "v2", token: TOKEN } } });
     fake.upstream("vault").changeTools([fakeTool("echo"), fakeTool("lookup")]);

@@ -38,7 +38,8 @@ function encodings(s: string, configured: boolean): Record<string, string> {
 }
 
 /** Base64 texts holding `s` after 0, 1 and 2 other bytes (every alignment). */
-const embedded = (s: string) => ["", "a", "ab"].map((lead) => Buffer.concat([utf8(`note: ${lead}`), utf8(s), utf8(" end")]).toString("base64"));
+const embedded = (s: string) =>
+  ["", "a", "ab"].map((lead) => Buffer.concat([utf8(`note: ${lead}`), utf8(s), utf8(" end")]).toString("base64"));
 
 /** Everything a tool leaks of `s`: the forms, the embedded base64, inside a sentence and a JSON value. */
 const leakOf = (s: string, configured: boolean) => {
@@ -56,18 +57,32 @@ describe("no covered encoding of a secret leaks (security model §3)", () => {
   beforeAll(async () => {
     process.env.EXT_ENC_SECRET = ENV_SECRET;
     const app = new App();
-    app.tool({ name: "encode_back", description: "Answers and logs encodings of what it is given.", input: z.object({ secret: z.string() }) }, ({ secret }, ctx) => {
-      const leak = leakOf(secret, true);
-      ctx.log.info(`leaking ${leak.sentence}`, { leak });
-      return { content: [{ type: "text", text: leak.sentence }], data: leak };
-    });
-    app.tool({ name: "redact_fresh", description: "Redacts a fresh value, then answers and logs its encodings.", input: z.object({ seed: z.string() }) }, ({ seed }, ctx) => {
-      const value = freshValue(seed);
-      ctx.redact(value);
-      const leak = leakOf(value, false);
-      ctx.log.info(`leaking ${leak.sentence}`, { leak });
-      return { content: [{ type: "text", text: leak.sentence }], data: leak };
-    });
+    app.tool(
+      {
+        name: "encode_back",
+        description: "Answers and logs encodings of what it is given.",
+        input: z.object({ secret: z.string() }),
+      },
+      ({ secret }, ctx) => {
+        const leak = leakOf(secret, true);
+        ctx.log.info(`leaking ${leak.sentence}`, { leak });
+        return { content: [{ type: "text", text: leak.sentence }], data: leak };
+      },
+    );
+    app.tool(
+      {
+        name: "redact_fresh",
+        description: "Redacts a fresh value, then answers and logs its encodings.",
+        input: z.object({ seed: z.string() }),
+      },
+      ({ seed }, ctx) => {
+        const value = freshValue(seed);
+        ctx.redact(value);
+        const leak = leakOf(value, false);
+        ctx.log.info(`leaking ${leak.sentence}`, { leak });
+        return { content: [{ type: "text", text: leak.sentence }], data: leak };
+      },
+    );
     db = await freshDatabase();
     rt = await testRuntime({ app, databaseUrl: db.url });
     const admin = await rt.keys.create("encodings-admin", "ADMIN");
@@ -77,17 +92,31 @@ describe("no covered encoding of a secret leaks (security model §3)", () => {
       seen.push(r.text);
       return r;
     };
-    const preset = { name: "enc_env", description: "encodings of an !ENV value", baseTool: "encode_back", fixedKwargs: { secret: "!ENV EXT_ENC_SECRET" } };
+    const preset = {
+      name: "enc_env",
+      description: "encodings of an !ENV value",
+      baseTool: "encode_back",
+      fixedKwargs: { secret: "!ENV EXT_ENC_SECRET" },
+    };
     const made = await ask(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, { i: preset }, admin);
     expect(made.errors, made.text).toBeUndefined();
     const RUN = "id status input data content { text } errorMessage";
     // Anonymous (USER on loopback) and ADMIN callers, each tool several times.
     for (const key of [undefined, admin]) {
-      expect((await ask(`mutation { dispatch(input: { tool: "enc_env", input: {} }) { ${RUN} } }`, {}, key)).data?.dispatch.status).toBe("SUCCEEDED");
+      expect(
+        (await ask(`mutation { dispatch(input: { tool: "enc_env", input: {} }) { ${RUN} } }`, {}, key)).data?.dispatch
+          .status,
+      ).toBe("SUCCEEDED");
       for (const seed of seeds)
-        expect((await ask(`mutation($i: JSONObject!) { dispatch(input: { tool: "redact_fresh", input: $i }) { ${RUN} } }`, { i: { seed } }, key)).data?.dispatch.status).toBe(
-          "SUCCEEDED",
-        );
+        expect(
+          (
+            await ask(
+              `mutation($i: JSONObject!) { dispatch(input: { tool: "redact_fresh", input: $i }) { ${RUN} } }`,
+              { i: { seed } },
+              key,
+            )
+          ).data?.dispatch.status,
+        ).toBe("SUCCEEDED");
     }
     await ask(`{ runs(first: 50) { edges { node { ${RUN} events { type } } } } }`, {}, admin);
     await ask(`{ runs(first: 50) { edges { node { ${RUN} } } } }`);

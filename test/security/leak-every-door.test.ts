@@ -20,10 +20,16 @@ const BETA = "leak-beta-secret-9a8b7c6d5e";
 const ADMIN_KEY = "leak-admin-key-0123456789abcdef";
 const SIGNING_KEY = "leak-signing-key-5e6f7a8b9c";
 const SIGNATURE = createHmac("sha256", SIGNING_KEY).update("sign this please").digest("hex");
-/** The caller's password to `first_use` (declared writeOnly) and the token its body redacts on first use (test/fixtures/leak-tools.ts). */
+/**
+ * The caller's password to `first_use` (declared writeOnly) and the token its body redacts on first use
+ * (test/fixtures/leak-tools.ts).
+ */
 const PASSWORD = "leak-first-use-password-7d6c5b4a";
 const TOKEN = "leak-first-use-token-3e2d1c0b9a";
-/** Every value that must not leak, and each covered encoding of the ones a tool answers encoded (`first_use`, `encode_back` over ALPHA). */
+/**
+ * Every value that must not leak, and each covered encoding of the ones a tool answers encoded (`first_use`,
+ * `encode_back` over ALPHA).
+ */
 const SECRETS: Record<string, string> = {
   ALPHA,
   BETA,
@@ -49,7 +55,11 @@ interface Server {
 /** `tai serve` with logs on (stderr captured into `seen`). */
 async function serve(databaseUrl: string, env: Record<string, string>): Promise<Server> {
   const port = await freePort();
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRISMA_") && !k.startsWith("TAI_") && k !== "REDIS_URL" && k !== "DATABASE_URL"));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("PRISMA_") && !k.startsWith("TAI_") && k !== "REDIS_URL" && k !== "DATABASE_URL",
+    ),
+  );
   const child: ChildProcess = spawn(process.execPath, [join(root, "bin", "tai.mjs"), "serve"], {
     cwd: root,
     env: { ...clean, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: databaseUrl, ...env },
@@ -114,12 +124,27 @@ describe("no secret leaks through any door, before or after a restart (security 
       { name: "leak_encode", baseTool: "encode_back", fixedKwargs: { secret: "!ENV EXT_LEAK_ALPHA" } },
     ];
     for (const p of presets)
-      expect((await gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, { i: { ...p, description: "leak test" } })).errors).toBeUndefined();
+      expect(
+        (
+          await gql(`mutation($i: PresetInput!) { createPreset(input: $i) { name } }`, {
+            i: { ...p, description: "leak test" },
+          })
+        ).errors,
+      ).toBeUndefined();
     const document = {
       extensionsModules: ["tai42/contrib"],
-      extensions: { echo: [[{ name: "label", config: { label: "!ENV EXT_LEAK_BETA" } }]], leak_echo: [["cache"], ["monitor"]] },
+      extensions: {
+        echo: [[{ name: "label", config: { label: "!ENV EXT_LEAK_BETA" } }]],
+        leak_echo: [["cache"], ["monitor"]],
+      },
     };
-    expect((await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, { i: { name: "leaky", document } })).errors).toBeUndefined();
+    expect(
+      (
+        await gql(`mutation($i: ManifestInput!) { putManifest(input: $i) { name } }`, {
+          i: { name: "leaky", document },
+        })
+      ).errors,
+    ).toBeUndefined();
     expect((await gql(`mutation { activateManifest(name: "leaky") { name } }`)).errors).toBeUndefined();
     const reader = (await gql(`mutation { createApiKey(name: "reader", role: READER) }`)).data.createApiKey as string;
 
@@ -131,7 +156,10 @@ describe("no secret leaks through any door, before or after a restart (security 
       "a toolsChanged frame",
       async () => {
         if (tools.data.length) return true;
-        await gql(`mutation($n: String!) { createPreset(input: { name: $n, description: "ping", baseTool: "echo", fixedKwargs: {} }) { name } }`, { n: `ping_${pings++}` });
+        await gql(
+          `mutation($n: String!) { createPreset(input: { name: $n, description: "ping", baseTool: "echo", fixedKwargs: {} }) { name } }`,
+          { n: `ping_${pings++}` },
+        );
         return false;
       },
       20_000,
@@ -150,7 +178,10 @@ describe("no secret leaks through any door, before or after a restart (security 
       ["leak_encode", {}],
       ["first_use", { password: PASSWORD }],
     ] as const) {
-      const r = await gql(`mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`, { t: tool, i: input });
+      const r = await gql(
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`,
+        { t: tool, i: input },
+      );
       ids.push(r.data.dispatch.id);
     }
     // A secret-tier tool's output reaches its caller once, in the answer to its own dispatch
@@ -158,17 +189,25 @@ describe("no secret leaks through any door, before or after a restart (security 
     const signed = await fetch(server.url, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${ADMIN_KEY}` },
-      body: JSON.stringify({ query: `mutation { dispatch(input: { tool: "sign_message", input: { message: "sign this please" } }) { ${RUN} } }` }),
+      body: JSON.stringify({
+        query: `mutation { dispatch(input: { tool: "sign_message", input: { message: "sign this please" } }) { ${RUN} } }`,
+      }),
     }).then((r) => r.json() as Promise<{ data: { dispatch: { id: string; data: unknown } } }>);
     expect(signed.data.dispatch.data).toEqual({ algorithm: "HMAC-SHA256", signature: SIGNATURE });
     ids.push(signed.data.dispatch.id);
-    await gql(`{ tools { name label fixedKwargs } presets { fixedKwargs } activeManifest { document } recentSpans { attributes } }`);
+    await gql(
+      `{ tools { name label fixedKwargs } presets { fixedKwargs } activeManifest { document } recentSpans { attributes } }`,
+    );
     await gql(`mutation { dispatch(input: { tool: "kv_get", input: { key: "leak" } }) { ${RUN} } }`, {}, reader);
 
     // graphql-ws: a mutation, and an agent whose model calls kv_get and echo.
     const viaWs = collect(ws, `mutation { dispatch(input: { tool: "leak_echo", input: {} }) { ${RUN} } }`);
     await viaWs.waitForEnd(20_000);
-    const firstUseWs = collect(ws, `mutation($i: JSONObject!) { dispatch(input: { tool: "first_use", input: $i }) { ${RUN} } }`, { i: { password: PASSWORD } });
+    const firstUseWs = collect(
+      ws,
+      `mutation($i: JSONObject!) { dispatch(input: { tool: "first_use", input: $i }) { ${RUN} } }`,
+      { i: { password: PASSWORD } },
+    );
     await firstUseWs.waitForEnd(20_000);
     note("ws first_use", JSON.stringify([firstUseWs.data, firstUseWs.errors]));
     const agent = collect(
@@ -182,8 +221,15 @@ describe("no secret leaks through any door, before or after a restart (security 
     for (const id of ids.slice(0, 3)) {
       const res = await fetch(server.url, {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${ADMIN_KEY}` },
-        body: JSON.stringify({ query: `subscription($r: ID!) { runEvents(runId: $r, afterSeq: 0) { type run { ${RUN} } } }`, variables: { r: id } }),
+        headers: {
+          "content-type": "application/json",
+          accept: "text/event-stream",
+          authorization: `Bearer ${ADMIN_KEY}`,
+        },
+        body: JSON.stringify({
+          query: `subscription($r: ID!) { runEvents(runId: $r, afterSeq: 0) { type run { ${RUN} } } }`,
+          variables: { r: id },
+        }),
         signal: AbortSignal.timeout(10_000),
       });
       note("sse", await res.text().catch((e: Error) => `(ended: ${e.message})`));
@@ -217,7 +263,10 @@ describe("no secret leaks through any door, before or after a restart (security 
     }
 
     // graphql-ws: every run's events, persisted ones replayed first.
-    const events = collect(ws, `subscription { runEvents(afterSeq: 0) { type progress { message details } run { ${RUN} } } }`);
+    const events = collect(
+      ws,
+      `subscription { runEvents(afterSeq: 0) { type progress { message details } run { ${RUN} } } }`,
+    );
     await until("the run events of every run", () => events.data.length >= 2 * ids.length, 20_000);
     note("ws toolsChanged", JSON.stringify(tools.data));
     note("ws runEvents", JSON.stringify([events.data, events.errors]));
@@ -231,14 +280,23 @@ describe("no secret leaks through any door, before or after a restart (security 
     // Restart on the same database, and read everything back.
     server = await serve(database.url, env);
     gql = client(server.url);
-    await gql(`{ runs(first: 100) { edges { node { ${RUN} } } } tools { name label fixedKwargs } recentSpans(first: 50) { attributes status } }`);
+    await gql(
+      `{ runs(first: 100) { edges { node { ${RUN} } } } tools { name label fixedKwargs } recentSpans(first: 50) { attributes status } }`,
+    );
     for (const id of ids) await gql(`{ run(id: "${id}") { ${RUN} } }`);
     await gql(`mutation { dispatch(input: { tool: "kv_get", input: { key: "leak" } }) { ${RUN} } }`, {}, reader);
     await gql(`mutation { dispatch(input: { tool: "leak_echo_cache", input: {} }) { ${RUN} } }`);
     const res = await fetch(server.url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "text/event-stream", authorization: `Bearer ${ADMIN_KEY}` },
-      body: JSON.stringify({ query: `subscription($r: ID!) { runEvents(runId: $r, afterSeq: 0) { type run { ${RUN} } } }`, variables: { r: ids[1] } }),
+      headers: {
+        "content-type": "application/json",
+        accept: "text/event-stream",
+        authorization: `Bearer ${ADMIN_KEY}`,
+      },
+      body: JSON.stringify({
+        query: `subscription($r: ID!) { runEvents(runId: $r, afterSeq: 0) { type run { ${RUN} } } }`,
+        variables: { r: ids[1] },
+      }),
       signal: AbortSignal.timeout(10_000),
     });
     note("sse after restart", await res.text().catch((e: Error) => `(ended: ${e.message})`));

@@ -32,15 +32,21 @@ const Login = z.object({ user: z.string(), password: z.string() });
 
 function loginApp(): App {
   const app = new App();
-  app.tool({ name: "login_ok", description: "Logs in; redacts the password after reporting progress.", input: Login }, async ({ user, password }, ctx) => {
-    ctx.onUpdate({ message: `checking ${user}:${password}` });
-    ctx.redact(password);
-    return { ok: true, user };
-  });
-  app.tool({ name: "login_fail", description: "Redacts the password, then fails quoting it.", input: Login }, async ({ password }, ctx) => {
-    ctx.redact(password);
-    throw new ToolError(`the upstream refused ${password}`, { kind: "UPSTREAM", retryable: false });
-  });
+  app.tool(
+    { name: "login_ok", description: "Logs in; redacts the password after reporting progress.", input: Login },
+    async ({ user, password }, ctx) => {
+      ctx.onUpdate({ message: `checking ${user}:${password}` });
+      ctx.redact(password);
+      return { ok: true, user };
+    },
+  );
+  app.tool(
+    { name: "login_fail", description: "Redacts the password, then fails quoting it.", input: Login },
+    async ({ password }, ctx) => {
+      ctx.redact(password);
+      throw new ToolError(`the upstream refused ${password}`, { kind: "UPSTREAM", retryable: false });
+    },
+  );
   app.tool(
     {
       name: "login_retry",
@@ -61,16 +67,30 @@ function loginApp(): App {
     },
     async ({ user, password }) => ({ ok: password.length > 0, user }),
   );
-  app.tool({ name: "login_park", description: "Asks a question quoting the password, redacts it, then waits.", input: Login, pauses: true }, async ({ password }, ctx) => {
-    const asked = await ctx.openInteraction({ question: `Second factor for ${password}?`, answerFormat: { type: "string" } });
-    ctx.redact(password);
-    return park({ interactionIds: [asked.id] });
-  });
-  app.tool({ name: "login_hang", description: "Redacts the password, then runs until cancelled.", input: Login }, async ({ password }, ctx) => {
-    ctx.redact(password);
-    await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
-    throw ctx.signal.reason;
-  });
+  app.tool(
+    {
+      name: "login_park",
+      description: "Asks a question quoting the password, redacts it, then waits.",
+      input: Login,
+      pauses: true,
+    },
+    async ({ password }, ctx) => {
+      const asked = await ctx.openInteraction({
+        question: `Second factor for ${password}?`,
+        answerFormat: { type: "string" },
+      });
+      ctx.redact(password);
+      return park({ interactionIds: [asked.id] });
+    },
+  );
+  app.tool(
+    { name: "login_hang", description: "Redacts the password, then runs until cancelled.", input: Login },
+    async ({ password }, ctx) => {
+      ctx.redact(password);
+      await new Promise((r) => ctx.signal.addEventListener("abort", r, { once: true }));
+      throw ctx.signal.reason;
+    },
+  );
   return app;
 }
 
@@ -104,7 +124,11 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
       ["login_fail", "FAILED"],
       ["login_retry", "FAILED"],
     ] as const) {
-      const res = await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool, input: { user: "ada", password: PASSWORDS[tool] } }, owner);
+      const res = await gql<{ dispatch: { id: string; status: string } }>(
+        DISPATCH,
+        { tool, input: { user: "ada", password: PASSWORDS[tool] } },
+        owner,
+      );
       expect(res.errors).toBeUndefined();
       expect(res.data!.dispatch.status).toBe(status);
       expect(leaked(res.text)).toEqual([]);
@@ -115,11 +139,19 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
       "could not reach the upstream as [redacted]",
       "could not reach the upstream as [redacted]",
     ]);
-    const rows = JSON.stringify([await first.db.run.findMany(), await first.db.runEvent.findMany(), await first.db.attempt.findMany()]);
+    const rows = JSON.stringify([
+      await first.db.run.findMany(),
+      await first.db.runEvent.findMany(),
+      await first.db.attempt.findMany(),
+    ]);
     expect(rows).toContain("ada");
     expect(leaked(rows)).toEqual([]);
     // The WAL checkpoint runs after the rewrite, off the dispatch path: waited for, bounded.
-    await until("no database file to hold a password", async () => leaked(await databaseText(database.url)).length === 0, 15_000);
+    await until(
+      "no database file to hold a password",
+      async () => leaked(await databaseText(database.url)).length === 0,
+      15_000,
+    );
     await first.close();
     open.splice(0);
 
@@ -127,7 +159,11 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
     const read = gqlClient(second);
     for (const key of [owner, admin]) {
       for (const id of ids) {
-        const one = await read<{ run: { id: string } | null }>(`query($id: ID!) { run(id: $id) { ${RUN_FIELDS} } }`, { id }, key);
+        const one = await read<{ run: { id: string } | null }>(
+          `query($id: ID!) { run(id: $id) { ${RUN_FIELDS} } }`,
+          { id },
+          key,
+        );
         expect(one.data!.run?.id).toBe(id);
         expect(leaked(one.text)).toEqual([]);
       }
@@ -144,17 +180,32 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
   it("should leave the password in no stored row or database file for a run that parks (its question included) and one that is cancelled", async () => {
     const rt = await start();
     const gql = gqlClient(rt);
-    const parked = await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "login_park", input: { user: "ada", password: PASSWORDS.login_park } });
+    const parked = await gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+      tool: "login_park",
+      input: { user: "ada", password: PASSWORDS.login_park },
+    });
     expect(parked.data!.dispatch.status).toBe("PARKED");
-    const hanging = gql<{ dispatch: { id: string; status: string } }>(DISPATCH, { tool: "login_hang", input: { user: "ada", password: PASSWORDS.login_hang } });
+    const hanging = gql<{ dispatch: { id: string; status: string } }>(DISPATCH, {
+      tool: "login_hang",
+      input: { user: "ada", password: PASSWORDS.login_hang },
+    });
     await until("the hanging run to be running", () => rt.dispatcher.runningCount === 1);
     const [id] = rt.dispatcher.runningIds();
     expect((await rt.dispatcher.cancel(id))?.status).toBe("CANCELLED");
     expect((await hanging).data!.dispatch.status).toBe("CANCELLED");
-    const rows = JSON.stringify([await rt.db.run.findMany(), await rt.db.runEvent.findMany(), await rt.db.attempt.findMany(), await rt.db.interaction.findMany()]);
+    const rows = JSON.stringify([
+      await rt.db.run.findMany(),
+      await rt.db.runEvent.findMany(),
+      await rt.db.attempt.findMany(),
+      await rt.db.interaction.findMany(),
+    ]);
     expect(rows).toContain("Second factor for [redacted]?");
     expect(leaked(rows)).toEqual([]);
-    await until("no database file to hold a password", async () => leaked(await databaseText(database.url)).length === 0, 15_000);
+    await until(
+      "no database file to hold a password",
+      async () => leaked(await databaseText(database.url)).length === 0,
+      15_000,
+    );
   });
 
   it("should keep a writeOnly input out of every write and of the RUN_STARTED frame a runEvents subscriber receives", async () => {
@@ -163,15 +214,24 @@ describe("a value a body redacts is scrubbed from everything its run stored befo
     const url = await server.start(0, "127.0.0.1");
     const client = wsClient(url);
     try {
-      const sub = collect<{ runEvents: { type: string; run: { input: unknown } } }>(client, `subscription { runEvents(tool: "login_declared") { type run { input } } }`);
+      const sub = collect<{ runEvents: { type: string; run: { input: unknown } } }>(
+        client,
+        `subscription { runEvents(tool: "login_declared") { type run { input } } }`,
+      );
       await until("the subscription to listen on the bus", () => rt.bus.listenerCount("runEvent") === 1);
       const res = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ query: DISPATCH, variables: { tool: "login_declared", input: { user: "ada", password: DECLARED } } }),
+        body: JSON.stringify({
+          query: DISPATCH,
+          variables: { tool: "login_declared", input: { user: "ada", password: DECLARED } },
+        }),
       });
       const text = await res.text();
-      expect(JSON.parse(text).data.dispatch).toMatchObject({ status: "SUCCEEDED", input: { user: "ada", password: "[redacted]" } });
+      expect(JSON.parse(text).data.dispatch).toMatchObject({
+        status: "SUCCEEDED",
+        input: { user: "ada", password: "[redacted]" },
+      });
       const frames = await sub.waitForData(2);
       expect(frames.map((f) => f.runEvents.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
       expect(frames[0].runEvents.run.input).toEqual({ user: "ada", password: "[redacted]" });

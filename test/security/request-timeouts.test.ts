@@ -2,7 +2,16 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
-import { collect, gatedApp, RUN_EVENTS, sseReader, until, within, wsClient, type RunEventData } from "../graphql/support.ts";
+import {
+  collect,
+  gatedApp,
+  RUN_EVENTS,
+  sseReader,
+  until,
+  within,
+  wsClient,
+  type RunEventData,
+} from "../graphql/support.ts";
 import { connect as mcpConnect, textOf } from "../mcp/support.ts";
 import { DISPATCH } from "../runlog/support.ts";
 
@@ -43,13 +52,17 @@ describe("request timeouts", () => {
   });
 
   async function start(app = gatedApp().app) {
-    rt = await testRuntime({ app, env: { TAI_HEADERS_TIMEOUT_SECONDS: String(HEADERS_S), TAI_REQUEST_TIMEOUT_SECONDS: String(REQUEST_S) } });
+    rt = await testRuntime({
+      app,
+      env: { TAI_HEADERS_TIMEOUT_SECONDS: String(HEADERS_S), TAI_REQUEST_TIMEOUT_SECONDS: String(REQUEST_S) },
+    });
     server = buildApp(rt);
     const url = await server.start(0, "127.0.0.1");
     return { url, port: Number(new URL(url).port) };
   }
 
-  const head = (length: number) => `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+  const head = (length: number) =>
+    `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
   it("should answer 408 and close a client that stalls mid-headers, within the headers timeout", async () => {
     const { port } = await start();
@@ -104,7 +117,10 @@ describe("request timeouts", () => {
     const { client: mcp } = await mcpConnect(url.replace(/\/graphql$/, "/mcp"));
     cleanups.push(() => mcp.close());
     const called = mcp.callTool({ name: "gate", arguments: {} });
-    const gates = () => sse.nexts<RunEventData>().filter((e) => e.data?.runEvents.type === "RUN_STARTED" && e.data.runEvents.run.tool === "gate").length;
+    const gates = () =>
+      sse
+        .nexts<RunEventData>()
+        .filter((e) => e.data?.runEvents.type === "RUN_STARTED" && e.data.runEvents.run.tool === "gate").length;
     await until("the long dispatch and the MCP call to start", () => gates() === 2);
 
     // A stalled client opened now is cut once the timeout has passed: the streams above are older than that.
@@ -113,12 +129,17 @@ describe("request timeouts", () => {
     expect((await untilClosed(stalled, REQUEST_S * 1000 + 3000)).received).toMatch(/^HTTP\/1\.1 408/);
 
     release();
-    const answer = (await (await within("the dispatch answer", dispatched)).json()) as { data: { dispatch: { id: string; status: string } } };
+    const answer = (await (await within("the dispatch answer", dispatched)).json()) as {
+      data: { dispatch: { id: string; status: string } };
+    };
     expect(answer.data.dispatch.status).toBe("SUCCEEDED");
     const result = (await within("the MCP call's result", called)) as { isError?: boolean; content?: unknown };
     expect([result.isError ?? false, textOf(result)]).toEqual([false, "open"]);
-    const finished = (e: RunEventData) => e.runEvents.type === "RUN_FINISHED" && e.runEvents.run.id === answer.data.dispatch.id;
-    await until("the SSE stream to deliver the finish", () => sse.nexts<RunEventData>().some((e) => e.data && finished(e.data)));
+    const finished = (e: RunEventData) =>
+      e.runEvents.type === "RUN_FINISHED" && e.runEvents.run.id === answer.data.dispatch.id;
+    await until("the SSE stream to deliver the finish", () =>
+      sse.nexts<RunEventData>().some((e) => e.data && finished(e.data)),
+    );
     await until("the graphql-ws subscription to deliver the finish", () => ws.data.some(finished));
     expect(sse.ended()).toBe(false);
     expect(ws.errors).toEqual([]);

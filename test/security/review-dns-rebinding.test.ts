@@ -13,7 +13,12 @@ function postAs(s: Started, host: string, query: string): Promise<{ status: numb
         port: s.port,
         path: "/graphql",
         method: "POST",
-        headers: { host, origin: `http://${host}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        headers: {
+          host,
+          origin: `http://${host}`,
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
       },
       (res) => {
         let text = "";
@@ -36,7 +41,11 @@ describe("a loopback server and DNS rebinding", () => {
   it("should refuse an HTTP request addressed to another site's name with 403 FORBIDDEN, running nothing", async () => {
     s = await startServer();
     const host = `attacker.example:${s.port}`;
-    const res = await postAs(s, host, `mutation { dispatch(input: { tool: "kv_put", input: { key: "pwned", value: 1 } }) { status } }`);
+    const res = await postAs(
+      s,
+      host,
+      `mutation { dispatch(input: { tool: "kv_put", input: { key: "pwned", value: 1 } }) { status } }`,
+    );
     expect(res.status).toBe(403);
     expect(JSON.parse(res.body).errors[0].extensions.code).toBe("FORBIDDEN");
     expect(await s.rt.db.run.count({ where: { tool: "kv_put" } })).toBe(0);
@@ -60,7 +69,11 @@ describe("a loopback server and DNS rebinding", () => {
   });
 
   it("should answer for the hosts of TAI_PUBLIC_URL and TAI_CORS_ORIGINS, and check nothing on a non-loopback bind", () => {
-    const guard = hostGuard({ host: "127.0.0.1", publicUrl: "https://tai.example.com", corsOrigins: ["https://app.example.org"] })!;
+    const guard = hostGuard({
+      host: "127.0.0.1",
+      publicUrl: "https://tai.example.com",
+      corsOrigins: ["https://app.example.org"],
+    })!;
     expect(guard("tai.example.com")).toBe(true);
     expect(guard("app.example.org:443")).toBe(true);
     expect(guard("tai.example.com.evil.net")).toBe(false);

@@ -29,10 +29,23 @@ describe("scrubbing after the review of issue 23", () => {
       ctx.redact(pin);
       return { ok: true };
     });
-    app.tool({ name: "dated", description: "Takes a time.", input: z.object({ at: z.string().datetime(), mode: z.enum(["fast", "careful"]) }) }, () => ({ ok: true }));
-    app.tool({ name: "say", description: "Answers its text.", input: z.object({ text: z.string() }) }, ({ text }) => ({ text }));
     app.tool(
-      { name: "login", description: "Uses a declared secret everywhere it can.", input: z.object({ password: z.string().meta({ writeOnly: true }) }) },
+      {
+        name: "dated",
+        description: "Takes a time.",
+        input: z.object({ at: z.string().datetime(), mode: z.enum(["fast", "careful"]) }),
+      },
+      () => ({ ok: true }),
+    );
+    app.tool({ name: "say", description: "Answers its text.", input: z.object({ text: z.string() }) }, ({ text }) => ({
+      text,
+    }));
+    app.tool(
+      {
+        name: "login",
+        description: "Uses a declared secret everywhere it can.",
+        input: z.object({ password: z.string().meta({ writeOnly: true }) }),
+      },
       async ({ password }, ctx) => {
         ctx.log.info(`logging in with ${password}`, { password });
         await ctx.runTool("say", { text: `child got ${password}` });
@@ -51,18 +64,31 @@ describe("scrubbing after the review of issue 23", () => {
   });
 
   it("should serve every tool's input schema whole after a caller redacted schema words", async () => {
-    for (const pin of ["date-time", "careful", "object", "string"]) await rt.dispatcher.run({ tool: "pin", input: { pin }, caller: as("USER"), door: "graphql" });
+    for (const pin of ["date-time", "careful", "object", "string"])
+      await rt.dispatcher.run({ tool: "pin", input: { pin }, caller: as("USER"), door: "graphql" });
     const tools = await gql(`{ tools { name inputSchema } }`);
-    const dated = (tools.data!.tools as { name: string; inputSchema: { properties: Record<string, unknown> } }[]).find((t) => t.name === "dated")!;
+    const dated = (tools.data!.tools as { name: string; inputSchema: { properties: Record<string, unknown> } }[]).find(
+      (t) => t.name === "dated",
+    )!;
     expect(dated.inputSchema.properties.at).toMatchObject({ type: "string", format: "date-time" });
     expect(dated.inputSchema.properties.mode).toMatchObject({ enum: ["fast", "careful"] });
     // A word shorter than 8 characters scrubs its own run only: another run's output keeps it.
-    const said = await rt.dispatcher.run({ tool: "say", input: { text: "an object of string" }, caller: as("USER"), door: "graphql" });
+    const said = await rt.dispatcher.run({
+      tool: "say",
+      input: { text: "an object of string" },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(said.data).toEqual({ text: "an object of string" });
   });
 
   it("should keep a writeOnly value out of the body's log lines, its child run, the store and the content block's MIME type", async () => {
-    const run = await rt.dispatcher.run({ tool: "login", input: { password: PASSWORD }, caller: as("USER"), door: "graphql" });
+    const run = await rt.dispatcher.run({
+      tool: "login",
+      input: { password: PASSWORD },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(run.status).toBe("SUCCEEDED");
     expect(run.content[0]).toMatchObject({ type: "text", text: "done" });
     const [child] = await rt.runs.children(run.id, 10);
@@ -80,7 +106,12 @@ describe("scrubbing after the review of issue 23", () => {
       admin,
     );
     expect(made.errors).toBeUndefined();
-    const said = await rt.dispatcher.run({ tool: "say", input: { text: "send a POST to /posts, see the Post docs; pw postgres" }, caller: as("USER"), door: "graphql" });
+    const said = await rt.dispatcher.run({
+      tool: "say",
+      input: { text: "send a POST to /posts, see the Post docs; pw postgres" },
+      caller: as("USER"),
+      door: "graphql",
+    });
     expect(said.data).toEqual({ text: "send a POST to /posts, see the Post docs; pw [redacted]" });
   });
 
@@ -91,7 +122,11 @@ describe("scrubbing after the review of issue 23", () => {
       admin,
     );
     expect(learned.errors).toBeUndefined();
-    const refused = await gql(`mutation { createPreset(input: { name: "say_bad", description: "x", baseTool: "say", fixedKwargs: { nope: 1 } }) { name } }`, {}, admin);
+    const refused = await gql(
+      `mutation { createPreset(input: { name: "say_bad", description: "x", baseTool: "say", fixedKwargs: { nope: 1 } }) { name } }`,
+      {},
+      admin,
+    );
     const issues = refused.errors![0].extensions!.issues!;
     expect(issues.map((i) => i.path).join(" ")).toContain(CONFIGURED);
   });

@@ -22,7 +22,10 @@ describe("agent message deltas and the secrets they are scrubbed of", () => {
     const res = await server.yoga.fetch("http://localhost/graphql", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "text/event-stream" },
-      body: JSON.stringify({ query: QUERY, variables: { input: { userMessage: `echo ${text}`, toolNames: ["echo"] } } }),
+      body: JSON.stringify({
+        query: QUERY,
+        variables: { input: { userMessage: `echo ${text}`, toolNames: ["echo"] } },
+      }),
     });
     const reader = sseReader(res);
     await until("the stream to end", () => reader.ended(), 15_000);

@@ -16,28 +16,60 @@ import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
  * `!ENV` value — then runs of every kind by every role, a restart on the same database, and
  * the same again: statuses, tools, doors, roles and event types stay whole, stored and served.
  */
-const VALUES = ["RUNNING", "SUCCEEDED", "FAILED", "PARKED", "graphql", "mcp", "cli", "USER", "ADMIN", "start", "finish", "echo", "true", "null"];
+const VALUES = [
+  "RUNNING",
+  "SUCCEEDED",
+  "FAILED",
+  "PARKED",
+  "graphql",
+  "mcp",
+  "cli",
+  "USER",
+  "ADMIN",
+  "start",
+  "finish",
+  "echo",
+  "true",
+  "null",
+];
 const ENV_NAME = "STRUCT_VALUE_SECRET";
 const FAST = { initialSeconds: 0.01, multiplier: 2, capSeconds: 0.05 };
 
 function app(): App {
   const a = new App();
-  a.tool({ name: "hush", description: "Redacts its password.", input: z.object({ password: z.string() }), tier: "read" }, ({ password }, ctx) => {
-    ctx.redact(password);
-    return { ok: true };
-  });
+  a.tool(
+    { name: "hush", description: "Redacts its password.", input: z.object({ password: z.string() }), tier: "read" },
+    ({ password }, ctx) => {
+      ctx.redact(password);
+      return { ok: true };
+    },
+  );
   a.tool({ name: "fail", description: "Always fails.", input: z.object({}), tier: "read" }, () => {
     throw new ToolError("it broke", { kind: "UPSTREAM", retryable: false });
   });
   a.tool(
-    { name: "flaky", description: "Fails once, then succeeds.", input: z.object({}), tier: "read", retry: { maxAttempts: 2, idempotent: true, retryable: true, backoff: FAST } },
+    {
+      name: "flaky",
+      description: "Fails once, then succeeds.",
+      input: z.object({}),
+      tier: "read",
+      retry: { maxAttempts: 2, idempotent: true, retryable: true, backoff: FAST },
+    },
     (_i, ctx) => {
       if (ctx.attempt === 1) throw new ToolError("try again", { kind: "UNAVAILABLE" });
       return { attempt: ctx.attempt };
     },
   );
-  a.tool({ name: "ask", description: "Asks, then answers with the answer.", input: z.object({}), tier: "read", pauses: true, resume: (_s, answers) => ({ answers }) }, () =>
-    park({ interactions: [{ question: "go?", answerFormat: { type: "boolean" } }] }),
+  a.tool(
+    {
+      name: "ask",
+      description: "Asks, then answers with the answer.",
+      input: z.object({}),
+      tier: "read",
+      pauses: true,
+      resume: (_s, answers) => ({ answers }),
+    },
+    () => park({ interactions: [{ question: "go?", answerFormat: { type: "boolean" } }] }),
   );
   a.tool(
     { name: "parent", description: "Runs echo as a child.", input: z.object({}), tier: "read" },
@@ -73,14 +105,31 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
   };
 
   /** Every GraphQL answer: no errors (no "Unexpected error."), and its data. */
-  const call = async (gql: ReturnType<typeof gqlClient>, query: string, variables: Record<string, unknown>, key?: string) => {
+  const call = async (
+    gql: ReturnType<typeof gqlClient>,
+    query: string,
+    variables: Record<string, unknown>,
+    key?: string,
+  ) => {
     const r = await gql(query, variables, key);
     expect(r.text).not.toContain("Unexpected error");
     expect(r.errors, r.text).toBeUndefined();
     return r.data!;
   };
-  const dispatch = async (gql: ReturnType<typeof gqlClient>, tool: string, input: Record<string, unknown>, key?: string) =>
-    (await call(gql, `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`, { t: tool, i: input }, key)).dispatch;
+  const dispatch = async (
+    gql: ReturnType<typeof gqlClient>,
+    tool: string,
+    input: Record<string, unknown>,
+    key?: string,
+  ) =>
+    (
+      await call(
+        gql,
+        `mutation($t: String!, $i: JSONObject!) { dispatch(input: { tool: $t, input: $i }) { ${RUN} } }`,
+        { t: tool, i: input },
+        key,
+      )
+    ).dispatch;
 
   /** A plain, a failing, a retried, a parked-then-answered and a parent run, by every role; each checked as served. */
   async function everyKind(rt: TestRuntime, keys: Keys) {
@@ -98,7 +147,12 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
         status: "SUCCEEDED",
         events: [{ type: "RUN_STARTED" }, { type: "RUN_FINISHED" }],
       });
-      expect(await dispatch(gql, "fail", {}, key)).toMatchObject({ ...base, tool: "fail", status: "FAILED", errorKind: "UPSTREAM" });
+      expect(await dispatch(gql, "fail", {}, key)).toMatchObject({
+        ...base,
+        tool: "fail",
+        status: "FAILED",
+        errorKind: "UPSTREAM",
+      });
       expect(await dispatch(gql, "flaky", {}, key)).toMatchObject({
         ...base,
         tool: "flaky",
@@ -107,8 +161,18 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
         events: [{ type: "RUN_STARTED" }, { type: "ATTEMPT_FAILED" }, { type: "RUN_FINISHED" }],
       });
       const parked = await dispatch(gql, "ask", {}, key);
-      expect(parked).toMatchObject({ ...base, tool: "ask", status: "PARKED", interactions: [{ status: "PENDING", to: "user" }] });
-      const answered = await call(gql, `mutation($id: ID!) { answerInteraction(id: $id, answer: true) { status tool door } }`, { id: parked.interactions[0].id }, keys.admin);
+      expect(parked).toMatchObject({
+        ...base,
+        tool: "ask",
+        status: "PARKED",
+        interactions: [{ status: "PENDING", to: "user" }],
+      });
+      const answered = await call(
+        gql,
+        `mutation($id: ID!) { answerInteraction(id: $id, answer: true) { status tool door } }`,
+        { id: parked.interactions[0].id },
+        keys.admin,
+      );
       expect(answered.answerInteraction).toEqual({ status: "SUCCEEDED", tool: "ask", door: "graphql" });
       expect(await dispatch(gql, "parent", {}, key)).toMatchObject({
         ...base,
@@ -119,11 +183,22 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
     }
   }
 
-  /** An agent run through the scripted model that calls echo, then answers: its stream's types and its stored status whole. */
+  /**
+   * An agent run through the scripted model that calls echo, then answers: its stream's types and its stored status
+   * whole.
+   */
   async function agentRun(rt: TestRuntime) {
     useScript(rt.agents, "s", [{ toolCalls: [{ toolName: "echo", input: { text: "hi" } }] }, { text: "all done" }]);
-    const { started, log } = await runToEnd(rt.agents, { userMessage: "go", llmProvider: "s", toolNames: ["echo"] }, as("USER"));
-    expect(log.map((e) => e.type).filter((t) => t !== "message_delta" && t !== "run_usage")).toEqual(["tool_call_step", "tool_result_step", "message_final"]);
+    const { started, log } = await runToEnd(
+      rt.agents,
+      { userMessage: "go", llmProvider: "s", toolNames: ["echo"] },
+      as("USER"),
+    );
+    expect(log.map((e) => e.type).filter((t) => t !== "message_delta" && t !== "run_usage")).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      "message_final",
+    ]);
     expect((await rt.agents.store.get(started.runId))!.status).toBe("SUCCEEDED");
     const stored = await rt.db.agentEvent.findMany({ where: { runId: started.runId } });
     expect(stored.every((e) => /^[a-z_]+$/.test(e.type) && (e.payload as { type: string }).type === e.type)).toBe(true);
@@ -145,14 +220,24 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
       expect(RUN_EVENT_TYPES).toContain(e.type);
       expect(TOOLS).toContain(e.tool);
       const snapshot = e.snapshot as { status: string; door: string; tool: string };
-      expect([RUN_STATUSES.includes(snapshot.status as never), DOORS.includes(snapshot.door as never), TOOLS.has(snapshot.tool)]).toEqual([true, true, true]);
+      expect([
+        RUN_STATUSES.includes(snapshot.status as never),
+        DOORS.includes(snapshot.door as never),
+        TOOLS.has(snapshot.tool),
+      ]).toEqual([true, true, true]);
     }
     for (const a of await rt.db.attempt.findMany()) expect(KINDS).toContain(a.errorKind);
-    for (const i of await rt.db.interaction.findMany()) expect([i.status, i.to, i.tool]).toEqual(["ANSWERED", "user", "ask"]);
+    for (const i of await rt.db.interaction.findMany())
+      expect([i.status, i.to, i.tool]).toEqual(["ANSWERED", "user", "ask"]);
     const gql = gqlClient(rt);
-    const listed = (await call(gql, `{ runs(first: 100) { edges { node { id tool status door callerRole errorKind attempts { errorKind } } } } }`, {}, keys.admin)).runs.edges.map(
-      (e: { node: { id: string } }) => e.node,
-    );
+    const listed = (
+      await call(
+        gql,
+        `{ runs(first: 100) { edges { node { id tool status door callerRole errorKind attempts { errorKind } } } } }`,
+        {},
+        keys.admin,
+      )
+    ).runs.edges.map((e: { node: { id: string } }) => e.node);
     expect(listed).toHaveLength(runs.length);
     const one = (await call(gql, `query($id: ID!) { run(id: $id) { ${RUN} } }`, { id: runs[0].id }, keys.admin)).run;
     expect(one).toMatchObject({ id: runs[0].id, tool: runs[0].tool, status: runs[0].status, door: runs[0].door });
@@ -162,7 +247,12 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
   async function teach(rt: TestRuntime, keys: Keys, source: "redact" | "env", value: string) {
     const gql = gqlClient(rt);
     if (source === "redact") {
-      expect(await dispatch(gql, "hush", { password: value })).toMatchObject({ tool: "hush", status: "SUCCEEDED", callerRole: "USER", door: "graphql" });
+      expect(await dispatch(gql, "hush", { password: value })).toMatchObject({
+        tool: "hush",
+        status: "SUCCEEDED",
+        callerRole: "USER",
+        door: "graphql",
+      });
       return;
     }
     await call(
@@ -171,27 +261,39 @@ describe("a known secret equal to a structural word rewrites no status, tool, do
       { k: { text: `!ENV ${ENV_NAME}` } },
       keys.admin,
     );
-    expect(await dispatch(gql, "envy", {}, keys.admin)).toMatchObject({ tool: "envy", status: "SUCCEEDED", callerRole: "ADMIN", door: "graphql" });
+    expect(await dispatch(gql, "envy", {}, keys.admin)).toMatchObject({
+      tool: "envy",
+      status: "SUCCEEDED",
+      callerRole: "ADMIN",
+      door: "graphql",
+    });
   }
 
   const cases = VALUES.flatMap((value) => (["redact", "env"] as const).map((source) => ({ value, source })));
-  it.each(cases)("should keep every run's structure whole after $value was known as a secret ($source), across a restart", async ({ value, source }) => {
-    process.env[ENV_NAME] = value;
-    const db = await freshDatabase();
-    drops.push(db.drop);
-    const first = await start(db.url);
-    const keys = { admin: await first.keys.create("admin", "ADMIN"), user: await first.keys.create("user", "USER"), reader: await first.keys.create("reader", "READER") };
-    await teach(first, keys, source, value);
-    await everyKind(first, keys);
-    await agentRun(first);
-    await intact(first, keys);
-    await first.close();
-    open.splice(open.indexOf(first), 1);
+  it.each(cases)(
+    "should keep every run's structure whole after $value was known as a secret ($source), across a restart",
+    async ({ value, source }) => {
+      process.env[ENV_NAME] = value;
+      const db = await freshDatabase();
+      drops.push(db.drop);
+      const first = await start(db.url);
+      const keys = {
+        admin: await first.keys.create("admin", "ADMIN"),
+        user: await first.keys.create("user", "USER"),
+        reader: await first.keys.create("reader", "READER"),
+      };
+      await teach(first, keys, source, value);
+      await everyKind(first, keys);
+      await agentRun(first);
+      await intact(first, keys);
+      await first.close();
+      open.splice(open.indexOf(first), 1);
 
-    const second = await start(db.url);
-    await intact(second, keys);
-    await everyKind(second, keys);
-    await agentRun(second);
-    await intact(second, keys);
-  });
+      const second = await start(db.url);
+      await intact(second, keys);
+      await everyKind(second, keys);
+      await agentRun(second);
+      await intact(second, keys);
+    },
+  );
 });

@@ -45,13 +45,23 @@ describe("a secret-tier tool's output reaches the caller who ran it, once (issue
     delete process.env.TAI_DEMO_SIGNING_KEY;
   });
 
-  /** Everything stored, served again and logged about run `id`, as one text (its span too, when this runtime ran it). */
+  /**
+   * Everything stored, served again and logged about run `id`, as one text (its span too, when this runtime ran it).
+   */
   const afterwards = async (id: string, tracedHere = true) => {
     const gql = gqlClient(rt);
     const one = await gql(`query($id: ID!) { run(id: $id) { ${RUN} events { type run { ${RUN} } } } }`, { id }, admin);
     const list = await gql(`{ runs(first: 50) { edges { node { ${RUN} } } } }`, {}, admin);
-    expect(one.data!.run).toMatchObject({ id, status: "SUCCEEDED", data: "[redacted]", content: [{ text: "[redacted]" }] });
-    const stored = JSON.stringify([await rt.db.run.findMany({ where: { id } }), await rt.db.runEvent.findMany({ where: { runId: id } })]);
+    expect(one.data!.run).toMatchObject({
+      id,
+      status: "SUCCEEDED",
+      data: "[redacted]",
+      content: [{ text: "[redacted]" }],
+    });
+    const stored = JSON.stringify([
+      await rt.db.run.findMany({ where: { id } }),
+      await rt.db.runEvent.findMany({ where: { runId: id } }),
+    ]);
     expect(stored).toContain("[redacted]");
     const finished = exporter.getFinishedSpans().filter((s) => s.attributes["tai42.run.id"] === id);
     expect(finished.map((s) => s.name)).toEqual(tracedHere ? ["tai42.run sign_message"] : []);
@@ -65,13 +75,19 @@ describe("a secret-tier tool's output reaches the caller who ran it, once (issue
       const listening = rt.bus.listenerCount("runEvent");
       const frames = collect(ws, `subscription { runEvents(tool: "sign_message") { type run { ${RUN} } } }`);
       await until("the subscription to listen on the bus", () => rt.bus.listenerCount("runEvent") > listening);
-      const res = await gqlClient(rt)<{ dispatch: { id: string; data: unknown; content: { text: string }[]; input: unknown } }>(
+      const res = await gqlClient(rt)<{
+        dispatch: { id: string; data: unknown; content: { text: string }[]; input: unknown };
+      }>(
         `mutation { dispatch(input: { tool: "sign_message", input: { message: "pay 10 via graphql" } }) { ${RUN} } }`,
         {},
         admin,
       );
       const signature = signatureOf("pay 10 via graphql");
-      expect(res.data!.dispatch).toMatchObject({ status: "SUCCEEDED", input: "[redacted]", data: { algorithm: "HMAC-SHA256", signature } });
+      expect(res.data!.dispatch).toMatchObject({
+        status: "SUCCEEDED",
+        input: "[redacted]",
+        data: { algorithm: "HMAC-SHA256", signature },
+      });
       expect(res.data!.dispatch.content[0].text).toContain(signature);
       await frames.waitForData(2);
       frames.stop();
@@ -87,7 +103,10 @@ describe("a secret-tier tool's output reaches the caller who ran it, once (issue
   it("should answer an MCP tools/call with the signature, while what is stored and served again keeps [redacted]", async () => {
     const { client } = await connect(url.replace(/\/graphql$/, "/mcp"), { key: admin });
     try {
-      const result = (await client.callTool({ name: "sign_message", arguments: { message: "pay 10 via mcp" } })) as CallToolResult;
+      const result = (await client.callTool({
+        name: "sign_message",
+        arguments: { message: "pay 10 via mcp" },
+      })) as CallToolResult;
       const signature = signatureOf("pay 10 via mcp");
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toEqual({ algorithm: "HMAC-SHA256", signature });
@@ -101,12 +120,24 @@ describe("a secret-tier tool's output reaches the caller who ran it, once (issue
 
   it("should print the signature for `tai tools run` while the run it stored keeps [redacted], and a re-issued idempotency key answers the stored record", async () => {
     const env = { DATABASE_URL: database.url, TAI_KEY: admin, TAI_DEMO_SIGNING_KEY: SIGNING_KEY, TAI_LOG: "info" };
-    const args = ["tools", "run", "sign_message", "--input", JSON.stringify({ message: "pay 10 via cli" }), "--idempotency-key", "cli-sign-1"];
+    const args = [
+      "tools",
+      "run",
+      "sign_message",
+      "--input",
+      JSON.stringify({ message: "pay 10 via cli" }),
+      "--idempotency-key",
+      "cli-sign-1",
+    ];
     const first = await runCli(args, env);
     expect(first.code, first.stderr).toBe(0);
     const printed = JSON.parse(first.stdout) as { id: string; data: unknown; input: unknown };
     const signature = signatureOf("pay 10 via cli");
-    expect(printed).toMatchObject({ status: "SUCCEEDED", input: "[redacted]", data: { algorithm: "HMAC-SHA256", signature } });
+    expect(printed).toMatchObject({
+      status: "SUCCEEDED",
+      input: "[redacted]",
+      data: { algorithm: "HMAC-SHA256", signature },
+    });
     expect(first.stderr).not.toContain(signature);
     const again = await runCli(args, env);
     expect(again.code, again.stderr).toBe(0);

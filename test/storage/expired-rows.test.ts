@@ -18,7 +18,10 @@ describe("expired key-value rows", () => {
     await rt.db.cacheEntry.create({ data: { key: "mcp:abandoned", tool: "mcp-session", value: {}, expiresAt: past } });
     await rt.db.cacheEntry.create({ data: { key: "mcp:live", tool: "mcp-session", value: {}, expiresAt: future } });
     const db = rt.db;
-    await until("the expired row to be deleted", async () => (await db.cacheEntry.count({ where: { key: "mcp:abandoned" } })) === 0);
+    await until(
+      "the expired row to be deleted",
+      async () => (await db.cacheEntry.count({ where: { key: "mcp:abandoned" } })) === 0,
+    );
     expect(await db.cacheEntry.count({ where: { key: "mcp:live" } })).toBe(1);
   });
 });

@@ -16,7 +16,9 @@ vi.mock("node:child_process", async (importOriginal) => {
 
 const hasPostgres = await requirePostgres();
 const MIGRATIONS = fileURLToPath(new URL("../../prisma/sqlite/migrations", import.meta.url));
-const SQLITE_MIGRATIONS = readdirSync(MIGRATIONS).filter((d) => existsSync(join(MIGRATIONS, d, "migration.sql"))).length;
+const SQLITE_MIGRATIONS = readdirSync(MIGRATIONS).filter((d) =>
+  existsSync(join(MIGRATIONS, d, "migration.sql")),
+).length;
 
 afterEach(() => {
   vi.mocked(childProcess.spawn).mockClear();
@@ -42,7 +44,9 @@ describe("the migration check at start", () => {
     expect(childProcess.spawn).toHaveBeenCalledTimes(1);
     const db = new Database(url.slice(5), { readonly: true });
     try {
-      expect(db.prepare("SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL").get()).toEqual({ n: SQLITE_MIGRATIONS });
+      expect(db.prepare("SELECT count(*) AS n FROM _prisma_migrations WHERE finished_at IS NOT NULL").get()).toEqual({
+        n: SQLITE_MIGRATIONS,
+      });
     } finally {
       db.close();
     }

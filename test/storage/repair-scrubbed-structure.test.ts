@@ -14,7 +14,10 @@ const R = "[redacted]" as never;
 /** Runs the repair migration's SQL over the database at `url` (both providers), as `prisma migrate deploy` does. */
 async function repair(url: string): Promise<void> {
   const provider = providerOf(url);
-  const sql = readFileSync(new URL(`../../prisma/${provider}/migrations/${MIGRATION}/migration.sql`, import.meta.url), "utf8");
+  const sql = readFileSync(
+    new URL(`../../prisma/${provider}/migrations/${MIGRATION}/migration.sql`, import.meta.url),
+    "utf8",
+  );
   if (provider === "sqlite") {
     const db = new Database(url.slice("file:".length));
     try {
@@ -51,20 +54,31 @@ describe("the repair of records an earlier scrubbing bug damaged", () => {
     open.push(rt);
     return rt;
   };
-  const run = (fields: Partial<RunRecord>): RunRecord => ({ ...newRun({ tool: "echo", input: { text: "hi" }, door: "graphql", callerRole: "USER", callerKey: null }), ...fields });
+  const run = (fields: Partial<RunRecord>): RunRecord => ({
+    ...newRun({ tool: "echo", input: { text: "hi" }, door: "graphql", callerRole: "USER", callerKey: null }),
+    ...fields,
+  });
 
   it("should make a run whose status read [redacted] FAILED with a message saying so, and its events and structure servable again", async () => {
     const database = await freshDatabase();
     drops.push(database.drop);
     const first = await start(database.url);
-    // As the old writer stored them: the whole job scrubbed of "RUNNING", of "graphql" and "USER", of "UNAVAILABLE" and "RUN_FINISHED".
+    // As the old writer stored them: the whole job scrubbed of "RUNNING", of "graphql" and "USER", of "UNAVAILABLE" and
+    // "RUN_FINISHED".
     const lost = run({ status: R });
     await first.runs.start(lost, null, first.instanceId);
     const misfiled = run({ door: R, callerRole: R, tier: R });
     await first.runs.start(misfiled, null, first.instanceId);
     const startedAt = new Date().toISOString();
-    await first.runs.attemptFailed({ ...misfiled, attempts: [] }, { number: 1, startedAt, finishedAt: startedAt, errorKind: R, errorMessage: "down", waitSeconds: 0 });
-    await first.runs.finish({ ...misfiled, status: "SUCCEEDED", finishedAt: startedAt, content: [{ type: "text", text: "hi" }] }, null, R);
+    await first.runs.attemptFailed(
+      { ...misfiled, attempts: [] },
+      { number: 1, startedAt, finishedAt: startedAt, errorKind: R, errorMessage: "down", waitSeconds: 0 },
+    );
+    await first.runs.finish(
+      { ...misfiled, status: "SUCCEEDED", finishedAt: startedAt, content: [{ type: "text", text: "hi" }] },
+      null,
+      R,
+    );
     await first.close();
     open.splice(0);
 

@@ -40,7 +40,8 @@ async function untilSilentFor(rt: TestRuntime, ms: number): Promise<void> {
   await sleep(Math.max(0, heartbeatAt.getTime() + ms - Date.now()));
 }
 
-const runningOf = (rt: TestRuntime) => waitFor("a RUNNING run", async () => (await rt.runs.list({ tool: "hang", status: "RUNNING" }, 1))[0]);
+const runningOf = (rt: TestRuntime) =>
+  waitFor("a RUNNING run", async () => (await rt.runs.list({ tool: "hang", status: "RUNNING" }, 1))[0]);
 
 describe("restart recovery, in process", () => {
   const cleanup: (() => Promise<void>)[] = [];
@@ -72,11 +73,21 @@ describe("restart recovery, in process", () => {
 
     expect(restarted.recovered).toEqual([running.id]);
     const back = await restarted.runs.get(running.id);
-    expect(back).toMatchObject({ status: "FAILED", isError: true, errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
+    expect(back).toMatchObject({
+      status: "FAILED",
+      isError: true,
+      errorKind: "INTERNAL",
+      errorMessage: "interrupted by restart",
+    });
     expect(back!.finishedAt).not.toBeNull();
     const events = await restarted.runs.events({ runId: running.id }, 0);
     expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
-    expect(events[1].run).toMatchObject({ id: running.id, status: "FAILED", errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
+    expect(events[1].run).toMatchObject({
+      id: running.id,
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: "interrupted by restart",
+    });
   });
 
   it("should leave the runs of an instance that is still beating untouched", async () => {
@@ -90,7 +101,10 @@ describe("restart recovery, in process", () => {
     const liveRun = live.dispatcher.run({ tool: "hang", input: {}, caller: as("USER"), door: "runtime" });
     // Which RUNNING run belongs to which instance is in the instanceId column.
     const owners = await waitFor("both runs RUNNING", async () => {
-      const rows = await live.db.run.findMany({ where: { tool: "hang", status: "RUNNING" }, select: { id: true, instanceId: true } });
+      const rows = await live.db.run.findMany({
+        where: { tool: "hang", status: "RUNNING" },
+        select: { id: true, instanceId: true },
+      });
       return rows.length === 2 ? rows : undefined;
     });
     const crashedRun = owners.find((r) => r.instanceId === crashed.instanceId)!.id;
@@ -101,7 +115,11 @@ describe("restart recovery, in process", () => {
 
     // The silent instance's run is failed (by the restart, or already by the live instance's own sweep).
     expect(restarted.recovered).not.toContain(liveRunning);
-    expect(await restarted.runs.get(crashedRun)).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
+    expect(await restarted.runs.get(crashedRun)).toMatchObject({
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: "interrupted by restart",
+    });
     expect((await restarted.runs.get(liveRunning))?.status).toBe("RUNNING");
     expect(await restarted.runs.events({ runId: liveRunning }, 0)).toHaveLength(1);
     // The live instance still owns its run: cancelling it there ends it normally.
@@ -118,7 +136,10 @@ describe("restart recovery, in process", () => {
     // No restart: the watcher's heartbeat sweep notices the silent instance and publishes the outcome.
     const final = await Promise.race([watcher.dispatcher.awaitFinal(running.id), sleep(10_000).then(() => null)]);
     expect(final).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
-    expect((await watcher.runs.events({ runId: running.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect((await watcher.runs.events({ runId: running.id }, 0)).map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "RUN_FINISHED",
+    ]);
   });
 
   it("should keep the first outcome when the instance declared gone finishes the run later", async () => {
@@ -134,8 +155,15 @@ describe("restart recovery, in process", () => {
     await crashed.close();
     const late = await pending;
     expect(late).toMatchObject({ status: "FAILED", errorMessage: "interrupted by restart" });
-    expect(await restarted.runs.get(running.id)).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
-    expect((await restarted.runs.events({ runId: running.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(await restarted.runs.get(running.id)).toMatchObject({
+      status: "FAILED",
+      errorKind: "INTERNAL",
+      errorMessage: "interrupted by restart",
+    });
+    expect((await restarted.runs.events({ runId: running.id }, 0)).map((e) => e.type)).toEqual([
+      "RUN_STARTED",
+      "RUN_FINISHED",
+    ]);
   });
 });
 
@@ -152,7 +180,11 @@ const root = resolve(import.meta.dirname, "..", "..");
 
 async function startServer(databaseUrl: string, env: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PRISMA_") && !k.startsWith("TAI_") && k !== "REDIS_URL" && k !== "DATABASE_URL"));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([k]) => !k.startsWith("PRISMA_") && !k.startsWith("TAI_") && k !== "REDIS_URL" && k !== "DATABASE_URL",
+    ),
+  );
   const child = spawn(process.execPath, [join(root, "bin", "tai.mjs"), "serve"], {
     cwd: root,
     env: { ...clean, HOST: "127.0.0.1", PORT: String(port), DATABASE_URL: databaseUrl, TAI_LOG: "silent", ...env },
@@ -188,7 +220,11 @@ async function startServer(databaseUrl: string, env: Record<string, string> = {}
   };
 }
 
-async function gql<T = Record<string, unknown>>(url: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+async function gql<T = Record<string, unknown>>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<T> {
   const res = await fetch(url, {
     method: "POST",
     headers: { "content-type": "application/json" },
@@ -247,7 +283,10 @@ describe("restart recovery, real processes", () => {
   it("should read back a finished run after SIGTERM and a restart on the same database", async () => {
     const databaseUrl = await fresh();
     const first = await start(databaseUrl);
-    const { dispatch } = await gql<{ dispatch: Run }>(first.url, DISPATCH, { tool: "echo", input: { text: "survives a restart" } });
+    const { dispatch } = await gql<{ dispatch: Run }>(first.url, DISPATCH, {
+      tool: "echo",
+      input: { text: "survives a restart" },
+    });
     expect(dispatch).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "survives a restart" }] });
     expect(await first.stop("SIGTERM")).toBe(0);
 
@@ -262,9 +301,14 @@ describe("restart recovery, real processes", () => {
   it("should cancel a run still in flight after the shutdown grace on SIGTERM, answer its waiting caller and store it CANCELLED", async () => {
     const databaseUrl = await fresh();
     const server = await start(databaseUrl, { TAI_SHUTDOWN_GRACE_SECONDS: "1" });
-    const inFlight = gql<{ dispatch: Run }>(server.url, DISPATCH, { tool: "sleep", input: { seconds: 60 } }).catch((e: Error) => e);
+    const inFlight = gql<{ dispatch: Run }>(server.url, DISPATCH, { tool: "sleep", input: { seconds: 60 } }).catch(
+      (e: Error) => e,
+    );
     const running = await waitFor("the sleep run to be RUNNING", async () => {
-      const { runs } = await gql<{ runs: { edges: { node: { id: string; status: string } }[] } }>(server.url, RUNS, { tool: "sleep", status: "RUNNING" });
+      const { runs } = await gql<{ runs: { edges: { node: { id: string; status: string } }[] } }>(server.url, RUNS, {
+        tool: "sleep",
+        status: "RUNNING",
+      });
       return runs.edges[0]?.node;
     });
 
@@ -275,7 +319,11 @@ describe("restart recovery, real processes", () => {
     // The caller still waiting on the dispatch gets the outcome, not a cut connection.
     const answered = await inFlight;
     expect(answered).not.toBeInstanceOf(Error);
-    expect((answered as { dispatch: Run }).dispatch).toMatchObject({ id: running.id, status: "CANCELLED", errorKind: "CANCELLED" });
+    expect((answered as { dispatch: Run }).dispatch).toMatchObject({
+      id: running.id,
+      status: "CANCELLED",
+      errorKind: "CANCELLED",
+    });
 
     const stored = await storedRun(databaseUrl, running.id);
     expect(stored).toMatchObject({ status: "CANCELLED", errorKind: "CANCELLED" });
@@ -294,7 +342,10 @@ describe("restart recovery, real processes", () => {
     const crashed = await start(databaseUrl);
     void gql(crashed.url, DISPATCH, { tool: "sleep", input: { seconds: 60 } }).catch(() => {});
     const running = await waitFor("the sleep run to be RUNNING", async () => {
-      const { runs } = await gql<{ runs: { edges: { node: { id: string } }[] } }>(crashed.url, RUNS, { tool: "sleep", status: "RUNNING" });
+      const { runs } = await gql<{ runs: { edges: { node: { id: string } }[] } }>(crashed.url, RUNS, {
+        tool: "sleep",
+        status: "RUNNING",
+      });
       return runs.edges[0]?.node;
     });
     await crashed.stop("SIGKILL");

@@ -13,7 +13,10 @@ import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /** A RUNNING run record as the chokepoint would write it. */
 function record(overrides: Partial<RunRecord> = {}): RunRecord {
-  return { ...newRun({ tool: "stored", input: {}, door: "runtime", callerRole: "USER", callerKey: null }), ...overrides };
+  return {
+    ...newRun({ tool: "stored", input: {}, door: "runtime", callerRole: "USER", callerKey: null }),
+    ...overrides,
+  };
 }
 
 describe("run storage", () => {
@@ -27,25 +30,48 @@ describe("run storage", () => {
         name: "wobbly",
         description: "Unavailable for the first `failures` attempts, then answers.",
         input: z.object({ failures: z.number().int(), payload: z.unknown().optional() }),
-        retry: { maxAttempts: 3, idempotent: true, retryable: true, backoff: { initialSeconds: 0.01, multiplier: 2, capSeconds: 0.05 } },
+        retry: {
+          maxAttempts: 3,
+          idempotent: true,
+          retryable: true,
+          backoff: { initialSeconds: 0.01, multiplier: 2, capSeconds: 0.05 },
+        },
       },
       ({ failures, payload }, ctx) => {
-        if (ctx.attempt <= failures) throw new ToolError(`unavailable on attempt ${ctx.attempt}`, { kind: "UNAVAILABLE" });
+        if (ctx.attempt <= failures)
+          throw new ToolError(`unavailable on attempt ${ctx.attempt}`, { kind: "UNAVAILABLE" });
         return { attempt: ctx.attempt, payload };
       },
     );
-    app.tool({ name: "echo_json", description: "Returns its input.", input: z.object({ value: z.unknown() }) }, ({ value }) => ({ value }));
+    app.tool(
+      { name: "echo_json", description: "Returns its input.", input: z.object({ value: z.unknown() }) },
+      ({ value }) => ({ value }),
+    );
     rt = await testRuntime({ app });
   });
   afterEach(() => rt.dispose());
 
   describe("reading back", () => {
     it("should read back a retried run with every attempt in order", async () => {
-      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 2 }, caller: as("USER"), door: "runtime" });
+      const run = await rt.dispatcher.run({
+        tool: "wobbly",
+        input: { failures: 2 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       expect(run.status).toBe("SUCCEEDED");
 
       const back = await rt.runs.get(run.id);
-      expect(back).toMatchObject({ id: run.id, tool: "wobbly", status: "SUCCEEDED", isError: false, errorKind: null, data: { attempt: 3 }, door: "runtime", callerRole: "USER" });
+      expect(back).toMatchObject({
+        id: run.id,
+        tool: "wobbly",
+        status: "SUCCEEDED",
+        isError: false,
+        errorKind: null,
+        data: { attempt: 3 },
+        door: "runtime",
+        callerRole: "USER",
+      });
       expect(back!.attempts.map((a) => [a.number, a.errorKind])).toEqual([
         [1, "UNAVAILABLE"],
         [2, "UNAVAILABLE"],
@@ -61,15 +87,29 @@ describe("run storage", () => {
     });
 
     it("should read back a run that exhausted its attempts as FAILED with the last error", async () => {
-      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 5 }, caller: as("USER"), door: "runtime" });
+      const run = await rt.dispatcher.run({
+        tool: "wobbly",
+        input: { failures: 5 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       const back = await rt.runs.get(run.id);
-      expect(back).toMatchObject({ status: "FAILED", isError: true, errorKind: "UNAVAILABLE", errorMessage: "unavailable on attempt 3" });
+      expect(back).toMatchObject({
+        status: "FAILED",
+        isError: true,
+        errorKind: "UNAVAILABLE",
+        errorMessage: "unavailable on attempt 3",
+      });
       expect(back!.attempts).toHaveLength(3);
       expect(back!.finishedAt).not.toBeNull();
     });
 
     it("should keep JSON input and output exactly, including unicode, nesting and nulls", async () => {
-      const value = { text: 'héllo — 世界 🚀 \\ "quoted"', nested: { list: [1, 2.5, -3, null, true, "x"], empty: {}, none: null }, big: 2 ** 52 };
+      const value = {
+        text: 'héllo — 世界 🚀 \\ "quoted"',
+        nested: { list: [1, 2.5, -3, null, true, "x"], empty: {}, none: null },
+        big: 2 ** 52,
+      };
       const run = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime" });
       const back = await rt.runs.get(run.id);
       expect(back!.input).toEqual({ value });
@@ -82,27 +122,55 @@ describe("run storage", () => {
         throw new ToolError("bad\u0000byte", { kind: "UPSTREAM" });
       });
       const value = { "k\u0000ey": ["a\u0000b", "lone \ud800 high", "lone \udc00 low", "pair 🚀 kept"] };
-      app.tool({ name: "nul_output", description: "Returns text no database stores as is.", input: z.object({}) }, () => ({ value }));
-      const run = await rt.dispatcher.run({ tool: "nul_output", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
+      app.tool(
+        { name: "nul_output", description: "Returns text no database stores as is.", input: z.object({}) },
+        () => ({ value }),
+      );
+      const run = await rt.dispatcher.run({
+        tool: "nul_output",
+        input: {},
+        caller: as("USER"),
+        door: "runtime",
+        idempotencyKey: "nul\u0000key",
+      });
       expect(run.status).toBe("SUCCEEDED");
       const fixed = { "k\uFFFDey": ["a\uFFFDb", "lone \uFFFD high", "lone \uFFFD low", "pair 🚀 kept"] };
       const back = await rt.runs.get(run.id);
       expect(back!.data).toEqual({ value: fixed });
       const events = await rt.runs.events({ runId: run.id }, 0);
       expect(events.at(-1)!.run.data).toEqual({ value: fixed });
-      const again = await rt.dispatcher.run({ tool: "nul_output", input: {}, caller: as("USER"), door: "runtime", idempotencyKey: "nul\u0000key" });
+      const again = await rt.dispatcher.run({
+        tool: "nul_output",
+        input: {},
+        caller: as("USER"),
+        door: "runtime",
+        idempotencyKey: "nul\u0000key",
+      });
       expect(again.id).toBe(run.id);
 
       // Caller input that cannot be stored as given is refused, naming the path, and recorded storably.
-      const refused = await rt.dispatcher.run({ tool: "echo_json", input: { value }, caller: as("USER"), door: "runtime" });
+      const refused = await rt.dispatcher.run({
+        tool: "echo_json",
+        input: { value },
+        caller: as("USER"),
+        door: "runtime",
+      });
       expect(refused).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
       expect(refused.errorMessage).toContain("/value/k\uFFFDey/0");
       expect((await rt.runs.get(refused.id))!.input).toEqual({ value: fixed });
 
       const failed = await rt.dispatcher.run({ tool: "nul_error", input: {}, caller: as("USER"), door: "runtime" });
-      expect(await rt.runs.get(failed.id)).toMatchObject({ status: "FAILED", errorKind: "UPSTREAM", errorMessage: "bad\uFFFDbyte" });
+      expect(await rt.runs.get(failed.id)).toMatchObject({
+        status: "FAILED",
+        errorKind: "UPSTREAM",
+        errorMessage: "bad\uFFFDbyte",
+      });
       const unknown = await rt.dispatcher.run({ tool: "no\u0000such", input: {}, caller: as("USER"), door: "runtime" });
-      expect(await rt.runs.get(unknown.id)).toMatchObject({ status: "FAILED", errorKind: "NOT_FOUND", tool: "no\uFFFDsuch" });
+      expect(await rt.runs.get(unknown.id)).toMatchObject({
+        status: "FAILED",
+        errorKind: "NOT_FOUND",
+        tool: "no\uFFFDsuch",
+      });
     });
 
     it("should return null for a run id that was never stored", async () => {
@@ -112,7 +180,12 @@ describe("run storage", () => {
 
   describe("the event log", () => {
     it("should log RUN_STARTED, each ATTEMPT_FAILED and RUN_FINISHED with strictly increasing seq", async () => {
-      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 2 }, caller: as("USER"), door: "runtime" });
+      const run = await rt.dispatcher.run({
+        tool: "wobbly",
+        input: { failures: 2 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       const events = await rt.runs.events({ runId: run.id }, 0);
       expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "ATTEMPT_FAILED", "RUN_FINISHED"]);
       for (let i = 1; i < events.length; i++) expect(events[i].seq).toBeGreaterThan(events[i - 1].seq);
@@ -123,10 +196,18 @@ describe("run storage", () => {
     });
 
     it("should read the retry policy of an event stored before it was named retryPolicy (stored as policy)", async () => {
-      const run = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 1 }, caller: as("USER"), door: "runtime" });
+      const run = await rt.dispatcher.run({
+        tool: "wobbly",
+        input: { failures: 1 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       for (const row of await rt.db.runEvent.findMany({ where: { runId: run.id } })) {
         const { retryPolicy, ...older } = row.snapshot as unknown as RunRecord;
-        await rt.db.runEvent.update({ where: { seq: row.seq }, data: { snapshot: { ...older, policy: retryPolicy } as never } });
+        await rt.db.runEvent.update({
+          where: { seq: row.seq },
+          data: { snapshot: { ...older, policy: retryPolicy } as never },
+        });
       }
       const events = await rt.runs.events({ runId: run.id }, 0);
       expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "ATTEMPT_FAILED", "RUN_FINISHED"]);
@@ -136,7 +217,11 @@ describe("run storage", () => {
     });
 
     it("should keep seq strictly increasing across concurrent runs, each event logged once", async () => {
-      const runs = await Promise.all(Array.from({ length: 12 }, (_, i) => rt.dispatcher.run({ tool: "wobbly", input: { failures: i % 3 }, caller: as("USER"), door: "runtime" })));
+      const runs = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          rt.dispatcher.run({ tool: "wobbly", input: { failures: i % 3 }, caller: as("USER"), door: "runtime" }),
+        ),
+      );
       const all = await rt.runs.events({ tool: "wobbly" }, 0);
       const seqs = all.map((e) => e.seq);
       expect(new Set(seqs).size).toBe(seqs.length);
@@ -151,17 +236,35 @@ describe("run storage", () => {
     });
 
     it("should replay only the events after a cursor, filtered by run or tool", async () => {
-      const first = await rt.dispatcher.run({ tool: "echo_json", input: { value: 1 }, caller: as("USER"), door: "runtime" });
+      const first = await rt.dispatcher.run({
+        tool: "echo_json",
+        input: { value: 1 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       const cursor = (await rt.runs.events({}, 0)).at(-1)!.seq;
-      const second = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 0 }, caller: as("USER"), door: "runtime" });
-      const third = await rt.dispatcher.run({ tool: "echo_json", input: { value: 3 }, caller: as("USER"), door: "runtime" });
+      const second = await rt.dispatcher.run({
+        tool: "wobbly",
+        input: { failures: 0 },
+        caller: as("USER"),
+        door: "runtime",
+      });
+      const third = await rt.dispatcher.run({
+        tool: "echo_json",
+        input: { value: 3 },
+        caller: as("USER"),
+        door: "runtime",
+      });
 
       const after = await rt.runs.events({}, cursor);
       expect(new Set(after.map((e) => e.runId))).toEqual(new Set([second.id, third.id]));
       expect(after.every((e) => e.seq > cursor)).toBe(true);
       expect((await rt.runs.events({ tool: "echo_json" }, cursor)).map((e) => e.runId)).toEqual([third.id, third.id]);
       expect(await rt.runs.events({ runId: first.id }, cursor)).toEqual([]);
-      expect((await rt.runs.events({ runId: first.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+      expect((await rt.runs.events({ runId: first.id }, 0)).map((e) => e.type)).toEqual([
+        "RUN_STARTED",
+        "RUN_FINISHED",
+      ]);
     });
 
     it("should let a reader resuming after its last seq see every event while instances write at once", async () => {
@@ -182,7 +285,14 @@ describe("run storage", () => {
           }
         })();
         await Promise.all(
-          Array.from({ length: 150 }, (_, i) => (i % 2 ? rt : other).dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })),
+          Array.from({ length: 150 }, (_, i) =>
+            (i % 2 ? rt : other).dispatcher.run({
+              tool: "echo_json",
+              input: { value: i },
+              caller: as("USER"),
+              door: "runtime",
+            }),
+          ),
         );
         writing = false;
         await reader;
@@ -199,7 +309,11 @@ describe("run storage", () => {
     }, 60_000);
 
     it("should page through a long log with a limit without gaps or repeats", async () => {
-      await Promise.all(Array.from({ length: 6 }, (_, i) => rt.dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" })));
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          rt.dispatcher.run({ tool: "echo_json", input: { value: i }, caller: as("USER"), door: "runtime" }),
+        ),
+      );
       const whole = await rt.runs.events({}, 0);
       const paged: RunEventRecord[] = [];
       for (let cursor = 0; ;) {
@@ -231,7 +345,8 @@ describe("run storage", () => {
 
     it("should page with a (startedAt, id) cursor without gaps or repeats, even across ties", async () => {
       const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(s / 3))).toISOString();
-      for (let i = 0; i < 17; i++) await rt.runs.start(record({ id: `run-${String(i).padStart(2, "0")}`, startedAt: t(i) }), null, rt.instanceId);
+      for (let i = 0; i < 17; i++)
+        await rt.runs.start(record({ id: `run-${String(i).padStart(2, "0")}`, startedAt: t(i) }), null, rt.instanceId);
       const all = (await rt.runs.list({ tool: "stored" }, 100)).map((r) => r.id);
       expect(all).toHaveLength(17);
 
@@ -248,8 +363,18 @@ describe("run storage", () => {
     });
 
     it("should filter the list by tool and by status", async () => {
-      const ok = await rt.dispatcher.run({ tool: "echo_json", input: { value: 1 }, caller: as("USER"), door: "runtime" });
-      const failed = await rt.dispatcher.run({ tool: "wobbly", input: { failures: 9 }, caller: as("USER"), door: "runtime" });
+      const ok = await rt.dispatcher.run({
+        tool: "echo_json",
+        input: { value: 1 },
+        caller: as("USER"),
+        door: "runtime",
+      });
+      const failed = await rt.dispatcher.run({
+        tool: "wobbly",
+        input: { failures: 9 },
+        caller: as("USER"),
+        door: "runtime",
+      });
       expect((await rt.runs.list({ tool: "echo_json" }, 10)).map((r) => r.id)).toEqual([ok.id]);
       expect((await rt.runs.list({ status: "FAILED" }, 10)).map((r) => r.id)).toEqual([failed.id]);
       expect(await rt.runs.list({ tool: "echo_json", status: "FAILED" }, 10)).toEqual([]);
@@ -282,8 +407,15 @@ describe("run storage", () => {
         await new Promise((r) => setTimeout(r, 50));
         return "done";
       });
-      const dispatch = (role: "USER" | "ADMIN") => rt.dispatcher.run({ tool: "counted", input: {}, caller: as(role), door: "runtime", idempotencyKey: "once" });
-      const runs = await Promise.all([dispatch("USER"), dispatch("USER"), dispatch("USER"), dispatch("ADMIN"), dispatch("ADMIN")]);
+      const dispatch = (role: "USER" | "ADMIN") =>
+        rt.dispatcher.run({ tool: "counted", input: {}, caller: as(role), door: "runtime", idempotencyKey: "once" });
+      const runs = await Promise.all([
+        dispatch("USER"),
+        dispatch("USER"),
+        dispatch("USER"),
+        dispatch("ADMIN"),
+        dispatch("ADMIN"),
+      ]);
       expect(new Set(runs.slice(0, 3).map((r) => r.id)).size).toBe(1);
       expect(new Set(runs.slice(3).map((r) => r.id)).size).toBe(1);
       expect(runs[0].id).not.toBe(runs[3].id);

@@ -11,7 +11,10 @@ const root = resolve(import.meta.dirname, "..", "..");
 const read = (path: string) => readFileSync(join(root, path), "utf8");
 
 /** Runs `node scripts/prisma.mjs …` (the JS/WASM engines, as every package script does). */
-function prismaCli(args: string[], databaseUrl: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function prismaCli(
+  args: string[],
+  databaseUrl: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, [join(root, "scripts", "prisma.mjs"), ...args], {
       cwd: root,
@@ -42,7 +45,10 @@ function prismaCli(args: string[], databaseUrl: string): Promise<{ code: number 
  * `db pull --print` and that datamodel is diffed against the schema file.
  */
 async function driftOf(provider: "sqlite" | "postgres", databaseUrl: string): Promise<string> {
-  const pulled = await prismaCli(["db", "pull", "--print", "--config", `test/storage/fixtures/introspect-${provider}.config.ts`], databaseUrl);
+  const pulled = await prismaCli(
+    ["db", "pull", "--print", "--config", `test/storage/fixtures/introspect-${provider}.config.ts`],
+    databaseUrl,
+  );
   if (pulled.code !== 0) throw new Error(`db pull (${provider}) failed:\n${pulled.stdout}\n${pulled.stderr}`);
   // The CLI prints a driver-adapter warning on stdout before the schema itself.
   const start = pulled.stdout.search(/^(generator|datasource|model) /m);
@@ -52,7 +58,17 @@ async function driftOf(provider: "sqlite" | "postgres", databaseUrl: string): Pr
     const live = join(dir, "live.prisma");
     writeFileSync(live, pulled.stdout.slice(start));
     const diff = await prismaCli(
-      ["migrate", "diff", "--config", `prisma/${provider}.config.ts`, "--from-schema-datamodel", live, "--to-schema-datamodel", `prisma/${provider}/schema.prisma`, "--exit-code"],
+      [
+        "migrate",
+        "diff",
+        "--config",
+        `prisma/${provider}.config.ts`,
+        "--from-schema-datamodel",
+        live,
+        "--to-schema-datamodel",
+        `prisma/${provider}/schema.prisma`,
+        "--exit-code",
+      ],
       databaseUrl,
     );
     if (diff.code === 0) {
@@ -75,7 +91,10 @@ const migrationNames = (provider: string) =>
 describe("the Prisma schemas and migrations", () => {
   it("should keep prisma/postgres/schema.prisma generated from the SQLite source", () => {
     const expected = derivePostgresSchema(read("prisma/sqlite/schema.prisma"));
-    expect(read("prisma/postgres/schema.prisma") === expected, "prisma/postgres/schema.prisma drifted from prisma/sqlite/schema.prisma: run `npm run db:generate`").toBe(true);
+    expect(
+      read("prisma/postgres/schema.prisma") === expected,
+      "prisma/postgres/schema.prisma drifted from prisma/sqlite/schema.prisma: run `npm run db:generate`",
+    ).toBe(true);
   });
 
   it("should swap only the provider and the client output between the two schemas", () => {
@@ -88,7 +107,10 @@ describe("the Prisma schemas and migrations", () => {
   it("should have the same migration names for SQLite and PostgreSQL", () => {
     const sqlite = migrationNames("sqlite");
     expect(sqlite.length).toBeGreaterThan(0);
-    expect(migrationNames("postgres"), "every migration needs both providers: create it with `npm run db:migration NAME`").toEqual(sqlite);
+    expect(
+      migrationNames("postgres"),
+      "every migration needs both providers: create it with `npm run db:migration NAME`",
+    ).toEqual(sqlite);
   });
 
   it("should lock each migrations folder to its own provider", () => {
@@ -103,7 +125,10 @@ describe("the Prisma schemas and migrations", () => {
     if (pg) checks.push(driftOf("postgres", pg.url).then((d) => ["postgres", d]));
     try {
       for (const [provider, drift] of await Promise.all(checks)) {
-        expect(drift, `the migrated ${provider} database differs from prisma/${provider}/schema.prisma; add a migration with \`npm run db:migration NAME\`:\n${drift}`).toBe("");
+        expect(
+          drift,
+          `the migrated ${provider} database differs from prisma/${provider}/schema.prisma; add a migration with \`npm run db:migration NAME\`:\n${drift}`,
+        ).toBe("");
       }
     } finally {
       await sqlite.drop();

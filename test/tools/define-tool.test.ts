@@ -71,7 +71,13 @@ describe("defineTool: one form, never both and never neither", () => {
 
   it("should apply the documented defaults", () => {
     const def = defineTool(fields());
-    expect(def).toMatchObject({ tier: "read", executionMode: "parallel", timeoutSeconds: 30, apiTool: true, module: "inline" });
+    expect(def).toMatchObject({
+      tier: "read",
+      executionMode: "parallel",
+      timeoutSeconds: 30,
+      apiTool: true,
+      module: "inline",
+    });
     expect(def.retry).toBeUndefined();
     expect(def.outputSchema).toBeUndefined();
   });
@@ -83,7 +89,11 @@ describe("defineTool: one form, never both and never neither", () => {
 
   it("should resolve a declared retry policy", () => {
     const def = defineTool(fields({ retry: { maxAttempts: 3, idempotent: true } }));
-    expect(def.retry).toMatchObject({ maxAttempts: 3, idempotent: true, retryableKinds: ["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"] });
+    expect(def.retry).toMatchObject({
+      maxAttempts: 3,
+      idempotent: true,
+      retryableKinds: ["TIMEOUT", "RATE_LIMITED", "UNAVAILABLE", "NETWORK"],
+    });
   });
 });
 
@@ -164,9 +174,17 @@ describe("defineTool: parameters is an object JSON Schema that compiles", () => 
 
   it.each([
     ["properties that is not an object", { type: "object", properties: 5 }, "/parameters/properties"],
-    ["a property with an unknown type", { type: "object", properties: { a: { type: "strng" } } }, "/parameters/properties/a/type"],
+    [
+      "a property with an unknown type",
+      { type: "object", properties: { a: { type: "strng" } } },
+      "/parameters/properties/a/type",
+    ],
     ["required that is not a list", { type: "object", required: "a" }, "/parameters/required"],
-    ["a negative minLength", { type: "object", properties: { a: { type: "string", minLength: -1 } } }, "/parameters/properties/a/minLength"],
+    [
+      "a negative minLength",
+      { type: "object", properties: { a: { type: "string", minLength: -1 } } },
+      "/parameters/properties/a/minLength",
+    ],
   ])("should refuse a schema with %s (meta-validation), naming where", (_label, parameters, where) => {
     const message = refused("schema-compiles", () => defineTool(fields({ parameters })));
     expect(message).toContain("parameters is not a valid JSON Schema");
@@ -174,18 +192,26 @@ describe("defineTool: parameters is an object JSON Schema that compiles", () => 
   });
 
   it("should refuse a schema that passes meta-validation but does not compile (unresolvable $ref)", () => {
-    const message = refused("schema-compiles", () => defineTool(fields({ parameters: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } })));
+    const message = refused("schema-compiles", () =>
+      defineTool(fields({ parameters: { type: "object", properties: { a: { $ref: "#/$defs/missing" } } } })),
+    );
     expect(message).toContain("does not compile");
     expect(message).toContain("#/$defs/missing");
   });
 
   it("should refuse a schema written for a draft it cannot validate, naming the rule", () => {
-    const message = refused("schema-compiles", () => defineTool(fields({ parameters: { $schema: "http://json-schema.org/draft-04/schema#", type: "object" } })));
+    const message = refused("schema-compiles", () =>
+      defineTool(fields({ parameters: { $schema: "http://json-schema.org/draft-04/schema#", type: "object" } })),
+    );
     expect(message).toContain("draft-04");
   });
 
   it("should accept a schema that declares draft 2020-12", () => {
-    const parameters = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { a: { type: "string" } } };
+    const parameters = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { a: { type: "string" } },
+    };
     expect(defineTool(fields({ parameters })).parameters).toBe(parameters);
   });
 
@@ -223,12 +249,16 @@ describe("defineTool: optional fields are type-checked", () => {
   });
 
   it("should keep the declared tier, mode, timeout and curation", () => {
-    const def = defineTool(fields({ tier: "secret", executionMode: "sequential", timeoutSeconds: 2.5, apiTool: false }));
+    const def = defineTool(
+      fields({ tier: "secret", executionMode: "sequential", timeoutSeconds: 2.5, apiTool: false }),
+    );
     expect(def).toMatchObject({ tier: "secret", executionMode: "sequential", timeoutSeconds: 2.5, apiTool: false });
   });
 
   it("should name the retry-policy rule and the broken field for a bad policy", () => {
-    expect(refused("retry-policy", () => defineTool(fields({ retry: { maxAttempts: 0, idempotent: true } })))).toContain("/maxAttempts");
+    expect(
+      refused("retry-policy", () => defineTool(fields({ retry: { maxAttempts: 0, idempotent: true } }))),
+    ).toContain("/maxAttempts");
   });
 });
 
@@ -241,7 +271,10 @@ describe("app.tool: the zod form", () => {
 
   it("should expose the input as draft 2020-12 JSON Schema that refuses unknown properties", () => {
     const app = new App();
-    const def = app.tool({ name: "fetch_page", description: "Fetch a page and return its title.", input }, () => "title");
+    const def = app.tool(
+      { name: "fetch_page", description: "Fetch a page and return its title.", input },
+      () => "title",
+    );
     expect(def.parameters).toMatchObject({
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
@@ -258,25 +291,42 @@ describe("app.tool: the zod form", () => {
   it("should equal what z.toJSONSchema gives for the input, plus the closed root", () => {
     const app = new App();
     const def = app.tool({ name: "fetch_page", description: "Fetch a page.", input }, () => "title");
-    expect(def.parameters).toEqual({ ...z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }), additionalProperties: false });
+    expect(def.parameters).toEqual({
+      ...z.toJSONSchema(input, { target: "draft-2020-12", io: "input" }),
+      additionalProperties: false,
+    });
   });
 
   it("should keep a root that allows extra properties when the zod schema says so", () => {
     const app = new App();
-    const def = app.tool({ name: "loose", description: "Loose input.", input: z.looseObject({ a: z.string() }) }, () => "ok");
+    const def = app.tool(
+      { name: "loose", description: "Loose input.", input: z.looseObject({ a: z.string() }) },
+      () => "ok",
+    );
     expect(def.parameters.additionalProperties).toEqual({});
   });
 
   it("should expose the output schema as draft 2020-12 JSON Schema", () => {
     const app = new App();
-    const def = app.tool({ name: "counted", description: "Counts.", input: z.object({}), output: z.object({ n: z.number() }) }, () => ({ n: 1 }));
-    expect(def.outputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "number" } }, required: ["n"] });
+    const def = app.tool(
+      { name: "counted", description: "Counts.", input: z.object({}), output: z.object({ n: z.number() }) },
+      () => ({ n: 1 }),
+    );
+    expect(def.outputSchema).toMatchObject({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { n: { type: "number" } },
+      required: ["n"],
+    });
   });
 
   it("should parse input with zod, applying defaults", () => {
     const app = new App();
     const def = app.tool({ name: "fetch_page", description: "Fetch a page.", input }, () => "title");
-    expect(def.parse!({ url: "https://example.com" })).toEqual({ ok: true, value: { url: "https://example.com", mode: "fast" } });
+    expect(def.parse!({ url: "https://example.com" })).toEqual({
+      ok: true,
+      value: { url: "https://example.com", mode: "fast" },
+    });
   });
 
   it("should register the tool and record the module it came from", () => {
@@ -292,7 +342,9 @@ describe("app.tool: the zod form", () => {
     app.currentModule = "tools/a.ts";
     const first = app.tool({ name: "fetch_page", description: "First.", input }, () => "a");
     app.currentModule = "tools/b.ts";
-    const message = refused("duplicate-name", () => app.tool({ name: "fetch_page", description: "Second.", input }, () => "b"));
+    const message = refused("duplicate-name", () =>
+      app.tool({ name: "fetch_page", description: "Second.", input }, () => "b"),
+    );
     expect(message).toContain('"fetch_page"');
     expect(message).toContain("tools/a.ts");
     expect(app.tools.get("fetch_page")).toBe(first);
@@ -301,7 +353,9 @@ describe("app.tool: the zod form", () => {
   it("should refuse a duplicate name between the zod form and a defineTool definition", () => {
     const app = new App();
     app.tool(defineTool(fields()));
-    refused("duplicate-name", () => app.tool({ name: "word_count", description: "Again.", input: z.object({}) }, () => 1));
+    refused("duplicate-name", () =>
+      app.tool({ name: "word_count", description: "Again.", input: z.object({}) }, () => 1),
+    );
   });
 
   it("should register what defineTool returned", () => {
@@ -320,20 +374,26 @@ describe("app.tool: the zod form", () => {
     ["missing", undefined],
   ])("should refuse an input that is %s rather than a zod schema", (_label, bad) => {
     const app = new App();
-    const message = refused("object-schema", () => app.tool({ name: "t", description: "d", input: bad as unknown as z.ZodObject }, () => 1));
+    const message = refused("object-schema", () =>
+      app.tool({ name: "t", description: "d", input: bad as unknown as z.ZodObject }, () => 1),
+    );
     expect(message).toContain("zod");
   });
 
   it("should refuse a zod input whose root is not an object", () => {
     const app = new App();
-    refused("object-schema", () => app.tool({ name: "t", description: "d", input: z.string() as unknown as z.ZodObject }, () => 1));
+    refused("object-schema", () =>
+      app.tool({ name: "t", description: "d", input: z.string() as unknown as z.ZodObject }, () => 1),
+    );
   });
 
   it("should apply the defineTool rules to the zod form (name, description, unknown option, handler)", () => {
     const app = new App();
     refused("wire-safe-name", () => app.tool({ name: "fetch page", description: "d", input: z.object({}) }, () => 1));
     refused("required-field", () => app.tool({ name: "t", description: "", input: z.object({}) }, () => 1));
-    refused("unknown-field", () => app.tool({ name: "t", description: "d", input: z.object({}), retries: 3 } as never, () => 1));
+    refused("unknown-field", () =>
+      app.tool({ name: "t", description: "d", input: z.object({}), retries: 3 } as never, () => 1),
+    );
     refused("execute-function", () => app.tool({ name: "t", description: "d", input: z.object({}) }, "nope" as never));
     expect(app.tools.size).toBe(0);
   });

@@ -9,7 +9,9 @@ const passThrough = (t: BranchTool) => t;
 
 describe("every declaration refusal is one DefinitionError carrying its rule and issues", () => {
   it("should name the first rule a tool breaks and list every issue at its JSON-pointer path", () => {
-    const e = definitionRefusal(() => defineTool({ ...tool, tier: "root", timeoutSeconds: -1, promptGuidelines: ["ok", " "] }));
+    const e = definitionRefusal(() =>
+      defineTool({ ...tool, tier: "root", timeoutSeconds: -1, promptGuidelines: ["ok", " "] }),
+    );
     expect(e.rule).toBe("tool.field-type");
     expect(e.subject).toBe("word_count");
     expect(e.issues.map((i) => i.path)).toEqual(["/tier", "/timeoutSeconds", "/promptGuidelines/1"]);
@@ -20,7 +22,9 @@ describe("every declaration refusal is one DefinitionError carrying its rule and
   it("should rank a missing field before a badly typed one", () => {
     const e = definitionRefusal(() => defineTool({ ...tool, description: "", tier: "root" }));
     expect(e.rule).toBe("tool.required-field");
-    expect(e.issues).toEqual(expect.arrayContaining([{ path: "/description", message: "is required and must not be empty" }]));
+    expect(e.issues).toEqual(
+      expect.arrayContaining([{ path: "/description", message: "is required and must not be empty" }]),
+    );
   });
 
   it("should put a retry policy's issues under /retry", () => {
@@ -30,11 +34,21 @@ describe("every declaration refusal is one DefinitionError carrying its rule and
   });
 
   it("should refuse an extension with a rule named extension.<rule>", () => {
-    expect(definitionRefusal(() => new App().extension({ name: "x", kind: "PLUGIN" as never, description: "X.", create: passThrough })).rule).toBe("extension.kind");
-    expect(definitionRefusal(() => new App().extension({ name: "x y", kind: "WRAPPER", description: "X.", create: passThrough })).rule).toBe("extension.wire-safe-name");
-    expect(definitionRefusal(() => new App().extension({ name: "x", kind: "WRAPPER", description: "X.", create: passThrough, colour: 1 } as never)).issues).toEqual([
-      { path: "/colour", message: "is not an extension field" },
-    ]);
+    expect(
+      definitionRefusal(() =>
+        new App().extension({ name: "x", kind: "PLUGIN" as never, description: "X.", create: passThrough }),
+      ).rule,
+    ).toBe("extension.kind");
+    expect(
+      definitionRefusal(() =>
+        new App().extension({ name: "x y", kind: "WRAPPER", description: "X.", create: passThrough }),
+      ).rule,
+    ).toBe("extension.wire-safe-name");
+    expect(
+      definitionRefusal(() =>
+        new App().extension({ name: "x", kind: "WRAPPER", description: "X.", create: passThrough, colour: 1 } as never),
+      ).issues,
+    ).toEqual([{ path: "/colour", message: "is not an extension field" }]);
   });
 
   it("should refuse a timeout longer than a timer can wait, and an apiTool that is null, each at its path", () => {
@@ -46,7 +60,15 @@ describe("every declaration refusal is one DefinitionError carrying its rule and
   });
 
   it("should refuse an extension's own tool with the extension's rule, its issues under /tools/<i>", () => {
-    const e = definitionRefusal(() => new App().extension({ name: "x", kind: "WRAPPER", description: "X.", create: passThrough, tools: [{ ...tool, name: "no good" }] }));
+    const e = definitionRefusal(() =>
+      new App().extension({
+        name: "x",
+        kind: "WRAPPER",
+        description: "X.",
+        create: passThrough,
+        tools: [{ ...tool, name: "no good" }],
+      }),
+    );
     expect(e.rule).toBe("extension.tools");
     expect(e.issues.map((i) => i.path)).toEqual(["/tools/0/name"]);
     expect(e.message).toMatch(/^app\.extension: "x": tools\[0\]: defineTool \[wire-safe-name\]/);

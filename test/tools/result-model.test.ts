@@ -4,7 +4,12 @@ import { normalizeResult, toolResult } from "../../src/tools/result.ts";
 
 describe("the result model", () => {
   it("should turn a string into one text block and no data", () => {
-    expect(normalizeResult("t", "hello")).toEqual({ content: [{ type: "text", text: "hello" }], isError: false, terminate: false, toolName: "t" });
+    expect(normalizeResult("t", "hello")).toEqual({
+      content: [{ type: "text", text: "hello" }],
+      isError: false,
+      terminate: false,
+      toolName: "t",
+    });
   });
 
   it("should JSON-encode an object into one text block and keep it as data", () => {
@@ -33,8 +38,17 @@ describe("the result model", () => {
   });
 
   it("should keep details out of the content and honour terminate", () => {
-    const r = normalizeResult("t", toolResult({ data: { n: 1 }, details: { path: "/tmp/x", lines: [1, 9] }, terminate: true }));
-    expect(r).toMatchObject({ content: [{ type: "text", text: '{"n":1}' }], data: { n: 1 }, details: { path: "/tmp/x", lines: [1, 9] }, terminate: true, isError: false });
+    const r = normalizeResult(
+      "t",
+      toolResult({ data: { n: 1 }, details: { path: "/tmp/x", lines: [1, 9] }, terminate: true }),
+    );
+    expect(r).toMatchObject({
+      content: [{ type: "text", text: '{"n":1}' }],
+      data: { n: 1 },
+      details: { path: "/tmp/x", lines: [1, 9] },
+      terminate: true,
+      isError: false,
+    });
     expect(JSON.stringify(r.content)).not.toContain("/tmp/x");
   });
 
@@ -43,21 +57,46 @@ describe("the result model", () => {
       { type: "image", data: "iVBOR", mimeType: "image/png" },
       { type: "text", text: "a chart" },
     ];
-    expect(normalizeResult("t", toolResult({ content: blocks, data: { id: 7 } }))).toMatchObject({ content: blocks, data: { id: 7 } });
+    expect(normalizeResult("t", toolResult({ content: blocks, data: { id: 7 } }))).toMatchObject({
+      content: blocks,
+      data: { id: 7 },
+    });
   });
 
   it("should carry an error result's flag, message and kind", () => {
-    const r = normalizeResult("t", toolResult({ isError: true, errorMessage: "not found upstream", errorKind: "NOT_FOUND", content: [{ type: "text", text: "404" }] }));
-    expect(r).toMatchObject({ isError: true, errorMessage: "not found upstream", errorKind: "NOT_FOUND", content: [{ type: "text", text: "404" }], terminate: false });
+    const r = normalizeResult(
+      "t",
+      toolResult({
+        isError: true,
+        errorMessage: "not found upstream",
+        errorKind: "NOT_FOUND",
+        content: [{ type: "text", text: "404" }],
+      }),
+    );
+    expect(r).toMatchObject({
+      isError: true,
+      errorMessage: "not found upstream",
+      errorKind: "NOT_FOUND",
+      content: [{ type: "text", text: "404" }],
+      terminate: false,
+    });
   });
 
   it("should fill toolName from the tool and pass toolCallId through", () => {
-    expect(normalizeResult("fetch_page", toolResult({ toolCallId: "call_1" }))).toMatchObject({ toolName: "fetch_page", toolCallId: "call_1", content: [] });
+    expect(normalizeResult("fetch_page", toolResult({ toolCallId: "call_1" }))).toMatchObject({
+      toolName: "fetch_page",
+      toolCallId: "call_1",
+      content: [],
+    });
   });
 
   it("should treat a plain object shaped like a result as data, not as a result", () => {
     const r = normalizeResult("t", { content: [], isError: true, terminate: true });
-    expect(r).toMatchObject({ isError: false, terminate: false, data: { content: [], isError: true, terminate: true } });
+    expect(r).toMatchObject({
+      isError: false,
+      terminate: false,
+      data: { content: [], isError: true, terminate: true },
+    });
   });
 
   it("should keep as data what JSON carries (a Date as its ISO string, undefined keys dropped)", () => {
@@ -93,11 +132,15 @@ describe("the result model", () => {
   });
 
   it("should refuse toolResult details that JSON cannot carry, naming details", () => {
-    expect(() => normalizeResult("t", toolResult({ details: { n: 10n } }))).toThrow(/details cannot be encoded as JSON/);
+    expect(() => normalizeResult("t", toolResult({ details: { n: 10n } }))).toThrow(
+      /details cannot be encoded as JSON/,
+    );
   });
 
   it("should refuse a toolResult errorKind outside the closed set", () => {
-    expect(() => normalizeResult("t", toolResult({ isError: true, errorKind: "OOPS" as never }))).toThrow(/unknown errorKind "OOPS"/);
+    expect(() => normalizeResult("t", toolResult({ isError: true, errorKind: "OOPS" as never }))).toThrow(
+      /unknown errorKind "OOPS"/,
+    );
   });
 
   it("should not mark a toolResult's copy as enumerable data", () => {

@@ -1,10 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { compileSchema, DEFAULT_SCHEMA_CACHE_SIZE, SchemaCompiler, type JsonSchema } from "../../src/tools/json-schema.ts";
+import {
+  compileSchema,
+  DEFAULT_SCHEMA_CACHE_SIZE,
+  SchemaCompiler,
+  type JsonSchema,
+} from "../../src/tools/json-schema.ts";
 
 /** A distinct schema per `n`: an object whose `n` property must equal n. */
 const schemaFor = (n: number): JsonSchema => ({ type: "object", properties: { n: { const: n } }, required: ["n"] });
 /** How many schema objects Ajv itself holds (its private cache; ajv 8 keeps every compiled schema there). */
-const ajvHeld = (compiler: SchemaCompiler) => (compiler.ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size;
+const ajvHeld = (compiler: SchemaCompiler) =>
+  (compiler.ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size;
 
 describe("the compiled-schema cache is bounded", () => {
   it("should keep at most its size of distinct schemas, in Ajv too, when more are compiled", () => {

@@ -15,7 +15,10 @@ describe("toolCallId: the call a tool run carries out", () => {
   let server: McpTestServer;
   beforeAll(async () => {
     const app = new App();
-    app.tool({ name: "whose_call", description: "Returns the call it carries out.", input: z.object({}) }, (_input, ctx) => ({ toolCallId: ctx.toolCallId ?? null }));
+    app.tool(
+      { name: "whose_call", description: "Returns the call it carries out.", input: z.object({}) },
+      (_input, ctx) => ({ toolCallId: ctx.toolCallId ?? null }),
+    );
     server = await startServer({ app });
   });
   afterAll(async () => {
@@ -23,7 +26,10 @@ describe("toolCallId: the call a tool run carries out", () => {
   });
 
   it("should give a tool an agent calls the callId of the agent's ToolCallStep", async () => {
-    useScript(server.rt.agents, "s", [{ toolCalls: [{ toolName: "whose_call", input: {}, id: "call-abc" }] }, { text: "done" }]);
+    useScript(server.rt.agents, "s", [
+      { toolCalls: [{ toolName: "whose_call", input: {}, id: "call-abc" }] },
+      { text: "done" },
+    ]);
     const { log } = await runToEnd(server.rt.agents, { userMessage: "?", llmProvider: "s", toolNames: ["whose_call"] });
     const [call] = ofType(log, "tool_call_step");
     expect(call.callId).toBe("call-abc");

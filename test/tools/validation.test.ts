@@ -33,7 +33,14 @@ describe("argument validation at the chokepoint", () => {
 
   beforeAll(async () => {
     const app = new App();
-    app.tool(defineTool({ name: "profile", description: "Stores a profile.", parameters: PROFILE, execute: (input) => void received.push(input) }));
+    app.tool(
+      defineTool({
+        name: "profile",
+        description: "Stores a profile.",
+        parameters: PROFILE,
+        execute: (input) => void received.push(input),
+      }),
+    );
     app.tool(
       {
         name: "order",
@@ -50,7 +57,9 @@ describe("argument validation at the chokepoint", () => {
       {
         name: "range",
         description: "A range whose bounds zod checks together.",
-        input: z.object({ low: z.number(), high: z.number() }).refine((v) => v.low < v.high, { message: "must be below high", path: ["low"] }),
+        input: z
+          .object({ low: z.number(), high: z.number() })
+          .refine((v) => v.low < v.high, { message: "must be below high", path: ["low"] }),
       },
       (input) => void received.push(input),
     );
@@ -63,7 +72,13 @@ describe("argument validation at the chokepoint", () => {
   describe("a JSON Schema tool (ajv, allErrors)", () => {
     it("should list every problem with its path, nested ones and missing required fields included", async () => {
       received.length = 0;
-      const done = await run("profile", { age: -1.5, role: "admin", address: { zip: "abc", extra: 1 }, tags: ["a", 2, "c"], bogus: true });
+      const done = await run("profile", {
+        age: -1.5,
+        role: "admin",
+        address: { zip: "abc", extra: 1 },
+        tags: ["a", 2, "c"],
+        bogus: true,
+      });
       expect(done).toMatchObject({ status: "FAILED", isError: true, errorKind: "INVALID_INPUT" });
       const expected: Issue[] = [
         { path: "/name", message: "is required" },
@@ -124,7 +139,12 @@ describe("argument validation at the chokepoint", () => {
   describe("a zod tool", () => {
     it("should list every problem from the generated JSON Schema, nested paths included", async () => {
       received.length = 0;
-      const done = await run("order", { user: { email: "not-an-email", age: 1.5 }, items: [{ id: 7, qty: 0 }], site: "nope", extra: 1 });
+      const done = await run("order", {
+        user: { email: "not-an-email", age: 1.5 },
+        items: [{ id: 7, qty: 0 }],
+        site: "nope",
+        extra: 1,
+      });
       expect(done).toMatchObject({ status: "FAILED", errorKind: "INVALID_INPUT" });
       const expected = [
         { path: "/extra", message: "is not an allowed property" },
@@ -182,7 +202,10 @@ describe("the validator", () => {
   });
 
   it("should report all errors, not just the first", () => {
-    const issues = validate({ type: "object", properties: { a: { type: "string" }, b: { type: "number" } }, required: ["c"] }, { a: 1, b: "x" });
+    const issues = validate(
+      { type: "object", properties: { a: { type: "string" }, b: { type: "number" } }, required: ["c"] },
+      { a: 1, b: "x" },
+    );
     expect(issues).toEqual([
       { path: "/c", message: "is required" },
       { path: "/a", message: "must be string" },

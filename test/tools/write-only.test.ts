@@ -22,25 +22,53 @@ describe("writeOnlyStrings", () => {
       keys: ["key-three", "key-four"],
       blob: { a: "blob-a-5", b: ["blob-b-6"] },
     };
-    expect(writeOnlyStrings(schema, input).sort()).toEqual(["blob-a-5", "blob-b-6", "key-four", "key-three", "pw-one-1", "tok-two-2"]);
+    expect(writeOnlyStrings(schema, input).sort()).toEqual([
+      "blob-a-5",
+      "blob-b-6",
+      "key-four",
+      "key-three",
+      "pw-one-1",
+      "tok-two-2",
+    ]);
   });
 
   it("should follow local $refs (also recursive ones), anyOf branches, patternProperties and additionalProperties, without looping", () => {
     const schema = {
       type: "object",
-      $defs: { node: { type: "object", properties: { secret: { type: "string", writeOnly: true }, child: { $ref: "#/$defs/node" } } } },
-      properties: { tree: { $ref: "#/$defs/node" }, either: { anyOf: [{ type: "number" }, { type: "string", writeOnly: true }] } },
+      $defs: {
+        node: {
+          type: "object",
+          properties: { secret: { type: "string", writeOnly: true }, child: { $ref: "#/$defs/node" } },
+        },
+      },
+      properties: {
+        tree: { $ref: "#/$defs/node" },
+        either: { anyOf: [{ type: "number" }, { type: "string", writeOnly: true }] },
+      },
       patternProperties: { "^x-": { type: "string", writeOnly: true } },
       additionalProperties: { type: "object", properties: { pin: { type: "string", writeOnly: true } } },
     };
-    const input = { tree: { secret: "level-one", child: { secret: "level-two", child: {} } }, either: "branch-value", "x-key": "pattern-value", other: { pin: "additional-pin" } };
-    expect(writeOnlyStrings(schema, input).sort()).toEqual(["additional-pin", "branch-value", "level-one", "level-two", "pattern-value"]);
+    const input = {
+      tree: { secret: "level-one", child: { secret: "level-two", child: {} } },
+      either: "branch-value",
+      "x-key": "pattern-value",
+      other: { pin: "additional-pin" },
+    };
+    expect(writeOnlyStrings(schema, input).sort()).toEqual([
+      "additional-pin",
+      "branch-value",
+      "level-one",
+      "level-two",
+      "pattern-value",
+    ]);
   });
 
   it("should read an input the schema refuses, and find nothing where nothing is declared", () => {
     const schema = { type: "object", properties: { password: { type: "string", writeOnly: true } } };
     expect(writeOnlyStrings(schema, { password: ["not-a-string-but-secret"] })).toEqual(["not-a-string-but-secret"]);
-    expect(writeOnlyStrings({ type: "object", properties: { password: { type: "string" } } }, { password: "plain-value" })).toEqual([]);
+    expect(
+      writeOnlyStrings({ type: "object", properties: { password: { type: "string" } } }, { password: "plain-value" }),
+    ).toEqual([]);
     expect(writeOnlyStrings(schema, "not an object")).toEqual([]);
   });
 });

@@ -23,8 +23,22 @@ describe("configuration from the environment (README's table)", () => {
 
   it("should read lists, booleans in any spelling, roles in any case and trim the public URL", () => {
     expect(
-      loadConfig({ TAI_MODULES: " a.ts, ,b.ts", TAI_GRAPHIQL: "OFF", TAI_DEMO: "yes", TAI_ANONYMOUS_ROLE: "reader", TAI_PUBLIC_URL: "https://x.example//", PORT: "0" }),
-    ).toMatchObject({ modules: ["a.ts", "b.ts"], graphiql: false, demo: true, anonymousRole: "READER", publicUrl: "https://x.example", port: 0 });
+      loadConfig({
+        TAI_MODULES: " a.ts, ,b.ts",
+        TAI_GRAPHIQL: "OFF",
+        TAI_DEMO: "yes",
+        TAI_ANONYMOUS_ROLE: "reader",
+        TAI_PUBLIC_URL: "https://x.example//",
+        PORT: "0",
+      }),
+    ).toMatchObject({
+      modules: ["a.ts", "b.ts"],
+      graphiql: false,
+      demo: true,
+      anonymousRole: "READER",
+      publicUrl: "https://x.example",
+      port: 0,
+    });
   });
 
   it("should name every bad variable at once, each at its own path, with the rule config.env", () => {
@@ -38,10 +52,22 @@ describe("configuration from the environment (README's table)", () => {
   });
 
   it("should name a TAI_DEAD_AFTER_SECONDS shorter than the heartbeat and a bad tracing URL together with other bad variables", () => {
-    const e = refusal({ TAI_DEAD_AFTER_SECONDS: "5", TAI_DB_POOL: "0", PORT: "x", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "ftp://y" });
-    expect(e.issues.map((i) => i.path)).toEqual(["/PORT", "/TAI_DB_POOL", "/TAI_DEAD_AFTER_SECONDS", "/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]);
+    const e = refusal({
+      TAI_DEAD_AFTER_SECONDS: "5",
+      TAI_DB_POOL: "0",
+      PORT: "x",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "ftp://y",
+    });
+    expect(e.issues.map((i) => i.path)).toEqual([
+      "/PORT",
+      "/TAI_DB_POOL",
+      "/TAI_DEAD_AFTER_SECONDS",
+      "/OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    ]);
     expect(e.message).toContain("TAI_DEAD_AFTER_SECONDS: must be longer than TAI_HEARTBEAT_SECONDS (10)");
-    expect(e.message).toContain('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http:// or https:// URL (got "ftp://y")');
+    expect(e.message).toContain(
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http:// or https:// URL (got "ftp://y")',
+    );
   });
 
   it.each([

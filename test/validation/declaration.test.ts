@@ -3,17 +3,26 @@ import { z } from "zod";
 import { DefinitionError, isDefinitionError } from "../../src/definition-error.ts";
 import { declarationIssues, parseDeclaration, refuse, zodIssues } from "../../src/validation/declaration.ts";
 
-const Point = z.strictObject({ x: z.number({ error: "must be a number" }), tags: z.array(z.string({ error: "must be a string" })).optional() }, { error: "is not a field" });
+const Point = z.strictObject(
+  { x: z.number({ error: "must be a number" }), tags: z.array(z.string({ error: "must be a string" })).optional() },
+  { error: "is not a field" },
+);
 
 describe("zodIssues: zod errors as {path, message} issues", () => {
   it("should give JSON-pointer paths, the root as the empty string", () => {
-    expect(zodIssues(z.number({ error: "must be a number" }).safeParse("x").error!)).toEqual([{ path: "", message: "must be a number" }]);
-    expect(zodIssues(Point.safeParse({ x: 1, tags: ["a", 2] }).error!)).toEqual([{ path: "/tags/1", message: "must be a string" }]);
+    expect(zodIssues(z.number({ error: "must be a number" }).safeParse("x").error!)).toEqual([
+      { path: "", message: "must be a number" },
+    ]);
+    expect(zodIssues(Point.safeParse({ x: 1, tags: ["a", 2] }).error!)).toEqual([
+      { path: "/tags/1", message: "must be a string" },
+    ]);
   });
 
   it("should escape ~ and / in a key as JSON pointer does", () => {
     const schema = z.record(z.string(), z.number({ error: "must be a number" }));
-    expect(zodIssues(schema.safeParse({ "a/b~c": "x" }).error!)).toEqual([{ path: "/a~1b~0c", message: "must be a number" }]);
+    expect(zodIssues(schema.safeParse({ "a/b~c": "x" }).error!)).toEqual([
+      { path: "/a~1b~0c", message: "must be a number" },
+    ]);
   });
 
   it("should name each unknown key at its own path", () => {
@@ -24,13 +33,17 @@ describe("zodIssues: zod errors as {path, message} issues", () => {
   });
 
   it("should report inside the union branch the value's type chose", () => {
-    const schema = z.union([z.boolean(), z.array(z.enum(["A", "B"], { error: "must be A or B" }))], { error: "must be a boolean or a list" });
+    const schema = z.union([z.boolean(), z.array(z.enum(["A", "B"], { error: "must be A or B" }))], {
+      error: "must be a boolean or a list",
+    });
     expect(zodIssues(schema.safeParse(["A", "C"]).error!)).toEqual([{ path: "/1", message: "must be A or B" }]);
     expect(zodIssues(schema.safeParse("x").error!)).toEqual([{ path: "", message: "must be a boolean or a list" }]);
   });
 
   it("should put the paths under a base", () => {
-    expect(zodIssues(Point.safeParse({ x: "1" }).error!, "/point")).toEqual([{ path: "/point/x", message: "must be a number" }]);
+    expect(zodIssues(Point.safeParse({ x: "1" }).error!, "/point")).toEqual([
+      { path: "/point/x", message: "must be a number" },
+    ]);
   });
 });
 
@@ -60,7 +73,9 @@ describe("parseDeclaration: the value, or one DefinitionError with every issue",
   });
 
   it("should word the message as the declaration's refusal says", () => {
-    const e = refuse("point.shape", [{ path: "/x", message: "must be a number" }], { describe: (issues) => `bad point (${issues.length})` });
+    const e = refuse("point.shape", [{ path: "/x", message: "must be a number" }], {
+      describe: (issues) => `bad point (${issues.length})`,
+    });
     expect(e.message).toBe("bad point (1)");
     expect(e.issues).toEqual([{ path: "/x", message: "must be a number" }]);
   });

@@ -1,4 +1,5 @@
-// test/weather-model.ts — the models the tests script, loaded next to the tools (TAI_MODULES=tools/weather.ts,test/weather-model.ts).
+// test/weather-model.ts — the models the tests script, loaded next to the tools
+// (TAI_MODULES=tools/weather.ts,test/weather-model.ts).
 import { app, scriptedModel } from "tai42";
 
 // In code: a turn decides from what the model was shown. No tool result yet since the
@@ -9,7 +10,10 @@ app.llmProvider(
     turns: ({ userMessage, toolResults }) => {
       if (toolResults.length === 0) {
         const city = /\b(Paris|Oslo)\b/i.exec(userMessage)?.[1] ?? "Paris";
-        return { reasoning: `The user asks about ${city}: I will look it up.`, toolCalls: [{ name: "weather", args: { city } }] };
+        return {
+          reasoning: `The user asks about ${city}: I will look it up.`,
+          toolCalls: [{ name: "weather", args: { city } }],
+        };
       }
       const { city, forecast, celsius } = toolResults[0].output as { city: string; forecast: string; celsius: number };
       return { text: `In ${city} it is ${forecast}, ${celsius} °C.`, usage: { inputTokens: 40, outputTokens: 8 } };

@@ -62,7 +62,8 @@ async function runAgent(input: AgentRunInput): Promise<StreamEvent[]> {
   return events;
 }
 
-const ofType = <T extends StreamEvent["__typename"]>(events: StreamEvent[], type: T) => events.filter((e): e is Extract<StreamEvent, { __typename: T }> => e.__typename === type);
+const ofType = <T extends StreamEvent["__typename"]>(events: StreamEvent[], type: T) =>
+  events.filter((e): e is Extract<StreamEvent, { __typename: T }> => e.__typename === type);
 
 describe("the weather agent, with a scripted model", () => {
   it("should call the weather tool and answer from its result", async () => {
@@ -76,7 +77,9 @@ describe("the weather agent, with a scripted model", () => {
 
     // The tool ran for real, through the same chokepoint as any caller's run.
     const runs = await tai.runs({ tool: "weather", parentRunId: answer.runId });
-    expect(runs.edges.map((e) => [e.node.status, e.node.input, e.node.data])).toEqual([["SUCCEEDED", { city: "Oslo" }, { city: "Oslo", forecast: "rainy", celsius: 12 }]]);
+    expect(runs.edges.map((e) => [e.node.status, e.node.input, e.node.data])).toEqual([
+      ["SUCCEEDED", { city: "Oslo" }, { city: "Oslo", forecast: "rainy", celsius: 12 }],
+    ]);
   });
 
   it("should answer a follow-up question on the same thread, calling the tool again", async () => {
@@ -89,7 +92,11 @@ describe("the weather agent, with a scripted model", () => {
   });
 
   it("should play the YAML script when a run selects it, both calls in one turn", async () => {
-    const events = await runAgent({ userMessage: "Paris and Oslo?", toolNames: ["weather"], llmProvider: "weather-yaml" });
+    const events = await runAgent({
+      userMessage: "Paris and Oslo?",
+      toolNames: ["weather"],
+      llmProvider: "weather-yaml",
+    });
 
     expect(ofType(events, "ToolCallStep").map((e) => e.args)).toEqual([{ city: "Paris" }, { city: "Oslo" }]);
     expect(ofType(events, "ToolResultStep")).toHaveLength(2);

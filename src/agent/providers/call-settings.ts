@@ -46,8 +46,15 @@ export const LlmKwargsSchema = z.strictObject(
       .refine((m) => m.trim() !== "", { error: "must be a non-empty string" })
       .optional(),
     ...Object.fromEntries(Object.entries(NUMERIC).map(([k, schema]) => [k, schema.optional()])),
-    stopSequences: z.array(z.string({ error: "must be a list of strings" }), { error: "must be a list of strings" }).optional(),
-    providerOptions: z.record(z.string(), z.record(z.string(), z.unknown()), { error: "must be an object keyed by provider" }).optional(),
+    stopSequences: z
+      .array(z.string({ error: "must be a list of strings" }), { error: "must be a list of strings" })
+      .optional(),
+    providerOptions: z
+      .record(z.string(), z.record(z.string(), z.unknown()), { error: "must be an object keyed by provider" })
+      .optional(),
   } as { model: z.ZodOptional<z.ZodString> } & Record<string, z.ZodType>,
-  { error: (issue) => (issue.code === "unrecognized_keys" ? `is not an llmKwargs setting (${KNOWN.join(", ")})` : "must be an object") },
+  {
+    error: (issue) =>
+      issue.code === "unrecognized_keys" ? `is not an llmKwargs setting (${KNOWN.join(", ")})` : "must be an object",
+  },
 );

@@ -61,16 +61,30 @@ export function conversationOf(prompt: LanguageModelV3Prompt, tools: OfferedTool
   const args = new Map<string, Record<string, unknown>>();
   const toolResults: SeenToolResult[] = [];
   for (const m of prompt.slice(lastUser + 1)) {
-    if (m.role === "assistant") for (const p of m.content as Part[]) if (p.type === "tool-call") args.set(p.toolCallId ?? "", parseArgs(p.input));
+    if (m.role === "assistant")
+      for (const p of m.content as Part[]) if (p.type === "tool-call") args.set(p.toolCallId ?? "", parseArgs(p.input));
     if (m.role !== "tool") continue;
     for (const p of m.content as Part[]) {
       if (p.type !== "tool-result") continue;
       const out = (p.output ?? {}) as { type?: string; value?: unknown };
       const callId = p.toolCallId ?? "";
-      toolResults.push({ name: p.toolName ?? "", args: args.get(callId) ?? {}, output: valueOf(out.value), isError: String(out.type ?? "").startsWith("error"), callId });
+      toolResults.push({
+        name: p.toolName ?? "",
+        args: args.get(callId) ?? {},
+        output: valueOf(out.value),
+        isError: String(out.type ?? "").startsWith("error"),
+        callId,
+      });
     }
   }
-  return { turn, userMessage: lastUser < 0 ? "" : textOf(prompt[lastUser].content), system, toolResults, tools: tools.map((t) => t.name), prompt };
+  return {
+    turn,
+    userMessage: lastUser < 0 ? "" : textOf(prompt[lastUser].content),
+    system,
+    toolResults,
+    tools: tools.map((t) => t.name),
+    prompt,
+  };
 }
 
 function parseArgs(input: unknown): Record<string, unknown> {

@@ -52,13 +52,20 @@ function readPrompt(prompt: LanguageModelV3Prompt): { user: string; results: See
   const results: SeenResult[] = [];
   const args = new Map<string, Record<string, unknown>>();
   for (const m of prompt.slice(lastUser + 1)) {
-    if (m.role === "assistant") for (const part of m.content) if (part.type === "tool-call") args.set(part.toolCallId, (part.input ?? {}) as Record<string, unknown>);
+    if (m.role === "assistant")
+      for (const part of m.content)
+        if (part.type === "tool-call") args.set(part.toolCallId, (part.input ?? {}) as Record<string, unknown>);
     if (m.role !== "tool") continue;
     for (const part of m.content) {
       if (part.type !== "tool-result") continue;
       const out = part.output as { type: string; value?: unknown };
       const text = typeof out.value === "string" ? out.value : JSON.stringify(out.value ?? null);
-      results.push({ tool: part.toolName, args: args.get(part.toolCallId) ?? {}, text, isError: out.type.startsWith("error") });
+      results.push({
+        tool: part.toolName,
+        args: args.get(part.toolCallId) ?? {},
+        text,
+        isError: out.type.startsWith("error"),
+      });
     }
   }
   return { user, results };
@@ -81,20 +88,28 @@ const OPS: Record<string, string> = {
   "^": "power",
   "to the power of": "power",
 };
-const ARITH = new RegExp(`${NUM}\\s*(\\+|-|\\*|×|x|/|÷|\\^|plus|minus|times|multiplied by|divided by|to the power of)\\s*${NUM}`, "gi");
+const ARITH = new RegExp(
+  `${NUM}\\s*(\\+|-|\\*|×|x|/|÷|\\^|plus|minus|times|multiplied by|divided by|to the power of)\\s*${NUM}`,
+  "gi",
+);
 
 /** The tool calls the demo model makes for a request, in the order the text asks. */
 export function plan(text: string, tools: OfferedTool[]): ScriptedToolCall[] {
   const has = (name: string) => tools.some((t) => t.name === name);
   const calls: { at: number; call: ScriptedToolCall }[] = [];
-  const add = (at: number, toolName: string, input: Record<string, unknown>) => calls.push({ at, call: { toolName, input } });
-  if (has("calculate")) for (const m of text.matchAll(ARITH)) add(m.index ?? 0, "calculate", { op: OPS[m[2].toLowerCase()], a: Number(m[1]), b: Number(m[3]) });
+  const add = (at: number, toolName: string, input: Record<string, unknown>) =>
+    calls.push({ at, call: { toolName, input } });
+  if (has("calculate"))
+    for (const m of text.matchAll(ARITH))
+      add(m.index ?? 0, "calculate", { op: OPS[m[2].toLowerCase()], a: Number(m[1]), b: Number(m[3]) });
   const time = /\b(time|date|today|clock)\b/i.exec(text);
   if (time && has("clock")) {
     const zone = /\bin ([A-Z][A-Za-z_]+\/[A-Za-z_]+)/.exec(text);
     add(time.index, "clock", zone ? { timeZone: zone[1] } : {});
   }
-  const put = /\b(?:remember|store|save)\s+(?:that\s+)?["']?([\w.-]+)["']?\s+(?:is|=|as)\s+["']?([^"'.!?]+)["']?/i.exec(text);
+  const put = /\b(?:remember|store|save)\s+(?:that\s+)?["']?([\w.-]+)["']?\s+(?:is|=|as)\s+["']?([^"'.!?]+)["']?/i.exec(
+    text,
+  );
   if (put && has("kv_put")) add(put.index, "kv_put", { key: put[1], value: put[2].trim() });
   const get = /\b(?:recall|look up|what is stored under)\s+["']?([\w.-]+)/i.exec(text);
   if (get && has("kv_get")) add(get.index, "kv_get", { key: get[1] });
@@ -109,7 +124,8 @@ export function plan(text: string, tools: OfferedTool[]): ScriptedToolCall[] {
   for (const t of tools) {
     const props = (t.inputSchema.properties ?? {}) as Record<string, unknown>;
     const named = new RegExp(`\\b${t.name}\\b`, "i").exec(text);
-    if (named && "task" in props && !calls.some((c) => c.call.toolName === t.name)) add(named.index, t.name, { task: text });
+    if (named && "task" in props && !calls.some((c) => c.call.toolName === t.name))
+      add(named.index, t.name, { task: text });
   }
   return calls.sort((a, b) => a.at - b.at).map((c) => c.call);
 }
@@ -166,7 +182,11 @@ function sample(schema: Record<string, unknown>, text: string, results: SeenResu
       return Object.fromEntries(Object.entries(props).map(([k, s]) => [k, sample(s, text, results)]));
     }
     case "array":
-      return schema.minItems ? Array.from({ length: Number(schema.minItems) }, () => sample((schema.items ?? {}) as Record<string, unknown>, text, results)) : [];
+      return schema.minItems
+        ? Array.from({ length: Number(schema.minItems) }, () =>
+            sample((schema.items ?? {}) as Record<string, unknown>, text, results),
+          )
+        : [];
     case "number":
     case "integer": {
       const n = firstNumber(results);

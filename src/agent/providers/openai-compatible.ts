@@ -16,8 +16,14 @@ export function openAICompatibleProvider(env: NodeJS.ProcessEnv): ProviderDefini
       const baseURL = env.TAI_LLM_BASE_URL;
       if (!baseURL) throw providerNotConfigured("openai-compatible", "TAI_LLM_BASE_URL is not set");
       const model = modelId ?? env.TAI_LLM_MODEL;
-      if (!model) throw providerNotConfigured("openai-compatible", "no model: set TAI_LLM_MODEL or pass llmKwargs.model");
-      const provider = createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey: env.TAI_LLM_API_KEY || undefined, includeUsage: true });
+      if (!model)
+        throw providerNotConfigured("openai-compatible", "no model: set TAI_LLM_MODEL or pass llmKwargs.model");
+      const provider = createOpenAICompatible({
+        name: "openai-compatible",
+        baseURL,
+        apiKey: env.TAI_LLM_API_KEY || undefined,
+        includeUsage: true,
+      });
       return provider.chatModel(model) as LanguageModelV3;
     },
   };

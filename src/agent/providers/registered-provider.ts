@@ -14,18 +14,30 @@ export interface LlmProviderOptions {
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 const isModel = (m: unknown): m is LanguageModelV3 =>
-  typeof m === "object" && m !== null && (m as LanguageModelV3).specificationVersion === "v3" && typeof (m as LanguageModelV3).doStream === "function";
+  typeof m === "object" &&
+  m !== null &&
+  (m as LanguageModelV3).specificationVersion === "v3" &&
+  typeof (m as LanguageModelV3).doStream === "function";
 
 /**
  * Checks an `app.llmProvider(name, model)` registration and makes its provider definition.
  * Throws a `DefinitionError` of rule `provider.shape` naming the problem: a name that is
  * not `^[A-Za-z0-9_-]{1,64}$`, or a model that is neither a LanguageModelV3 nor a function.
  */
-export function registeredProvider(name: string, model: LlmProviderModel, options: LlmProviderOptions = {}, module = "inline"): ProviderDefinition {
+export function registeredProvider(
+  name: string,
+  model: LlmProviderModel,
+  options: LlmProviderOptions = {},
+  module = "inline",
+): ProviderDefinition {
   if (typeof name !== "string" || !NAME.test(name))
-    throw new DefinitionError("provider.shape", `app.llmProvider: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`, {
-      issues: [{ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" }],
-    });
+    throw new DefinitionError(
+      "provider.shape",
+      `app.llmProvider: the name must match ^[A-Za-z0-9_-]{1,64}$ (got ${JSON.stringify(name)})`,
+      {
+        issues: [{ path: "/name", message: "must match ^[A-Za-z0-9_-]{1,64}$" }],
+      },
+    );
   if (!isModel(model) && typeof model !== "function")
     throw new DefinitionError(
       "provider.shape",

@@ -42,9 +42,14 @@ export class ProviderRegistry {
     this.register(anthropicProvider(env));
     this.register({
       name: "scripted",
-      description: "The deterministic demo model (no network): calls the demo tools a request names, then answers from their results.",
+      description:
+        "The deterministic demo model (no network): calls the demo tools a request names, then answers from their results.",
       configured: () => true,
-      create: (modelId) => new ScriptedModel(demoScript, { modelId: modelId ?? "tai42-demo", chunkDelayMs: Number(env.TAI_SCRIPTED_DELAY_MS ?? 15) }),
+      create: (modelId) =>
+        new ScriptedModel(demoScript, {
+          modelId: modelId ?? "tai42-demo",
+          chunkDelayMs: Number(env.TAI_SCRIPTED_DELAY_MS ?? 15),
+        }),
     });
   }
 
@@ -69,7 +74,10 @@ export class ProviderRegistry {
   }
 
   /** Checks a run's choice without creating a model; throws BAD_USER_INPUT with every issue. */
-  check(name: string | undefined, kwargs: Record<string, unknown> | undefined): { provider: string; modelId?: string; settings: CallSettings } {
+  check(
+    name: string | undefined,
+    kwargs: Record<string, unknown> | undefined,
+  ): { provider: string; modelId?: string; settings: CallSettings } {
     const issues: Issue[] = [];
     const provider = name ?? this.defaultName();
     const known = this.providers;
@@ -81,7 +89,11 @@ export class ProviderRegistry {
     const parsed = LlmKwargsSchema.safeParse(kwargs ?? {});
     if (!parsed.success) issues.push(...zodIssues(parsed.error, "/llmKwargs"));
     const { model: modelId, ...settings } = parsed.success ? (parsed.data as CallSettings & { model?: string }) : {};
-    if (issues.length) throw ApiError.badInput(`invalid LLM settings: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, issues);
+    if (issues.length)
+      throw ApiError.badInput(
+        `invalid LLM settings: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        issues,
+      );
     return { provider, modelId, settings: settings as CallSettings };
   }
 
@@ -91,7 +103,8 @@ export class ProviderRegistry {
     try {
       return { provider, model: this.providers.get(provider)!.create(modelId), settings };
     } catch (e) {
-      if (isDefinitionError(e, PROVIDER_SETTINGS_RULE)) throw ApiError.badInput(e.message, [{ path: "/llmProvider", message: e.message }]);
+      if (isDefinitionError(e, PROVIDER_SETTINGS_RULE))
+        throw ApiError.badInput(e.message, [{ path: "/llmProvider", message: e.message }]);
       throw e;
     }
   }

@@ -16,7 +16,9 @@ export function readScriptFile(file: string | URL): ScriptFile {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw scriptError(where, [{ path: "", message: `cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"})` }]);
+    throw scriptError(where, [
+      { path: "", message: `cannot be read (${(e as NodeJS.ErrnoException).code ?? "error"})` },
+    ]);
   }
   const content = path.endsWith(".json") ? parseJson(text, where) : parseYaml(text, where);
   const issues = scriptFileIssues(content);
@@ -37,7 +39,9 @@ function parseYaml(text: string, where: string): unknown {
   const error = doc.errors[0];
   if (error) {
     const at = error.linePos?.[0];
-    throw scriptError(where, [{ path: "", message: `is not valid YAML${at ? ` at line ${at.line}, column ${at.col}` : ""} (${error.code})` }]);
+    throw scriptError(where, [
+      { path: "", message: `is not valid YAML${at ? ` at line ${at.line}, column ${at.col}` : ""} (${error.code})` },
+    ]);
   }
   return doc.toJS() as unknown;
 }

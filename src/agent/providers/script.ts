@@ -27,7 +27,10 @@ export interface ScriptTurn {
   error?: string;
 }
 
-const count = z.number({ error: "must be a number" }).int({ error: "must be an integer" }).nonnegative({ error: "must be ≥ 0" });
+const count = z
+  .number({ error: "must be a number" })
+  .int({ error: "must be an integer" })
+  .nonnegative({ error: "must be ≥ 0" });
 
 const TurnSchema = z.strictObject(
   {
@@ -46,7 +49,12 @@ const TurnSchema = z.strictObject(
         { error: "must be a list of { name, args? }" },
       )
       .optional(),
-    usage: z.strictObject({ inputTokens: count.optional(), outputTokens: count.optional() }, { error: "must be { inputTokens?, outputTokens? }" }).optional(),
+    usage: z
+      .strictObject(
+        { inputTokens: count.optional(), outputTokens: count.optional() },
+        { error: "must be { inputTokens?, outputTokens? }" },
+      )
+      .optional(),
     error: z.string({ error: "must be a string" }).min(1, { error: "must not be empty" }).optional(),
   },
   { error: "must be an object { reasoning?, text?, toolCalls?, usage?, error? }" },

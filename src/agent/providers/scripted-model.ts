@@ -89,14 +89,24 @@ export class ScriptedModel implements LanguageModelV3 {
     const content: LanguageModelV3Content[] = [];
     if (turn.reasoning) content.push({ type: "reasoning", text: turn.reasoning });
     if (turn.text) content.push({ type: "text", text: turn.text });
-    (turn.toolCalls ?? []).forEach((c, i) => content.push({ type: "tool-call", toolCallId: c.id ?? `call_${n}_${i}`, toolName: c.toolName, input: encode(c.input) }));
+    (turn.toolCalls ?? []).forEach((c, i) =>
+      content.push({
+        type: "tool-call",
+        toolCallId: c.id ?? `call_${n}_${i}`,
+        toolName: c.toolName,
+        input: encode(c.input),
+      }),
+    );
     return { content, finishReason: finishOf(turn), usage: usageOf(turn, options.prompt), warnings: [] };
   }
 
   async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const { turn, n } = this.next(options);
     const parts = turn.error
-      ? [{ type: "stream-start", warnings: [] } as LanguageModelV3StreamPart, { type: "error", error: upstreamError(turn.error) } as LanguageModelV3StreamPart]
+      ? [
+          { type: "stream-start", warnings: [] } as LanguageModelV3StreamPart,
+          { type: "error", error: upstreamError(turn.error) } as LanguageModelV3StreamPart,
+        ]
       : partsOf(turn, n, options.prompt, this.modelId);
     const delay = this.options.chunkDelayMs ?? 0;
     let i = 0;
@@ -120,15 +130,27 @@ export class ScriptedModel implements LanguageModelV3 {
       return { turn, n };
     }
     const tools = (options.tools ?? []).flatMap((t) =>
-      t.type === "function" ? [{ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }] : [],
+      t.type === "function"
+        ? [{ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> }]
+        : [],
     );
-    const rf = options.responseFormat?.type === "json" ? ((options.responseFormat.schema as Record<string, unknown> | undefined) ?? {}) : null;
+    const rf =
+      options.responseFormat?.type === "json"
+        ? ((options.responseFormat.schema as Record<string, unknown> | undefined) ?? {})
+        : null;
     return { turn: this.script({ prompt: options.prompt, tools, responseFormat: rf, call: n }), n };
   }
 }
 
 function upstreamError(message: string): APICallError {
-  return new APICallError({ message, url: "scripted://model", requestBodyValues: {}, statusCode: 500, responseBody: JSON.stringify({ error: { message } }), isRetryable: false });
+  return new APICallError({
+    message,
+    url: "scripted://model",
+    requestBodyValues: {},
+    statusCode: 500,
+    responseBody: JSON.stringify({ error: { message } }),
+    isRetryable: false,
+  });
 }
 
 function encode(input: Record<string, unknown> | string): string {
@@ -136,12 +158,18 @@ function encode(input: Record<string, unknown> | string): string {
 }
 
 function finishOf(turn: ScriptedTurn) {
-  return turn.toolCalls?.length ? { unified: "tool-calls" as const, raw: "tool_calls" } : { unified: "stop" as const, raw: "stop" };
+  return turn.toolCalls?.length
+    ? { unified: "tool-calls" as const, raw: "tool_calls" }
+    : { unified: "stop" as const, raw: "stop" };
 }
 
 function usageOf(turn: ScriptedTurn, prompt: LanguageModelV3Prompt): LanguageModelV3Usage {
   const input = turn.usage?.inputTokens ?? Math.ceil(JSON.stringify(prompt).length / 4);
-  const output = turn.usage?.outputTokens ?? Math.ceil(((turn.text ?? "").length + (turn.reasoning ?? "").length + JSON.stringify(turn.toolCalls ?? []).length) / 4);
+  const output =
+    turn.usage?.outputTokens ??
+    Math.ceil(
+      ((turn.text ?? "").length + (turn.reasoning ?? "").length + JSON.stringify(turn.toolCalls ?? []).length) / 4,
+    );
   return {
     inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
     outputTokens: { total: output, text: output, reasoning: 0 },
@@ -153,7 +181,12 @@ export function wordChunks(text: string): string[] {
   return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
 }
 
-function partsOf(turn: ScriptedTurn, n: number, prompt: LanguageModelV3Prompt, modelId: string): LanguageModelV3StreamPart[] {
+function partsOf(
+  turn: ScriptedTurn,
+  n: number,
+  prompt: LanguageModelV3Prompt,
+  modelId: string,
+): LanguageModelV3StreamPart[] {
   const parts: LanguageModelV3StreamPart[] = [
     { type: "stream-start", warnings: [] },
     { type: "response-metadata", id: `scripted-${n}`, modelId },
@@ -173,7 +206,8 @@ function partsOf(turn: ScriptedTurn, n: number, prompt: LanguageModelV3Prompt, m
     const json = encode(c.input);
     const cut = Math.max(1, Math.floor(json.length / 2));
     parts.push({ type: "tool-input-start", id, toolName: c.toolName });
-    for (const d of [json.slice(0, cut), json.slice(cut)]) if (d) parts.push({ type: "tool-input-delta", id, delta: d });
+    for (const d of [json.slice(0, cut), json.slice(cut)])
+      if (d) parts.push({ type: "tool-input-delta", id, delta: d });
     parts.push({ type: "tool-input-end", id });
     parts.push({ type: "tool-call", toolCallId: id, toolName: c.toolName, input: json });
   });

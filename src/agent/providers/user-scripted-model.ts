@@ -1,18 +1,31 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3GenerateResult, LanguageModelV3StreamResult } from "@ai-sdk/provider";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3StreamResult,
+} from "@ai-sdk/provider";
 import { conversationOf, type Conversation } from "./conversation.ts";
 import { describeIssues, oneTurnIssues, scriptError, turnIssues, type ScriptTurn } from "./script.ts";
 import { readScriptFile } from "./script-file.ts";
 import { ScriptedModel, type ScriptedTurn, type ScriptView } from "./scripted-model.ts";
 
-/** How a scripted model decides its turn: a list played by {@link Conversation.turn}, or a function of the conversation. */
+/**
+ * How a scripted model decides its turn: a list played by {@link Conversation.turn}, or a function of the conversation.
+ */
 export type ScriptTurns = ScriptTurn[] | ((conversation: Conversation) => ScriptTurn);
 
 /** Options of {@link scriptedModel}: `turns` (code) or `file` (a JSON or YAML script), not both. */
 export interface ScriptedModelInit {
   turns?: ScriptTurns;
-  /** A script file: `{ turns, chunkDelayMs?, modelId? }` in JSON (`.json`) or YAML. Read once, here; a relative path from the working directory (a URL from `import.meta.url` names one beside the module). */
+  /**
+   * A script file: `{ turns, chunkDelayMs?, modelId? }` in JSON (`.json`) or YAML. Read once, here; a relative path
+   * from the working directory (a URL from `import.meta.url` names one beside the module).
+   */
   file?: string | URL;
-  /** Milliseconds between streamed chunks (a word of text or reasoning, half a call's arguments). @default the file's, else 0 */
+  /**
+   * Milliseconds between streamed chunks (a word of text or reasoning, half a call's arguments). @default the file's,
+   * else 0
+   */
   chunkDelayMs?: number;
   /** The model id reported (RunUsage.model). @default the file's, else "scripted" */
   modelId?: string;
@@ -32,8 +45,10 @@ export interface ScriptedModelInit {
  * the call that has no turn.
  */
 export function scriptedModel(init: ScriptedModelInit): LanguageModelV3 {
-  if (typeof init !== "object" || init === null) throw scriptError("scriptedModel", [{ path: "", message: "takes { turns } or { file }" }]);
-  if ((init.turns === undefined) === (init.file === undefined)) throw scriptError("scriptedModel", [{ path: "", message: "takes exactly one of turns and file" }]);
+  if (typeof init !== "object" || init === null)
+    throw scriptError("scriptedModel", [{ path: "", message: "takes { turns } or { file }" }]);
+  if ((init.turns === undefined) === (init.file === undefined))
+    throw scriptError("scriptedModel", [{ path: "", message: "takes exactly one of turns and file" }]);
   const file = init.file !== undefined ? readScriptFile(init.file) : undefined;
   const turns = file?.turns ?? init.turns!;
   if (typeof turns !== "function") {
@@ -41,7 +56,11 @@ export function scriptedModel(init: ScriptedModelInit): LanguageModelV3 {
     if (!issues.length && !turns.length) issues.push({ path: "/turns", message: "must hold at least one turn" });
     if (issues.length) throw scriptError("scriptedModel", issues);
   }
-  return new UserScriptedModel(turns, init.modelId ?? file?.modelId ?? "scripted", init.chunkDelayMs ?? file?.chunkDelayMs ?? 0);
+  return new UserScriptedModel(
+    turns,
+    init.modelId ?? file?.modelId ?? "scripted",
+    init.chunkDelayMs ?? file?.chunkDelayMs ?? 0,
+  );
 }
 
 class UserScriptedModel implements LanguageModelV3 {
@@ -79,7 +98,8 @@ class UserScriptedModel implements LanguageModelV3 {
         return { error: `the script function threw at turn ${n + 1}: ${(e as Error).message}` };
       }
       const issues = oneTurnIssues(turn);
-      if (issues.length) return { error: `the script function's turn ${n + 1} is malformed: ${describeIssues(issues)}` };
+      if (issues.length)
+        return { error: `the script function's turn ${n + 1} is malformed: ${describeIssues(issues)}` };
     } else {
       turn = this.turns[n];
       if (!turn) return { error: `the script has no turn ${n + 1} (it has ${this.turns.length})` };
@@ -89,7 +109,11 @@ class UserScriptedModel implements LanguageModelV3 {
       text: turn.text,
       usage: turn.usage,
       error: turn.error,
-      toolCalls: turn.toolCalls?.map((c, i) => ({ toolName: c.name, input: c.args ?? {}, id: c.id ?? `call_${n}_${i}` })),
+      toolCalls: turn.toolCalls?.map((c, i) => ({
+        toolName: c.name,
+        input: c.args ?? {},
+        id: c.id ?? `call_${n}_${i}`,
+      })),
     };
   }
 }

@@ -12,7 +12,12 @@ import { runLoop, type LoopConfig, type LoopIO, type ResumedBatch } from "../too
  * through `io.env.runTool` (the dispatch chokepoint, as the run's caller); call
  * `io.checkpoint` before a pause terminal; stop promptly when `io.signal` aborts.
  */
-export type LoopStrategy = (cfg: LoopConfig, io: LoopIO, history: ModelMessage[], resumed: ResumedBatch | null) => AsyncIterable<StreamEvent>;
+export type LoopStrategy = (
+  cfg: LoopConfig,
+  io: LoopIO,
+  history: ModelMessage[],
+  resumed: ResumedBatch | null,
+) => AsyncIterable<StreamEvent>;
 
 /** The default strategy's name: the tools-agent loop of docs/agent-stream.md §5. */
 export const DEFAULT_STRATEGY = "tools";

@@ -23,7 +23,10 @@ export function liveToolsOf(spec: SubAgentSpec): ToolDefinition[] {
  * key, so they reach the agent but never a stored row. Anything that is not a `defineTool`
  * definition is BAD_USER_INPUT at its path.
  */
-export function takeLiveTools(options: AgentRunOptions): { options: AgentRunOptions; attach(parsed: AgentRunOptions): AgentRunOptions } {
+export function takeLiveTools(options: AgentRunOptions): {
+  options: AgentRunOptions;
+  attach(parsed: AgentRunOptions): AgentRunOptions;
+} {
   const found = new Map<string, ToolDefinition[]>();
   const issues: Issue[] = [];
   const strip = (specs: unknown, at: string, key: string): unknown => {
@@ -33,19 +36,31 @@ export function takeLiveTools(options: AgentRunOptions): { options: AgentRunOpti
       const { tools, subagents, ...rest } = s as SubAgentSpec & Record<string, unknown>;
       const path = `${at}/${i}`;
       if (tools !== undefined) {
-        if (!Array.isArray(tools)) issues.push({ path: `${path}/tools`, message: "must be a list of live tool definitions (defineTool), given in process" });
+        if (!Array.isArray(tools))
+          issues.push({
+            path: `${path}/tools`,
+            message: "must be a list of live tool definitions (defineTool), given in process",
+          });
         else {
           tools.forEach((t: unknown, j) => {
             if (!isToolDefinition(t))
-              issues.push({ path: `${path}/tools/${j}`, message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON" });
+              issues.push({
+                path: `${path}/tools/${j}`,
+                message: "must be a live tool definition (defineTool); live tools are given in process, never as JSON",
+              });
           });
           found.set(`${key}${i}`, tools);
         }
       }
-      return subagents === undefined ? rest : { ...rest, subagents: strip(subagents, `${path}/subagents`, `${key}${i}/`) };
+      return subagents === undefined
+        ? rest
+        : { ...rest, subagents: strip(subagents, `${path}/subagents`, `${key}${i}/`) };
     });
   };
-  const stripped = options.subagents === undefined ? options : { ...options, subagents: strip(options.subagents, "/subagents", "") as SubAgentSpec[] };
+  const stripped =
+    options.subagents === undefined
+      ? options
+      : { ...options, subagents: strip(options.subagents, "/subagents", "") as SubAgentSpec[] };
   if (issues.length) throw ApiError.badInput(`invalid live tools: ${describeIssues(issues)}`, issues);
   const put = (specs: SubAgentSpec[] | undefined, key: string): void =>
     specs?.forEach((s, i) => {

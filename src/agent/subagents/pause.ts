@@ -9,9 +9,13 @@ export function parkedRunsOf(cp: Checkpoint): string[] {
   return [];
 }
 
-/** The interactions (or, for asks stored before they were parks, the ask ids) a checkpoint waits on, through its sub-agents. */
+/**
+ * The interactions (or, for asks stored before they were parks, the ask ids) a checkpoint waits on, through its
+ * sub-agents.
+ */
 export function awaitedIdsOf(cp: Checkpoint): string[] {
-  if (cp.kind === "suspend" || (cp.kind === "asks" && "parked" in cp)) return cp.parked.flatMap((p) => p.interactionIds);
+  if (cp.kind === "suspend" || (cp.kind === "asks" && "parked" in cp))
+    return cp.parked.flatMap((p) => p.interactionIds);
   if (cp.kind === "asks" && "asks" in cp) return cp.asks.map((a) => a.id);
   if (cp.kind === "subagent") return awaitedIdsOf(cp.state.checkpoint);
   if (cp.kind === "subagents") return cp.paused.flatMap((p) => awaitedIdsOf(p.state.checkpoint));

@@ -5,7 +5,14 @@ import type { ProviderRegistry, ResolvedModel } from "../providers/registry.ts";
 import type { SubAgentSpec } from "../specs.ts";
 import { parseInterruptOn, type GateConfig } from "../tools-agent/interrupts.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "../tools-agent/prompt.ts";
-import { askCallerSpec, duplicateIssues, presetSpecs, SUBAGENT_INPUT, surfaceSpecs, type ToolSpec } from "../tools-agent/toolbox.ts";
+import {
+  askCallerSpec,
+  duplicateIssues,
+  presetSpecs,
+  SUBAGENT_INPUT,
+  surfaceSpecs,
+  type ToolSpec,
+} from "../tools-agent/toolbox.ts";
 import { liveTools } from "../tools-agent/live-tools.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 import { liveToolsOf } from "./live-tools.ts";
@@ -47,7 +54,12 @@ export interface SubagentPrepareEnv {
   strategy: StrategyLookup;
   /** The schema a stored response format renders to with the run's variables; problems go to `issues`. */
   resolveResponseFormat(name: string, path: string, issues: Issue[]): Promise<JsonSchema | null>;
-  loadSkills(names: string[], inline: { name: string; content: string }[], path: string, issues: Issue[]): Promise<PromptSkill[]>;
+  loadSkills(
+    names: string[],
+    inline: { name: string; content: string }[],
+    path: string,
+    issues: Issue[],
+  ): Promise<PromptSkill[]>;
 }
 
 /**
@@ -55,7 +67,13 @@ export interface SubagentPrepareEnv {
  * ones included; every problem is pushed to `issues` with its path, so a start is refused
  * with all of them at once.
  */
-export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepareEnv, at: string, parents: string[], issues: Issue[]): Promise<ToolSpec[]> {
+export async function prepareSubagents(
+  specs: SubAgentSpec[],
+  env: SubagentPrepareEnv,
+  at: string,
+  parents: string[],
+  issues: Issue[],
+): Promise<ToolSpec[]> {
   const out: ToolSpec[] = [];
   if (specs.length && parents.length >= MAX_SUBAGENT_DEPTH) {
     issues.push({ path: at, message: `sub-agents nest at most ${MAX_SUBAGENT_DEPTH} levels deep` });
@@ -71,13 +89,23 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
       ...presetSpecs(env.surface, s.presets ?? [], `${path}/presets`, issues),
       ...live.specs,
     ];
-    tools.push(...(await prepareSubagents(s.subagents ?? [], { ...env, llm, llmProvider: s.llmProvider ?? env.llmProvider }, `${path}/subagents`, [...parents, s.name], issues)));
+    tools.push(
+      ...(await prepareSubagents(
+        s.subagents ?? [],
+        { ...env, llm, llmProvider: s.llmProvider ?? env.llmProvider },
+        `${path}/subagents`,
+        [...parents, s.name],
+        issues,
+      )),
+    );
     if (s.askCaller) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, `${path}/toolNames`));
     const gates = parseInterruptOn(s.interruptOn, new Set(tools.map((t) => t.name)));
     issues.push(...gates.issues.map((g) => ({ ...g, path: `${path}${g.path}` })));
     const strategy = checkStrategy(s.strategy, `${path}/strategy`, issues, env.strategy);
-    const prompt = s.systemPrompt ? renderTemplate(s.systemPrompt, env.vars, `${path}/systemPrompt`) : { text: null, issues: [] };
+    const prompt = s.systemPrompt
+      ? renderTemplate(s.systemPrompt, env.vars, `${path}/systemPrompt`)
+      : { text: null, issues: [] };
     issues.push(...prompt.issues);
     const responseFormat = await responseFormatOf(s, env, path, issues);
     const skills = await env.loadSkills(s.skills ?? [], s.inlineSkills ?? [], `${path}/skills`, issues);
@@ -103,13 +131,21 @@ export async function prepareSubagents(specs: SubAgentSpec[], env: SubagentPrepa
   return out;
 }
 
-/** A spec's answer format: inline, or named by stored id and rendered at the point of use (docs/agent-stream.md §9.4). */
-async function responseFormatOf(s: SubAgentSpec, env: SubagentPrepareEnv, path: string, issues: Issue[]): Promise<JsonSchema | null> {
+/**
+ * A spec's answer format: inline, or named by stored id and rendered at the point of use (docs/agent-stream.md §9.4).
+ */
+async function responseFormatOf(
+  s: SubAgentSpec,
+  env: SubagentPrepareEnv,
+  path: string,
+  issues: Issue[],
+): Promise<JsonSchema | null> {
   if (s.responseFormat && s.responseFormatId !== undefined) {
     issues.push({ path: `${path}/responseFormatId`, message: "give responseFormat or responseFormatId, not both" });
     return null;
   }
-  if (s.responseFormatId !== undefined) return env.resolveResponseFormat(s.responseFormatId, `${path}/responseFormatId`, issues);
+  if (s.responseFormatId !== undefined)
+    return env.resolveResponseFormat(s.responseFormatId, `${path}/responseFormatId`, issues);
   const inline = (s.responseFormat as JsonSchema | undefined) ?? null;
   if (inline) issues.push(...schemaProblems(inline, `${path}/responseFormat`));
   return inline;
@@ -120,7 +156,12 @@ function resolveModel(env: SubagentPrepareEnv, s: SubAgentSpec, path: string, is
     return env.providers.resolve(s.llmProvider ?? env.llmProvider, s.llmKwargs);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    issues.push(...(e.issues.length ? e.issues : [{ path: "/llmProvider", message: e.message }]).map((i) => ({ ...i, path: `${path}${i.path}` })));
+    issues.push(
+      ...(e.issues.length ? e.issues : [{ path: "/llmProvider", message: e.message }]).map((i) => ({
+        ...i,
+        path: `${path}${i.path}`,
+      })),
+    );
     return env.llm;
   }
 }

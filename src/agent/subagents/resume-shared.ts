@@ -7,7 +7,12 @@ import { actionsOf, awaitedIdsOf, pendingActionsOf } from "./pause.ts";
 type Shared = Extract<Checkpoint, { kind: "subagents" }>;
 
 /** Plans one checkpoint with the resume meant for it (resume.ts's planner). */
-export type PlanOne = (cp: Checkpoint, resume: unknown, tools: ToolSpec[], issues: Issue[]) => Promise<ResumedBatch | null>;
+export type PlanOne = (
+  cp: Checkpoint,
+  resume: unknown,
+  tools: ToolSpec[],
+  issues: Issue[],
+) => Promise<ResumedBatch | null>;
 
 /** Gives answers to interactions at once, checking them first (resume.ts). */
 export type AnswerAll = (ids: string[], answers: Record<string, unknown>, issues: Issue[]) => Promise<void>;
@@ -19,11 +24,22 @@ export type AnswerAll = (ids: string[], answers: Record<string, unknown>, issues
  * checked and given at once, then each sub-agent settles what it waits on. Each paused
  * sub-agent is continued by the resumed batch, each under its parent's call.
  */
-export async function planShared(cp: Shared, resume: unknown, specs: Map<string, ToolSpec>, plan: PlanOne, answerAll: AnswerAll, issues: Issue[]): Promise<ResumedBatch | null> {
+export async function planShared(
+  cp: Shared,
+  resume: unknown,
+  specs: Map<string, ToolSpec>,
+  plan: PlanOne,
+  answerAll: AnswerAll,
+  issues: Issue[],
+): Promise<ResumedBatch | null> {
   const subs = cp.paused.map((p) => {
     const call = cp.calls.find((c) => c.callId === p.callId)!;
     const spec = specs.get(call.tool);
-    if (spec?.kind !== "subagent") issues.push({ path: "/subagents", message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run` });
+    if (spec?.kind !== "subagent")
+      issues.push({
+        path: "/subagents",
+        message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run`,
+      });
     return { call, state: p.state, tools: spec?.kind === "subagent" ? spec.tools : [] };
   });
   if (issues.length) return null;
@@ -40,7 +56,12 @@ export async function planShared(cp: Shared, resume: unknown, specs: Map<string,
       if (Array.isArray(decisions))
         actionsOf(cp)
           .slice(decisions.length)
-          .forEach((a, k) => issues.push({ path: `/resume/decisions/${decisions.length + k}`, message: `is missing: a decision for ${a.tool} (call ${a.callId})` }));
+          .forEach((a, k) =>
+            issues.push({
+              path: `/resume/decisions/${decisions.length + k}`,
+              message: `is missing: a decision for ${a.tool} (call ${a.callId})`,
+            }),
+          );
       return null;
     }
     let at = 0;
@@ -64,8 +85,20 @@ export async function planShared(cp: Shared, resume: unknown, specs: Map<string,
     const found: Issue[] = [];
     const batch = await plan(s.state.checkpoint, part.decisions ? { decisions: part.decisions } : {}, s.tools, found);
     // A sub-agent's decisions are numbered within its slice: put them back in the shared list.
-    issues.push(...found.map((f) => ({ ...f, path: f.path.replace(/^\/resume\/decisions\/(\d+)/, (_m, n: string) => `/resume/decisions/${Number(n) + (part.offset ?? 0)}`) })));
-    if (batch) now.push({ call: s.call, resume: { state: s.state, batch: cp.interruptId ? retag(batch, cp.interruptId) : batch } });
+    issues.push(
+      ...found.map((f) => ({
+        ...f,
+        path: f.path.replace(
+          /^\/resume\/decisions\/(\d+)/,
+          (_m, n: string) => `/resume/decisions/${Number(n) + (part.offset ?? 0)}`,
+        ),
+      })),
+    );
+    if (batch)
+      now.push({
+        call: s.call,
+        resume: { state: s.state, batch: cp.interruptId ? retag(batch, cp.interruptId) : batch },
+      });
   }
   if (issues.length) return null;
   return { calls: cp.calls, now, known: cp.done };
@@ -76,14 +109,20 @@ function retag(batch: ResumedBatch, interruptId: string): ResumedBatch {
   return {
     ...batch,
     ...(batch.interruptId ? { interruptId } : {}),
-    now: batch.now.map((n) => (n.resume ? { ...n, resume: { ...n.resume, batch: retag(n.resume.batch, interruptId) } } : n)),
+    now: batch.now.map((n) =>
+      n.resume ? { ...n, resume: { ...n.resume, batch: retag(n.resume.batch, interruptId) } } : n,
+    ),
   };
 }
 
 function readAnswers(resume: unknown, issues: Issue[]): Record<string, unknown> | null {
   if (resume === null || resume === undefined || resume === true) return {};
   const answers = (resume as { answers?: unknown }).answers;
-  if (typeof resume !== "object" || Array.isArray(resume) || (answers !== undefined && (!answers || typeof answers !== "object" || Array.isArray(answers)))) {
+  if (
+    typeof resume !== "object" ||
+    Array.isArray(resume) ||
+    (answers !== undefined && (!answers || typeof answers !== "object" || Array.isArray(answers)))
+  ) {
     issues.push({ path: "/resume", message: "must be { answers: { <interaction or ask id>: <answer> } }" });
     return null;
   }

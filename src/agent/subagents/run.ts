@@ -13,7 +13,8 @@ const PAUSES = new Set(["interrupt_final", "asks_final", "suspended_final"]);
 
 /**
  * Runs one sub-agent call (docs/agent-stream.md §9): a nested tools-agent loop on the
- * task (its live tools reachable by name in it only), or, with `resume`, the paused one continued where it stopped. Its non-terminal
+ * task (its live tools reachable by name in it only), or, with `resume`, the paused one continued where it stopped. Its
+ * non-terminal
  * events go to `emit`; a pause terminal comes back as a "paused" outcome carrying what a
  * resume needs (its conversation stored as the thread would store it); an answer is the
  * call's result; a failure is an error result, never a throw.
@@ -55,7 +56,8 @@ export async function runSubagent(
       history,
       resume?.batch ?? null,
     );
-    // Scrubbed here, with its own lag: its held tail leaves when its turn (or its loop) ends (docs/agent-stream.md §2.4).
+    // Scrubbed here, with its own lag: its held tail leaves when its turn (or its loop) ends (docs/agent-stream.md
+    // §2.4).
     for await (const e of secrets.scrubStream(loop, spec.label)) {
       if (e.final) terminal = e;
       else if (e.type !== "run_usage") emit(e);
@@ -64,9 +66,24 @@ export async function runSubagent(
     const c = classifyAgentError(e, io.signal.aborted);
     return errorOutcome(c.kind, `sub-agent "${spec.name}" failed: ${c.message}`);
   }
-  if (terminal && PAUSES.has(terminal.type) && checkpoint) return { status: "paused", pause: { terminal, state: { history: kept, checkpoint } } };
+  if (terminal && PAUSES.has(terminal.type) && checkpoint)
+    return { status: "paused", pause: { terminal, state: { history: kept, checkpoint } } };
   if (terminal?.type === "structured_final")
-    return { status: "done", isError: false, result: terminal.data, modelOutput: { type: "json", value: terminal.data as never }, terminate: false, value: terminal.data };
+    return {
+      status: "done",
+      isError: false,
+      result: terminal.data,
+      modelOutput: { type: "json", value: terminal.data as never },
+      terminate: false,
+      value: terminal.data,
+    };
   const text = terminal?.type === "message_final" ? terminal.text : "";
-  return { status: "done", isError: false, result: text, modelOutput: { type: "text", value: text || "(the sub-agent gave no answer)" }, terminate: false, value: text };
+  return {
+    status: "done",
+    isError: false,
+    result: text,
+    modelOutput: { type: "text", value: text || "(the sub-agent gave no answer)" },
+    terminate: false,
+    value: text,
+  };
 }

@@ -10,7 +10,12 @@ export type StrategyLookup = (name: string | undefined) => LoopStrategy;
  * run's `strategy` option (the tools-agent loop, "tools", when it names none). An unknown
  * name is an issue at `path` that lists the known ones.
  */
-export function checkStrategy(name: string | undefined, path: string, issues: Issue[], lookup: StrategyLookup): LoopStrategy {
+export function checkStrategy(
+  name: string | undefined,
+  path: string,
+  issues: Issue[],
+  lookup: StrategyLookup,
+): LoopStrategy {
   try {
     return lookup(name);
   } catch (e) {

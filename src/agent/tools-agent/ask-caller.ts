@@ -5,7 +5,8 @@ import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
 
 export const ASK_CALLER = "ask_caller";
 
-export const ASK_CALLER_DESCRIPTION = "Ask the person who started this run a question and wait for the answer. Use it only when you cannot continue without information they have.";
+export const ASK_CALLER_DESCRIPTION =
+  "Ask the person who started this run a question and wait for the answer. Use it only when you cannot continue without information they have.";
 
 /** What the model passes to ask_caller. */
 export const ASK_CALLER_INPUT: JsonSchema = {
@@ -13,7 +14,11 @@ export const ASK_CALLER_INPUT: JsonSchema = {
   properties: {
     question: { type: "string", minLength: 1, description: "The question, in one or two sentences." },
     answerFormat: { type: "object", description: "Optional JSON Schema the answer must match." },
-    expiresInSeconds: { type: "number", exclusiveMinimum: 0, description: "Optional: after this many seconds the question expires unanswered." },
+    expiresInSeconds: {
+      type: "number",
+      exclusiveMinimum: 0,
+      description: "Optional: after this many seconds the question expires unanswered.",
+    },
   },
   required: ["question"],
   additionalProperties: false,
@@ -47,13 +52,23 @@ export function askCallerEntry(): SurfaceEntry {
     policyChain: [ASK_CALLER],
     prepare: (input) => {
       const issues: Issue[] = [];
-      if (typeof input.question !== "string" || !input.question.trim()) issues.push({ path: "/question", message: "must be a non-empty string" });
+      if (typeof input.question !== "string" || !input.question.trim())
+        issues.push({ path: "/question", message: "must be a non-empty string" });
       if (input.answerFormat !== undefined) issues.push(...schemaProblems(input.answerFormat, "/answerFormat"));
       return issues.length ? { ok: false, issues } : { ok: true, value: input };
     },
     invoke: async (input) => {
       const { question, answerFormat, expiresInSeconds } = input as AskInput;
-      return park({ interactions: [{ question, to: "caller", ...(answerFormat ? { answerFormat } : {}), ...(expiresInSeconds ? { expiresInSeconds } : {}) }] });
+      return park({
+        interactions: [
+          {
+            question,
+            to: "caller",
+            ...(answerFormat ? { answerFormat } : {}),
+            ...(expiresInSeconds ? { expiresInSeconds } : {}),
+          },
+        ],
+      });
     },
     module: "builtin",
   };

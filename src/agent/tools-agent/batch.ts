@@ -29,7 +29,15 @@ export interface BatchItem {
  */
 export async function* runBatch(items: BatchItem[], agent: string | null): AsyncGenerator<StreamEvent, CallOutcome[]> {
   for (const it of items)
-    yield { type: "tool_call_step", final: false, tool: it.tool, args: it.shownArgs, callId: it.callId, ...(it.interruptId ? { resumedInterruptId: it.interruptId } : {}), agent };
+    yield {
+      type: "tool_call_step",
+      final: false,
+      tool: it.tool,
+      args: it.shownArgs,
+      callId: it.callId,
+      ...(it.interruptId ? { resumedInterruptId: it.interruptId } : {}),
+      agent,
+    };
 
   const side: StreamEvent[] = [];
   let wake: (() => void) | null = null;
@@ -77,7 +85,16 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
       const o = settled.get(i)!;
       outcomes.push(o);
       if (o.status === "done")
-        yield { type: "tool_result_step", final: false, tool: items[i].tool, callId: items[i].callId, result: o.result, details: o.details ?? null, isError: o.isError, agent };
+        yield {
+          type: "tool_result_step",
+          final: false,
+          tool: items[i].tool,
+          callId: items[i].callId,
+          result: o.result,
+          details: o.details ?? null,
+          isError: o.isError,
+          agent,
+        };
       i++;
       continue;
     }

@@ -22,12 +22,22 @@ export interface CallEnv {
    * (`withLiveTools`). `onProgress` is told each RUN_PROGRESS of the run it starts; `callId`
    * is the model's call it carries out (`RunRequest.toolCallId`).
    */
-  runTool(target: ToolTarget, input: unknown, onProgress?: (event: RunEventRecord) => void, callId?: string): Promise<RunOutcome>;
+  runTool(
+    target: ToolTarget,
+    input: unknown,
+    onProgress?: (event: RunEventRecord) => void,
+    callId?: string,
+  ): Promise<RunOutcome>;
   /**
    * Contract: runs the sub-agent to its end or its pause (continuing it from `resume` when
    * set); its failures come back as an error outcome, never as a throw.
    */
-  runSubagent(spec: Extract<ToolSpec, { kind: "subagent" }>, task: string, emit: (e: StreamEvent) => void, resume?: SubagentResume): Promise<CallOutcome>;
+  runSubagent(
+    spec: Extract<ToolSpec, { kind: "subagent" }>,
+    task: string,
+    emit: (e: StreamEvent) => void,
+    resume?: SubagentResume,
+  ): Promise<CallOutcome>;
   /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
   cancelTool(toolRunId: string): Promise<void>;
   secrets: RunSecrets;
@@ -36,7 +46,14 @@ export interface CallEnv {
 /** A failed call as the model and the events see it: kind, message and every issue. */
 export function errorOutcome(kind: string, message: string, issues?: Issue[]): DoneOutcome {
   const error = { kind, message, ...(issues?.length ? { issues } : {}) };
-  return { status: "done", isError: true, result: error, modelOutput: { type: "error-json", value: { error } as never }, terminate: false, value: error };
+  return {
+    status: "done",
+    isError: true,
+    result: error,
+    modelOutput: { type: "error-json", value: { error } as never },
+    terminate: false,
+    value: error,
+  };
 }
 
 /**
@@ -64,19 +81,29 @@ export async function callTool(
       // An inline preset has no entry: it runs as its base tool, baked by the preset's own rules.
       const baked = bakeInput(call.args, spec.fixedKwargs, "is baked by the preset and cannot be passed");
       if (!baked.ok)
-        return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": ${baked.issues.map((i) => `${i.path}: is baked by the preset`).join("; ")}`, baked.issues);
+        return errorOutcome(
+          "INVALID_INPUT",
+          `invalid input for "${spec.name}": ${baked.issues.map((i) => `${i.path}: is baked by the preset`).join("; ")}`,
+          baked.issues,
+        );
       return fromRun(spec, await env.runTool(spec.baseTool, baked.value, onProgress, call.callId), env);
     }
     case "ask": {
       // A real park: the question is an interaction addressed to the caller (docs/agent-stream.md §8).
       // Scrubbed of what the run learned from secret tools: the question is stored and shown to the caller.
-      const outcome = fromRun(spec, await env.runTool(ASK_CALLER, env.secrets.scrub(call.args), undefined, call.callId), env);
+      const outcome = fromRun(
+        spec,
+        await env.runTool(ASK_CALLER, env.secrets.scrub(call.args), undefined, call.callId),
+        env,
+      );
       return outcome.status === "parked" ? { status: "ask", toolRunId: outcome.toolRunId } : outcome;
     }
     case "subagent": {
       const task = (call.args as { task?: unknown }).task;
       if (typeof task !== "string" || !task.trim())
-        return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [{ path: "/task", message: "must be a non-empty string" }]);
+        return errorOutcome("INVALID_INPUT", `invalid input for "${spec.name}": /task: must be a non-empty string`, [
+          { path: "/task", message: "must be a non-empty string" },
+        ]);
       return env.runSubagent(spec, task, emit, resume);
     }
   }
@@ -88,12 +115,18 @@ function fromRun(spec: ToolSpec, { run, output }: RunOutcome, env: CallEnv): Cal
   return outcomeOfRun(run, output, spec.redacted, env.secrets);
 }
 
-/** Maps a finished tool run to an outcome. `output` may be the stored record when the real one is gone (a resumed park). */
+/**
+ * Maps a finished tool run to an outcome. `output` may be the stored record when the real one is gone (a resumed park).
+ */
 export function outcomeOfRun(run: RunRecord, output: RunRecord, redacted: boolean, secrets?: RunSecrets): DoneOutcome {
   if (redacted) secrets?.learn([output.data, output.content]);
   if (run.status !== "SUCCEEDED") {
     const issues = issuesOf(output.details);
-    const failed = errorOutcome(output.errorKind ?? "INTERNAL", output.errorMessage ?? `the tool ended ${run.status}`, issues);
+    const failed = errorOutcome(
+      output.errorKind ?? "INTERNAL",
+      output.errorMessage ?? `the tool ended ${run.status}`,
+      issues,
+    );
     const shown = {
       kind: run.errorKind ?? "INTERNAL",
       message: run.errorMessage ?? `the tool ended ${run.status}`,
@@ -107,7 +140,14 @@ export function outcomeOfRun(run: RunRecord, output: RunRecord, redacted: boolea
     isError: false,
     result: resultValue(run),
     details: run.details ?? null,
-    modelOutput: { type: "text", value: text || (output.data === null || output.data === undefined ? "(the tool returned nothing)" : JSON.stringify(output.data)) },
+    modelOutput: {
+      type: "text",
+      value:
+        text ||
+        (output.data === null || output.data === undefined
+          ? "(the tool returned nothing)"
+          : JSON.stringify(output.data)),
+    },
     terminate: output.terminate,
     value: output.data ?? text,
   };
@@ -122,7 +162,8 @@ export function resultValue(run: Pick<RunRecord, "data" | "content">): unknown {
   if (run.data !== null && run.data !== undefined) return run.data;
   const [only, ...more] = run.content;
   if (!only) return null;
-  if (!more.length && only.type === "text" && typeof only.text === "string" && Object.keys(only).length === 2) return only.text;
+  if (!more.length && only.type === "text" && typeof only.text === "string" && Object.keys(only).length === 2)
+    return only.text;
   return run.content;
 }
 

@@ -52,7 +52,11 @@ export interface SubagentPause {
 
 /** The outcome of one call: finished, parked on interactions, asking the caller, or a paused sub-agent. */
 /** (`ask`: an ask_caller run parked on its question.) */
-export type CallOutcome = DoneOutcome | { status: "parked"; toolRunId: string } | { status: "ask"; toolRunId: string } | { status: "paused"; pause: SubagentPause };
+export type CallOutcome =
+  | DoneOutcome
+  | { status: "parked"; toolRunId: string }
+  | { status: "ask"; toolRunId: string }
+  | { status: "paused"; pause: SubagentPause };
 
 /** A parked call of a paused turn: its tool run and the interactions it waits on. */
 export interface ParkedCall {
@@ -62,7 +66,8 @@ export interface ParkedCall {
 }
 
 /** A decision on one gated call. */
-export type Decision = { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
+export type Decision =
+  { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
 export type DecisionType = Decision["type"];
 
 /** One gated call awaiting a decision, as InterruptFinal's payload lists it. */
@@ -80,7 +85,10 @@ export interface InterruptAction {
  * for secret tools), the rest is resolved by the resume.
  */
 export type Checkpoint = CheckpointOf & {
-  /** The turns the paused loop had numbered (docs/agent-stream.md §2.2): a continuation of the same run numbers on. Absent in checkpoints stored before issue 25. */
+  /**
+   * The turns the paused loop had numbered (docs/agent-stream.md §2.2): a continuation of the same run numbers on.
+   * Absent in checkpoints stored before issue 25.
+   */
   turns?: number;
 };
 

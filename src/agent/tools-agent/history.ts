@@ -4,7 +4,10 @@ import type { StoredMessage } from "../threads.ts";
 import { scrubExcept } from "../../secrets/value-fields.ts";
 import type { RunSecrets } from "./run-secrets.ts";
 
-/** A part's type, call id and media type pair and parse it; its tool name, like its text, is the model's and is scrubbed. */
+/**
+ * A part's type, call id and media type pair and parse it; its tool name, like its text, is the model's and is
+ * scrubbed.
+ */
 const PART_STRUCTURE: ReadonlySet<string> = new Set(["type", "toolCallId", "mediaType"]);
 
 interface CallPart {
@@ -27,7 +30,9 @@ export function closeDangling(history: ModelMessage[], keepLast = false): ModelM
     const calls = (m.content as { type: string }[]).filter((p): p is CallPart => p.type === "tool-call");
     if (!calls.length || (keepLast && i === history.length - 1)) return;
     const next = history[i + 1];
-    const answered = new Set(next?.role === "tool" ? (next.content as { toolCallId?: string }[]).map((p) => p.toolCallId) : []);
+    const answered = new Set(
+      next?.role === "tool" ? (next.content as { toolCallId?: string }[]).map((p) => p.toolCallId) : [],
+    );
     const missing = calls.filter((c) => !answered.has(c.toolCallId));
     if (!missing.length) return;
     out.push({
@@ -59,9 +64,15 @@ export function forStorage(message: ModelMessage, redacted: Set<string>, secrets
     m = { ...m, content } as ModelMessage;
   }
   // Values only: the role and each part's type, tool name and call id are structure (docs/security-model.md §3).
-  const content = Array.isArray(m.content) ? (m.content as object[]).map((p) => scrubExcept(secrets, p, PART_STRUCTURE)) : secrets.scrub(m.content);
+  const content = Array.isArray(m.content)
+    ? (m.content as object[]).map((p) => scrubExcept(secrets, p, PART_STRUCTURE))
+    : secrets.scrub(m.content);
   const scrubbed = { ...m, content } as ModelMessage;
-  return { role: scrubbed.role === "system" ? "user" : scrubbed.role, content: displayText(scrubbed), message: scrubbed };
+  return {
+    role: scrubbed.role === "system" ? "user" : scrubbed.role,
+    content: displayText(scrubbed),
+    message: scrubbed,
+  };
 }
 
 /** The text a thread view shows for a message. */

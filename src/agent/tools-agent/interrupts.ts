@@ -13,7 +13,10 @@ const ALL: DecisionType[] = ["approve", "edit", "reject"];
  * Reads `interruptOn` (tool → `true` | `{ allowedDecisions?, description? }`); every gated
  * name must be a tool of the run. `false` leaves a tool ungated.
  */
-export function parseInterruptOn(interruptOn: Record<string, unknown> | undefined, toolNames: Set<string>): { gates: Map<string, GateConfig>; issues: Issue[] } {
+export function parseInterruptOn(
+  interruptOn: Record<string, unknown> | undefined,
+  toolNames: Set<string>,
+): { gates: Map<string, GateConfig>; issues: Issue[] } {
   const gates = new Map<string, GateConfig>();
   const issues: Issue[] = [];
   for (const [tool, v] of Object.entries(interruptOn ?? {})) {
@@ -22,7 +25,10 @@ export function parseInterruptOn(interruptOn: Record<string, unknown> | undefine
     else if (v === true) gates.set(tool, { allowedDecisions: ALL, description: null });
     else if (v && typeof v === "object") {
       const c = v as { allowedDecisions?: DecisionType[]; description?: string };
-      gates.set(tool, { allowedDecisions: c.allowedDecisions?.length ? [...new Set(c.allowedDecisions)] : ALL, description: c.description ?? null });
+      gates.set(tool, {
+        allowedDecisions: c.allowedDecisions?.length ? [...new Set(c.allowedDecisions)] : ALL,
+        description: c.description ?? null,
+      });
     }
   }
   return { gates, issues };
@@ -32,7 +38,13 @@ export function parseInterruptOn(interruptOn: Record<string, unknown> | undefine
 export function actionsFor(calls: PlannedCall[], gates: Map<string, GateConfig>): InterruptAction[] {
   return calls
     .filter((c) => !c.invalid && gates.has(c.tool))
-    .map((c) => ({ callId: c.callId, tool: c.tool, args: c.args, allowedDecisions: gates.get(c.tool)!.allowedDecisions, description: gates.get(c.tool)!.description }));
+    .map((c) => ({
+      callId: c.callId,
+      tool: c.tool,
+      args: c.args,
+      allowedDecisions: gates.get(c.tool)!.allowedDecisions,
+      description: gates.get(c.tool)!.description,
+    }));
 }
 
 /**
@@ -42,20 +54,35 @@ export function actionsFor(calls: PlannedCall[], gates: Map<string, GateConfig>)
  * when it does, it must be the call at its position (a reordered list is refused, never
  * applied to the wrong call). A missing decision is named by its action.
  */
-export function parseDecisions(resume: unknown, actions: InterruptAction[]): { decisions: Decision[]; issues: Issue[] } {
+export function parseDecisions(
+  resume: unknown,
+  actions: InterruptAction[],
+): { decisions: Decision[]; issues: Issue[] } {
   const issues: Issue[] = [];
   const r = resume as { decisions?: unknown; type?: unknown } | null;
   let raw: unknown[];
   if (r && typeof r === "object" && Array.isArray(r.decisions)) raw = r.decisions;
   else if (r && typeof r === "object" && typeof r.type === "string") raw = [r];
-  else return { decisions: [], issues: [{ path: "/resume", message: 'must be { decisions: [{ type: "approve" | "edit" | "reject", … }] } (one per pending action)' }] };
+  else
+    return {
+      decisions: [],
+      issues: [
+        {
+          path: "/resume",
+          message: 'must be { decisions: [{ type: "approve" | "edit" | "reject", … }] } (one per pending action)',
+        },
+      ],
+    };
   if (raw.length !== actions.length)
     issues.push({
       path: "/resume/decisions",
       message: `must have ${actions.length} decision${actions.length === 1 ? "" : "s"} (one per pending action: ${actions.map((a) => a.tool).join(", ")}), got ${raw.length}`,
     });
   for (let i = raw.length; i < actions.length; i++)
-    issues.push({ path: `/resume/decisions/${i}`, message: `is missing: a decision for ${actions[i].tool} (call ${actions[i].callId})` });
+    issues.push({
+      path: `/resume/decisions/${i}`,
+      message: `is missing: a decision for ${actions[i].tool} (call ${actions[i].callId})`,
+    });
   const decisions: Decision[] = [];
   raw.forEach((d, i) => {
     const path = `/resume/decisions/${i}`;
@@ -64,18 +91,25 @@ export function parseDecisions(resume: unknown, actions: InterruptAction[]): { d
     if (dd && typeof dd === "object" && dd.callId !== undefined && dd.callId !== action?.callId)
       issues.push({
         path: `${path}/callId`,
-        message: action ? `is not the action at this position: expected "${action.callId}" (${action.tool})` : "names no pending action: there are fewer actions than decisions",
+        message: action
+          ? `is not the action at this position: expected "${action.callId}" (${action.tool})`
+          : "names no pending action: there are fewer actions than decisions",
       });
     if (!dd || typeof dd !== "object" || !["approve", "edit", "reject"].includes(dd.type as string))
       return void issues.push({ path: `${path}/type`, message: 'must be "approve", "edit" or "reject"' });
     const type = dd.type as DecisionType;
     if (action && !action.allowedDecisions.includes(type))
-      issues.push({ path: `${path}/type`, message: `"${type}" is not allowed for ${action.tool} (allowed: ${action.allowedDecisions.join(", ")})` });
+      issues.push({
+        path: `${path}/type`,
+        message: `"${type}" is not allowed for ${action.tool} (allowed: ${action.allowedDecisions.join(", ")})`,
+      });
     if (type === "edit") {
-      if (!dd.args || typeof dd.args !== "object" || Array.isArray(dd.args)) issues.push({ path: `${path}/args`, message: "an edit must carry the new args as an object" });
+      if (!dd.args || typeof dd.args !== "object" || Array.isArray(dd.args))
+        issues.push({ path: `${path}/args`, message: "an edit must carry the new args as an object" });
       else decisions.push({ type, args: dd.args as Record<string, unknown> });
     } else if (type === "reject") {
-      if (dd.message !== undefined && typeof dd.message !== "string") issues.push({ path: `${path}/message`, message: "must be a string" });
+      if (dd.message !== undefined && typeof dd.message !== "string")
+        issues.push({ path: `${path}/message`, message: "must be a string" });
       decisions.push({ type, message: typeof dd.message === "string" ? dd.message : undefined });
     } else decisions.push({ type });
   });

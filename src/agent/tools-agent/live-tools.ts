@@ -27,8 +27,16 @@ export function liveTools(surface: Surface, defs: ToolDefinition[], issues: Issu
   const entries = new Map<string, SurfaceEntry>();
   const specs: ToolSpec[] = [];
   defs.forEach((def, i) => {
-    if (surface.resolve(def.name)) return void issues.push({ path: `${path}/${i}`, message: `the live tool "${def.name}" has the name of a surface tool; give it another name` });
-    if (def.pauses) return void issues.push({ path: `${path}/${i}`, message: `the live tool "${def.name}" declares pauses; a live tool cannot pause` });
+    if (surface.resolve(def.name))
+      return void issues.push({
+        path: `${path}/${i}`,
+        message: `the live tool "${def.name}" has the name of a surface tool; give it another name`,
+      });
+    if (def.pauses)
+      return void issues.push({
+        path: `${path}/${i}`,
+        message: `the live tool "${def.name}" declares pauses; a live tool cannot pause`,
+      });
     const entry: SurfaceEntry = { ...entryForTool(def), listed: false, policyChain: [], module: "live" };
     entries.set(def.name, entry);
     const { promptSnippet, promptGuidelines } = def;
@@ -55,6 +63,7 @@ export function withLiveTools(env: CallEnv, live: Map<string, SurfaceEntry>): Ca
   if (!live.size) return env;
   return {
     ...env,
-    runTool: (target, input, onProgress, callId) => env.runTool((typeof target === "string" && live.get(target)) || target, input, onProgress, callId),
+    runTool: (target, input, onProgress, callId) =>
+      env.runTool((typeof target === "string" && live.get(target)) || target, input, onProgress, callId),
   };
 }

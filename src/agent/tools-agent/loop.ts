@@ -23,7 +23,10 @@ import type { UsageTotals } from "./usage.ts";
 export interface LoopConfig {
   /** Attribution of the events: null for the run's own agent, else the sub-agent's name. */
   agent: string | null;
-  /** "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent (docs/agent-stream.md §9.2). */
+  /**
+   * "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent
+   * (docs/agent-stream.md §9.2).
+   */
   mode: "root" | "sub";
   model: LanguageModelV3;
   settings: CallSettings;
@@ -56,13 +59,19 @@ export interface LoopIO {
 /** The calls of a paused turn a resume settles now, and the outcomes it already knows. */
 export interface ResumedBatch {
   calls: PlannedCall[];
-  /** Calls to run (or to settle with a fixed outcome, or a paused sub-agent to continue) now, emitting a call and a result each. */
+  /**
+   * Calls to run (or to settle with a fixed outcome, or a paused sub-agent to continue) now, emitting a call and a
+   * result each.
+   */
   now: { call: PlannedCall; outcome?: CallOutcome; resume?: SubagentResume }[];
   /** Outcomes the paused run already emitted. */
   known: Record<string, DoneOutcome>;
   /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
   interruptId?: string;
-  /** The turns the loop had numbered when it paused, when the same run continues (docs/agent-stream.md §7.1): it numbers on from there. */
+  /**
+   * The turns the loop had numbered when it paused, when the same run continues (docs/agent-stream.md §7.1): it numbers
+   * on from there.
+   */
   turns?: number;
 }
 
@@ -77,7 +86,12 @@ export interface SubagentResume {
  * chokepoint → results back to the model, until an answer, a terminate, a pause or the
  * recursion limit. Yields every event of the run, RunUsage right before the terminal.
  */
-export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessage[], resumed: ResumedBatch | null): AsyncGenerator<StreamEvent> {
+export async function* runLoop(
+  cfg: LoopConfig,
+  io: LoopIO,
+  history: ModelMessage[],
+  resumed: ResumedBatch | null,
+): AsyncGenerator<StreamEvent> {
   const messages = [...history];
   const specs = new Map(cfg.tools.map((t) => [t.name, t]));
   const usage = function* (): Generator<StreamEvent> {
@@ -106,7 +120,11 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     }
     let retried = false;
     for (let turn = 0; ; turn++) {
-      if (turn >= cfg.recursionLimit) throw new ToolError(`the agent reached its recursion limit of ${cfg.recursionLimit} model calls without a final answer`, { kind: "TIMEOUT" });
+      if (turn >= cfg.recursionLimit)
+        throw new ToolError(
+          `the agent reached its recursion limit of ${cfg.recursionLimit} model calls without a final answer`,
+          { kind: "TIMEOUT" },
+        );
       const t = yield* modelTurn({
         model: cfg.model,
         settings: cfg.settings,
@@ -139,7 +157,11 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
             await io.persist([fix]);
             continue;
           }
-          if (!parsed.ok) throw new ToolError(`the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`, { kind: "UPSTREAM" });
+          if (!parsed.ok)
+            throw new ToolError(
+              `the model's answer did not match responseFormat after one retry: ${describeIssues(parsed.issues)}`,
+              { kind: "UPSTREAM" },
+            );
           end = { type: "structured_final", final: true, data: parsed.value, turn: turnNo, agent: cfg.agent };
         } else end = { type: "message_final", final: true, text: t.text, turn: turnNo, agent: cfg.agent };
         usageShown = true;
@@ -151,7 +173,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
       if (actions.length) {
         const interruptId = randomUUID();
         checkpoint({ kind: "interrupt", interruptId, calls: t.calls, actions });
-        const shown = actions.map((a) => ({ ...a, args: specs.get(a.tool)?.redacted ? { redacted: REDACTED } : a.args }));
+        const shown = actions.map((a) => ({
+          ...a,
+          args: specs.get(a.tool)?.redacted ? { redacted: REDACTED } : a.args,
+        }));
         usageShown = true;
         yield* usage();
         yield {
@@ -188,7 +213,10 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     known: Record<string, DoneOutcome>,
     interruptId?: string,
   ): AsyncGenerator<StreamEvent, StreamEvent | null> {
-    const items: BatchItem[] = now.map(({ call, outcome, resume }) => ({ ...itemFor(call, outcome, resume), ...(interruptId ? { interruptId } : {}) }));
+    const items: BatchItem[] = now.map(({ call, outcome, resume }) => ({
+      ...itemFor(call, outcome, resume),
+      ...(interruptId ? { interruptId } : {}),
+    }));
     const outcomes = yield* runBatch(items, cfg.agent);
     // A cancelled run stops here: its aborted calls are not results for the model (docs/agent-stream.md §4.1).
     io.signal.throwIfAborted();
@@ -200,23 +228,52 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     const asking = calls.filter((c) => byId.get(c.callId)?.status === "ask");
     const done = () =>
       Object.fromEntries(
-        calls.flatMap((c) => (byId.get(c.callId)?.status === "done" ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]] : [])),
+        calls.flatMap((c) =>
+          byId.get(c.callId)?.status === "done"
+            ? [[c.callId, storable(byId.get(c.callId) as DoneOutcome, specs.get(c.tool)?.redacted ?? false)]]
+            : [],
+        ),
       );
     // One terminal per run: a park wins, then the first paused sub-agent with every other that
-    // paused the same way (docs/agent-stream.md §9.2); any other pause of the turn becomes an error result (its parked tool runs are cancelled).
-    const surfaced = parked.length ? [] : sharingPause(paused.map((c) => ({ ...c, pause: (byId.get(c.callId) as { pause: SubagentPause }).pause })));
+    // paused the same way (docs/agent-stream.md §9.2); any other pause of the turn becomes an error result (its parked
+    // tool runs are cancelled).
+    const surfaced = parked.length
+      ? []
+      : sharingPause(paused.map((c) => ({ ...c, pause: (byId.get(c.callId) as { pause: SubagentPause }).pause })));
     for (const c of paused.filter((p) => !surfaced.some((s) => s.callId === p.callId))) {
       await cancelPause((byId.get(c.callId) as { pause: SubagentPause }).pause, io.env);
-      const o = errorOutcome("CONFLICT", `sub-agent "${c.tool}" paused while another call of the same turn waits; call it again once that is settled`);
+      const o = errorOutcome(
+        "CONFLICT",
+        `sub-agent "${c.tool}" paused while another call of the same turn waits; call it again once that is settled`,
+      );
       byId.set(c.callId, o);
-      yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
+      yield {
+        type: "tool_result_step",
+        final: false,
+        tool: c.tool,
+        callId: c.callId,
+        result: o.result,
+        isError: true,
+        agent: cfg.agent,
+      };
     }
     if (surfaced.length) {
       for (const c of asking) {
         await io.env.cancelTool((byId.get(c.callId) as { toolRunId: string }).toolRunId);
-        const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while a sub-agent of the same turn waits; ask again once it is settled");
+        const o = errorOutcome(
+          "CONFLICT",
+          "ask_caller cannot be answered while a sub-agent of the same turn waits; ask again once it is settled",
+        );
         byId.set(c.callId, o);
-        yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
+        yield {
+          type: "tool_result_step",
+          final: false,
+          tool: c.tool,
+          callId: c.callId,
+          result: o.result,
+          isError: true,
+          agent: cfg.agent,
+        };
       }
       const joined = joinPauses(surfaced, calls, done(), cfg.agent);
       checkpoint(joined.checkpoint);
@@ -230,9 +287,20 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     if (parked.length) {
       for (const c of asking) {
         await io.env.cancelTool((byId.get(c.callId) as { toolRunId: string }).toolRunId);
-        const o = errorOutcome("CONFLICT", "ask_caller cannot be answered while another tool of the same turn waits on an interaction; ask again once it is answered");
+        const o = errorOutcome(
+          "CONFLICT",
+          "ask_caller cannot be answered while another tool of the same turn waits on an interaction; ask again once it is answered",
+        );
         byId.set(c.callId, o);
-        yield { type: "tool_result_step", final: false, tool: c.tool, callId: c.callId, result: o.result, isError: true, agent: cfg.agent };
+        yield {
+          type: "tool_result_step",
+          final: false,
+          tool: c.tool,
+          callId: c.callId,
+          result: o.result,
+          isError: true,
+          agent: cfg.agent,
+        };
       }
       const waits = await waiting(parked);
       const all = waits.flatMap((w) => w.interactions.filter((i) => i.status === "PENDING"));
@@ -254,19 +322,30 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     if (asking.length) {
       const waits = await waiting(asking);
       checkpoint({ kind: "asks", calls, done: done(), parked: waits.map((w) => parkedCall(w, false)) });
-      return { type: "asks_final", final: true, asks: waits.flatMap((w) => w.interactions.map((i) => askEntry(w.callId, i))), agent: cfg.agent };
+      return {
+        type: "asks_final",
+        final: true,
+        asks: waits.flatMap((w) => w.interactions.map((i) => askEntry(w.callId, i))),
+        agent: cfg.agent,
+      };
     }
     const results = calls.map((c) => byId.get(c.callId) as DoneOutcome);
     const toolMessage = {
       role: "tool",
-      content: calls.map((c, i) => ({ type: "tool-result", toolCallId: c.callId, toolName: c.tool, output: results[i].modelOutput })),
+      content: calls.map((c, i) => ({
+        type: "tool-result",
+        toolCallId: c.callId,
+        toolName: c.tool,
+        output: results[i].modelOutput,
+      })),
     } as ModelMessage;
     messages.push(toolMessage);
     await io.persist([toolMessage]);
     if (results.length && results.every((r) => r.terminate)) {
       const end = finalEventForValue(results[results.length - 1].value);
       if (end.type === "structured_final") return { ...end, turn: null, agent: cfg.agent };
-      // The answer is the tool's, not the model's: it streams as one delta of a turn of its own, so the deltas still join to it.
+      // The answer is the tool's, not the model's: it streams as one delta of a turn of its own, so the deltas still
+      // join to it.
       const turn = nextTurn();
       if (end.text) yield { type: member, final: false, text: end.text, turn, agent: cfg.agent };
       return { ...end, turn, agent: cfg.agent };
@@ -280,7 +359,14 @@ export async function* runLoop(cfg: LoopConfig, io: LoopIO, history: ModelMessag
     const base = { callId: call.callId, tool: call.tool, shownArgs, mode: spec?.executionMode ?? "parallel" };
     if (fixed) return { ...base, run: async () => fixed };
     if (call.invalid || !spec)
-      return { ...base, run: async () => errorOutcome(call.invalid?.kind ?? "NOT_FOUND", call.invalid?.message ?? `no tool named "${call.tool}" in this run`) };
+      return {
+        ...base,
+        run: async () =>
+          errorOutcome(
+            call.invalid?.kind ?? "NOT_FOUND",
+            call.invalid?.message ?? `no tool named "${call.tool}" in this run`,
+          ),
+      };
     return {
       ...base,
       run: (emit) => callTool(spec, call, io.env, emit, cfg.agent, resume),

@@ -45,7 +45,14 @@ export interface TurnResult {
  * before stays.
  */
 export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, TurnResult> {
-  const tools = req.tools.length ? Object.fromEntries(req.tools.map((t) => [t.name, { description: t.description, inputSchema: jsonSchema(forModel(t.inputSchema)) }])) : undefined;
+  const tools = req.tools.length
+    ? Object.fromEntries(
+        req.tools.map((t) => [
+          t.name,
+          { description: t.description, inputSchema: jsonSchema(forModel(t.inputSchema)) },
+        ]),
+      )
+    : undefined;
   const { maxRetries, providerOptions, ...callSettings } = req.settings;
   const result = streamText({
     model: req.model,
@@ -101,17 +108,47 @@ export async function* modelTurn(req: TurnRequest): AsyncGenerator<StreamEvent, 
 }
 
 /** A tool call as the loop plans it; a call the SDK could not parse carries its error. */
-function planned(part: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown }, tools: ToolSpec[]): PlannedCall {
-  const args = part.input && typeof part.input === "object" && !Array.isArray(part.input) ? (part.input as Record<string, unknown>) : {};
+function planned(
+  part: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean; error?: unknown },
+  tools: ToolSpec[],
+): PlannedCall {
+  const args =
+    part.input && typeof part.input === "object" && !Array.isArray(part.input)
+      ? (part.input as Record<string, unknown>)
+      : {};
   const base = { callId: part.toolCallId, tool: part.toolName, args };
   if (!part.invalid) {
-    if (args !== part.input) return { ...base, invalid: { kind: "INVALID_INPUT", message: `invalid input for "${part.toolName}": the arguments must be a JSON object` } };
+    if (args !== part.input)
+      return {
+        ...base,
+        invalid: {
+          kind: "INVALID_INPUT",
+          message: `invalid input for "${part.toolName}": the arguments must be a JSON object`,
+        },
+      };
     return base;
   }
   if (NoSuchToolError.isInstance(part.error))
-    return { ...base, invalid: { kind: "NOT_FOUND", message: `no tool named "${part.toolName}" in this run (available: ${tools.map((t) => t.name).join(", ") || "none"})` } };
-  const why = part.error instanceof Error ? (part.error.cause instanceof Error ? part.error.cause.message : part.error.message) : "unparseable";
-  return { ...base, invalid: { kind: "INVALID_INPUT", message: `invalid input for "${part.toolName}": the arguments are not valid JSON (${why.split("\n")[0]})` } };
+    return {
+      ...base,
+      invalid: {
+        kind: "NOT_FOUND",
+        message: `no tool named "${part.toolName}" in this run (available: ${tools.map((t) => t.name).join(", ") || "none"})`,
+      },
+    };
+  const why =
+    part.error instanceof Error
+      ? part.error.cause instanceof Error
+        ? part.error.cause.message
+        : part.error.message
+      : "unparseable";
+  return {
+    ...base,
+    invalid: {
+      kind: "INVALID_INPUT",
+      message: `invalid input for "${part.toolName}": the arguments are not valid JSON (${why.split("\n")[0]})`,
+    },
+  };
 }
 
 /** The schema as a provider receives it: without the `$schema` keyword some endpoints refuse. */

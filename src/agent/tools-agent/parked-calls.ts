@@ -10,13 +10,20 @@ export interface Wait {
 }
 
 /** Reads the interactions each parked call's tool run waits on. */
-export function waitsOf(port: InteractionsPort | null, calls: { callId: string; toolRunId: string }[]): Promise<Wait[]> {
+export function waitsOf(
+  port: InteractionsPort | null,
+  calls: { callId: string; toolRunId: string }[],
+): Promise<Wait[]> {
   return Promise.all(calls.map(async (c) => ({ ...c, interactions: (await port?.forRun(c.toolRunId)) ?? [] })));
 }
 
 /** A wait as a checkpoint stores it; `pendingOnly` keeps only the interactions still open. */
 export function parkedCall(w: Wait, pendingOnly: boolean): ParkedCall {
-  return { callId: w.callId, toolRunId: w.toolRunId, interactionIds: w.interactions.filter((i) => !pendingOnly || i.status === "PENDING").map((i) => i.id) };
+  return {
+    callId: w.callId,
+    toolRunId: w.toolRunId,
+    interactionIds: w.interactions.filter((i) => !pendingOnly || i.status === "PENDING").map((i) => i.id),
+  };
 }
 
 /**
@@ -25,5 +32,13 @@ export function parkedCall(w: Wait, pendingOnly: boolean): ParkedCall {
  * answer format, who answers it, its deadline and its status.
  */
 export function askEntry(callId: string, i: InteractionRecord): Record<string, unknown> {
-  return { id: i.id, callId, question: i.question, answerFormat: i.answerFormat, to: i.to, expiryAt: i.expiresAt, status: i.status };
+  return {
+    id: i.id,
+    callId,
+    question: i.question,
+    answerFormat: i.answerFormat,
+    to: i.to,
+    expiryAt: i.expiresAt,
+    status: i.status,
+  };
 }

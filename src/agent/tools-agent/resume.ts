@@ -32,11 +32,25 @@ export async function planResume(
   return batch && { ...batch, turns: cp.turns };
 }
 
-/** {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (docs/agent-stream.md §9.2). */
-async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[], caller: Caller, services: AgentServices, issues: Issue[]): Promise<ResumedBatch | null> {
+/**
+ * {@link planResume} for one checkpoint; a paused sub-agent's is planned with its own tools (docs/agent-stream.md
+ * §9.2).
+ */
+async function planCheckpoint(
+  cp: Checkpoint,
+  resume: unknown,
+  tools: ToolSpec[],
+  caller: Caller,
+  services: AgentServices,
+  issues: Issue[],
+): Promise<ResumedBatch | null> {
   const specs = new Map(tools.map((t) => [t.name, t]));
   for (const c of cp.calls)
-    if (!c.invalid && !specs.has(c.tool)) issues.push({ path: "/toolNames", message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run` });
+    if (!c.invalid && !specs.has(c.tool))
+      issues.push({
+        path: "/toolNames",
+        message: `the paused turn calls "${c.tool}", which is not a tool of the resumed run`,
+      });
 
   checkInterruptId(resume, cp);
   if (cp.kind === "interrupt") {
@@ -52,7 +66,10 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
         calls.push(c);
         now.push({
           call: c,
-          outcome: { ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`), result: { rejected: true, message: d.message ?? null } },
+          outcome: {
+            ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`),
+            result: { rejected: true, message: d.message ?? null },
+          },
         });
       } else {
         const call = d?.type === "edit" ? { ...c, args: d.args } : c;
@@ -67,18 +84,30 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
     const call = cp.calls.find((c) => c.callId === cp.callId)!;
     const spec = specs.get(call.tool);
     if (spec?.kind !== "subagent") {
-      issues.push({ path: "/subagents", message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run` });
+      issues.push({
+        path: "/subagents",
+        message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run`,
+      });
       return null;
     }
     const batch = await planCheckpoint(cp.state.checkpoint, resume, spec.tools, caller, services, issues);
-    return batch && { calls: cp.calls, now: [{ call, resume: { state: cp.state, batch: { ...batch, turns: cp.state.checkpoint.turns } } }], known: cp.done };
+    return (
+      batch && {
+        calls: cp.calls,
+        now: [{ call, resume: { state: cp.state, batch: { ...batch, turns: cp.state.checkpoint.turns } } }],
+        known: cp.done,
+      }
+    );
   }
 
   if (cp.kind === "subagents") {
-    const plan: PlanOne = (inner, r, innerTools, found) => planCheckpoint(inner, r, innerTools, caller, services, found);
+    const plan: PlanOne = (inner, r, innerTools, found) =>
+      planCheckpoint(inner, r, innerTools, caller, services, found);
     const answerAll: AnswerAll = async (ids, answers, found) => {
       const known = new Set(ids);
-      for (const id of Object.keys(answers)) if (!known.has(id)) found.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
+      for (const id of Object.keys(answers))
+        if (!known.has(id))
+          found.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
       if (cp.pause === "asks_final") await checkAskAnswers(ids, answers, services, found);
       if (found.length || !Object.keys(answers).length) return;
       if (!services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
@@ -91,14 +120,20 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
   if (cp.kind === "asks" && "asks" in cp) {
     // An ASKED run stored before asks were parks: its answers are checked here and become the results.
     const asks = new Map(cp.asks.map((a) => [a.id, a]));
-    for (const id of Object.keys(answers)) if (!asks.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not a pending ask of this run" });
+    for (const id of Object.keys(answers))
+      if (!asks.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not a pending ask of this run" });
     for (const a of cp.asks) {
-      if (!Object.hasOwn(answers, a.id)) issues.push({ path: `/resume/answers/${a.id}`, message: `is missing: answer "${a.question}"` });
-      else if (a.answerFormat) for (const i of validate(a.answerFormat, answers[a.id])) issues.push({ path: `/resume/answers/${a.id}${i.path}`, message: i.message });
+      if (!Object.hasOwn(answers, a.id))
+        issues.push({ path: `/resume/answers/${a.id}`, message: `is missing: answer "${a.question}"` });
+      else if (a.answerFormat)
+        for (const i of validate(a.answerFormat, answers[a.id]))
+          issues.push({ path: `/resume/answers/${a.id}${i.path}`, message: i.message });
     }
     if (issues.length) return null;
     const byCall = new Map(cp.asks.map((a) => [a.callId, a]));
-    const now = cp.calls.filter((c) => byCall.has(c.callId)).map((call) => ({ call, outcome: answered(answers[byCall.get(call.callId)!.id]) }));
+    const now = cp.calls
+      .filter((c) => byCall.has(c.callId))
+      .map((call) => ({ call, outcome: answered(answers[byCall.get(call.callId)!.id]) }));
     return { calls: cp.calls, now, known: cp.done };
   }
 
@@ -110,9 +145,12 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
       issues,
     );
   const parkedIds = new Set(cp.parked.flatMap((p) => p.interactionIds));
-  for (const id of Object.keys(answers)) if (!parkedIds.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
+  for (const id of Object.keys(answers))
+    if (!parkedIds.has(id))
+      issues.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
   if (issues.length) return null;
-  if (Object.keys(answers).length && !services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
+  if (Object.keys(answers).length && !services.interactions)
+    throw new ApiError("CONFLICT", "interactions are not available on this server");
   // All or none: a refusal of any answer leaves every interaction pending and answerable.
   if (Object.keys(answers).length) await services.interactions!.answerAll(answers, caller, "/resume/answers");
 
@@ -143,22 +181,33 @@ async function planCheckpoint(cp: Checkpoint, resume: unknown, tools: ToolSpec[]
  * a continuation of the same run (docs/agent-stream.md §7.1) numbers on.
  */
 export function inNewRun(batch: ResumedBatch): ResumedBatch {
-  return { ...batch, turns: undefined, now: batch.now.map((n) => (n.resume ? { ...n, resume: { ...n.resume, batch: inNewRun(n.resume.batch) } } : n)) };
+  return {
+    ...batch,
+    turns: undefined,
+    now: batch.now.map((n) => (n.resume ? { ...n, resume: { ...n.resume, batch: inNewRun(n.resume.batch) } } : n)),
+  };
 }
 
 /**
  * An explicit resume of an ASKED run answers every ask still pending, each matching its
  * answer format; checked before any answer is given, so a refused resume changes nothing.
  */
-async function checkAskAnswers(ids: string[], answers: Record<string, unknown>, services: AgentServices, issues: Issue[]): Promise<void> {
+async function checkAskAnswers(
+  ids: string[],
+  answers: Record<string, unknown>,
+  services: AgentServices,
+  issues: Issue[],
+): Promise<void> {
   for (const id of ids) {
     const ask = await services.interactions?.get(id);
     if (!ask) continue;
     const at = `/resume/answers/${id}`;
     if (!Object.hasOwn(answers, id)) {
       if (ask.status === "PENDING") issues.push({ path: at, message: `is missing: answer "${ask.question}"` });
-    } else if (ask.status !== "PENDING") issues.push({ path: at, message: `is ${ask.status.toLowerCase()}; it accepts no answer` });
-    else if (ask.answerFormat) for (const i of validate(ask.answerFormat, answers[id])) issues.push({ path: at + i.path, message: i.message });
+    } else if (ask.status !== "PENDING")
+      issues.push({ path: at, message: `is ${ask.status.toLowerCase()}; it accepts no answer` });
+    else if (ask.answerFormat)
+      for (const i of validate(ask.answerFormat, answers[id])) issues.push({ path: at + i.path, message: i.message });
   }
 }
 
@@ -204,7 +253,8 @@ function answered(answer: unknown): DoneOutcome {
     status: "done",
     isError: false,
     result: answer,
-    modelOutput: typeof answer === "string" ? { type: "text", value: answer } : { type: "json", value: (answer ?? null) as never },
+    modelOutput:
+      typeof answer === "string" ? { type: "text", value: answer } : { type: "json", value: (answer ?? null) as never },
     terminate: false,
     value: answer,
   };

@@ -9,7 +9,10 @@ import { DeepSubAgentSpecSchema, InlineSkillSchema, InterruptOnSchema, PresetSpe
 export const ToolsAgentInput = z.object({
   toolNames: z.array(z.string()).optional().describe("Surface tools, presets, branches or agents the model may call."),
   presets: z.array(PresetSpecSchema).optional().describe("Inline presets: a base tool with baked arguments."),
-  subagents: z.array(DeepSubAgentSpecSchema).optional().describe("Sub-agents, each a tool of this agent; a sub-agent may have sub-agents."),
+  subagents: z
+    .array(DeepSubAgentSpecSchema)
+    .optional()
+    .describe("Sub-agents, each a tool of this agent; a sub-agent may have sub-agents."),
   systemMessage: z.string().optional().describe("System prompt; {{name}} is replaced from variables."),
   userMessage: z.string().optional().describe("The user's message; {{name}} is replaced from variables."),
   variables: z.record(z.string(), z.json()).optional().describe("Values for {{name}} placeholders."),
@@ -25,7 +28,13 @@ export const ToolsAgentInput = z.object({
   llmProvider: z.string().optional(),
   llmKwargs: z.record(z.string(), z.json()).optional(),
   strategy: z.string().optional().describe('The loop strategy, by registered name. Default "tools".'),
-  checkpointProvider: z.string().optional().describe('Where the thread memory is kept, by registered name. Default "database".'),
-  storeProvider: z.string().optional().describe('Where the long-term store is kept, by registered name. Default "database".'),
+  checkpointProvider: z
+    .string()
+    .optional()
+    .describe('Where the thread memory is kept, by registered name. Default "database".'),
+  storeProvider: z
+    .string()
+    .optional()
+    .describe('Where the long-term store is kept, by registered name. Default "database".'),
 });
 export type ToolsAgentOptions = z.infer<typeof ToolsAgentInput>;

@@ -34,7 +34,14 @@ export type ToolSpec =
 
 /** The built-in tool through which the model asks its caller a question (→ AsksFinal). */
 export function askCallerSpec(): ToolSpec {
-  return { kind: "ask", name: ASK_CALLER, description: ASK_CALLER_DESCRIPTION, inputSchema: ASK_CALLER_INPUT, executionMode: "parallel", redacted: false };
+  return {
+    kind: "ask",
+    name: ASK_CALLER,
+    description: ASK_CALLER_DESCRIPTION,
+    inputSchema: ASK_CALLER_INPUT,
+    executionMode: "parallel",
+    redacted: false,
+  };
 }
 
 /**
@@ -77,12 +84,19 @@ export function presetSpecs(surface: Surface, presets: PresetSpec[], path: strin
   presets.forEach((p, i) => {
     const at = `${path}/${i}`;
     const base = surface.base(p.baseTool);
-    if (!base) return void issues.push({ path: `${at}/baseTool`, message: `no tool named "${p.baseTool}" is registered` });
+    if (!base)
+      return void issues.push({ path: `${at}/baseTool`, message: `no tool named "${p.baseTool}" is registered` });
     const props = base.inputSchema.properties ?? {};
     const before = issues.length;
     // A stored preset's rules (presets/baked-issues.ts), and no `!ENV` marker at all.
-    const markers = Object.keys(p.fixedKwargs).filter((key) => Object.hasOwn(props, key) && hasMarker(p.fixedKwargs[key]));
-    for (const key of markers) issues.push({ path: `${at}/fixedKwargs/${key}`, message: "!ENV markers are not allowed in inline presets; store the preset instead" });
+    const markers = Object.keys(p.fixedKwargs).filter(
+      (key) => Object.hasOwn(props, key) && hasMarker(p.fixedKwargs[key]),
+    );
+    for (const key of markers)
+      issues.push({
+        path: `${at}/fixedKwargs/${key}`,
+        message: "!ENV markers are not allowed in inline presets; store the preset instead",
+      });
     const rest = Object.fromEntries(Object.entries(p.fixedKwargs).filter(([key]) => !markers.includes(key)));
     for (const issue of bakedIssues(base, rest)) issues.push({ path: at + issue.path, message: issue.message });
     if (issues.length > before) return;
@@ -105,7 +119,11 @@ export function duplicateIssues(tools: ToolSpec[], path: string): Issue[] {
   const seen = new Set<string>();
   const issues: Issue[] = [];
   for (const t of tools) {
-    if (seen.has(t.name)) issues.push({ path, message: `the tool name "${t.name}" is used twice in this run (tool, preset, sub-agent or ask_caller)` });
+    if (seen.has(t.name))
+      issues.push({
+        path,
+        message: `the tool name "${t.name}" is used twice in this run (tool, preset, sub-agent or ask_caller)`,
+      });
     seen.add(t.name);
   }
   return issues;
@@ -114,7 +132,13 @@ export function duplicateIssues(tools: ToolSpec[], path: string): Issue[] {
 /** The input every sub-agent tool takes. */
 export const SUBAGENT_INPUT: JsonSchema = {
   type: "object",
-  properties: { task: { type: "string", minLength: 1, description: "What the sub-agent should do, with everything it needs to know." } },
+  properties: {
+    task: {
+      type: "string",
+      minLength: 1,
+      description: "What the sub-agent should do, with everything it needs to know.",
+    },
+  },
   required: ["task"],
   additionalProperties: false,
 };

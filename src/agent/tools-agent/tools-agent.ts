@@ -1,7 +1,14 @@
 import type { ModelMessage } from "ai";
 import { ApiError, describeIssues, type Issue } from "../../errors.ts";
 import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
-import { Agent, drain, type AgentContext, type AgentPrepareContext, type AgentRunOptions, type AgentThreadContext } from "../agent.ts";
+import {
+  Agent,
+  drain,
+  type AgentContext,
+  type AgentPrepareContext,
+  type AgentRunOptions,
+  type AgentThreadContext,
+} from "../agent.ts";
 import type { StreamEvent } from "../events.ts";
 import type { ResolvedModel } from "../providers/registry.ts";
 import type { ThreadMessageInput } from "../threads.ts";
@@ -58,7 +65,11 @@ export class ToolsAgent extends Agent {
     const issues: Issue[] = [];
 
     const live = liveTools(surface, options.tools ?? [], issues);
-    const tools = [...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues), ...presetSpecs(surface, o.presets ?? [], "/presets", issues), ...live.specs];
+    const tools = [
+      ...surfaceSpecs(surface, o.toolNames ?? [], "/toolNames", issues),
+      ...presetSpecs(surface, o.presets ?? [], "/presets", issues),
+      ...live.specs,
+    ];
     const llm = providers.resolve(o.llmProvider, o.llmKwargs);
     const vars: Record<string, unknown> = {
       threadId: ctx.threadId,
@@ -77,8 +88,10 @@ export class ToolsAgent extends Agent {
       llmProvider: o.llmProvider,
       recursionLimit,
       strategy: (name: string | undefined) => ctx.services.plugins.strategy(name),
-      resolveResponseFormat: (name: string, path: string, found: Issue[]) => ctx.services.responseFormats.resolve(name, vars, path, found),
-      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) => loadSkills(ctx, names, inline, path, found),
+      resolveResponseFormat: (name: string, path: string, found: Issue[]) =>
+        ctx.services.responseFormats.resolve(name, vars, path, found),
+      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) =>
+        loadSkills(ctx, names, inline, path, found),
     };
     tools.push(...(await prepareSubagents(options.subagents ?? [], subEnv, "/subagents", [], issues)));
     if (o.askCaller !== false) tools.push(askCallerSpec());
@@ -89,19 +102,30 @@ export class ToolsAgent extends Agent {
     const { gates, issues: gateIssues } = parseInterruptOn(o.interruptOn, new Set(tools.map((t) => t.name)));
     issues.push(...gateIssues);
     vars.tools = tools.map((t) => t.name).join(", ");
-    const system = o.systemMessage !== undefined ? renderTemplate(o.systemMessage, vars, "/systemMessage") : { text: null, issues: [] };
-    const user = o.userMessage !== undefined ? renderTemplate(o.userMessage, vars, "/userMessage") : { text: null, issues: [] };
+    const system =
+      o.systemMessage !== undefined
+        ? renderTemplate(o.systemMessage, vars, "/systemMessage")
+        : { text: null, issues: [] };
+    const user =
+      o.userMessage !== undefined ? renderTemplate(o.userMessage, vars, "/userMessage") : { text: null, issues: [] };
     issues.push(...system.issues, ...user.issues);
     const promptSkills = await loadSkills(ctx, o.skills ?? [], o.inlineSkills ?? [], "/skills", issues);
 
     // Admission checked the names (run-options.ts). A fork reads the stored thread up to its checkpoint.
     const checkpointer = ctx.services.plugins.checkpointer(o.checkpointProvider);
-    const history = ctx.forking ? await threads.history(ctx.threadId, ctx.forking.mark) : await checkpointer.history(ctx.threadId);
+    const history = ctx.forking
+      ? await threads.history(ctx.threadId, ctx.forking.mark)
+      : await checkpointer.history(ctx.threadId);
     if (!ctx.resuming && user.text === null && history.at(-1)?.role !== "user")
-      issues.push({ path: "/userMessage", message: "is required: the thread has no user message waiting for an answer" });
+      issues.push({
+        path: "/userMessage",
+        message: "is required: the thread has no user message waiting for an answer",
+      });
     if (issues.length) throw ApiError.badInput(`the agent run cannot start: ${describeIssues(issues)}`, issues);
 
-    const resume = ctx.resuming ? await planResume(ctx.resuming, o.resume, tools, ctx.caller, ctx.services, issues) : null;
+    const resume = ctx.resuming
+      ? await planResume(ctx.resuming, o.resume, tools, ctx.caller, ctx.services, issues)
+      : null;
     if (issues.length) throw ApiError.badInput(`the resume is invalid: ${describeIssues(issues)}`, issues);
     return {
       tools,
@@ -137,7 +161,8 @@ export class ToolsAgent extends Agent {
     }
     const env: CallEnv = withLiveTools(
       {
-        runTool: (target, input, onProgress, toolCallId) => ctx.runTool(target, input, { onProgress, storedInput: secrets.scrub(input), toolCallId }),
+        runTool: (target, input, onProgress, toolCallId) =>
+          ctx.runTool(target, input, { onProgress, storedInput: secrets.scrub(input), toolCallId }),
         cancelTool: (toolRunId) => ctx.cancelTool(toolRunId),
         secrets,
         runSubagent: (spec, task, emit, resume) => runSubagent(spec, task, emit, resume, io, secrets),
@@ -180,15 +205,26 @@ export class ToolsAgent extends Agent {
     return drain(this.astream(options, ctx));
   }
 
-  override async appendThreadMessages(threadId: string, messages: ThreadMessageInput[], ctx: AgentThreadContext): Promise<void> {
+  override async appendThreadMessages(
+    threadId: string,
+    messages: ThreadMessageInput[],
+    ctx: AgentThreadContext,
+  ): Promise<void> {
     await ctx.services.threads.append(
       threadId,
-      messages.map((m) => ({ role: m.role, content: m.content, message: { role: m.role, content: m.content } as ModelMessage })),
+      messages.map((m) => ({
+        role: m.role,
+        content: m.content,
+        message: { role: m.role, content: m.content } as ModelMessage,
+      })),
     );
   }
 }
 
-/** The turns each agent of a paused run had numbered (its checkpoint's `agentTurns`); empty for a checkpoint stored without them. */
+/**
+ * The turns each agent of a paused run had numbered (its checkpoint's `agentTurns`); empty for a checkpoint stored
+ * without them.
+ */
 function agentTurnsOf(checkpoint: unknown): Record<string, number> {
   const t = (checkpoint as { agentTurns?: unknown } | null)?.agentTurns;
   if (!t || typeof t !== "object" || Array.isArray(t)) return {};
@@ -196,10 +232,19 @@ function agentTurnsOf(checkpoint: unknown): Record<string, number> {
 }
 
 /** Stored skills by name, then inline ones; unknown names become issues. */
-async function loadSkills(ctx: AgentPrepareContext, names: string[], inline: { name: string; content: string }[], path: string, issues: Issue[]): Promise<PromptSkill[]> {
+async function loadSkills(
+  ctx: AgentPrepareContext,
+  names: string[],
+  inline: { name: string; content: string }[],
+  path: string,
+  issues: Issue[],
+): Promise<PromptSkill[]> {
   let stored: PromptSkill[] = [];
   try {
-    stored = (await ctx.services.skills.resolve(names, path)).map((s) => ({ name: s.name, instructions: s.instructions }));
+    stored = (await ctx.services.skills.resolve(names, path)).map((s) => ({
+      name: s.name,
+      instructions: s.instructions,
+    }));
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     issues.push(...e.issues);

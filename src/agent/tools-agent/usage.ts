@@ -19,11 +19,21 @@ export class UsageTotals {
     this.output = plus(this.output, usage?.outputTokens);
     this.total = plus(
       this.total,
-      usage?.totalTokens ?? (usage?.inputTokens !== undefined && usage?.outputTokens !== undefined ? usage.inputTokens + usage.outputTokens : undefined),
+      usage?.totalTokens ??
+        (usage?.inputTokens !== undefined && usage?.outputTokens !== undefined
+          ? usage.inputTokens + usage.outputTokens
+          : undefined),
     );
   }
 
   event(): RunUsage {
-    return { type: "run_usage", final: false, inputTokens: this.input, outputTokens: this.output, totalTokens: this.total, model: this.model };
+    return {
+      type: "run_usage",
+      final: false,
+      inputTokens: this.input,
+      outputTokens: this.output,
+      totalTokens: this.total,
+      model: this.model,
+    };
   }
 }

@@ -26,7 +26,8 @@ export class ElicitationHolder {
       env.bus.listen("interaction", (i) => {
         if (i.status !== "CANCELLED" && i.status !== "EXPIRED") return;
         for (const p of [...pending.values()])
-          if (p.runId === i.runId && p.parkedOn !== undefined) p.cancelParked(i.status === "EXPIRED" ? "the question expired" : "the parked run was cancelled");
+          if (p.runId === i.runId && p.parkedOn !== undefined)
+            p.cancelParked(i.status === "EXPIRED" ? "the question expired" : "the parked run was cancelled");
       }),
     );
     this.timer = setInterval(() => {
@@ -52,7 +53,10 @@ export class ElicitationHolder {
       await this.env.store.set(relayKey(s, "outcome"), step, RELAY.ttlSeconds);
       this.env.bus.publish("mcpElicitation", { to: relayed.from, pendingId, elicitationId, what: "outcome" });
     } catch (e) {
-      this.env.log.warn("a relayed answer to a parked MCP call failed", { pendingId, error: e instanceof Error ? e.message : String(e) });
+      this.env.log.warn("a relayed answer to a parked MCP call failed", {
+        pendingId,
+        error: e instanceof Error ? e.message : String(e),
+      });
     } finally {
       this.busy.delete(busyKey);
     }
@@ -62,7 +66,10 @@ export class ElicitationHolder {
   private async segment(p: PendingCall, s: ParkedCallState, timeoutMs: number): Promise<CallStep> {
     const cancel = new AbortController();
     const cancelled = async () => {
-      if ((await this.env.store.get(relayKey(s, "cancel")).catch(() => undefined)) !== undefined && !cancel.signal.aborted)
+      if (
+        (await this.env.store.get(relayKey(s, "cancel")).catch(() => undefined)) !== undefined &&
+        !cancel.signal.aborted
+      )
         cancel.abort(new ToolError("the resumed run was cancelled", { kind: "CANCELLED" }));
     };
     const watch = setInterval(() => void cancelled(), RELAY.pollMs);

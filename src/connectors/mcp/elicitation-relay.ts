@@ -49,7 +49,13 @@ type Env = Pick<ConnectorEnv, "store" | "bus" | "instanceId">;
  * Waits until `key` holds a value in the store (polled, and re-read at once on a bus
  * wake-up for this call); undefined past `ms`. An abort of `signal` rejects with its reason.
  */
-export async function waitForKey(env: Env, s: ParkedCallState, key: string, ms: number, signal?: AbortSignal): Promise<unknown> {
+export async function waitForKey(
+  env: Env,
+  s: ParkedCallState,
+  key: string,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<unknown> {
   const deadline = Date.now() + ms;
   let wake: (() => void) | undefined;
   const stop = env.bus.listen("mcpElicitation", (m) => {
@@ -84,22 +90,45 @@ export async function waitForKey(env: Env, s: ParkedCallState, key: string, ms: 
  * (none within {@link RELAY.ackMs}: the holder is gone, UNAVAILABLE), then for the
  * outcome it writes. A cancel of the resuming attempt is relayed to the holder.
  */
-export async function relayAnswer(env: Env, s: ParkedCallState, result: ElicitResult, call: { timeoutMs: number; signal: AbortSignal }): Promise<CallStep> {
+export async function relayAnswer(
+  env: Env,
+  s: ParkedCallState,
+  result: ElicitResult,
+  call: { timeoutMs: number; signal: AbortSignal },
+): Promise<CallStep> {
   const relayed: RelayedAnswer = { result, timeoutMs: call.timeoutMs, from: env.instanceId };
   await env.store.set(relayKey(s, "answer"), relayed, RELAY.ttlSeconds);
-  env.bus.publish("mcpElicitation", { to: s.instanceId, pendingId: s.pendingId, elicitationId: s.elicitationId, what: "answer" });
+  env.bus.publish("mcpElicitation", {
+    to: s.instanceId,
+    pendingId: s.pendingId,
+    elicitationId: s.elicitationId,
+    what: "answer",
+  });
   const ack = await waitForKey(env, s, relayKey(s, "ack"), RELAY.ackMs, call.signal);
   if (ack === undefined)
-    throw new ToolError(`the instance holding this MCP call (${s.instanceId}) did not take the answer within ${RELAY.ackMs / 1000} s; it is gone`, { kind: "UNAVAILABLE" });
+    throw new ToolError(
+      `the instance holding this MCP call (${s.instanceId}) did not take the answer within ${RELAY.ackMs / 1000} s; it is gone`,
+      { kind: "UNAVAILABLE" },
+    );
   try {
     const outcome = await waitForKey(env, s, relayKey(s, "outcome"), call.timeoutMs + RELAY.graceMs, call.signal);
     if (outcome === undefined)
-      throw new ToolError(`the MCP call held by instance ${s.instanceId} gave no outcome within ${Math.round(call.timeoutMs / 1000)} s`, { kind: "TIMEOUT" });
+      throw new ToolError(
+        `the MCP call held by instance ${s.instanceId} gave no outcome within ${Math.round(call.timeoutMs / 1000)} s`,
+        { kind: "TIMEOUT" },
+      );
     return outcome as CallStep;
   } catch (e) {
     if (call.signal.aborted) {
-      await env.store.set(relayKey(s, "cancel"), { reason: e instanceof Error ? e.message : "cancelled" }, RELAY.ttlSeconds).catch(() => {});
-      env.bus.publish("mcpElicitation", { to: s.instanceId, pendingId: s.pendingId, elicitationId: s.elicitationId, what: "cancel" });
+      await env.store
+        .set(relayKey(s, "cancel"), { reason: e instanceof Error ? e.message : "cancelled" }, RELAY.ttlSeconds)
+        .catch(() => {});
+      env.bus.publish("mcpElicitation", {
+        to: s.instanceId,
+        pendingId: s.pendingId,
+        elicitationId: s.elicitationId,
+        what: "cancel",
+      });
     }
     throw e;
   }

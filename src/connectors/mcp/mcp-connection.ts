@@ -2,11 +2,24 @@ import { randomUUID } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, ElicitRequestSchema, McpError, ToolListChangedNotificationSchema, type ElicitResult, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+  type ElicitResult,
+  type Progress,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ToolError } from "../../errors.ts";
 import { park } from "../../interactions/park.ts";
 import type { ToolUpdate } from "../../tools/tool-update.ts";
-import type { ConnectorConnection, ConnectorEnv, UpstreamCall, UpstreamListing, UpstreamTool } from "../connector-kind.ts";
+import type {
+  ConnectorConnection,
+  ConnectorEnv,
+  UpstreamCall,
+  UpstreamListing,
+  UpstreamTool,
+} from "../connector-kind.ts";
 import { ElicitationHolder } from "./elicitation-holder.ts";
 import { relayAnswer, type ParkedCallState } from "./elicitation-relay.ts";
 import { classify, isMalformed } from "./mcp-errors.ts";
@@ -45,7 +58,10 @@ export class McpConnection implements ConnectorConnection {
   /** Opens the connection: resolves once `initialize` is answered; a ToolError (UNAVAILABLE, TIMEOUT, …) otherwise. */
   static async open(env: ConnectorEnv<McpSettings>): Promise<McpConnection> {
     const elicits = env.canPark && env.settings.elicitation !== false;
-    const client = new Client({ name: "tai42", version: "1" }, { capabilities: elicits ? { elicitation: { form: {} } } : {} });
+    const client = new Client(
+      { name: "tai42", version: "1" },
+      { capabilities: elicits ? { elicitation: { form: {} } } : {} },
+    );
     const transport = transportFor(env);
     const conn = new McpConnection(env, client, transport, elicits);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => env.toolsChanged());
@@ -59,7 +75,10 @@ export class McpConnection implements ConnectorConnection {
       await client.close().catch(() => {});
       throw classify(e, `could not connect to the MCP server "${env.name}"`);
     }
-    if (conn.closing) throw new ToolError(`the MCP server "${env.name}" closed the connection right after initialize`, { kind: "UNAVAILABLE" });
+    if (conn.closing)
+      throw new ToolError(`the MCP server "${env.name}" closed the connection right after initialize`, {
+        kind: "UNAVAILABLE",
+      });
     conn.opened = true;
     if (elicits) conn.holder = new ElicitationHolder(env, conn.pending);
     return conn;
@@ -87,40 +106,73 @@ export class McpConnection implements ConnectorConnection {
   }
 
   async call(tool: UpstreamTool, input: Record<string, unknown>, call: UpstreamCall): Promise<unknown> {
-    if (this.closing) throw new ToolError(`the MCP server "${this.env.name}" is not connected`, { kind: "UNAVAILABLE" });
+    if (this.closing)
+      throw new ToolError(`the MCP server "${this.env.name}" is not connected`, { kind: "UNAVAILABLE" });
     const p = new PendingCall(randomUUID(), call.ctx.runId, this.parkMs, (done) => this.pending.delete(done.id));
     this.pending.set(p.id, p);
     const params = { name: tool.name, arguments: input, _meta: { [IDEMPOTENCY_META]: call.idempotencyKey } };
     p.progressTo = (u) => call.ctx.onUpdate(u);
     p.start(
-      (signal) => this.client.request({ method: "tools/call", params }, CallToolResultSchema, { signal, timeout: NO_SDK_TIMEOUT, onprogress: (pr) => progress(p, pr) }),
+      (signal) =>
+        this.client.request({ method: "tools/call", params }, CallToolResultSchema, {
+          signal,
+          timeout: NO_SDK_TIMEOUT,
+          onprogress: (pr) => progress(p, pr),
+        }),
       (e, aborted) => {
         const err = classify(e, `the MCP tool "${tool.name}"`);
-        if (!aborted && isTransportFailure(e)) this.dropped(new Error(`the MCP server "${this.env.name}" could not be reached: ${err.message}`));
+        if (!aborted && isTransportFailure(e))
+          this.dropped(new Error(`the MCP server "${this.env.name}" could not be reached: ${err.message}`));
         return err;
       },
     );
-    return this.outcome(tool, await p.next({ timeoutMs: call.timeoutMs, signal: call.ctx.signal }), this.env.instanceId, p.id);
+    return this.outcome(
+      tool,
+      await p.next({ timeoutMs: call.timeoutMs, signal: call.ctx.signal }),
+      this.env.instanceId,
+      p.id,
+    );
   }
 
   /**
    * Answers the question a parked call asked and continues it: here when this connection
    * holds the call, else through the store and bus to the instance that does.
    */
-  async resume(tool: UpstreamTool, state: unknown, answers: Record<string, unknown>, call: UpstreamCall): Promise<unknown> {
+  async resume(
+    tool: UpstreamTool,
+    state: unknown,
+    answers: Record<string, unknown>,
+    call: UpstreamCall,
+  ): Promise<unknown> {
     const s = state as ParkedCallState;
     if (typeof s?.pendingId !== "string" || typeof s.instanceId !== "string" || typeof s.elicitationId !== "string")
-      throw new ToolError("the parked MCP call's state is not one this connector wrote", { kind: "INTERNAL", retryable: false });
+      throw new ToolError("the parked MCP call's state is not one this connector wrote", {
+        kind: "INTERNAL",
+        retryable: false,
+      });
     const values = Object.values(answers);
     const answer = values.length === 1 ? values[0] : answers;
     const result: ElicitResult = { action: "accept", content: answer as ElicitResult["content"] };
     if (s.instanceId !== this.env.instanceId)
-      return this.outcome(tool, await relayAnswer(this.env, s, result, { timeoutMs: call.timeoutMs, signal: call.ctx.signal }), s.instanceId, s.pendingId);
+      return this.outcome(
+        tool,
+        await relayAnswer(this.env, s, result, { timeoutMs: call.timeoutMs, signal: call.ctx.signal }),
+        s.instanceId,
+        s.pendingId,
+      );
     const p = this.pending.get(s.pendingId);
     if (!p || !(p.answer(s.elicitationId, result) || p.hasSteps))
-      throw new ToolError(`the MCP call this run waited on is gone (the connection to "${this.env.name}" closed since it parked)`, { kind: "UNAVAILABLE" });
+      throw new ToolError(
+        `the MCP call this run waited on is gone (the connection to "${this.env.name}" closed since it parked)`,
+        { kind: "UNAVAILABLE" },
+      );
     p.progressTo = (u) => call.ctx.onUpdate(u);
-    return this.outcome(tool, await p.next({ timeoutMs: call.timeoutMs, signal: call.ctx.signal }), s.instanceId, s.pendingId);
+    return this.outcome(
+      tool,
+      await p.next({ timeoutMs: call.timeoutMs, signal: call.ctx.signal }),
+      s.instanceId,
+      s.pendingId,
+    );
   }
 
   /** A step as what the body returns: the mapped result, a thrown failure, or a park on the question. */
@@ -128,7 +180,17 @@ export class McpConnection implements ConnectorConnection {
     if (step.type === "result") return mapResult(tool, step.result);
     if (step.type === "error") throw stepError(step);
     const state: ParkedCallState = { instanceId: holder, pendingId, elicitationId: step.elicitationId };
-    return park({ interactions: [{ question: step.message, answerFormat: step.requestedSchema, to: "user", expiresInSeconds: Math.floor(this.parkMs / 1000) }], state });
+    return park({
+      interactions: [
+        {
+          question: step.message,
+          answerFormat: step.requestedSchema,
+          to: "user",
+          expiresInSeconds: Math.floor(this.parkMs / 1000),
+        },
+      ],
+      state,
+    });
   }
 
   /**

@@ -21,12 +21,20 @@ export function classify(error: unknown, what: string): ToolError {
   if (error instanceof ToolError) return error;
   if (error instanceof McpError) {
     const text = bounded(error.message);
-    if (error.code === ErrorCode.ConnectionClosed) return new ToolError(`${what}: the MCP server closed the connection`, { kind: "UNAVAILABLE", cause: error });
-    if (error.code === ErrorCode.RequestTimeout) return new ToolError(`${what}: the MCP server did not answer in time`, { kind: "TIMEOUT", cause: error });
-    if (error.code === ErrorCode.InvalidParams) return new ToolError(`${what}: ${text}`, { kind: "INVALID_INPUT", retryable: false, cause: error });
+    if (error.code === ErrorCode.ConnectionClosed)
+      return new ToolError(`${what}: the MCP server closed the connection`, { kind: "UNAVAILABLE", cause: error });
+    if (error.code === ErrorCode.RequestTimeout)
+      return new ToolError(`${what}: the MCP server did not answer in time`, { kind: "TIMEOUT", cause: error });
+    if (error.code === ErrorCode.InvalidParams)
+      return new ToolError(`${what}: ${text}`, { kind: "INVALID_INPUT", retryable: false, cause: error });
     return new ToolError(`${what}: ${text}`, { kind: "UPSTREAM", cause: error });
   }
-  if (isMalformed(error)) return new ToolError(`${what}: the MCP server sent a malformed result`, { kind: "UPSTREAM", retryable: false, cause: error });
+  if (isMalformed(error))
+    return new ToolError(`${what}: the MCP server sent a malformed result`, {
+      kind: "UPSTREAM",
+      retryable: false,
+      cause: error,
+    });
   const message = error instanceof Error ? error.message : String(error);
   return new ToolError(`${what}: ${bounded(message)}`, { kind: "UNAVAILABLE", cause: error });
 }

@@ -13,14 +13,21 @@ export const MAX_PAGES = 100;
  * that requires task-based execution cannot be called through a plain `tools/call` and is
  * refused with the reason.
  */
-export async function listTools(client: Client, options: { timeout: number; pauses: boolean }): Promise<UpstreamListing> {
+export async function listTools(
+  client: Client,
+  options: { timeout: number; pauses: boolean },
+): Promise<UpstreamListing> {
   const tools: UpstreamTool[] = [];
   const refused: RefusedTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const res = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: options.timeout });
     for (const t of res.tools) {
-      if (t.execution?.taskSupport === "required") refused.push({ name: t.name, reason: "the tool requires MCP task-based execution, which connectors do not call" });
+      if (t.execution?.taskSupport === "required")
+        refused.push({
+          name: t.name,
+          reason: "the tool requires MCP task-based execution, which connectors do not call",
+        });
       else tools.push(upstreamTool(t, options.pauses));
     }
     cursor = res.nextCursor;

@@ -53,16 +53,30 @@ export function mapResult(tool: UpstreamTool, result: CallToolResult): unknown {
   const data = result.structuredContent;
   const details = result._meta === undefined ? undefined : { _meta: result._meta };
   if (result.isError === true) {
-    return toolResult({ content, ...(data === undefined ? {} : { data }), ...(details ? { details } : {}), isError: true, errorMessage: errorText(result), errorKind: "UPSTREAM" });
+    return toolResult({
+      content,
+      ...(data === undefined ? {} : { data }),
+      ...(details ? { details } : {}),
+      isError: true,
+      errorMessage: errorText(result),
+      errorKind: "UPSTREAM",
+    });
   }
   if (tool.outputSchema) {
-    if (data === undefined) throw new ToolError(`the MCP tool "${tool.name}" has an output schema but returned no structuredContent`, { kind: "UPSTREAM", retryable: false });
-    const check = validatorOf(tool.outputSchema)(data);
-    if (!check.valid)
-      throw new ToolError(`the MCP tool "${tool.name}" returned structuredContent that does not match its output schema: ${bounded(check.errorMessage ?? "invalid")}`, {
+    if (data === undefined)
+      throw new ToolError(`the MCP tool "${tool.name}" has an output schema but returned no structuredContent`, {
         kind: "UPSTREAM",
         retryable: false,
       });
+    const check = validatorOf(tool.outputSchema)(data);
+    if (!check.valid)
+      throw new ToolError(
+        `the MCP tool "${tool.name}" returned structuredContent that does not match its output schema: ${bounded(check.errorMessage ?? "invalid")}`,
+        {
+          kind: "UPSTREAM",
+          retryable: false,
+        },
+      );
   }
   return toolResult({ content, ...(data === undefined ? {} : { data }), ...(details ? { details } : {}) });
 }

@@ -26,7 +26,10 @@ export interface McpSettings extends NetworkSettings {
   elicitationTimeoutSeconds?: number;
 }
 
-const sealedMap = z.record(z.string().min(1, { error: "must be a non-empty name" }), z.string({ error: "must be a string (an `!ENV NAME` marker)" }));
+const sealedMap = z.record(
+  z.string().min(1, { error: "must be a non-empty name" }),
+  z.string({ error: "must be a string (an `!ENV NAME` marker)" }),
+);
 
 const seconds = (max: number) =>
   z
@@ -50,7 +53,11 @@ export const McpSettingsSchema: z.ZodType<McpSettings> = z
   })
   .superRefine((s, ctx) => {
     if (s.command === undefined && s.url === undefined) {
-      ctx.addIssue({ code: "custom", path: ["command"], message: "give `command` (a stdio server) or `url` (a Streamable HTTP server)" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["command"],
+        message: "give `command` (a stdio server) or `url` (a Streamable HTTP server)",
+      });
       return;
     }
     if (s.command !== undefined && s.url !== undefined) {
@@ -60,7 +67,11 @@ export const McpSettingsSchema: z.ZodType<McpSettings> = z
     const wrong = s.url !== undefined ? (["args", "env", "cwd"] as const) : (["headers"] as const);
     for (const key of wrong)
       if (s[key] !== undefined)
-        ctx.addIssue({ code: "custom", path: [key], message: `applies to a ${s.url !== undefined ? "stdio (`command`)" : "Streamable HTTP (`url`)"} server only` });
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `applies to a ${s.url !== undefined ? "stdio (`command`)" : "Streamable HTTP (`url`)"} server only`,
+        });
   });
 
 /** The HTTP origins an `mcp` connector reaches: its `url`, or none for stdio. */

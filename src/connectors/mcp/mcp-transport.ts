@@ -19,9 +19,18 @@ export const STDERR_BOUNDS = Object.freeze({ lineChars: 1000, lines: 200 });
 export function transportFor(env: ConnectorEnv<McpSettings>): Transport {
   const s = env.settings;
   if (s.url !== undefined) {
-    return new StreamableHTTPClientTransport(new URL(s.url), { fetch: env.fetch, requestInit: { headers: { ...s.headers } } });
+    return new StreamableHTTPClientTransport(new URL(s.url), {
+      fetch: env.fetch,
+      requestInit: { headers: { ...s.headers } },
+    });
   }
-  const transport = new StdioClientTransport({ command: s.command!, args: s.args ?? [], env: { ...s.env }, ...(s.cwd === undefined ? {} : { cwd: s.cwd }), stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: s.command!,
+    args: s.args ?? [],
+    env: { ...s.env },
+    ...(s.cwd === undefined ? {} : { cwd: s.cwd }),
+    stderr: "pipe",
+  });
   logStderr(transport, env.log.child({ connector: env.name, stream: "stderr" }));
   return transport;
 }

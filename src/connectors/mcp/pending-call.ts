@@ -11,7 +11,10 @@ export type CallStep =
 
 /** A step as its {@link ToolError}, for the `error` step. */
 export function stepError(step: Extract<CallStep, { type: "error" }>): ToolError {
-  return new ToolError(step.message, { kind: step.kind, ...(step.retryable === undefined ? {} : { retryable: step.retryable }) });
+  return new ToolError(step.message, {
+    kind: step.kind,
+    ...(step.retryable === undefined ? {} : { retryable: step.retryable }),
+  });
 }
 
 /**
@@ -41,20 +44,34 @@ export class PendingCall {
     private readonly onEnd: (p: PendingCall) => void,
   ) {}
 
-  /** Runs the request: `send(signal)` is the SDK call; its outcome becomes the last step (`fail` classifies a rejection that is not an abort's ToolError). */
-  start(send: (signal: AbortSignal) => Promise<CallToolResult>, fail: (e: unknown, aborted: boolean) => ToolError): void {
+  /**
+   * Runs the request: `send(signal)` is the SDK call; its outcome becomes the last step (`fail` classifies a rejection
+   * that is not an abort's ToolError).
+   */
+  start(
+    send: (signal: AbortSignal) => Promise<CallToolResult>,
+    fail: (e: unknown, aborted: boolean) => ToolError,
+  ): void {
     send(this.controller.signal).then(
       (result) => this.push({ type: "result", result }),
       (e: unknown) => {
         const aborted = this.controller.signal.aborted;
         const reason = aborted ? this.controller.signal.reason : e;
         const err = reason instanceof ToolError ? reason : fail(reason, aborted);
-        this.push({ type: "error", kind: err.kind, message: err.message, ...(err.retryable === undefined ? {} : { retryable: err.retryable }) });
+        this.push({
+          type: "error",
+          kind: err.kind,
+          message: err.message,
+          ...(err.retryable === undefined ? {} : { retryable: err.retryable }),
+        });
       },
     );
   }
 
-  /** Where the upstream's progress goes: the attempt of the active segment (nowhere while parked, or when the segment is another instance's). */
+  /**
+   * Where the upstream's progress goes: the attempt of the active segment (nowhere while parked, or when the segment is
+   * another instance's).
+   */
   progressTo: ((update: ToolUpdate) => void) | undefined;
 
   /** A step is waiting to be read (the request ended while parked). */
@@ -82,7 +99,15 @@ export class PendingCall {
   async next(call: { timeoutMs: number; signal?: AbortSignal }): Promise<CallStep> {
     this.active = true;
     clearTimeout(this.parkTimer);
-    const timer = setTimeout(() => this.abort(new ToolError(`the MCP server did not answer within ${Math.round(call.timeoutMs / 1000)} s`, { kind: "TIMEOUT" })), call.timeoutMs);
+    const timer = setTimeout(
+      () =>
+        this.abort(
+          new ToolError(`the MCP server did not answer within ${Math.round(call.timeoutMs / 1000)} s`, {
+            kind: "TIMEOUT",
+          }),
+        ),
+      call.timeoutMs,
+    );
     const signal = call.signal;
     const onAbort = () => this.abort(signal!.reason);
     if (signal?.aborted) onAbort();

@@ -26,7 +26,15 @@ const IPV4_RULES: readonly Rule[] = [
   { ranges: cidrs("224.0.0.0/4"), says: "a multicast address", private: false },
   { ranges: cidrs("255.255.255.255/32"), says: "a broadcast address", private: false },
   {
-    ranges: cidrs("240.0.0.0/4", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24"),
+    ranges: cidrs(
+      "240.0.0.0/4",
+      "192.0.0.0/24",
+      "192.0.2.0/24",
+      "192.88.99.0/24",
+      "198.18.0.0/15",
+      "198.51.100.0/24",
+      "203.0.113.0/24",
+    ),
     says: "a reserved address",
     private: false,
   },
@@ -58,7 +66,9 @@ const EMBEDDING: readonly { range: [Address, number]; form: string; at: number }
 
 /** The first rule `address` falls under, if any. */
 function ruleOf(address: Address, rules: readonly Rule[]): Rule | undefined {
-  return rules.find((rule) => rule.ranges.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits)));
+  return rules.find((rule) =>
+    rule.ranges.some(([base, bits]) => base.kind() === address.kind() && address.match(base, bits)),
+  );
 }
 
 /** The refusal's wording, or undefined when `allowPrivate` lifts the rule. */
@@ -87,7 +97,8 @@ export function parseAddress(text: string): Address | undefined {
 
 /**
  * Why `address` may not be connected to, as the rule's wording ("a cloud metadata address",
- * "a loopback address (IPv4-mapped 127.0.0.1), allowed only with allowPrivateNetwork"), or undefined when it may. Loopback,
+ * "a loopback address (IPv4-mapped 127.0.0.1), allowed only with allowPrivateNetwork"), or undefined when it may.
+ * Loopback,
  * private, carrier-grade NAT and unique-local addresses are allowed with `allowPrivate`;
  * the rest never. Text that is no address is refused.
  */

@@ -26,21 +26,29 @@ export class RefusedAddressError extends Error {
 /** A `net.connect` lookup that resolves every address of `hostname` and refuses the connect if any is refused. */
 function checkedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { family: options.family ?? 0, hints: options.hints, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, "", 0);
-      for (const { address } of addresses) {
-        const rule = refusedAddress(address, allowPrivate);
-        if (rule) return callback(new RefusedAddressError(hostname, address, rule), "", 0);
-      }
-      if (addresses.length === 0) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "", 0);
-      // `net` asks for every address when it races IPv4 and IPv6 (autoSelectFamily).
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
+    dnsLookup(
+      hostname,
+      { family: options.family ?? 0, hints: options.hints, all: true },
+      (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, "", 0);
+        for (const { address } of addresses) {
+          const rule = refusedAddress(address, allowPrivate);
+          if (rule) return callback(new RefusedAddressError(hostname, address, rule), "", 0);
+        }
+        if (addresses.length === 0)
+          return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "", 0);
+        // `net` asks for every address when it races IPv4 and IPv6 (autoSelectFamily).
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+    );
   };
 }
 
-/** The dispatcher every request of one guarded fetch goes through. Timeouts are the caller's signal's, so an idle SSE stream is never cut. */
+/**
+ * The dispatcher every request of one guarded fetch goes through. Timeouts are the caller's signal's, so an idle SSE
+ * stream is never cut.
+ */
 export function guardedAgent(allowPrivate: boolean): Agent {
   const connect = buildConnector({ lookup: checkedLookup(allowPrivate) });
   return new Agent({

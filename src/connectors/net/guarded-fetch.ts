@@ -60,8 +60,10 @@ function describe(input: string | URL | Request, init: RequestInit | undefined):
 
 /** The checks made before anything is sent: the protocol, the allow list, and a literal address's rules. */
 function check(url: URL, hosts: HostPatterns, allowPrivate: boolean): void {
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw refusal(url.protocol, "not an allowed protocol (http and https only)");
-  if (!hosts.allows(url.hostname)) throw refusal(url.hostname, "not an allowed host of this connector (its URLs' hosts and allowHosts)");
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw refusal(url.protocol, "not an allowed protocol (http and https only)");
+  if (!hosts.allows(url.hostname))
+    throw refusal(url.hostname, "not an allowed host of this connector (its URLs' hosts and allowHosts)");
   if (parseAddress(url.hostname)) {
     const rule = refusedAddress(url.hostname, allowPrivate);
     if (rule) throw refusal(url.hostname, rule);
@@ -116,13 +118,20 @@ export function guardedFetch(rules: NetworkRules): typeof fetch {
       if (!isRedirect(response.status) || call.redirect === "manual" || location === null) return response;
       await response.body?.cancel().catch(() => undefined);
       if (call.redirect === "error")
-        throw new ToolError(`connector network: ${shownHost(hop.url)} redirected a request that refuses redirects`, { kind: "NETWORK", retryable: false });
-      if (followed === MAX_REDIRECTS) throw refusal(shownHost(hop.url), `redirecting past the limit of ${MAX_REDIRECTS} redirects`);
+        throw new ToolError(`connector network: ${shownHost(hop.url)} redirected a request that refuses redirects`, {
+          kind: "NETWORK",
+          retryable: false,
+        });
+      if (followed === MAX_REDIRECTS)
+        throw refusal(shownHost(hop.url), `redirecting past the limit of ${MAX_REDIRECTS} redirects`);
       let target: URL;
       try {
         target = new URL(location, hop.url);
       } catch {
-        throw new ToolError(`connector network: ${shownHost(hop.url)} redirected to an invalid location`, { kind: "NETWORK", retryable: false });
+        throw new ToolError(`connector network: ${shownHost(hop.url)} redirected to an invalid location`, {
+          kind: "NETWORK",
+          retryable: false,
+        });
       }
       hop = nextHop(hop, response.status, target);
     }

@@ -33,7 +33,8 @@ const FAILURES: Record<string, string> = {
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let at = error; at !== undefined && at !== null && chain.length < 8; at = (at as { cause?: unknown }).cause) chain.push(at);
+  for (let at = error; at !== undefined && at !== null && chain.length < 8; at = (at as { cause?: unknown }).cause)
+    chain.push(at);
   return chain;
 }
 
@@ -57,9 +58,13 @@ export function sendFailure(error: unknown, url: URL): ToolError {
   const code = chain.map((e) => (e as { code?: unknown }).code).find((c): c is string => typeof c === "string");
   const failed = chain.some((e) => e instanceof TypeError && e.message === "fetch failed");
   if (code || failed) {
-    const what = code ? (FAILURES[code] ?? (/CERT|TLS|SSL/.test(code) ? `failed TLS (${code})` : `failed (${code})`)) : "failed";
+    const what = code
+      ? (FAILURES[code] ?? (/CERT|TLS|SSL/.test(code) ? `failed TLS (${code})` : `failed (${code})`))
+      : "failed";
     return new ToolError(`connector network: ${shownHost(url)} ${what}`, { kind: "NETWORK" });
   }
   const name = error instanceof Error ? error.name : typeof error;
-  return new ToolError(`connector network: the request to ${shownHost(url)} could not be made (${name})`, { kind: "INTERNAL" });
+  return new ToolError(`connector network: the request to ${shownHost(url)} could not be made (${name})`, {
+    kind: "INTERNAL",
+  });
 }

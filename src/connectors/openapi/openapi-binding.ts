@@ -6,9 +6,14 @@ export interface BoundParameter {
   /** The parameter's name in the request. */
   name: string;
   in: ParameterLocation;
-  /** The input property holding its value (the name, or `<in>.<name>` when the name is taken, docs/connectors.md §9). */
+  /**
+   * The input property holding its value (the name, or `<in>.<name>` when the name is taken, docs/connectors.md §9).
+   */
   property: string;
-  /** The OpenAPI serialization style (`simple`, `label`, `matrix`, `form`, `spaceDelimited`, `pipeDelimited`, `deepObject`). */
+  /**
+   * The OpenAPI serialization style (`simple`, `label`, `matrix`, `form`, `spaceDelimited`, `pipeDelimited`,
+   * `deepObject`).
+   */
   style: string;
   explode: boolean;
   /** Query values keep RFC 3986 reserved characters unencoded. */
@@ -23,7 +28,10 @@ export interface OpenApiBinding {
   method: string;
   /** The path template (`/pets/{petId}`). */
   path: string;
-  /** The operation's server (operation-, path- or document-level; variables at their defaults), absent when the document names none. */
+  /**
+   * The operation's server (operation-, path- or document-level; variables at their defaults), absent when the document
+   * names none.
+   */
   server?: string;
   parameters: BoundParameter[];
   /** The request body, sent from the `body` input property. */
@@ -32,6 +40,12 @@ export interface OpenApiBinding {
 
 /** Reads a tool's stored binding back (stored JSON, written by the importer). */
 export function bindingOf(binding: Record<string, unknown> | undefined): OpenApiBinding {
-  if (!binding || typeof binding.method !== "string" || typeof binding.path !== "string" || !Array.isArray(binding.parameters)) throw new Error("the tool has no OpenAPI binding");
+  if (
+    !binding ||
+    typeof binding.method !== "string" ||
+    typeof binding.path !== "string" ||
+    !Array.isArray(binding.parameters)
+  )
+    throw new Error("the tool has no OpenAPI binding");
   return binding as unknown as OpenApiBinding;
 }

@@ -27,10 +27,19 @@ export interface CallTarget {
  * ADMIN's win) and an `Idempotency-Key` on every non-read method, and waits at most
  * `call.timeoutMs` (TIMEOUT) or until the run's signal fires.
  */
-export async function callOperation(target: CallTarget, tool: UpstreamTool, input: Record<string, unknown>, call: UpstreamCall): Promise<ToolResultInit> {
+export async function callOperation(
+  target: CallTarget,
+  tool: UpstreamTool,
+  input: Record<string, unknown>,
+  call: UpstreamCall,
+): Promise<ToolResultInit> {
   const binding = bindingOf(tool.binding);
   const request = buildRequest(binding, target.serverUrl ?? binding.server, input);
-  const headers: Record<string, string> = { accept: "application/json, */*;q=0.5", ...request.headers, ...target.headers };
+  const headers: Record<string, string> = {
+    accept: "application/json, */*;q=0.5",
+    ...request.headers,
+    ...target.headers,
+  };
   if (!isReadMethod(binding.method)) headers["idempotency-key"] = call.idempotencyKey;
   const secrets = secretForms(Object.values(target.headers));
   for (const secret of secrets) call.ctx.redact(secret);
@@ -38,9 +47,14 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
   const timeout = AbortSignal.timeout(Math.max(1, call.timeoutMs));
   const signal = AbortSignal.any([call.ctx.signal, timeout]);
   const stopped = (error: unknown): ToolError => {
-    if (call.ctx.signal.aborted) return new ToolError(`${operation} was cancelled`, { kind: "CANCELLED", cause: error });
-    if (timeout.aborted) return new ToolError(`${operation} had no answer within ${call.timeoutMs} ms`, { kind: "TIMEOUT", cause: error });
-    return new ToolError(`${operation} could not reach ${new URL(request.url).origin}: ${causeOf(error)}`, { kind: "NETWORK", cause: error });
+    if (call.ctx.signal.aborted)
+      return new ToolError(`${operation} was cancelled`, { kind: "CANCELLED", cause: error });
+    if (timeout.aborted)
+      return new ToolError(`${operation} had no answer within ${call.timeoutMs} ms`, { kind: "TIMEOUT", cause: error });
+    return new ToolError(`${operation} could not reach ${new URL(request.url).origin}: ${causeOf(error)}`, {
+      kind: "NETWORK",
+      cause: error,
+    });
   };
   let response: Response;
   try {
@@ -59,7 +73,11 @@ export async function callOperation(target: CallTarget, tool: UpstreamTool, inpu
     body = await readBounded(
       response,
       MAX_RESPONSE_BYTES,
-      () => new ToolError(`${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_BYTES} bytes`, { kind: "UPSTREAM" }),
+      () =>
+        new ToolError(
+          `${operation} answered HTTP ${response.status} with a body larger than ${MAX_RESPONSE_BYTES} bytes`,
+          { kind: "UPSTREAM" },
+        ),
     );
   } catch (error) {
     if (error instanceof ToolError) throw error;
@@ -76,7 +94,12 @@ const MAX_REDIRECTS = 5;
  * (sealed credentials) never travel to another origin. A redirect elsewhere fails
  * UPSTREAM naming where it pointed. A 303 continues as a body-less GET.
  */
-async function sendFollowingSameOrigin(fetchFn: typeof fetch, url: string, init: RequestInit, operation: string): Promise<Response> {
+async function sendFollowingSameOrigin(
+  fetchFn: typeof fetch,
+  url: string,
+  init: RequestInit,
+  operation: string,
+): Promise<Response> {
   let current = new URL(url);
   let request = init;
   for (let hop = 0; ; hop++) {
@@ -86,10 +109,14 @@ async function sendFollowingSameOrigin(fetchFn: typeof fetch, url: string, init:
     await response.body?.cancel().catch(() => undefined);
     const next = new URL(location, current);
     if (next.origin !== current.origin)
-      throw new ToolError(`${operation} was redirected (HTTP ${response.status}) to another origin, ${next.origin}: not followed, the connector's headers would go with it`, {
-        kind: "UPSTREAM",
-      });
-    if (hop >= MAX_REDIRECTS) throw new ToolError(`${operation} was redirected more than ${MAX_REDIRECTS} times`, { kind: "UPSTREAM" });
+      throw new ToolError(
+        `${operation} was redirected (HTTP ${response.status}) to another origin, ${next.origin}: not followed, the connector's headers would go with it`,
+        {
+          kind: "UPSTREAM",
+        },
+      );
+    if (hop >= MAX_REDIRECTS)
+      throw new ToolError(`${operation} was redirected more than ${MAX_REDIRECTS} times`, { kind: "UPSTREAM" });
     if (response.status === 303) request = { ...request, method: "GET", body: undefined };
     current = next;
   }

@@ -35,10 +35,16 @@ export function parseDocumentText(text: string): unknown {
 export function checkVersion(value: unknown): OpenApiDocument {
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw refusedDocument("it is not an object");
   const doc = value as Record<string, unknown>;
-  if (doc.swagger !== undefined) throw refusedDocument(`OpenAPI 3.x only: this is a Swagger ${String(doc.swagger)} document (convert it to OpenAPI 3 first)`);
-  if (typeof doc.openapi !== "string") throw refusedDocument("it has no `openapi` version field (not an OpenAPI document)");
-  if (!/^3\.[0-9]+(\.[0-9]+)?/.test(doc.openapi)) throw refusedDocument(`OpenAPI 3.x only: this document is version ${doc.openapi}`);
-  if (doc.paths !== undefined && (typeof doc.paths !== "object" || doc.paths === null || Array.isArray(doc.paths))) throw refusedDocument("`paths` is not an object");
+  if (doc.swagger !== undefined)
+    throw refusedDocument(
+      `OpenAPI 3.x only: this is a Swagger ${String(doc.swagger)} document (convert it to OpenAPI 3 first)`,
+    );
+  if (typeof doc.openapi !== "string")
+    throw refusedDocument("it has no `openapi` version field (not an OpenAPI document)");
+  if (!/^3\.[0-9]+(\.[0-9]+)?/.test(doc.openapi))
+    throw refusedDocument(`OpenAPI 3.x only: this document is version ${doc.openapi}`);
+  if (doc.paths !== undefined && (typeof doc.paths !== "object" || doc.paths === null || Array.isArray(doc.paths)))
+    throw refusedDocument("`paths` is not an object");
   return doc as OpenApiDocument;
 }
 
@@ -46,10 +52,17 @@ export function checkVersion(value: unknown): OpenApiDocument {
 export async function fetchText(fetchFn: typeof fetch, url: string, signal?: AbortSignal): Promise<string> {
   let response: Response;
   try {
-    response = await fetchFn(url, { headers: { accept: "application/json, application/yaml, text/yaml, */*" }, redirect: "follow", ...(signal ? { signal } : {}) });
+    response = await fetchFn(url, {
+      headers: { accept: "application/json, application/yaml, text/yaml, */*" },
+      redirect: "follow",
+      ...(signal ? { signal } : {}),
+    });
   } catch (e) {
     if (e instanceof ToolError) throw e;
-    throw new ToolError(`the OpenAPI document at ${url} could not be fetched: ${(e as Error).message}`, { kind: "NETWORK", cause: e });
+    throw new ToolError(`the OpenAPI document at ${url} could not be fetched: ${(e as Error).message}`, {
+      kind: "NETWORK",
+      cause: e,
+    });
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
@@ -58,14 +71,21 @@ export async function fetchText(fetchFn: typeof fetch, url: string, signal?: Abo
     });
   }
   try {
-    return await readBounded(response, MAX_DOCUMENT_BYTES, () => refusedDocument(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`));
+    return await readBounded(response, MAX_DOCUMENT_BYTES, () =>
+      refusedDocument(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`),
+    );
   } catch (e) {
     if (e instanceof ToolError) throw e;
-    throw new ToolError(`the OpenAPI document at ${url} could not be read: ${(e as Error).message}`, { kind: "NETWORK" });
+    throw new ToolError(`the OpenAPI document at ${url} could not be read: ${(e as Error).message}`, {
+      kind: "NETWORK",
+    });
   }
 }
 
-/** The deepest nesting a document may have: real documents stay far below; deeper ones would exhaust the stack of any recursive reader. */
+/**
+ * The deepest nesting a document may have: real documents stay far below; deeper ones would exhaust the stack of any
+ * recursive reader.
+ */
 const MAX_NESTING = 512;
 
 /**
@@ -101,9 +121,16 @@ function baseOf(documentUrl: string): string {
  * connection's fetch and only under the document URL's folder; never from the local file
  * system. A stored document (no URL) may refer only to itself.
  */
-export async function bundleExternalRefs(doc: OpenApiDocument, documentUrl: string | undefined, fetchFn: typeof fetch): Promise<OpenApiDocument> {
+export async function bundleExternalRefs(
+  doc: OpenApiDocument,
+  documentUrl: string | undefined,
+  fetchFn: typeof fetch,
+): Promise<OpenApiDocument> {
   if (!hasExternalRef(doc)) return doc;
-  if (documentUrl === undefined) throw refusedDocument("it refers to external files, but a stored document may only refer to itself (use documentUrl)");
+  if (documentUrl === undefined)
+    throw refusedDocument(
+      "it refers to external files, but a stored document may only refer to itself (use documentUrl)",
+    );
   const base = baseOf(documentUrl);
   // ref-parser wraps a reader's error in its own words: the first refusal is kept to be named.
   let refusal: string | undefined;

@@ -25,7 +25,10 @@ function originOf(url: string | undefined): string[] {
   }
 }
 
-/** The servers a stored document names (a URL document is only read at connect: its servers need `serverUrl` or `allowHosts`). */
+/**
+ * The servers a stored document names (a URL document is only read at connect: its servers need `serverUrl` or
+ * `allowHosts`).
+ */
 function storedDocumentServers(text: string): string[] {
   try {
     const doc = checkVersion(parseDocumentText(text));
@@ -34,7 +37,8 @@ function storedDocumentServers(text: string): string[] {
       if (typeof item !== "object" || item === null) continue;
       servers.push(firstServer((item as Record<string, unknown>).servers, undefined));
       for (const op of Object.values(item))
-        if (typeof op === "object" && op !== null && !Array.isArray(op)) servers.push(firstServer((op as Record<string, unknown>).servers, undefined));
+        if (typeof op === "object" && op !== null && !Array.isArray(op))
+          servers.push(firstServer((op as Record<string, unknown>).servers, undefined));
     }
     return servers.flatMap(originOf);
   } catch {
@@ -48,18 +52,26 @@ function storedDocumentServers(text: string): string[] {
  */
 export const openapiKind: ConnectorKind<OpenApiSettings> = {
   name: "openapi",
-  description: "An HTTP service described by an OpenAPI 3.x document (stored text, or a URL read at every put and refresh): one tool per operation.",
+  description:
+    "An HTTP service described by an OpenAPI 3.x document (stored text, or a URL read at every put and refresh): one tool per operation.",
   settings: OPENAPI_SETTINGS,
   sealed: ["headers/*"],
   origins(settings) {
     const server = settingsServer(settings.serverUrl, settings.documentUrl);
-    const origins = [...originOf(settings.documentUrl), ...(server ? originOf(server) : settings.document ? storedDocumentServers(settings.document) : [])];
+    const origins = [
+      ...originOf(settings.documentUrl),
+      ...(server ? originOf(server) : settings.document ? storedDocumentServers(settings.document) : []),
+    ];
     return [...new Set(origins)];
   },
   async connect(env: ConnectorEnv<OpenApiSettings>): Promise<ConnectorConnection> {
     const settings = env.settings;
     let first: UpstreamListing | null = await readListing(settings, env.fetch);
-    const target = { fetch: env.fetch, serverUrl: settingsServer(settings.serverUrl, settings.documentUrl), headers: { ...(settings.headers ?? {}) } };
+    const target = {
+      fetch: env.fetch,
+      serverUrl: settingsServer(settings.serverUrl, settings.documentUrl),
+      headers: { ...(settings.headers ?? {}) },
+    };
     return {
       async list() {
         // The connect's own reading answers the first list; a later one reads the document again.

@@ -28,27 +28,44 @@ const httpUrl = (what: string) =>
 export const OPENAPI_SETTINGS: z.ZodType<OpenApiSettings> = z
   .strictObject(
     {
-      document: z.string({ error: "must be the document's text" }).min(1, { error: "must be the document's text" }).optional(),
+      document: z
+        .string({ error: "must be the document's text" })
+        .min(1, { error: "must be the document's text" })
+        .optional(),
       documentUrl: httpUrl("an http(s) URL").optional(),
       serverUrl: z.string({ error: "must be a URL" }).min(1, { error: "must be a URL" }).optional(),
       headers: z
-        .record(z.string().regex(HEADER_NAME, { error: "must be an HTTP header name" }), z.string({ error: "must be a string" }), {
-          error: "must be an object of header names to values",
-        })
+        .record(
+          z.string().regex(HEADER_NAME, { error: "must be an HTTP header name" }),
+          z.string({ error: "must be a string" }),
+          {
+            error: "must be an object of header names to values",
+          },
+        )
         .optional(),
-      timeoutSeconds: z.number({ error: "must be a number > 0" }).gt(0, { error: "must be a number > 0" }).lte(3600, { error: "must be at most 3600" }).optional(),
+      timeoutSeconds: z
+        .number({ error: "must be a number > 0" })
+        .gt(0, { error: "must be a number > 0" })
+        .lte(3600, { error: "must be at most 3600" })
+        .optional(),
       ...NETWORK_SETTINGS,
     },
     { error: "is not an openapi setting" },
   )
   .superRefine((s, ctx) => {
     if ((s.document === undefined) === (s.documentUrl === undefined))
-      ctx.addIssue({ code: "custom", path: ["document"], message: "exactly one of document and documentUrl is required" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["document"],
+        message: "exactly one of document and documentUrl is required",
+      });
     if (s.serverUrl !== undefined && !resolvesToHttp(s.serverUrl, s.documentUrl))
       ctx.addIssue({
         code: "custom",
         path: ["serverUrl"],
-        message: s.documentUrl ? "must be an http(s) URL, or one relative to documentUrl" : "must be an absolute http(s) URL (no documentUrl to resolve it against)",
+        message: s.documentUrl
+          ? "must be an http(s) URL, or one relative to documentUrl"
+          : "must be an absolute http(s) URL (no documentUrl to resolve it against)",
       });
   });
 

@@ -42,14 +42,18 @@ export function importOperations(doc: OpenApiDocument, documentUrl: string | und
       const operation = item[method] as Record<string, unknown> | undefined;
       if (operation === undefined) continue;
       const upper = method.toUpperCase();
-      const name = typeof operation?.operationId === "string" && operation.operationId !== "" ? operation.operationId : `${upper} ${path}`;
+      const name =
+        typeof operation?.operationId === "string" && operation.operationId !== ""
+          ? operation.operationId
+          : `${upper} ${path}`;
       if (names.has(name)) {
         refused.push({ name, reason: `another operation of the document has the name "${name}" (operationId)` });
         continue;
       }
       names.add(name);
       try {
-        if (typeof operation !== "object" || operation === null) throw new UnrepresentableError("the operation is not an object");
+        if (typeof operation !== "object" || operation === null)
+          throw new UnrepresentableError("the operation is not an object");
         const server = firstServer(operation.servers, documentUrl) ?? pathServer;
         tools.push(importOperation(doc, name, upper, path, item, operation, server));
       } catch (e) {
@@ -74,20 +78,37 @@ function importOperation(
   const input = new SchemaConverter(doc, dialect30, "request");
   const body = requestBody(doc, operation.requestBody, input);
   const params = importParameters(doc, item.parameters, operation.parameters, input, new Set(body ? ["body"] : []));
-  for (const p of params.bound) if (p.in === "path" && !path.includes(`{${p.name}}`)) throw new UnrepresentableError(`the path parameter "${p.name}" is not in the path ${path}`);
+  for (const p of params.bound)
+    if (p.in === "path" && !path.includes(`{${p.name}}`))
+      throw new UnrepresentableError(`the path parameter "${p.name}" is not in the path ${path}`);
   for (const [, used] of path.matchAll(/\{([^}]+)\}/g)) {
-    if (!params.bound.some((p) => p.in === "path" && p.name === used)) throw new UnrepresentableError(`the path ${path} uses {${used}}, which no path parameter describes`);
+    if (!params.bound.some((p) => p.in === "path" && p.name === used))
+      throw new UnrepresentableError(`the path ${path} uses {${used}}, which no path parameter describes`);
   }
   const properties = { ...params.properties, ...(body ? { body: body.schema } : {}) };
   const required = [...params.required, ...(body?.binding.required ? ["body"] : [])];
   const defs = input.defs();
-  const inputSchema: JsonSchema = { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false, ...(defs ? { $defs: defs } : {}) };
+  const inputSchema: JsonSchema = {
+    type: "object",
+    properties,
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+    ...(defs ? { $defs: defs } : {}),
+  };
   checkSchema(inputSchema, "input");
   const outputSchema = successSchema(doc, operation.responses, dialect30);
   if (outputSchema) checkSchema(outputSchema, "output");
-  const binding: OpenApiBinding = { method, path, ...(server ? { server } : {}), parameters: params.bound, ...(body ? { body: body.binding } : {}) };
+  const binding: OpenApiBinding = {
+    method,
+    path,
+    ...(server ? { server } : {}),
+    parameters: params.bound,
+    ...(body ? { body: body.binding } : {}),
+  };
   const summary = typeof operation.summary === "string" ? operation.summary.trim() : "";
-  const description = [summary, typeof operation.description === "string" ? operation.description.trim() : ""].filter(Boolean).join("\n\n");
+  const description = [summary, typeof operation.description === "string" ? operation.description.trim() : ""]
+    .filter(Boolean)
+    .join("\n\n");
   const tier: Tier = isReadMethod(method) ? "read" : "write";
   return {
     name,
@@ -102,9 +123,16 @@ function importOperation(
 }
 
 /** A JSON body is `body` as its schema says; a form body `body` as an object; other media types are refused. */
-function requestBody(doc: unknown, raw: unknown, converter: SchemaConverter): { schema: JsonSchema | boolean; binding: NonNullable<OpenApiBinding["body"]> } | undefined {
+function requestBody(
+  doc: unknown,
+  raw: unknown,
+  converter: SchemaConverter,
+): { schema: JsonSchema | boolean; binding: NonNullable<OpenApiBinding["body"]> } | undefined {
   if (raw === undefined) return undefined;
-  const body = deref<{ content?: Record<string, { schema?: unknown }>; required?: unknown; description?: unknown }>(doc, raw);
+  const body = deref<{ content?: Record<string, { schema?: unknown }>; required?: unknown; description?: unknown }>(
+    doc,
+    raw,
+  );
   const content = body.content ?? {};
   const types = Object.keys(content);
   if (types.length === 0) return undefined;
@@ -119,7 +147,8 @@ function requestBody(doc: unknown, raw: unknown, converter: SchemaConverter): { 
   }
   const rawSchema = content[chosen]?.schema;
   let schema = rawSchema === undefined ? {} : converter.convert(rawSchema);
-  if (typeof schema === "object" && typeof body.description === "string" && schema.description === undefined) schema = { ...schema, description: body.description };
+  if (typeof schema === "object" && typeof body.description === "string" && schema.description === undefined)
+    schema = { ...schema, description: body.description };
   const mediaType = chosen === "*/*" ? "application/json" : chosen;
   return { schema, binding: { mediaType, required: body.required === true, encoding: json ? "json" : "form" } };
 }
@@ -137,7 +166,10 @@ function successSchema(doc: unknown, raw: unknown, dialect30: boolean): JsonSche
   const output = new SchemaConverter(doc, dialect30, "response");
   const schemas: JsonSchema[] = [];
   for (const code of codes.sort()) {
-    const response = deref<{ content?: Record<string, { schema?: unknown }> }>(doc, (raw as Record<string, unknown>)[code]);
+    const response = deref<{ content?: Record<string, { schema?: unknown }> }>(
+      doc,
+      (raw as Record<string, unknown>)[code],
+    );
     const jsonType = Object.keys(response.content ?? {}).find(isJsonMediaType);
     const schema = jsonType === undefined ? undefined : response.content![jsonType]?.schema;
     if (schema === undefined) return undefined;
@@ -152,7 +184,13 @@ function successSchema(doc: unknown, raw: unknown, dialect30: boolean): JsonSche
 
 function checkSchema(schema: JsonSchema, side: "input" | "output"): void {
   const size = JSON.stringify(schema).length;
-  if (size > MAX_SCHEMA_CHARS) throw new UnrepresentableError(`its ${side} schema is too large (${size} characters once references are expanded; at most ${MAX_SCHEMA_CHARS})`);
+  if (size > MAX_SCHEMA_CHARS)
+    throw new UnrepresentableError(
+      `its ${side} schema is too large (${size} characters once references are expanded; at most ${MAX_SCHEMA_CHARS})`,
+    );
   const problems = schemaProblems(schema);
-  if (problems.length) throw new UnrepresentableError(`its ${side} schema is not valid JSON Schema 2020-12: ${describeIssues(problems).slice(0, 300)}`);
+  if (problems.length)
+    throw new UnrepresentableError(
+      `its ${side} schema is not valid JSON Schema 2020-12: ${describeIssues(problems).slice(0, 300)}`,
+    );
 }

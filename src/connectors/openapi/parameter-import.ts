@@ -38,7 +38,13 @@ interface RawParameter {
  * already taken by an earlier location (path, then query, header, cookie) or by `body`
  * is `<in>.<name>`.
  */
-export function importParameters(doc: unknown, pathLevel: unknown, operationLevel: unknown, converter: SchemaConverter, reserved: Set<string>): ImportedParameters {
+export function importParameters(
+  doc: unknown,
+  pathLevel: unknown,
+  operationLevel: unknown,
+  converter: SchemaConverter,
+  reserved: Set<string>,
+): ImportedParameters {
   const byKey = new Map<string, RawParameter>();
   for (const list of [pathLevel, operationLevel]) {
     if (list === undefined) continue;
@@ -50,7 +56,9 @@ export function importParameters(doc: unknown, pathLevel: unknown, operationLeve
       byKey.set(`${p.in as string}\n${p.name}`, p);
     }
   }
-  const ordered = [...byKey.values()].sort((a, b) => LOCATIONS.indexOf(a.in as ParameterLocation) - LOCATIONS.indexOf(b.in as ParameterLocation));
+  const ordered = [...byKey.values()].sort(
+    (a, b) => LOCATIONS.indexOf(a.in as ParameterLocation) - LOCATIONS.indexOf(b.in as ParameterLocation),
+  );
   const out: ImportedParameters = { bound: [], properties: {}, required: [] };
   const taken = new Set(reserved);
   for (const p of ordered) {
@@ -59,10 +67,15 @@ export function importParameters(doc: unknown, pathLevel: unknown, operationLeve
     if (location === "header" && IGNORED_HEADERS.has(name.toLowerCase())) continue;
     const style = p.style === undefined ? STYLES[location][0] : p.style;
     if (typeof style !== "string" || !STYLES[location].includes(style))
-      throw new UnrepresentableError(`the ${location} parameter "${name}" has style ${JSON.stringify(style)}, which tai42 does not send`);
+      throw new UnrepresentableError(
+        `the ${location} parameter "${name}" has style ${JSON.stringify(style)}, which tai42 does not send`,
+      );
     const { schema, json } = parameterSchema(p, name, converter);
     const property = taken.has(name) ? `${location}.${name}` : name;
-    if (taken.has(property)) throw new UnrepresentableError(`the ${location} parameter "${name}" collides with another input property "${property}"`);
+    if (taken.has(property))
+      throw new UnrepresentableError(
+        `the ${location} parameter "${name}" collides with another input property "${property}"`,
+      );
     taken.add(property);
     setOwn(out.properties, property, annotate(schema, p));
     if (location === "path" || p.required === true) out.required.push(property);
@@ -79,12 +92,18 @@ export function importParameters(doc: unknown, pathLevel: unknown, operationLeve
   return out;
 }
 
-function parameterSchema(p: RawParameter, name: string, converter: SchemaConverter): { schema: JsonSchema | boolean; json: boolean } {
+function parameterSchema(
+  p: RawParameter,
+  name: string,
+  converter: SchemaConverter,
+): { schema: JsonSchema | boolean; json: boolean } {
   if (p.schema !== undefined) return { schema: converter.convert(p.schema), json: false };
   if (p.content && typeof p.content === "object") {
     const [mediaType, media] = Object.entries(p.content)[0] ?? [];
     if (mediaType === undefined || !isJsonMediaType(mediaType))
-      throw new UnrepresentableError(`the parameter "${name}" is described by ${JSON.stringify(mediaType)} content, which tai42 does not send`);
+      throw new UnrepresentableError(
+        `the parameter "${name}" is described by ${JSON.stringify(mediaType)} content, which tai42 does not send`,
+      );
     return { schema: media?.schema === undefined ? {} : converter.convert(media.schema), json: true };
   }
   return { schema: {}, json: false };

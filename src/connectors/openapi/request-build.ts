@@ -12,8 +12,12 @@ export interface BuiltRequest {
 type Pairs = Array<[string, string]>;
 
 /** RFC 3986 unreserved characters stay; everything else is percent-encoded. */
-const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-/** `allowReserved`: the reserved characters stay too, except those that would end the value (`&`, `=`, `+`) or the query itself (`#`). */
+const encode = (value: string) =>
+  encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+/**
+ * `allowReserved`: the reserved characters stay too, except those that would end the value (`&`, `=`, `+`) or the query
+ * itself (`#`).
+ */
 const encodeReserved = (value: string) => encodeURI(value).replace(/[#&=+]/g, (c) => encodeURIComponent(c));
 
 /** Characters a header value may not hold: controls (CR and LF would split the header) and anything past Latin-1. */
@@ -27,26 +31,45 @@ const invalid = (message: string) => new ToolError(message, { kind: "INVALID_INP
 
 /** A header parameter's value, refused when it holds a character no header may carry. */
 function headerValue(p: BoundParameter, value: string): string {
-  if (badHeaderValue(value)) throw invalid(`the header parameter ${p.name} holds a control character (CR, LF, …) or one outside Latin-1: not sent`);
+  if (badHeaderValue(value))
+    throw invalid(
+      `the header parameter ${p.name} holds a control character (CR, LF, …) or one outside Latin-1: not sent`,
+    );
   return value;
 }
 
 const isDotSegment = (segment: string) => segment === "." || segment === "..";
 
-/** Refuses a path whose parameters made a `.` or `..` segment: the URL parser would resolve it, reaching another path than the operation's. */
+/**
+ * Refuses a path whose parameters made a `.` or `..` segment: the URL parser would resolve it, reaching another path
+ * than the operation's.
+ */
 function checkSegments(template: string, path: string, binding: OpenApiBinding): void {
   const own = new Set(template.split("/").filter(isDotSegment));
   if (!path.split("/").some((segment) => isDotSegment(segment) && !own.has(segment))) return;
   const names = binding.parameters.filter((p) => p.in === "path").map((p) => p.name);
-  throw invalid(`a path parameter (${names.join(", ")}) may not be "." or "..": the URL would leave the operation's path`);
+  throw invalid(
+    `a path parameter (${names.join(", ")}) may not be "." or "..": the URL would leave the operation's path`,
+  );
 }
 
-const text = (value: unknown): string => (typeof value === "string" ? value : typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
+const text = (value: unknown): string =>
+  typeof value === "string"
+    ? value
+    : typeof value === "object" && value !== null
+      ? JSON.stringify(value)
+      : String(value);
 
 /** An object value's entries; an array's items; a primitive's text. */
-function shape(value: unknown): { kind: "primitive"; text: string } | { kind: "array"; items: string[] } | { kind: "object"; entries: Array<[string, string]> } {
+function shape(
+  value: unknown,
+):
+  | { kind: "primitive"; text: string }
+  | { kind: "array"; items: string[] }
+  | { kind: "object"; entries: Array<[string, string]> } {
   if (Array.isArray(value)) return { kind: "array", items: value.map(text) };
-  if (typeof value === "object" && value !== null) return { kind: "object", entries: Object.entries(value).map(([k, v]) => [k, text(v)]) };
+  if (typeof value === "object" && value !== null)
+    return { kind: "object", entries: Object.entries(value).map(([k, v]) => [k, text(v)]) };
   return { kind: "primitive", text: text(value) };
 }
 
@@ -55,12 +78,21 @@ function pathValue(p: BoundParameter, value: unknown): string {
   const v = shape(value);
   const e = encode;
   const list = (sep: string) =>
-    v.kind === "primitive" ? e(v.text) : v.kind === "array" ? v.items.map(e).join(sep) : v.entries.map(([k, x]) => (p.explode ? `${e(k)}=${e(x)}` : `${e(k)},${e(x)}`)).join(sep);
+    v.kind === "primitive"
+      ? e(v.text)
+      : v.kind === "array"
+        ? v.items.map(e).join(sep)
+        : v.entries.map(([k, x]) => (p.explode ? `${e(k)}=${e(x)}` : `${e(k)},${e(x)}`)).join(sep);
   if (p.style === "label") return `.${list(p.explode ? "." : ",")}`;
   if (p.style === "matrix") {
     if (v.kind === "primitive") return `;${e(p.name)}=${e(v.text)}`;
-    if (v.kind === "array") return p.explode ? v.items.map((x) => `;${e(p.name)}=${e(x)}`).join("") : `;${e(p.name)}=${v.items.map(e).join(",")}`;
-    return p.explode ? v.entries.map(([k, x]) => `;${e(k)}=${e(x)}`).join("") : `;${e(p.name)}=${v.entries.map(([k, x]) => `${e(k)},${e(x)}`).join(",")}`;
+    if (v.kind === "array")
+      return p.explode
+        ? v.items.map((x) => `;${e(p.name)}=${e(x)}`).join("")
+        : `;${e(p.name)}=${v.items.map(e).join(",")}`;
+    return p.explode
+      ? v.entries.map(([k, x]) => `;${e(k)}=${e(x)}`).join("")
+      : `;${e(p.name)}=${v.entries.map(([k, x]) => `${e(k)},${e(x)}`).join(",")}`;
   }
   return list(",");
 }
@@ -69,7 +101,10 @@ function pathValue(p: BoundParameter, value: unknown): string {
 function queryPairs(p: BoundParameter, value: unknown): Pairs {
   const v = shape(value);
   if (v.kind === "primitive") return [[p.name, v.text]];
-  if (p.style === "deepObject") return v.kind === "object" ? v.entries.map(([k, x]) => [`${p.name}[${k}]`, x]) : v.items.map((x) => [`${p.name}[]`, x]);
+  if (p.style === "deepObject")
+    return v.kind === "object"
+      ? v.entries.map(([k, x]) => [`${p.name}[${k}]`, x])
+      : v.items.map((x) => [`${p.name}[]`, x]);
   if (v.kind === "array") {
     if (p.style === "spaceDelimited") return [[p.name, v.items.join(" ")]];
     if (p.style === "pipeDelimited") return [[p.name, v.items.join("|")]];
@@ -91,12 +126,19 @@ function plainValue(p: BoundParameter, value: unknown): string {
  * encoded in their style), the query, header and cookie parameters, and the body (JSON,
  * or a form). Values absent from the input are not sent.
  */
-export function buildRequest(binding: OpenApiBinding, server: string | undefined, input: Record<string, unknown>): BuiltRequest {
+export function buildRequest(
+  binding: OpenApiBinding,
+  server: string | undefined,
+  input: Record<string, unknown>,
+): BuiltRequest {
   if (server === undefined || !isAbsoluteHttp(server))
-    throw new ToolError(`the operation has no absolute server URL${server ? ` (the document says ${JSON.stringify(server)})` : ""}: set the connector's serverUrl`, {
-      kind: "INVALID_INPUT",
-      retryable: false,
-    });
+    throw new ToolError(
+      `the operation has no absolute server URL${server ? ` (the document says ${JSON.stringify(server)})` : ""}: set the connector's serverUrl`,
+      {
+        kind: "INVALID_INPUT",
+        retryable: false,
+      },
+    );
   let path = binding.path;
   const query: string[] = [];
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -106,7 +148,9 @@ export function buildRequest(binding: OpenApiBinding, server: string | undefined
     if (raw === undefined || raw === null) continue;
     const value = p.json ? JSON.stringify(raw) : raw;
     if (p.in === "path") path = path.split(`{${p.name}}`).join(pathValue(p, value));
-    else if (p.in === "query") for (const [k, v] of queryPairs(p, value)) query.push(`${encode(k)}=${p.allowReserved ? encodeReserved(v) : encode(v)}`);
+    else if (p.in === "query")
+      for (const [k, v] of queryPairs(p, value))
+        query.push(`${encode(k)}=${p.allowReserved ? encodeReserved(v) : encode(v)}`);
     else if (p.in === "header") headers[p.name] = headerValue(p, plainValue(p, value));
     else cookies.push(`${p.name}=${encode(plainValue(p, value))}`);
   }
@@ -125,7 +169,8 @@ export function buildRequest(binding: OpenApiBinding, server: string | undefined
 
 /** An `application/x-www-form-urlencoded` body: arrays repeat their key, objects are sent as JSON text. */
 function formBody(body: unknown): string {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw new ToolError("a form body must be an object", { kind: "INVALID_INPUT", retryable: false });
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new ToolError("a form body must be an object", { kind: "INVALID_INPUT", retryable: false });
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(body)) {
     if (value === undefined || value === null) continue;

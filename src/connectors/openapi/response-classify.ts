@@ -47,7 +47,10 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** A body's first {@link EXCERPT_CHARS} characters, every secret replaced (before whitespace is collapsed, which could hide one), whitespace collapsed. */
+/**
+ * A body's first {@link EXCERPT_CHARS} characters, every secret replaced (before whitespace is collapsed, which could
+ * hide one), whitespace collapsed.
+ */
 export function excerpt(body: string, secrets: readonly string[]): string {
   let text = body;
   for (const secret of secrets) if (secret) text = text.split(secret).join("[redacted]");
@@ -61,16 +64,29 @@ export function excerpt(body: string, secrets: readonly string[]): string {
  * in `details`; anything else a `ToolError` of the status's kind whose message names the
  * status, its reason phrase and an excerpt of the body (secrets replaced in both).
  */
-export function classifyResponse(operation: string, status: number, statusText: string, headers: Headers, body: string, secrets: readonly string[]): ToolResultInit {
+export function classifyResponse(
+  operation: string,
+  status: number,
+  statusText: string,
+  headers: Headers,
+  body: string,
+  secrets: readonly string[],
+): ToolResultInit {
   if (status >= 200 && status < 300) {
-    const details = { status, headers: Object.fromEntries(REPORTED_HEADERS.flatMap((h) => (headers.has(h) ? [[h, headers.get(h)!]] : []))) };
+    const details = {
+      status,
+      headers: Object.fromEntries(REPORTED_HEADERS.flatMap((h) => (headers.has(h) ? [[h, headers.get(h)!]] : []))),
+    };
     const type = headers.get("content-type") ?? "";
     if (body === "") return toolResult({ content: [], details });
     if (isJsonMediaType(type) && type.trim() !== "*/*") {
       try {
         return toolResult({ data: JSON.parse(body) as unknown, details });
       } catch {
-        throw new ToolError(`${operation} answered HTTP ${status} with a body that is not the JSON its content type says: ${excerpt(body, secrets)}`, { kind: "UPSTREAM" });
+        throw new ToolError(
+          `${operation} answered HTTP ${status} with a body that is not the JSON its content type says: ${excerpt(body, secrets)}`,
+          { kind: "UPSTREAM" },
+        );
       }
     }
     return toolResult({ data: body, details });

@@ -3,19 +3,45 @@ import type { JsonSchema } from "../../tools/json-schema.ts";
 /** A schema the importer cannot represent; the operation using it is refused with the message. */
 export class UnrepresentableError extends Error {}
 
-/** Whether the request (input) or the response (output) is described: `readOnly` / `writeOnly` properties are not required on the other side. */
+/**
+ * Whether the request (input) or the response (output) is described: `readOnly` / `writeOnly` properties are not
+ * required on the other side.
+ */
 export type SchemaContext = "request" | "response";
 
 const MAX_NODES = 20_000;
 const MAX_DEPTH = 64;
 /** Keywords whose value is one schema. */
-const ONE = ["items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedProperties", "unevaluatedItems", "contentSchema"];
+const ONE = [
+  "items",
+  "additionalProperties",
+  "not",
+  "contains",
+  "propertyNames",
+  "if",
+  "then",
+  "else",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contentSchema",
+];
 /** Keywords whose value is a list of schemas. */
 const LIST = ["allOf", "anyOf", "oneOf", "prefixItems"];
 /** Keywords whose value maps names to schemas. */
 const MAP = ["properties", "patternProperties", "dependentSchemas", "$defs", "definitions"];
 /** Keywords dropped: OpenAPI-only annotations, or ones that would change how refs and dialects resolve. */
-const DROPPED = new Set(["nullable", "discriminator", "xml", "externalDocs", "example", "$schema", "$id", "$anchor", "$dynamicAnchor", "$comment"]);
+const DROPPED = new Set([
+  "nullable",
+  "discriminator",
+  "xml",
+  "externalDocs",
+  "example",
+  "$schema",
+  "$id",
+  "$anchor",
+  "$dynamicAnchor",
+  "$comment",
+]);
 
 /** Sets `key` as an own property even when it is `__proto__` (an assignment would replace the object's prototype). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -24,14 +50,16 @@ export function setOwn(target: Record<string, unknown>, key: string, value: unkn
 
 /** Reads a local JSON pointer (`#/components/schemas/Pet`) in the document. */
 export function resolvePointer(doc: unknown, ref: string): unknown {
-  if (!ref.startsWith("#")) throw new UnrepresentableError(`the $ref ${JSON.stringify(ref)} points outside the document`);
+  if (!ref.startsWith("#"))
+    throw new UnrepresentableError(`the $ref ${JSON.stringify(ref)} points outside the document`);
   let node: unknown = doc;
   const path = ref.slice(1);
   if (path === "") return doc;
   if (!path.startsWith("/")) throw new UnrepresentableError(`the $ref ${JSON.stringify(ref)} is not a JSON pointer`);
   for (const raw of path.slice(1).split("/")) {
     const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key)) throw new UnrepresentableError(`the $ref ${JSON.stringify(ref)} points at nothing`);
+    if (typeof node !== "object" || node === null || !Object.hasOwn(node, key))
+      throw new UnrepresentableError(`the $ref ${JSON.stringify(ref)} points at nothing`);
     node = (node as Record<string, unknown>)[key];
   }
   return node;
@@ -46,7 +74,8 @@ export function deref<T = Record<string, unknown>>(doc: unknown, node: unknown):
     seen.add(ref);
     node = resolvePointer(doc, ref);
   }
-  if (typeof node !== "object" || node === null || Array.isArray(node)) throw new UnrepresentableError("an object is expected where the document has none");
+  if (typeof node !== "object" || node === null || Array.isArray(node))
+    throw new UnrepresentableError("an object is expected where the document has none");
   return node as T;
 }
 
@@ -100,8 +129,12 @@ export class SchemaConverter {
 
   private walk(node: unknown, stack: string[], depth: number): JsonSchema | boolean {
     if (typeof node === "boolean") return node;
-    if (typeof node !== "object" || node === null || Array.isArray(node)) throw new UnrepresentableError("a schema is not an object");
-    if (++this.nodes > MAX_NODES) throw new UnrepresentableError(`its schema is too large to represent (more than ${MAX_NODES} nodes once references are expanded)`);
+    if (typeof node !== "object" || node === null || Array.isArray(node))
+      throw new UnrepresentableError("a schema is not an object");
+    if (++this.nodes > MAX_NODES)
+      throw new UnrepresentableError(
+        `its schema is too large to represent (more than ${MAX_NODES} nodes once references are expanded)`,
+      );
     if (depth > MAX_DEPTH) throw new UnrepresentableError(`its schema nests deeper than ${MAX_DEPTH} levels`);
     const source = node as Record<string, unknown>;
     if (typeof source.$ref === "string") {
@@ -113,7 +146,9 @@ export class SchemaConverter {
       const siblings = Object.keys(source).filter((k) => k !== "$ref" && !k.startsWith("x-"));
       if (this.dialect30 || siblings.length === 0) return resolved;
       const rest = this.walk(Object.fromEntries(siblings.map((k) => [k, source[k]])), stack, depth + 1);
-      return typeof rest === "boolean" ? resolved : { ...rest, allOf: [...((rest.allOf as unknown[]) ?? []), resolved] };
+      return typeof rest === "boolean"
+        ? resolved
+        : { ...rest, allOf: [...((rest.allOf as unknown[]) ?? []), resolved] };
     }
     const out: JsonSchema = {};
     for (const [key, value] of Object.entries(source)) {
@@ -122,7 +157,8 @@ export class SchemaConverter {
         // A tuple `items` (draft 4 style) is 2020-12's prefixItems.
         if (key === "items" && Array.isArray(value)) out.prefixItems = value.map((v) => this.walk(v, stack, depth + 1));
         else out[key] = this.walk(value, stack, depth + 1);
-      } else if (LIST.includes(key) && Array.isArray(value)) out[key] = value.map((v) => this.walk(v, stack, depth + 1));
+      } else if (LIST.includes(key) && Array.isArray(value))
+        out[key] = value.map((v) => this.walk(v, stack, depth + 1));
       else if (MAP.includes(key) && typeof value === "object" && value !== null)
         out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.walk(v, stack, depth + 1)]));
       else setOwn(out, key, value);
@@ -155,7 +191,9 @@ export class SchemaConverter {
     const props = out.properties as Record<string, unknown> | undefined;
     if (!Array.isArray(out.required) || !props) return;
     const flag = this.context === "request" ? "readOnly" : "writeOnly";
-    out.required = (out.required as unknown[]).filter((name) => !(typeof name === "string" && (props[name] as Record<string, unknown> | undefined)?.[flag] === true));
+    out.required = (out.required as unknown[]).filter(
+      (name) => !(typeof name === "string" && (props[name] as Record<string, unknown> | undefined)?.[flag] === true),
+    );
   }
 }
 
@@ -163,6 +201,7 @@ export class SchemaConverter {
 function nullable(out: JsonSchema): JsonSchema {
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
   if (typeof out.type === "string") return { ...out, type: [out.type, "null"] };
-  if (Array.isArray(out.type)) return out.type.includes("null") ? out : { ...out, type: [...(out.type as unknown[]), "null"] };
+  if (Array.isArray(out.type))
+    return out.type.includes("null") ? out : { ...out, type: [...(out.type as unknown[]), "null"] };
   return { anyOf: [out, { type: "null" }] };
 }

@@ -32,7 +32,8 @@ export function secretForms(values: readonly string[]): string[] {
     if (!value) continue;
     forms.add(value);
     const credential = credentialOf(value);
-    for (const form of [...encodings(value), ...(credential ? [credential, ...encodings(credential)] : [])]) if (form.length >= MIN_DERIVED) forms.add(form);
+    for (const form of [...encodings(value), ...(credential ? [credential, ...encodings(credential)] : [])])
+      if (form.length >= MIN_DERIVED) forms.add(form);
   }
   return [...forms].sort((a, b) => b.length - a.length);
 }

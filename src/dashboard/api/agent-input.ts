@@ -1,7 +1,9 @@
 import type { AgentRunInput } from "tai42/client";
 import type { AgentInfo } from "./agents.ts";
 
-/** The run options a JSON caller names in `AgentRunInput` (docs/run-options.md §1): every field but `agent` and `extra`. */
+/**
+ * The run options a JSON caller names in `AgentRunInput` (docs/run-options.md §1): every field but `agent` and `extra`.
+ */
 export const RUN_INPUT_FIELDS = [
   "toolNames",
   "presets",
@@ -30,7 +32,10 @@ export const RUN_INPUT_FIELDS_COMPLETE: [Unlisted] extends [never] ? true : Unli
 /** Kept by the conversation, never drawn: the thread and what a resume decides. */
 const SESSION_FIELDS: readonly string[] = ["threadId", "resume", "resumeCheckpointId"];
 
-/** The authoring controls the Studio draws for a specRunnable agent, each only when its input schema advertises the field. */
+/**
+ * The authoring controls the Studio draws for a specRunnable agent, each only when its input schema advertises the
+ * field.
+ */
 export interface StudioControls {
   /** The tool picks. */
   toolNames: boolean;
@@ -77,11 +82,21 @@ export function studioPlan(agent: Pick<AgentInfo, "specRunnable" | "inputSchema"
     systemMessage: composable && has("systemMessage"),
   };
   const message = has("userMessage");
-  const taken = new Set<string>([...SESSION_FIELDS, ...(message ? ["userMessage"] : []), ...Object.entries(controls).flatMap(([f, on]) => (on ? [f] : []))]);
+  const taken = new Set<string>([
+    ...SESSION_FIELDS,
+    ...(message ? ["userMessage"] : []),
+    ...Object.entries(controls).flatMap(([f, on]) => (on ? [f] : [])),
+  ]);
   const drawn = Object.keys(props).filter((f) => !taken.has(f));
   if (!drawn.length) return { message, controls, form: null, formFields: 0 };
-  const required = Array.isArray(agent.inputSchema.required) ? (agent.inputSchema.required as string[]).filter((f) => drawn.includes(f)) : [];
-  const form: Record<string, unknown> = { ...agent.inputSchema, properties: Object.fromEntries(drawn.map((f) => [f, props[f]])), required };
+  const required = Array.isArray(agent.inputSchema.required)
+    ? (agent.inputSchema.required as string[]).filter((f) => drawn.includes(f))
+    : [];
+  const form: Record<string, unknown> = {
+    ...agent.inputSchema,
+    properties: Object.fromEntries(drawn.map((f) => [f, props[f]])),
+    required,
+  };
   if (!required.length) delete form.required;
   return { message, controls, form, formFields: drawn.length };
 }
@@ -99,7 +114,13 @@ export interface ControlValues {
  * any other field under `extra`, where the server merges it), the message when the agent
  * takes one, and the controls the plan draws. Nothing the agent does not declare is sent.
  */
-export function runInput(agent: Pick<AgentInfo, "name">, plan: StudioPlan, controls: ControlValues, message: string, fields: Record<string, unknown>): AgentRunInput {
+export function runInput(
+  agent: Pick<AgentInfo, "name">,
+  plan: StudioPlan,
+  controls: ControlValues,
+  message: string,
+  fields: Record<string, unknown>,
+): AgentRunInput {
   const input: Record<string, unknown> = { agent: agent.name };
   const extra: Record<string, unknown> = {};
   const named: readonly string[] = RUN_INPUT_FIELDS;
@@ -112,7 +133,8 @@ export function runInput(agent: Pick<AgentInfo, "name">, plan: StudioPlan, contr
   if (plan.message && message.trim()) input.userMessage = message.trim();
   if (plan.controls.toolNames) input.toolNames = controls.toolNames;
   const gated = controls.gated.filter((t) => controls.toolNames.includes(t));
-  if (plan.controls.interruptOn && gated.length) input.interruptOn = Object.fromEntries(gated.map((t) => [t, { allowedDecisions: ["approve", "edit", "reject"] }]));
+  if (plan.controls.interruptOn && gated.length)
+    input.interruptOn = Object.fromEntries(gated.map((t) => [t, { allowedDecisions: ["approve", "edit", "reject"] }]));
   if (plan.controls.systemMessage && controls.systemMessage.trim()) input.systemMessage = controls.systemMessage.trim();
   return input as AgentRunInput;
 }

@@ -55,11 +55,17 @@ export interface InterruptAction {
 }
 
 /** A decision on one action, as the resume takes it. */
-export type Decision = { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
+export type Decision =
+  { type: "approve" } | { type: "edit"; args: Record<string, unknown> } | { type: "reject"; message?: string };
 
 export function interruptActions(payload: unknown): InterruptAction[] {
   const actions = (payload as { actions?: InterruptAction[] } | null)?.actions;
-  return Array.isArray(actions) ? actions.map((a) => ({ ...a, allowedDecisions: a.allowedDecisions?.length ? a.allowedDecisions : ["approve", "edit", "reject"] })) : [];
+  return Array.isArray(actions)
+    ? actions.map((a) => ({
+        ...a,
+        allowedDecisions: a.allowedDecisions?.length ? a.allowedDecisions : ["approve", "edit", "reject"],
+      }))
+    : [];
 }
 
 /** One question an AsksFinal asks the caller: the full parked entry (docs/agent-stream.md §8). */

@@ -61,7 +61,12 @@ export type DecisionTier = Lowercase<Tier>;
 /** An ADMIN's decision about one upstream tool (docs/connectors.md §4–5). */
 export interface ToolDecision {
   tier?: DecisionTier;
-  retry?: { maxAttempts: number; idempotent: boolean; retryable?: string[]; backoff?: { initialSeconds: number; multiplier: number; capSeconds: number } };
+  retry?: {
+    maxAttempts: number;
+    idempotent: boolean;
+    retryable?: string[];
+    backoff?: { initialSeconds: number; multiplier: number; capSeconds: number };
+  };
   timeoutSeconds?: number;
   enabled?: boolean;
 }
@@ -97,10 +102,15 @@ const CONNECTOR = `
   changes(last: 10) { ${CHANGE} }
 `;
 
-export const ConnectorsQuery = typed<{ connectors: Connector[] }, Record<string, never>>(`query Connectors { connectors { ${CONNECTOR} } }`);
+export const ConnectorsQuery = typed<{ connectors: Connector[] }, Record<string, never>>(
+  `query Connectors { connectors { ${CONNECTOR} } }`,
+);
 
 /** Creates (no `expectedVersion`) or replaces the version the editor opened (else CONFLICT). */
-export const PutConnectorMutation = typed<{ putConnector: ConnectorResult }, { input: ConnectorInput; expectedVersion?: number | null }>(
+export const PutConnectorMutation = typed<
+  { putConnector: ConnectorResult },
+  { input: ConnectorInput; expectedVersion?: number | null }
+>(
   `mutation PutConnector($input: ConnectorInput!, $expectedVersion: Int) { putConnector(input: $input, expectedVersion: $expectedVersion) { connector { ${CONNECTOR} } change { ${CHANGE} } } }`,
 );
 
@@ -108,7 +118,10 @@ export const RefreshConnectorMutation = typed<{ refreshConnector: ConnectorResul
   `mutation RefreshConnector($name: String!) { refreshConnector(name: $name) { connector { ${CONNECTOR} } change { ${CHANGE} } } }`,
 );
 
-export const DeleteConnectorMutation = typed<{ deleteConnector: boolean }, { name: string; expectedVersion?: number | null }>(
+export const DeleteConnectorMutation = typed<
+  { deleteConnector: boolean },
+  { name: string; expectedVersion?: number | null }
+>(
   `mutation DeleteConnector($name: String!, $expectedVersion: Int) { deleteConnector(name: $name, expectedVersion: $expectedVersion) }`,
 );
 
@@ -139,7 +152,13 @@ export function withTier(connector: Connector, upstreamName: string, tier: Tier 
   const { tier: _, ...rest } = tools[upstreamName] ?? {};
   tools[upstreamName] = tier ? { ...rest, tier: tier.toLowerCase() as DecisionTier } : rest;
   if (!Object.keys(tools[upstreamName]).length) delete tools[upstreamName];
-  return { name: connector.name, kind: connector.kind, description: connector.description, settings: connector.settings, tools };
+  return {
+    name: connector.name,
+    kind: connector.kind,
+    description: connector.description,
+    settings: connector.settings,
+    tools,
+  };
 }
 
 /** Whether a change named anything (a put that listed the same tools has none). */
@@ -148,4 +167,6 @@ export function isEmptyChange(c: ConnectorChange): boolean {
 }
 
 /** Each new listing version of any connector, from any instance: the screen reloads on it. */
-export const ConnectorChangedSubscription = typed<{ connectorChanged: ConnectorChange }, Record<string, never>>(`subscription ConnectorChanged { connectorChanged { ${CHANGE} } }`);
+export const ConnectorChangedSubscription = typed<{ connectorChanged: ConnectorChange }, Record<string, never>>(
+  `subscription ConnectorChanged { connectorChanged { ${CHANGE} } }`,
+);

@@ -1,7 +1,8 @@
 /** A readable message for anything a request or a stream threw (the client's errors say what failed). */
 export function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message;
-  if (e && typeof e === "object" && typeof (e as { message?: unknown }).message === "string") return (e as { message: string }).message;
+  if (e && typeof e === "object" && typeof (e as { message?: unknown }).message === "string")
+    return (e as { message: string }).message;
   return String(e);
 }
 

@@ -109,12 +109,24 @@ export interface LiveRuns {
   newestListed: number;
 }
 
-export const emptyRuns = (): LiveRuns => ({ byId: new Map(), fromEvents: new Set(), listed: new Set(), total: 0, newestListed: 0 });
+export const emptyRuns = (): LiveRuns => ({
+  byId: new Map(),
+  fromEvents: new Set(),
+  listed: new Set(),
+  total: 0,
+  newestListed: 0,
+});
 
 export function withListed(state: LiveRuns, runs: readonly RunRow[], total: number): LiveRuns {
   const byId = new Map(state.byId);
   for (const r of runs) if (!state.fromEvents.has(r.id)) byId.set(r.id, r);
-  return { ...state, byId, listed: new Set(runs.map((r) => r.id)), total, newestListed: Math.max(0, ...runs.map((r) => Date.parse(r.startedAt))) };
+  return {
+    ...state,
+    byId,
+    listed: new Set(runs.map((r) => r.id)),
+    total,
+    newestListed: Math.max(0, ...runs.map((r) => Date.parse(r.startedAt))),
+  };
 }
 
 export function withEvent(state: LiveRuns, event: RunEvent): LiveRuns {
@@ -123,9 +135,14 @@ export function withEvent(state: LiveRuns, event: RunEvent): LiveRuns {
   return { ...state, byId, fromEvents: new Set(state.fromEvents).add(event.run.id) };
 }
 
-/** The runs matching `f`, newest first, and how many match in all (the list's count, plus the runs that started after its newest). */
+/**
+ * The runs matching `f`, newest first, and how many match in all (the list's count, plus the runs that started after
+ * its newest).
+ */
 export function visible(state: LiveRuns, f: RunFilter): { runs: RunRow[]; total: number } {
-  const runs = [...state.byId.values()].filter((r) => matches(r, f)).sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
+  const runs = [...state.byId.values()]
+    .filter((r) => matches(r, f))
+    .sort((a, b) => Date.parse(b.startedAt) - Date.parse(a.startedAt));
   const since = runs.filter((r) => !state.listed.has(r.id) && Date.parse(r.startedAt) > state.newestListed).length;
   return { runs, total: state.total + since };
 }

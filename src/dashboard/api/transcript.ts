@@ -7,11 +7,21 @@ export type TranscriptItem =
   /** Text a model turn wrote beside its tool calls (a settled turn), or a sub-agent's: not the answer. */
   | { kind: "aside"; agent: string | null; turn: number | null; text: string }
   | { kind: "reasoning"; agent: string | null; text: string }
-  | { kind: "call"; agent: string | null; tool: string; callId: string; args: Record<string, unknown>; result?: { value: unknown; details: unknown; isError: boolean } }
+  | {
+      kind: "call";
+      agent: string | null;
+      tool: string;
+      callId: string;
+      args: Record<string, unknown>;
+      result?: { value: unknown; details: unknown; isError: boolean };
+    }
   | { kind: "usage"; inputTokens: number | null; outputTokens: number | null; model: string | null };
 
 /** The terminal members a run can end with. */
-export type Terminal = Extract<StreamEvent, { __typename: "MessageFinal" | "StructuredFinal" | "InterruptFinal" | "SuspendedFinal" | "AsksFinal" }>;
+export type Terminal = Extract<
+  StreamEvent,
+  { __typename: "MessageFinal" | "StructuredFinal" | "InterruptFinal" | "SuspendedFinal" | "AsksFinal" }
+>;
 
 /** What the transcript of one run holds so far. */
 export interface RunTranscript {
@@ -34,9 +44,16 @@ function settle(items: TranscriptItem[], agent: string | null, which: (i: Text) 
 }
 
 /** Appends a chunk to the last line when it is the same kind, speaker and turn; else opens a line. */
-function append(items: TranscriptItem[], kind: Text["kind"], agent: string | null, turn: number | null, text: string): TranscriptItem[] {
+function append(
+  items: TranscriptItem[],
+  kind: Text["kind"],
+  agent: string | null,
+  turn: number | null,
+  text: string,
+): TranscriptItem[] {
   const last = items.at(-1);
-  if (last?.kind === kind && last.agent === agent && last.turn === turn) return [...items.slice(0, -1), { ...last, text: last.text + text }];
+  if (last?.kind === kind && last.agent === agent && last.turn === turn)
+    return [...items.slice(0, -1), { ...last, text: last.text + text }];
   return [...items, { kind, agent, turn, text }];
 }
 
@@ -84,7 +101,12 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
       // A running call's update; the transcript shows the call's result once it comes.
       return { ...t, runId };
     case "RunUsage":
-      items.push({ kind: "usage", inputTokens: e.inputTokens ?? null, outputTokens: e.outputTokens ?? null, model: e.model ?? null });
+      items.push({
+        kind: "usage",
+        inputTokens: e.inputTokens ?? null,
+        outputTokens: e.outputTokens ?? null,
+        model: e.model ?? null,
+      });
       return { ...t, runId, items };
     case "MessageFinal": {
       const turn = e.turn ?? null;
@@ -95,7 +117,9 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
     }
     case "StructuredFinal": {
       const turn = e.turn ?? null;
-      items = settle(items, agent, (i) => i.turn !== turn).filter((i) => !(i.kind === "text" && i.agent === agent && turn !== null && i.turn === turn));
+      items = settle(items, agent, (i) => i.turn !== turn).filter(
+        (i) => !(i.kind === "text" && i.agent === agent && turn !== null && i.turn === turn),
+      );
       return { ...t, runId, items, final: e };
     }
     default:

@@ -1,7 +1,17 @@
 import { useEffect, useRef, useState } from "react";
 import type { VariablesOf } from "tai42/client";
 import { useClient } from "../connection.tsx";
-import { emptyRuns, RunListQuery, visible, withEvent, withListed, type LiveRuns, type RunEvent, type RunFilter, type RunRow } from "./runs.ts";
+import {
+  emptyRuns,
+  RunListQuery,
+  visible,
+  withEvent,
+  withListed,
+  type LiveRuns,
+  type RunEvent,
+  type RunFilter,
+  type RunRow,
+} from "./runs.ts";
 import { useQuery } from "./use-query.ts";
 import { useStream, type StreamState } from "./use-stream.ts";
 
@@ -43,7 +53,12 @@ export function useLiveRuns(filter: RunFilter, first = 50): LiveRunList {
   );
 
   // Declared after the stream on purpose: effects run in order, so the subscription opens before the list is read.
-  const variables: ListVariables = { tool, status: (filter.status || undefined) as ListVariables["status"], door: (filter.door || undefined) as ListVariables["door"], first };
+  const variables: ListVariables = {
+    tool,
+    status: (filter.status || undefined) as ListVariables["status"],
+    door: (filter.door || undefined) as ListVariables["door"],
+    first,
+  };
   const list = useQuery(RunListQuery, variables);
   useEffect(() => {
     if (list.data)

@@ -16,7 +16,11 @@ export interface QueryState<D> {
  * on `reload()`. An answer that arrives after a newer request started is dropped.
  * `skip` holds the request back (the variables are not ready).
  */
-export function useQuery<D, V extends Record<string, unknown>>(doc: TadaDocumentNode<D, V>, variables: V, options: { skip?: boolean } = {}): QueryState<D> {
+export function useQuery<D, V extends Record<string, unknown>>(
+  doc: TadaDocumentNode<D, V>,
+  variables: V,
+  options: { skip?: boolean } = {},
+): QueryState<D> {
   const client = useClient();
   const [data, setData] = useState<D | null>(null);
   const [error, setError] = useState<string | null>(null);

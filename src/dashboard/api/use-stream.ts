@@ -11,7 +11,10 @@ export interface StreamState {
 /** The wait before reopening attempt `n` (1-based): 1 s doubling, at most 15 s. */
 const reopenDelayMs = (n: number) => Math.min(15_000, 1000 * 2 ** (n - 1));
 
-/** Whether a stream that ended with `e` is worth opening again: a lost connection, or a subscriber the server found lagging. */
+/**
+ * Whether a stream that ended with `e` is worth opening again: a lost connection, or a subscriber the server found
+ * lagging.
+ */
 function reopenable(e: unknown): boolean {
   return e instanceof TaiTransportError || (e instanceof TaiGraphQLError && e.code === "SUBSCRIBER_LAGGING");
 }
@@ -34,7 +37,12 @@ export interface StreamOptions {
  * Contract: `onItem` and `onReopen` may change from one render to the next; the latest
  * ones are called.
  */
-export function useStream<T>(open: (() => AsyncIterable<T>) | null, onItem: (item: T) => void, deps: readonly unknown[], options: StreamOptions = {}): StreamState {
+export function useStream<T>(
+  open: (() => AsyncIterable<T>) | null,
+  onItem: (item: T) => void,
+  deps: readonly unknown[],
+  options: StreamOptions = {},
+): StreamState {
   const latest = useRef({ onItem, options });
   latest.current = { onItem, options };
   const [state, setState] = useState<StreamState>({ live: false, error: null });

@@ -5,7 +5,19 @@ import { useState } from "react";
  * answerFormat, any-JSON inputs) and for those who prefer to paste. `onChange` gets the
  * parsed value, or `undefined` while the text is not JSON.
  */
-export function JsonEditor({ value, onChange, label, id, rows = 6 }: { value: unknown; onChange(value: unknown): void; label?: string; id: string; rows?: number }) {
+export function JsonEditor({
+  value,
+  onChange,
+  label,
+  id,
+  rows = 6,
+}: {
+  value: unknown;
+  onChange(value: unknown): void;
+  label?: string;
+  id: string;
+  rows?: number;
+}) {
   const [text, setText] = useState(() => (value === undefined ? "" : JSON.stringify(value, null, 2)));
   const [problem, setProblem] = useState<string | null>(null);
   return (

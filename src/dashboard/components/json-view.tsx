@@ -35,7 +35,8 @@ function render(value: unknown, depth: number): ReactNode {
     if (value === "[redacted]") return <span className="redacted">[redacted]</span>;
     return <span className="j-str">{JSON.stringify(value)}</span>;
   }
-  if (typeof value === "number" || typeof value === "boolean" || value === null) return <span className="j-lit">{String(value)}</span>;
+  if (typeof value === "number" || typeof value === "boolean" || value === null)
+    return <span className="j-lit">{String(value)}</span>;
   if (Array.isArray(value)) {
     if (!value.length) return "[]";
     return (

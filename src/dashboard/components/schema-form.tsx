@@ -17,7 +17,9 @@ export function formSchema(schema: Record<string, unknown>): RJSFSchema {
 function localRefsOnly(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(localRefsOnly);
   if (!value || typeof value !== "object") return value;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([k, v]) => !(k === "$ref" && typeof v === "string" && !v.startsWith("#")));
+  const entries = Object.entries(value as Record<string, unknown>).filter(
+    ([k, v]) => !(k === "$ref" && typeof v === "string" && !v.startsWith("#")),
+  );
   return Object.fromEntries(entries.map(([k, v]) => [k, localRefsOnly(v)]));
 }
 
@@ -57,7 +59,19 @@ export function SchemaForm(props: SchemaFormProps) {
   );
 }
 
-function DrawnForm({ schema, id, submitLabel, value, onChange, onSubmit, disabled, children, formId, actions = true, onInvalid }: SchemaFormProps) {
+function DrawnForm({
+  schema,
+  id,
+  submitLabel,
+  value,
+  onChange,
+  onSubmit,
+  disabled,
+  children,
+  formId,
+  actions = true,
+  onInvalid,
+}: SchemaFormProps) {
   return (
     <Form
       schema={formSchema(schema)}

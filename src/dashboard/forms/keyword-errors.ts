@@ -12,7 +12,17 @@ export interface KeywordError {
  * item, a `$ref`, an `allOf` branch), each followed by the units saying how; ajv reports
  * only the latter.
  */
-const SUMMARIES = new Set(["$ref", "$recursiveRef", "properties", "patternProperties", "prefixItems", "items", "additionalItems", "allOf", "dependentSchemas"]);
+const SUMMARIES = new Set([
+  "$ref",
+  "$recursiveRef",
+  "properties",
+  "patternProperties",
+  "prefixItems",
+  "items",
+  "additionalItems",
+  "allOf",
+  "dependentSchemas",
+]);
 
 const LIMITS: Record<string, [string, string]> = {
   minLength: ["fewer", "characters"],
@@ -23,9 +33,17 @@ const LIMITS: Record<string, [string, string]> = {
   maxProperties: ["more", "properties"],
 };
 
-const COMPARISONS: Record<string, string> = { minimum: ">=", maximum: "<=", exclusiveMinimum: ">", exclusiveMaximum: "<" };
+const COMPARISONS: Record<string, string> = {
+  minimum: ">=",
+  maximum: "<=",
+  exclusiveMinimum: ">",
+  exclusiveMaximum: "<",
+};
 
-/** The first quoted name in cfworker's message (`... property "name".`): JSON keys may hold any character but `"` ends them. */
+/**
+ * The first quoted name in cfworker's message (`... property "name".`): JSON keys may hold any character but `"` ends
+ * them.
+ */
 function quoted(unit: OutputUnit, n = 0): string {
   return [...unit.error.matchAll(/"([^"]*)"/g)][n]?.[1] ?? "";
 }
@@ -35,7 +53,11 @@ function quoted(unit: OutputUnit, n = 0): string {
  * report. `value` is the keyword's value in the schema (`required`'s list, `minimum`'s
  * number, ...), `parent` the schema holding it.
  */
-export function keywordError(unit: OutputUnit, value: unknown, parent: Record<string, unknown> | undefined): KeywordError | null {
+export function keywordError(
+  unit: OutputUnit,
+  value: unknown,
+  parent: Record<string, unknown> | undefined,
+): KeywordError | null {
   const k = unit.keyword;
   if (SUMMARIES.has(k)) return null;
   const error = (params: Record<string, unknown>, message: string): KeywordError => ({ keyword: k, params, message });
@@ -43,7 +65,8 @@ export function keywordError(unit: OutputUnit, value: unknown, parent: Record<st
     const [more, what] = LIMITS[k];
     return error({ limit: value }, `must NOT have ${more} than ${value} ${what}`);
   }
-  if (k in COMPARISONS) return error({ comparison: COMPARISONS[k], limit: value }, `must be ${COMPARISONS[k]} ${value}`);
+  if (k in COMPARISONS)
+    return error({ comparison: COMPARISONS[k], limit: value }, `must be ${COMPARISONS[k]} ${value}`);
   switch (k) {
     case "type": {
       const type = Array.isArray(value) ? value.join(",") : String(value);
@@ -71,7 +94,10 @@ export function keywordError(unit: OutputUnit, value: unknown, parent: Record<st
       return error({}, "must match a schema in anyOf");
     case "oneOf":
       // ajv names the branches that passed when more than one did; cfworker counts them only.
-      return error(/\(0 matches\)/.test(unit.error) ? { passingSchemas: null } : {}, "must match exactly one schema in oneOf");
+      return error(
+        /\(0 matches\)/.test(unit.error) ? { passingSchemas: null } : {},
+        "must match exactly one schema in oneOf",
+      );
     case "if": {
       const clause = quoted(unit);
       return error({ failingKeyword: clause }, `must match "${clause}" schema`);
@@ -82,21 +108,32 @@ export function keywordError(unit: OutputUnit, value: unknown, parent: Record<st
       const min = (parent?.minContains as number | undefined) ?? 1;
       const max = parent?.maxContains as number | undefined;
       const range = max === undefined ? `at least ${min}` : `at least ${min} and no more than ${max}`;
-      return { keyword: "contains", params: { minContains: min, ...(max === undefined ? {} : { maxContains: max }) }, message: `must contain ${range} valid item(s)` };
+      return {
+        keyword: "contains",
+        params: { minContains: min, ...(max === undefined ? {} : { maxContains: max }) },
+        message: `must contain ${range} valid item(s)`,
+      };
     }
     case "dependentRequired":
     case "dependencies": {
       // cfworker's unit for a dependent schema that failed is a summary like `properties`'.
       if (!/does not have "/.test(unit.error)) return null;
       const [property, missing] = [quoted(unit, 0), quoted(unit, 1)];
-      return error({ property, missingProperty: missing, depsCount: 1, deps: missing }, `must have property ${missing} when property ${property} is present`);
+      return error(
+        { property, missingProperty: missing, depsCount: 1, deps: missing },
+        `must have property ${missing} when property ${property} is present`,
+      );
     }
     case "propertyNames":
       return error({ propertyName: quoted(unit) }, "property name must be valid");
     case "additionalProperties":
-      return value === false ? error({ additionalProperty: quoted(unit) }, "must NOT have additional properties") : null;
+      return value === false
+        ? error({ additionalProperty: quoted(unit) }, "must NOT have additional properties")
+        : null;
     case "unevaluatedProperties":
-      return value === false ? error({ unevaluatedProperty: quoted(unit) }, "must NOT have unevaluated properties") : null;
+      return value === false
+        ? error({ unevaluatedProperty: quoted(unit) }, "must NOT have unevaluated properties")
+        : null;
     case "unevaluatedItems":
       return value === false ? error({}, "must NOT have unevaluated items") : null;
     case "false":

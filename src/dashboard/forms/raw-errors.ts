@@ -14,7 +14,10 @@ export interface RawError extends KeywordError {
   parentSchema?: Record<string, unknown>;
 }
 
-/** A keyword whose `false` value cfworker reports twice: once for the keyword, once as the `false` schema each offender met. */
+/**
+ * A keyword whose `false` value cfworker reports twice: once for the keyword, once as the `false` schema each offender
+ * met.
+ */
 const FALSE_WITH_ECHO = new Set(["additionalProperties", "unevaluatedProperties", "unevaluatedItems"]);
 
 function segments(location: string): string[] {
@@ -58,7 +61,13 @@ export function rawErrors(compiled: Compiled, units: OutputUnit[]): RawError[] {
     const { value, parent } = keywordAt(compiled, unit.keywordLocation);
     echo = FALSE_WITH_ECHO.has(unit.keyword) && value === false;
     const error = keywordError(unit, value, parent);
-    if (error) errors.push({ ...error, instancePath: instancePath(unit.instanceLocation), schemaPath: unit.keywordLocation, parentSchema: parent });
+    if (error)
+      errors.push({
+        ...error,
+        instancePath: instancePath(unit.instanceLocation),
+        schemaPath: unit.keywordLocation,
+        parentSchema: parent,
+      });
   }
   return errors;
 }

@@ -38,39 +38,46 @@ function fieldTitle<T, S extends StrictRJSFSchema, F extends FormContextType>(
  * property's own name appended), `name` the keyword, `stack` the message with the
  * field's title when it has one.
  */
-export function toRjsfErrors<T = unknown, S extends StrictRJSFSchema = RJSFSchema, F extends FormContextType = FormContextType>(
-  errors: RawError[],
-  uiSchema?: UiSchema<T, S, F>,
-  rootSchema?: S,
-): RJSFValidationError[] {
-  const list = errors.map(({ instancePath, keyword, params, schemaPath, parentSchema, message: raw }): RJSFValidationError => {
-    let message = raw;
-    let property = instancePath.replace(/\//g, ".");
-    let stack = `${property} ${message}`.trim();
-    let title = "";
-    const at = property.split(".").filter(Boolean);
-    const named = [...(typeof params.deps === "string" ? params.deps.split(", ") : []), params.missingProperty, params.property].filter(
-      (p): p is string => typeof p === "string" && p !== "",
-    );
-    if (named.length > 0) {
-      for (const name of named) {
-        const found = fieldTitle<T, S, F>([...at, name], uiSchema, parentSchema, rootSchema);
+export function toRjsfErrors<
+  T = unknown,
+  S extends StrictRJSFSchema = RJSFSchema,
+  F extends FormContextType = FormContextType,
+>(errors: RawError[], uiSchema?: UiSchema<T, S, F>, rootSchema?: S): RJSFValidationError[] {
+  const list = errors.map(
+    ({ instancePath, keyword, params, schemaPath, parentSchema, message: raw }): RJSFValidationError => {
+      let message = raw;
+      let property = instancePath.replace(/\//g, ".");
+      let stack = `${property} ${message}`.trim();
+      let title = "";
+      const at = property.split(".").filter(Boolean);
+      const named = [
+        ...(typeof params.deps === "string" ? params.deps.split(", ") : []),
+        params.missingProperty,
+        params.property,
+      ].filter((p): p is string => typeof p === "string" && p !== "");
+      if (named.length > 0) {
+        for (const name of named) {
+          const found = fieldTitle<T, S, F>([...at, name], uiSchema, parentSchema, rootSchema);
+          if (found) {
+            message = message.replace(`'${name}'`, `'${found}'`);
+            title = found;
+          }
+        }
+        stack = message;
+      } else {
+        const found =
+          getUiOptions<T, S, F>(getByPath<UiSchema<T, S, F> | undefined>(uiSchema, toPath(property))).title ??
+          (parentSchema?.title as string | undefined);
         if (found) {
-          message = message.replace(`'${name}'`, `'${found}'`);
+          stack = `'${found}' ${message}`.trim();
           title = found;
         }
       }
-      stack = message;
-    } else {
-      const found = getUiOptions<T, S, F>(getByPath<UiSchema<T, S, F> | undefined>(uiSchema, toPath(property))).title ?? (parentSchema?.title as string | undefined);
-      if (found) {
-        stack = `'${found}' ${message}`.trim();
-        title = found;
-      }
-    }
-    if ("missingProperty" in params) property = property ? `${property}.${params.missingProperty}` : String(params.missingProperty);
-    return { name: keyword, property, message, params, stack, schemaPath, title };
-  });
+      if ("missingProperty" in params)
+        property = property ? `${property}.${params.missingProperty}` : String(params.missingProperty);
+      return { name: keyword, property, message, params, stack, schemaPath, title };
+    },
+  );
   return withoutDuplicates(list);
 }
 
@@ -84,7 +91,8 @@ function withoutDuplicates(errors: RJSFValidationError[]): RJSFValidationError[]
     const path = error.schemaPath ?? "";
     const branch = [path.indexOf(`/${ANY_OF_KEY}/`), path.indexOf(`/${ONE_OF_KEY}/`)].find((i) => i > 0);
     const prefix = branch === undefined ? undefined : path.slice(0, branch);
-    if (prefix === undefined || !kept.some((e) => e.message === error.message && e.schemaPath?.startsWith(prefix))) kept.push(error);
+    if (prefix === undefined || !kept.some((e) => e.message === error.message && e.schemaPath?.startsWith(prefix)))
+      kept.push(error);
   }
   return kept;
 }

@@ -27,8 +27,15 @@ import { toRjsfErrors } from "./rjsf-errors.ts";
  * (same error shapes, ajv's English messages, same handling of `customValidate` and
  * `transformErrors`), for JSON Schema draft 2020-12.
  */
-export class FormValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchema, F extends FormContextType = FormContextType> implements ValidatorType<T, S, F> {
-  /** The schema's problems with `formData`, ajv-shaped; a schema that cannot be used (a `$ref` to nowhere) is `validationError`. */
+export class FormValidator<
+  T = unknown,
+  S extends StrictRJSFSchema = RJSFSchema,
+  F extends FormContextType = FormContextType,
+> implements ValidatorType<T, S, F> {
+  /**
+   * The schema's problems with `formData`, ajv-shaped; a schema that cannot be used (a `$ref` to nowhere) is
+   * `validationError`.
+   */
   rawValidation<Result = RawError>(schema: S, formData?: T): { errors?: Result[]; validationError?: Error } {
     try {
       const compiled = compile(schema as Schema);
@@ -56,7 +63,8 @@ export class FormValidator<T = unknown, S extends StrictRJSFSchema = RJSFSchema,
     if (raw.validationError) errors = [...errors, { stack: raw.validationError.message }];
     if (typeof transformErrors === "function") errors = transformErrors(errors, uiSchema);
     let errorSchema = toErrorSchema<T>(errors);
-    if (raw.validationError) errorSchema = { ...errorSchema, $schema: { __errors: [raw.validationError.message] } } as ErrorSchema<T>;
+    if (raw.validationError)
+      errorSchema = { ...errorSchema, $schema: { __errors: [raw.validationError.message] } } as ErrorSchema<T>;
     if (typeof customValidate !== "function") return { errors, errorSchema };
     const full = getDefaultFormState<T, S, F>(this, schema, formData, schema, true) as T;
     const handler = customValidate(full, createErrorHandler<T>(full), uiSchema, errorSchema);

@@ -14,23 +14,39 @@ export function registerAskExternal(app: App): void {
     name: "ask_external",
     kind: "TRANSFORMER",
     pauses: true,
-    description: "Turn a callback-URL tool into an external interaction: call it with a tai42 callback URL, park, resume with the POSTed payload.",
+    description:
+      "Turn a callback-URL tool into an external interaction: call it with a tai42 callback URL, park, resume with the POSTed payload.",
     configSchema: {
       type: "object",
       additionalProperties: false,
       properties: {
-        callbackField: { type: "string", minLength: 1, default: "callback_url", description: "The tool's input property that receives the callback URL." },
+        callbackField: {
+          type: "string",
+          minLength: 1,
+          default: "callback_url",
+          description: "The tool's input property that receives the callback URL.",
+        },
         question: { type: "string", description: "What the interaction asks (shown in the interactions list)." },
-        expiresInSeconds: { type: "number", exclusiveMinimum: 0, description: "Fail the run with TIMEOUT if no answer arrives in time." },
-        answerFormat: { $ref: "https://json-schema.org/draft/2020-12/schema", description: "JSON Schema the posted payload must match." },
+        expiresInSeconds: {
+          type: "number",
+          exclusiveMinimum: 0,
+          description: "Fail the run with TIMEOUT if no answer arrives in time.",
+        },
+        answerFormat: {
+          $ref: "https://json-schema.org/draft/2020-12/schema",
+          description: "JSON Schema the posted payload must match.",
+        },
       },
     },
     create: (tool, config) => {
       const field = (config.callbackField as string | undefined) ?? "callback_url";
       const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-      if (!Object.hasOwn(props, field)) throw new Error(`the tool has no "${field}" input property to receive the callback URL (set callbackField)`);
+      if (!Object.hasOwn(props, field))
+        throw new Error(`the tool has no "${field}" input property to receive the callback URL (set callbackField)`);
       const { [field]: _dropped, ...rest } = props;
-      const required = Array.isArray(tool.inputSchema.required) ? (tool.inputSchema.required as string[]).filter((k) => k !== field) : undefined;
+      const required = Array.isArray(tool.inputSchema.required)
+        ? (tool.inputSchema.required as string[]).filter((k) => k !== field)
+        : undefined;
       const inputSchema: JsonSchema = { ...tool.inputSchema, properties: rest, ...(required ? { required } : {}) };
       return {
         ...tool,

@@ -13,18 +13,26 @@ export function registerMonitor(app: App, spans: SpanStore): void {
   app.extension({
     name: "monitor",
     kind: "WRAPPER",
-    description: "Trace each call as one live span: persisted, published on the spans subscription while it runs, closed with status and duration.",
+    description:
+      "Trace each call as one live span: persisted, published on the spans subscription while it runs, closed with status and duration.",
     create: (tool) => ({
       ...tool,
       run: async (input, ctx) => {
-        const span = await spans.open(tool.name, ctx.runId, { attempt: ctx.attempt, caller: ctx.caller.role, ...(isRedacted(tool.tier) ? {} : { input }) });
+        const span = await spans.open(tool.name, ctx.runId, {
+          attempt: ctx.attempt,
+          caller: ctx.caller.role,
+          ...(isRedacted(tool.tier) ? {} : { input }),
+        });
         try {
           const value = await tool.run(input, ctx);
           await spans.close(span, isPark(value) ? "PARKED" : "SUCCEEDED", {});
           return value;
         } catch (e) {
           const err = ToolError.fromUnknown(e);
-          await spans.close(span, err.kind === "CANCELLED" ? "CANCELLED" : "FAILED", { errorKind: err.kind, errorMessage: err.message });
+          await spans.close(span, err.kind === "CANCELLED" ? "CANCELLED" : "FAILED", {
+            errorKind: err.kind,
+            errorMessage: err.message,
+          });
           throw e;
         }
       },

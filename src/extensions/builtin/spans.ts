@@ -31,7 +31,10 @@ function sealed(attributes: Record<string, unknown>, secrets: Scrubber): Record<
 
 /** Spans are persisted and published on the bus (`span`) when they open and when they close. */
 export class SpanStore {
-  /** When tracing is on: each span is also an OpenTelemetry span, a child of the attempt it runs in (`ops/run-spans.ts`). */
+  /**
+   * When tracing is on: each span is also an OpenTelemetry span, a child of the attempt it runs in
+   * (`ops/run-spans.ts`).
+   */
   tracer: MonitorTracer | null = null;
   private readonly traced = new Map<string, MonitorSpan>();
 
@@ -44,31 +47,64 @@ export class SpanStore {
   async open(tool: string, runId: string, attributes: Record<string, unknown>): Promise<SpanRecord> {
     const otel = this.tracer?.start(tool, runId, attributes.attempt);
     attributes = sealed(attributes, this.secrets);
-    const span: SpanRecord = { id: randomUUID(), tool, runId, status: "RUNNING", attributes, startedAt: new Date().toISOString(), finishedAt: null };
-    await this.db.span.create({ data: { id: span.id, tool, runId, status: span.status, attributes: attributes as never, startedAt: new Date(span.startedAt) } });
+    const span: SpanRecord = {
+      id: randomUUID(),
+      tool,
+      runId,
+      status: "RUNNING",
+      attributes,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+    };
+    await this.db.span.create({
+      data: {
+        id: span.id,
+        tool,
+        runId,
+        status: span.status,
+        attributes: attributes as never,
+        startedAt: new Date(span.startedAt),
+      },
+    });
     if (otel) this.traced.set(span.id, otel);
     this.bus.publish("span", span);
     return span;
   }
 
-  async close(span: SpanRecord, status: SpanRecord["status"], attributes: Record<string, unknown>): Promise<SpanRecord> {
+  async close(
+    span: SpanRecord,
+    status: SpanRecord["status"],
+    attributes: Record<string, unknown>,
+  ): Promise<SpanRecord> {
     const finishedAt = new Date();
     const closed: SpanRecord = {
       ...span,
       status,
       finishedAt: finishedAt.toISOString(),
-      attributes: { ...span.attributes, ...sealed(attributes, this.secrets), durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime() },
+      attributes: {
+        ...span.attributes,
+        ...sealed(attributes, this.secrets),
+        durationMs: finishedAt.getTime() - new Date(span.startedAt).getTime(),
+      },
     };
     this.traced.get(span.id)?.end(status, typeof attributes.errorKind === "string" ? attributes.errorKind : undefined);
     this.traced.delete(span.id);
-    await this.db.span.update({ where: { id: span.id }, data: { status, finishedAt, attributes: closed.attributes as never } });
+    await this.db.span.update({
+      where: { id: span.id },
+      data: { status, finishedAt, attributes: closed.attributes as never },
+    });
     this.bus.publish("span", closed);
     return closed;
   }
 
   /** Newest first. */
   async list(tool?: string, take = 100, skip = 0): Promise<SpanRecord[]> {
-    const rows = await this.db.span.findMany({ where: tool ? { tool } : {}, orderBy: [{ startedAt: "desc" }, { id: "desc" }], take, skip });
+    const rows = await this.db.span.findMany({
+      where: tool ? { tool } : {},
+      orderBy: [{ startedAt: "desc" }, { id: "desc" }],
+      take,
+      skip,
+    });
     return rows.map((r) => ({
       id: r.id,
       tool: r.tool,

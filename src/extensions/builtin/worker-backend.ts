@@ -12,7 +12,17 @@ const NOT_A_MODULE = new Set(["inline", "demo", "builtin", "preset", "branch"]);
 type WorkerReply =
   | { ok: true; value: unknown; result?: false }
   | { ok: true; value: Record<string, unknown>; result: true }
-  | { ok: false; error: { message: string; kind?: string; retryable?: boolean; retryAfterSeconds?: number; toolError: boolean; name: string } }
+  | {
+      ok: false;
+      error: {
+        message: string;
+        kind?: string;
+        retryable?: boolean;
+        retryAfterSeconds?: number;
+        toolError: boolean;
+        name: string;
+      };
+    }
   | { log: { level: "info" | "warn" | "error"; message: string; fields?: Record<string, unknown> } }
   | { update: ToolUpdate };
 
@@ -27,9 +37,13 @@ export function registerWorkerBackend(app: App): void {
   app.extension({
     name: "worker_thread",
     kind: "BACKEND",
-    description: "Run the tool's body in its own worker thread, off the main thread; a timeout or cancel terminates the worker.",
+    description:
+      "Run the tool's body in its own worker thread, off the main thread; a timeout or cancel terminates the worker.",
     create: (tool) => {
-      if (NOT_A_MODULE.has(tool.module)) throw new Error(`the worker backend needs a tool registered by a module file (this one comes from "${tool.module}")`);
+      if (NOT_A_MODULE.has(tool.module))
+        throw new Error(
+          `the worker backend needs a tool registered by a module file (this one comes from "${tool.module}")`,
+        );
       const url = moduleUrl(tool.module);
       if (isPackageSpecifier(tool.module) && !url) throw new Error(`cannot resolve module "${tool.module}"`);
       return {
@@ -37,7 +51,14 @@ export function registerWorkerBackend(app: App): void {
         run: (input, ctx) =>
           new Promise((resolve, reject) => {
             const worker = new Worker(BOOTSTRAP, {
-              workerData: { moduleUrl: url, tool: tool.name, input, runId: ctx.runId, attempt: ctx.attempt, caller: ctx.caller },
+              workerData: {
+                moduleUrl: url,
+                tool: tool.name,
+                input,
+                runId: ctx.runId,
+                attempt: ctx.attempt,
+                caller: ctx.caller,
+              },
               stdout: false,
               stderr: false,
             });
@@ -63,13 +84,21 @@ export function registerWorkerBackend(app: App): void {
               finish(() =>
                 reject(
                   e.toolError
-                    ? new ToolError(e.message, { kind: isErrorKind(e.kind) ? e.kind : "INTERNAL", retryable: e.retryable, retryAfterSeconds: e.retryAfterSeconds })
+                    ? new ToolError(e.message, {
+                        kind: isErrorKind(e.kind) ? e.kind : "INTERNAL",
+                        retryable: e.retryable,
+                        retryAfterSeconds: e.retryAfterSeconds,
+                      })
                     : Object.assign(new Error(e.message), { name: e.name }),
                 ),
               );
             });
             worker.on("error", (e) => finish(() => reject(e)));
-            worker.on("exit", (code) => finish(() => reject(new ToolError(`the worker exited (code ${code}) without answering`, { kind: "INTERNAL" }))));
+            worker.on("exit", (code) =>
+              finish(() =>
+                reject(new ToolError(`the worker exited (code ${code}) without answering`, { kind: "INTERNAL" })),
+              ),
+            );
           }),
       };
     },

@@ -6,7 +6,14 @@ import type { ToolContext } from "../../tools/definition.ts";
 import { boundUpdate } from "../../tools/tool-update.ts";
 
 /** Runs one tool body in this worker and posts the outcome (see worker-backend.ts). */
-const data = workerData as { moduleUrl: string; tool: string; input: Record<string, unknown>; runId: string; attempt: number; caller: ToolContext["caller"] };
+const data = workerData as {
+  moduleUrl: string;
+  tool: string;
+  input: Record<string, unknown>;
+  runId: string;
+  attempt: number;
+  caller: ToolContext["caller"];
+};
 const post = (m: unknown) => parentPort!.postMessage(m);
 const unavailable = (what: string) => () => {
   throw new ToolError(`${what} is not available to a body running in a worker thread`, { kind: "INTERNAL" });
@@ -15,10 +22,17 @@ const unavailable = (what: string) => () => {
 try {
   await import(data.moduleUrl);
   const def = app.tools.get(data.tool);
-  if (!def) throw new ToolError(`module ${data.moduleUrl} did not register a tool named "${data.tool}" in the worker`, { kind: "INTERNAL" });
+  if (!def)
+    throw new ToolError(`module ${data.moduleUrl} did not register a tool named "${data.tool}" in the worker`, {
+      kind: "INTERNAL",
+    });
   const parsed = def.parse ? def.parse(data.input) : { ok: true as const, value: data.input };
-  if (!parsed.ok) throw new ToolError(`invalid input: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { kind: "INVALID_INPUT" });
-  const log = (level: "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) => post({ log: { level, message, fields } });
+  if (!parsed.ok)
+    throw new ToolError(`invalid input: ${parsed.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, {
+      kind: "INVALID_INPUT",
+    });
+  const log = (level: "info" | "warn" | "error") => (message: string, fields?: Record<string, unknown>) =>
+    post({ log: { level, message, fields } });
   const ctx: ToolContext = {
     signal: new AbortController().signal,
     runId: data.runId,

@@ -11,7 +11,8 @@ export function registerBatch(app: App): void {
   app.extension({
     name: "batch",
     kind: "TRANSFORMER",
-    description: "Run the tool over a list of inputs with bounded concurrency; per-item results, partial failures reported.",
+    description:
+      "Run the tool over a list of inputs with bounded concurrency; per-item results, partial failures reported.",
     configSchema: {
       type: "object",
       additionalProperties: false,
@@ -34,7 +35,8 @@ export function registerBatch(app: App): void {
         },
         run: async (input, ctx) => {
           const items = input.items as Record<string, unknown>[];
-          const results: ({ ok: true; value: unknown } | { ok: false; errorKind: string; errorMessage: string })[] = new Array(items.length);
+          const results: ({ ok: true; value: unknown } | { ok: false; errorKind: string; errorMessage: string })[] =
+            new Array(items.length);
           let cursor = 0;
           const worker = async () => {
             while (cursor < items.length && !ctx.signal.aborted) {
@@ -50,7 +52,10 @@ export function registerBatch(app: App): void {
           await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
           const failed = results.filter((r) => !r.ok).length;
           if (failed === items.length)
-            throw new ToolError(`all ${failed} items failed (first: ${(results[0] as { errorMessage: string }).errorMessage})`, { kind: "UPSTREAM", retryable: false });
+            throw new ToolError(
+              `all ${failed} items failed (first: ${(results[0] as { errorMessage: string }).errorMessage})`,
+              { kind: "UPSTREAM", retryable: false },
+            );
           return toolResult({ data: { results, succeeded: items.length - failed, failed }, details: { concurrency } });
         },
       };

@@ -23,7 +23,8 @@ export function registerCache(app: App): void {
   app.extension({
     name: "cache",
     kind: "WRAPPER",
-    description: "Memoise results by canonical input with a TTL, persisted; refused on write-tier tools unless force is true.",
+    description:
+      "Memoise results by canonical input with a TTL, persisted; refused on write-tier tools unless force is true.",
     configSchema: {
       type: "object",
       additionalProperties: false,
@@ -34,12 +35,20 @@ export function registerCache(app: App): void {
     },
     create: (tool, config) => {
       if (tool.tier === "write" && config.force !== true)
-        throw new Error(`"${tool.name}" is a write-tier tool; caching it replays results instead of writing (set force: true to allow)`);
-      if (tool.tier === "secret") throw new Error(`"${tool.name}" is a secret-tier tool; its results may never be stored`);
+        throw new Error(
+          `"${tool.name}" is a write-tier tool; caching it replays results instead of writing (set force: true to allow)`,
+        );
+      if (tool.tier === "secret")
+        throw new Error(`"${tool.name}" is a secret-tier tool; its results may never be stored`);
       const ttl = (config.ttlSeconds as number | undefined) ?? 300;
       // What the layer below is (a chain's next tools, a label, a batch schema…): two
       // branches of one tool never answer with each other's results.
-      const layer = canonicalJson({ description: tool.description, label: tool.label ?? null, inputSchema: tool.inputSchema, outputSchema: tool.outputSchema ?? null });
+      const layer = canonicalJson({
+        description: tool.description,
+        label: tool.label ?? null,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema ?? null,
+      });
       return {
         ...tool,
         run: async (input, ctx) => {
@@ -49,9 +58,21 @@ export function registerCache(app: App): void {
             .update(canonicalJson({ layer, role: ctx.caller.role, input }))
             .digest("hex")}`;
           const hit = (await ctx.store.get(key)) as { value: unknown; result: boolean } | undefined;
-          if (hit) return hit.result ? toolResult({ ...(hit.value as object), details: { ...((hit.value as { details?: object }).details ?? {}), cache: "hit" } }) : hit.value;
+          if (hit)
+            return hit.result
+              ? toolResult({
+                  ...(hit.value as object),
+                  details: { ...((hit.value as { details?: object }).details ?? {}), cache: "hit" },
+                })
+              : hit.value;
           const value = await tool.run(input, ctx);
-          if (!isPark(value)) await ctx.store.set(key, isToolResultInit(value) ? { value: { ...value }, result: true } : { value, result: false }, ttl, tool.name);
+          if (!isPark(value))
+            await ctx.store.set(
+              key,
+              isToolResultInit(value) ? { value: { ...value }, result: true } : { value, result: false },
+              ttl,
+              tool.name,
+            );
           return value;
         },
       };

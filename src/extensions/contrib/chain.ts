@@ -13,14 +13,25 @@ export function registerChain(app: App): void {
   app.extension({
     name: "chain",
     kind: "WRAPPER",
-    description: "Pipe the tool's output into the next tools in order, each run through the chokepoint as the same caller.",
+    description:
+      "Pipe the tool's output into the next tools in order, each run through the chokepoint as the same caller.",
     configSchema: {
       type: "object",
       additionalProperties: false,
       required: ["next"],
       properties: {
-        next: { type: "array", minItems: 1, items: { type: "string", minLength: 1 }, description: "Tools to run after this one, in order." },
-        inputKey: { type: "string", minLength: 1, default: "text", description: "The input property that receives a text output." },
+        next: {
+          type: "array",
+          minItems: 1,
+          items: { type: "string", minLength: 1 },
+          description: "Tools to run after this one, in order.",
+        },
+        inputKey: {
+          type: "string",
+          minLength: 1,
+          default: "text",
+          description: "The input property that receives a text output.",
+        },
       },
     },
     create: (tool, config) => {
@@ -38,10 +49,13 @@ export function registerChain(app: App): void {
             const run = await ctx.runTool(name, nextInput);
             steps.push({ tool: name, runId: run.id });
             if (run.status !== "SUCCEEDED")
-              throw new ToolError(`chain step "${name}" ${run.status.toLowerCase()}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}`.trim(), {
-                kind: run.errorKind ?? "INTERNAL",
-                retryable: false,
-              });
+              throw new ToolError(
+                `chain step "${name}" ${run.status.toLowerCase()}: ${run.errorKind ?? ""} ${run.errorMessage ?? ""}`.trim(),
+                {
+                  kind: run.errorKind ?? "INTERNAL",
+                  retryable: false,
+                },
+              );
             // A secret-tier step's output is never persisted or published: it may only be
             // the result of a secret-tier branch (stored redacted), never feed a next step
             // (whose input is stored) or the result of a lower-tier branch.

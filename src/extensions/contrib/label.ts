@@ -8,14 +8,20 @@ export function registerLabel(app: App): void {
     name: "label",
     kind: "WRAPPER",
     description: "Give the branch a display label and tag each result's details with it.",
-    configSchema: { type: "object", additionalProperties: false, required: ["label"], properties: { label: { type: "string", minLength: 1, maxLength: 100 } } },
+    configSchema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["label"],
+      properties: { label: { type: "string", minLength: 1, maxLength: 100 } },
+    },
     create: (tool, config) => ({
       ...tool,
       label: config.label as string,
       run: async (input, ctx) => {
         const value = await tool.run(input, ctx);
         if (isPark(value)) return value;
-        if (isToolResultInit(value)) return toolResult({ ...value, details: { ...((value.details as object) ?? {}), label: config.label } });
+        if (isToolResultInit(value))
+          return toolResult({ ...value, details: { ...((value.details as object) ?? {}), label: config.label } });
         return toolResult({ data: value, details: { label: config.label } });
       },
     }),

@@ -7,7 +7,12 @@ export function registerTimeout(app: App): void {
     name: "timeout",
     kind: "WRAPPER",
     description: "Fail a call that takes longer than the given seconds with TIMEOUT.",
-    configSchema: { type: "object", additionalProperties: false, required: ["seconds"], properties: { seconds: { type: "number", exclusiveMinimum: 0, maximum: 86400 } } },
+    configSchema: {
+      type: "object",
+      additionalProperties: false,
+      required: ["seconds"],
+      properties: { seconds: { type: "number", exclusiveMinimum: 0, maximum: 86400 } },
+    },
     create: (tool, config) => {
       const seconds = config.seconds as number;
       return {
@@ -23,7 +28,9 @@ export function registerTimeout(app: App): void {
             expiry.abort(e);
             expired.reject(e);
           }, seconds * 1000);
-          return Promise.race([tool.run(input, { ...ctx, signal }), expired.promise]).finally(() => clearTimeout(timer));
+          return Promise.race([tool.run(input, { ...ctx, signal }), expired.promise]).finally(() =>
+            clearTimeout(timer),
+          );
         },
       };
     },

@@ -11,7 +11,8 @@ export type AgentInvoker = (cls: AgentClass, input: Record<string, unknown>, ctx
 
 /**
  * An agent as a tool on the surface (origin AGENT): its ToolInput as input schema,
- * preset-bakeable as its class declares (docs/seed-conformance.md, 002-09 to 002-12), dispatched through the chokepoint like any tool.
+ * preset-bakeable as its class declares (docs/seed-conformance.md, 002-09 to 002-12), dispatched through the chokepoint
+ * like any tool.
  */
 export function agentEntry(cls: AgentClass, invoke: AgentInvoker): SurfaceEntry {
   return {
@@ -32,7 +33,13 @@ export function agentEntry(cls: AgentClass, invoke: AgentInvoker): SurfaceEntry 
       const r = cls.ToolInput.safeParse(input);
       return r.success
         ? { ok: true, value: { ...input, ...r.data } }
-        : { ok: false, issues: r.error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message })) };
+        : {
+            ok: false,
+            issues: r.error.issues.map((i) => ({
+              path: i.path.length ? `/${i.path.join("/")}` : "",
+              message: i.message,
+            })),
+          };
     },
     invoke: (input, ctx) => invoke(cls, input as Record<string, unknown>, ctx),
     module: "agent",

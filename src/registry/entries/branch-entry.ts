@@ -16,7 +16,13 @@ export const BIND_RULE = "branch.bind";
  * names the extension and the tool, and whose issues sit at the item's index in the combo
  * (`/<k>`, or `/<k>/config…` for a refused setting).
  */
-function bindRefusal(extension: string, tool: string, at: number, reason: string, issues: Issue[] = [{ path: "", message: reason }]): DefinitionError {
+function bindRefusal(
+  extension: string,
+  tool: string,
+  at: number,
+  reason: string,
+  issues: Issue[] = [{ path: "", message: reason }],
+): DefinitionError {
   return new DefinitionError(BIND_RULE, `extension "${extension}" on tool "${tool}": ${reason}`, {
     subject: `extension "${extension}" on tool "${tool}"`,
     issues: issues.map((i) => ({ path: `/${at}${i.path}`, message: i.message })),
@@ -45,7 +51,11 @@ function baseLayer(base: SurfaceEntry): BranchTool {
     promptSnippet: base.promptSnippet,
     promptGuidelines: base.promptGuidelines,
     run: async (input, ctx) => {
-      const prepared = preparedForBase(base, input, (r) => `invalid input for "${base.name}": ${describeIssues(r.issues)}`);
+      const prepared = preparedForBase(
+        base,
+        input,
+        (r) => `invalid input for "${base.name}": ${describeIssues(r.issues)}`,
+      );
       return base.invoke(prepared, ctx);
     },
     resume: base.resume ? (state, answers, ctx) => base.resume!(state, answers, ctx) : undefined,
@@ -57,17 +67,24 @@ function baseLayer(base: SurfaceEntry): BranchTool {
  * (`!ENV` markers, only here) and validated against the extension's schema, then its
  * factory builds the next layer. Throws a `branch.bind` {@link DefinitionError} naming extension and tool.
  */
-export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name: string) => ExtensionDefinition | undefined, secrets: Secrets): SurfaceEntry {
+export function bindCombo(
+  base: SurfaceEntry,
+  combo: ComboItem[],
+  catalog: (name: string) => ExtensionDefinition | undefined,
+  secrets: Secrets,
+): SurfaceEntry {
   let layer = baseLayer(base);
   const stack: ExtensionDefinition[] = [];
   for (const [k, item] of combo.entries()) {
     const name = itemName(item);
     const ext = catalog(name);
-    if (!ext) throw bindRefusal(name, base.name, k, "no such extension is loaded (is its module listed in extensionsModules?)");
+    if (!ext)
+      throw bindRefusal(name, base.name, k, "no such extension is loaded (is its module listed in extensionsModules?)");
     const raw = typeof item === "string" ? undefined : item.config;
     let config: Record<string, unknown> | undefined;
     if (!ext.configSchema) {
-      if (raw !== undefined && Object.keys(raw).length) throw bindRefusal(name, base.name, k, "this extension accepts no settings");
+      if (raw !== undefined && Object.keys(raw).length)
+        throw bindRefusal(name, base.name, k, "this extension accepts no settings");
     } else {
       let resolved: unknown;
       try {
@@ -96,10 +113,19 @@ export function bindCombo(base: SurfaceEntry, combo: ComboItem[], catalog: (name
     if (!next || typeof next !== "object" || typeof next.run !== "function")
       throw bindRefusal(name, base.name, k, "the factory must return a tool with a run(input, ctx) function");
     if (ext.kind === "WRAPPER" && !isDeepStrictEqual(next.inputSchema, layer.inputSchema))
-      throw bindRefusal(name, base.name, k, "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)");
+      throw bindRefusal(
+        name,
+        base.name,
+        k,
+        "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)",
+      );
     if (ext.kind !== "WRAPPER") {
-      const problems = next.inputSchema?.type === "object" ? schemaProblems(next.inputSchema, "/inputSchema") : [{ path: "/inputSchema", message: 'must have root type "object"' }];
-      if (problems.length) throw bindRefusal(name, base.name, k, `the branch's input schema is invalid: ${describeIssues(problems)}`);
+      const problems =
+        next.inputSchema?.type === "object"
+          ? schemaProblems(next.inputSchema, "/inputSchema")
+          : [{ path: "/inputSchema", message: 'must have root type "object"' }];
+      if (problems.length)
+        throw bindRefusal(name, base.name, k, `the branch's input schema is invalid: ${describeIssues(problems)}`);
     }
     stack.push(ext);
     layer = { ...next, name: base.name, module: base.module };

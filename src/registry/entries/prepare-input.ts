@@ -18,8 +18,15 @@ export function prepareInput(entry: SurfaceEntry, input: Record<string, unknown>
   return prepared.ok ? prepared : { ok: false, issues: prepared.issues, refusedBy: "prepare" };
 }
 
-/** {@link prepareInput} for a layer over `base`: a refusal is an INVALID_INPUT ToolError, never retried, worded by `message`. */
-export function preparedForBase(base: SurfaceEntry, input: Record<string, unknown>, message: (refusal: Extract<Prepared, { ok: false }>) => string): unknown {
+/**
+ * {@link prepareInput} for a layer over `base`: a refusal is an INVALID_INPUT ToolError, never retried, worded by
+ * `message`.
+ */
+export function preparedForBase(
+  base: SurfaceEntry,
+  input: Record<string, unknown>,
+  message: (refusal: Extract<Prepared, { ok: false }>) => string,
+): unknown {
   const prepared = prepareInput(base, input);
   if (!prepared.ok) throw new ToolError(message(prepared), { kind: "INVALID_INPUT", retryable: false });
   return prepared.value;

@@ -12,7 +12,9 @@ import { preparedForBase } from "./prepare-input.ts";
 export function derivePresetSchema(base: JsonSchema, baked: string[]): JsonSchema {
   const properties = { ...((base.properties as Record<string, unknown>) ?? {}) };
   for (const k of baked) delete properties[k];
-  const required = Array.isArray(base.required) ? (base.required as string[]).filter((k) => !baked.includes(k)) : undefined;
+  const required = Array.isArray(base.required)
+    ? (base.required as string[]).filter((k) => !baked.includes(k))
+    : undefined;
   const out: JsonSchema = { ...base, properties };
   if (required) out.required = required;
   return out;
@@ -37,7 +39,11 @@ export type BakedInput = { ok: true; value: Record<string, unknown> } | { ok: fa
  * and presets"); a stored preset's entry refuses at the chokepoint and merges at each run,
  * once its `!ENV` markers are resolved.
  */
-export function bakeInput(input: Record<string, unknown>, fixedKwargs: Record<string, unknown>, message: string): BakedInput {
+export function bakeInput(
+  input: Record<string, unknown>,
+  fixedKwargs: Record<string, unknown>,
+  message: string,
+): BakedInput {
   const issues = bakedOverrides(input, Object.keys(fixedKwargs), message);
   return issues.length ? { ok: false, issues } : { ok: true, value: { ...input, ...fixedKwargs } };
 }
@@ -73,7 +79,8 @@ export function presetEntry(preset: Preset, base: SurfaceEntry, secrets: Secrets
       const prepared = preparedForBase(
         base,
         merged,
-        (r) => `preset "${preset.name}": ${r.refusedBy === "schema" ? `the baked input does not fit "${base.name}": ` : ""}${describeIssues(r.issues)}`,
+        (r) =>
+          `preset "${preset.name}": ${r.refusedBy === "schema" ? `the baked input does not fit "${base.name}": ` : ""}${describeIssues(r.issues)}`,
       );
       return base.invoke(prepared, ctx);
     },

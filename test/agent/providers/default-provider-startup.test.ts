@@ -14,9 +14,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("TAI_LLM_PROVIDER at tai serve's startup", () => {
   it("should warn once, naming the unknown provider and the known ones, and still serve", async () => {
-    server = startCli(["serve"], { PORT: "0", DATABASE_URL: `file:${join(dir, "a.db")}`, TAI_LLM_PROVIDER: "weather-scrip", TAI_DEMO: "0" });
+    server = startCli(["serve"], {
+      PORT: "0",
+      DATABASE_URL: `file:${join(dir, "a.db")}`,
+      TAI_LLM_PROVIDER: "weather-scrip",
+      TAI_DEMO: "0",
+    });
     await server.waitFor("listening on");
-    expect(server.stderr()).toContain('warning: TAI_LLM_PROVIDER names no LLM provider "weather-scrip" (known: openai-compatible, anthropic, scripted)');
+    expect(server.stderr()).toContain(
+      'warning: TAI_LLM_PROVIDER names no LLM provider "weather-scrip" (known: openai-compatible, anthropic, scripted)',
+    );
   }, 60_000);
 
   it("should say nothing of a provider a loaded module registers", async () => {

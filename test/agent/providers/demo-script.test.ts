@@ -3,20 +3,44 @@ import { describe, expect, it } from "vitest";
 import { demoScript, plan } from "../../../src/agent/providers/demo-script.ts";
 import type { OfferedTool, ScriptView } from "../../../src/agent/providers/scripted-model.ts";
 
-const offer = (...names: string[]): OfferedTool[] => names.map((name) => ({ name, description: name, inputSchema: { type: "object" } }));
+const offer = (...names: string[]): OfferedTool[] =>
+  names.map((name) => ({ name, description: name, inputSchema: { type: "object" } }));
 const DEMO = offer("calculate", "clock", "kv_put", "kv_get", "echo", "sleep", "admin_stats", "ask_caller");
 const user = (text: string): LanguageModelV3Prompt[number] => ({ role: "user", content: [{ type: "text", text }] });
 
 /** A prompt where the model called `calls` after `text` and got `results` (by call id order). */
-function answered(text: string, calls: { tool: string; args: Record<string, unknown>; output: { type: string; value: unknown } }[]): LanguageModelV3Prompt {
+function answered(
+  text: string,
+  calls: { tool: string; args: Record<string, unknown>; output: { type: string; value: unknown } }[],
+): LanguageModelV3Prompt {
   return [
     user(text),
-    { role: "assistant", content: calls.map((c, i) => ({ type: "tool-call" as const, toolCallId: `c${i}`, toolName: c.tool, input: c.args })) },
-    { role: "tool", content: calls.map((c, i) => ({ type: "tool-result" as const, toolCallId: `c${i}`, toolName: c.tool, output: c.output as never })) },
+    {
+      role: "assistant",
+      content: calls.map((c, i) => ({
+        type: "tool-call" as const,
+        toolCallId: `c${i}`,
+        toolName: c.tool,
+        input: c.args,
+      })),
+    },
+    {
+      role: "tool",
+      content: calls.map((c, i) => ({
+        type: "tool-result" as const,
+        toolCallId: `c${i}`,
+        toolName: c.tool,
+        output: c.output as never,
+      })),
+    },
   ];
 }
 
-const view = (prompt: LanguageModelV3Prompt, tools = DEMO, responseFormat: Record<string, unknown> | null = null): ScriptView => ({ prompt, tools, responseFormat, call: 0 });
+const view = (
+  prompt: LanguageModelV3Prompt,
+  tools = DEMO,
+  responseFormat: Record<string, unknown> | null = null,
+): ScriptView => ({ prompt, tools, responseFormat, call: 0 });
 
 describe("plan: the calls the demo model makes for a request", () => {
   it("should call calculate for each arithmetic phrase, in the order written, with symbols and words", () => {
@@ -30,16 +54,22 @@ describe("plan: the calls the demo model makes for a request", () => {
 
   it("should call clock for a time question, with the zone it names", () => {
     expect(plan("what time is it?", DEMO)).toEqual([{ toolName: "clock", input: {} }]);
-    expect(plan("the date in America/New_York please", DEMO)).toEqual([{ toolName: "clock", input: { timeZone: "America/New_York" } }]);
+    expect(plan("the date in America/New_York please", DEMO)).toEqual([
+      { toolName: "clock", input: { timeZone: "America/New_York" } },
+    ]);
   });
 
   it("should store, recall, echo, sleep, report stats and ask the caller when the request says so", () => {
-    expect(plan("remember colour is blue", DEMO)).toEqual([{ toolName: "kv_put", input: { key: "colour", value: "blue" } }]);
+    expect(plan("remember colour is blue", DEMO)).toEqual([
+      { toolName: "kv_put", input: { key: "colour", value: "blue" } },
+    ]);
     expect(plan("recall colour", DEMO)).toEqual([{ toolName: "kv_get", input: { key: "colour" } }]);
     expect(plan("echo hello world", DEMO)).toEqual([{ toolName: "echo", input: { text: "hello world" } }]);
     expect(plan("wait for 2 s", DEMO)).toEqual([{ toolName: "sleep", input: { seconds: 2 } }]);
     expect(plan("show me the stats", DEMO)).toEqual([{ toolName: "admin_stats", input: {} }]);
-    expect(plan("ask me about the budget.", DEMO)).toEqual([{ toolName: "ask_caller", input: { question: "the budget?" } }]);
+    expect(plan("ask me about the budget.", DEMO)).toEqual([
+      { toolName: "ask_caller", input: { question: "the budget?" } },
+    ]);
   });
 
   it("should ask what to do next when the request only says ask me", () => {
@@ -52,7 +82,11 @@ describe("plan: the calls the demo model makes for a request", () => {
   });
 
   it("should call a sub-agent named in the text with the whole request as its task, once", () => {
-    const researcher: OfferedTool = { name: "researcher", description: "Researches.", inputSchema: { type: "object", properties: { task: { type: "string" } } } };
+    const researcher: OfferedTool = {
+      name: "researcher",
+      description: "Researches.",
+      inputSchema: { type: "object", properties: { task: { type: "string" } } },
+    };
     const text = "researcher, find bees; researcher again";
     expect(plan(text, [researcher])).toEqual([{ toolName: "researcher", input: { task: text } }]);
     expect(plan("researcher go", [{ ...researcher, inputSchema: { type: "object" } }])).toEqual([]);
@@ -83,17 +117,36 @@ describe("demoScript: one turn of the demo model", () => {
       { tool: "other", args: {}, output: { type: "text", value: "raw" } },
     ]);
     expect(demoScript(view(prompt)).text).toBe(
-      ["Here is what I found:", "- 6 × 7 = 42", '- I stored "k".', '- "k" is "v".', "- The echo says: hey", "- It is 2026-01-01T00:00:00Z (UTC).", "- other: raw"].join("\n"),
+      [
+        "Here is what I found:",
+        "- 6 × 7 = 42",
+        '- I stored "k".',
+        '- "k" is "v".',
+        "- The echo says: hey",
+        "- It is 2026-01-01T00:00:00Z (UTC).",
+        "- other: raw",
+      ].join("\n"),
     );
   });
 
   it("should report a failed call with its kind and message", () => {
-    const prompt = answered("x", [{ tool: "calculate", args: {}, output: { type: "error-json", value: { error: { kind: "INVALID_INPUT", message: "b must not be 0" } } } }]);
-    expect(demoScript(view(prompt)).text).toBe("Here is what I found:\n- calculate failed (INVALID_INPUT): b must not be 0");
+    const prompt = answered("x", [
+      {
+        tool: "calculate",
+        args: {},
+        output: { type: "error-json", value: { error: { kind: "INVALID_INPUT", message: "b must not be 0" } } },
+      },
+    ]);
+    expect(demoScript(view(prompt)).text).toBe(
+      "Here is what I found:\n- calculate failed (INVALID_INPUT): b must not be 0",
+    );
   });
 
   it("should read only the results after the last user message", () => {
-    const prompt = [...answered("old", [{ tool: "echo", args: {}, output: { type: "text", value: "old" } }]), user("echo new")];
+    const prompt = [
+      ...answered("old", [{ tool: "echo", args: {}, output: { type: "text", value: "old" } }]),
+      user("echo new"),
+    ];
     expect(demoScript(view(prompt)).toolCalls).toEqual([{ toolName: "echo", input: { text: "new" } }]);
   });
 
@@ -112,7 +165,9 @@ describe("demoScript: one turn of the demo model", () => {
         empty: { type: "array" },
       },
     };
-    const prompt = answered("go", [{ tool: "calculate", args: { op: "add", a: 1.5, b: 1 }, output: { type: "json", value: { result: 2.5 } } }]);
+    const prompt = answered("go", [
+      { tool: "calculate", args: { op: "add", a: 1.5, b: 1 }, output: { type: "json", value: { result: 2.5 } } },
+    ]);
     const value = JSON.parse(demoScript(view(prompt, DEMO, schema)).text!);
     expect(value).toEqual({
       total: 3,

@@ -57,7 +57,11 @@ describe("the LLM provider registry", () => {
     };
     const { model, ...rest } = kwargs as Record<string, unknown>;
     expect(model).toBeUndefined();
-    expect(new ProviderRegistry({}).check("scripted", kwargs)).toEqual({ provider: "scripted", modelId: undefined, settings: rest });
+    expect(new ProviderRegistry({}).check("scripted", kwargs)).toEqual({
+      provider: "scripted",
+      modelId: undefined,
+      settings: rest,
+    });
   });
 
   it("should refuse an unknown provider at /llmProvider, naming the known ones", () => {
@@ -87,7 +91,20 @@ describe("the LLM provider registry", () => {
       }),
     );
     expect(paths.sort()).toEqual(
-      ["temperature", "maxOutputTokens", "topP", "topK", "seed", "maxRetries", "stopSequences/0", "providerOptions", "model", "nucleus"].map((k) => `/llmKwargs/${k}`).sort(),
+      [
+        "temperature",
+        "maxOutputTokens",
+        "topP",
+        "topK",
+        "seed",
+        "maxRetries",
+        "stopSequences/0",
+        "providerOptions",
+        "model",
+        "nucleus",
+      ]
+        .map((k) => `/llmKwargs/${k}`)
+        .sort(),
     );
   });
 
@@ -112,10 +129,15 @@ describe("the LLM provider registry", () => {
   it("should refuse a provider that lacks a setting at /llmProvider, naming the setting and never its value", () => {
     expect(refusedAt(() => new ProviderRegistry({}).resolve("anthropic", undefined))).toEqual(["/llmProvider"]);
     expect(() => new ProviderRegistry({}).resolve("anthropic", undefined)).toThrow(/ANTHROPIC_API_KEY/);
-    expect(() => new ProviderRegistry({ TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined)).toThrow(/TAI_LLM_BASE_URL/);
-    expect(() => new ProviderRegistry({ TAI_LLM_BASE_URL: "http://127.0.0.1:9/v1", TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined)).toThrow(
-      /TAI_LLM_MODEL/,
-    );
+    expect(() =>
+      new ProviderRegistry({ TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined),
+    ).toThrow(/TAI_LLM_BASE_URL/);
+    expect(() =>
+      new ProviderRegistry({ TAI_LLM_BASE_URL: "http://127.0.0.1:9/v1", TAI_LLM_API_KEY: "sk-hidden" }).resolve(
+        "openai-compatible",
+        undefined,
+      ),
+    ).toThrow(/TAI_LLM_MODEL/);
     try {
       new ProviderRegistry({ TAI_LLM_API_KEY: "sk-hidden" }).resolve("openai-compatible", undefined);
     } catch (e) {
@@ -124,8 +146,15 @@ describe("the LLM provider registry", () => {
   });
 
   it("should create a configured remote provider's model without calling the network", () => {
-    const registry = new ProviderRegistry({ TAI_LLM_BASE_URL: "http://127.0.0.1:9/v1", TAI_LLM_MODEL: "m-1", ANTHROPIC_API_KEY: "k" });
-    expect(registry.resolve(undefined, undefined)).toMatchObject({ provider: "openai-compatible", model: { modelId: "m-1" } });
+    const registry = new ProviderRegistry({
+      TAI_LLM_BASE_URL: "http://127.0.0.1:9/v1",
+      TAI_LLM_MODEL: "m-1",
+      ANTHROPIC_API_KEY: "k",
+    });
+    expect(registry.resolve(undefined, undefined)).toMatchObject({
+      provider: "openai-compatible",
+      model: { modelId: "m-1" },
+    });
     expect(registry.resolve("anthropic", { model: "claude-x" }).model.modelId).toBe("claude-x");
   });
 

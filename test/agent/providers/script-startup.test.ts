@@ -10,7 +10,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("a module registering a malformed script file", () => {
   it("should stop tai serve at startup with the file and the path of the problem", async () => {
-    const r = await runCli(["serve"], { TAI_MODULES: "test/fixtures/bad-script-module.ts", PORT: "0", DATABASE_URL: `file:${join(dir, "t.db")}` });
+    const r = await runCli(["serve"], {
+      TAI_MODULES: "test/fixtures/bad-script-module.ts",
+      PORT: "0",
+      DATABASE_URL: `file:${join(dir, "t.db")}`,
+    });
     const file = fileURLToPath(new URL("../../fixtures/bad-script.yaml", import.meta.url));
     expect(r.code).toBe(2);
     expect(r.stdout).not.toContain("listening");

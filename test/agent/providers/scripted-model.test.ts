@@ -88,7 +88,9 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   });
 
   it("should report the script's token counts, or estimate them from the characters", async () => {
-    const counted = await new ScriptedModel([{ text: "x", usage: { inputTokens: 11, outputTokens: 22 } }]).doGenerate(ask("hi"));
+    const counted = await new ScriptedModel([{ text: "x", usage: { inputTokens: 11, outputTokens: 22 } }]).doGenerate(
+      ask("hi"),
+    );
     expect(counted.usage).toMatchObject({ inputTokens: { total: 11 }, outputTokens: { total: 22 } });
     const estimated = await new ScriptedModel([{ text: "12345678" }]).doGenerate(ask("hi"));
     // "12345678" and the empty call list "[]": 10 characters, 3 tokens at 4 per token, rounded up.
@@ -97,7 +99,11 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   });
 
   it("should fail with an upstream HTTP 500 carrying the scripted error, in both call forms", async () => {
-    await expect(new ScriptedModel([{ error: "overloaded" }]).doGenerate(ask("hi"))).rejects.toMatchObject({ message: "overloaded", statusCode: 500, isRetryable: false });
+    await expect(new ScriptedModel([{ error: "overloaded" }]).doGenerate(ask("hi"))).rejects.toMatchObject({
+      message: "overloaded",
+      statusCode: 500,
+      isRetryable: false,
+    });
     const got = await parts(new ScriptedModel([{ error: "overloaded" }]));
     expect(got.map((p) => p.type)).toEqual(["stream-start", "error"]);
     expect((got[1] as { error: { statusCode: number } }).error.statusCode).toBe(500);
@@ -106,8 +112,12 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   it("should show a script function the prompt, the offered tools, the response format and the call count", async () => {
     const views: ScriptView[] = [];
     const model = new ScriptedModel((view) => (views.push(view), { text: `call ${view.call}` }));
-    const tools = [{ type: "function" as const, name: "echo", description: "Echoes.", inputSchema: { type: "object" as const } }];
-    await model.doGenerate(ask("first", { tools, responseFormat: { type: "json", schema: { type: "object", required: ["a"] } } }));
+    const tools = [
+      { type: "function" as const, name: "echo", description: "Echoes.", inputSchema: { type: "object" as const } },
+    ];
+    await model.doGenerate(
+      ask("first", { tools, responseFormat: { type: "json", schema: { type: "object", required: ["a"] } } }),
+    );
     await model.doGenerate(ask("second"));
     expect(views[0]).toMatchObject({
       call: 0,
@@ -120,7 +130,9 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
 
   it("should stop a stream with the abort reason once its signal is aborted", async () => {
     const controller = new AbortController();
-    const { stream } = await new ScriptedModel([{ text: "a b c d e f" }]).doStream(ask("hi", { abortSignal: controller.signal }));
+    const { stream } = await new ScriptedModel([{ text: "a b c d e f" }]).doStream(
+      ask("hi", { abortSignal: controller.signal }),
+    );
     const reader = stream.getReader();
     expect((await reader.read()).value).toMatchObject({ type: "stream-start" });
     controller.abort(new Error("stop now"));
@@ -140,7 +152,10 @@ describe("ScriptedModel: a deterministic LanguageModelV3", () => {
   it("should work as the model of the AI SDK's generateText and streamText", async () => {
     const generated = await generateText({ model: new ScriptedModel([{ text: "Hello there." }]), prompt: "hi" });
     expect(generated.text).toBe("Hello there.");
-    const streamed = streamText({ model: new ScriptedModel([{ reasoning: "Hmm.", text: "Streamed answer." }]), prompt: "hi" });
+    const streamed = streamText({
+      model: new ScriptedModel([{ reasoning: "Hmm.", text: "Streamed answer." }]),
+      prompt: "hi",
+    });
     expect(await streamed.text).toBe("Streamed answer.");
     expect(await streamed.reasoningText).toBe("Hmm.");
   });

@@ -17,7 +17,10 @@ const TOKEN = "tok-Hq83nZ2-0Lw9Pv";
 describe("a user's scripted model calling a secret-tier tool (docs/security-model.md §3)", () => {
   it("should keep the call's arguments and result out of every event and row, even when the script repeats the result in its answer", async () => {
     const app = new App();
-    app.tool({ name: "vault", description: "Trades a pin for a token.", input: z.object({ pin: z.string() }), tier: "secret" }, () => ({ token: TOKEN }));
+    app.tool(
+      { name: "vault", description: "Trades a pin for a token.", input: z.object({ pin: z.string() }), tier: "secret" },
+      () => ({ token: TOKEN }),
+    );
     app.llmProvider(
       "vault-script",
       scriptedModel({
@@ -28,7 +31,11 @@ describe("a user's scripted model calling a secret-tier tool (docs/security-mode
       }),
     );
     rt = await testRuntime({ app });
-    const { started, log } = await runToEnd(rt.agents, { userMessage: "Get my token.", toolNames: ["vault"], llmProvider: "vault-script" }, as("ADMIN"));
+    const { started, log } = await runToEnd(
+      rt.agents,
+      { userMessage: "Get my token.", toolNames: ["vault"], llmProvider: "vault-script" },
+      as("ADMIN"),
+    );
 
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "vault", isError: false });
     const final = ofType(log, "message_final")[0];
@@ -48,17 +55,25 @@ describe("a user's scripted model calling a secret-tier tool (docs/security-mode
   it("should redact a secret of several words the script streams across several deltas", async () => {
     const phrase = "correct horse battery staple 42";
     const app = new App();
-    app.tool({ name: "vault", description: "Reads the passphrase.", input: z.object({}), tier: "secret" }, () => ({ phrase }));
+    app.tool({ name: "vault", description: "Reads the passphrase.", input: z.object({}), tier: "secret" }, () => ({
+      phrase,
+    }));
     app.llmProvider(
       "echo-phrase",
       scriptedModel({
         chunkDelayMs: 2,
         turns: ({ turn, toolResults }) =>
-          turn === 0 ? { toolCalls: [{ name: "vault" }] } : { text: `The phrase is ${(toolResults[0].output as { phrase: string }).phrase} indeed.` },
+          turn === 0
+            ? { toolCalls: [{ name: "vault" }] }
+            : { text: `The phrase is ${(toolResults[0].output as { phrase: string }).phrase} indeed.` },
       }),
     );
     rt = await testRuntime({ app });
-    const { log } = await runToEnd(rt.agents, { userMessage: "Phrase?", toolNames: ["vault"], llmProvider: "echo-phrase" }, as("ADMIN"));
+    const { log } = await runToEnd(
+      rt.agents,
+      { userMessage: "Phrase?", toolNames: ["vault"], llmProvider: "echo-phrase" },
+      as("ADMIN"),
+    );
     const final = ofType(log, "message_final")[0];
     expect(final.text).toBe("The phrase is [redacted] indeed.");
     expect(

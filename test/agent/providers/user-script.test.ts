@@ -9,11 +9,14 @@ import { ofType, runToEnd, types } from "../support.ts";
 /** The user's own tools, as a module of theirs registers them. */
 function weatherApp(): App {
   const app = new App();
-  app.tool({ name: "weather", description: "The forecast of a city.", input: z.object({ city: z.string() }) }, ({ city }) => ({
-    city,
-    forecast: city === "Paris" ? "sunny" : "rainy",
-    celsius: city === "Paris" ? 24 : 12,
-  }));
+  app.tool(
+    { name: "weather", description: "The forecast of a city.", input: z.object({ city: z.string() }) },
+    ({ city }) => ({
+      city,
+      forecast: city === "Paris" ? "sunny" : "rainy",
+      celsius: city === "Paris" ? 24 : 12,
+    }),
+  );
   return app;
 }
 
@@ -41,12 +44,30 @@ describe("a scripted model written in code", () => {
         }),
       ),
     );
-    const { started, log } = await runToEnd(r.agents, { userMessage: "Weather in Paris?", toolNames: ["weather"], llmProvider: "weather-script" });
-    expect(types(log).filter((t) => t !== "message_delta")).toEqual(["tool_call_step", "tool_result_step", "run_usage", "message_final"]);
-    expect(ofType(log, "tool_call_step")[0]).toMatchObject({ tool: "weather", args: { city: "Paris" }, callId: "call_0_0" });
+    const { started, log } = await runToEnd(r.agents, {
+      userMessage: "Weather in Paris?",
+      toolNames: ["weather"],
+      llmProvider: "weather-script",
+    });
+    expect(types(log).filter((t) => t !== "message_delta")).toEqual([
+      "tool_call_step",
+      "tool_result_step",
+      "run_usage",
+      "message_final",
+    ]);
+    expect(ofType(log, "tool_call_step")[0]).toMatchObject({
+      tool: "weather",
+      args: { city: "Paris" },
+      callId: "call_0_0",
+    });
     expect(text(log)).toBe("It is sunny in Paris.");
     const [toolRun] = await r.runs.list({ tool: "weather" }, 10);
-    expect(toolRun).toMatchObject({ door: "agent", parentRunId: started.runId, status: "SUCCEEDED", input: { city: "Paris" } });
+    expect(toolRun).toMatchObject({
+      door: "agent",
+      parentRunId: started.runId,
+      status: "SUCCEEDED",
+      input: { city: "Paris" },
+    });
     expect(toolRun.data).toEqual({ city: "Paris", forecast: "sunny", celsius: 24 });
   });
 
@@ -58,14 +79,21 @@ describe("a scripted model written in code", () => {
         scriptedModel({
           turns: (c): ScriptTurn => {
             seen.push(c);
-            if (c.turn === 0) return { toolCalls: [{ name: "weather", args: { city: c.userMessage.includes("Oslo") ? "Oslo" : "Paris" } }] };
+            if (c.turn === 0)
+              return {
+                toolCalls: [{ name: "weather", args: { city: c.userMessage.includes("Oslo") ? "Oslo" : "Paris" } }],
+              };
             const { forecast, celsius } = c.toolResults[0].output as { forecast: string; celsius: number };
             return { text: `${c.toolResults[0].args.city}: ${forecast}, ${celsius} °C.` };
           },
         }),
       ),
     );
-    const { log } = await runToEnd(r.agents, { userMessage: "Weather in Oslo?", toolNames: ["weather"], llmProvider: "by-results" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "Weather in Oslo?",
+      toolNames: ["weather"],
+      llmProvider: "by-results",
+    });
     expect(text(log)).toBe("Oslo: rainy, 12 °C.");
     expect(seen.map((c) => [c.turn, c.userMessage, c.tools, c.toolResults.map((t) => [t.name, t.isError])])).toEqual([
       [0, "Weather in Oslo?", ["weather", "ask_caller"], []],
@@ -91,7 +119,11 @@ describe("a scripted model written in code", () => {
         }),
       ),
     );
-    const { log } = await runToEnd(r.agents, { userMessage: "Paris and Oslo?", toolNames: ["weather"], llmProvider: "two-cities" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "Paris and Oslo?",
+      toolNames: ["weather"],
+      llmProvider: "two-cities",
+    });
     expect(types(log).filter((t) => t !== "message_delta")).toEqual([
       "reasoning_step",
       "tool_call_step",
@@ -114,11 +146,18 @@ describe("a scripted model written in code", () => {
       app.llmProvider(
         "wrong-tool",
         scriptedModel({
-          turns: (c) => (c.turn === 0 ? { toolCalls: [{ name: "forecast", args: { city: "Paris" } }] } : { text: `The tool failed: ${c.toolResults[0].isError}.` }),
+          turns: (c) =>
+            c.turn === 0
+              ? { toolCalls: [{ name: "forecast", args: { city: "Paris" } }] }
+              : { text: `The tool failed: ${c.toolResults[0].isError}.` },
         }),
       ),
     );
-    const { log } = await runToEnd(r.agents, { userMessage: "Weather?", toolNames: ["weather"], llmProvider: "wrong-tool" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "Weather?",
+      toolNames: ["weather"],
+      llmProvider: "wrong-tool",
+    });
     expect(ofType(log, "tool_result_step")[0]).toMatchObject({ tool: "forecast", isError: true });
     expect(text(log)).toBe("The tool failed: true.");
     expect(await r.runs.list({ tool: "weather" }, 10)).toEqual([]);
@@ -131,18 +170,32 @@ describe("a scripted model written in code", () => {
         scriptedModel({
           modelId: "metered-1",
           turns: [
-            { toolCalls: [{ name: "weather", args: { city: "Paris" } }], usage: { inputTokens: 100, outputTokens: 10 } },
+            {
+              toolCalls: [{ name: "weather", args: { city: "Paris" } }],
+              usage: { inputTokens: 100, outputTokens: 10 },
+            },
             { text: "Sunny.", usage: { inputTokens: 150, outputTokens: 5 } },
           ],
         }),
       ),
     );
-    const { log } = await runToEnd(r.agents, { userMessage: "Weather?", toolNames: ["weather"], llmProvider: "metered" });
-    expect(ofType(log, "run_usage")[0]).toMatchObject({ inputTokens: 250, outputTokens: 15, totalTokens: 265, model: "metered-1" });
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "Weather?",
+      toolNames: ["weather"],
+      llmProvider: "metered",
+    });
+    expect(ofType(log, "run_usage")[0]).toMatchObject({
+      inputTokens: 250,
+      outputTokens: 15,
+      totalTokens: 265,
+      model: "metered-1",
+    });
   });
 
   it("should stream the answer in word chunks at the configured pace", async () => {
-    const r = await runtimeWith((app) => app.llmProvider("paced", scriptedModel({ chunkDelayMs: 20, turns: [{ text: "One two three four five." }] })));
+    const r = await runtimeWith((app) =>
+      app.llmProvider("paced", scriptedModel({ chunkDelayMs: 20, turns: [{ text: "One two three four five." }] })),
+    );
     const { log } = await runToEnd(r.agents, { userMessage: "Count.", llmProvider: "paced" });
     expect(ofType(log, "message_delta").map((d) => d.text)).toEqual(["One ", "two ", "three ", "four ", "five."]);
     expect(text(log)).toBe("One two three four five.");
@@ -153,27 +206,60 @@ describe("a scripted model written in code", () => {
       app.llmProvider(
         "long",
         scriptedModel({
-          turns: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }, { text: "Sunny in Paris." }, { text: "Still sunny." }],
+          turns: [
+            { toolCalls: [{ name: "weather", args: { city: "Paris" } }] },
+            { text: "Sunny in Paris." },
+            { text: "Still sunny." },
+          ],
         }),
       ),
     );
-    const first = await runToEnd(r.agents, { userMessage: "Paris?", toolNames: ["weather"], llmProvider: "long", interruptOn: { weather: true } });
+    const first = await runToEnd(r.agents, {
+      userMessage: "Paris?",
+      toolNames: ["weather"],
+      llmProvider: "long",
+      interruptOn: { weather: true },
+    });
     expect(first.log.at(-1)).toMatchObject({ type: "interrupt_final" });
     const resumed = await runToEnd(r.agents, { threadId: first.started.threadId, resume: { type: "approve" } });
     expect(text(resumed.log)).toBe("Sunny in Paris.");
-    const next = await runToEnd(r.agents, { threadId: first.started.threadId, userMessage: "And now?", llmProvider: "long" });
+    const next = await runToEnd(r.agents, {
+      threadId: first.started.threadId,
+      userMessage: "And now?",
+      llmProvider: "long",
+    });
     expect(text(next.log)).toBe("Still sunny.");
   });
 
   it("should fail the run naming the turn a list does not have", async () => {
-    const r = await runtimeWith((app) => app.llmProvider("short", scriptedModel({ turns: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }] })));
+    const r = await runtimeWith((app) =>
+      app.llmProvider(
+        "short",
+        scriptedModel({ turns: [{ toolCalls: [{ name: "weather", args: { city: "Paris" } }] }] }),
+      ),
+    );
     const { log } = await runToEnd(r.agents, { userMessage: "Weather?", toolNames: ["weather"], llmProvider: "short" });
-    expect(log.at(-1)).toMatchObject({ type: "run_failed", message: expect.stringContaining("the script has no turn 2 (it has 1)") });
+    expect(log.at(-1)).toMatchObject({
+      type: "run_failed",
+      message: expect.stringContaining("the script has no turn 2 (it has 1)"),
+    });
   });
 
   it("should fail the model call naming what is wrong with a turn a script function returned", async () => {
-    const r = await runtimeWith((app) => app.llmProvider("sloppy", scriptedModel({ turns: () => ({ toolCalls: [{ tool: "weather" }] }) as unknown as ScriptTurn })));
-    const { log } = await runToEnd(r.agents, { userMessage: "Weather?", toolNames: ["weather"], llmProvider: "sloppy" });
-    expect(log.at(-1)).toMatchObject({ type: "run_failed", message: expect.stringMatching(/turn 1 is malformed: \/toolCalls\/0\/name: .*\/toolCalls\/0\/tool/) });
+    const r = await runtimeWith((app) =>
+      app.llmProvider(
+        "sloppy",
+        scriptedModel({ turns: () => ({ toolCalls: [{ tool: "weather" }] }) as unknown as ScriptTurn }),
+      ),
+    );
+    const { log } = await runToEnd(r.agents, {
+      userMessage: "Weather?",
+      toolNames: ["weather"],
+      llmProvider: "sloppy",
+    });
+    expect(log.at(-1)).toMatchObject({
+      type: "run_failed",
+      message: expect.stringMatching(/turn 1 is malformed: \/toolCalls\/0\/name: .*\/toolCalls\/0\/tool/),
+    });
   });
 });

@@ -38,7 +38,10 @@ function drive(items: BatchItem[], agent: string | null = null) {
 }
 
 /** Runs a batch of calls that finish on their own to its end; returns its events and outcomes. */
-async function runAll(items: BatchItem[], agent: string | null = null): Promise<{ events: StreamEvent[]; outcomes: CallOutcome[] }> {
+async function runAll(
+  items: BatchItem[],
+  agent: string | null = null,
+): Promise<{ events: StreamEvent[]; outcomes: CallOutcome[] }> {
   const events: StreamEvent[] = [];
   const gen = runBatch(items, agent);
   for (;;) {
@@ -48,7 +51,11 @@ async function runAll(items: BatchItem[], agent: string | null = null): Promise<
   }
 }
 
-const instant = (callId: string, mode: "parallel" | "sequential" = "parallel", outcome: CallOutcome = done(callId)): BatchItem => ({
+const instant = (
+  callId: string,
+  mode: "parallel" | "sequential" = "parallel",
+  outcome: CallOutcome = done(callId),
+): BatchItem => ({
   callId,
   tool: "t",
   shownArgs: {},
@@ -61,7 +68,14 @@ describe("runBatch: one model turn's calls", () => {
     const a = manual("a");
     const b = manual("b");
     const { pull } = drive([a.item, b.item], "helper");
-    expect((await pull()).value).toEqual({ type: "tool_call_step", final: false, tool: "t", args: { id: "a" }, callId: "a", agent: "helper" });
+    expect((await pull()).value).toEqual({
+      type: "tool_call_step",
+      final: false,
+      tool: "t",
+      args: { id: "a" },
+      callId: "a",
+      agent: "helper",
+    });
     expect((await pull()).value).toMatchObject({ type: "tool_call_step", callId: "b" });
     a.finish();
     b.finish();
@@ -109,7 +123,11 @@ describe("runBatch: one model turn's calls", () => {
   });
 
   it.each([
-    { case: "a sequential call before the parallel calls asked before it have ended", first: "parallel", second: "sequential" },
+    {
+      case: "a sequential call before the parallel calls asked before it have ended",
+      first: "parallel",
+      second: "sequential",
+    },
     { case: "the calls after a sequential call before it has ended", first: "sequential", second: "parallel" },
   ] as const)("should not start $case", async ({ first, second }) => {
     const one = manual("one", first);
@@ -158,22 +176,47 @@ describe("runBatch: one model turn's calls", () => {
   it("should give a call that rejects an INTERNAL error result naming only the error's class, and go on", async () => {
     const broken: BatchItem = { ...instant("a"), run: () => Promise.reject(new TypeError("secret path /etc/x")) };
     const { events, outcomes } = await runAll([broken, instant("b")]);
-    expect(outcomes[0]).toMatchObject({ status: "done", isError: true, result: { kind: "INTERNAL" }, terminate: false });
+    expect(outcomes[0]).toMatchObject({
+      status: "done",
+      isError: true,
+      result: { kind: "INTERNAL" },
+      terminate: false,
+    });
     expect(JSON.stringify(outcomes[0])).not.toContain("/etc/x");
-    expect(events.filter((e) => e.type === "tool_result_step").map((e) => (e as { isError: boolean }).isError)).toEqual([true, false]);
+    expect(events.filter((e) => e.type === "tool_result_step").map((e) => (e as { isError: boolean }).isError)).toEqual(
+      [true, false],
+    );
   });
 
   it("should give no ToolResultStep to a parked, asking or paused call, but return its outcome in place", async () => {
     const parked: CallOutcome = { status: "parked", toolRunId: "run-1" };
     const asking: CallOutcome = { status: "ask", toolRunId: "run-2" };
-    const { events, outcomes } = await runAll([instant("a", "parallel", parked), instant("b"), instant("c", "parallel", asking)]);
-    expect(events.map((e) => `${e.type} ${(e as { callId?: string }).callId}`)).toEqual(["tool_call_step a", "tool_call_step b", "tool_call_step c", "tool_result_step b"]);
+    const { events, outcomes } = await runAll([
+      instant("a", "parallel", parked),
+      instant("b"),
+      instant("c", "parallel", asking),
+    ]);
+    expect(events.map((e) => `${e.type} ${(e as { callId?: string }).callId}`)).toEqual([
+      "tool_call_step a",
+      "tool_call_step b",
+      "tool_call_step c",
+      "tool_result_step b",
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(["parked", "done", "ask"]);
   });
 
   it("should carry a call's details and error flag into its ToolResultStep", async () => {
     const { events } = await runAll([instant("a", "parallel", { ...done({ n: 1 }, true), details: { page: 2 } })]);
-    expect(events[1]).toEqual({ type: "tool_result_step", final: false, tool: "t", callId: "a", result: { n: 1 }, details: { page: 2 }, isError: true, agent: null });
+    expect(events[1]).toEqual({
+      type: "tool_result_step",
+      final: false,
+      tool: "t",
+      callId: "a",
+      result: { n: 1 },
+      details: { page: 2 },
+      isError: true,
+      agent: null,
+    });
   });
 
   it("should return an empty list for an empty turn without yielding", async () => {

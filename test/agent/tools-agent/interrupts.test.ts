@@ -13,12 +13,19 @@ describe("parseInterruptOn: which tools of a run are gated", () => {
   });
 
   it("should keep a tool's own allowed decisions, without repeats, and its description", () => {
-    const { gates } = parseInterruptOn({ email: { allowedDecisions: ["approve", "reject", "approve"], description: "Sends mail" } }, tools);
+    const { gates } = parseInterruptOn(
+      { email: { allowedDecisions: ["approve", "reject", "approve"], description: "Sends mail" } },
+      tools,
+    );
     expect(gates.get("email")).toEqual({ allowedDecisions: ["approve", "reject"], description: "Sends mail" });
   });
 
   it("should allow every decision when a config lists none", () => {
-    expect(parseInterruptOn({ pay: { allowedDecisions: [] } }, tools).gates.get("pay")!.allowedDecisions).toEqual(["approve", "edit", "reject"]);
+    expect(parseInterruptOn({ pay: { allowedDecisions: [] } }, tools).gates.get("pay")!.allowedDecisions).toEqual([
+      "approve",
+      "edit",
+      "reject",
+    ]);
   });
 
   it("should leave a tool set to false ungated", () => {
@@ -40,7 +47,10 @@ describe("parseInterruptOn: which tools of a run are gated", () => {
 });
 
 describe("actionsFor: the gated calls of a turn, in the order asked", () => {
-  const { gates } = parseInterruptOn({ pay: { allowedDecisions: ["approve", "reject"], description: "Moves money" }, email: true }, tools);
+  const { gates } = parseInterruptOn(
+    { pay: { allowedDecisions: ["approve", "reject"], description: "Moves money" }, email: true },
+    tools,
+  );
   const calls: PlannedCall[] = [
     { callId: "c1", tool: "email", args: { to: "a" } },
     { callId: "c2", tool: "lookup", args: {} },
@@ -50,8 +60,20 @@ describe("actionsFor: the gated calls of a turn, in the order asked", () => {
 
   it("should list the gated valid calls with their gate's decisions and description", () => {
     expect(actionsFor(calls, gates)).toEqual([
-      { callId: "c1", tool: "email", args: { to: "a" }, allowedDecisions: ["approve", "edit", "reject"], description: null },
-      { callId: "c3", tool: "pay", args: { amount: 5 }, allowedDecisions: ["approve", "reject"], description: "Moves money" },
+      {
+        callId: "c1",
+        tool: "email",
+        args: { to: "a" },
+        allowedDecisions: ["approve", "edit", "reject"],
+        description: null,
+      },
+      {
+        callId: "c3",
+        tool: "pay",
+        args: { amount: 5 },
+        allowedDecisions: ["approve", "reject"],
+        description: "Moves money",
+      },
     ]);
   });
 
@@ -61,7 +83,10 @@ describe("actionsFor: the gated calls of a turn, in the order asked", () => {
 });
 
 describe("parseDecisions: a resume's decisions on the pending actions", () => {
-  const action = (tool: string, allowedDecisions: InterruptAction["allowedDecisions"] = ["approve", "edit", "reject"]): InterruptAction => ({
+  const action = (
+    tool: string,
+    allowedDecisions: InterruptAction["allowedDecisions"] = ["approve", "edit", "reject"],
+  ): InterruptAction => ({
     callId: `c-${tool}`,
     tool,
     args: {},
@@ -71,13 +96,19 @@ describe("parseDecisions: a resume's decisions on the pending actions", () => {
   const two = [action("pay"), action("email")];
 
   it("should read one decision per action, in order", () => {
-    const { decisions, issues } = parseDecisions({ decisions: [{ type: "approve" }, { type: "reject", message: "not now" }] }, two);
+    const { decisions, issues } = parseDecisions(
+      { decisions: [{ type: "approve" }, { type: "reject", message: "not now" }] },
+      two,
+    );
     expect(issues).toEqual([]);
     expect(decisions).toEqual([{ type: "approve" }, { type: "reject", message: "not now" }]);
   });
 
   it("should accept a single decision object when exactly one action is pending", () => {
-    expect(parseDecisions({ type: "edit", args: { amount: 1 } }, [action("pay")])).toEqual({ decisions: [{ type: "edit", args: { amount: 1 } }], issues: [] });
+    expect(parseDecisions({ type: "edit", args: { amount: 1 } }, [action("pay")])).toEqual({
+      decisions: [{ type: "edit", args: { amount: 1 } }],
+      issues: [],
+    });
   });
 
   it("should refuse a resume that is neither form at /resume", () => {
@@ -102,7 +133,9 @@ describe("parseDecisions: a resume's decisions on the pending actions", () => {
   });
 
   it("should refuse a decision the action does not allow, naming the allowed ones", () => {
-    const { issues } = parseDecisions({ decisions: [{ type: "edit", args: {} }] }, [action("pay", ["approve", "reject"])]);
+    const { issues } = parseDecisions({ decisions: [{ type: "edit", args: {} }] }, [
+      action("pay", ["approve", "reject"]),
+    ]);
     expect(paths(issues)).toEqual(["/resume/decisions/0/type"]);
     expect(issues[0].message).toContain("approve, reject");
   });
@@ -121,6 +154,8 @@ describe("parseDecisions: a resume's decisions on the pending actions", () => {
   });
 
   it("should keep a reject without a message as a reject with no message", () => {
-    expect(parseDecisions({ decisions: [{ type: "reject" }] }, [action("pay")]).decisions).toEqual([{ type: "reject", message: undefined }]);
+    expect(parseDecisions({ decisions: [{ type: "reject" }] }, [action("pay")]).decisions).toEqual([
+      { type: "reject", message: undefined },
+    ]);
   });
 });

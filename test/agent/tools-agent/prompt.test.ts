@@ -25,7 +25,11 @@ describe("templateValue: what a {{placeholder}} names", () => {
 
 describe("renderTemplate: templated prompt text", () => {
   it("should put strings as they are and other values as JSON", () => {
-    const { text, issues } = renderTemplate("Hi {{name}}, limits {{limits}}, count {{ n }}, ok {{ok}}", { name: "Ada", limits: { max: 2 }, n: 3, ok: true }, "/systemMessage");
+    const { text, issues } = renderTemplate(
+      "Hi {{name}}, limits {{limits}}, count {{ n }}, ok {{ok}}",
+      { name: "Ada", limits: { max: 2 }, n: 3, ok: true },
+      "/systemMessage",
+    );
     expect(issues).toEqual([]);
     expect(text).toBe('Hi Ada, limits {"max":2}, count 3, ok true');
   });
@@ -67,11 +71,19 @@ describe("composeSystem: a run's system prompt", () => {
       { name: "plain" },
       { name: "fetch", promptSnippet: "reads a page", promptGuidelines: ["Cite sources."] },
     ]);
-    expect(system).toBe(["S", "## Tools\n- search: finds pages\n- fetch: reads a page", "## Tool guidelines\n- Cite sources.\n- Be exact."].join("\n\n"));
+    expect(system).toBe(
+      [
+        "S",
+        "## Tools\n- search: finds pages\n- fetch: reads a page",
+        "## Tool guidelines\n- Cite sources.\n- Be exact.",
+      ].join("\n\n"),
+    );
   });
 
   it("should give guidelines even when no tool has a snippet", () => {
-    expect(composeSystem("S", [], null, [{ name: "t", promptGuidelines: ["Ask first."] }])).toBe("S\n\n## Tool guidelines\n- Ask first.");
+    expect(composeSystem("S", [], null, [{ name: "t", promptGuidelines: ["Ask first."] }])).toBe(
+      "S\n\n## Tool guidelines\n- Ask first.",
+    );
   });
 
   it("should add the skills in order under their names, their instructions trimmed", () => {
@@ -88,7 +100,9 @@ describe("composeSystem: a run's system prompt", () => {
 
   it("should end with the answer format as its JSON Schema, after everything else", () => {
     const schema = { type: "object", required: ["n"] };
-    const system = composeSystem("S", [{ name: "k", instructions: "i" }], schema, [{ name: "t", promptSnippet: "does" }]);
+    const system = composeSystem("S", [{ name: "k", instructions: "i" }], schema, [
+      { name: "t", promptSnippet: "does" },
+    ]);
     const sections = system.split("\n\n");
     expect(sections[0]).toBe("S");
     expect(sections[1].startsWith("## Tools")).toBe(true);

@@ -4,8 +4,20 @@ import { RunSecrets } from "../../../src/agent/tools-agent/run-secrets.ts";
 import { Secrets } from "../../../src/secrets/secrets.ts";
 
 const SECRET = "hunter2-password";
-const delta = (text: string, turn = 1): StreamEvent => ({ type: "message_delta", final: false, text, turn, agent: null });
-const subText = (text: string, agent: string, turn = 1): StreamEvent => ({ type: "intermediate_delta", final: false, text, turn, agent });
+const delta = (text: string, turn = 1): StreamEvent => ({
+  type: "message_delta",
+  final: false,
+  text,
+  turn,
+  agent: null,
+});
+const subText = (text: string, agent: string, turn = 1): StreamEvent => ({
+  type: "intermediate_delta",
+  final: false,
+  text,
+  turn,
+  agent,
+});
 
 function runSecrets(...learned: string[]): RunSecrets {
   const run = new RunSecrets(new Secrets({ env: {} }).scope());
@@ -72,8 +84,19 @@ describe("RunSecrets: what one run learned from secret tools", () => {
   });
 
   it("should flush the held tail, alone, before the ToolCallStep that settles its turn, and scrub that event too", async () => {
-    const call: StreamEvent = { type: "tool_call_step", final: false, tool: "vault", args: { key: SECRET }, callId: "c1", agent: null };
-    const out = await scrubbed(runSecrets(SECRET), [delta("Calling the vault now, please wait a moment"), call, delta("done", 2)]);
+    const call: StreamEvent = {
+      type: "tool_call_step",
+      final: false,
+      tool: "vault",
+      args: { key: SECRET },
+      callId: "c1",
+      agent: null,
+    };
+    const out = await scrubbed(runSecrets(SECRET), [
+      delta("Calling the vault now, please wait a moment"),
+      call,
+      delta("done", 2),
+    ]);
     expect(out.map((e) => e.type)).toEqual(["message_delta", "message_delta", "tool_call_step", "message_delta"]);
     expect(textOf(out.slice(0, 2))).toBe("Calling the vault now, please wait a moment");
     expect(out[1]).toMatchObject({ turn: 1, text: expect.stringMatching(/wait a moment$/) });
@@ -91,7 +114,12 @@ describe("RunSecrets: what one run learned from secret tools", () => {
 
   it("should lag only its own agent's deltas and pass a sub-agent's (scrubbed by the sub-agent's own loop) through, flushing before the terminal", async () => {
     const final: StreamEvent = { type: "message_final", final: true, text: "done", turn: 2, agent: null };
-    const out = await scrubbed(runSecrets("abcd"), [delta("parent says", 2), subText("child says", "child"), subText("more", "child", 2), final]);
+    const out = await scrubbed(runSecrets("abcd"), [
+      delta("parent says", 2),
+      subText("child says", "child"),
+      subText("more", "child", 2),
+      final,
+    ]);
     expect(out.map((e) => [e.type, (e as { text?: string }).text])).toEqual([
       ["message_delta", "pare"],
       ["intermediate_delta", "child says"],
@@ -102,7 +130,11 @@ describe("RunSecrets: what one run learned from secret tools", () => {
   });
 
   it("should lag a sub-agent's deltas in the sub-agent's own loop", async () => {
-    const out = await scrubbed(runSecrets(SECRET), [subText("I found hunter", "child"), subText("2-password there", "child")], "child");
+    const out = await scrubbed(
+      runSecrets(SECRET),
+      [subText("I found hunter", "child"), subText("2-password there", "child")],
+      "child",
+    );
     expect(textOf(out)).toBe("I found [redacted] there");
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parseStructured } from "../../../src/agent/tools-agent/structured-output.ts";
 
-const schema = { type: "object", properties: { n: { type: "integer" }, tag: { type: "string" } }, required: ["n"], additionalProperties: false };
+const schema = {
+  type: "object",
+  properties: { n: { type: "integer" }, tag: { type: "string" } },
+  required: ["n"],
+  additionalProperties: false,
+};
 
 describe("parseStructured: a final answer read against the run's responseFormat", () => {
   it("should accept JSON that matches the schema, surrounding spaces included", () => {
@@ -16,7 +21,10 @@ describe("parseStructured: a final answer read against the run's responseFormat"
 
   it("should give one issue quoting the start of an answer that is not JSON", () => {
     const result = parseStructured("Sure! Here it is: n = 3", schema);
-    expect(result).toEqual({ ok: false, issues: [{ path: "", message: 'is not JSON (the answer began: "Sure! Here it is: n = 3")' }] });
+    expect(result).toEqual({
+      ok: false,
+      issues: [{ path: "", message: 'is not JSON (the answer began: "Sure! Here it is: n = 3")' }],
+    });
   });
 
   it("should quote at most 80 characters of a long answer that is not JSON", () => {

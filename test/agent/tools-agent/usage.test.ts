@@ -6,7 +6,14 @@ const usage = (u: Partial<LanguageModelUsage>) => u as LanguageModelUsage;
 
 describe("UsageTotals: the token totals of a run's model calls", () => {
   it("should report nulls and the run's model before any call", () => {
-    expect(new UsageTotals("m-1").event()).toEqual({ type: "run_usage", final: false, inputTokens: null, outputTokens: null, totalTokens: null, model: "m-1" });
+    expect(new UsageTotals("m-1").event()).toEqual({
+      type: "run_usage",
+      final: false,
+      inputTokens: null,
+      outputTokens: null,
+      totalTokens: null,
+      model: "m-1",
+    });
   });
 
   it("should sum every call's input, output and total tokens and count the calls", () => {

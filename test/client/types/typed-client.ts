@@ -2,7 +2,16 @@
 // the sources) and test/client/published-types.test.ts (against dist/'s declarations, in a
 // user's project): each `@ts-expect-error` must meet an error (tsc fails on an unused one),
 // and every other line must compile.
-import { createTaiClient, graphql, readFragment, type FragmentOf, type ResultOf, type StreamEvent, type ToolRun, type VariablesOf } from "tai42/client";
+import {
+  createTaiClient,
+  graphql,
+  readFragment,
+  type FragmentOf,
+  type ResultOf,
+  type StreamEvent,
+  type ToolRun,
+  type VariablesOf,
+} from "tai42/client";
 
 const tai = createTaiClient({ url: "http://127.0.0.1:4000/graphql", apiKey: "key" });
 
@@ -127,7 +136,8 @@ export async function subscriptionsAreTyped(): Promise<void> {
   }
   const next = await tai.subscribe(InteractionsSubscription, { runId: "run-1" }).next();
   if (!next.done) {
-    const interaction: { id: string; status: "PENDING" | "ANSWERED" | "EXPIRED" | "CANCELLED" } = next.value.interactionsChanged;
+    const interaction: { id: string; status: "PENDING" | "ANSWERED" | "EXPIRED" | "CANCELLED" } =
+      next.value.interactionsChanged;
     // @ts-expect-error the value is the data itself, not an execution result around it
     const data: unknown = next.value.data;
     void [interaction, data];

@@ -108,7 +108,9 @@ describe("an MCP elicitation parks the run", () => {
     const p = await parked(a);
     await a.close();
     const again = await connect("instance-a", rt.bus);
-    const err = await again.resume!(ask, p.state, { i1: { name: "late" } }, upstreamCall(store)).catch((e: unknown) => e);
+    const err = await again.resume!(ask, p.state, { i1: { name: "late" } }, upstreamCall(store)).catch(
+      (e: unknown) => e,
+    );
     expect((err as ToolError).kind).toBe("UNAVAILABLE");
   });
 
@@ -117,7 +119,9 @@ describe("an MCP elicitation parks the run", () => {
     const p = await parked(a);
     expect(p.interactions?.[0]?.expiresInSeconds).toBe(1);
     await until("the parked call is forgotten", () => a.pending.size === 0, 5000);
-    const err = await a.resume!(ask, p.state, { i1: { name: "too late" } }, upstreamCall(store)).catch((e: unknown) => e);
+    const err = await a.resume!(ask, p.state, { i1: { name: "too late" } }, upstreamCall(store)).catch(
+      (e: unknown) => e,
+    );
     expect((err as ToolError).kind).toBe("UNAVAILABLE");
   });
 

@@ -33,11 +33,21 @@ beforeAll(async () => {
   database = await freshDatabase(kind);
   server = await startServer({ app: new App(), databaseUrl: database.url });
   const admin = as("ADMIN");
-  await server.rt.connectors.put(admin, { name: "everything", kind: "mcp", settings: { command: process.execPath, args: [EVERYTHING, "stdio"] } });
-  await server.rt.connectors.put(admin, { name: "fs", kind: "mcp", settings: { command: process.execPath, args: [FILESYSTEM, dir] } });
+  await server.rt.connectors.put(admin, {
+    name: "everything",
+    kind: "mcp",
+    settings: { command: process.execPath, args: [EVERYTHING, "stdio"] },
+  });
+  await server.rt.connectors.put(admin, {
+    name: "fs",
+    kind: "mcp",
+    settings: { command: process.execPath, args: [FILESYSTEM, dir] },
+  });
   await until(
     "the connectors' tools are on the surface",
-    () => server.rt.surface.resolve("everything_echo") !== undefined && server.rt.surface.resolve("fs_write_file") !== undefined,
+    () =>
+      server.rt.surface.resolve("everything_echo") !== undefined &&
+      server.rt.surface.resolve("fs_write_file") !== undefined,
     20_000,
   );
   readerKey = await server.rt.keys.create("gw-reader", "READER");
@@ -78,21 +88,27 @@ describe("tai42's /mcp fronts the connectors' upstream servers", () => {
 
   it("refuses a READER write_file without calling the upstream", async () => {
     const file = join(dir, "refused.txt");
-    const result = (await (await client(readerKey)).callTool({ name: "fs_write_file", arguments: { path: file, content: "no" } })) as CallToolResult;
+    const result = (await (
+      await client(readerKey)
+    ).callTool({ name: "fs_write_file", arguments: { path: file, content: "no" } })) as CallToolResult;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toMatch(/permission|not allowed|denied|tier/i);
     expect(existsSync(file)).toBe(false);
   });
 
   it("returns the upstream's echo result faithfully to an ADMIN", async () => {
-    const result = (await (await client(adminKey)).callTool({ name: "everything_echo", arguments: { message: "through the gateway" } })) as CallToolResult;
+    const result = (await (
+      await client(adminKey)
+    ).callTool({ name: "everything_echo", arguments: { message: "through the gateway" } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(result.content).toEqual([{ type: "text", text: "Echo: through the gateway" }]);
   });
 
   it("writes the file for an ADMIN's write_file", async () => {
     const file = join(dir, "written.txt");
-    const result = (await (await client(adminKey)).callTool({ name: "fs_write_file", arguments: { path: file, content: "gateway wrote this" } })) as CallToolResult;
+    const result = (await (
+      await client(adminKey)
+    ).callTool({ name: "fs_write_file", arguments: { path: file, content: "gateway wrote this" } })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(readFileSync(file, "utf8")).toBe("gateway wrote this");
   });
@@ -113,7 +129,10 @@ describe("tai mcp (stdio) fronts the connectors too", () => {
     const names = (await c.listTools()).tools.map((t) => t.name);
     expect(names).toContain("everything_echo");
     expect(names).not.toContain("fs_write_file");
-    const result = (await c.callTool({ name: "everything_echo", arguments: { message: "over stdio" } })) as CallToolResult;
+    const result = (await c.callTool({
+      name: "everything_echo",
+      arguments: { message: "over stdio" },
+    })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "Echo: over stdio" }]);
   }, 60_000);
 });

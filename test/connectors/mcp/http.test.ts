@@ -23,10 +23,14 @@ beforeAll(async () => {
   store = expiringStore(rt.db);
   server = await startEverythingHttp();
   const recording: typeof fetch = async (input, init) => {
-    if (typeof init?.body === "string") sent.push({ body: JSON.parse(init.body) as Record<string, unknown>, headers: new Headers(init.headers) });
+    if (typeof init?.body === "string")
+      sent.push({ body: JSON.parse(init.body) as Record<string, unknown>, headers: new Headers(init.headers) });
     return fetch(input, init);
   };
-  const { env } = mcpEnv({ url: server.url, headers: { Authorization: "Bearer resolved-token" } }, { store, bus: rt.bus });
+  const { env } = mcpEnv(
+    { url: server.url, headers: { Authorization: "Bearer resolved-token" } },
+    { store, bus: rt.bus },
+  );
   conn = (await mcpKind.connect({ ...env, fetch: recording })) as McpConnection;
   tools = (await conn.list()).tools;
 }, 60_000);
@@ -49,14 +53,24 @@ describe("an MCP connection over Streamable HTTP (server-everything)", () => {
   });
 
   it("calls echo and sends the run's idempotency key as _meta[tai42/idempotencyKey]", async () => {
-    const out = normalizeResult("up_echo", await conn.call(toolNamed(tools, "echo"), { message: "over http" }, upstreamCall(store, { idempotencyKey: "key-123" })));
+    const out = normalizeResult(
+      "up_echo",
+      await conn.call(
+        toolNamed(tools, "echo"),
+        { message: "over http" },
+        upstreamCall(store, { idempotencyKey: "key-123" }),
+      ),
+    );
     expect(out.content[0]!.text).toBe("Echo: over http");
     const req = sent.find((s) => s.body.method === "tools/call" && (s.body.params as { name: string }).name === "echo");
     expect((req!.body.params as { _meta: Record<string, unknown> })._meta["tai42/idempotencyKey"]).toBe("key-123");
   });
 
   it("returns structured content as data", async () => {
-    const out = normalizeResult("up_s", await conn.call(toolNamed(tools, "get-structured-content"), { location: "Los Angeles" }, upstreamCall(store)));
+    const out = normalizeResult(
+      "up_s",
+      await conn.call(toolNamed(tools, "get-structured-content"), { location: "Los Angeles" }, upstreamCall(store)),
+    );
     expect(out.data).toMatchObject({ temperature: expect.any(Number) });
   });
 
@@ -67,14 +81,27 @@ describe("an MCP connection over Streamable HTTP (server-everything)", () => {
     const reason = new ToolError("cancelled", { kind: "CANCELLED" });
     call.controller.abort(reason);
     await expect(pending).rejects.toBe(reason);
-    const req = sent.find((s) => s.body.method === "tools/call" && (s.body.params as { name: string }).name === "trigger-long-running-operation")!;
+    const req = sent.find(
+      (s) =>
+        s.body.method === "tools/call" && (s.body.params as { name: string }).name === "trigger-long-running-operation",
+    )!;
     await until("the cancel notification is sent", () =>
-      sent.some((s) => s.body.method === "notifications/cancelled" && (s.body.params as { requestId: unknown }).requestId === req.body.id),
+      sent.some(
+        (s) =>
+          s.body.method === "notifications/cancelled" &&
+          (s.body.params as { requestId: unknown }).requestId === req.body.id,
+      ),
     );
   });
 
   it("fails TIMEOUT when the server does not answer in time", async () => {
-    const err = await conn.call(toolNamed(tools, "trigger-long-running-operation"), { duration: 30, steps: 1 }, upstreamCall(store, { timeoutMs: 300 })).catch((e: unknown) => e);
+    const err = await conn
+      .call(
+        toolNamed(tools, "trigger-long-running-operation"),
+        { duration: 30, steps: 1 },
+        upstreamCall(store, { timeoutMs: 300 }),
+      )
+      .catch((e: unknown) => e);
     expect((err as ToolError).kind).toBe("TIMEOUT");
   });
 
@@ -82,7 +109,10 @@ describe("an MCP connection over Streamable HTTP (server-everything)", () => {
     const ask = toolNamed(tools, "trigger-elicitation-request");
     const p = (await conn.call(ask, {}, upstreamCall(store))) as Park;
     expect(isPark(p)).toBe(true);
-    const out = normalizeResult("up_ask", await conn.resume!(ask, p.state, { i: { name: "Hedy Lamarr" } }, upstreamCall(store)));
+    const out = normalizeResult(
+      "up_ask",
+      await conn.resume!(ask, p.state, { i: { name: "Hedy Lamarr" } }, upstreamCall(store)),
+    );
     expect(out.content.map((b) => b.text).join("\n")).toMatch(/- Name: Hedy Lamarr/);
   });
 
@@ -92,14 +122,19 @@ describe("an MCP connection over Streamable HTTP (server-everything)", () => {
       const { env, heard } = mcpEnv({ url: other.url }, { store, bus: rt.bus });
       const c = await mcpKind.connect(env);
       await other.stop();
-      const err = await c.call(toolNamed(tools, "echo"), { message: "anyone?" }, upstreamCall(store)).catch((e: unknown) => e);
+      const err = await c
+        .call(toolNamed(tools, "echo"), { message: "anyone?" }, upstreamCall(store))
+        .catch((e: unknown) => e);
       expect((err as ToolError).kind).toBe("UNAVAILABLE");
       expect(heard.lost).toHaveLength(1);
       await c.close();
       const back = await startEverythingHttp(other.port);
       other.stop = back.stop;
       const again = await mcpKind.connect(mcpEnv({ url: other.url }, { store, bus: rt.bus }).env);
-      const out = normalizeResult("up_echo", await again.call(toolNamed(tools, "echo"), { message: "back" }, upstreamCall(store)));
+      const out = normalizeResult(
+        "up_echo",
+        await again.call(toolNamed(tools, "echo"), { message: "back" }, upstreamCall(store)),
+      );
       expect(out.content[0]!.text).toBe("Echo: back");
       await again.close();
     } finally {
@@ -108,7 +143,10 @@ describe("an MCP connection over Streamable HTTP (server-everything)", () => {
   }, 60_000);
 
   it("fails a connect to a URL where nothing listens, UNAVAILABLE, naming no header value", async () => {
-    const { env } = mcpEnv({ url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer other-secret" } }, { store, bus: rt.bus });
+    const { env } = mcpEnv(
+      { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer other-secret" } },
+      { store, bus: rt.bus },
+    );
     const err = await mcpKind.connect(env).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect((err as ToolError).kind).toBe("UNAVAILABLE");

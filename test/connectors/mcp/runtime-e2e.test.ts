@@ -9,7 +9,10 @@ import { redisTestUrl } from "../../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { EVERYTHING, FILESYSTEM } from "./support.ts";
 
-/** The built-in `mcp` kind end to end: stored connectors, surface entries, the connection manager, two runtimes over one database. */
+/**
+ * The built-in `mcp` kind end to end: stored connectors, surface entries, the connection manager, two runtimes over one
+ * database.
+ */
 let a: TestRuntime;
 let b: TestRuntime;
 let dir: string;
@@ -24,11 +27,22 @@ beforeAll(async () => {
     kind: "mcp",
     settings: { command: process.execPath, args: [EVERYTHING, "stdio"] },
     tools: {
-      "trigger-long-running-operation": { timeoutSeconds: 2, retry: { maxAttempts: 2, idempotent: true, backoff: { initialSeconds: 0.05, capSeconds: 0.05 } } },
+      "trigger-long-running-operation": {
+        timeoutSeconds: 2,
+        retry: { maxAttempts: 2, idempotent: true, backoff: { initialSeconds: 0.05, capSeconds: 0.05 } },
+      },
     },
   });
-  await a.connectors.put(admin, { name: "fs", kind: "mcp", settings: { command: process.execPath, args: [FILESYSTEM, dir] } });
-  await until("the second runtime serves the connectors' tools", () => b.surface.resolve("every_echo") !== undefined && b.surface.resolve("fs_write_file") !== undefined, 20_000);
+  await a.connectors.put(admin, {
+    name: "fs",
+    kind: "mcp",
+    settings: { command: process.execPath, args: [FILESYSTEM, dir] },
+  });
+  await until(
+    "the second runtime serves the connectors' tools",
+    () => b.surface.resolve("every_echo") !== undefined && b.surface.resolve("fs_write_file") !== undefined,
+    20_000,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -43,13 +57,20 @@ const dispatch = (rt: TestRuntime, tool: string, input: Record<string, unknown>,
 describe("the mcp kind through tai42's runtime", () => {
   it("serves the upstream's tools with their annotations and proposed tiers", async () => {
     const every = (await a.connectors.get(admin, "every"))!;
-    expect(every.tools.find((t) => t.name === "echo")).toMatchObject({ surfaceName: "every_echo", tier: "read", annotations: { readOnlyHint: true } });
+    expect(every.tools.find((t) => t.name === "echo")).toMatchObject({
+      surfaceName: "every_echo",
+      tier: "read",
+      annotations: { readOnlyHint: true },
+    });
     expect(every.refused).toEqual([{ name: "simulate-research-query", reason: expect.stringContaining("task-based") }]);
     expect(a.surface.resolve("fs_write_file")).toMatchObject({ origin: "CONNECTOR", tier: "write" });
   });
 
   it("runs a read tool for a READER and refuses a READER a write tool without calling the upstream", async () => {
-    expect(await dispatch(a, "every_echo", { message: "hi" }, "READER")).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "Echo: hi" }] });
+    expect(await dispatch(a, "every_echo", { message: "hi" }, "READER")).toMatchObject({
+      status: "SUCCEEDED",
+      content: [{ type: "text", text: "Echo: hi" }],
+    });
     const file = join(dir, "refused.txt");
     const refused = await dispatch(a, "fs_write_file", { path: file, content: "x" }, "READER");
     expect(refused).toMatchObject({ status: "FAILED", errorKind: "PERMISSION_DENIED" });
@@ -92,7 +113,10 @@ describe("the mcp kind through tai42's runtime", () => {
     const parked = await dispatch(a, "every_trigger-elicitation-request", {});
     expect(parked.status).toBe("PARKED");
     const [question] = await a.interactions.forRun(parked.id);
-    expect(question).toMatchObject({ question: "Please provide inputs for the following fields:", answerFormat: expect.objectContaining({ required: ["name"] }) });
+    expect(question).toMatchObject({
+      question: "Please provide inputs for the following fields:",
+      answerFormat: expect.objectContaining({ required: ["name"] }),
+    });
     const resumed = await b.interactions.answer(question!.id, { name: "Ada Lovelace" }, as("USER"));
     expect(resumed.status).toBe("SUCCEEDED");
     expect(resumed.content.map((c) => c.text).join("\n")).toMatch(/- Name: Ada Lovelace/);
@@ -111,6 +135,9 @@ describe("the mcp kind through tai42's runtime", () => {
     for (const pid of children) process.kill(pid, "SIGKILL");
     await until("the connection is reported down", () => b.connections.health("every").state !== "CONNECTED", 10_000);
     await until("the connection is back", () => b.connections.health("every").state === "CONNECTED", 20_000);
-    expect(await dispatch(b, "every_echo", { message: "after" })).toMatchObject({ status: "SUCCEEDED", content: [{ text: "Echo: after" }] });
+    expect(await dispatch(b, "every_echo", { message: "after" })).toMatchObject({
+      status: "SUCCEEDED",
+      content: [{ text: "Echo: after" }],
+    });
   }, 40_000);
 });

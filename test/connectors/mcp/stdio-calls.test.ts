@@ -43,7 +43,9 @@ const failureOf = async (p: Promise<unknown>): Promise<ToolError> => {
 describe("an MCP connection over stdio (server-everything)", () => {
   it("lists every tool with its schemas and annotations exactly as the server sends them", async () => {
     const raw = new Client({ name: "reference", version: "1" }, { capabilities: { elicitation: { form: {} } } });
-    await raw.connect(new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "pipe" }));
+    await raw.connect(
+      new StdioClientTransport({ command: process.execPath, args: [EVERYTHING, "stdio"], stderr: "pipe" }),
+    );
     const reference = (await raw.listTools()).tools.filter((t) => t.execution?.taskSupport !== "required");
     await raw.close();
     expect(tools.map((t) => t.name).sort()).toEqual(reference.map((t) => t.name).sort());
@@ -68,24 +70,35 @@ describe("an MCP connection over stdio (server-everything)", () => {
 
   it("refuses a tool that requires task-based execution, with the reason", async () => {
     const { refused } = await conn.list();
-    expect(refused).toEqual([{ name: "simulate-research-query", reason: expect.stringContaining("task-based execution") }]);
+    expect(refused).toEqual([
+      { name: "simulate-research-query", reason: expect.stringContaining("task-based execution") },
+    ]);
   });
 
   it("calls echo and returns its text as the result's content", async () => {
-    const out = normalizeResult("up_echo", await conn.call(toolNamed(tools, "echo"), { message: "hello upstream" }, upstreamCall(store)));
+    const out = normalizeResult(
+      "up_echo",
+      await conn.call(toolNamed(tools, "echo"), { message: "hello upstream" }, upstreamCall(store)),
+    );
     expect(out.isError).toBe(false);
     expect(out.content).toEqual([{ type: "text", text: "Echo: hello upstream" }]);
   });
 
   it("returns structuredContent as the result's data, checked against the tool's output schema", async () => {
-    const out = normalizeResult("up_s", await conn.call(toolNamed(tools, "get-structured-content"), { location: "Chicago" }, upstreamCall(store)));
+    const out = normalizeResult(
+      "up_s",
+      await conn.call(toolNamed(tools, "get-structured-content"), { location: "Chicago" }, upstreamCall(store)),
+    );
     expect(out.isError).toBe(false);
     expect(out.data).toEqual(JSON.parse(out.content[0]!.text!));
     expect(Object.keys(out.data as object).sort()).toEqual(["conditions", "humidity", "temperature"]);
   });
 
   it("fails a structuredContent that does not match the stored output schema as UPSTREAM, naming the problem", async () => {
-    const strict = { ...toolNamed(tools, "get-structured-content"), outputSchema: { type: "object", properties: { temperature: { type: "string" } }, required: ["temperature"] } };
+    const strict = {
+      ...toolNamed(tools, "get-structured-content"),
+      outputSchema: { type: "object", properties: { temperature: { type: "string" } }, required: ["temperature"] },
+    };
     const err = await failureOf(conn.call(strict, { location: "Chicago" }, upstreamCall(store)));
     expect(err.kind).toBe("UPSTREAM");
     expect(err.message).toMatch(/does not match its output schema.*temperature/);
@@ -103,7 +116,10 @@ describe("an MCP connection over stdio (server-everything)", () => {
   // removed when the response is read), so the last step's may or may not be reported.
   it("reports the upstream's progress notifications through onUpdate, in order", async () => {
     const call = upstreamCall(store);
-    const out = normalizeResult("up_long", await conn.call(toolNamed(tools, "trigger-long-running-operation"), { duration: 0.6, steps: 3 }, call));
+    const out = normalizeResult(
+      "up_long",
+      await conn.call(toolNamed(tools, "trigger-long-running-operation"), { duration: 0.6, steps: 3 }, call),
+    );
     expect(out.content[0]!.text).toMatch(/Long running operation completed/);
     expect(call.updates.slice(0, 2)).toEqual([
       { progress: 1, total: 3 },
@@ -121,12 +137,21 @@ describe("an MCP connection over stdio (server-everything)", () => {
     await expect(pending).rejects.toBe(reason);
     expect(Date.now() - started).toBeLessThan(5000);
     expect(conn.pending.size).toBe(0);
-    const out = normalizeResult("up_echo", await conn.call(toolNamed(tools, "echo"), { message: "still here" }, upstreamCall(store)));
+    const out = normalizeResult(
+      "up_echo",
+      await conn.call(toolNamed(tools, "echo"), { message: "still here" }, upstreamCall(store)),
+    );
     expect(out.content[0]!.text).toBe("Echo: still here");
   });
 
   it("fails TIMEOUT when the upstream does not answer within the attempt's timeout", async () => {
-    const err = await failureOf(conn.call(toolNamed(tools, "trigger-long-running-operation"), { duration: 30, steps: 1 }, upstreamCall(store, { timeoutMs: 400 })));
+    const err = await failureOf(
+      conn.call(
+        toolNamed(tools, "trigger-long-running-operation"),
+        { duration: 30, steps: 1 },
+        upstreamCall(store, { timeoutMs: 400 }),
+      ),
+    );
     expect(err.kind).toBe("TIMEOUT");
     expect(conn.pending.size).toBe(0);
   });

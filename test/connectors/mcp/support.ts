@@ -42,7 +42,11 @@ export function mcpEnv(
 }
 
 /** The stdio settings of server-everything. */
-export const everythingStdio = (extra: Partial<McpSettings> = {}): McpSettings => ({ command: process.execPath, args: [EVERYTHING, "stdio"], ...extra });
+export const everythingStdio = (extra: Partial<McpSettings> = {}): McpSettings => ({
+  command: process.execPath,
+  args: [EVERYTHING, "stdio"],
+  ...extra,
+});
 
 /** An attempt's call: its own signal, progress collected, idempotency key. */
 export function upstreamCall(
@@ -82,9 +86,14 @@ export function toolNamed(tools: UpstreamTool[], name: string): UpstreamTool {
 }
 
 /** server-everything over Streamable HTTP on a free port; resolves once it listens. */
-export async function startEverythingHttp(onPort?: number): Promise<{ url: string; port: number; child: ChildProcess; stop: () => Promise<void> }> {
+export async function startEverythingHttp(
+  onPort?: number,
+): Promise<{ url: string; port: number; child: ChildProcess; stop: () => Promise<void> }> {
   const port = onPort ?? (await freePort());
-  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   await new Promise<void>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error("server-everything did not listen within 20 s")), 20_000);
     let text = "";

@@ -33,7 +33,11 @@ async function instance(databaseUrl?: string): Promise<Instance> {
   let opened: Promise<McpConnection> | undefined;
   const me = {} as Instance;
   me.conn = () =>
-    (opened ??= mcpKind.connect(mcpEnv(everythingStdio(), { store: expiringStore(me.rt.db), bus: me.rt.bus, instanceId: me.rt.instanceId }).env).then((c) => c as McpConnection));
+    (opened ??= mcpKind
+      .connect(
+        mcpEnv(everythingStdio(), { store: expiringStore(me.rt.db), bus: me.rt.bus, instanceId: me.rt.instanceId }).env,
+      )
+      .then((c) => c as McpConnection));
   for (const [name, timeoutSeconds] of [
     ["trigger-elicitation-request", 20],
     ["trigger-long-running-operation", 2],
@@ -45,7 +49,8 @@ async function instance(databaseUrl?: string): Promise<Instance> {
         input: z.looseObject({}),
         pauses: true,
         timeoutSeconds,
-        resume: async (state, answers, ctx) => (await me.conn()).resume(toolNamed(tools, name), state, answers, upstreamCallOf(ctx, timeoutSeconds)),
+        resume: async (state, answers, ctx) =>
+          (await me.conn()).resume(toolNamed(tools, name), state, answers, upstreamCallOf(ctx, timeoutSeconds)),
       },
       async (input, ctx) => (await me.conn()).call(toolNamed(tools, name), input, upstreamCallOf(ctx, timeoutSeconds)),
     );
@@ -71,7 +76,8 @@ afterAll(async () => {
   }
 });
 
-const dispatch = (i: Instance, tool: string, input: Record<string, unknown> = {}) => i.rt.dispatcher.run({ tool, input, caller: as("USER"), door: "runtime" });
+const dispatch = (i: Instance, tool: string, input: Record<string, unknown> = {}) =>
+  i.rt.dispatcher.run({ tool, input, caller: as("USER"), door: "runtime" });
 const text = (run: { content: Array<{ text?: string }> }) => run.content.map((c) => c.text).join("\n");
 
 describe("an MCP upstream behind tai42's dispatcher", () => {
@@ -79,7 +85,11 @@ describe("an MCP upstream behind tai42's dispatcher", () => {
     const parked = await dispatch(a, "everything_trigger_elicitation_request");
     expect(parked.status).toBe("PARKED");
     const [question] = await a.rt.interactions.forRun(parked.id);
-    expect(question).toMatchObject({ question: "Please provide inputs for the following fields:", to: "user", answerFormat: expect.objectContaining({ required: ["name"] }) });
+    expect(question).toMatchObject({
+      question: "Please provide inputs for the following fields:",
+      to: "user",
+      answerFormat: expect.objectContaining({ required: ["name"] }),
+    });
     const resumed = await b.rt.interactions.answer(question!.id, { name: "Ada Lovelace", check: true }, as("USER"));
     expect(resumed.status).toBe("SUCCEEDED");
     expect(text(resumed)).toMatch(/- Name: Ada Lovelace/);

@@ -45,11 +45,17 @@ describe("connector address rules", () => {
   });
 
   it("judges an IPv6 address that embeds an IPv4 one (mapped, NAT64, 6to4) by the IPv4 address's rules", () => {
-    expect(refusedAddress("::ffff:127.0.0.1", false)).toBe("a loopback address (IPv4-mapped 127.0.0.1), allowed only with allowPrivateNetwork");
+    expect(refusedAddress("::ffff:127.0.0.1", false)).toBe(
+      "a loopback address (IPv4-mapped 127.0.0.1), allowed only with allowPrivateNetwork",
+    );
     expect(refusedAddress("::ffff:7f00:1", true)).toBeUndefined();
-    expect(refusedAddress("::ffff:169.254.169.254", true)).toBe("a cloud metadata address (IPv4-mapped 169.254.169.254)");
+    expect(refusedAddress("::ffff:169.254.169.254", true)).toBe(
+      "a cloud metadata address (IPv4-mapped 169.254.169.254)",
+    );
     expect(refusedAddress("64:ff9b::a9fe:a9fe", true)).toBe("a cloud metadata address (NAT64 169.254.169.254)");
-    expect(refusedAddress("2002:0a00:0001::1", false)).toBe("a private address (6to4 10.0.0.1), allowed only with allowPrivateNetwork");
+    expect(refusedAddress("2002:0a00:0001::1", false)).toBe(
+      "a private address (6to4 10.0.0.1), allowed only with allowPrivateNetwork",
+    );
     expect(refusedAddress("::ffff:8.8.8.8", false)).toBeUndefined();
   });
 

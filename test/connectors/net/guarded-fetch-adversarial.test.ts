@@ -39,7 +39,9 @@ describe("the guarded fetch against an adversary's URLs", () => {
     async (host) => {
       const fetchFn = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: false });
       const error = await refusal(fetchFn, `http://${host}:${target.port}/`);
-      expect(error.message).toBe("connector network rules: 127.0.0.1 is a loopback address, allowed only with allowPrivateNetwork");
+      expect(error.message).toBe(
+        "connector network rules: 127.0.0.1 is a loopback address, allowed only with allowPrivateNetwork",
+      );
     },
   );
 
@@ -48,11 +50,14 @@ describe("the guarded fetch against an adversary's URLs", () => {
     ["[64:ff9b::169.254.169.254]", "NAT64 169.254.169.254"],
     ["[2002:a9fe:a9fe::1]", "6to4 169.254.169.254"],
     ["[::169.254.169.254]", "IPv4-compatible 169.254.169.254"],
-  ])("refuses %s, an IPv6 form of the metadata address, even when listed and with allowPrivateNetwork", async (host, form) => {
-    const fetchFn = guardedFetch({ allowHosts: [host], allowPrivateNetwork: true });
-    const error = await refusal(fetchFn, `http://${host}/latest/meta-data`);
-    expect(error.message).toContain(`a cloud metadata address (${form})`);
-  });
+  ])(
+    "refuses %s, an IPv6 form of the metadata address, even when listed and with allowPrivateNetwork",
+    async (host, form) => {
+      const fetchFn = guardedFetch({ allowHosts: [host], allowPrivateNetwork: true });
+      const error = await refusal(fetchFn, `http://${host}/latest/meta-data`);
+      expect(error.message).toContain(`a cloud metadata address (${form})`);
+    },
+  );
 
   it("refuses an IPv6 zone id, which no URL may carry", async () => {
     const fetchFn = guardedFetch({ allowHosts: ["[fe80::1]"], allowPrivateNetwork: true });
@@ -66,24 +71,37 @@ describe("the guarded fetch against an adversary's URLs", () => {
 
   it("matches LOCALHOST. to the listed localhost, then never reaches the loopback server behind it", async () => {
     const before = target.seen.length;
-    const error = await guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: false })(`http://LOCALHOST.:${target.port}/`).then(
+    const error = await guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: false })(
+      `http://LOCALHOST.:${target.port}/`,
+    ).then(
       () => null,
       (e: unknown) => e as ToolError,
     );
-    // Past the allow list (the name matches), the name either resolves to loopback (refused) or not at all (this resolver's choice).
+    // Past the allow list (the name matches), the name either resolves to loopback (refused) or not at all (this
+    // resolver's choice).
     expect(error).toBeInstanceOf(ToolError);
     expect(error!.message).not.toContain("not an allowed host");
-    expect(error!.message).toMatch(/^connector network rules: localhost\. resolves to (127\.0\.0\.1|::1), a loopback address|^connector network: localhost\.:\d+ does not resolve/);
+    expect(error!.message).toMatch(
+      /^connector network rules: localhost\. resolves to (127\.0\.0\.1|::1), a loopback address|^connector network: localhost\.:\d+ does not resolve/,
+    );
     expect(target.seen.length).toBe(before);
   });
 
   it("judges http://127.0.0.1@evil.example/ by its real host, evil.example", async () => {
-    const error = await refusal(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true }), "http://127.0.0.1@evil.example/");
-    expect(error.message).toBe("connector network rules: evil.example is not an allowed host of this connector (its URLs' hosts and allowHosts)");
+    const error = await refusal(
+      guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true }),
+      "http://127.0.0.1@evil.example/",
+    );
+    expect(error.message).toBe(
+      "connector network rules: evil.example is not an allowed host of this connector (its URLs' hosts and allowHosts)",
+    );
   });
 
   it("checks a Request object's URL like a string's", async () => {
-    const error = await refusal(guardedFetch({ allowHosts: ["169.254.169.254"], allowPrivateNetwork: true }), new Request("http://169.254.169.254/latest"));
+    const error = await refusal(
+      guardedFetch({ allowHosts: ["169.254.169.254"], allowPrivateNetwork: true }),
+      new Request("http://169.254.169.254/latest"),
+    );
     expect(error.message).toBe("connector network rules: 169.254.169.254 is a cloud metadata address");
   });
 
@@ -101,7 +119,9 @@ describe("the guarded fetch against an adversary's URLs", () => {
     process.env.http_proxy = proxy.origin;
     process.env.HTTPS_PROXY = proxy.origin;
     try {
-      const response = await guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`${target.origin}/direct`);
+      const response = await guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(
+        `${target.origin}/direct`,
+      );
       expect(await response.text()).toBe(`host 127.0.0.1:${target.port}`);
       expect(proxy.seen).toEqual([]);
     } finally {
@@ -115,12 +135,17 @@ describe("the guarded fetch against an adversary's URLs", () => {
     }
   });
 
-  it.each(["http://[::ffff:169.254.169.254]/", "http://0xa9fea9fe/", "file:///etc/passwd", "http://127.0.0.1@169.254.169.254/"])(
-    "refuses a redirect to %s, never following it",
-    async (location) => {
-      const fetchFn = guardedFetch({ allowHosts: ["127.0.0.1", "169.254.169.254", "[::ffff:169.254.169.254]"], allowPrivateNetwork: true });
-      const error = await refusal(fetchFn, `${target.origin}/to?location=${encodeURIComponent(location)}`);
-      expect(error.message).toMatch(/cloud metadata address|not an allowed protocol/);
-    },
-  );
+  it.each([
+    "http://[::ffff:169.254.169.254]/",
+    "http://0xa9fea9fe/",
+    "file:///etc/passwd",
+    "http://127.0.0.1@169.254.169.254/",
+  ])("refuses a redirect to %s, never following it", async (location) => {
+    const fetchFn = guardedFetch({
+      allowHosts: ["127.0.0.1", "169.254.169.254", "[::ffff:169.254.169.254]"],
+      allowPrivateNetwork: true,
+    });
+    const error = await refusal(fetchFn, `${target.origin}/to?location=${encodeURIComponent(location)}`);
+    expect(error.message).toMatch(/cloud metadata address|not an allowed protocol/);
+  });
 });

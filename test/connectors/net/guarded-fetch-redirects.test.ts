@@ -45,7 +45,9 @@ describe("the guarded fetch's redirects", () => {
   it("refuses a redirect to a host outside the allow list, never reaching it", async () => {
     const fetch = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true });
     const error = await refusal(fetch(redirect(302, `http://localhost:${target.port}/landed`)));
-    expect(error.message).toBe("connector network rules: localhost is not an allowed host of this connector (its URLs' hosts and allowHosts)");
+    expect(error.message).toBe(
+      "connector network rules: localhost is not an allowed host of this connector (its URLs' hosts and allowHosts)",
+    );
     expect(target.seen).toHaveLength(0);
   });
 
@@ -59,7 +61,14 @@ describe("the guarded fetch's redirects", () => {
     const fetch = guardedFetch({ allowHosts: ["127.0.0.1", "localhost"], allowPrivateNetwork: true });
     const response = await fetch(redirect(307, `http://localhost:${target.port}/landed`), {
       method: "POST",
-      headers: { authorization: "Bearer abc", cookie: "k=v", "x-api-key": "key", "mcp-session-id": "sess", accept: "application/json", "content-type": "text/plain" },
+      headers: {
+        authorization: "Bearer abc",
+        cookie: "k=v",
+        "x-api-key": "key",
+        "mcp-session-id": "sess",
+        accept: "application/json",
+        "content-type": "text/plain",
+      },
       body: "payload",
     });
     expect(response.status).toBe(200);
@@ -67,19 +76,26 @@ describe("the guarded fetch's redirects", () => {
     const seen = target.seen.at(-1)!;
     expect(seen).toMatchObject({ method: "POST", path: "/landed", body: "payload" });
     expect(seen.headers).toMatchObject({ accept: "application/json", "content-type": "text/plain" });
-    for (const dropped of ["authorization", "cookie", "x-api-key", "mcp-session-id"]) expect(seen.headers[dropped], dropped).toBeUndefined();
+    for (const dropped of ["authorization", "cookie", "x-api-key", "mcp-session-id"])
+      expect(seen.headers[dropped], dropped).toBeUndefined();
   });
 
   it("keeps every header on a redirect within the same origin", async () => {
     const fetch = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true });
-    const response = await fetch(redirect(301, "/second"), { headers: { authorization: "Bearer abc", "x-api-key": "key" } });
+    const response = await fetch(redirect(301, "/second"), {
+      headers: { authorization: "Bearer abc", "x-api-key": "key" },
+    });
     expect(await response.text()).toBe("here /second");
     expect(origin.seen.at(-1)!.headers).toMatchObject({ authorization: "Bearer abc", "x-api-key": "key" });
   });
 
   it("turns a POST answered 303 into a GET without its body or body headers", async () => {
     const fetch = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true });
-    const response = await fetch(redirect(303, "/after"), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const response = await fetch(redirect(303, "/after"), {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(await response.text()).toBe("here /after");
     const seen = origin.seen.at(-1)!;
     expect(seen).toMatchObject({ method: "GET", path: "/after", body: "" });
@@ -90,7 +106,9 @@ describe("the guarded fetch's redirects", () => {
     const fetch = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true });
     const before = origin.seen.length;
     const error = await refusal(fetch(`${origin.origin}/loop`));
-    expect(error.message).toBe(`connector network rules: 127.0.0.1:${origin.port} is redirecting past the limit of 5 redirects`);
+    expect(error.message).toBe(
+      `connector network rules: 127.0.0.1:${origin.port} is redirecting past the limit of 5 redirects`,
+    );
     expect(origin.seen.length - before).toBe(6);
   });
 

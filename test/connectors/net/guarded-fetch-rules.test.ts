@@ -29,13 +29,19 @@ describe("the guarded fetch's address rules", () => {
     const error = await failure(fetch(`${server.origin}/x`));
     expect(error.kind).toBe("PERMISSION_DENIED");
     expect(error.retryable).toBe(false);
-    expect(error.message).toBe("connector network rules: 127.0.0.1 is a loopback address, allowed only with allowPrivateNetwork");
+    expect(error.message).toBe(
+      "connector network rules: 127.0.0.1 is a loopback address, allowed only with allowPrivateNetwork",
+    );
     expect(server.seen).toHaveLength(0);
   });
 
   it("reaches the same server with allowPrivateNetwork, as plain JSON", async () => {
     const fetch = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true });
-    const response = await fetch(`${server.origin}/json`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const response = await fetch(`${server.origin}/json`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ ok: true });
     expect(server.seen.at(-1)).toMatchObject({ method: "POST", path: "/json", body: "{}" });
@@ -46,9 +52,13 @@ describe("the guarded fetch's address rules", () => {
     const fetch = guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: false });
     const error = await failure(fetch(`http://localhost:${server.port}/x`));
     expect(error.kind).toBe("PERMISSION_DENIED");
-    expect(error.message).toMatch(/^connector network rules: localhost resolves to (127\.0\.0\.1|::1), a loopback address, allowed only with allowPrivateNetwork$/);
+    expect(error.message).toMatch(
+      /^connector network rules: localhost resolves to (127\.0\.0\.1|::1), a loopback address, allowed only with allowPrivateNetwork$/,
+    );
     expect(server.seen.length).toBe(before);
-    const allowed = await guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: true })(`http://localhost:${server.port}/local`);
+    const allowed = await guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: true })(
+      `http://localhost:${server.port}/local`,
+    );
     expect(allowed.status).toBe(200);
   });
 
@@ -67,14 +77,18 @@ describe("the guarded fetch's address rules", () => {
     const fetch = guardedFetch({ allowHosts: ["[::ffff:127.0.0.1]"], allowPrivateNetwork: false });
     const error = await failure(fetch(`http://[::ffff:127.0.0.1]:${server.port}/x`));
     expect(error.kind).toBe("PERMISSION_DENIED");
-    expect(error.message).toBe("connector network rules: [::ffff:7f00:1] is a loopback address (IPv4-mapped 127.0.0.1), allowed only with allowPrivateNetwork");
+    expect(error.message).toBe(
+      "connector network rules: [::ffff:7f00:1] is a loopback address (IPv4-mapped 127.0.0.1), allowed only with allowPrivateNetwork",
+    );
   });
 
   it("refuses a host not in the allow list before resolving it (an unresolvable name is refused, not a DNS failure)", async () => {
     const fetch = guardedFetch({ allowHosts: ["api.example.test"], allowPrivateNetwork: true });
     const error = await failure(fetch("http://elsewhere.invalid/x"));
     expect(error.kind).toBe("PERMISSION_DENIED");
-    expect(error.message).toBe("connector network rules: elsewhere.invalid is not an allowed host of this connector (its URLs' hosts and allowHosts)");
+    expect(error.message).toBe(
+      "connector network rules: elsewhere.invalid is not an allowed host of this connector (its URLs' hosts and allowHosts)",
+    );
     const ip = await failure(fetch(`${server.origin}/x`));
     expect(ip.message).toMatch(/127\.0\.0\.1 is not an allowed host/);
   });
@@ -83,7 +97,9 @@ describe("the guarded fetch's address rules", () => {
     const fetch = guardedFetch({ allowHosts: ["*.example.invalid"], allowPrivateNetwork: false });
     const sub = await failure(fetch("http://api.example.invalid/x"));
     expect(sub.kind).toBe("NETWORK");
-    expect(sub.message).toMatch(/^connector network: api\.example\.invalid (does not resolve|could not be resolved) \(DNS\)$/);
+    expect(sub.message).toMatch(
+      /^connector network: api\.example\.invalid (does not resolve|could not be resolved) \(DNS\)$/,
+    );
     const apex = await failure(fetch("http://example.invalid/x"));
     expect(apex.kind).toBe("PERMISSION_DENIED");
     expect(apex.message).toMatch(/^connector network rules: example\.invalid is not an allowed host/);
@@ -108,18 +124,26 @@ describe("the guarded fetch's address rules", () => {
   it("fails NETWORK when the server drops the connection before answering", async () => {
     const dropping = await localServer((req) => req.socket.destroy());
     try {
-      const error = await failure(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`${dropping.origin}/x`));
+      const error = await failure(
+        guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`${dropping.origin}/x`),
+      );
       expect(error.kind).toBe("NETWORK");
-      expect(error.message).toMatch(new RegExp(`^connector network: 127\\.0\\.0\\.1:${dropping.port} (closed|reset) the connection$`));
+      expect(error.message).toMatch(
+        new RegExp(`^connector network: 127\\.0\\.0\\.1:${dropping.port} (closed|reset) the connection$`),
+      );
     } finally {
       await dropping.close();
     }
   });
 
   it("fails NETWORK when TLS cannot be negotiated (https to a plain HTTP server)", async () => {
-    const error = await failure(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`https://127.0.0.1:${server.port}/x`));
+    const error = await failure(
+      guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`https://127.0.0.1:${server.port}/x`),
+    );
     expect(error.kind).toBe("NETWORK");
-    expect(error.message).toMatch(new RegExp(`^connector network: 127\\.0\\.0\\.1:${server.port} failed TLS \\(\\w+\\)$`));
+    expect(error.message).toMatch(
+      new RegExp(`^connector network: 127\\.0\\.0\\.1:${server.port} failed TLS \\(\\w+\\)$`),
+    );
   });
 
   it("names no header, path, query or body in any refusal or failure", async () => {
@@ -128,12 +152,31 @@ describe("the guarded fetch's address rules", () => {
     const closed = await localServer((_req, res) => res.end());
     await closed.close();
     const errors = await Promise.all([
-      failure(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: false })(`${server.origin}/${secret}?k=${secret}`, init)),
+      failure(
+        guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: false })(
+          `${server.origin}/${secret}?k=${secret}`,
+          init,
+        ),
+      ),
       failure(guardedFetch({ allowHosts: [], allowPrivateNetwork: true })(`http://h.invalid/${secret}`, init)),
-      failure(guardedFetch({ allowHosts: ["169.254.169.254"], allowPrivateNetwork: true })(`http://169.254.169.254/${secret}`, init)),
-      failure(guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: false })(`http://localhost:1/${secret}`, init)),
-      failure(guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(`${closed.origin}/${secret}?k=${secret}`, init)),
-      failure(guardedFetch({ allowHosts: ["*.invalid"], allowPrivateNetwork: true })(`http://a.invalid/${secret}`, init)),
+      failure(
+        guardedFetch({ allowHosts: ["169.254.169.254"], allowPrivateNetwork: true })(
+          `http://169.254.169.254/${secret}`,
+          init,
+        ),
+      ),
+      failure(
+        guardedFetch({ allowHosts: ["localhost"], allowPrivateNetwork: false })(`http://localhost:1/${secret}`, init),
+      ),
+      failure(
+        guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true })(
+          `${closed.origin}/${secret}?k=${secret}`,
+          init,
+        ),
+      ),
+      failure(
+        guardedFetch({ allowHosts: ["*.invalid"], allowPrivateNetwork: true })(`http://a.invalid/${secret}`, init),
+      ),
     ]);
     for (const error of errors) {
       expect(error.message).not.toContain(secret);

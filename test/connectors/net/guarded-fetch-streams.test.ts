@@ -64,7 +64,9 @@ describe("the guarded fetch with streams", () => {
   it("rejects an already aborted signal's request without sending it", async () => {
     const before = server.seen.length;
     const reason = new Error("gone");
-    await expect(guardedFetch(rules())(`${server.origin}/never`, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    await expect(guardedFetch(rules())(`${server.origin}/never`, { signal: AbortSignal.abort(reason) })).rejects.toBe(
+      reason,
+    );
     expect(server.seen.length).toBe(before);
   });
 
@@ -81,7 +83,9 @@ describe("the guarded fetch with streams", () => {
 
   it("refuses the MCP SDK's connect to a loopback server without allowPrivateNetwork, with the rule", async () => {
     const client = new Client({ name: "net-test", version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(new URL(everything.url), { fetch: guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: false }) });
+    const transport = new StreamableHTTPClientTransport(new URL(everything.url), {
+      fetch: guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: false }),
+    });
     const error = await client.connect(transport).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(String((error as Error).message)).toContain("connector network rules: 127.0.0.1 is a loopback address");

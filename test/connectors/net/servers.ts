@@ -21,13 +21,20 @@ export interface LocalServer {
 }
 
 /** A real HTTP server on 127.0.0.1, port 0, answering with `handler` once each request's body is read. */
-export async function localServer(handler: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void): Promise<LocalServer> {
+export async function localServer(
+  handler: (req: IncomingMessage, res: ServerResponse, seen: Seen) => void,
+): Promise<LocalServer> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const entry = { method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString() };
+      const entry = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      };
       seen.push(entry);
       handler(req, res, entry);
     });
@@ -46,7 +53,9 @@ export async function localServer(handler: (req: IncomingMessage, res: ServerRes
   };
 }
 
-const EVERYTHING = fileURLToPath(new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+const EVERYTHING = fileURLToPath(
+  new URL("../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
+);
 
 export interface EverythingServer {
   url: string;
@@ -56,7 +65,10 @@ export interface EverythingServer {
 /** server-everything over Streamable HTTP on a free port; resolves once it listens (bounded). */
 export async function everythingOverHttp(timeoutMs = 20_000): Promise<EverythingServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child: ChildProcess = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("server-everything did not start listening")), timeoutMs);
     let text = "";

@@ -53,17 +53,23 @@ describe("importing every document of @readme/oas-examples (2.0, 3.0, 3.1; JSON 
         expect(tool.outputSchema.type).toBe("object");
         expect(schemaProblems(tool.outputSchema)).toEqual([]);
       }
-      expect(tool.proposedTier).toBe(["GET", "HEAD", "OPTIONS"].includes(tool.binding!.method as string) ? "read" : "write");
+      expect(tool.proposedTier).toBe(
+        ["GET", "HEAD", "OPTIONS"].includes(tool.binding!.method as string) ? "read" : "write",
+      );
     }
   });
 
   it("names an operation without an operationId by its method and path (3.0/json/petstore-simple-no-tags.json)", () => {
-    const simple = outcomes.find((o) => o.file === "3.0/json/petstore-simple-no-tags.json") as { listing: UpstreamListing };
+    const simple = outcomes.find((o) => o.file === "3.0/json/petstore-simple-no-tags.json") as {
+      listing: UpstreamListing;
+    };
     expect(simple.listing.tools.map((t) => t.name)).toEqual(["GET /pet/{id}", "PUT /pet/{id}"]);
   });
 
   it("represents a circular schema with $defs (3.0/json/circular-request-bodies.json)", () => {
-    const circular = outcomes.find((o) => o.file === "3.0/json/circular-request-bodies.json") as { listing: UpstreamListing };
+    const circular = outcomes.find((o) => o.file === "3.0/json/circular-request-bodies.json") as {
+      listing: UpstreamListing;
+    };
     const tree = circular.listing.tools.find((t) => t.name === "directCircular")!;
     const body = (tree.inputSchema.properties as Record<string, { properties: Record<string, unknown> }>).body;
     expect(body.properties.parent).toEqual({ $ref: "#/$defs/TreeNode" });

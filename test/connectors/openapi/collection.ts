@@ -23,14 +23,17 @@ export function collectionDocuments(): string[] {
 
 export type Outcome = { file: string; listing: UpstreamListing } | { file: string; refusedDocument: string };
 
-/** Imports one document of the collection as a stored `document` setting; a refusal of the whole document is its reason. */
+/**
+ * Imports one document of the collection as a stored `document` setting; a refusal of the whole document is its reason.
+ */
 export async function importCollectionDocument(file: string): Promise<Outcome> {
   const text = readFileSync(join(COLLECTION, file), "utf8");
   const noFetch = (() => Promise.reject(new Error("a stored document fetches nothing"))) as typeof fetch;
   try {
     return { file, listing: await readListing({ document: text }, noFetch) };
   } catch (e) {
-    if (e instanceof ToolError && e.message.startsWith("the OpenAPI document cannot be imported: ")) return { file, refusedDocument: e.message };
+    if (e instanceof ToolError && e.message.startsWith("the OpenAPI document cannot be imported: "))
+      return { file, refusedDocument: e.message };
     throw e;
   }
 }

@@ -34,8 +34,10 @@ describe("an OpenAPI document read from documentUrl at every connect and list", 
       json(res, 404, { message: "nothing here" });
     });
     files["main.yaml"] = main();
-    files["schemas/pet.yaml"] = "Pet:\n  type: object\n  required: [id]\n  properties: { id: { type: integer }, name: { type: string } }\n";
-    files["outside.yaml"] = "openapi: 3.0.3\npaths:\n  /a:\n    get:\n      responses: { '200': { $ref: '../secret.yaml#/R' } }\n";
+    files["schemas/pet.yaml"] =
+      "Pet:\n  type: object\n  required: [id]\n  properties: { id: { type: integer }, name: { type: string } }\n";
+    files["outside.yaml"] =
+      "openapi: 3.0.3\npaths:\n  /a:\n    get:\n      responses: { '200': { $ref: '../secret.yaml#/R' } }\n";
   });
   afterAll(async () => upstream?.close());
 
@@ -59,14 +61,18 @@ describe("an OpenAPI document read from documentUrl at every connect and list", 
 
   it("refuses an external $ref outside the document's folder without fetching it", async () => {
     const before = upstream.received.length;
-    const error = await openapiKind.connect(connectorEnv({ documentUrl: `${upstream.url}/specs/outside.yaml` })).catch((e: unknown) => e);
+    const error = await openapiKind
+      .connect(connectorEnv({ documentUrl: `${upstream.url}/specs/outside.yaml` }))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolError);
     expect((error as ToolError).message).toContain("is outside the document's folder");
     expect(upstream.received.slice(before).map((r) => r.url)).toEqual(["/specs/outside.yaml"]);
   });
 
   it("fails the connect UNAVAILABLE, naming the status, when the document URL answers 404", async () => {
-    const error = await openapiKind.connect(connectorEnv({ documentUrl: `${upstream.url}/specs/missing.yaml` })).catch((e: unknown) => e);
+    const error = await openapiKind
+      .connect(connectorEnv({ documentUrl: `${upstream.url}/specs/missing.yaml` }))
+      .catch((e: unknown) => e);
     expect([(error as ToolError).kind, (error as ToolError).message]).toEqual([
       "UNAVAILABLE",
       `the OpenAPI document at ${upstream.url}/specs/missing.yaml could not be fetched: HTTP 404`,
@@ -82,12 +88,23 @@ describe("the openapi kind's settings", () => {
 
   it("wants exactly one of document and documentUrl", () => {
     expect(issues({})).toEqual(["/document: exactly one of document and documentUrl is required"]);
-    expect(issues({ document: "x", documentUrl: "https://a.example/o.json" })).toEqual(["/document: exactly one of document and documentUrl is required"]);
-    expect(issues({ document: "openapi: 3.0.0", headers: { Authorization: "!ENV TOKEN" }, timeoutSeconds: 5, allowPrivateNetwork: true })).toEqual([]);
+    expect(issues({ document: "x", documentUrl: "https://a.example/o.json" })).toEqual([
+      "/document: exactly one of document and documentUrl is required",
+    ]);
+    expect(
+      issues({
+        document: "openapi: 3.0.0",
+        headers: { Authorization: "!ENV TOKEN" },
+        timeoutSeconds: 5,
+        allowPrivateNetwork: true,
+      }),
+    ).toEqual([]);
   });
 
   it("refuses a relative serverUrl without a documentUrl, an unknown setting and a bad header name", () => {
-    expect(issues({ document: "x", serverUrl: "/api" })).toEqual(["/serverUrl: must be an absolute http(s) URL (no documentUrl to resolve it against)"]);
+    expect(issues({ document: "x", serverUrl: "/api" })).toEqual([
+      "/serverUrl: must be an absolute http(s) URL (no documentUrl to resolve it against)",
+    ]);
     expect(issues({ documentUrl: "https://a.example/specs/o.json", serverUrl: "../api" })).toEqual([]);
     expect(issues({ document: "x", token: "t" })).toEqual(["/: is not an openapi setting"]);
     expect(issues({ document: "x", headers: { "bad header": "!ENV X" } })[0]).toMatch(/^\/headers\/bad header: /);
@@ -95,8 +112,12 @@ describe("the openapi kind's settings", () => {
 
   it("seals every header and reaches the document's, the server's or the stored document's servers' origins", () => {
     expect(openapiKind.sealed).toEqual(["headers/*"]);
-    expect(openapiKind.origins({ documentUrl: "https://docs.example/specs/o.json", serverUrl: "../api" })).toEqual(["https://docs.example"]);
-    expect(openapiKind.origins({ documentUrl: "https://docs.example/o.json", serverUrl: "https://api.example/v1" })).toEqual(["https://docs.example", "https://api.example"]);
+    expect(openapiKind.origins({ documentUrl: "https://docs.example/specs/o.json", serverUrl: "../api" })).toEqual([
+      "https://docs.example",
+    ]);
+    expect(
+      openapiKind.origins({ documentUrl: "https://docs.example/o.json", serverUrl: "https://api.example/v1" }),
+    ).toEqual(["https://docs.example", "https://api.example"]);
     const stored =
       "openapi: 3.0.0\nservers: [{ url: 'https://{region}.api.example/v1', variables: { region: { default: eu } } }]\npaths:\n  /a:\n    servers: [{ url: 'https://other.example' }]\n";
     expect(openapiKind.origins({ document: stored })).toEqual(["https://eu.api.example", "https://other.example"]);

@@ -1,4 +1,7 @@
-/** The OpenAPI 3.0 document (YAML) of the test upstream of `http-upstream.ts`: its server is a placeholder the settings override. */
+/**
+ * The OpenAPI 3.0 document (YAML) of the test upstream of `http-upstream.ts`: its server is a placeholder the settings
+ * override.
+ */
 export const ECHO_DOCUMENT = `
 openapi: 3.0.3
 info: { title: Echo, version: "1" }

@@ -47,12 +47,18 @@ describe("an OpenAPI connector facing a hostile caller and a hostile upstream", 
       }
       if (path === "/api/reflect") {
         res.writeHead(401, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ error: "bad credentials", header: req.headers.authorization, token: CREDENTIAL }));
+        return res.end(
+          JSON.stringify({ error: "bad credentials", header: req.headers.authorization, token: CREDENTIAL }),
+        );
       }
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ url: req.url }));
     });
-    const settings = { document: HOSTILE_DOCUMENT, serverUrl: `${upstream.url}/api`, headers: { Authorization: TOKEN } };
+    const settings = {
+      document: HOSTILE_DOCUMENT,
+      serverUrl: `${upstream.url}/api`,
+      headers: { Authorization: TOKEN },
+    };
     const fetchFn = guardedFetch({ allowHosts: ["127.0.0.1"], allowPrivateNetwork: true });
     connection = await openapiKind.connect(connectorEnv(settings, fetchFn));
     tools = new Map((await connection.list()).tools.map((t) => [t.name, t]));
@@ -63,8 +69,13 @@ describe("an OpenAPI connector facing a hostile caller and a hostile upstream", 
     await upstream?.close();
   });
 
-  const call = (name: string, input: Record<string, unknown>, options: Parameters<typeof upstreamCall>[0] = {}) => connection.call(tools.get(name)!, input, upstreamCall(options));
-  const failure = async (name: string, input: Record<string, unknown>, options: Parameters<typeof upstreamCall>[0] = {}) => {
+  const call = (name: string, input: Record<string, unknown>, options: Parameters<typeof upstreamCall>[0] = {}) =>
+    connection.call(tools.get(name)!, input, upstreamCall(options));
+  const failure = async (
+    name: string,
+    input: Record<string, unknown>,
+    options: Parameters<typeof upstreamCall>[0] = {},
+  ) => {
     const error = await call(name, input, options).then(
       () => null,
       (e: unknown) => e,
@@ -73,22 +84,25 @@ describe("an OpenAPI connector facing a hostile caller and a hostile upstream", 
     return error as ToolError;
   };
 
-  it.each([".", "..", "%2e%2e"])("keeps the path parameter %j inside its segment: never a dot segment the URL parser would resolve", async (name) => {
-    const before = upstream.received.length;
-    const outcome = await call("fileMeta", { name }).then(
-      () => null,
-      (e: unknown) => e as ToolError,
-    );
-    if (outcome === null) {
-      // Sent: the value stayed one segment of /files/{name}/meta.
-      expect(upstream.received.at(-1)!.url).toMatch(/^\/api\/files\/[^/]+\/meta$/);
-      expect(upstream.received.at(-1)!.url).not.toMatch(/\/\.\.?\//);
-    } else {
-      expect(outcome.kind).toBe("INVALID_INPUT");
-      expect(outcome.message).toContain("name");
-      expect(upstream.received.length).toBe(before);
-    }
-  });
+  it.each([".", "..", "%2e%2e"])(
+    "keeps the path parameter %j inside its segment: never a dot segment the URL parser would resolve",
+    async (name) => {
+      const before = upstream.received.length;
+      const outcome = await call("fileMeta", { name }).then(
+        () => null,
+        (e: unknown) => e as ToolError,
+      );
+      if (outcome === null) {
+        // Sent: the value stayed one segment of /files/{name}/meta.
+        expect(upstream.received.at(-1)!.url).toMatch(/^\/api\/files\/[^/]+\/meta$/);
+        expect(upstream.received.at(-1)!.url).not.toMatch(/\/\.\.?\//);
+      } else {
+        expect(outcome.kind).toBe("INVALID_INPUT");
+        expect(outcome.message).toContain("name");
+        expect(upstream.received.length).toBe(before);
+      }
+    },
+  );
 
   it("encodes ../, ? and # in a path parameter, so the upstream sees one segment", async () => {
     await call("fileMeta", { name: "../../admin?x=1#y" });
@@ -110,19 +124,27 @@ describe("an OpenAPI connector facing a hostile caller and a hostile upstream", 
     expect(upstream.received.length).toBe(before);
   });
 
-  it("bounds a 1 GiB answer: the call fails UPSTREAM naming the limit, having read little past it", { timeout: 60_000 }, async () => {
-    const error = await failure("big", {}, { timeoutMs: 50_000 });
-    expect(error.kind).toBe("UPSTREAM");
-    expect(error.message).toMatch(/larger than \d+ bytes/);
-    expect(bigSent).toBeLessThan(64 * 1024 * 1024);
-  });
+  it(
+    "bounds a 1 GiB answer: the call fails UPSTREAM naming the limit, having read little past it",
+    { timeout: 60_000 },
+    async () => {
+      const error = await failure("big", {}, { timeoutMs: 50_000 });
+      expect(error.kind).toBe("UPSTREAM");
+      expect(error.message).toMatch(/larger than \d+ bytes/);
+      expect(bigSent).toBeLessThan(64 * 1024 * 1024);
+    },
+  );
 
-  it("fails a slow-drip answer TIMEOUT at the call's timeout, though bytes keep arriving", { timeout: 20_000 }, async () => {
-    const started = Date.now();
-    const error = await failure("drip", {}, { timeoutMs: 400 });
-    expect(error.kind).toBe("TIMEOUT");
-    expect(Date.now() - started).toBeLessThan(5000);
-  });
+  it(
+    "fails a slow-drip answer TIMEOUT at the call's timeout, though bytes keep arriving",
+    { timeout: 20_000 },
+    async () => {
+      const started = Date.now();
+      const error = await failure("drip", {}, { timeoutMs: 400 });
+      expect(error.kind).toBe("TIMEOUT");
+      expect(Date.now() - started).toBeLessThan(5000);
+    },
+  );
 
   it("keeps a credential the upstream reflects (JSON-escaped, or without its scheme) out of the error", async () => {
     const pending = upstreamCall();

@@ -1,4 +1,7 @@
-/** An OpenAPI 3.0 document (YAML) whose operations a hostile caller or upstream attacks (test/connectors/openapi/hostile-calls.test.ts). */
+/**
+ * An OpenAPI 3.0 document (YAML) whose operations a hostile caller or upstream attacks
+ * (test/connectors/openapi/hostile-calls.test.ts).
+ */
 export const HOSTILE_DOCUMENT = `
 openapi: 3.0.3
 info: { title: Hostile, version: "1" }

@@ -6,7 +6,8 @@ import { connectorEnv, startUpstream, upstreamCall, type Upstream } from "./http
 
 const GIB = 1024 * 1024 * 1024;
 const head = "openapi: 3.0.3\ninfo: { title: hostile, version: '1' }\nservers: [{ url: /api }]\n";
-const refTo = (ref: string) => `${head}paths:\n  /a:\n    get:\n      operationId: a\n      responses: { '200': { $ref: '${ref}' } }\n`;
+const refTo = (ref: string) =>
+  `${head}paths:\n  /a:\n    get:\n      operationId: a\n      responses: { '200': { $ref: '${ref}' } }\n`;
 
 /** What the connect of `settings` rejects with (it must reject). */
 async function refusal(settings: Record<string, unknown>, fetchFn?: typeof fetch): Promise<ToolError> {
@@ -101,12 +102,18 @@ describe("an OpenAPI connector reading a hostile document", () => {
     const listing = await connection.list();
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty("type");
-    const input = listing.tools[0]!.inputSchema as { properties: Record<string, { properties: Record<string, unknown> }> };
+    const input = listing.tools[0]!.inputSchema as {
+      properties: Record<string, { properties: Record<string, unknown> }>;
+    };
     expect(Object.hasOwn(input.properties, "__proto__")).toBe(true);
     expect(Object.getPrototypeOf(input.properties)).toBe(Object.prototype);
     expect(Object.hasOwn(input.properties.body!.properties, "__proto__")).toBe(true);
     expect(Object.getPrototypeOf(input.properties.body)).toBe(Object.prototype);
-    const sent = await connection.call(listing.tools[0]!, JSON.parse('{"__proto__":"q","body":{}}') as Record<string, unknown>, upstreamCall());
+    const sent = await connection.call(
+      listing.tools[0]!,
+      JSON.parse('{"__proto__":"q","body":{}}') as Record<string, unknown>,
+      upstreamCall(),
+    );
     expect(sent).toBeDefined();
     expect(upstream.received.at(-1)!.url).toBe("/p?__proto__=q");
   });

@@ -31,7 +31,13 @@ export async function startUpstream(handler: Handler): Promise<Upstream> {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const r = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() };
+      const r = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        at: Date.now(),
+      };
       received.push(r);
       handler(r, res);
     });
@@ -54,7 +60,10 @@ export function json(res: ServerResponse, status: number, value: unknown, header
   res.end(JSON.stringify(value));
 }
 
-/** The environment the core hands a kind, built here with the plain `fetch` until the guarded fetch lands. The kind uses no store. */
+/**
+ * The environment the core hands a kind, built here with the plain `fetch` until the guarded fetch lands. The kind uses
+ * no store.
+ */
 export function connectorEnv<S>(settings: S, fetchFn: typeof fetch = globalThis.fetch): ConnectorEnv<S> {
   return {
     name: "svc",
@@ -74,7 +83,9 @@ export function connectorEnv<S>(settings: S, fetchFn: typeof fetch = globalThis.
 }
 
 /** One attempt's call: a real AbortController, the secrets the call registers kept in `redacted`. */
-export function upstreamCall(options: { idempotencyKey?: string; timeoutMs?: number; signal?: AbortSignal } = {}): UpstreamCall & { redacted: string[] } {
+export function upstreamCall(
+  options: { idempotencyKey?: string; timeoutMs?: number; signal?: AbortSignal } = {},
+): UpstreamCall & { redacted: string[] } {
   const redacted: string[] = [];
   const ctx: ToolContext = {
     signal: options.signal ?? new AbortController().signal,
@@ -88,5 +99,11 @@ export function upstreamCall(options: { idempotencyKey?: string; timeoutMs?: num
     openInteraction: () => Promise.reject(new Error("no interactions here")),
     onUpdate() {},
   };
-  return { ctx, idempotencyKey: options.idempotencyKey ?? "key-123", idempotent: false, timeoutMs: options.timeoutMs ?? 5000, redacted };
+  return {
+    ctx,
+    idempotencyKey: options.idempotencyKey ?? "key-123",
+    idempotent: false,
+    timeoutMs: options.timeoutMs ?? 5000,
+    redacted,
+  };
 }

@@ -35,12 +35,31 @@ const DOC_30 = JSON.stringify({
           { name: "body", in: "query", schema: { type: "string" } },
           { name: "Accept", in: "header", schema: { type: "string" } },
         ],
-        requestBody: { required: true, content: { "application/xml": {}, "application/json": { schema: { $ref: "#/components/schemas/Thing" } } } },
-        responses: { "200": { description: "ok", content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } } } },
+        requestBody: {
+          required: true,
+          content: { "application/xml": {}, "application/json": { schema: { $ref: "#/components/schemas/Thing" } } },
+        },
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Thing" } } },
+          },
+        },
       },
-      get: { operationId: "listThings", responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "array", items: { type: "string" } } } } } } },
+      get: {
+        operationId: "listThings",
+        responses: {
+          "200": {
+            description: "ok",
+            content: { "application/json": { schema: { type: "array", items: { type: "string" } } } },
+          },
+        },
+      },
       delete: { operationId: "putThing", responses: { "204": { description: "gone" } } },
-      patch: { parameters: [{ name: "X-Odd", in: "header", style: "form", schema: { type: "string" } }], responses: { "200": { description: "ok" } } },
+      patch: {
+        parameters: [{ name: "X-Odd", in: "header", style: "form", schema: { type: "string" } }],
+        responses: { "200": { description: "ok" } },
+      },
     },
     "/maybe": {
       post: {
@@ -85,7 +104,10 @@ describe("how an OpenAPI operation becomes a tool", () => {
     const listing = await importText(DOC_30);
     expect(listing.refused).toEqual([
       { name: "putThing", reason: 'another operation of the document has the name "putThing" (operationId)' },
-      { name: "PATCH /things/{id}", reason: 'the header parameter "X-Odd" has style "form", which tai42 does not send' },
+      {
+        name: "PATCH /things/{id}",
+        reason: 'the header parameter "X-Odd" has style "form", which tai42 does not send',
+      },
     ]);
   });
 
@@ -102,20 +124,40 @@ describe("how an OpenAPI operation becomes a tool", () => {
       openapi: "3.1.0",
       info: { title: "t", version: "1" },
       components: { schemas: { Id: { type: ["string", "null"] } } },
-      paths: { "/x": { get: { operationId: "x", parameters: [{ name: "id", in: "query", schema: { $ref: "#/components/schemas/Id", description: "the id" } }], responses: {} } } },
+      paths: {
+        "/x": {
+          get: {
+            operationId: "x",
+            parameters: [
+              { name: "id", in: "query", schema: { $ref: "#/components/schemas/Id", description: "the id" } },
+            ],
+            responses: {},
+          },
+        },
+      },
     };
-    expect(props(tool(await importText(JSON.stringify(doc)), "x")).id).toEqual({ description: "the id", allOf: [{ type: ["string", "null"] }] });
+    expect(props(tool(await importText(JSON.stringify(doc)), "x")).id).toEqual({
+      description: "the id",
+      allOf: [{ type: ["string", "null"] }],
+    });
   });
 
   const refusals: Array<[string, string, string]> = [
-    ["a Swagger 2.0 document", "swagger: '2.0'\ninfo: { title: t, version: '1' }\npaths: {}\n", "OpenAPI 3.x only: this is a Swagger 2.0 document"],
+    [
+      "a Swagger 2.0 document",
+      "swagger: '2.0'\ninfo: { title: t, version: '1' }\npaths: {}\n",
+      "OpenAPI 3.x only: this is a Swagger 2.0 document",
+    ],
     ["an OpenAPI 4 document", '{"openapi": "4.0.0", "paths": {}}', "OpenAPI 3.x only: this document is version 4.0.0"],
     ["a YAML list", "- a\n- b\n", "it is not an object"],
     ["broken JSON", '{"openapi": ', "it is not valid JSON"],
     ["a document without a version", "info: { title: t }\n", "it has no `openapi` version field"],
     [
       "a stored document with an external $ref",
-      JSON.stringify({ openapi: "3.0.0", paths: { "/a": { get: { responses: { "200": { $ref: "other.yaml#/R" } } } } } }),
+      JSON.stringify({
+        openapi: "3.0.0",
+        paths: { "/a": { get: { responses: { "200": { $ref: "other.yaml#/R" } } } } },
+      }),
       "a stored document may only refer to itself",
     ],
   ];

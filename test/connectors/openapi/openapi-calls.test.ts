@@ -33,7 +33,12 @@ describe("calling the operations of an OpenAPI document on a real HTTP server", 
         res.writeHead(204);
         return res.end();
       }
-      json(res, req.method === "POST" ? 201 : 200, { method: req.method, url: req.url, body: req.body }, { "x-request-id": "req-1", "x-internal": "hidden" });
+      json(
+        res,
+        req.method === "POST" ? 201 : 200,
+        { method: req.method, url: req.url, body: req.body },
+        { "x-request-id": "req-1", "x-internal": "hidden" },
+      );
     });
     const settings = { document: ECHO_DOCUMENT, serverUrl: `${upstream.url}/api`, headers: { Authorization: TOKEN } };
     connection = await openapiKind.connect(connectorEnv(settings));
@@ -44,8 +49,13 @@ describe("calling the operations of an OpenAPI document on a real HTTP server", 
     await upstream?.close();
   });
 
-  const call = (name: string, input: Record<string, unknown>, options: Parameters<typeof upstreamCall>[0] = {}) => connection.call(tools.get(name)!, input, upstreamCall(options));
-  const failure = async (name: string, input: Record<string, unknown>, options: Parameters<typeof upstreamCall>[0] = {}) => {
+  const call = (name: string, input: Record<string, unknown>, options: Parameters<typeof upstreamCall>[0] = {}) =>
+    connection.call(tools.get(name)!, input, upstreamCall(options));
+  const failure = async (
+    name: string,
+    input: Record<string, unknown>,
+    options: Parameters<typeof upstreamCall>[0] = {},
+  ) => {
     const error = await call(name, input, options).then(
       () => null,
       (e: unknown) => e,
@@ -56,18 +66,27 @@ describe("calling the operations of an OpenAPI document on a real HTTP server", 
   const last = () => upstream.received.at(-1)!;
 
   it("sends the path, query, header and cookie parameters, the sealed auth header resolved, and no Idempotency-Key on a GET", async () => {
-    const result = normalizeResult("getItem", await call("getItem", { itemId: "a b/c", tags: ["x", "y"], verbose: true, "X-Trace": "t-1", session: "s1" }));
+    const result = normalizeResult(
+      "getItem",
+      await call("getItem", { itemId: "a b/c", tags: ["x", "y"], verbose: true, "X-Trace": "t-1", session: "s1" }),
+    );
     expect(last().url).toBe("/api/items/a%20b%2Fc?tags=x&tags=y&verbose=true");
     expect(last().headers["x-trace"]).toBe("t-1");
     expect(last().headers.cookie).toBe("session=s1");
     expect(last().headers.authorization).toBe(TOKEN);
     expect(last().headers["idempotency-key"]).toBeUndefined();
     expect(result.data).toEqual({ method: "GET", url: "/api/items/a%20b%2Fc?tags=x&tags=y&verbose=true", body: "" });
-    expect(result.details).toEqual({ status: 200, headers: { "content-type": "application/json", "x-request-id": "req-1" } });
+    expect(result.details).toEqual({
+      status: 200,
+      headers: { "content-type": "application/json", "x-request-id": "req-1" },
+    });
   });
 
   it("sends a JSON body and the call's Idempotency-Key on a POST", async () => {
-    const result = normalizeResult("createItem", await call("createItem", { body: { name: "n", size: null } }, { idempotencyKey: "idem-9" }));
+    const result = normalizeResult(
+      "createItem",
+      await call("createItem", { body: { name: "n", size: null } }, { idempotencyKey: "idem-9" }),
+    );
     expect(last().method).toBe("POST");
     expect(last().headers["content-type"]).toBe("application/json");
     expect(JSON.parse(last().body)).toEqual({ name: "n", size: null });

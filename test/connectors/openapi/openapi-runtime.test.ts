@@ -23,7 +23,12 @@ beforeAll(async () => {
   const app = new App();
   process.env.OPENAPI_E2E_TOKEN = TOKEN;
   rt = await testRuntime({ app });
-  const settings = { document: ECHO_DOCUMENT, serverUrl: `${upstream.url}/api`, headers: { Authorization: "!ENV OPENAPI_E2E_TOKEN" }, allowPrivateNetwork: true };
+  const settings = {
+    document: ECHO_DOCUMENT,
+    serverUrl: `${upstream.url}/api`,
+    headers: { Authorization: "!ENV OPENAPI_E2E_TOKEN" },
+    allowPrivateNetwork: true,
+  };
   await rt.connectors.put(as("ADMIN"), { name: "echo", kind: "openapi", settings });
   await rt.connectors.put(as("ADMIN"), {
     name: "claimed",
@@ -39,7 +44,11 @@ afterAll(async () => {
 
 describe("an openapi connector through the runtime", () => {
   it("is a built-in kind: a stored document is put and listed without any fetch", async () => {
-    const { connector } = await rt.connectors.put(as("ADMIN"), { name: "builtin", kind: "openapi", settings: { document: ECHO_DOCUMENT, serverUrl: "https://api.example/api" } });
+    const { connector } = await rt.connectors.put(as("ADMIN"), {
+      name: "builtin",
+      kind: "openapi",
+      settings: { document: ECHO_DOCUMENT, serverUrl: "https://api.example/api" },
+    });
     expect(connector.tools.map((t) => [t.surfaceName, t.tier])).toEqual([
       ["builtin_getItem", "read"],
       ["builtin_deleteItem", "write"],
@@ -54,13 +63,23 @@ describe("an openapi connector through the runtime", () => {
 
   it("refuses a READER the POST operation with the server never reached", async () => {
     const before = upstream.received.length;
-    const run = await rt.dispatcher.run({ tool: "echo_createItem", input: { body: { name: "n" } }, caller: as("READER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "echo_createItem",
+      input: { body: { name: "n" } },
+      caller: as("READER"),
+      door: "runtime",
+    });
     expect([run.status, run.errorKind]).toEqual(["FAILED", "PERMISSION_DENIED"]);
     expect(upstream.received.length).toBe(before);
   });
 
   it("dispatches a GET for a READER, the sealed header resolved upstream and stored nowhere", async () => {
-    const run = await rt.dispatcher.run({ tool: "echo_getItem", input: { itemId: "7", tags: ["a"] }, caller: as("READER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "echo_getItem",
+      input: { itemId: "7", tags: ["a"] },
+      caller: as("READER"),
+      door: "runtime",
+    });
     expect(run.status).toBe("SUCCEEDED");
     expect(run.data).toEqual({ id: "i-1", url: "/api/items/7?tags=a" });
     expect(upstream.received.at(-1)!.headers.authorization).toBe(TOKEN);
@@ -71,7 +90,13 @@ describe("an openapi connector through the runtime", () => {
   it("retries a 503 under the ADMIN's idempotency claim, waiting its Retry-After, with the same Idempotency-Key on every attempt", async () => {
     failuresLeft = 2;
     const before = upstream.received.length;
-    const run = await rt.dispatcher.run({ tool: "claimed_createItem", input: { body: { name: "n" } }, caller: as("USER"), door: "runtime", idempotencyKey: "e2e-key-1" });
+    const run = await rt.dispatcher.run({
+      tool: "claimed_createItem",
+      input: { body: { name: "n" } },
+      caller: as("USER"),
+      door: "runtime",
+      idempotencyKey: "e2e-key-1",
+    });
     expect(run.status).toBe("SUCCEEDED");
     const attempts = upstream.received.slice(before);
     expect(attempts.map((r) => r.headers["idempotency-key"])).toEqual(["e2e-key-1", "e2e-key-1", "e2e-key-1"]);
@@ -82,7 +107,12 @@ describe("an openapi connector through the runtime", () => {
   it("does not retry the same 503 without a claim: one attempt, failed UNAVAILABLE with the status", async () => {
     failuresLeft = 1;
     const before = upstream.received.length;
-    const run = await rt.dispatcher.run({ tool: "echo_createItem", input: { body: { name: "n" } }, caller: as("USER"), door: "runtime" });
+    const run = await rt.dispatcher.run({
+      tool: "echo_createItem",
+      input: { body: { name: "n" } },
+      caller: as("USER"),
+      door: "runtime",
+    });
     expect([run.status, run.errorKind, run.attempts.length]).toEqual(["FAILED", "UNAVAILABLE", 1]);
     expect(run.errorMessage).toContain("HTTP 503");
     expect(upstream.received.slice(before).map((r) => r.headers["idempotency-key"])).toEqual([run.id]);

@@ -8,7 +8,14 @@ import { normalizeResult } from "../../../src/tools/result.ts";
 import { COLLECTION } from "./collection.ts";
 import { connectorEnv, json, startUpstream, upstreamCall, type Upstream } from "./http-upstream.ts";
 
-const PET = { id: 7, name: "Rex", photoUrls: ["http://x/rex.png"], status: "available", category: { id: 1, name: "dogs" }, tags: [{ id: 2, name: "good" }] };
+const PET = {
+  id: 7,
+  name: "Rex",
+  photoUrls: ["http://x/rex.png"],
+  status: "available",
+  category: { id: 1, name: "dogs" },
+  tags: [{ id: 2, name: "good" }],
+};
 
 describe("the collection's petstore (3.0/yaml/petstore.yaml) served by a local server through serverUrl", () => {
   let upstream: Upstream;
@@ -25,7 +32,9 @@ describe("the collection's petstore (3.0/yaml/petstore.yaml) served by a local s
       json(res, 404, { message: "no such pet" });
     });
     const document = readFileSync(join(COLLECTION, "3.0/yaml/petstore.yaml"), "utf8");
-    connection = await openapiKind.connect(connectorEnv({ document, serverUrl: `${upstream.url}/v2`, headers: { api_key: "key-from-env" } }));
+    connection = await openapiKind.connect(
+      connectorEnv({ document, serverUrl: `${upstream.url}/v2`, headers: { api_key: "key-from-env" } }),
+    );
     tools = new Map((await connection.list()).tools.map((t) => [t.name, t]));
   });
   afterAll(async () => {
@@ -60,7 +69,11 @@ describe("the collection's petstore (3.0/yaml/petstore.yaml) served by a local s
     expect(tool.proposedTier).toBe("write");
     expect(tool.inputSchema.required).toEqual(["body"]);
     const result = await call("addPet", { body: PET });
-    expect([last().method, last().headers["content-type"], last().headers["idempotency-key"]]).toEqual(["POST", "application/json", "pet-key"]);
+    expect([last().method, last().headers["content-type"], last().headers["idempotency-key"]]).toEqual([
+      "POST",
+      "application/json",
+      "pet-key",
+    ]);
     expect(result.data).toEqual(PET);
   });
 
@@ -71,7 +84,12 @@ describe("the collection's petstore (3.0/yaml/petstore.yaml) served by a local s
 
   it("refuses the multipart upload with its reason, and imports every other operation", async () => {
     const listing = await connection.list();
-    expect(listing.refused).toEqual([{ name: "uploadFile", reason: "its request body is multipart/form-data: multipart bodies (file uploads) are not sent by tai42" }]);
+    expect(listing.refused).toEqual([
+      {
+        name: "uploadFile",
+        reason: "its request body is multipart/form-data: multipart bodies (file uploads) are not sent by tai42",
+      },
+    ]);
     expect(listing.tools.length).toBe(19);
   });
 });

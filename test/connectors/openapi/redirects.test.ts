@@ -25,7 +25,13 @@ describe("redirects of an OpenAPI call", () => {
       }
       json(res, 200, { url: req.url, auth: req.headers.authorization ?? null });
     });
-    connection = await openapiKind.connect(connectorEnv({ document: ECHO_DOCUMENT, serverUrl: `${upstream.url}/api`, headers: { Authorization: "Bearer redirect-secret" } }));
+    connection = await openapiKind.connect(
+      connectorEnv({
+        document: ECHO_DOCUMENT,
+        serverUrl: `${upstream.url}/api`,
+        headers: { Authorization: "Bearer redirect-secret" },
+      }),
+    );
     tools = new Map((await connection.list()).tools.map((t) => [t.name, t]));
   });
   afterAll(async () => {
@@ -34,12 +40,17 @@ describe("redirects of an OpenAPI call", () => {
   });
 
   it("follows a redirect within the server's origin, headers and all", async () => {
-    const result = normalizeResult("getItem", await connection.call(tools.get("getItem")!, { itemId: "here" }, upstreamCall()));
+    const result = normalizeResult(
+      "getItem",
+      await connection.call(tools.get("getItem")!, { itemId: "here" }, upstreamCall()),
+    );
     expect(result.data).toEqual({ url: "/api/items/there", auth: "Bearer redirect-secret" });
   });
 
   it("does not follow a redirect to another origin: the call fails UPSTREAM and the other server is never reached", async () => {
-    const error = (await connection.call(tools.get("getItem")!, { itemId: "away" }, upstreamCall()).catch((e: unknown) => e)) as ToolError;
+    const error = (await connection
+      .call(tools.get("getItem")!, { itemId: "away" }, upstreamCall())
+      .catch((e: unknown) => e)) as ToolError;
     expect(error).toBeInstanceOf(ToolError);
     expect(error.kind).toBe("UPSTREAM");
     expect(error.message).toContain(`to another origin, ${elsewhere.url}: not followed`);

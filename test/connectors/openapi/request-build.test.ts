@@ -3,7 +3,13 @@ import type { BoundParameter, OpenApiBinding } from "../../../src/connectors/ope
 import { buildRequest } from "../../../src/connectors/openapi/request-build.ts";
 
 const SERVER = "https://api.example/v1/";
-const param = (name: string, location: BoundParameter["in"], style: string, explode: boolean, extra: Partial<BoundParameter> = {}): BoundParameter => ({
+const param = (
+  name: string,
+  location: BoundParameter["in"],
+  style: string,
+  explode: boolean,
+  extra: Partial<BoundParameter> = {},
+): BoundParameter => ({
   name,
   in: location,
   property: name,
@@ -11,7 +17,8 @@ const param = (name: string, location: BoundParameter["in"], style: string, expl
   explode,
   ...extra,
 });
-const urlOf = (binding: Partial<OpenApiBinding>, input: Record<string, unknown>) => buildRequest({ method: "GET", path: "/x", parameters: [], ...binding }, SERVER, input).url;
+const urlOf = (binding: Partial<OpenApiBinding>, input: Record<string, unknown>) =>
+  buildRequest({ method: "GET", path: "/x", parameters: [], ...binding }, SERVER, input).url;
 
 describe("how a call's input becomes the request (OpenAPI parameter styles)", () => {
   const pathCases: Array<[string, boolean, unknown, string]> = [
@@ -26,7 +33,9 @@ describe("how a call's input becomes the request (OpenAPI parameter styles)", ()
   ];
   for (const [style, explode, value, expected] of pathCases) {
     it(`writes the path parameter ${JSON.stringify(value)} in style ${style}${explode ? ", exploded" : ""} as ${expected}`, () => {
-      expect(urlOf({ path: "/x/{id}", parameters: [param("id", "path", style, explode)] }, { id: value })).toBe(`https://api.example/v1${expected}`);
+      expect(urlOf({ path: "/x/{id}", parameters: [param("id", "path", style, explode)] }, { id: value })).toBe(
+        `https://api.example/v1${expected}`,
+      );
     });
   }
 
@@ -40,28 +49,45 @@ describe("how a call's input becomes the request (OpenAPI parameter styles)", ()
   ];
   for (const [style, explode, value, expected] of queryCases) {
     it(`writes the query parameter ${JSON.stringify(value)} in style ${style}${explode ? ", exploded" : ""} as ${expected}`, () => {
-      expect(urlOf({ parameters: [param("q", "query", style, explode)] }, { q: value })).toBe(`https://api.example/v1/x?${expected}`);
+      expect(urlOf({ parameters: [param("q", "query", style, explode)] }, { q: value })).toBe(
+        `https://api.example/v1/x?${expected}`,
+      );
     });
   }
 
   it("keeps reserved characters of an allowReserved query value, still encoding & = +", () => {
-    expect(urlOf({ parameters: [param("next", "query", "form", true, { allowReserved: true })] }, { next: "/a/b?c=d&e+f" })).toBe(
-      "https://api.example/v1/x?next=/a/b?c%3Dd%26e%2Bf",
-    );
+    expect(
+      urlOf({ parameters: [param("next", "query", "form", true, { allowReserved: true })] }, { next: "/a/b?c=d&e+f" }),
+    ).toBe("https://api.example/v1/x?next=/a/b?c%3Dd%26e%2Bf");
   });
 
   it("sends a JSON-content parameter as its JSON text, and leaves out absent and null values", () => {
-    const parameters = [param("filter", "query", "form", true, { json: true }), param("skip", "query", "form", true), param("none", "query", "form", true)];
-    expect(urlOf({ parameters }, { filter: { a: [1] }, none: null })).toBe(`https://api.example/v1/x?filter=${encodeURIComponent('{"a":[1]}')}`);
+    const parameters = [
+      param("filter", "query", "form", true, { json: true }),
+      param("skip", "query", "form", true),
+      param("none", "query", "form", true),
+    ];
+    expect(urlOf({ parameters }, { filter: { a: [1] }, none: null })).toBe(
+      `https://api.example/v1/x?filter=${encodeURIComponent('{"a":[1]}')}`,
+    );
   });
 
   it("writes header and cookie parameters, and refuses a call with no absolute server URL", () => {
     const binding: OpenApiBinding = {
       method: "GET",
       path: "/x",
-      parameters: [param("X-Ids", "header", "simple", false), param("sid", "cookie", "form", true), param("lang", "cookie", "form", true)],
+      parameters: [
+        param("X-Ids", "header", "simple", false),
+        param("sid", "cookie", "form", true),
+        param("lang", "cookie", "form", true),
+      ],
     };
-    expect(buildRequest(binding, SERVER, { "X-Ids": [1, 2], sid: "a;b", lang: "en" }).headers).toEqual({ "X-Ids": "1,2", cookie: "sid=a%3Bb; lang=en" });
-    expect(() => buildRequest(binding, "/relative", {})).toThrow('the operation has no absolute server URL (the document says "/relative"): set the connector\'s serverUrl');
+    expect(buildRequest(binding, SERVER, { "X-Ids": [1, 2], sid: "a;b", lang: "en" }).headers).toEqual({
+      "X-Ids": "1,2",
+      cookie: "sid=a%3Bb; lang=en",
+    });
+    expect(() => buildRequest(binding, "/relative", {})).toThrow(
+      'the operation has no absolute server URL (the document says "/relative"): set the connector\'s serverUrl',
+    );
   });
 });

@@ -27,7 +27,12 @@ export class EchoAgent extends Agent {
   readonly #loop = new ToolsAgent();
 
   override prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<unknown> {
-    const { trip, tags, mode, note } = options as AgentRunOptions & { trip: unknown; tags?: unknown; mode: unknown; note?: string };
+    const { trip, tags, mode, note } = options as AgentRunOptions & {
+      trip: unknown;
+      tags?: unknown;
+      mode: unknown;
+      note?: string;
+    };
     const userMessage = `${JSON.stringify({ trip, tags, mode })}\n${note ?? ""}`;
     return this.#loop.prepare({ threadId: options.threadId, llmProvider: "echo", userMessage, toolNames: [] }, ctx);
   }

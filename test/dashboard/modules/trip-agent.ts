@@ -22,8 +22,21 @@ export class TripAgent extends Agent {
   override prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<unknown> {
     const { threadId, resume, resumeCheckpointId, llmProvider } = options;
     // A resume continues the paused loop; only a new run says what to remember.
-    const userMessage = ctx.resuming ? undefined : `Remember trip is ${String(options.city)} for ${String(options.nights)} nights`;
-    return this.#loop.prepare({ threadId, resume, resumeCheckpointId, llmProvider, userMessage, toolNames: ["kv_put"], interruptOn: { kv_put: true } }, ctx);
+    const userMessage = ctx.resuming
+      ? undefined
+      : `Remember trip is ${String(options.city)} for ${String(options.nights)} nights`;
+    return this.#loop.prepare(
+      {
+        threadId,
+        resume,
+        resumeCheckpointId,
+        llmProvider,
+        userMessage,
+        toolNames: ["kv_put"],
+        interruptOn: { kv_put: true },
+      },
+      ctx,
+    );
   }
 
   override astream(options: AgentRunOptions, ctx: AgentContext) {
@@ -34,7 +47,11 @@ export class TripAgent extends Agent {
     return drain(this.astream(options, ctx));
   }
 
-  override appendThreadMessages(threadId: string, messages: ThreadMessageInput[], ctx: AgentThreadContext): Promise<void> {
+  override appendThreadMessages(
+    threadId: string,
+    messages: ThreadMessageInput[],
+    ctx: AgentThreadContext,
+  ): Promise<void> {
     return this.#loop.appendThreadMessages(threadId, messages, ctx);
   }
 }

@@ -62,7 +62,12 @@ export function AgentSetupPanel({
       <div className="body setup">
         <label className="field-inline">
           <span>Agent</span>
-          <select value={agent?.name ?? ""} onChange={(e) => onAgent(e.target.value)} aria-label="Agent" disabled={!agents}>
+          <select
+            value={agent?.name ?? ""}
+            onChange={(e) => onAgent(e.target.value)}
+            aria-label="Agent"
+            disabled={!agents}
+          >
             {(agents ?? []).map((a) => {
               const tier = agentTier(tools, a.name);
               const allowed = !tier || mayRun(tier);
@@ -79,7 +84,11 @@ export function AgentSetupPanel({
             <ErrorNote error={agentsError} />
           ) : (
             <p className="muted small">
-              {agents ? (agents.length ? `No agent here is for your role (${role ?? "no access"}).` : "No agent is registered.") : "Loading the agents…"}
+              {agents
+                ? agents.length
+                  ? `No agent here is for your role (${role ?? "no access"}).`
+                  : "No agent is registered."
+                : "Loading the agents…"}
             </p>
           )
         ) : (
@@ -89,23 +98,47 @@ export function AgentSetupPanel({
             </p>
             {!agent.specRunnable && (
               <p className="faint small" data-testid="not-composable">
-                This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system message.
+                This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system
+                message.
               </p>
             )}
-            {plan.controls.toolNames && <ToolPicks tools={tools} controls={controls} onChange={onControls} gates={plan.controls.interruptOn} mayRun={mayRun} role={role} />}
+            {plan.controls.toolNames && (
+              <ToolPicks
+                tools={tools}
+                controls={controls}
+                onChange={onControls}
+                gates={plan.controls.interruptOn}
+                mayRun={mayRun}
+                role={role}
+              />
+            )}
             {plan.controls.systemMessage && (
               <label className="field-inline">
                 <span>System message (optional)</span>
-                <textarea rows={3} value={controls.systemMessage} onChange={(e) => onControls({ ...controls, systemMessage: e.target.value })} aria-label="System message" />
+                <textarea
+                  rows={3}
+                  value={controls.systemMessage}
+                  onChange={(e) => onControls({ ...controls, systemMessage: e.target.value })}
+                  aria-label="System message"
+                />
               </label>
             )}
             {plan.form && (
-              <AgentInputForm key={agent.name} agent={agent} plan={plan} fields={fields} onFields={onFields} onRun={onRun} open={open || !agent.specRunnable} onOpen={setOpen} />
+              <AgentInputForm
+                key={agent.name}
+                agent={agent}
+                plan={plan}
+                fields={fields}
+                onFields={onFields}
+                onRun={onRun}
+                open={open || !agent.specRunnable}
+                onOpen={setOpen}
+              />
             )}
             {plan.controls.toolNames && (
               <p className="muted small">
-                Without an LLM configured, the server&apos;s scripted demo model answers: it calls calculate for arithmetic, clock for the time, kv_put for “remember k is v” and
-                kv_get for “recall k”.
+                Without an LLM configured, the server&apos;s scripted demo model answers: it calls calculate for
+                arithmetic, clock for the time, kv_put for “remember k is v” and kv_get for “recall k”.
               </p>
             )}
           </>
@@ -120,7 +153,10 @@ export function agentTier(tools: readonly Tool[], name: string): string | undefi
   return tools.find((t) => t.origin === "AGENT" && t.name === name)?.tier;
 }
 
-/** The agent's declared input no control takes; folded for a specRunnable agent (its controls come first), open for any other. */
+/**
+ * The agent's declared input no control takes; folded for a specRunnable agent (its controls come first), open for any
+ * other.
+ */
 function AgentInputForm({
   agent,
   plan,
@@ -159,7 +195,12 @@ function AgentInputForm({
       </div>
     );
   return (
-    <details className="agent-input" open={open} onToggle={(e) => onOpen(e.currentTarget.open)} aria-label="Agent input">
+    <details
+      className="agent-input"
+      open={open}
+      onToggle={(e) => onOpen(e.currentTarget.open)}
+      aria-label="Agent input"
+    >
       <summary>
         More input <span className="faint">({plan.formFields} fields)</span>
       </summary>
@@ -189,7 +230,8 @@ function ToolPicks({
   role: string | null;
 }) {
   const callable = tools.filter((t) => t.origin !== "AGENT");
-  const toggle = (list: string[], name: string, on: boolean) => (on ? [...new Set([...list, name])] : list.filter((n) => n !== name));
+  const toggle = (list: string[], name: string, on: boolean) =>
+    on ? [...new Set([...list, name])] : list.filter((n) => n !== name);
   return (
     <div className="field-inline">
       <span>Tools the agent may call{gates ? " · ask before" : ""}</span>
@@ -198,20 +240,32 @@ function ToolPicks({
           const allowed = mayRun(t.tier);
           const on = allowed && controls.toolNames.includes(t.name);
           return (
-            <li key={t.name} title={allowed ? undefined : `Your role (${role ?? "no access"}) may not run ${t.tier.toLowerCase()} tools: the server would refuse the agent's call`}>
+            <li
+              key={t.name}
+              title={
+                allowed
+                  ? undefined
+                  : `Your role (${role ?? "no access"}) may not run ${t.tier.toLowerCase()} tools: the server would refuse the agent's call`
+              }
+            >
               <label className={allowed ? undefined : "off"}>
                 <input
                   type="checkbox"
                   disabled={!allowed}
                   checked={on}
-                  onChange={(e) => onChange({ ...controls, toolNames: toggle(controls.toolNames, t.name, e.target.checked) })}
+                  onChange={(e) =>
+                    onChange({ ...controls, toolNames: toggle(controls.toolNames, t.name, e.target.checked) })
+                  }
                   aria-label={`use ${t.name}`}
                 />
                 <span className="mono">{t.name}</span>
                 <TierBadge tier={t.tier} />
               </label>
               {gates && (
-                <label className={`gate${on ? "" : " off"}`} title="The agent stops for your approval before each call of this tool (interruptOn)">
+                <label
+                  className={`gate${on ? "" : " off"}`}
+                  title="The agent stops for your approval before each call of this tool (interruptOn)"
+                >
                   <input
                     type="checkbox"
                     disabled={!on}

@@ -11,7 +11,11 @@ import { Transcript } from "./transcript.tsx";
 import { useAgentSession } from "./use-agent-session.ts";
 
 const DEFAULT_AGENT = "tools_agent";
-const DEFAULT_CONTROLS: ControlValues = { toolNames: ["calculate", "clock", "kv_get", "kv_put"], gated: ["kv_put"], systemMessage: "" };
+const DEFAULT_CONTROLS: ControlValues = {
+  toolNames: ["calculate", "clock", "kv_get", "kv_put"],
+  gated: ["kv_put"],
+  systemMessage: "",
+};
 
 /**
  * Agents (the Studio): the run's setup on the left, the conversation on the right. What
@@ -35,21 +39,31 @@ export function AgentsScreen() {
     const tier = agentTier(tools ?? [], name);
     return !tier || canRun(viewer, tier as Tier);
   };
-  const agent = list?.find((a) => a.name === agentName && runnable(a.name)) ?? list?.find((a) => runnable(a.name)) ?? null;
+  const agent =
+    list?.find((a) => a.name === agentName && runnable(a.name)) ?? list?.find((a) => runnable(a.name)) ?? null;
   const plan = useMemo(() => (agent ? studioPlan(agent) : null), [agent]);
   // Only tools the viewer's role may run: the server refuses the agent's call of any other.
   const available = new Set((tools ?? []).filter((t) => canRun(viewer, t.tier as Tier)).map((t) => t.name));
-  const effective: ControlValues = { ...controls, toolNames: controls.toolNames.filter((t) => available.has(t)), gated: controls.gated.filter((t) => available.has(t)) };
+  const effective: ControlValues = {
+    ...controls,
+    toolNames: controls.toolNames.filter((t) => available.has(t)),
+    gated: controls.gated.filter((t) => available.has(t)),
+  };
 
   const start = (values: Record<string, unknown>) => {
     if (!agent || !plan) return;
     const input = runInput(agent, plan, effective, draft, values);
-    const shown = plan.form ? fieldsLine(Object.fromEntries(Object.entries(values).filter(([k]) => Object.hasOwn(plan.form!.properties as object, k)))) : "";
+    const shown = plan.form
+      ? fieldsLine(
+          Object.fromEntries(Object.entries(values).filter(([k]) => Object.hasOwn(plan.form!.properties as object, k))),
+        )
+      : "";
     session.send(input, [plan.message ? draft.trim() : "", shown].filter(Boolean).join("\n") || `run ${agent.name}`);
     setDraft("");
   };
   // The form (when the agent has one) validates its fields, then calls `start` with them.
-  const submit = () => (plan?.form ? (document.getElementById(AGENT_INPUT_FORM) as HTMLFormElement | null)?.requestSubmit() : start({}));
+  const submit = () =>
+    plan?.form ? (document.getElementById(AGENT_INPUT_FORM) as HTMLFormElement | null)?.requestSubmit() : start({});
   const ready = Boolean(agent && plan) && !session.busy && (!plan?.message || Boolean(draft.trim()));
 
   return (
@@ -89,7 +103,8 @@ export function AgentsScreen() {
         >
           {plan && !plan.message ? (
             <p className="muted composer-note">
-              <span className="mono">{agent?.name}</span> takes no message: {plan.form ? "fill in its input on the left, then run it." : "run it as it is."}
+              <span className="mono">{agent?.name}</span> takes no message:{" "}
+              {plan.form ? "fill in its input on the left, then run it." : "run it as it is."}
             </p>
           ) : (
             <textarea

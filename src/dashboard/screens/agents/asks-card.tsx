@@ -43,9 +43,20 @@ export function AsksCard({
           {!open ? (
             <span className="faint">{sent ? "Answered." : "Answered in a later run."}</span>
           ) : single ? (
-            <SchemaForm id={`ask-${a.id}`} schema={single.answerFormat!} submitLabel="Answer" value={answers[a.id]} onChange={set(a.id)} onSubmit={(v) => send({ [a.id]: v })} />
+            <SchemaForm
+              id={`ask-${a.id}`}
+              schema={single.answerFormat!}
+              submitLabel="Answer"
+              value={answers[a.id]}
+              onChange={set(a.id)}
+              onSubmit={(v) => send({ [a.id]: v })}
+            />
           ) : !a.answerFormat || a.answerFormat.type === "string" ? (
-            <input aria-label={`answer to: ${a.question}`} value={(answers[a.id] as string | undefined) ?? ""} onChange={(e) => set(a.id)(e.target.value)} />
+            <input
+              aria-label={`answer to: ${a.question}`}
+              value={(answers[a.id] as string | undefined) ?? ""}
+              onChange={(e) => set(a.id)(e.target.value)}
+            />
           ) : (
             <JsonEditor id={`ask-${a.id}`} value={answers[a.id]} onChange={set(a.id)} label="Answer (JSON)" rows={3} />
           )}
@@ -53,7 +64,11 @@ export function AsksCard({
       ))}
       {open && !single && (
         <div>
-          <button className="primary" disabled={!asks.every((a) => answers[a.id] !== undefined && answers[a.id] !== "")} onClick={() => send(answers)}>
+          <button
+            className="primary"
+            disabled={!asks.every((a) => answers[a.id] !== undefined && answers[a.id] !== "")}
+            onClick={() => send(answers)}
+          >
             Send {asks.length === 1 ? "answer" : "answers"}
           </button>
         </div>

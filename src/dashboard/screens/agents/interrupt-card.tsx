@@ -27,13 +27,18 @@ export function InterruptCard({
 
   const decisions: (Decision | null)[] = actions.map((_, i) => {
     if (choices[i] === "approve") return { type: "approve" };
-    if (choices[i] === "reject") return { type: "reject", ...(messages[i].trim() ? { message: messages[i].trim() } : {}) };
+    if (choices[i] === "reject")
+      return { type: "reject", ...(messages[i].trim() ? { message: messages[i].trim() } : {}) };
     const args = edits[i];
-    return args && typeof args === "object" && !Array.isArray(args) ? { type: "edit", args: args as Record<string, unknown> } : null;
+    return args && typeof args === "object" && !Array.isArray(args)
+      ? { type: "edit", args: args as Record<string, unknown> }
+      : null;
   });
   const ready = decisions.every((d) => d !== null);
   const decide = (all?: Choice) => {
-    const list = all ? actions.map((): Decision => (all === "approve" ? { type: "approve" } : { type: "reject" })) : (decisions as Decision[]);
+    const list = all
+      ? actions.map((): Decision => (all === "approve" ? { type: "approve" } : { type: "reject" }))
+      : (decisions as Decision[]);
     setSent(true);
     onDecide({ decisions: list }, list.map((d, i) => `${d.type} ${actions[i].tool}`).join(", "));
   };
@@ -67,7 +72,13 @@ export function InterruptCard({
           </div>
           {a.description && <p className="muted">{a.description}</p>}
           {choices[i] === "edit" && active && !sent ? (
-            <JsonEditor id={`edit-${a.callId}`} value={a.args} onChange={(v) => setEdits(set(edits, i, v))} label="Arguments to run it with" rows={4} />
+            <JsonEditor
+              id={`edit-${a.callId}`}
+              value={a.args}
+              onChange={(v) => setEdits(set(edits, i, v))}
+              label="Arguments to run it with"
+              rows={4}
+            />
           ) : (
             <JsonView value={a.args} />
           )}

@@ -15,7 +15,11 @@ export function Transcript({ session }: { session: AgentSession }) {
     end.current?.scrollIntoView({ block: "end" });
   }, [last?.transcript]);
   if (!session.turns.length) {
-    return <div className="transcript empty">Set up the run on the left, then send. The answer streams here as the model writes it.</div>;
+    return (
+      <div className="transcript empty">
+        Set up the run on the left, then send. The answer streams here as the model writes it.
+      </div>
+    );
   }
   return (
     <div className="transcript" data-testid="transcript">
@@ -31,8 +35,17 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
   const { transcript: tr } = turn;
   const final = tr.final;
   return (
-    <div className="turn" data-run={tr.runId ?? ""} data-streaming={turn.streaming ? "yes" : "no"} data-final={final ? final.__typename : ""}>
-      {turn.prompt.kind === "user" ? <div className="bubble user">{turn.prompt.text}</div> : <div className="resume-chip">↻ {turn.prompt.text}</div>}
+    <div
+      className="turn"
+      data-run={tr.runId ?? ""}
+      data-streaming={turn.streaming ? "yes" : "no"}
+      data-final={final ? final.__typename : ""}
+    >
+      {turn.prompt.kind === "user" ? (
+        <div className="bubble user">{turn.prompt.text}</div>
+      ) : (
+        <div className="resume-chip">↻ {turn.prompt.text}</div>
+      )}
       {tr.items.map((item, i) => (
         <Item key={i} item={item} ended={!turn.streaming} />
       ))}
@@ -43,18 +56,35 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
         </div>
       )}
       {final?.__typename === "InterruptFinal" && (
-        <InterruptCard event={final} active={latest && !session.busy} onDecide={(resume, label) => session.resume(final.runId, resume, label)} />
+        <InterruptCard
+          event={final}
+          active={latest && !session.busy}
+          onDecide={(resume, label) => session.resume(final.runId, resume, label)}
+        />
       )}
-      {final?.__typename === "AsksFinal" && <AsksCard event={final} active={latest && !session.busy} onAnswer={(resume) => session.resume(final.runId, resume, "answered")} />}
+      {final?.__typename === "AsksFinal" && (
+        <AsksCard
+          event={final}
+          active={latest && !session.busy}
+          onAnswer={(resume) => session.resume(final.runId, resume, "answered")}
+        />
+      )}
       {final?.__typename === "SuspendedFinal" && (
         <div className="card pause" data-testid="suspended">
-          <h3>Waiting on {final.interactionIds.length === 1 ? "an interaction" : `${final.interactionIds.length} interactions`}</h3>
+          <h3>
+            Waiting on{" "}
+            {final.interactionIds.length === 1 ? "an interaction" : `${final.interactionIds.length} interactions`}
+          </h3>
           <p className="muted">
             A tool parked. Answer it under <a href={linkTo("interactions")}>Interactions</a>, then resume.
           </p>
           {latest && (
             <div>
-              <button className="primary" disabled={session.busy} onClick={() => session.resume(final.runId, {}, "resumed after the answers")}>
+              <button
+                className="primary"
+                disabled={session.busy}
+                onClick={() => session.resume(final.runId, {}, "resumed after the answers")}
+              >
                 Resume
               </button>
             </div>
@@ -78,7 +108,12 @@ function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
       );
     case "aside":
       return (
-        <div className="aside" data-testid="agent-aside" data-turn={item.turn ?? ""} title="Said beside its tool calls; not part of the answer">
+        <div
+          className="aside"
+          data-testid="agent-aside"
+          data-turn={item.turn ?? ""}
+          title="Said beside its tool calls; not part of the answer"
+        >
           {item.agent && <span className="speaker">{item.agent}</span>}
           {item.text}
         </div>
@@ -96,7 +131,8 @@ function Item({ item, ended }: { item: TranscriptItem; ended: boolean }) {
         <div className={`step${item.result?.isError ? " failed" : ""}`} data-testid="tool-step" data-tool={item.tool}>
           <div className="spread">
             <span>
-              <span className="faint">{item.agent ? `${item.agent} called` : "called"}</span> <strong className="mono">{item.tool}</strong>
+              <span className="faint">{item.agent ? `${item.agent} called` : "called"}</span>{" "}
+              <strong className="mono">{item.tool}</strong>
             </span>
             <span className={item.result ? (item.result.isError ? "bad-text" : "ok-text") : "faint"}>
               {item.result ? (item.result.isError ? "error" : "done") : ended ? "not run yet" : "running…"}

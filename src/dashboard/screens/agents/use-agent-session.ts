@@ -87,13 +87,20 @@ export function useAgentSession(): AgentSession {
       void (async () => {
         const thread = threadId ?? (await threadOf(pausedRunId));
         if (thread && thread !== threadId) setThreadId(thread);
-        await stream({ threadId: thread ?? undefined, resume, resumeCheckpointId: pausedRunId }, { kind: "resume", text: label });
+        await stream(
+          { threadId: thread ?? undefined, resume, resumeCheckpointId: pausedRunId },
+          { kind: "resume", text: label },
+        );
       })();
     },
     join(runId) {
       reset();
       void threadOf(runId).then(setThreadId);
-      void stream({}, { kind: "resume", text: `run ${runId.slice(0, 8)}, from its first event` }, { runId, afterSeq: 0 });
+      void stream(
+        {},
+        { kind: "resume", text: `run ${runId.slice(0, 8)}, from its first event` },
+        { runId, afterSeq: 0 },
+      );
     },
     reset,
   };

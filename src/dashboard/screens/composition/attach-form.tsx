@@ -12,7 +12,15 @@ import { useQuery } from "../../api/use-query.ts";
  * extension's configSchema; the manifest is saved as a new version (with
  * `expectedVersion`), and the server binds the combo before it stores anything.
  */
-export function AttachForm({ extension: e, manifests, onAttached }: { extension: Extension; manifests: readonly Manifest[]; onAttached(): void }) {
+export function AttachForm({
+  extension: e,
+  manifests,
+  onAttached,
+}: {
+  extension: Extension;
+  manifests: readonly Manifest[];
+  onAttached(): void;
+}) {
   const client = useClient();
   const tools = useQuery(ToolsQuery, {});
   const [tool, setTool] = useState("");
@@ -28,8 +36,13 @@ export function AttachForm({ extension: e, manifests, onAttached }: { extension:
     return run(async () => {
       const item = e.configSchema ? { name: e.name, config: (settings ?? {}) as Record<string, unknown> } : e.name;
       const document = withCombo(manifest.document, tool, item);
-      const saved = await client.request(PutManifestMutation, { input: { name: manifest.name, description: manifest.description, document }, expectedVersion: manifest.version });
-      setDone(`Saved ${saved.putManifest.name} version ${saved.putManifest.version}${saved.putManifest.active ? "" : " (not active: activate it under Manifests)"}.`);
+      const saved = await client.request(PutManifestMutation, {
+        input: { name: manifest.name, description: manifest.description, document },
+        expectedVersion: manifest.version,
+      });
+      setDone(
+        `Saved ${saved.putManifest.name} version ${saved.putManifest.version}${saved.putManifest.active ? "" : " (not active: activate it under Manifests)"}.`,
+      );
       onAttached();
     });
   };
@@ -69,7 +82,10 @@ export function AttachForm({ extension: e, manifests, onAttached }: { extension:
             <h4>Settings</h4>
             {e.configSchema ? (
               <>
-                <p className="muted">A string “!ENV NAME” is read from the server's environment when the combo binds, and is only ever shown sealed.</p>
+                <p className="muted">
+                  A string “!ENV NAME” is read from the server's environment when the combo binds, and is only ever
+                  shown sealed.
+                </p>
                 <SchemaForm
                   id={`config-${e.name}`}
                   schema={e.configSchema}

@@ -17,8 +17,9 @@ export function CompositionScreen() {
   if (!isAdmin(viewer)) {
     return (
       <ForbiddenNote>
-        Composition is for ADMIN keys: writing manifests and activating them, attaching extensions and authoring presets over fenced and secret tools are refused to other roles.
-        You are {viewer.role ? `${viewer.role}` : "without access"}; enter an ADMIN key (top right) to compose the surface.
+        Composition is for ADMIN keys: writing manifests and activating them, attaching extensions and authoring presets
+        over fenced and secret tools are refused to other roles. You are{" "}
+        {viewer.role ? `${viewer.role}` : "without access"}; enter an ADMIN key (top right) to compose the surface.
       </ForbiddenNote>
     );
   }
@@ -26,7 +27,13 @@ export function CompositionScreen() {
     <div className="stack">
       <div className="tabs" role="tablist">
         {(Object.keys(TABS) as Tab[]).map((t) => (
-          <button key={t} role="tab" aria-selected={t === tab} className={t === tab ? "active" : undefined} onClick={() => setTab(t)}>
+          <button
+            key={t}
+            role="tab"
+            aria-selected={t === tab}
+            className={t === tab ? "active" : undefined}
+            onClick={() => setTab(t)}
+          >
             {TABS[t]}
           </button>
         ))}

@@ -14,14 +14,21 @@ function usesOf(ext: string, manifests: readonly Manifest[]): { manifest: string
       const combos = Array.isArray(value) && value.every(Array.isArray) ? (value as unknown[][]) : [value as unknown[]];
       for (const item of combos.flat()) {
         const name = typeof item === "string" ? item : (item as { name?: string })?.name;
-        if (name === ext) out.push({ manifest: m.name, tool, config: typeof item === "string" ? null : ((item as { config?: unknown }).config ?? null) });
+        if (name === ext)
+          out.push({
+            manifest: m.name,
+            tool,
+            config: typeof item === "string" ? null : ((item as { config?: unknown }).config ?? null),
+          });
       }
     }
   }
   return out;
 }
 
-/** The extension catalog: every loaded extension, its settings schema, where it is attached, and a form to attach it. */
+/**
+ * The extension catalog: every loaded extension, its settings schema, where it is attached, and a form to attach it.
+ */
 export function ExtensionsPanel() {
   const extensions = useQuery(ExtensionsQuery, {});
   const manifests = useQuery(ManifestsQuery, {});
@@ -40,7 +47,11 @@ export function ExtensionsPanel() {
           <ul className="item-list">
             {list.map((e) => (
               <li key={e.name}>
-                <button className={`item${e.name === current?.name ? " active" : ""}`} onClick={() => setSelected(e.name)} data-extension={e.name}>
+                <button
+                  className={`item${e.name === current?.name ? " active" : ""}`}
+                  onClick={() => setSelected(e.name)}
+                  data-extension={e.name}
+                >
                   <div className="spread">
                     <strong className="mono">{e.name}</strong>
                     <span className="row">
@@ -55,12 +66,27 @@ export function ExtensionsPanel() {
           </ul>
         </div>
       </section>
-      {current && <ExtensionView key={current.name} extension={current} manifests={manifests.data?.manifests ?? []} onAttached={manifests.reload} />}
+      {current && (
+        <ExtensionView
+          key={current.name}
+          extension={current}
+          manifests={manifests.data?.manifests ?? []}
+          onAttached={manifests.reload}
+        />
+      )}
     </div>
   );
 }
 
-function ExtensionView({ extension: e, manifests, onAttached }: { extension: Extension; manifests: readonly Manifest[]; onAttached(): void }) {
+function ExtensionView({
+  extension: e,
+  manifests,
+  onAttached,
+}: {
+  extension: Extension;
+  manifests: readonly Manifest[];
+  onAttached(): void;
+}) {
   const uses = usesOf(e.name, manifests);
   return (
     <div className="stack">

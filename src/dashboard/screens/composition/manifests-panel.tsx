@@ -24,12 +24,19 @@ export function ManifestsPanel() {
         <ErrorNote error={manifests.error} />
         <div className="body flush">
           {manifests.data && !list.length && (
-            <div className="empty">No manifest yet: the surface is every registered tool, preset and agent. Import one with `tai manifests import FILE`.</div>
+            <div className="empty">
+              No manifest yet: the surface is every registered tool, preset and agent. Import one with `tai manifests
+              import FILE`.
+            </div>
           )}
           <ul className="item-list">
             {list.map((m) => (
               <li key={m.name}>
-                <button className={`item${m.name === current?.name ? " active" : ""}`} onClick={() => setSelected(m.name)} data-manifest={m.name}>
+                <button
+                  className={`item${m.name === current?.name ? " active" : ""}`}
+                  onClick={() => setSelected(m.name)}
+                  data-manifest={m.name}
+                >
                   <div className="spread">
                     <strong className="mono">{m.name}</strong>
                     <span className="row">
@@ -77,7 +84,8 @@ function ManifestView({ manifest: m, onActivated }: { manifest: Manifest; onActi
       <div className="body">
         <ErrorNote error={error} />
         <p className="muted">
-          Version {m.version}, saved <Time at={m.updatedAt} />. {m.history.length} version{m.history.length === 1 ? "" : "s"} kept.
+          Version {m.version}, saved <Time at={m.updatedAt} />. {m.history.length} version
+          {m.history.length === 1 ? "" : "s"} kept.
         </p>
         <JsonView value={m.document} />
       </div>

@@ -36,14 +36,23 @@ export function PresetEditor({ preset, onSaved }: { preset: Preset | null; onSav
   const forbidden = base && !canAuthorOver(viewer, base.tier as Tier);
 
   const save = (fixedKwargs: unknown) => {
-    const input = { name: name.trim(), description: description.trim(), baseTool, fixedKwargs: (fixedKwargs ?? {}) as Record<string, unknown> };
+    const input = {
+      name: name.trim(),
+      description: description.trim(),
+      baseTool,
+      fixedKwargs: (fixedKwargs ?? {}) as Record<string, unknown>,
+    };
     return run(
       async () => {
-        if (preset) await client.request(UpdatePresetMutation, { name: preset.name, input, expectedVersion: preset.version });
+        if (preset)
+          await client.request(UpdatePresetMutation, { name: preset.name, input, expectedVersion: preset.version });
         else await client.request(CreatePresetMutation, { input });
         onSaved();
       },
-      (e) => (codeOf(e) === "CONFLICT" ? `${messageOf(e)} (someone saved it since this editor opened version ${preset?.version}: reopen it from the list)` : messageOf(e)),
+      (e) =>
+        codeOf(e) === "CONFLICT"
+          ? `${messageOf(e)} (someone saved it since this editor opened version ${preset?.version}: reopen it from the list)`
+          : messageOf(e),
     );
   };
 
@@ -79,19 +88,25 @@ export function PresetEditor({ preset, onSaved }: { preset: Preset | null; onSav
             ))}
           </select>
         </label>
-        {forbidden && <ForbiddenNote>Only an ADMIN may author a preset over a {base.tier.toLowerCase()} tool.</ForbiddenNote>}
+        {forbidden && (
+          <ForbiddenNote>Only an ADMIN may author a preset over a {base.tier.toLowerCase()} tool.</ForbiddenNote>
+        )}
         {base && !forbidden && (
           <div className="stack">
             <h4>Baked inputs</h4>
             <p className="muted">
-              Fill the inputs to bake in; callers of the preset no longer pass them. A string “!ENV NAME” is read from the server's environment when the preset runs, and is never
-              shown.
+              Fill the inputs to bake in; callers of the preset no longer pass them. A string “!ENV NAME” is read from
+              the server's environment when the preset runs, and is never shown.
             </p>
             {asJson ? (
               <>
                 <JsonEditor id="preset-kwargs" value={baked} onChange={setBaked} rows={5} />
                 <div className="form-actions">
-                  <button className="primary" disabled={busy || baked === undefined || !name.trim()} onClick={() => void save(baked)}>
+                  <button
+                    className="primary"
+                    disabled={busy || baked === undefined || !name.trim()}
+                    onClick={() => void save(baked)}
+                  >
                     {submitLabel}
                   </button>
                   {toggle}

@@ -22,11 +22,17 @@ export function PresetsPanel() {
         </header>
         <ErrorNote error={presets.error} />
         <div className="body flush">
-          {presets.data && !list.length && <div className="empty">No preset yet: a preset is a tool with some inputs baked in.</div>}
+          {presets.data && !list.length && (
+            <div className="empty">No preset yet: a preset is a tool with some inputs baked in.</div>
+          )}
           <ul className="item-list">
             {list.map((p) => (
               <li key={p.name}>
-                <button className={`item${editing !== "new" && editing?.name === p.name ? " active" : ""}`} onClick={() => setEditing(p)} data-preset={p.name}>
+                <button
+                  className={`item${editing !== "new" && editing?.name === p.name ? " active" : ""}`}
+                  onClick={() => setEditing(p)}
+                  data-preset={p.name}
+                >
                   <div className="spread">
                     <strong className="mono">{p.name}</strong>
                     <span className="row">

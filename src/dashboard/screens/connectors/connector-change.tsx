@@ -45,7 +45,8 @@ export function ChangeView({ change }: { change: ConnectorChange }) {
         <Names label="Broken dependants" testId="change-broken">
           {change.broken.map((b) => (
             <li key={`${b.kind}/${b.name}/${b.tool}`} className="bad-text">
-              {b.kind.toLowerCase()} <span className="mono">{b.name}</span> (over <span className="mono">{b.tool}</span>): {b.reason}
+              {b.kind.toLowerCase()} <span className="mono">{b.name}</span> (over <span className="mono">{b.tool}</span>
+              ): {b.reason}
             </li>
           ))}
         </Names>

@@ -4,14 +4,32 @@ import { ErrorNote } from "../../components/notes.tsx";
 import { Panel } from "../../components/panel.tsx";
 import { Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
-import { DeleteConnectorMutation, RefreshConnectorMutation, type Connector, type ConnectorResult } from "../../api/connectors.ts";
+import {
+  DeleteConnectorMutation,
+  RefreshConnectorMutation,
+  type Connector,
+  type ConnectorResult,
+} from "../../api/connectors.ts";
 import { useAction } from "../../api/use-action.ts";
 import { ChangeView } from "./connector-change.tsx";
 import { HealthBadge } from "./connector-health.tsx";
 import { ConnectorTools } from "./connector-tools.tsx";
 
-/** One connector: its facts and settings, its tools with their tiers, Refresh with its diff, the recent changes, and delete. */
-export function ConnectorDetail({ connector: c, onChanged, onEdit, onDeleted }: { connector: Connector; onChanged(): void; onEdit(): void; onDeleted(): void }) {
+/**
+ * One connector: its facts and settings, its tools with their tiers, Refresh with its diff, the recent changes, and
+ * delete.
+ */
+export function ConnectorDetail({
+  connector: c,
+  onChanged,
+  onEdit,
+  onDeleted,
+}: {
+  connector: Connector;
+  onChanged(): void;
+  onEdit(): void;
+  onDeleted(): void;
+}) {
   const client = useClient();
   const refresh = useAction();
   const remove = useAction();
@@ -59,7 +77,8 @@ export function ConnectorDetail({ connector: c, onChanged, onEdit, onDeleted }: 
           {c.description && <p>{c.description}</p>}
           {confirming && (
             <div className="note warn" role="alertdialog" aria-label="Confirm delete">
-              Delete {c.name}? Its {c.tools.length} tool{c.tools.length === 1 ? "" : "s"} leave the surface, and presets over them stop working.
+              Delete {c.name}? Its {c.tools.length} tool{c.tools.length === 1 ? "" : "s"} leave the surface, and presets
+              over them stop working.
               <div className="row">
                 <button className="primary small" onClick={() => void doDelete()} disabled={remove.busy}>
                   {remove.busy ? "Deleting…" : `Delete ${c.name}`}
@@ -74,7 +93,11 @@ export function ConnectorDetail({ connector: c, onChanged, onEdit, onDeleted }: 
           <ErrorNote error={refresh.error} />
           {refreshed && (
             <div className="note" data-testid="refresh-result">
-              {refreshed.change ? <ChangeView change={refreshed.change} /> : `No change: the upstream lists the same tools (listing v${refreshed.connector.listingVersion}).`}
+              {refreshed.change ? (
+                <ChangeView change={refreshed.change} />
+              ) : (
+                `No change: the upstream lists the same tools (listing v${refreshed.connector.listingVersion}).`
+              )}
             </div>
           )}
           <dl className="facts wide">

@@ -15,7 +15,15 @@ const KINDS = ["mcp", "openapi"];
  * opened: a save in between is refused as CONFLICT). A refusal shows each issue at its
  * path, and the form keeps everything typed.
  */
-export function ConnectorEditor({ connector, onSaved, onCancel }: { connector: Connector | null; onSaved(name: string): void; onCancel(): void }) {
+export function ConnectorEditor({
+  connector,
+  onSaved,
+  onCancel,
+}: {
+  connector: Connector | null;
+  onSaved(name: string): void;
+  onCancel(): void;
+}) {
   const client = useClient();
   const [name, setName] = useState(connector?.name ?? "");
   const [kind, setKind] = useState(connector?.kind ?? "mcp");
@@ -42,7 +50,8 @@ export function ConnectorEditor({ connector, onSaved, onCancel }: { connector: C
       },
       (e) => {
         setIssues(issuesOf(e));
-        if (codeOf(e) === "CONFLICT" && connector) return `${messageOf(e)} (someone saved it since this editor opened version ${connector.version}: reopen it from the list)`;
+        if (codeOf(e) === "CONFLICT" && connector)
+          return `${messageOf(e)} (someone saved it since this editor opened version ${connector.version}: reopen it from the list)`;
         return messageOf(e);
       },
     );
@@ -57,12 +66,24 @@ export function ConnectorEditor({ connector, onSaved, onCancel }: { connector: C
       <div className="body stack">
         <label className="field-inline">
           <span>Name</span>
-          <input value={name} onChange={(e) => setName(e.target.value)} disabled={!!connector} aria-label="Connector name" placeholder="github" />
+          <input
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            disabled={!!connector}
+            aria-label="Connector name"
+            placeholder="github"
+          />
           {fieldIssues("/name")}
         </label>
         <label className="field-inline">
           <span>Kind</span>
-          <input value={kind} onChange={(e) => setKind(e.target.value)} disabled={!!connector} aria-label="Connector kind" list="connector-kinds" />
+          <input
+            value={kind}
+            onChange={(e) => setKind(e.target.value)}
+            disabled={!!connector}
+            aria-label="Connector kind"
+            list="connector-kinds"
+          />
           <datalist id="connector-kinds">
             {KINDS.map((k) => (
               <option key={k} value={k} />
@@ -72,25 +93,37 @@ export function ConnectorEditor({ connector, onSaved, onCancel }: { connector: C
         </label>
         <label className="field-inline">
           <span>Description</span>
-          <input value={description} onChange={(e) => setDescription(e.target.value)} aria-label="Connector description" />
+          <input
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            aria-label="Connector description"
+          />
           {fieldIssues("/description")}
         </label>
         <div className="field-inline">
           <span>Settings (JSON)</span>
           <p className="muted small">
-            The kind's settings. A secret (a token, a header, an environment value) must be an “!ENV NAME” marker: the server reads it from its environment when it connects and
-            never stores or shows its value; a literal secret is refused.
+            The kind's settings. A secret (a token, a header, an environment value) must be an “!ENV NAME” marker: the
+            server reads it from its environment when it connects and never stores or shows its value; a literal secret
+            is refused.
           </p>
           <JsonEditor id="connector-settings" value={settings} onChange={setSettings} rows={8} />
           {fieldIssues("/settings")}
         </div>
         <div className="field-inline">
           <span>Tool decisions (JSON)</span>
-          <p className="muted small">By upstream tool name: {"{ tier, retry, timeoutSeconds, enabled }"}. Tiers can also be assigned one by one from the connector's tools.</p>
+          <p className="muted small">
+            By upstream tool name: {"{ tier, retry, timeoutSeconds, enabled }"}. Tiers can also be assigned one by one
+            from the connector's tools.
+          </p>
           <JsonEditor id="connector-tools" value={tools} onChange={setTools} rows={4} />
           {fieldIssues("/tools")}
         </div>
-        <IssueList issues={issues.filter((i) => !["/name", "/kind", "/description", "/settings", "/tools"].some((p) => issuesAt([i], p).length))} />
+        <IssueList
+          issues={issues.filter(
+            (i) => !["/name", "/kind", "/description", "/settings", "/tools"].some((p) => issuesAt([i], p).length),
+          )}
+        />
         <ErrorNote error={error} />
         <div className="row">
           <button className="primary" onClick={() => void save()} disabled={busy || !ready}>

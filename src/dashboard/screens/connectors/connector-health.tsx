@@ -1,7 +1,12 @@
 import { Badge } from "../../components/badges.tsx";
 import type { Connector, ConnectorState } from "../../api/connectors.ts";
 
-const TONE: Record<ConnectorState, "ok" | "bad" | "run" | "idle"> = { CONNECTED: "ok", CONNECTING: "run", DOWN: "bad", IDLE: "idle" };
+const TONE: Record<ConnectorState, "ok" | "bad" | "run" | "idle"> = {
+  CONNECTED: "ok",
+  CONNECTING: "run",
+  DOWN: "bad",
+  IDLE: "idle",
+};
 
 /** The answering instance's connection to the upstream: its state, since when and the last error on hover. */
 export function HealthBadge({ health }: { health: Connector["health"] }) {

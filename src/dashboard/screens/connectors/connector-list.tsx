@@ -5,7 +5,17 @@ import { linkTo } from "../../route.ts";
 import { HealthBadge } from "./connector-health.tsx";
 
 /** Every connector: kind, health, how many tools it serves, its listing version and last refresh. */
-export function ConnectorList({ connectors, selected, live, onAdd }: { connectors: Connector[] | null; selected: string | null; live: boolean; onAdd(): void }) {
+export function ConnectorList({
+  connectors,
+  selected,
+  live,
+  onAdd,
+}: {
+  connectors: Connector[] | null;
+  selected: string | null;
+  live: boolean;
+  onAdd(): void;
+}) {
   return (
     <section className="panel" aria-label="Connectors">
       <header>
@@ -23,7 +33,11 @@ export function ConnectorList({ connectors, selected, live, onAdd }: { connector
         <ul className="item-list" data-testid="connector-list">
           {(connectors ?? []).map((c) => (
             <li key={c.name}>
-              <a href={linkTo("connectors", c.name)} className={`item${c.name === selected ? " active" : ""}`} data-connector={c.name}>
+              <a
+                href={linkTo("connectors", c.name)}
+                className={`item${c.name === selected ? " active" : ""}`}
+                data-connector={c.name}
+              >
                 <div className="spread">
                   <strong className="mono">{c.name}</strong>
                   <span className="row">

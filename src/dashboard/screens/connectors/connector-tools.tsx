@@ -19,10 +19,16 @@ export function ConnectorTools({ connector, onChanged }: { connector: Connector;
   const assign = (upstreamName: string, tier: Tier | null) =>
     run(
       async () => {
-        await client.request(PutConnectorMutation, { input: withTier(connector, upstreamName, tier), expectedVersion: connector.version });
+        await client.request(PutConnectorMutation, {
+          input: withTier(connector, upstreamName, tier),
+          expectedVersion: connector.version,
+        });
         onChanged();
       },
-      (e) => (codeOf(e) === "CONFLICT" ? `${messageOf(e)} (the connector changed since it was shown: it is reloaded, choose again)` : messageOf(e)),
+      (e) =>
+        codeOf(e) === "CONFLICT"
+          ? `${messageOf(e)} (the connector changed since it was shown: it is reloaded, choose again)`
+          : messageOf(e),
     );
   if (!connector.tools.length) return <div className="empty">The upstream lists no tool.</div>;
   return (
@@ -68,7 +74,9 @@ export function ConnectorTools({ connector, onChanged }: { connector: Connector;
                   ))}
                 </select>
               </td>
-              <td title="The ADMIN's claim that re-sending is safe (retries need it); upstream hints claim nothing.">{t.idempotent ? "claimed" : "no"}</td>
+              <td title="The ADMIN's claim that re-sending is safe (retries need it); upstream hints claim nothing.">
+                {t.idempotent ? "claimed" : "no"}
+              </td>
               <td>{t.enabled ? "yes" : <span className="faint">off the surface</span>}</td>
             </tr>
           ))}

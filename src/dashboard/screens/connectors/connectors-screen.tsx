@@ -17,8 +17,8 @@ export function ConnectorsScreen({ selected }: { selected: string | null }) {
   if (!isAdmin(viewer)) {
     return (
       <ForbiddenNote>
-        Connectors are for ADMIN keys: only an ADMIN reads or writes them, and assigns their tools' tiers. You are {viewer.role ? `${viewer.role}` : "without access"}; enter an
-        ADMIN key (top right) to manage connectors.
+        Connectors are for ADMIN keys: only an ADMIN reads or writes them, and assigns their tools' tiers. You are{" "}
+        {viewer.role ? `${viewer.role}` : "without access"}; enter an ADMIN key (top right) to manage connectors.
       </ForbiddenNote>
     );
   }
@@ -28,8 +28,11 @@ export function ConnectorsScreen({ selected }: { selected: string | null }) {
 function Connectors({ selected }: { selected: string | null }) {
   const client = useClient();
   const connectors = useQuery(ConnectorsQuery, {});
-  // A new listing version anywhere (a refresh elsewhere, the upstream's list_changed, the periodic refresh) reloads the list.
-  const stream = useStream(() => client.subscribe(ConnectorChangedSubscription, {}), connectors.reload, [client], { onReopen: connectors.reload });
+  // A new listing version anywhere (a refresh elsewhere, the upstream's list_changed, the periodic refresh) reloads the
+  // list.
+  const stream = useStream(() => client.subscribe(ConnectorChangedSubscription, {}), connectors.reload, [client], {
+    onReopen: connectors.reload,
+  });
   const [editing, setEditing] = useState<"new" | "edit" | null>(null);
   const list = connectors.data?.connectors ?? [];
   const current = list.find((c) => c.name === selected) ?? (selected ? undefined : list[0]);
@@ -42,11 +45,21 @@ function Connectors({ selected }: { selected: string | null }) {
     <>
       <ErrorNote error={connectors.error ?? stream.error} />
       <div className="split">
-        <ConnectorList connectors={connectors.data?.connectors ?? null} selected={current?.name ?? null} live={stream.live} onAdd={() => setEditing("new")} />
+        <ConnectorList
+          connectors={connectors.data?.connectors ?? null}
+          selected={current?.name ?? null}
+          live={stream.live}
+          onAdd={() => setEditing("new")}
+        />
         {editing === "new" ? (
           <ConnectorEditor key="new" connector={null} onSaved={saved} onCancel={() => setEditing(null)} />
         ) : editing === "edit" && current ? (
-          <ConnectorEditor key={`${current.name}@${current.version}`} connector={current} onSaved={saved} onCancel={() => setEditing(null)} />
+          <ConnectorEditor
+            key={`${current.name}@${current.version}`}
+            connector={current}
+            onSaved={saved}
+            onCancel={() => setEditing(null)}
+          />
         ) : current ? (
           <ConnectorDetail
             key={current.name}
@@ -60,7 +73,11 @@ function Connectors({ selected }: { selected: string | null }) {
           />
         ) : (
           connectors.data && (
-            <div className="panel empty">{selected ? `No connector is named ${selected}.` : "No connector yet: add one to bring an upstream's tools onto the surface."}</div>
+            <div className="panel empty">
+              {selected
+                ? `No connector is named ${selected}.`
+                : "No connector yet: add one to bring an upstream's tools onto the surface."}
+            </div>
           )
         )}
       </div>

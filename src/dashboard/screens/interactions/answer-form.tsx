@@ -38,7 +38,13 @@ export function AnswerForm({ interaction, onAnswered }: { interaction: Interacti
             void answer(value);
           }}
         >
-          <JsonEditor id={`answer-${interaction.id}`} value={value} onChange={setValue} label="Answer (any JSON)" rows={3} />
+          <JsonEditor
+            id={`answer-${interaction.id}`}
+            value={value}
+            onChange={setValue}
+            label="Answer (any JSON)"
+            rows={3}
+          />
           <div className="form-actions">
             <button type="submit" className="primary" disabled={busy || value === undefined}>
               {busy ? "Sending…" : "Answer"}

@@ -4,7 +4,12 @@ import { JsonView } from "../../components/json-view.tsx";
 import { Empty, ErrorNote } from "../../components/notes.tsx";
 import { ShortId, Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
-import { INTERACTION_STATUSES, InteractionsChangedSubscription, InteractionsQuery, type Interaction } from "../../api/interactions.ts";
+import {
+  INTERACTION_STATUSES,
+  InteractionsChangedSubscription,
+  InteractionsQuery,
+  type Interaction,
+} from "../../api/interactions.ts";
 import type { ToolRun } from "../../api/runs.ts";
 import { useQuery } from "../../api/use-query.ts";
 import { useStream } from "../../api/use-stream.ts";
@@ -30,7 +35,13 @@ export function InteractionsScreen() {
       <header>
         <div className="tabs" role="tablist">
           {INTERACTION_STATUSES.map((s) => (
-            <button key={s} role="tab" aria-selected={s === status} className={s === status ? "active" : undefined} onClick={() => setStatus(s)}>
+            <button
+              key={s}
+              role="tab"
+              aria-selected={s === status}
+              className={s === status ? "active" : undefined}
+              onClick={() => setStatus(s)}
+            >
               {s.toLowerCase()}
             </button>
           ))}

@@ -5,7 +5,12 @@ import type { ToolRun } from "../../api/runs.ts";
 /** Every attempt of a run, with the wait the retry policy took before the next one. */
 export function RunAttempts({ run }: { run: ToolRun }) {
   return (
-    <Panel title="Attempts" heading={<h2>Attempts and waits</h2>} aside={<span className="muted">{run.attempts.length}</span>} flush>
+    <Panel
+      title="Attempts"
+      heading={<h2>Attempts and waits</h2>}
+      aside={<span className="muted">{run.attempts.length}</span>}
+      flush
+    >
       {run.attempts.length === 0 ? (
         <div className="empty">No attempt ran{run.errorKind ? ` (refused: ${run.errorKind})` : ""}.</div>
       ) : (

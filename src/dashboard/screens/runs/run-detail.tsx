@@ -7,7 +7,15 @@ import { ErrorNote } from "../../components/notes.tsx";
 import { Duration, ShortId, Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
 import { messageOf } from "../../api/errors.ts";
-import { CancelRunMutation, isOpen, RunLinksQuery, type RunEvent, type RunLinks, type RunLogEntry, type ToolRun } from "../../api/runs.ts";
+import {
+  CancelRunMutation,
+  isOpen,
+  RunLinksQuery,
+  type RunEvent,
+  type RunLinks,
+  type RunLogEntry,
+  type ToolRun,
+} from "../../api/runs.ts";
 import { useAction } from "../../api/use-action.ts";
 import { useStream } from "../../api/use-stream.ts";
 import { linkTo } from "../../route.ts";
@@ -63,7 +71,11 @@ export function RunDetail({ id }: { id: string }) {
     [client, id, ready],
   );
   const open = ready && isOpen(run);
-  useStream(open ? () => client.runEvents() : null, (e: RunEvent) => e.run.parentRunId === id && refresh(), [client, id, open]);
+  useStream(open ? () => client.runEvents() : null, (e: RunEvent) => e.run.parentRunId === id && refresh(), [
+    client,
+    id,
+    open,
+  ]);
 
   if (run === undefined) return error ? <ErrorNote error={error} /> : <div className="panel empty">Loading run…</div>;
   if (run === null) return <div className="panel empty">There is no run {id} that you may see.</div>;
@@ -83,7 +95,12 @@ export function RunDetail({ id }: { id: string }) {
       {run.interactions.length > 0 && <RunInteractions run={run} />}
       <RunEvents events={events} />
       {!!links?.children.length && (
-        <Panel title="Children" heading={<h2>Runs it started</h2>} aside={<span className="muted">{links.children.length}</span>} flush>
+        <Panel
+          title="Children"
+          heading={<h2>Runs it started</h2>}
+          aside={<span className="muted">{links.children.length}</span>}
+          flush
+        >
           <RunTable runs={links.children} />
         </Panel>
       )}

@@ -9,7 +9,11 @@ export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange(f
   const choose = (k: keyof RunFilter, label: string, any: string, options: readonly string[]) => (
     <label className="field-inline">
       <span>{label}</span>
-      <select value={filter[k]} onChange={(e) => onChange({ ...filter, [k]: e.target.value })} aria-label={`Filter by ${label.toLowerCase()}`}>
+      <select
+        value={filter[k]}
+        onChange={(e) => onChange({ ...filter, [k]: e.target.value })}
+        aria-label={`Filter by ${label.toLowerCase()}`}
+      >
         <option value="">{any}</option>
         {options.map((o) => (
           <option key={o}>{o}</option>

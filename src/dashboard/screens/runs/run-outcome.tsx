@@ -5,7 +5,11 @@ import type { ToolRun } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 
 /** What a run produced: its text blocks and structured data, or its error. */
-export function RunOutput({ run }: { run: Pick<ToolRun, "status" | "content" | "data" | "errorKind" | "errorMessage" | "details"> }) {
+export function RunOutput({
+  run,
+}: {
+  run: Pick<ToolRun, "status" | "content" | "data" | "errorKind" | "errorMessage" | "details">;
+}) {
   const issues = (run.details as { issues?: { path: string; message: string }[] } | null)?.issues;
   return (
     <div className="stack">
@@ -37,7 +41,9 @@ export function RunOutput({ run }: { run: Pick<ToolRun, "status" | "content" | "
         )
       )}
       {!run.errorKind && run.data == null && !run.content.length && (
-        <span className="faint">{run.status === "RUNNING" || run.status === "PARKED" ? "No output yet." : "No output."}</span>
+        <span className="faint">
+          {run.status === "RUNNING" || run.status === "PARKED" ? "No output yet." : "No output."}
+        </span>
       )}
     </div>
   );

@@ -4,7 +4,15 @@ import type { RunRow } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 
 /** Runs as rows: status, tool, id (first 8 characters), door, start and duration; each links to its detail. */
-export function RunTable({ runs, compact = false, empty = "No runs yet." }: { runs: readonly RunRow[]; compact?: boolean; empty?: string }) {
+export function RunTable({
+  runs,
+  compact = false,
+  empty = "No runs yet.",
+}: {
+  runs: readonly RunRow[];
+  compact?: boolean;
+  empty?: string;
+}) {
   if (!runs.length) return <div className="empty">{empty}</div>;
   return (
     <table className="table" data-testid="run-table">
@@ -49,7 +57,13 @@ export function RunTable({ runs, compact = false, empty = "No runs yet." }: { ru
             <td>
               <Time at={r.startedAt} />
             </td>
-            <td>{r.status === "PARKED" ? <span className="faint">waiting</span> : <Duration from={r.startedAt} to={r.finishedAt} />}</td>
+            <td>
+              {r.status === "PARKED" ? (
+                <span className="faint">waiting</span>
+              ) : (
+                <Duration from={r.startedAt} to={r.finishedAt} />
+              )}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -33,7 +33,8 @@ export function SpansScreen() {
       <ErrorNote error={recent.error ?? stream.error} />
       {spans.length === 0 ? (
         <div className="empty">
-          No spans yet. A span is recorded for each call of a branch with the <code>monitor</code> extension (attach it in a manifest).
+          No spans yet. A span is recorded for each call of a branch with the <code>monitor</code> extension (attach it
+          in a manifest).
         </div>
       ) : (
         <table className="table" data-testid="span-table">
@@ -74,7 +75,13 @@ function SpanRow({ span, open, onToggle }: { span: Span; open: boolean; onToggle
         <td>
           <Time at={span.startedAt} />
         </td>
-        <td>{span.durationMs != null ? formatDuration(span.durationMs) : <Duration from={span.startedAt} to={span.finishedAt} />}</td>
+        <td>
+          {span.durationMs != null ? (
+            formatDuration(span.durationMs)
+          ) : (
+            <Duration from={span.startedAt} to={span.finishedAt} />
+          )}
+        </td>
         <td>
           <button className="small" onClick={onToggle}>
             {open ? "Hide" : "Attributes"}

@@ -39,8 +39,10 @@ export function ToolDetail({ tool }: { tool: Tool }) {
           <ToolRunForm tool={tool} />
         ) : (
           <ForbiddenNote>
-            {viewer?.role ? `Your role (${viewer.role}) may not run ${tool.tier.toLowerCase()} tools` : "You have no access"}: the server would refuse the run with
-            PERMISSION_DENIED.
+            {viewer?.role
+              ? `Your role (${viewer.role}) may not run ${tool.tier.toLowerCase()} tools`
+              : "You have no access"}
+            : the server would refuse the run with PERMISSION_DENIED.
             {!isAdmin(viewer) && " An ADMIN key may run every tier."}
           </ForbiddenNote>
         )}

@@ -3,7 +3,14 @@ import { OriginBadge, TierBadge } from "../../components/badges.tsx";
 import type { Tool } from "../../api/tools.ts";
 import { linkTo } from "../../route.ts";
 
-const ORIGINS = { "": "all", TOOL: "tools", PRESET: "presets", BRANCH: "branches", AGENT: "agents", CONNECTOR: "connectors" } as const;
+const ORIGINS = {
+  "": "all",
+  TOOL: "tools",
+  PRESET: "presets",
+  BRANCH: "branches",
+  AGENT: "agents",
+  CONNECTOR: "connectors",
+} as const;
 
 /** The surface as a searchable list, with an origin filter. */
 export function ToolList({ tools, selected }: { tools: Tool[] | null; selected: string | null }) {
@@ -11,7 +18,12 @@ export function ToolList({ tools, selected }: { tools: Tool[] | null; selected: 
   const [origin, setOrigin] = useState<string>("");
   const q = search.trim().toLowerCase();
   const shown = (tools ?? []).filter(
-    (t) => (!origin || t.origin === origin) && (!q || t.name.toLowerCase().includes(q) || (t.label ?? "").toLowerCase().includes(q) || t.description.toLowerCase().includes(q)),
+    (t) =>
+      (!origin || t.origin === origin) &&
+      (!q ||
+        t.name.toLowerCase().includes(q) ||
+        (t.label ?? "").toLowerCase().includes(q) ||
+        t.description.toLowerCase().includes(q)),
   );
   return (
     <section className="panel" aria-label="Surface">
@@ -20,7 +32,13 @@ export function ToolList({ tools, selected }: { tools: Tool[] | null; selected: 
         <span className="muted">{tools ? `${shown.length} of ${tools.length}` : "loading…"}</span>
       </header>
       <div className="body">
-        <input type="search" placeholder="Search tools" aria-label="Search tools" value={search} onChange={(e) => setSearch(e.target.value)} />
+        <input
+          type="search"
+          placeholder="Search tools"
+          aria-label="Search tools"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
         <div className="chips" role="group" aria-label="Origin">
           {Object.entries(ORIGINS).map(([o, label]) => (
             <button key={o} className={`chip${origin === o ? " active" : ""}`} onClick={() => setOrigin(o)}>

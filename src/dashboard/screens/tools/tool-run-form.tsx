@@ -49,7 +49,15 @@ export function ToolRunForm({ tool }: { tool: Tool }) {
           </div>
         </form>
       ) : (
-        <SchemaForm id={`run-${tool.name}`} schema={tool.inputSchema} value={value} onChange={setValue} onSubmit={dispatch} submitLabel={busy ? "Running…" : "Run"} disabled={busy}>
+        <SchemaForm
+          id={`run-${tool.name}`}
+          schema={tool.inputSchema}
+          value={value}
+          onChange={setValue}
+          onSubmit={dispatch}
+          submitLabel={busy ? "Running…" : "Run"}
+          disabled={busy}
+        >
           {toggle}
         </SchemaForm>
       )}

@@ -28,7 +28,10 @@ export function ToolsScreen({ selected }: { selected: string | null }) {
   const { viewer } = useConnection();
   // With nothing chosen, the first entry this viewer may run.
   const current = useMemo(
-    () => (tools && selected ? tools.find((t) => t.name === selected) : undefined) ?? tools?.find((t) => canRun(viewer, t.tier as Tier)) ?? tools?.[0],
+    () =>
+      (tools && selected ? tools.find((t) => t.name === selected) : undefined) ??
+      tools?.find((t) => canRun(viewer, t.tier as Tier)) ??
+      tools?.[0],
     [tools, selected, viewer],
   );
   return (
@@ -36,7 +39,11 @@ export function ToolsScreen({ selected }: { selected: string | null }) {
       <ErrorNote error={error} />
       <div className="split">
         <ToolList tools={tools} selected={current?.name ?? null} />
-        {current ? <ToolDetail key={current.name} tool={current} /> : tools && <div className="panel empty">No tool is on the surface.</div>}
+        {current ? (
+          <ToolDetail key={current.name} tool={current} />
+        ) : (
+          tools && <div className="panel empty">No tool is on the surface.</div>
+        )}
       </div>
     </>
   );
