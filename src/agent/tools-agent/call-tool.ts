@@ -8,7 +8,7 @@ import type { StreamEvent } from "../events.ts";
 import { ASK_CALLER } from "./ask-caller.ts";
 import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import type { RunSecrets } from "./run-secrets.ts";
-import type { SubagentResume } from "./loop.ts";
+import type { SubagentResume } from "./loop-types.ts";
 import type { ToolSpec } from "./toolbox.ts";
 import { bakeInput } from "../../registry/entries/preset-entry.ts";
 import type { ToolTarget } from "../agent-tools.ts";

@@ -7,7 +7,7 @@ import type { AgentRunRecord } from "../agent-runs.ts";
 import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
 import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import { parseDecisions } from "./interrupts.ts";
-import type { ResumedBatch } from "./loop.ts";
+import type { ResumedBatch } from "./loop-types.ts";
 import type { ToolSpec } from "./toolbox.ts";
 import { pendingInterruptOf } from "../subagents/pause.ts";
 import { planShared, type AnswerAll, type PlanOne } from "../subagents/resume-shared.ts";
@@ -53,90 +53,130 @@ async function planCheckpoint(
       });
 
   checkInterruptId(resume, cp);
-  if (cp.kind === "interrupt") {
-    const { decisions, issues: found } = parseDecisions(resume, cp.actions);
-    issues.push(...found);
-    if (found.length) return null;
-    const byCall = new Map(cp.actions.map((a, i) => [a.callId, decisions[i]]));
-    const calls: PlannedCall[] = [];
-    const now: ResumedBatch["now"] = [];
-    for (const c of cp.calls) {
-      const d = byCall.get(c.callId);
-      if (d?.type === "reject") {
-        calls.push(c);
-        now.push({
-          call: c,
-          outcome: {
-            ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`),
-            result: { rejected: true, message: d.message ?? null },
-          },
-        });
-      } else {
-        const call = d?.type === "edit" ? { ...c, args: d.args } : c;
-        calls.push(call);
-        now.push({ call });
-      }
-    }
-    return { calls, now, known: {}, interruptId: cp.interruptId };
-  }
-
-  if (cp.kind === "subagent") {
-    const call = cp.calls.find((c) => c.callId === cp.callId)!;
-    const spec = specs.get(call.tool);
-    if (spec?.kind !== "subagent") {
-      issues.push({
-        path: "/subagents",
-        message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run`,
-      });
-      return null;
-    }
-    const batch = await planCheckpoint(cp.state.checkpoint, resume, spec.tools, caller, services, issues);
-    return (
-      batch && {
-        calls: cp.calls,
-        now: [{ call, resume: { state: cp.state, batch: { ...batch, turns: cp.state.checkpoint.turns } } }],
-        known: cp.done,
-      }
-    );
-  }
-
-  if (cp.kind === "subagents") {
-    const plan: PlanOne = (inner, r, innerTools, found) =>
-      planCheckpoint(inner, r, innerTools, caller, services, found);
-    const answerAll: AnswerAll = async (ids, answers, found) => {
-      const known = new Set(ids);
-      for (const id of Object.keys(answers))
-        if (!known.has(id))
-          found.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
-      if (cp.pause === "asks_final") await checkAskAnswers(ids, answers, services, found);
-      if (found.length || !Object.keys(answers).length) return;
-      if (!services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
-      await services.interactions.answerAll(answers, caller, "/resume/answers");
-    };
-    return planShared(cp, resume, specs, plan, answerAll, issues);
-  }
-
+  if (cp.kind === "interrupt") return planInterrupt(cp, resume, issues);
+  if (cp.kind === "subagent") return planSubagent(cp, resume, specs, caller, services, issues);
+  if (cp.kind === "subagents") return planSubagents(cp, resume, specs, caller, services, issues);
   const answers = readAnswers(resume, issues);
-  if (cp.kind === "asks" && "asks" in cp) {
-    // An ASKED run stored before asks were parks: its answers are checked here and become the results.
-    const asks = new Map(cp.asks.map((a) => [a.id, a]));
-    for (const id of Object.keys(answers))
-      if (!asks.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not a pending ask of this run" });
-    for (const a of cp.asks) {
-      if (!Object.hasOwn(answers, a.id))
-        issues.push({ path: `/resume/answers/${a.id}`, message: `is missing: answer "${a.question}"` });
-      else if (a.answerFormat)
-        for (const i of validate(a.answerFormat, answers[a.id]))
-          issues.push({ path: `/resume/answers/${a.id}${i.path}`, message: i.message });
-    }
-    if (issues.length) return null;
-    const byCall = new Map(cp.asks.map((a) => [a.callId, a]));
-    const now = cp.calls
-      .filter((c) => byCall.has(c.callId))
-      .map((call) => ({ call, outcome: answered(answers[byCall.get(call.callId)!.id]) }));
-    return { calls: cp.calls, now, known: cp.done };
-  }
+  if ("asks" in cp) return planStoredAsks(cp, answers, issues);
+  return planParked(cp, answers, specs, caller, services, issues);
+}
 
+type Specs = Map<string, ToolSpec>;
+type KindOf<K extends Checkpoint["kind"]> = Extract<Checkpoint, { kind: K }>;
+
+/** An interrupt's decisions: a rejected call settles with its rejection, an edited one runs with its new arguments. */
+function planInterrupt(cp: KindOf<"interrupt">, resume: unknown, issues: Issue[]): ResumedBatch | null {
+  const { decisions, issues: found } = parseDecisions(resume, cp.actions);
+  issues.push(...found);
+  if (found.length) return null;
+  const byCall = new Map(cp.actions.map((a, i) => [a.callId, decisions[i]]));
+  const calls: PlannedCall[] = [];
+  const now: ResumedBatch["now"] = [];
+  for (const c of cp.calls) {
+    const d = byCall.get(c.callId);
+    if (d?.type === "reject") {
+      calls.push(c);
+      now.push({
+        call: c,
+        outcome: {
+          ...errorOutcome("REJECTED", `the reviewer rejected this call${d.message ? `: ${d.message}` : ""}`),
+          result: { rejected: true, message: d.message ?? null },
+        },
+      });
+    } else {
+      const call = d?.type === "edit" ? { ...c, args: d.args } : c;
+      calls.push(call);
+      now.push({ call });
+    }
+  }
+  return { calls, now, known: {}, interruptId: cp.interruptId };
+}
+
+/** A paused sub-agent continues where it stopped, its own checkpoint planned with its own tools. */
+async function planSubagent(
+  cp: KindOf<"subagent">,
+  resume: unknown,
+  specs: Specs,
+  caller: Caller,
+  services: AgentServices,
+  issues: Issue[],
+): Promise<ResumedBatch | null> {
+  const call = cp.calls.find((c) => c.callId === cp.callId)!;
+  const spec = specs.get(call.tool);
+  if (spec?.kind !== "subagent") {
+    issues.push({
+      path: "/subagents",
+      message: `the paused sub-agent "${call.tool}" is not a sub-agent of the resumed run`,
+    });
+    return null;
+  }
+  const batch = await planCheckpoint(cp.state.checkpoint, resume, spec.tools, caller, services, issues);
+  return (
+    batch && {
+      calls: cp.calls,
+      now: [{ call, resume: { state: cp.state, batch: { ...batch, turns: cp.state.checkpoint.turns } } }],
+      known: cp.done,
+    }
+  );
+}
+
+/** Sub-agents that paused the same way continue together (docs/agent-stream.md §9.2). */
+function planSubagents(
+  cp: KindOf<"subagents">,
+  resume: unknown,
+  specs: Specs,
+  caller: Caller,
+  services: AgentServices,
+  issues: Issue[],
+): Promise<ResumedBatch | null> {
+  const plan: PlanOne = (inner, r, innerTools, found) => planCheckpoint(inner, r, innerTools, caller, services, found);
+  const answerAll: AnswerAll = async (ids, answers, found) => {
+    const known = new Set(ids);
+    for (const id of Object.keys(answers))
+      if (!known.has(id))
+        found.push({ path: `/resume/answers/${id}`, message: "is not an interaction this run waits on" });
+    if (cp.pause === "asks_final") await checkAskAnswers(ids, answers, services, found);
+    if (found.length || !Object.keys(answers).length) return;
+    if (!services.interactions) throw new ApiError("CONFLICT", "interactions are not available on this server");
+    await services.interactions.answerAll(answers, caller, "/resume/answers");
+  };
+  return planShared(cp, resume, specs, plan, answerAll, issues);
+}
+
+/** The answers of an ASKED run stored before asks were parks. */
+function planStoredAsks(
+  cp: Extract<Checkpoint, { asks: unknown }>,
+  answers: Record<string, unknown>,
+  issues: Issue[],
+): ResumedBatch | null {
+  // An ASKED run stored before asks were parks: its answers are checked here and become the results.
+  const asks = new Map(cp.asks.map((a) => [a.id, a]));
+  for (const id of Object.keys(answers))
+    if (!asks.has(id)) issues.push({ path: `/resume/answers/${id}`, message: "is not a pending ask of this run" });
+  for (const a of cp.asks) {
+    if (!Object.hasOwn(answers, a.id))
+      issues.push({ path: `/resume/answers/${a.id}`, message: `is missing: answer "${a.question}"` });
+    else if (a.answerFormat)
+      for (const i of validate(a.answerFormat, answers[a.id]))
+        issues.push({ path: `/resume/answers/${a.id}${i.path}`, message: i.message });
+  }
+  if (issues.length) return null;
+  const byCall = new Map(cp.asks.map((a) => [a.callId, a]));
+  const now = cp.calls
+    .filter((c) => byCall.has(c.callId))
+    .map((call) => ({ call, outcome: answered(answers[byCall.get(call.callId)!.id]) }));
+  return { calls: cp.calls, now, known: cp.done };
+}
+
+/** Parked calls: their interactions answered (all or none), each continues with its tool run's outcome. */
+async function planParked(
+  cp: Extract<Checkpoint, { parked: unknown }>,
+  answers: Record<string, unknown>,
+  specs: Specs,
+  caller: Caller,
+  services: AgentServices,
+  issues: Issue[],
+): Promise<ResumedBatch | null> {
   if (cp.kind === "asks")
     await checkAskAnswers(
       cp.parked.flatMap((p) => p.interactionIds),
