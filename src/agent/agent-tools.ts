@@ -1,6 +1,6 @@
 import type { Caller } from "../auth/roles.ts";
 import type { RunEventRecord, RunRecord } from "../dispatch/run-record.ts";
-import type { Dispatcher, RunOutcome } from "../dispatch/run-tool.ts";
+import type { Dispatcher, RunOutcome } from "../dispatch/dispatcher.ts";
 import { ApiError } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 

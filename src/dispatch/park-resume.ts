@@ -7,7 +7,7 @@ import { untilStored } from "./run-follow.ts";
 import { execute, type RunSteps } from "./run-execute.ts";
 import type { RunRecord } from "./run-record.ts";
 import { both, failure } from "./run-settle.ts";
-import type { RunOutcome } from "./run-tool.ts";
+import type { RunOutcome } from "./dispatcher.ts";
 
 /**
  * Resumes a PARKED run whose interactions are all answered, on this instance: the

@@ -12,7 +12,7 @@ import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
 import type { RunEventRecord, RunRecord } from "./run-record.ts";
 import { progressChannel } from "./run-progress.ts";
 import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
-import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
+import type { DispatchDeps, RunOutcome, RunRequest } from "./dispatcher.ts";
 import type { RunTrace } from "./observe.ts";
 import { ToolError } from "../errors.ts";
 

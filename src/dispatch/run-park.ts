@@ -5,7 +5,7 @@ import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { RunSteps } from "./run-execute.ts";
 import type { AttemptRecord, RunRecord } from "./run-record.ts";
 import { failure } from "./run-settle.ts";
-import type { RunOutcome } from "./run-tool.ts";
+import type { RunOutcome } from "./dispatcher.ts";
 
 /**
  * Stores a park (docs/run-lifecycle.md §5): its interactions opened, its state attached,
