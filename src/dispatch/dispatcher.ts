@@ -2,103 +2,24 @@ import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import { requireVisibleRun } from "../auth/visibility.ts";
-import type { Bus } from "../events/bus.ts";
 import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors.ts";
-import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import type { Surface } from "../registry/surface.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { prepareInput } from "../registry/entries/prepare-input.ts";
 import { bakedOverrides } from "../registry/entries/preset-entry.ts";
-import type { Secrets } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { writeOnlyStrings } from "../tools/write-only.ts";
-import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { endParked, resume } from "./park-resume.ts";
-import { execute, type RunSteps } from "./run-execute.ts";
+import { execute } from "./run-execute.ts";
+import type { RunSteps } from "./run-steps.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
-import { isFinal, newRun, seesCuratedSurface, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
+import { isFinal, newRun, seesCuratedSurface, type RunRecord } from "./run-record.ts";
+import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import { boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
-import type { RunStore } from "./run-store.ts";
-import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
-
-/** One dispatch, as every door states it. */
-export interface RunRequest {
-  /** The surface name to run. */
-  tool: string;
-  input: unknown;
-  caller: Caller;
-  door: Door;
-  /** A re-issued request with the same key, tool and caller returns the first run. */
-  idempotencyKey?: string;
-  /** Overrides the entry's per-attempt timeout (capped by it only if smaller). */
-  timeoutSeconds?: number;
-  parentRunId?: string;
-  /**
-   * The caller's signal (a parent attempt's through `ctx.runTool`, a door's cancellation):
-   * when it aborts, this run is cancelled too. A `ToolError` reason is the run's message.
-   */
-  signal?: AbortSignal;
-  /**
-   * Called with the id of the run this dispatch follows as soon as it is known, before its
-   * RUN_STARTED is published (for a re-issued idempotency key, the first run's id).
-   * Contract: synchronous and cheap; it must not throw.
-   */
-  onRun?: (runId: string) => void;
-  /**
-   * An agent run's live tool (not on the surface): run this entry instead of resolving
-   * `tool`; every other step (tier, validation, records, events) is the same.
-   */
-  live?: SurfaceEntry;
-  /**
-   * Told each RUN_PROGRESS of this run (`ctx.onUpdate`) once it is stored, as published
-   * (redacted for a secret tier), while this instance executes it. Contract: synchronous
-   * and cheap; it must not throw.
-   */
-  onProgress?: (event: RunEventRecord) => void;
-  /**
-   * The input the run record stores when it must differ from `input` (an agent's call, scrubbed of its run's secrets:
-   * docs/security-model.md §3).
-   */
-  storedInput?: unknown;
-  /**
-   * The call this dispatch carries out (an agent's `ToolCallStep.callId`, an MCP request id): the body's
-   * `ctx.toolCallId` and its `ToolResult#toolCallId`.
-   */
-  toolCallId?: string;
-}
-
-/** What the chokepoint needs from the runtime. */
-export interface DispatchDeps {
-  surface: Surface;
-  runs: RunStore;
-  bus: Bus;
-  log: Logger;
-  /** The runtime's secrets: `ctx.redact` adds to them; every record is scrubbed of them. */
-  secrets: Secrets;
-  instanceId: string;
-  interactions: InteractionStore;
-  store: import("../db/expiring-store.ts").ExpiringStore;
-  /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
-  refresh?: () => Promise<boolean>;
-  /** Metrics of every dispatch and execution. */
-  observer?: DispatchObserver;
-  /** OpenTelemetry spans of runs and attempts; absent when tracing is off. */
-  tracer?: RunTracer;
-}
-
-/**
- * `run` is the record as stored and published (SECRET tools redacted); `output` is the
- * same run with the real result, for in-process consumers only (agent loop, contrib).
- * Contract: `output` never leaves the process through a door.
- */
-export interface RunOutcome {
-  run: RunRecord;
-  output: RunRecord;
-}
+import type { RunTrace } from "./observe.ts";
 
 /**
  * THE chokepoint. Every door (GraphQL, CLI, agent, extensions, MCP) runs tools through
