@@ -19,6 +19,7 @@ import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import { boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
+import { followParent } from "./parent-signal.ts";
 import type { RunTrace } from "./observe.ts";
 
 /**
@@ -86,15 +87,7 @@ export class Dispatcher {
   private async admit(req: RunRequest, trace?: RunTrace): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
-    const base = newRun({
-      tool: req.tool,
-      input: deep === null ? req.input : TOO_DEEP,
-      door: req.door,
-      callerRole: req.caller.role,
-      callerKey: req.caller.keyName,
-      callerKeyId: req.caller.keyId,
-      parentRunId: req.parentRunId,
-    });
+    const base = requestedRun(req, deep === null ? req.input : TOO_DEEP);
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, {
         issues: [{ path: deep, message: tooDeepMessage(deep) }],
@@ -103,18 +96,8 @@ export class Dispatcher {
       return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
-    // The API doors see the curated surface; in-process doors every registered name.
-    const curated = seesCuratedSurface(req.door);
-    const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
-    // A name created on another instance a moment ago may not have reached this one yet.
-    const entry =
-      req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined);
-    if (!entry)
-      return this.settle.reject(
-        base,
-        "NOT_FOUND",
-        curated ? `no tool named "${req.tool}" on the surface` : `no tool named "${req.tool}" is registered`,
-      );
+    const entry = await this.resolve(req);
+    if (!entry) return this.settle.reject(base, "NOT_FOUND", notFound(req));
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
@@ -130,14 +113,7 @@ export class Dispatcher {
 
     const prepared = this.validateInput(entry, req.input);
     if (!prepared.ok)
-      return this.settle.reject(
-        base,
-        "INVALID_INPUT",
-        `invalid input for "${entry.name}": ${redact ? "see issues" : describeIssues(prepared.issues)}`,
-        {
-          issues: redact ? prepared.issues.map((i) => ({ path: i.path, message: "is invalid" })) : prepared.issues,
-        },
-      );
+      return this.settle.reject(base, "INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, redact));
 
     base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
 
@@ -161,18 +137,7 @@ export class Dispatcher {
     this.settle.publish(started);
 
     const controller = new AbortController();
-    // A child run ends with its parent's attempt (cancel, timeout, shutdown).
-    const parent = req.signal;
-    // A door's own cancellation (a CANCELLED ToolError) keeps its message; a parent's
-    // timeout or failure still cancels the child: the child did not time out itself.
-    const onParentAbort = () =>
-      controller.abort(
-        parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED"
-          ? parent.reason
-          : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
-      );
-    if (parent?.aborted) onParentAbort();
-    else parent?.addEventListener("abort", onParentAbort, { once: true });
+    const unfollow = followParent(controller, req.signal);
     const done = execute(this.steps, entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
       caller: req.caller,
       timeoutSeconds: req.timeoutSeconds,
@@ -191,8 +156,21 @@ export class Dispatcher {
     try {
       return await done;
     } finally {
-      parent?.removeEventListener("abort", onParentAbort);
+      unfollow();
     }
+  }
+
+  /**
+   * The entry a request runs: its live tool, else its name on the surface its door sees (the API doors the curated
+   * surface, in-process doors every registered name).
+   */
+  private async resolve(req: RunRequest): Promise<SurfaceEntry | undefined> {
+    const curated = seesCuratedSurface(req.door);
+    const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
+    // A name created on another instance a moment ago may not have reached this one yet.
+    return (
+      req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined)
+    );
   }
 
   /**
@@ -366,4 +344,33 @@ export class Dispatcher {
     if (overridden.length) return { ok: false, issues: overridden };
     return prepareInput(entry, input as Record<string, unknown>);
   }
+}
+
+/** The run a request starts as, before anything about its entry is known. */
+function requestedRun(req: RunRequest, input: unknown): RunRecord {
+  const { caller } = req;
+  return newRun({
+    tool: req.tool,
+    input,
+    door: req.door,
+    callerRole: caller.role,
+    callerKey: caller.keyName,
+    callerKeyId: caller.keyId,
+    parentRunId: req.parentRunId,
+  });
+}
+
+/** Why no entry runs a request: its name is not on the surface its door sees. */
+function notFound(req: RunRequest): string {
+  return seesCuratedSurface(req.door)
+    ? `no tool named "${req.tool}" on the surface`
+    : `no tool named "${req.tool}" is registered`;
+}
+
+/** The message and details of a refused input; a secret-tier entry's issues name only their paths. */
+function invalidInput(name: string, issues: Issue[], redact: boolean): [string, { issues: Issue[] }] {
+  return [
+    `invalid input for "${name}": ${redact ? "see issues" : describeIssues(issues)}`,
+    { issues: redact ? issues.map((i) => ({ path: i.path, message: "is invalid" })) : issues },
+  ];
 }
