@@ -1,4 +1,4 @@
-import { ToolError } from "../errors.ts";
+import { isToolError, ToolError } from "../errors.ts";
 
 /**
  * A child run ends with its parent's attempt (cancel, timeout, shutdown): when `parent` aborts (or already has),
@@ -8,7 +8,7 @@ import { ToolError } from "../errors.ts";
 export function followParent(controller: AbortController, parent: AbortSignal | undefined): () => void {
   const onParentAbort = () =>
     controller.abort(
-      parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED"
+      isToolError(parent?.reason) && parent.reason.kind === "CANCELLED"
         ? parent.reason
         : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
     );
