@@ -40,6 +40,16 @@ export interface ToolErrorOptions {
   cause?: unknown;
 }
 
+const TOOL_ERROR = Symbol.for("tai42.ToolError");
+
+/**
+ * Whether `value` is a {@link ToolError}, from this copy of tai42 or another one (a tool module that loads its own copy
+ * of the package): recognised by its brand, as `park` and `toolResult` are, not by class identity.
+ */
+export function isToolError(value: unknown): value is ToolError {
+  return value instanceof Error && (value as unknown as Record<symbol, unknown>)[TOOL_ERROR] === true;
+}
+
 /** What a tool body throws to report a classified failure. */
 export class ToolError extends Error {
   readonly kind: ErrorKind;
@@ -52,6 +62,7 @@ export class ToolError extends Error {
     this.kind = options.kind ?? "INTERNAL";
     this.retryable = options.retryable;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    Object.defineProperty(this, TOOL_ERROR, { value: true, enumerable: false });
   }
 
   /**
@@ -60,7 +71,7 @@ export class ToolError extends Error {
    * or internals, so only its class name is kept.
    */
   static fromUnknown(error: unknown): ToolError {
-    if (error instanceof ToolError) return error;
+    if (isToolError(error)) return error;
     return new ToolError(`the tool failed unexpectedly (${publicErrorName(error)})`, {
       kind: "INTERNAL",
       cause: error,

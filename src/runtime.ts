@@ -5,7 +5,7 @@ import { openDb, type Db, type DbProvider } from "./db/client.ts";
 import { expiringStore } from "./db/expiring-store.ts";
 import { InstanceRegistry } from "./db/instances.ts";
 import { registerDemoTools } from "./demo/demo-tools.ts";
-import { Dispatcher } from "./dispatch/run-tool.ts";
+import { Dispatcher } from "./dispatch/dispatcher.ts";
 import { RunStore } from "./dispatch/run-store.ts";
 import { LogWriter } from "./runlog/log-writer.ts";
 import { OrderedRunEvents } from "./runlog/ordered-feed.ts";

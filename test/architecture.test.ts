@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 
 /**
  * The architecture rules of STYLE.md and SPEC §8, checked on the source:
- * - one chokepoint: only `src/dispatch/run-tool.ts` invokes a surface entry, and only
+ * - one chokepoint: only `src/dispatch/dispatcher.ts` invokes a surface entry, and only
  *   `src/registry/` runs a tool definition's body;
  * - domain code knows nothing about GraphQL: only the GraphQL door (`src/graphql/`), the
  *   server that mounts it and the CLI that starts the server import GraphQL packages or
@@ -128,17 +128,17 @@ describe("the chokepoint rule", () => {
   }, 60_000);
 
   it("should find the chokepoint's own calls (the scan is not vacuous)", () => {
-    expect(uses.some((u) => u.member === "SurfaceEntry.invoke" && u.file === "src/dispatch/run-tool.ts")).toBe(true);
+    expect(uses.some((u) => u.member === "SurfaceEntry.invoke" && u.file === "src/dispatch/dispatcher.ts")).toBe(true);
     expect(uses.some((u) => u.member === "ToolDefinition.execute" && u.file.startsWith("src/registry/"))).toBe(true);
   });
 
-  it("should invoke a surface entry only from src/dispatch/run-tool.ts, or from a layer delegating to its base", () => {
+  it("should invoke a surface entry only from src/dispatch/dispatcher.ts, or from a layer delegating to its base", () => {
     const outside = uses.filter(
-      (u) => u.member === "SurfaceEntry.invoke" && u.file !== "src/dispatch/run-tool.ts" && !u.inLayer,
+      (u) => u.member === "SurfaceEntry.invoke" && u.file !== "src/dispatch/dispatcher.ts" && !u.inLayer,
     );
     expect(
       outside.map((u) => `${u.file}:${u.line} ${u.text}`),
-      "run tools through Dispatcher.run (src/dispatch/run-tool.ts), never entry.invoke",
+      "run tools through Dispatcher.run (src/dispatch/dispatcher.ts), never entry.invoke",
     ).toEqual([]);
   });
 

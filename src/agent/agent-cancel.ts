@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import type { Dispatcher } from "../dispatch/run-tool.ts";
+import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";

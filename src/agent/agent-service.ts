@@ -4,7 +4,7 @@ import type { Caller } from "../auth/roles.ts";
 import type { Db } from "../db/client.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
-import type { Dispatcher } from "../dispatch/run-tool.ts";
+import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import { ApiError, ToolError } from "../errors.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";

@@ -1,6 +1,7 @@
 import type { Caller } from "../auth/roles.ts";
 import type { RunEventRecord, RunRecord } from "../dispatch/run-record.ts";
-import type { Dispatcher, RunOutcome } from "../dispatch/run-tool.ts";
+import type { Dispatcher } from "../dispatch/dispatcher.ts";
+import type { RunOutcome } from "../dispatch/request.ts";
 import { ApiError } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 

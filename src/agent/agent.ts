@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Caller, Tier } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
-import type { RunOutcome } from "../dispatch/run-tool.ts";
+import type { RunOutcome } from "../dispatch/request.ts";
 import type { Logger } from "../log.ts";
 import type { JsonSchema } from "../tools/json-schema.ts";
 import type { ToolDefinition } from "../tools/definition.ts";

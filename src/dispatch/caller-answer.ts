@@ -1,6 +1,6 @@
 import { isRedacted } from "../auth/tiers.ts";
 import type { RunRecord } from "./run-record.ts";
-import type { RunOutcome } from "./run-tool.ts";
+import type { RunOutcome } from "./request.ts";
 
 /**
  * What the caller who dispatched a run receives in the answer to its own request, on

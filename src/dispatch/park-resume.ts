@@ -4,10 +4,11 @@ import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { untilStored } from "./run-follow.ts";
-import { execute, type RunSteps } from "./run-execute.ts";
+import { execute } from "./run-execute.ts";
+import type { RunSteps } from "./run-steps.ts";
 import type { RunRecord } from "./run-record.ts";
 import { both, failure } from "./run-settle.ts";
-import type { RunOutcome } from "./run-tool.ts";
+import type { RunOutcome } from "./request.ts";
 
 /**
  * Resumes a PARKED run whose interactions are all answered, on this instance: the

@@ -1,4 +1,4 @@
-import { ToolError } from "../errors.ts";
+import { isToolError, ToolError } from "../errors.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import { nextWait } from "../retry/verdict.ts";
 import type { AttemptRecord } from "./run-record.ts";
@@ -93,7 +93,7 @@ async function attemptWithTimeout<T>(options: RetryLoopOptions<T>, n: number): P
 
 function abortError(signal: AbortSignal): ToolError {
   const r = signal.reason;
-  return r instanceof ToolError ? r : new ToolError("the run was cancelled", { kind: "CANCELLED" });
+  return isToolError(r) ? r : new ToolError("the run was cancelled", { kind: "CANCELLED" });
 }
 
 /** Waits `ms`, rejecting early when `signal` aborts. */

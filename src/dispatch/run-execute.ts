@@ -6,31 +6,15 @@ import { isPark, type Park } from "../interactions/park.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
-import type { InFlight } from "../runlog/in-flight.ts";
 import { park } from "./run-park.ts";
 import { runWithRetry, type RetryLoopOutcome } from "./retry-loop.ts";
 import type { RunEventRecord, RunRecord } from "./run-record.ts";
 import { progressChannel } from "./run-progress.ts";
-import { applyOutcome, failure, ReturnedError, type RunSettle } from "./run-settle.ts";
-import type { DispatchDeps, RunOutcome, RunRequest } from "./run-tool.ts";
+import { applyOutcome, failure, ReturnedError } from "./run-settle.ts";
+import type { RunOutcome } from "./request.ts";
+import type { RunSteps } from "./run-steps.ts";
 import type { RunTrace } from "./observe.ts";
 import { ToolError } from "../errors.ts";
-
-/** What the steps of a run (execute, park, resume) share with the {@link Dispatcher} that owns them. */
-export interface RunSteps {
-  readonly deps: DispatchDeps;
-  readonly settle: RunSettle;
-  /** The runs in flight on this instance. */
-  readonly inflight: InFlight<RunOutcome>;
-  /** A child run, through the chokepoint (`ctx.runTool`). */
-  runDetailed(req: RunRequest): Promise<RunOutcome>;
-  /** Resolves with the run once it is no longer RUNNING (any instance). */
-  awaitFinal(runId: string): Promise<RunRecord>;
-  /** Resumes a parked run whose interactions are all answered (`park-resume.ts`). */
-  resume(runId: string): Promise<RunOutcome>;
-  /** Told of a parked run's end on this instance (resumed to an outcome, parked again, expired or cancelled). */
-  parkEnded(run: RunRecord): void;
-}
 
 /** How one execution of a run goes. */
 export interface ExecuteOptions {

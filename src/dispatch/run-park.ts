@@ -2,10 +2,10 @@ import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Park } from "../interactions/park.ts";
 import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import type { RunSteps } from "./run-execute.ts";
+import type { RunSteps } from "./run-steps.ts";
 import type { AttemptRecord, RunRecord } from "./run-record.ts";
 import { failure } from "./run-settle.ts";
-import type { RunOutcome } from "./run-tool.ts";
+import type { RunOutcome } from "./request.ts";
 
 /**
  * Stores a park (docs/run-lifecycle.md §5): its interactions opened, its state attached,

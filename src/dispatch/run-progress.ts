@@ -4,7 +4,7 @@ import type { Logger } from "../log.ts";
 import { boundUpdate, PROGRESS_BOUNDS, type RunProgress } from "../tools/tool-update.ts";
 import type { RunEventRecord, RunRecord } from "./run-record.ts";
 import type { RunSettle } from "./run-settle.ts";
-import type { DispatchDeps } from "./run-tool.ts";
+import type { DispatchDeps } from "./request.ts";
 
 /** The `ctx.onUpdate` of one execution of a run, and its end. */
 export interface ProgressChannel {

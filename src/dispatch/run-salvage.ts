@@ -1,6 +1,6 @@
 import { lazyChild } from "../log.ts";
 import type { ErrorKind } from "../errors.ts";
-import type { RunSteps } from "./run-execute.ts";
+import type { RunSteps } from "./run-steps.ts";
 import type { RunRecord } from "./run-record.ts";
 import { failure } from "./run-settle.ts";
 

@@ -9,7 +9,7 @@ import { validate } from "../tools/json-schema.ts";
 import type { ToolResult } from "../tools/result.ts";
 import type { RetryLoopOutcome } from "./retry-loop.ts";
 import type { AttemptRecord, RunEventRecord, RunRecord } from "./run-record.ts";
-import type { DispatchDeps, RunOutcome } from "./run-tool.ts";
+import type { DispatchDeps, RunOutcome } from "./request.ts";
 
 /**
  * The last step of a run (docs/run-lifecycle.md §2, steps 7–8): the record as stored and

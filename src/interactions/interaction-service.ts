@@ -2,7 +2,7 @@ import type { Caller } from "../auth/roles.ts";
 import { mayAnswer } from "../auth/ownership.ts";
 import { maySeeRun, runScope } from "../auth/visibility.ts";
 import { visibleRecords } from "../dispatch/visible-records.ts";
-import type { Dispatcher } from "../dispatch/run-tool.ts";
+import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import type { RunRecord } from "../dispatch/run-record.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import { unstorableIssues } from "../db/storable.ts";

@@ -46,7 +46,7 @@ export interface SurfaceEntry {
    * id → answer. Absent: the run's output is the answer itself.
    */
   resume?(state: unknown, answers: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
-  /** Runs the body. Contract: only `dispatch/run-tool.ts` calls this. */
+  /** Runs the body. Contract: only `dispatch/dispatcher.ts` calls this. */
   invoke(input: unknown, ctx: ToolContext): Promise<unknown>;
   /** TOOL and BRANCH: the line the tools agent lists for it in its system message. */
   promptSnippet?: string;

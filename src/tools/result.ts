@@ -1,4 +1,4 @@
-import { isErrorKind, ToolError, type ErrorKind } from "../errors.ts";
+import { isErrorKind, isToolError, ToolError, type ErrorKind } from "../errors.ts";
 
 /** A block of tool output for the model. */
 export interface ContentBlock {
@@ -55,7 +55,7 @@ function fromError(toolName: string, error: unknown, toolCallId?: string): ToolR
     content: [{ type: "text", text: errorMessage }],
     isError: true,
     errorMessage,
-    ...(error instanceof ToolError ? { errorKind: error.kind } : {}),
+    ...(isToolError(error) ? { errorKind: error.kind } : {}),
     toolName,
     ...(toolCallId === undefined ? {} : { toolCallId }),
   });

@@ -56,7 +56,7 @@ describe("the size of the tree", () => {
   const test = sources("test");
 
   it("should find the source and the tests (the scan is not vacuous)", () => {
-    expect(src).toContain("src/dispatch/run-tool.ts");
+    expect(src).toContain("src/dispatch/dispatcher.ts");
     expect(test).toContain("test/architecture/sizes.test.ts");
   });
 

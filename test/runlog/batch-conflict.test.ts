@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { callerOf } from "../../src/auth/roles.ts";
-import type { RunRequest } from "../../src/dispatch/run-tool.ts";
+import type { RunRequest } from "../../src/dispatch/request.ts";
 import type { RunRecord } from "../../src/dispatch/run-record.ts";
 import { freshDatabase } from "../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";

@@ -1,7 +1,7 @@
 import { REDACTED } from "../../auth/tiers.ts";
 import type { RunEventRecord, RunRecord } from "../../dispatch/run-record.ts";
 import { toolProgressStep } from "../tool-progress-event.ts";
-import type { RunOutcome } from "../../dispatch/run-tool.ts";
+import type { RunOutcome } from "../../dispatch/request.ts";
 import type { Issue } from "../../errors.ts";
 import type { ContentBlock } from "../../tools/result.ts";
 import type { StreamEvent } from "../events.ts";

@@ -2,103 +2,25 @@ import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import { requireVisibleRun } from "../auth/visibility.ts";
-import type { Bus } from "../events/bus.ts";
 import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors.ts";
-import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import type { Surface } from "../registry/surface.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { prepareInput } from "../registry/entries/prepare-input.ts";
 import { bakedOverrides } from "../registry/entries/preset-entry.ts";
-import type { Secrets } from "../secrets/secrets.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { writeOnlyStrings } from "../tools/write-only.ts";
-import type { InteractionStore } from "../interactions/interaction-store.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { endParked, resume } from "./park-resume.ts";
-import { execute, type RunSteps } from "./run-execute.ts";
+import { execute } from "./run-execute.ts";
+import type { RunSteps } from "./run-steps.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
-import { isFinal, newRun, seesCuratedSurface, type Door, type RunEventRecord, type RunRecord } from "./run-record.ts";
+import { isFinal, newRun, seesCuratedSurface, type RunRecord } from "./run-record.ts";
+import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import { boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
-import type { RunStore } from "./run-store.ts";
-import type { DispatchObserver, RunTrace, RunTracer } from "./observe.ts";
-
-/** One dispatch, as every door states it. */
-export interface RunRequest {
-  /** The surface name to run. */
-  tool: string;
-  input: unknown;
-  caller: Caller;
-  door: Door;
-  /** A re-issued request with the same key, tool and caller returns the first run. */
-  idempotencyKey?: string;
-  /** Overrides the entry's per-attempt timeout (capped by it only if smaller). */
-  timeoutSeconds?: number;
-  parentRunId?: string;
-  /**
-   * The caller's signal (a parent attempt's through `ctx.runTool`, a door's cancellation):
-   * when it aborts, this run is cancelled too. A `ToolError` reason is the run's message.
-   */
-  signal?: AbortSignal;
-  /**
-   * Called with the id of the run this dispatch follows as soon as it is known, before its
-   * RUN_STARTED is published (for a re-issued idempotency key, the first run's id).
-   * Contract: synchronous and cheap; it must not throw.
-   */
-  onRun?: (runId: string) => void;
-  /**
-   * An agent run's live tool (not on the surface): run this entry instead of resolving
-   * `tool`; every other step (tier, validation, records, events) is the same.
-   */
-  live?: SurfaceEntry;
-  /**
-   * Told each RUN_PROGRESS of this run (`ctx.onUpdate`) once it is stored, as published
-   * (redacted for a secret tier), while this instance executes it. Contract: synchronous
-   * and cheap; it must not throw.
-   */
-  onProgress?: (event: RunEventRecord) => void;
-  /**
-   * The input the run record stores when it must differ from `input` (an agent's call, scrubbed of its run's secrets:
-   * docs/security-model.md §3).
-   */
-  storedInput?: unknown;
-  /**
-   * The call this dispatch carries out (an agent's `ToolCallStep.callId`, an MCP request id): the body's
-   * `ctx.toolCallId` and its `ToolResult#toolCallId`.
-   */
-  toolCallId?: string;
-}
-
-/** What the chokepoint needs from the runtime. */
-export interface DispatchDeps {
-  surface: Surface;
-  runs: RunStore;
-  bus: Bus;
-  log: Logger;
-  /** The runtime's secrets: `ctx.redact` adds to them; every record is scrubbed of them. */
-  secrets: Secrets;
-  instanceId: string;
-  interactions: InteractionStore;
-  store: import("../db/expiring-store.ts").ExpiringStore;
-  /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
-  refresh?: () => Promise<boolean>;
-  /** Metrics of every dispatch and execution. */
-  observer?: DispatchObserver;
-  /** OpenTelemetry spans of runs and attempts; absent when tracing is off. */
-  tracer?: RunTracer;
-}
-
-/**
- * `run` is the record as stored and published (SECRET tools redacted); `output` is the
- * same run with the real result, for in-process consumers only (agent loop, contrib).
- * Contract: `output` never leaves the process through a door.
- */
-export interface RunOutcome {
-  run: RunRecord;
-  output: RunRecord;
-}
+import { followParent } from "./parent-signal.ts";
+import type { RunTrace } from "./observe.ts";
 
 /**
  * THE chokepoint. Every door (GraphQL, CLI, agent, extensions, MCP) runs tools through
@@ -165,15 +87,7 @@ export class Dispatcher {
   private async admit(req: RunRequest, trace?: RunTrace): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
-    const base = newRun({
-      tool: req.tool,
-      input: deep === null ? req.input : TOO_DEEP,
-      door: req.door,
-      callerRole: req.caller.role,
-      callerKey: req.caller.keyName,
-      callerKeyId: req.caller.keyId,
-      parentRunId: req.parentRunId,
-    });
+    const base = requestedRun(req, deep === null ? req.input : TOO_DEEP);
     if (deep !== null)
       return this.settle.reject(base, "INVALID_INPUT", `invalid input for "${req.tool}": ${tooDeepMessage(deep)}`, {
         issues: [{ path: deep, message: tooDeepMessage(deep) }],
@@ -182,18 +96,8 @@ export class Dispatcher {
       return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
-    // The API doors see the curated surface; in-process doors every registered name.
-    const curated = seesCuratedSurface(req.door);
-    const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
-    // A name created on another instance a moment ago may not have reached this one yet.
-    const entry =
-      req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined);
-    if (!entry)
-      return this.settle.reject(
-        base,
-        "NOT_FOUND",
-        curated ? `no tool named "${req.tool}" on the surface` : `no tool named "${req.tool}" is registered`,
-      );
+    const entry = await this.resolve(req);
+    if (!entry) return this.settle.reject(base, "NOT_FOUND", notFound(req));
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
@@ -209,14 +113,7 @@ export class Dispatcher {
 
     const prepared = this.validateInput(entry, req.input);
     if (!prepared.ok)
-      return this.settle.reject(
-        base,
-        "INVALID_INPUT",
-        `invalid input for "${entry.name}": ${redact ? "see issues" : describeIssues(prepared.issues)}`,
-        {
-          issues: redact ? prepared.issues.map((i) => ({ path: i.path, message: "is invalid" })) : prepared.issues,
-        },
-      );
+      return this.settle.reject(base, "INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, redact));
 
     base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
 
@@ -240,18 +137,7 @@ export class Dispatcher {
     this.settle.publish(started);
 
     const controller = new AbortController();
-    // A child run ends with its parent's attempt (cancel, timeout, shutdown).
-    const parent = req.signal;
-    // A door's own cancellation (a CANCELLED ToolError) keeps its message; a parent's
-    // timeout or failure still cancels the child: the child did not time out itself.
-    const onParentAbort = () =>
-      controller.abort(
-        parent?.reason instanceof ToolError && parent.reason.kind === "CANCELLED"
-          ? parent.reason
-          : new ToolError("the parent run's attempt ended", { kind: "CANCELLED" }),
-      );
-    if (parent?.aborted) onParentAbort();
-    else parent?.addEventListener("abort", onParentAbort, { once: true });
+    const unfollow = followParent(controller, req.signal);
     const done = execute(this.steps, entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
       caller: req.caller,
       timeoutSeconds: req.timeoutSeconds,
@@ -270,8 +156,21 @@ export class Dispatcher {
     try {
       return await done;
     } finally {
-      parent?.removeEventListener("abort", onParentAbort);
+      unfollow();
     }
+  }
+
+  /**
+   * The entry a request runs: its live tool, else its name on the surface its door sees (the API doors the curated
+   * surface, in-process doors every registered name).
+   */
+  private async resolve(req: RunRequest): Promise<SurfaceEntry | undefined> {
+    const curated = seesCuratedSurface(req.door);
+    const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
+    // A name created on another instance a moment ago may not have reached this one yet.
+    return (
+      req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined)
+    );
   }
 
   /**
@@ -445,4 +344,33 @@ export class Dispatcher {
     if (overridden.length) return { ok: false, issues: overridden };
     return prepareInput(entry, input as Record<string, unknown>);
   }
+}
+
+/** The run a request starts as, before anything about its entry is known. */
+function requestedRun(req: RunRequest, input: unknown): RunRecord {
+  const { caller } = req;
+  return newRun({
+    tool: req.tool,
+    input,
+    door: req.door,
+    callerRole: caller.role,
+    callerKey: caller.keyName,
+    callerKeyId: caller.keyId,
+    parentRunId: req.parentRunId,
+  });
+}
+
+/** Why no entry runs a request: its name is not on the surface its door sees. */
+function notFound(req: RunRequest): string {
+  return seesCuratedSurface(req.door)
+    ? `no tool named "${req.tool}" on the surface`
+    : `no tool named "${req.tool}" is registered`;
+}
+
+/** The message and details of a refused input; a secret-tier entry's issues name only their paths. */
+function invalidInput(name: string, issues: Issue[], redact: boolean): [string, { issues: Issue[] }] {
+  return [
+    `invalid input for "${name}": ${redact ? "see issues" : describeIssues(issues)}`,
+    { issues: redact ? issues.map((i) => ({ path: i.path, message: "is invalid" })) : issues },
+  ];
 }
