@@ -40,7 +40,7 @@ export interface OrphanSweepDeps {
   sweeps?: boolean;
   /**
    * After each heartbeat: stops the runs held here that another instance already ended
-   * (`runlog/fencing.ts`). `declaredGone`: the beat found this instance's row removed.
+   * (`cluster/fencing.ts`). `declaredGone`: the beat found this instance's row removed.
    */
   fence?: (declaredGone: boolean) => Promise<void>;
 }
