@@ -10,7 +10,7 @@ import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
 import { InFlight } from "../runlog/in-flight.ts";
-import { failAgentRuns } from "../cluster/orphan-sweep.ts";
+import { failAgentRuns } from "./interrupted-runs.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
