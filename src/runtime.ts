@@ -35,6 +35,9 @@ import type { ExtensionDefinition } from "./extensions/extension.ts";
 import { AgentService } from "./agent/agent-service.ts";
 import { OrphanSweep } from "./cluster/orphan-sweep.ts";
 import { Fencing } from "./cluster/fencing.ts";
+import { Duties } from "./cluster/duty.ts";
+import { interactionExpiry } from "./cluster/interaction-expiry.ts";
+import { keyValueSweep } from "./cluster/key-value-sweep.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { metricSources } from "./ops/metric-sources.ts";
 import { startTracing } from "./ops/tracing.ts";
@@ -217,28 +220,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   // The periodic duties fail every tick while the database is out: a few lines count them.
   const dutyFailures = failureLog(log);
-  const sweep =
-    duties !== "server"
-      ? undefined
-      : setInterval(() => {
-          interactions
-            .expireDue()
-            .catch((e: Error) => dutyFailures.failed("warn", "expiring interactions failed", { error: e.message }));
-        }, options.sweepMs ?? 1000);
-  sweep?.unref();
-  // Expired key-value rows read as absent already; deleting them keeps the table small
-  // (an MCP `initialize` that never comes back leaves one for a day).
-  const storeSweep =
-    duties !== "server"
-      ? undefined
-      : setInterval(() => {
-          db.cacheEntry
-            .deleteMany({ where: { expiresAt: { lte: new Date() } } })
-            .catch((e: Error) =>
-              dutyFailures.failed("warn", "deleting expired key-value rows failed", { error: e.message }),
-            );
-        }, options.storeSweepMs ?? 60_000);
-  storeSweep?.unref();
+  const cluster = new Duties();
+  if (duties === "server") {
+    await cluster.start(interactionExpiry(interactions, dutyFailures, options.sweepMs ?? 1000));
+    await cluster.start(keyValueSweep(db, dutyFailures, options.storeSweepMs ?? 60_000));
+  }
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() =>
     bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }),
@@ -277,7 +263,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           sweeps: duties === "server",
           fence: (gone) => fencing.check(gone).then(() => {}),
         });
-  const recovered = orphans ? await orphans.start() : [];
+  const recovered = orphans ? await cluster.start(orphans) : [];
   const keys = new KeyStore(db, bus);
   /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
   const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
@@ -420,9 +406,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       if (closed) return;
       closed = true;
-      orphans?.stop();
-      clearInterval(sweep);
-      clearInterval(storeSweep);
+      await cluster.stop();
       unwatch.forEach((u) => u());
       stored.close();
       refresher.close();

@@ -2,6 +2,7 @@ import { failAgentRuns, type InterruptedAgentRuns } from "../agent/interrupted-r
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
+import type { Duty } from "./duty.ts";
 
 /** What fails agent runs left RUNNING by instances that are gone. */
 export interface AgentOrphans extends InterruptedAgentRuns {
@@ -51,7 +52,8 @@ export interface SweepResult {
  * beating, or its process died on this host) were interrupted, and are failed as such.
  * A sweep runs at start, then after every heartbeat of this instance, on one timer.
  */
-export class OrphanSweep {
+export class OrphanSweep implements Duty {
+  readonly name = "heartbeat and orphan sweep";
   private timer: NodeJS.Timeout | null = null;
   private beating = false;
 
