@@ -19,7 +19,7 @@ import { learnStoredMarkers } from "./secrets/stored-markers.ts";
 import { outageLog } from "./events/outage-log.ts";
 import { failureLog } from "./failure-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
-import { assertModulesAllowed, moduleRefusal } from "./manifests/module-allow-list.ts";
+import { allowedModules, manifestContext } from "./manifests/manifest-context.ts";
 import { Surface } from "./registry/surface.ts";
 import { StoredSurface } from "./registry/stored-surface.ts";
 import { PresetService } from "./presets/preset-service.ts";
@@ -30,7 +30,7 @@ import { SpanStore } from "./extensions/builtin/spans.ts";
 import { registerMonitor } from "./extensions/builtin/monitor.ts";
 import { registerAskExternal } from "./extensions/builtin/ask-external.ts";
 import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
-import type { ExtensionDefinition } from "./extensions/extension.ts";
+import { extensionCatalog } from "./extensions/extension-catalog.ts";
 import { AgentService } from "./agent/agent-service.ts";
 import { OrphanSweep } from "./cluster/orphan-sweep.ts";
 import { Fencing } from "./cluster/fencing.ts";
@@ -177,11 +177,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         });
   const recovered = orphans ? await cluster.start(orphans) : [];
   const keys = new KeyStore(db, bus);
-  /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
-  const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
+  const catalog = extensionCatalog(apps);
+  const extensionOf = catalog.extension;
   // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a
   // stored manifest written before the rule is loaded.
   const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
+  const load = (modules: string[]) => loadModules(sharedApp, modules);
   const connectorStore = new ConnectorStore(db);
   const kinds = new KindCatalog(plugins);
   const connections = new ConnectionManager({
@@ -202,10 +203,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
     secrets,
     extensionOf,
-    async (modules) => {
-      assertModulesAllowed(modules, allowList);
-      await loadModules(sharedApp, modules);
-    },
+    allowedModules({ allowList, loadModules: load }),
     [connectorSurface],
   );
   storedSurface = stored;
@@ -247,25 +245,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (duties === "server") refresher.start(config.connectorRefreshSeconds * 1000);
   const manifests = new ManifestService(
     db,
-    async () => ({
+    manifestContext({
+      db,
       surface,
       extension: extensionOf,
       secrets,
-      presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)),
-      baseModules: new Set(["builtin", "inline", ...config.modules]),
-      moduleRefusal: (ref: string) => moduleRefusal(ref, allowList),
-      load: async (modules: string[]) => {
-        assertModulesAllowed(modules, allowList);
-        const issues = [];
-        for (const [i, m] of modules.entries()) {
-          try {
-            await loadModules(sharedApp, [m]);
-          } catch (e) {
-            issues.push({ path: `/${i}`, message: (e as Error).message });
-          }
-        }
-        return issues;
-      },
+      modules: config.modules,
+      allowList,
+      loadModules: load,
     }),
     changed,
   );
@@ -279,11 +266,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     agents,
     spans,
     extension: extensionOf,
-    extensions: () => {
-      const seen = new Map<string, ExtensionDefinition>();
-      for (const a of apps) for (const e of a.extensions.values()) if (!seen.has(e.name)) seen.set(e.name, e);
-      return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
-    },
+    extensions: catalog.extensions,
     config,
     db,
     provider,
