@@ -1,17 +1,16 @@
 import { App, app as sharedApp } from "./app.ts";
 import { KeyStore } from "./auth/keys.ts";
-import type { Config } from "./config.ts";
-import { openDb, type Db, type DbProvider } from "./db/client.ts";
+import { openDb } from "./db/client.ts";
 import { expiringStore } from "./db/expiring-store.ts";
-import { InstanceRegistry } from "./db/instances.ts";
+import { InstanceRegistry } from "./cluster/instances.ts";
 import { registerDemoTools } from "./demo/demo-tools.ts";
 import { Dispatcher } from "./dispatch/dispatcher.ts";
 import { RunStore } from "./dispatch/run-store.ts";
 import { LogWriter } from "./runlog/log-writer.ts";
 import { OrderedRunEvents } from "./runlog/ordered-feed.ts";
-import type { Bus } from "./events/bus.ts";
 import { runtimeBus } from "./runtime-topics.ts";
-import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
+import { createLogger, scrubbingLogger } from "./log.ts";
+import type { Runtime, RuntimeOptions } from "./runtime-types.ts";
 import { Secrets } from "./secrets/secrets.ts";
 import { PluginCatalog } from "./plugins/plugin-catalog.ts";
 import { configuredCredentials } from "./secrets/credentials.ts";
@@ -20,7 +19,7 @@ import { learnStoredMarkers } from "./secrets/stored-markers.ts";
 import { outageLog } from "./events/outage-log.ts";
 import { failureLog } from "./failure-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
-import { assertModulesAllowed, moduleRefusal } from "./manifests/module-allow-list.ts";
+import { allowedModules, manifestContext } from "./manifests/manifest-context.ts";
 import { Surface } from "./registry/surface.ts";
 import { StoredSurface } from "./registry/stored-surface.ts";
 import { PresetService } from "./presets/preset-service.ts";
@@ -31,14 +30,16 @@ import { SpanStore } from "./extensions/builtin/spans.ts";
 import { registerMonitor } from "./extensions/builtin/monitor.ts";
 import { registerAskExternal } from "./extensions/builtin/ask-external.ts";
 import { registerWorkerBackend } from "./extensions/builtin/worker-backend.ts";
-import type { ExtensionDefinition } from "./extensions/extension.ts";
+import { extensionCatalog } from "./extensions/extension-catalog.ts";
 import { AgentService } from "./agent/agent-service.ts";
-import { OrphanSweep } from "./runlog/orphan-sweep.ts";
-import { Fencing } from "./runlog/fencing.ts";
+import { OrphanSweep } from "./cluster/orphan-sweep.ts";
+import { Fencing } from "./cluster/fencing.ts";
+import { Duties } from "./cluster/duty.ts";
+import { interactionExpiry } from "./cluster/interaction-expiry.ts";
+import { keyValueSweep } from "./cluster/key-value-sweep.ts";
 import { Metrics } from "./ops/metrics.ts";
 import { metricSources } from "./ops/metric-sources.ts";
 import { startTracing } from "./ops/tracing.ts";
-import type { ConnectorApi } from "./connectors/connector-record.ts";
 import { ConnectionManager } from "./connectors/connections.ts";
 import { ConnectorStore } from "./connectors/connector-store.ts";
 import { ConnectorSurface } from "./connectors/connector-entries.ts";
@@ -46,93 +47,7 @@ import { ConnectorService } from "./connectors/connector-service.ts";
 import { KindCatalog } from "./connectors/kind-catalog.ts";
 import { ConnectorRefresher } from "./connectors/connector-refresher.ts";
 
-/** Options of {@link createRuntime}. */
-export interface RuntimeOptions {
-  config: Config;
-  /** The handle user modules register on. @default the shared `app` */
-  app?: App;
-  /** Import `config.modules` (TAI_MODULES). @default true */
-  loadModules?: boolean;
-  log?: Logger;
-  /** Milliseconds between interaction-expiry sweeps. @default 1000 */
-  sweepMs?: number;
-  /**
-   * Milliseconds between deletions of expired key-value rows (MCP sessions, the cache, the demo store). @default 60000
-   */
-  storeSweepMs?: number;
-  /**
-   * Seconds between instance heartbeats; instances are declared gone after three missed. @default
-   * config.heartbeatSeconds and config.deadAfterSeconds
-   */
-  heartbeatSeconds?: number;
-  /** Where run and attempt spans go besides OTLP (tests: an InMemorySpanExporter); with it, tracing is on. */
-  traceExporter?: import("@opentelemetry/sdk-trace").SpanExporter;
-  /**
-   * The instance duties this process takes on. `"server"`: it registers as an instance and
-   * beats, fails the runs of instances that are gone, expires interactions and recovers
-   * agent runs. `"runs"` (a one-shot `tai tools run`): it registers and beats, so that no
-   * server takes its runs for orphans, and does nothing else. `"none"` (a one-shot command
-   * that reads or writes stored data): no instance duty at all.
-   * @default "server"
-   */
-  duties?: "server" | "runs" | "none";
-}
-
-/**
- * The one object every door holds: database, registry surface, bus, keys and the
- * dispatch chokepoint. Domain code takes what it needs from here; nothing in it knows
- * about GraphQL.
- */
-export interface Runtime {
-  config: Config;
-  db: Db;
-  provider: DbProvider;
-  app: App;
-  /** Runtime-owned registrations (demo tools, built-ins). */
-  builtins: App;
-  surface: Surface;
-  bus: Bus;
-  keys: KeyStore;
-  runs: RunStore;
-  /** The run event log, live, in seq order with no gap, whichever instance wrote it. */
-  runFeed: OrderedRunEvents;
-  presets: PresetService;
-  manifests: ManifestService;
-  /** Stored presets and the active manifest, applied to the surface. */
-  stored: StoredSurface;
-  dispatcher: Dispatcher;
-  /** Every value never served or stored (docs/security-model.md §3), and the `!ENV` resolver. */
-  secrets: Secrets;
-  instanceId: string;
-  log: Logger;
-  /** Spans of monitored calls (the built-in `monitor` extension). */
-  spans: SpanStore;
-  /** The extension catalog lookup (built-ins, then modules). */
-  extension(name: string): ExtensionDefinition | undefined;
-  /** Every loaded extension. */
-  extensions(): ExtensionDefinition[];
-  /** Answers and expiry of parked runs' interactions. */
-  interactions: InteractionService;
-  /** Agents: runs, their event logs, threads, skills and LLM providers (docs/agent-stream.md). */
-  agents: AgentService;
-  /** Base URL this server is reachable at (callback URLs); set when the server listens. */
-  publicUrl: string;
-  /** Runs failed as "interrupted by restart" at start. */
-  recovered: string[];
-  /** Connectors: stored upstreams whose tools are surface entries (docs/connectors.md), ADMIN only. */
-  connectors: ConnectorApi;
-  /** This instance's connector connections (one per connector). */
-  connections: ConnectionManager;
-  /** Prometheus metrics of this runtime (`/metrics`, docs/deploy.md). */
-  metrics: Metrics;
-  /**
-   * Stops accepting runs and waits for those in flight (cancelling them past the grace period); the first step of
-   * {@link Runtime.close}.
-   */
-  drain(): Promise<void>;
-  /** Stops accepting runs, drains or cancels those in flight, closes connections. */
-  close(): Promise<void>;
-}
+export type { Runtime, RuntimeOptions } from "./runtime-types.ts";
 
 /** Builds a runtime over an already-migrated database (see `db/migrate.ts`). */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
@@ -217,28 +132,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   // The periodic duties fail every tick while the database is out: a few lines count them.
   const dutyFailures = failureLog(log);
-  const sweep =
-    duties !== "server"
-      ? undefined
-      : setInterval(() => {
-          interactions
-            .expireDue()
-            .catch((e: Error) => dutyFailures.failed("warn", "expiring interactions failed", { error: e.message }));
-        }, options.sweepMs ?? 1000);
-  sweep?.unref();
-  // Expired key-value rows read as absent already; deleting them keeps the table small
-  // (an MCP `initialize` that never comes back leaves one for a day).
-  const storeSweep =
-    duties !== "server"
-      ? undefined
-      : setInterval(() => {
-          db.cacheEntry
-            .deleteMany({ where: { expiresAt: { lte: new Date() } } })
-            .catch((e: Error) =>
-              dutyFailures.failed("warn", "deleting expired key-value rows failed", { error: e.message }),
-            );
-        }, options.storeSweepMs ?? 60_000);
-  storeSweep?.unref();
+  const cluster = new Duties();
+  if (duties === "server") {
+    await cluster.start(interactionExpiry(interactions, dutyFailures, options.sweepMs ?? 1000));
+    await cluster.start(keyValueSweep(db, dutyFailures, options.storeSweepMs ?? 60_000));
+  }
   const unwatch = apps.map((a) => a.onChange(() => surface.rebuild()));
   surface.onChange(() =>
     bus.publish("toolsChanged", { at: new Date().toISOString(), version: surface.snapshot().version }),
@@ -277,13 +175,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
           sweeps: duties === "server",
           fence: (gone) => fencing.check(gone).then(() => {}),
         });
-  const recovered = orphans ? await orphans.start() : [];
+  const recovered = orphans ? await cluster.start(orphans) : [];
   const keys = new KeyStore(db, bus);
-  /** The extension catalog: built-ins first (a module may not shadow them), then modules. */
-  const extensionOf = (name: string) => apps.map((a) => a.extensions.get(name)).find(Boolean);
+  const catalog = extensionCatalog(apps);
+  const extensionOf = catalog.extension;
   // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a
   // stored manifest written before the rule is loaded.
   const allowList = { modules: config.modules, extensionsDir: config.extensionsDir };
+  const load = (modules: string[]) => loadModules(sharedApp, modules);
   const connectorStore = new ConnectorStore(db);
   const kinds = new KindCatalog(plugins);
   const connections = new ConnectionManager({
@@ -304,10 +203,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     log,
     secrets,
     extensionOf,
-    async (modules) => {
-      assertModulesAllowed(modules, allowList);
-      await loadModules(sharedApp, modules);
-    },
+    allowedModules({ allowList, loadModules: load }),
     [connectorSurface],
   );
   storedSurface = stored;
@@ -349,25 +245,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (duties === "server") refresher.start(config.connectorRefreshSeconds * 1000);
   const manifests = new ManifestService(
     db,
-    async () => ({
+    manifestContext({
+      db,
       surface,
       extension: extensionOf,
       secrets,
-      presets: new Set((await db.preset.findMany({ select: { name: true } })).map((p) => p.name)),
-      baseModules: new Set(["builtin", "inline", ...config.modules]),
-      moduleRefusal: (ref: string) => moduleRefusal(ref, allowList),
-      load: async (modules: string[]) => {
-        assertModulesAllowed(modules, allowList);
-        const issues = [];
-        for (const [i, m] of modules.entries()) {
-          try {
-            await loadModules(sharedApp, [m]);
-          } catch (e) {
-            issues.push({ path: `/${i}`, message: (e as Error).message });
-          }
-        }
-        return issues;
-      },
+      modules: config.modules,
+      allowList,
+      loadModules: load,
     }),
     changed,
   );
@@ -381,11 +266,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     agents,
     spans,
     extension: extensionOf,
-    extensions: () => {
-      const seen = new Map<string, ExtensionDefinition>();
-      for (const a of apps) for (const e of a.extensions.values()) if (!seen.has(e.name)) seen.set(e.name, e);
-      return [...seen.values()].sort((a, b) => a.name.localeCompare(b.name));
-    },
+    extensions: catalog.extensions,
     config,
     db,
     provider,
@@ -420,9 +301,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     async close() {
       if (closed) return;
       closed = true;
-      orphans?.stop();
-      clearInterval(sweep);
-      clearInterval(storeSweep);
+      await cluster.stop();
       unwatch.forEach((u) => u());
       stored.close();
       refresher.close();

@@ -10,7 +10,7 @@ import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
 import { InFlight } from "../runlog/in-flight.ts";
-import { failAgentRuns } from "../runlog/orphan-sweep.ts";
+import { failAgentRuns } from "./interrupted-runs.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
@@ -67,7 +67,7 @@ export interface AgentServiceDeps {
    * The ids of the server instances still live, for {@link AgentService.recover} called
    * without them. Contract: may forget instances that are gone; a run whose instance is
    * not listed is failed as "interrupted by restart". The runtime's periodic sweep is
-   * `runlog/orphan-sweep.ts`.
+   * `cluster/orphan-sweep.ts`.
    */
   liveInstances?: () => Promise<string[]>;
   /** Told the tokens of each RunUsage a run emits (the runtime's metrics, `tai42_llm_tokens_total`). */
@@ -339,7 +339,7 @@ export class AgentService {
   /**
    * Fails runs left RUNNING by instances that are gone ("interrupted by restart") and
    * publishes their `run_failed` records. The runtime does this on its heartbeat
-   * (`runlog/orphan-sweep.ts`); `liveIds` defaults to `liveInstances()`.
+   * (`cluster/orphan-sweep.ts`); `liveIds` defaults to `liveInstances()`.
    */
   async recover(liveIds?: string[]): Promise<string[]> {
     return failAgentRuns(
@@ -394,7 +394,7 @@ export class AgentService {
   }
 
   /**
-   * Stops a run executing here that another instance already failed (`runlog/fencing.ts`); nothing more of it is
+   * Stops a run executing here that another instance already failed (`cluster/fencing.ts`); nothing more of it is
    * stored.
    */
   fence(runId: string, reason: string): boolean {

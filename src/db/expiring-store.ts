@@ -29,3 +29,8 @@ export function expiringStore(db: Db): ExpiringStore {
     },
   };
 }
+
+/** Deletes every expired row of the store (they read as absent already); the cluster sweeps with it. */
+export async function deleteExpired(db: Db): Promise<void> {
+  await db.cacheEntry.deleteMany({ where: { expiresAt: { lte: new Date() } } });
+}

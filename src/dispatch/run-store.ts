@@ -217,7 +217,7 @@ export class RunStore {
   }
 
   /**
-   * Fails the runs left RUNNING by instances that are gone (see `db/instances.ts`) as
+   * Fails the runs left RUNNING by instances that are gone (see `cluster/instances.ts`) as
    * INTERNAL "interrupted by restart", each with its RUN_FINISHED event; returns those
    * events for publishing. With `whyGone`, each run's `details.interrupted` says which
    * instance held it and why that instance was declared gone. Safe to run from several

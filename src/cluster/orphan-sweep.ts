@@ -1,16 +1,11 @@
-import type { RunFailedRecord } from "../agent/events.ts";
+import { failAgentRuns, type InterruptedAgentRuns } from "../agent/interrupted-runs.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
+import type { Duty } from "./duty.ts";
 
 /** What fails agent runs left RUNNING by instances that are gone. */
-export interface AgentOrphans {
-  /**
-   * Fails the agent runs of instances not in `liveIds` as "interrupted by restart".
-   * Contract: stores each run's `run_failed` record exactly once (across instances) and
-   * returns those records, not yet published.
-   */
-  failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
+export interface AgentOrphans extends InterruptedAgentRuns {
   /**
    * Continues the SUSPENDED and ASKED agent runs whose answers are all in (a crash between an answer and its
    * continuation); returns their ids.
@@ -40,7 +35,7 @@ export interface OrphanSweepDeps {
   sweeps?: boolean;
   /**
    * After each heartbeat: stops the runs held here that another instance already ended
-   * (`runlog/fencing.ts`). `declaredGone`: the beat found this instance's row removed.
+   * (`cluster/fencing.ts`). `declaredGone`: the beat found this instance's row removed.
    */
   fence?: (declaredGone: boolean) => Promise<void>;
 }
@@ -57,7 +52,8 @@ export interface SweepResult {
  * beating, or its process died on this host) were interrupted, and are failed as such.
  * A sweep runs at start, then after every heartbeat of this instance, on one timer.
  */
-export class OrphanSweep {
+export class OrphanSweep implements Duty {
+  readonly name = "heartbeat and orphan sweep";
   private timer: NodeJS.Timeout | null = null;
   private beating = false;
 
@@ -113,15 +109,4 @@ async function failToolRuns(
   for (const e of events) deps.bus.publish("runEvent", e);
   if (events.length) deps.log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
   return events.map((e) => e.runId);
-}
-
-/** Fails the agent runs of instances not in `liveIds` and publishes their `run_failed` records; returns their ids. */
-export async function failAgentRuns(
-  deps: Pick<OrphanSweepDeps, "agents" | "bus" | "log">,
-  liveIds: string[],
-): Promise<string[]> {
-  const failed = await deps.agents.failInterrupted(liveIds);
-  for (const rec of failed) deps.bus.publish("agentEvent", rec);
-  if (failed.length) deps.log.warn("agent runs interrupted by a restart were marked FAILED", { count: failed.length });
-  return failed.map((rec) => rec.runId);
 }

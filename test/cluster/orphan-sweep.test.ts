@@ -3,7 +3,7 @@ import type { RunFailedRecord } from "../../src/agent/events.ts";
 import type { RunEventRecord } from "../../src/dispatch/run-record.ts";
 import type { Bus } from "../../src/events/bus.ts";
 import { createLogger } from "../../src/log.ts";
-import { OrphanSweep } from "../../src/runlog/orphan-sweep.ts";
+import { OrphanSweep } from "../../src/cluster/orphan-sweep.ts";
 import { until } from "../graphql/support.ts";
 
 const toolEvent = (runId: string) => ({ runId, type: "RUN_FINISHED" }) as RunEventRecord;

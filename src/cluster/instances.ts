@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import type { Db } from "./client.ts";
+import type { Db } from "../db/client.ts";
 
 /**
  * The server processes sharing one database, and which of them are gone. An instance
@@ -38,7 +38,7 @@ export class InstanceRegistry {
    * Refreshes this instance's heartbeat. Resolves false when its row was gone: another
    * instance declared it gone (it stalled past TAI_DEAD_AFTER_SECONDS) and failed its
    * runs; the row is made again, and the caller must stop what it still runs of those
-   * (`runlog/fencing.ts`).
+   * (`cluster/fencing.ts`).
    */
   async beat(): Promise<boolean> {
     const { count } = await this.db.instance.updateMany({ where: { id: this.id }, data: { heartbeatAt: new Date() } });
