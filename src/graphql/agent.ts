@@ -7,6 +7,7 @@ import type { AgentEventRecord, AgentLogEntry } from "../agent/events.ts";
 import { SubscriberOverflowError } from "../events/bus.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
+import { resumableStream } from "./resumable-stream.ts";
 import { closeWith } from "./stream.ts";
 
 type Ev<T extends AgentEventRecord["type"]> = Extract<AgentEventRecord, { type: T }>;
@@ -521,28 +522,24 @@ builder.subscriptionFields((t) => ({
       const runId = started ? started.runId : (await agents.open(String(args.runId), caller)).id;
       // A resume that joins a continued run starts after its SuspendedFinal.
       const after = started ? (started.afterSeq ?? 0) : Math.max(0, args.afterSeq ?? 0);
-      return closeWith(ctx, (signal) => asEvents(agents.events(runId, after, signal), after));
+      return closeWith(ctx, (signal) =>
+        resumableStream(agents.events(runId, after, signal), {
+          afterSeq: after,
+          seq: (e) => e.seq,
+          resumeWith: "runId and afterSeq",
+          resumable: (e) => e instanceof SubscriberOverflowError,
+          map: toEvent,
+        }),
+      );
     },
     resolve: (e: AgentEventRecord) => e,
   }),
 }));
 
-/** Ends the stream with AGENT_RUN_FAILED on a failure, and SUBSCRIBER_LAGGING when it fell behind. */
-async function* asEvents(log: AsyncIterable<AgentLogEntry>, after: number): AsyncGenerator<AgentEventRecord> {
-  let last = after;
-  try {
-    for await (const e of log) {
-      if (e.type === "run_failed") throw runFailed(e.runId, e.kind, e.message, last);
-      last = e.seq;
-      yield e;
-    }
-  } catch (e) {
-    if (e instanceof SubscriberOverflowError)
-      throw new GraphQLError(`${e.message}; resubscribe with runId and afterSeq: ${last} to resume without loss`, {
-        extensions: { code: "SUBSCRIBER_LAGGING", afterSeq: last },
-      });
-    throw e;
-  }
+/** An agent log entry as the stream serves it: a failure ends the stream with AGENT_RUN_FAILED. */
+function toEvent(e: AgentLogEntry, last: number | null): AgentEventRecord {
+  if (e.type === "run_failed") throw runFailed(e.runId, e.kind, e.message, last ?? 0);
+  return e;
 }
 
 function runFailed(runId: string, kind: string, message: string, afterSeq: number): GraphQLError {
