@@ -1,5 +1,6 @@
 import type { Caller } from "../auth/roles.ts";
 import { maySeeRun, runScope } from "../auth/visibility.ts";
+import { follow, type EventLogSource } from "../events/event-log.ts";
 import type { Runtime } from "../runtime.ts";
 import type { RunEventRecord } from "./run-record.ts";
 
@@ -13,40 +14,34 @@ export interface RunEventFilter {
  * The run event stream: with `afterSeq`, persisted events after it (oldest first), then
  * live ones from the ordered feed (`runlog/ordered-feed.ts`), so every event is delivered
  * once, in seq order, with no gap, whichever instances wrote it. Subscribes to the feed
- * before reading the log, so nothing falls between the two.
+ * before reading the log, so nothing falls between the two (`events/event-log.ts`).
  * Only events of runs `caller` may see are delivered (`auth/visibility.ts`), replayed or live.
  */
-export async function* replayThenLive(
+export function replayThenLive(
   rt: Pick<Runtime, "runFeed" | "runs">,
   filter: RunEventFilter,
   afterSeq: number | null,
   signal: AbortSignal,
   caller: Caller,
 ): AsyncGenerator<RunEventRecord> {
+  return follow(runEventSource(rt, filter, caller), afterSeq, signal);
+}
+
+/**
+ * The run events `caller` may see that match `filter`. Not contiguous: the feed is in seq order with no gap, but a
+ * filtered stream skips the seqs of other runs and tools.
+ */
+function runEventSource(
+  rt: Pick<Runtime, "runFeed" | "runs">,
+  filter: RunEventFilter,
+  caller: Caller,
+): EventLogSource<RunEventRecord> {
   const scope = runScope(caller);
   const matches = (e: RunEventRecord) =>
     (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
-  const live = rt.runFeed.subscribe({ signal, filter: matches });
-  let cursor = afterSeq ?? 0;
-  try {
-    if (afterSeq !== null) {
-      for (;;) {
-        const page = await rt.runs.events(filter, cursor, 500, scope);
-        for (const e of page) {
-          if (signal.aborted) return;
-          cursor = e.seq;
-          yield e;
-        }
-        if (page.length < 500) break;
-      }
-    }
-    // The feed delivers in seq order: what the replay already gave is everything up to `cursor`.
-    for await (const e of live) {
-      if (e.seq <= cursor) continue;
-      cursor = e.seq;
-      yield e;
-    }
-  } finally {
-    await live.return?.();
-  }
+  return {
+    live: (signal) => rt.runFeed.subscribe({ signal, filter: matches }),
+    read: (afterSeq, limit) => rt.runs.events(filter, afterSeq, limit, scope),
+    seq: (e) => e.seq,
+  };
 }

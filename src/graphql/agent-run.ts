@@ -1,7 +1,7 @@
 import type { AgentRunFilter, AgentRunRecord } from "../agent/agent-runs.ts";
 import { isOwnerOrAdmin } from "../auth/ownership.ts";
 import { agentRunScope } from "../auth/visibility.ts";
-import { StreamEventRef } from "./agent.ts";
+import { StreamEventRef } from "./agent-events.ts";
 import { builder } from "./builder.ts";
 import { connectionRef, readPage } from "./connection.ts";
 import { requireCaller } from "./context.ts";

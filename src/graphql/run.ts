@@ -1,12 +1,11 @@
 import { RunProgressRef } from "./run-progress.ts";
-import { GraphQLError } from "graphql";
 import type { AttemptRecord, RunEventRecord, RunRecord } from "../dispatch/run-record.ts";
-import { ResumableStreamError } from "../events/bus.ts";
 import type { ContentBlock } from "../tools/result.ts";
 import { builder } from "./builder.ts";
 import { requireCaller, type GraphQLContext } from "./context.ts";
 import type { Role } from "../auth/roles.ts";
 import { DoorEnum, ErrorKindEnum, RoleEnum, RunEventTypeEnum, RunStatusEnum } from "./enums.ts";
+import { resumableStream } from "./resumable-stream.ts";
 import { closeWith } from "./stream.ts";
 import { RetryPolicyRef } from "./tool.ts";
 import { callerAnswer } from "../dispatch/caller-answer.ts";
@@ -233,41 +232,15 @@ builder.subscriptionFields((t) => ({
       const filter = { runId: args.runId ? String(args.runId) : undefined, tool: args.tool ?? undefined };
       if (filter.runId) requireVisibleRun(caller, await ctx.runtime.runs.get(filter.runId), filter.runId);
       return closeWith(ctx, (signal) =>
-        lagAware(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal, caller), args.afterSeq ?? null),
+        resumableStream(replayThenLive(ctx.runtime, filter, args.afterSeq ?? null, signal, caller), {
+          afterSeq: args.afterSeq ?? null,
+          seq: (e) => e.seq,
+          resumeWith: "afterSeq",
+        }),
       );
     },
     resolve: (e: RunEventRecord) => e,
   }),
 }));
-
-/**
- * Turns a subscription the server closed (a lagging subscriber, an unreadable gap) into a clear error telling where to
- * resume.
- */
-async function* lagAware(
-  stream: AsyncIterable<RunEventRecord>,
-  afterSeq: number | null,
-): AsyncGenerator<RunEventRecord> {
-  // Where to resume: the last event delivered, else where the subscriber asked to start
-  // (never 0 for one that started later: that would replay the whole log).
-  let last: number | null = afterSeq;
-  try {
-    for await (const e of stream) {
-      last = e.seq;
-      yield e;
-    }
-  } catch (e) {
-    if (e instanceof ResumableStreamError) {
-      if (last === null)
-        throw new GraphQLError(`${e.message}; resubscribe to continue (nothing was delivered yet)`, {
-          extensions: { code: e.code },
-        });
-      throw new GraphQLError(`${e.message}; resubscribe with afterSeq: ${last} to resume without loss`, {
-        extensions: { code: e.code, afterSeq: last },
-      });
-    }
-    throw e;
-  }
-}
 
 export type { GraphQLContext };

@@ -24,11 +24,12 @@ export function followProgress(
   token: ProgressToken,
   send: (n: ServerNotification) => Promise<void>,
 ): ProgressFollower {
-  const runs = new Set<string>();
   let count = 0;
-  let unlisten: (() => void) | null = null;
+  let stopped = false;
+  const runs = new Set<string>();
+  // One listener per followed run, each taking that run's events only; all removed at stop.
+  const unlisten: (() => void)[] = [];
   const onEvent = (e: RunEventRecord) => {
-    if (!runs.has(e.runId)) return;
     const message = secrets.scrubText(describe(e));
     send({ method: "notifications/progress", params: { progressToken: token, progress: ++count, message } }).catch(
       () => {},
@@ -36,12 +37,13 @@ export function followProgress(
   };
   return {
     follow(runId) {
+      if (stopped || runs.has(runId)) return;
       runs.add(runId);
-      unlisten ??= bus.listen("runEvent", onEvent);
+      unlisten.push(bus.listen("runEvent", (e) => e.runId === runId && onEvent(e)));
     },
     stop() {
-      unlisten?.();
-      unlisten = null;
+      stopped = true;
+      for (const u of unlisten.splice(0)) u();
     },
   };
 }
