@@ -13,7 +13,7 @@ export interface McpHttpOptions {
   holdKey?: (keyId: string, end: () => void) => () => void;
 }
 
-/** What every step of the `/mcp` door shares: the runtime, its options, the sessions, the relay and the open GET streams. */
+/** What every step of the `/mcp` door shares: the runtime, its options, the sessions, the relay, the GET streams. */
 export interface McpDoorContext {
   rt: Runtime;
   options: McpHttpOptions;

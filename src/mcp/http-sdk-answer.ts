@@ -81,7 +81,7 @@ async function openSession(
   return init && !session && ctx.rt.config.mcpSessions ? await ctx.sessions.open(caller, init.params) : null;
 }
 
-/** How a call asks the client (an elicitation): only in a session whose client can be asked; it gives up when the client goes. */
+/** How a call asks its client (an elicitation): only in a session whose client can be asked; gives up when it goes. */
 function elicitFor(
   ctx: McpDoorContext,
   session: McpSession | null,

@@ -1,7 +1,7 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Histogram, Registry } from "prom-client";
 import type { DispatchObserver } from "../dispatch/observe.ts";
 import type { Door, RunRecord } from "../dispatch/run-record.ts";
-import type { MetricSources, NameKind, SubscriberKind } from "./metric-source-types.ts";
+import type { MetricSources } from "./metric-source-types.ts";
 import { registerConnectorMetrics, registerRuntimeGauges } from "./scraped-metrics.ts";
 
 export { SUBSCRIBER_KINDS, type MetricSources, type NameKind, type SubscriberKind } from "./metric-source-types.ts";

@@ -5,7 +5,7 @@ import { SUBSCRIBER_KINDS } from "./metric-source-types.ts";
 /** Reads the bound sources; null until they are bound (the gauges then read zero). */
 export type ReadSources = <T>(fn: (s: MetricSources) => T) => T | null;
 
-/** The metrics of this instance read when `/metrics` is scraped: surface reloads, runs, subscribers, pool, heartbeat. */
+/** What this instance reports when `/metrics` is scraped: surface reloads, runs, subscribers, pool, heartbeat. */
 export function registerRuntimeGauges(registers: Registry[], read: ReadSources): void {
   new Counter({
     name: "tai42_surface_reloads_total",
