@@ -15,14 +15,13 @@ import {
   type ToolRun,
   type ToolRunPage,
 } from "./documents.ts";
-import { Channel } from "./channel.ts";
-import { TaiGraphQLError, TaiTransportError } from "./errors.ts";
-import { classify } from "./failures.ts";
+import { TaiTransportError } from "./errors.ts";
 import type { TadaDocumentNode } from "./graphql.ts";
 import { postOperation, queryOf, type HttpOptions } from "./http.ts";
-import { ResumingStream } from "./resuming-stream.ts";
 import { retryPolicy, type RetryOptions } from "./retry.ts";
 import { sseTransport } from "./sse-transport.ts";
+import { agentStreamCursor, openStream, runEventsCursor, type Cursor } from "./stream-cursors.ts";
+import { subscribeChannel } from "./subscribe-channel.ts";
 import type { Transport } from "./transport.ts";
 import { wsTransport } from "./ws-transport.ts";
 
@@ -140,20 +139,11 @@ export interface TaiClient {
 
 /** Creates a typed client of the tai42 server at `options.url`; works in browsers and in Node. */
 export function createTaiClient(options: TaiClientOptions): TaiClient {
-  if (options.transport !== undefined && options.transport !== "ws" && options.transport !== "sse") {
-    throw new TypeError(`createTaiClient: transport must be "ws" or "sse" (got ${JSON.stringify(options.transport)})`);
-  }
+  checkTransport(options.transport);
   const url = absoluteUrl(options.url);
-  const http: HttpOptions = {
-    url,
-    apiKey: options.apiKey,
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
-  };
+  const http: HttpOptions = { url, apiKey: options.apiKey, fetch: options.fetch ?? globalFetch };
   const retry = retryPolicy(options.retry);
-  const transport: Transport =
-    options.transport === "sse"
-      ? sseTransport({ url, apiKey: options.apiKey, fetch: options.fetch })
-      : wsTransport({ url, apiKey: options.apiKey, webSocketImpl: options.webSocketImpl });
+  const transport = openTransport(options, url);
   const open = new Set<{ return(): Promise<unknown> }>();
   let closed = false;
 
@@ -169,17 +159,9 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
     ) as Promise<R>;
   }
 
-  function stream<T>(
-    query: string,
-    variables: Record<string, unknown>,
-    cursor: ConstructorParameters<typeof ResumingStream<T>>[3],
-  ): TaiStream<T> {
+  function stream<T>(query: string, variables: Record<string, unknown>, cursor: Cursor<T>): TaiStream<T> {
     ensureOpen();
-    const s: ResumingStream<T> = new ResumingStream<T>(transport, query, variables, cursor, retry, () =>
-      open.delete(s),
-    );
-    open.add(s);
-    return s;
+    return openStream(transport, retry, open, query, variables, cursor);
   }
 
   return {
@@ -187,28 +169,7 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
 
     subscribe<R, V>(document: TadaDocumentNode<R, V>, ...[variables]: OperationArgs<V>): TaiSubscription<R> {
       ensureOpen();
-      const channel: Channel<R> = new Channel<R>(() => {
-        open.delete(channel);
-        unsubscribe();
-      });
-      const end = (error?: unknown) => {
-        open.delete(channel);
-        channel.end(error);
-      };
-      const unsubscribe = transport.subscribe(
-        { query: queryOf(document), variables: variables as Record<string, unknown> | undefined },
-        {
-          next: (result) => {
-            if (!result.errors?.length) return channel.push(result.data as R);
-            end(new TaiGraphQLError(result.errors, result.data));
-            unsubscribe();
-          },
-          error: (cause) => end(classify(cause).error),
-          complete: () => end(),
-        },
-      );
-      open.add(channel);
-      return channel;
+      return subscribeChannel<R>(transport, open, queryOf(document), variables as Record<string, unknown> | undefined);
     },
 
     async dispatch(tool, input, { idempotencyKey, timeoutSeconds, signal } = {}) {
@@ -236,12 +197,7 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       return stream<RunEvent>(
         queryOf(RunEventsSubscription),
         { runId, tool, afterSeq },
-        {
-          pick: (data) => (data as { runEvents: RunEvent }).runEvents,
-          seq: (e) => e.seq,
-          isFinal: () => false,
-          resumeAfter: (last) => ({ runId, tool, afterSeq: last ? last.seq : afterSeq }),
-        },
+        runEventsCursor(runId, tool, afterSeq),
       );
     },
 
@@ -249,19 +205,7 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       return stream<StreamEvent>(
         queryOf(AgentStreamSubscription),
         { input, runId, afterSeq },
-        {
-          pick: (data) => (data as { agentStream: StreamEvent }).agentStream,
-          seq: (e) => e.seq,
-          isFinal: (e) => e.final,
-          resumeAfter: (last) => {
-            if (last) return { input, runId: last.runId, afterSeq: last.seq };
-            if (runId) return { input, runId, afterSeq };
-            return {
-              cannotResume:
-                "the connection was lost before the run's first event, so its runId is unknown (subscribing again would start a second run)",
-            };
-          },
-        },
+        agentStreamCursor(input, runId, afterSeq),
       );
     },
 
@@ -271,6 +215,23 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       await transport.dispose();
     },
   };
+}
+
+/** The global fetch, looked up when called (a test or polyfill may set it later). */
+const globalFetch: HttpOptions["fetch"] = (input, init) => globalThis.fetch(input, init);
+
+/** Refuses a transport other than "ws" and "sse" (a JavaScript caller may pass anything). */
+function checkTransport(transport: unknown): void {
+  if (transport !== undefined && transport !== "ws" && transport !== "sse") {
+    throw new TypeError(`createTaiClient: transport must be "ws" or "sse" (got ${JSON.stringify(transport)})`);
+  }
+}
+
+/** The transport of the client's subscriptions: graphql-ws by default, or GraphQL over SSE. */
+function openTransport(options: TaiClientOptions, url: string): Transport {
+  return options.transport === "sse"
+    ? sseTransport({ url, apiKey: options.apiKey, fetch: options.fetch })
+    : wsTransport({ url, apiKey: options.apiKey, webSocketImpl: options.webSocketImpl });
 }
 
 /** `url` as an absolute URL: a relative one resolves against the page in a browser. */

@@ -103,9 +103,7 @@ export function boundedSubscription<T>(
         return Promise.reject(f);
       }
       if (done) return Promise.resolve({ value: undefined, done: true });
-      return new Promise((ok) => {
-        waiting = ok;
-      });
+      return new Promise((ok) => (waiting = ok));
     },
     return() {
       finish();

@@ -1,6 +1,10 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Histogram, Registry } from "prom-client";
 import type { DispatchObserver } from "../dispatch/observe.ts";
 import type { Door, RunRecord } from "../dispatch/run-record.ts";
+import type { MetricSources } from "./metric-source-types.ts";
+import { registerConnectorMetrics, registerRuntimeGauges } from "./scraped-metrics.ts";
+
+export { SUBSCRIBER_KINDS, type MetricSources, type NameKind, type SubscriberKind } from "./metric-source-types.ts";
 
 /**
  * The label a dispatch of a name that is not on the surface counts under: callers choose names, and labels must stay
@@ -27,33 +31,6 @@ export const MAX_MODEL_LABELS = 50;
 export const OTHER_MODELS = "(other)";
 /** The model label of a RunUsage that named none. */
 export const UNKNOWN_MODEL = "(unknown)";
-
-/** What a dispatched name is on the surface: a preset (any USER may write one), any other entry, or none. */
-export type NameKind = "preset" | "registered" | null;
-
-/** The subscriber kinds `tai42_subscribers` reports (bus topics a client can subscribe to). */
-export const SUBSCRIBER_KINDS = ["runEvent", "agentEvent", "toolsChanged", "span"] as const;
-export type SubscriberKind = (typeof SUBSCRIBER_KINDS)[number];
-
-/** What the gauges read when Prometheus scrapes (each a cheap in-memory read). */
-export interface MetricSources {
-  /** What a dispatched name is on the surface (none: it counts as {@link UNKNOWN_TOOL}). */
-  kind(tool: string): NameKind;
-  inFlight(): { tool: number; agent: number };
-  subscribers(kind: SubscriberKind): number;
-  /** The PostgreSQL pool's connections; null on SQLite (one connection, no pool). */
-  pool(): { total: number; idle: number; waiting: number } | null;
-  /** Seconds since this instance last stored its heartbeat; null when it does not beat. */
-  heartbeatAge(): number | null;
-  /** The stored surface version this instance serves. */
-  surfaceVersion(): number;
-  /** Reloads of the stored surface so far. */
-  surfaceReloads(): number;
-  /** Each stored connector and whether this instance is connected to it (docs/connectors.md §11). */
-  connectors?(): Array<{ name: string; up: boolean }>;
-  /** Upstream calls by connector and outcome (`ok`, or the error kind). */
-  connectorCalls?(): ReadonlyMap<string, ReadonlyMap<string, number>>;
-}
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -134,86 +111,8 @@ export class Metrics implements DispatchObserver {
       registers,
     });
     const read = <T>(fn: (s: MetricSources) => T): T | null => (this.sources ? fn(this.sources) : null);
-    new Counter({
-      name: "tai42_surface_reloads_total",
-      help: "Reloads of the stored surface (local writes, bus messages, version checks).",
-      registers,
-      collect() {
-        this.reset();
-        this.inc(read((s) => s.surfaceReloads()) ?? 0);
-      },
-    });
-    new Gauge({
-      name: "tai42_runs_in_flight",
-      help: "Runs executing on this instance, by kind.",
-      labelNames: ["kind"],
-      registers,
-      collect() {
-        const n = read((s) => s.inFlight()) ?? { tool: 0, agent: 0 };
-        this.set({ kind: "tool" }, n.tool);
-        this.set({ kind: "agent" }, n.agent);
-      },
-    });
-    new Gauge({
-      name: "tai42_subscribers",
-      help: "Live subscribers on this instance, by kind.",
-      labelNames: ["kind"],
-      registers,
-      collect() {
-        for (const kind of SUBSCRIBER_KINDS) this.set({ kind }, read((s) => s.subscribers(kind)) ?? 0);
-      },
-    });
-    new Gauge({
-      name: "tai42_db_pool_connections",
-      help: "PostgreSQL pool connections of this instance, by state (in_use, idle) and callers waiting for one (waiting).",
-      labelNames: ["state"],
-      registers,
-      collect() {
-        const p = read((s) => s.pool());
-        if (!p) return;
-        this.set({ state: "in_use" }, p.total - p.idle);
-        this.set({ state: "idle" }, p.idle);
-        this.set({ state: "waiting" }, p.waiting);
-      },
-    });
-    new Gauge({
-      name: "tai42_heartbeat_age_seconds",
-      help: "Seconds since this instance last stored its heartbeat (past TAI_DEAD_AFTER_SECONDS the others declare it gone).",
-      registers,
-      collect() {
-        const age = read((s) => s.heartbeatAge());
-        if (age !== null) this.set(age);
-      },
-    });
-    new Gauge({
-      name: "tai42_surface_version",
-      help: "The stored surface version (presets, manifests, skills) this instance serves.",
-      registers,
-      collect() {
-        this.set(read((s) => s.surfaceVersion()) ?? 0);
-      },
-    });
-    new Gauge({
-      name: "tai42_connector_up",
-      help: "1 while this instance is connected to the connector's upstream, else 0 (not part of /ready).",
-      labelNames: ["connector"],
-      registers,
-      collect() {
-        this.reset();
-        for (const c of read((s) => s.connectors?.()) ?? []) this.set({ connector: c.name }, c.up ? 1 : 0);
-      },
-    });
-    new Counter({
-      name: "tai42_connector_calls_total",
-      help: "Calls to connector upstreams from this instance, by connector and outcome (ok, or the error kind).",
-      labelNames: ["connector", "outcome"],
-      registers,
-      collect() {
-        this.reset();
-        for (const [connector, outcomes] of read((s) => s.connectorCalls?.()) ?? [])
-          for (const [outcome, n] of outcomes) this.inc({ connector, outcome }, n);
-      },
-    });
+    registerRuntimeGauges(registers, read);
+    registerConnectorMetrics(registers, read);
   }
 
   /** Connects the gauges to what they read; until then they read zero. */
