@@ -22,7 +22,7 @@ import { failureLog } from "./failure-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { assertModulesAllowed, moduleRefusal } from "./manifests/module-allow-list.ts";
 import { Surface } from "./registry/surface.ts";
-import { StoredSurface } from "./registry/stored-surface.ts";
+import { StoredSurface } from "./composition/stored-surface.ts";
 import { PresetService } from "./presets/preset-service.ts";
 import { ManifestService } from "./manifests/manifest-service.ts";
 import { InteractionStore } from "./interactions/interaction-store.ts";
