@@ -16,7 +16,7 @@ import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./a
 import { invokeAsTool } from "./agent-as-tool.ts";
 import { cancelAgentRun } from "./agent-cancel.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
-import { agentEntry } from "../registry/entries/agent-entry.ts";
+import { agentEntry } from "./agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
