@@ -90,7 +90,7 @@ export {
   memoryStoreProvider,
   type CheckpointProvider,
   type StoreProvider,
-} from "./plugins/agent-storage.ts";
+} from "./agent/storage/agent-storage.ts";
 export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definition.ts";
 export type { ToolUpdate, RunProgress } from "./tools/tool-update.ts";
 export type { Tier, Role, Caller } from "./auth/roles.ts";

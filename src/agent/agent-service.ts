@@ -39,7 +39,7 @@ import { ResponseFormatStore } from "./response-formats.ts";
 import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
-import { BUILTIN_STORAGE, builtinStorage } from "../plugins/builtin-storage.ts";
+import { BUILTIN_STORAGE, builtinStorage } from "./storage/builtin-storage.ts";
 import { PluginCatalog } from "../plugins/plugin-catalog.ts";
 
 export { DEFAULT_AGENT } from "./agent-start.ts";

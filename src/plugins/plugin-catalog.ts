@@ -1,7 +1,7 @@
 import type { ConnectorKind } from "../connectors/connector-kind.ts";
 import type { Registrations } from "../registry/registry.ts";
 import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY, type LoopStrategy } from "../agent/strategies/strategy.ts";
-import { DATABASE_PROVIDER, type CheckpointProvider, type StoreProvider } from "./agent-storage.ts";
+import { DATABASE_PROVIDER, type CheckpointProvider, type StoreProvider } from "../agent/storage/agent-storage.ts";
 import { envConfigProvider, lookupConfig, type ConfigProvider } from "./config-provider.ts";
 
 /** A name a run option gave that nothing registered; `known` lists what is. */

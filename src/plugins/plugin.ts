@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { LoopStrategy } from "../agent/strategies/strategy.ts";
-import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
+import type { CheckpointProvider, StoreProvider } from "../agent/storage/agent-storage.ts";
 import type { ConfigProvider } from "./config-provider.ts";
 import type { ConnectorKind } from "../connectors/connector-kind.ts";
 import { DefinitionError } from "../definition-error.ts";

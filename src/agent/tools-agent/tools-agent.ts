@@ -26,7 +26,7 @@ import { runSubagent } from "../subagents/run.ts";
 import { UsageTotals } from "./usage.ts";
 import { liveTools, withLiveTools } from "./live-tools.ts";
 import type { LoopStrategy } from "../strategies/strategy.ts";
-import type { CheckpointProvider } from "../../plugins/agent-storage.ts";
+import type { CheckpointProvider } from "../storage/agent-storage.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 
 /** Everything a tools-agent run needs, checked before the run exists. */

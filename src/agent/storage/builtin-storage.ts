@@ -1,8 +1,8 @@
-import type { ThreadStore } from "../agent/threads.ts";
-import type { Db } from "../db/client.ts";
+import type { ThreadStore } from "../threads.ts";
+import type { Db } from "../../db/client.ts";
 import { DATABASE_PROVIDER, memoryCheckpointProvider, memoryStoreProvider } from "./agent-storage.ts";
 import { databaseCheckpointProvider, databaseStoreProvider } from "./database-storage.ts";
-import type { Plugin } from "./plugin.ts";
+import type { Plugin } from "../../plugins/plugin.ts";
 
 /** The name of the runtime's own storage plugin. */
 export const BUILTIN_STORAGE = "builtin-storage";

@@ -1,5 +1,5 @@
 import type { ModelMessage } from "ai";
-import type { StoredMessage } from "../agent/threads.ts";
+import type { StoredMessage } from "../threads.ts";
 
 /**
  * Where an agent's thread memory is kept: the conversation a run reads before its turn
