@@ -65,7 +65,7 @@ export { EXTENSION_KINDS, type ExtensionKind, type ExtensionOptions, type Branch
 export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
 export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
 export { runLoop } from "./agent/tools-agent/loop.ts";
-export type { Plugin } from "./plugins/plugin.ts";
+export type { AgentPlugin as Plugin } from "./agent/agent-plugin.ts";
 export type {
   ConnectorKind,
   ConnectorConnection,

@@ -14,6 +14,7 @@ import { runtimeBus } from "./runtime-topics.ts";
 import { createLogger, scrubbingLogger, type Logger } from "./log.ts";
 import { Secrets } from "./secrets/secrets.ts";
 import { PluginCatalog } from "./plugins/plugin-catalog.ts";
+import { BUILTIN_STRATEGIES } from "./agent/strategies/strategy.ts";
 import { configuredCredentials } from "./secrets/credentials.ts";
 import { scrubbingWrites } from "./db/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
@@ -140,8 +141,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // The secrets are known before anything is logged, stored or served: the configured
   // credentials now, the stored markers' values when the stored surface loads below.
   const app = options.app ?? sharedApp;
-  // `!ENV` values come from the plugins' config providers, then the process environment.
-  const plugins = new PluginCatalog(() => [...new Set([sharedApp, app])]);
+  const builtins = new App();
+  // The one plugin catalog: `!ENV` values (the plugins' config providers, then the process
+  // environment), loop strategies, agent storage and connector kinds, of every handle in order.
+  const plugins = new PluginCatalog(() => [...new Set([builtins, sharedApp, app])], process.env, BUILTIN_STRATEGIES);
   const secrets = new Secrets({
     deny: config.envDeny,
     lookup: (name) => plugins.configValue(name),
@@ -169,7 +172,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     onReady: redisOutage.recovered,
     onLagging: (topic) => metrics.laggingClosed(topic),
   });
-  const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";
   registerMonitor(builtins, spans);
@@ -256,6 +258,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     instanceId,
     builtins,
     apps,
+    plugins,
     interactions,
     liveInstances: duties === "server" ? () => instances.liveIds() : undefined,
     observer: metrics,

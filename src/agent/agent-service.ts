@@ -40,7 +40,7 @@ import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
 import { BUILTIN_STORAGE, builtinStorage } from "./storage/builtin-storage.ts";
-import { PluginCatalog } from "../plugins/plugin-catalog.ts";
+import type { AgentPluginCatalog } from "./agent-plugin.ts";
 
 export { DEFAULT_AGENT } from "./agent-start.ts";
 
@@ -60,6 +60,8 @@ export interface AgentServiceDeps {
   builtins: App;
   /** Every handle of the surface, in order: a later one's agent overrides an earlier one's of the same name. */
   apps: App[];
+  /** The runtime's plugin catalog: loop strategies and agent storage providers of every handle (docs/plugins.md). */
+  plugins: AgentPluginCatalog;
   interactions?: InteractionsPort | null;
   /** Provider settings (TAI_LLM_*, ANTHROPIC_API_KEY). @default process.env */
   env?: NodeJS.ProcessEnv;
@@ -119,8 +121,6 @@ export class AgentService {
   readonly skills: SkillStore;
   readonly responseFormats: ResponseFormatStore;
   readonly store: AgentRunStore;
-  /** Strategies and agent storage providers of every handle (docs/plugins.md). */
-  readonly plugins: PluginCatalog;
   private readonly inflight = new InFlight<void>();
 
   constructor(private readonly deps: AgentServiceDeps) {
@@ -135,7 +135,6 @@ export class AgentService {
     // ask_caller parks like any pausing tool (docs/agent-stream.md §8); it is kept off the API.
     deps.surface.addSource(() => [askCallerEntry()]);
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
-    this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
     // A cancel for a run this instance runs (agent-cancel.ts).
     deps.bus.listen("agentRunCancel", ({ runId }) => void this.cancel(runId));
@@ -165,7 +164,7 @@ export class AgentService {
       toolRuns: { awaitFinal: (id) => d.dispatcher.awaitFinal(id) },
       interactions: d.interactions ?? null,
       secrets: d.secrets,
-      plugins: this.plugins,
+      plugins: d.plugins,
     };
   }
 

@@ -3,7 +3,7 @@ import type { RunRecord } from "../dispatch/run-record.ts";
 import type { RunStore } from "../dispatch/run-store.ts";
 import type { InteractionRecord } from "../interactions/park.ts";
 import type { Surface } from "../registry/surface.ts";
-import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
+import type { AgentPluginCatalog } from "./agent-plugin.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import type { ToolRunsPort } from "./agent-tools.ts";
 import type { ProviderRegistry } from "./providers/registry.ts";
@@ -41,5 +41,5 @@ export interface AgentServices {
   /** The runtime's secrets: a run scrubs what it stores and streams through a `secrets.scope()`. */
   secrets: Secrets;
   /** Loop strategies and the checkpoint / store providers by name (docs/plugins.md). */
-  plugins: PluginCatalog;
+  plugins: AgentPluginCatalog;
 }

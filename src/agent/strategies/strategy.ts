@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import { DEFAULT_STRATEGY } from "../../plugins/plugin-catalog.ts";
 import type { StreamEvent } from "../events.ts";
 import { runLoop, type LoopConfig, type LoopIO, type ResumedBatch } from "../tools-agent/loop.ts";
 
@@ -19,8 +20,7 @@ export type LoopStrategy = (
   resumed: ResumedBatch | null,
 ) => AsyncIterable<StreamEvent>;
 
-/** The default strategy's name: the tools-agent loop of docs/agent-stream.md §5. */
-export const DEFAULT_STRATEGY = "tools";
+export { DEFAULT_STRATEGY };
 
 /** The strategies every runtime knows. */
 export const BUILTIN_STRATEGIES: ReadonlyMap<string, LoopStrategy> = new Map([[DEFAULT_STRATEGY, runLoop]]);
