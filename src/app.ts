@@ -8,9 +8,9 @@ import type { JsonSchema } from "./tools/json-schema.ts";
 import { defineExtension, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
 import type { AgentClass } from "./agent/agent.ts";
 import { checkAgentClass } from "./agent/agent-class.ts";
-import type { LoopStrategy } from "./agent/strategies/strategy.ts";
 import { checkPlugin } from "./plugins/plugin.ts";
-import type { AgentPlugin, AgentRegistryTypes } from "./agent/agent-plugin.ts";
+import type { AgentPlugin } from "./agent/agent-plugin.ts";
+import type { AgentRegistryTypes } from "./agent/agent-registrations.ts";
 import type { ProviderDefinition } from "./agent/providers/provider.ts";
 import {
   registeredProvider,
@@ -18,6 +18,7 @@ import {
   type LlmProviderOptions,
 } from "./agent/providers/registered-provider.ts";
 import { Registry, type Registrations } from "./registry/registry.ts";
+import type { LoopStrategy } from "./agent/tools-agent/loop-types.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
 export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {

@@ -62,8 +62,8 @@ export type { ScriptTurn, ScriptToolCall } from "./agent/providers/script.ts";
 export type { Conversation, SeenToolResult } from "./agent/providers/conversation.ts";
 export type { LlmProviderModel, LlmProviderOptions } from "./agent/providers/registered-provider.ts";
 export { EXTENSION_KINDS, type ExtensionKind, type ExtensionOptions, type BranchTool } from "./extensions/extension.ts";
-export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
-export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
+export { DEFAULT_STRATEGY } from "./agent/strategies/strategy.ts";
+export type { LoopConfig, LoopIO, LoopStrategy, ResumedBatch } from "./agent/tools-agent/loop-types.ts";
 export { runLoop } from "./agent/tools-agent/loop.ts";
 export type { AgentPlugin as Plugin } from "./agent/agent-plugin.ts";
 export type {

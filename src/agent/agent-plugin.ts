@@ -1,9 +1,7 @@
 import type { Plugin } from "../plugins/plugin.ts";
 import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
-import type { Registrations } from "../registry/registry.ts";
-import type { AgentClass } from "./agent.ts";
 import type { CheckpointProvider, StoreProvider } from "./storage/agent-storage.ts";
-import type { LoopStrategy } from "./strategies/strategy.ts";
+import type { LoopStrategy } from "./tools-agent/loop-types.ts";
 
 /** The agent parts of a plugin, typed: what `plugins/plugin.ts` files without reading. */
 export interface AgentPluginParts {
@@ -17,13 +15,3 @@ export type AgentPlugin = Plugin<AgentPluginParts>;
 
 /** The catalog of the plugins' strategies and storage providers, typed for agents. */
 export type AgentPluginCatalog = PluginCatalog<AgentPluginParts>;
-
-/** The types an app handle registers for agents (`registry/registry.ts` files them opaquely). */
-export interface AgentRegistryTypes {
-  agent: AgentClass;
-  strategy: LoopStrategy;
-  plugin: AgentPluginParts;
-}
-
-/** An app handle's registrations, its agents, strategies and plugins typed. */
-export type AgentRegistrations = Registrations<AgentRegistryTypes>;

@@ -20,7 +20,7 @@ import { agentEntry } from "./agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
-import type { AgentServices, InteractionsPort } from "./agent-services.ts";
+import type { AgentServices } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import {
@@ -41,6 +41,7 @@ import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts"
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
 import { BUILTIN_STORAGE, builtinStorage } from "./storage/builtin-storage.ts";
 import type { AgentPluginCatalog } from "./agent-plugin.ts";
+import type { InteractionsPort } from "./interactions-port.ts";
 
 export { DEFAULT_AGENT } from "./agent-start.ts";
 

@@ -1,85 +1,18 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
 import { REDACTED } from "../../auth/tiers.ts";
 import { describeIssues, ToolError } from "../../errors.ts";
-import type { JsonSchema } from "../../tools/json-schema.ts";
-import type { InteractionsPort } from "../agent-services.ts";
 import { finalEventForValue, type StreamEvent } from "../events.ts";
-import type { CallSettings } from "../providers/registry.ts";
 import { runBatch, type BatchItem } from "./batch.ts";
-import { callTool, errorOutcome, storable, type CallEnv } from "./call-tool.ts";
+import { callTool, errorOutcome, storable } from "./call-tool.ts";
 import { cancelPause } from "../subagents/pause.ts";
 import { joinPauses, sharingPause } from "../subagents/shared-pause.ts";
-import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentPause, SubagentState } from "./checkpoint.ts";
-import { actionsFor, type GateConfig } from "./interrupts.ts";
+import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentPause } from "./checkpoint.ts";
+import { actionsFor } from "./interrupts.ts";
 import { askEntry, parkedCall, waitsOf } from "./parked-calls.ts";
 import { modelTurn } from "./model-turn.ts";
 import { parseStructured } from "./structured-output.ts";
-import type { ToolSpec } from "./toolbox.ts";
-import type { UsageTotals } from "./usage.ts";
-
-/** What a loop runs with; a sub-agent gets its own. */
-export interface LoopConfig {
-  /** Attribution of the events: null for the run's own agent, else the sub-agent's name. */
-  agent: string | null;
-  /**
-   * "sub": a sub-agent's loop: no RunUsage (its usage counts in the parent's). Its pauses surface through its parent
-   * (docs/agent-stream.md §9.2).
-   */
-  mode: "root" | "sub";
-  model: LanguageModelV3;
-  settings: CallSettings;
-  system: string;
-  tools: ToolSpec[];
-  gates: Map<string, GateConfig>;
-  responseFormat: JsonSchema | null;
-  recursionLimit: number;
-}
-
-/** What a loop does to the world. */
-export interface LoopIO {
-  signal: AbortSignal;
-  env: CallEnv;
-  usage: UsageTotals;
-  threadId: string;
-  interactions: InteractionsPort | null;
-  /** Appends to the thread (a no-op for sub-agents). */
-  persist(messages: ModelMessage[]): Promise<void>;
-  /** Stores what a resume needs; called just before a pause terminal. */
-  checkpoint(value: Checkpoint): void;
-  /**
-   * The last turn number each agent of the run used (key: its label, "" for the run's
-   * own), shared by the run's loops so that two calls of one sub-agent never reuse a
-   * number (docs/agent-stream.md §2.2). Absent: each loop numbers from its own count.
-   */
-  turns?: Map<string, number>;
-}
-
-/** The calls of a paused turn a resume settles now, and the outcomes it already knows. */
-export interface ResumedBatch {
-  calls: PlannedCall[];
-  /**
-   * Calls to run (or to settle with a fixed outcome, or a paused sub-agent to continue) now, emitting a call and a
-   * result each.
-   */
-  now: { call: PlannedCall; outcome?: CallOutcome; resume?: SubagentResume }[];
-  /** Outcomes the paused run already emitted. */
-  known: Record<string, DoneOutcome>;
-  /** The interrupt the batch's decisions answer: echoed on its ToolCallSteps. */
-  interruptId?: string;
-  /**
-   * The turns the loop had numbered when it paused, when the same run continues (docs/agent-stream.md §7.1): it numbers
-   * on from there.
-   */
-  turns?: number;
-}
-
-/** A paused sub-agent call a resume continues: where it stopped, and its own resumed batch. */
-export interface SubagentResume {
-  state: SubagentState;
-  batch: ResumedBatch;
-}
+import type { LoopConfig, LoopIO, ResumedBatch, SubagentResume } from "./loop-types.ts";
 
 /**
  * The tools-agent loop (docs/agent-stream.md §5): model turn → tool calls through the

@@ -7,10 +7,9 @@ import type { AgentRunRecord } from "../agent-runs.ts";
 import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
 import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import { parseDecisions } from "./interrupts.ts";
-import type { ResumedBatch } from "./loop.ts";
-import type { ToolSpec } from "./toolbox.ts";
 import { pendingInterruptOf } from "../subagents/pause.ts";
 import { planShared, type AnswerAll, type PlanOne } from "../subagents/resume-shared.ts";
+import type { ResumedBatch, ToolSpec } from "./loop-types.ts";
 
 /**
  * Turns a resume into the batch the new run settles first (docs/agent-stream.md §6–§8).
