@@ -11,7 +11,7 @@ import { agentEntry } from "./agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
-import type { AgentServices } from "./agent-services.ts";
+import type { AgentRunDeps } from "./agent-services.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import {
@@ -82,7 +82,7 @@ export class AgentService implements AgentHost {
     });
   }
 
-  get services(): AgentServices {
+  get services(): AgentRunDeps {
     const d = this.deps;
     return {
       surface: d.surface,

@@ -9,8 +9,8 @@ import type { SkillStore } from "./skills.ts";
 import type { ThreadStore } from "./threads.ts";
 import type { InteractionsPort } from "./interactions-port.ts";
 
-/** The runtime pieces an agent may use; none of them knows about GraphQL. */
-export interface AgentServices {
+/** What one agent run is given (`ctx.services`): the runtime pieces it may use; none of them knows about GraphQL. */
+export interface AgentRunDeps {
   surface: Surface;
   threads: ThreadStore;
   skills: SkillStore;

@@ -2,7 +2,7 @@ import type { Caller } from "../../auth/roles.ts";
 import { isFinal } from "../../dispatch/run-record.ts";
 import { ApiError, type Issue } from "../../errors.ts";
 import { validate } from "../../tools/json-schema.ts";
-import type { AgentServices } from "../agent-services.ts";
+import type { AgentRunDeps } from "../agent-services.ts";
 import type { AgentRunRecord } from "../agent-runs.ts";
 import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
 import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
@@ -22,7 +22,7 @@ export async function planResume(
   resume: unknown,
   tools: ToolSpec[],
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
@@ -40,7 +40,7 @@ async function planCheckpoint(
   resume: unknown,
   tools: ToolSpec[],
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const specs = new Map(tools.map((t) => [t.name, t]));
@@ -194,7 +194,7 @@ export function inNewRun(batch: ResumedBatch): ResumedBatch {
 async function checkAskAnswers(
   ids: string[],
   answers: Record<string, unknown>,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<void> {
   for (const id of ids) {
