@@ -11,7 +11,7 @@ import type { Secrets } from "../secrets/secrets.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import type { AgentPluginCatalog } from "./agent-plugin.ts";
 import type { AgentRunRecord, AgentRunStore } from "./agent-runs.ts";
-import type { AgentRunDeps } from "./agent-services.ts";
+import type { AgentRunDeps } from "./agent-run-deps.ts";
 import type { AgentEventRecord, TerminalEvent } from "./events.ts";
 import type { InteractionsPort } from "./interactions-port.ts";
 import type { ThreadStore } from "./threads.ts";

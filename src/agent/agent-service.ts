@@ -11,7 +11,7 @@ import { agentEntry } from "./agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
-import type { AgentRunDeps } from "./agent-services.ts";
+import type { AgentRunDeps } from "./agent-run-deps.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import {

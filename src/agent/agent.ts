@@ -8,7 +8,7 @@ import type { ToolDefinition } from "../tools/definition.ts";
 import { finalEventForValue, type StreamEvent } from "./events.ts";
 import type { InlineSkill, PresetSpec, SubAgentSpec } from "./specs.ts";
 import type { ThreadMessageInput } from "./threads.ts";
-import type { AgentRunDeps } from "./agent-services.ts";
+import type { AgentRunDeps } from "./agent-run-deps.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
 import type { ToolCallOptions, ToolTarget } from "./agent-tools.ts";
 

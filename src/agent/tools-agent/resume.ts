@@ -2,7 +2,7 @@ import type { Caller } from "../../auth/roles.ts";
 import { isFinal } from "../../dispatch/run-record.ts";
 import { ApiError, type Issue } from "../../errors.ts";
 import { validate } from "../../tools/json-schema.ts";
-import type { AgentRunDeps } from "../agent-services.ts";
+import type { AgentRunDeps } from "../agent-run-deps.ts";
 import type { AgentRunRecord } from "../agent-runs.ts";
 import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
 import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
