@@ -8,8 +8,9 @@ import type { JsonSchema } from "./tools/json-schema.ts";
 import { defineExtension, type ExtensionDefinition, type ExtensionOptions } from "./extensions/extension.ts";
 import type { AgentClass } from "./agent/agent.ts";
 import { checkAgentClass } from "./agent/agent-class.ts";
-import type { LoopStrategy } from "./agent/strategies/strategy.ts";
-import { checkPlugin, type Plugin } from "./plugins/plugin.ts";
+import { checkPlugin } from "./plugins/plugin.ts";
+import type { AgentPlugin } from "./agent/agent-plugin.ts";
+import type { AgentRegistryTypes } from "./agent/agent-registrations.ts";
 import type { ProviderDefinition } from "./agent/providers/provider.ts";
 import {
   registeredProvider,
@@ -17,6 +18,7 @@ import {
   type LlmProviderOptions,
 } from "./agent/providers/registered-provider.ts";
 import { Registry, type Registrations } from "./registry/registry.ts";
+import type { LoopStrategy } from "./agent/tools-agent/loop-types.ts";
 
 /** Options of `app.tool(...)`: the zod form of a tool. */
 export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
@@ -51,8 +53,8 @@ export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
  * a runtime reads what is registered here. Registration validates eagerly and throws,
  * naming the rule, so a bad module fails at load.
  */
-export class App implements Registrations {
-  private readonly registry = new Registry();
+export class App implements Registrations<AgentRegistryTypes> {
+  private readonly registry = new Registry<AgentRegistryTypes>();
   private readonly llmProviderMap = new Map<string, ProviderDefinition>();
   /** The module being loaded; recorded on what it registers. */
   currentModule = "inline";
@@ -71,7 +73,7 @@ export class App implements Registrations {
     return this.registry.agents;
   }
   /** Registered plugins by name (docs/plugins.md). */
-  get plugins(): ReadonlyMap<string, Plugin> {
+  get plugins(): ReadonlyMap<string, AgentPlugin> {
     return this.registry.plugins;
   }
   /** Tools-agent loop strategies registered with {@link App.strategy}, by name. */
@@ -126,7 +128,7 @@ export class App implements Registrations {
    * loop strategies, for the whole platform. Refuses a malformed plugin, a duplicate plugin
    * name, and a strategy or provider name this handle already registered.
    */
-  plugin(plugin: Plugin): Plugin {
+  plugin(plugin: AgentPlugin): AgentPlugin {
     return this.registry.addPlugin(checkPlugin(plugin));
   }
 

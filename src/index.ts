@@ -62,10 +62,10 @@ export type { ScriptTurn, ScriptToolCall } from "./agent/providers/script.ts";
 export type { Conversation, SeenToolResult } from "./agent/providers/conversation.ts";
 export type { LlmProviderModel, LlmProviderOptions } from "./agent/providers/registered-provider.ts";
 export { EXTENSION_KINDS, type ExtensionKind, type ExtensionOptions, type BranchTool } from "./extensions/extension.ts";
-export { DEFAULT_STRATEGY, type LoopStrategy } from "./agent/strategies/strategy.ts";
-export type { LoopConfig, LoopIO, ResumedBatch } from "./agent/tools-agent/loop.ts";
+export { DEFAULT_STRATEGY } from "./agent/strategies/strategy.ts";
+export type { LoopConfig, LoopIO, LoopStrategy, ResumedBatch } from "./agent/tools-agent/loop-types.ts";
 export { runLoop } from "./agent/tools-agent/loop.ts";
-export type { Plugin } from "./plugins/plugin.ts";
+export type { AgentPlugin as Plugin } from "./agent/agent-plugin.ts";
 export type {
   ConnectorKind,
   ConnectorConnection,
@@ -90,7 +90,7 @@ export {
   memoryStoreProvider,
   type CheckpointProvider,
   type StoreProvider,
-} from "./plugins/agent-storage.ts";
+} from "./agent/storage/agent-storage.ts";
 export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definition.ts";
 export type { ToolUpdate, RunProgress } from "./tools/tool-update.ts";
 export type { Tier, Role, Caller } from "./auth/roles.ts";

@@ -13,6 +13,7 @@ import { createLogger, scrubbingLogger } from "./log.ts";
 import type { Runtime, RuntimeOptions } from "./runtime-types.ts";
 import { Secrets } from "./secrets/secrets.ts";
 import { PluginCatalog } from "./plugins/plugin-catalog.ts";
+import { BUILTIN_STRATEGIES } from "./agent/strategies/strategy.ts";
 import { configuredCredentials } from "./secrets/credentials.ts";
 import { scrubbingWrites } from "./db/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
@@ -21,7 +22,7 @@ import { failureLog } from "./failure-log.ts";
 import { loadModules } from "./modules/load-modules.ts";
 import { allowedModules, manifestContext } from "./manifests/manifest-context.ts";
 import { Surface } from "./registry/surface.ts";
-import { StoredSurface } from "./registry/stored-surface.ts";
+import { StoredSurface } from "./composition/stored-surface.ts";
 import { PresetService } from "./presets/preset-service.ts";
 import { ManifestService } from "./manifests/manifest-service.ts";
 import { InteractionStore } from "./interactions/interaction-store.ts";
@@ -55,8 +56,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // The secrets are known before anything is logged, stored or served: the configured
   // credentials now, the stored markers' values when the stored surface loads below.
   const app = options.app ?? sharedApp;
-  // `!ENV` values come from the plugins' config providers, then the process environment.
-  const plugins = new PluginCatalog(() => [...new Set([sharedApp, app])]);
+  const builtins = new App();
+  // The one plugin catalog: `!ENV` values (the plugins' config providers, then the process
+  // environment), loop strategies, agent storage and connector kinds, of every handle in order.
+  const plugins = new PluginCatalog(() => [...new Set([builtins, sharedApp, app])], process.env, BUILTIN_STRATEGIES);
   const secrets = new Secrets({
     deny: config.envDeny,
     lookup: (name) => plugins.configValue(name),
@@ -84,7 +87,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     onReady: redisOutage.recovered,
     onLagging: (topic) => metrics.laggingClosed(topic),
   });
-  const builtins = new App();
   const spans = new SpanStore(db, bus, secrets);
   builtins.currentModule = "builtin";
   registerMonitor(builtins, spans);
@@ -154,6 +156,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     instanceId,
     builtins,
     apps,
+    plugins,
     interactions,
     liveInstances: duties === "server" ? () => instances.liveIds() : undefined,
     observer: metrics,

@@ -4,10 +4,10 @@ import { toolResult } from "../tools/result.ts";
 import { valueOfTerminal, type AgentClass } from "./agent.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { optionsFromToolInput } from "./tool-input-mapping.ts";
-import type { AgentService, StartedRun } from "./agent-service.ts";
+import type { AgentHost as AgentService, StartedRun } from "./agent-host.ts";
 
 /**
- * An agent dispatched as a tool (its surface entry, `registry/entries/agent-entry.ts`): start, drain, map
+ * An agent dispatched as a tool (its surface entry, `agent/agent-entry.ts`): start, drain, map
  * the end to a tool outcome. A refused start, a failed run and an approval interrupt are
  * ToolErrors (never retried); aborting the attempt cancels the run.
  */

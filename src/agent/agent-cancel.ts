@@ -4,7 +4,7 @@ import type { RunStore } from "../dispatch/run-store.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
-import type { AgentService } from "./agent-service.ts";
+import type { AgentHost as AgentService } from "./agent-host.ts";
 
 /**
  * Cancels an agent run on a caller's behalf (docs/agent-stream.md §4.1): only a run the

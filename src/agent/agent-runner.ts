@@ -4,7 +4,7 @@ import type { AgentContext } from "./agent.ts";
 import { classifyAgentError } from "./agent-errors.ts";
 import { agentToolPort } from "./agent-tools.ts";
 import type { AgentRunStatus } from "./agent-runs.ts";
-import type { AgentService, AgentServiceDeps } from "./agent-service.ts";
+import type { AgentHost as AgentService, AgentServiceDeps } from "./agent-host.ts";
 import type { AdmittedRun } from "./agent-start.ts";
 import { withMark } from "./fork.ts";
 import type { AgentEventRecord, RunFailedRecord, RunUsage, StreamEvent, TerminalEvent } from "./events.ts";

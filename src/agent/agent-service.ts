@@ -1,26 +1,17 @@
 import { isOwnerOrAdmin, threadOwnerKey } from "../auth/ownership.ts";
-import type { App } from "../app.ts";
 import type { Caller } from "../auth/roles.ts";
-import type { Db } from "../db/client.ts";
-import type { RunStore } from "../dispatch/run-store.ts";
-import type { LogWriter } from "../runlog/log-writer.ts";
-import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import { ApiError, ToolError } from "../errors.ts";
-import type { Bus } from "../events/bus.ts";
-import type { Logger } from "../log.ts";
-import type { Surface } from "../registry/surface.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { failAgentRuns } from "./interrupted-runs.ts";
-import type { Secrets } from "../secrets/secrets.ts";
-import { AgentCapabilityError, type AgentClass, type AgentRunOptions } from "./agent.ts";
+import { AgentCapabilityError, type AgentClass } from "./agent.ts";
 import { invokeAsTool } from "./agent-as-tool.ts";
 import { cancelAgentRun } from "./agent-cancel.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
-import { agentEntry } from "../registry/entries/agent-entry.ts";
+import { agentEntry } from "./agent-entry.ts";
 import { AgentRunFailedError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
-import type { AgentServices, InteractionsPort } from "./agent-services.ts";
+import type { AgentRunDeps } from "./agent-run-deps.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import {
@@ -32,72 +23,18 @@ import {
   mayUseStoredThread,
 } from "./agent-start.ts";
 import { runLog } from "./agent-stream.ts";
-import type { AgentEventRecord, AgentLogEntry, RunFailedRecord, TerminalEvent } from "./events.ts";
+import type { AgentLogEntry, RunFailedRecord } from "./events.ts";
 import { ProviderRegistry } from "./providers/registry.ts";
 import { withoutAgentSessionThread } from "./session-thread.ts";
 import { ResponseFormatStore } from "./response-formats.ts";
 import { SkillStore } from "./skills.ts";
 import { checkThreadMessages, ThreadStore, type ThreadView } from "./threads.ts";
 import { ToolsAgent } from "./tools-agent/tools-agent.ts";
-import { BUILTIN_STORAGE, builtinStorage } from "../plugins/builtin-storage.ts";
-import { PluginCatalog } from "../plugins/plugin-catalog.ts";
+import { BUILTIN_STORAGE, builtinStorage } from "./storage/builtin-storage.ts";
 
 export { DEFAULT_AGENT } from "./agent-start.ts";
-
-/** What the agent layer needs from the runtime. */
-export interface AgentServiceDeps {
-  db: Db;
-  surface: Surface;
-  dispatcher: Dispatcher;
-  runs: RunStore;
-  /** The run log's writer: agent stream entries are group-committed with tool runs' events. */
-  runLog: LogWriter;
-  bus: Bus;
-  log: Logger;
-  secrets: Secrets;
-  instanceId: string;
-  /** Runtime-owned registrations; the built-in tools agent is registered here. */
-  builtins: App;
-  /** Every handle of the surface, in order: a later one's agent overrides an earlier one's of the same name. */
-  apps: App[];
-  interactions?: InteractionsPort | null;
-  /** Provider settings (TAI_LLM_*, ANTHROPIC_API_KEY). @default process.env */
-  env?: NodeJS.ProcessEnv;
-  /**
-   * The ids of the server instances still live, for {@link AgentService.recover} called
-   * without them. Contract: may forget instances that are gone; a run whose instance is
-   * not listed is failed as "interrupted by restart". The runtime's periodic sweep is
-   * `cluster/orphan-sweep.ts`.
-   */
-  liveInstances?: () => Promise<string[]>;
-  /** Told the tokens of each RunUsage a run emits (the runtime's metrics, `tai42_llm_tokens_total`). */
-  observer?: { llmTokens(model: string | null, input: number, output: number): void };
-}
-
-/** One start, as every door states it. */
-export interface StartRequest {
-  /** @default "tools_agent" */
-  agent?: string | null;
-  options: AgentRunOptions;
-  caller: Caller;
-}
-
-/** A run that was started. */
-export interface StartedRun {
-  runId: string;
-  threadId: string;
-  agent: string;
-  /**
-   * Where its stream starts for this start: 0, or the SuspendedFinal a joined continuation follows
-   * (docs/agent-stream.md §7.1).
-   */
-  afterSeq?: number;
-}
-
-/** A run that ended with its terminal event. */
-export interface FinishedRun extends StartedRun {
-  final: AgentEventRecord & TerminalEvent;
-}
+export type { AgentServiceDeps, FinishedRun, StartedRun, StartRequest } from "./agent-host.ts";
+import type { AgentHost, AgentServiceDeps, FinishedRun, StartedRun, StartRequest } from "./agent-host.ts";
 
 /** An agent as the `agents` query lists it. */
 export interface AgentInfo {
@@ -113,14 +50,12 @@ export interface AgentInfo {
  * (a run does not belong to its subscriber), stores every event with its seq before
  * publishing it, and serves a run's log as replay-then-live. Domain code: no GraphQL.
  */
-export class AgentService {
+export class AgentService implements AgentHost {
   readonly providers: ProviderRegistry;
   readonly threads: ThreadStore;
   readonly skills: SkillStore;
   readonly responseFormats: ResponseFormatStore;
   readonly store: AgentRunStore;
-  /** Strategies and agent storage providers of every handle (docs/plugins.md). */
-  readonly plugins: PluginCatalog;
   private readonly inflight = new InFlight<void>();
 
   constructor(private readonly deps: AgentServiceDeps) {
@@ -135,7 +70,6 @@ export class AgentService {
     // ask_caller parks like any pausing tool (docs/agent-stream.md §8); it is kept off the API.
     deps.surface.addSource(() => [askCallerEntry()]);
     if (!deps.builtins.agents.has(DEFAULT_AGENT)) deps.builtins.agent(ToolsAgent);
-    this.plugins = new PluginCatalog(() => deps.apps, deps.env);
     if (!deps.builtins.plugins.has(BUILTIN_STORAGE)) deps.builtins.plugin(builtinStorage(deps.db, this.threads));
     // A cancel for a run this instance runs (agent-cancel.ts).
     deps.bus.listen("agentRunCancel", ({ runId }) => void this.cancel(runId));
@@ -148,12 +82,7 @@ export class AgentService {
     });
   }
 
-  /** Interactions arrive after construction in some runtimes; suspends need them. */
-  set interactions(port: InteractionsPort | null) {
-    this.deps.interactions = port;
-  }
-
-  get services(): AgentServices {
+  get services(): AgentRunDeps {
     const d = this.deps;
     return {
       surface: d.surface,
@@ -165,7 +94,7 @@ export class AgentService {
       toolRuns: { awaitFinal: (id) => d.dispatcher.awaitFinal(id) },
       interactions: d.interactions ?? null,
       secrets: d.secrets,
-      plugins: this.plugins,
+      plugins: d.plugins,
     };
   }
 

@@ -10,7 +10,7 @@ import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
 import { checkRunOptions, storableOptions } from "./run-options.ts";
 import { getAgentSessionThread } from "./session-thread.ts";
 import { takeLiveTools } from "./subagents/live-tools.ts";
-import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
+import type { AgentHost as AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-host.ts";
 import { admitFork, type Fork } from "./fork.ts";
 
 export const DEFAULT_AGENT = "tools_agent";

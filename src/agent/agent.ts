@@ -8,7 +8,7 @@ import type { ToolDefinition } from "../tools/definition.ts";
 import { finalEventForValue, type StreamEvent } from "./events.ts";
 import type { InlineSkill, PresetSpec, SubAgentSpec } from "./specs.ts";
 import type { ThreadMessageInput } from "./threads.ts";
-import type { AgentServices } from "./agent-services.ts";
+import type { AgentRunDeps } from "./agent-run-deps.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
 import type { ToolCallOptions, ToolTarget } from "./agent-tools.ts";
 
@@ -78,7 +78,7 @@ export interface AgentContext {
   /** Ends a tool run this run's agent started (a parked one nobody will resume); another id is left alone. */
   cancelTool(toolRunId: string): Promise<void>;
   /** Threads, skills, providers and the surface, for agents that need them. */
-  services: AgentServices;
+  services: AgentRunDeps;
   /** The paused run this run resumes (its checkpoint included), or null. */
   resuming: AgentRunRecord | null;
   /** What {@link Agent.prepare} returned for this run. */
@@ -94,7 +94,7 @@ export interface AgentContext {
 export interface AgentPrepareContext {
   caller: Caller;
   threadId: string;
-  services: AgentServices;
+  services: AgentRunDeps;
   resuming: AgentRunRecord | null;
   /**
    * The failed or cancelled run this run forks past, and its checkpoint in the thread: read the history as it stood
@@ -106,7 +106,7 @@ export interface AgentPrepareContext {
 /** What `appendThreadMessages` receives beside its arguments. */
 export interface AgentThreadContext {
   caller: Caller;
-  services: AgentServices;
+  services: AgentRunDeps;
 }
 
 /**

@@ -5,7 +5,7 @@ import type { AgentRunOptions } from "./agent.ts";
 import { classifyAgentError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
-import type { AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-service.ts";
+import type { AgentHost as AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-host.ts";
 import { originalCaller } from "./run-owner.ts";
 import type { AsksFinal, RunFailedRecord, SuspendedFinal } from "./events.ts";
 import type { Checkpoint } from "./tools-agent/checkpoint.ts";

@@ -2,7 +2,7 @@ import { isOwnerOrAdmin } from "../auth/ownership.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord, type AgentRunStatus } from "./agent-runs.ts";
-import type { AgentService, StartRequest } from "./agent-service.ts";
+import type { AgentHost as AgentService, StartRequest } from "./agent-host.ts";
 
 /** A run forked past: the run, and its checkpoint in its thread (the last thread row when it started). */
 export interface Fork {

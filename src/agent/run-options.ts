@@ -1,8 +1,8 @@
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
-import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
 import { UnknownNameError } from "../plugins/plugin-catalog.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
+import type { AgentPluginCatalog } from "./agent-plugin.ts";
 
 /**
  * The run options every agent takes (the seed's `run` keyword arguments, camelCase, with
@@ -38,7 +38,7 @@ export const RUN_OPTION_KEYS: readonly string[] = [
  * `storeProvider` name registered ones; `tools` holds live tool definitions. Throws
  * BAD_USER_INPUT naming each problem.
  */
-export function checkRunOptions(cls: AgentClass, options: AgentRunOptions, plugins: PluginCatalog): void {
+export function checkRunOptions(cls: AgentClass, options: AgentRunOptions, plugins: AgentPluginCatalog): void {
   const issues: Issue[] = [];
   const fields = new Set([...RUN_OPTION_KEYS, ...Object.keys(cls.ToolInput.shape), ...cls.extrasKeys]);
   const refused = Object.keys(options).filter((k) => !fields.has(k));

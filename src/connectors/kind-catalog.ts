@@ -1,4 +1,3 @@
-import type { PluginCatalog } from "../plugins/plugin-catalog.ts";
 import { builtinKinds } from "./builtin-kinds.ts";
 import type { ConnectorKind } from "./connector-kind.ts";
 
@@ -8,7 +7,8 @@ import type { ConnectorKind } from "./connector-kind.ts";
  * nor another plugin's: `registry/registry.ts` refuses it at registration).
  */
 export class KindCatalog {
-  constructor(private readonly plugins: Pick<PluginCatalog, "connectorKinds">) {}
+  /** `plugins`: the plugins' connector kinds, read at use time (`plugins/plugin-catalog.ts`). */
+  constructor(private readonly plugins: { connectorKinds(): Map<string, ConnectorKind> }) {}
 
   all(): Map<string, ConnectorKind> {
     const kinds = new Map<string, ConnectorKind>(builtinKinds().map((k) => [k.name, k]));

@@ -1,8 +1,18 @@
 import type { ConnectorKind } from "../connectors/connector-kind.ts";
-import type { Registrations } from "../registry/registry.ts";
-import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY, type LoopStrategy } from "../agent/strategies/strategy.ts";
-import { DATABASE_PROVIDER, type CheckpointProvider, type StoreProvider } from "./agent-storage.ts";
 import { envConfigProvider, lookupConfig, type ConfigProvider } from "./config-provider.ts";
+import type { Plugin, PluginParts } from "./plugin.ts";
+
+/** The default loop strategy's name: the tools-agent loop of docs/agent-stream.md §5. */
+export const DEFAULT_STRATEGY = "tools";
+
+/** The name of the default storage providers: the platform's database. */
+export const DATABASE_PROVIDER = "database";
+
+/** What the catalog reads of an app handle: its plugins and the strategies it registered on their own. */
+export interface PluginSource<P extends PluginParts = PluginParts> {
+  readonly plugins: ReadonlyMap<string, Plugin<P>>;
+  readonly strategies: ReadonlyMap<string, P["strategy"]>;
+}
 
 /** A name a run option gave that nothing registered; `known` lists what is. */
 export class UnknownNameError extends Error {
@@ -22,15 +32,17 @@ export class UnknownNameError extends Error {
  * built-ins, the shared handle, the runtime's own — and a later handle's name overrides an
  * earlier one's. Domain code: no GraphQL.
  */
-export class PluginCatalog {
+export class PluginCatalog<P extends PluginParts = PluginParts> {
+  /** `builtinStrategies`: the strategies every runtime knows, before any handle's (`agent/strategies/strategy.ts`). */
   constructor(
-    private readonly apps: () => readonly Pick<Registrations, "plugins" | "strategies">[],
+    private readonly apps: () => readonly PluginSource<P>[],
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly builtinStrategies: ReadonlyMap<string, P["strategy"]> = new Map(),
   ) {}
 
-  strategies(): Map<string, LoopStrategy> {
+  strategies(): Map<string, P["strategy"]> {
     return new Map([
-      ...BUILTIN_STRATEGIES,
+      ...this.builtinStrategies,
       ...this.apps().flatMap((a) => [
         ...a.strategies,
         ...[...a.plugins.values()].flatMap((p) => Object.entries(p.strategies ?? {})),
@@ -38,13 +50,13 @@ export class PluginCatalog {
     ]);
   }
 
-  checkpointProviders(): Map<string, CheckpointProvider> {
+  checkpointProviders(): Map<string, P["checkpointProvider"]> {
     return new Map(
       this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.checkpointProviders ?? {}))),
     );
   }
 
-  storeProviders(): Map<string, StoreProvider> {
+  storeProviders(): Map<string, P["storeProvider"]> {
     return new Map(
       this.apps().flatMap((a) => [...a.plugins.values()].flatMap((p) => Object.entries(p.storeProviders ?? {}))),
     );
@@ -60,17 +72,17 @@ export class PluginCatalog {
   }
 
   /** The named strategy, "tools" when unset; throws {@link UnknownNameError}. */
-  strategy(name: string | undefined): LoopStrategy {
+  strategy(name: string | undefined): P["strategy"] {
     return pick(this.strategies(), "strategy", name ?? DEFAULT_STRATEGY);
   }
 
   /** The named checkpoint provider, "database" when unset; throws {@link UnknownNameError}. */
-  checkpointer(name: string | undefined): CheckpointProvider {
+  checkpointer(name: string | undefined): P["checkpointProvider"] {
     return pick(this.checkpointProviders(), "checkpointProvider", name ?? DATABASE_PROVIDER);
   }
 
   /** The named store provider, "database" when unset; throws {@link UnknownNameError}. */
-  store(name: string | undefined): StoreProvider {
+  store(name: string | undefined): P["storeProvider"] {
     return pick(this.storeProviders(), "storeProvider", name ?? DATABASE_PROVIDER);
   }
 

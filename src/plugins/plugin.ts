@@ -1,6 +1,4 @@
 import { z } from "zod";
-import type { LoopStrategy } from "../agent/strategies/strategy.ts";
-import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 import type { ConfigProvider } from "./config-provider.ts";
 import type { ConnectorKind } from "../connectors/connector-kind.ts";
 import { DefinitionError } from "../definition-error.ts";
@@ -8,23 +6,33 @@ import { fn, wireSafeName } from "../validation/common.ts";
 import { zodIssues } from "../validation/declaration.ts";
 
 /**
+ * The types of what a plugin brings for agents, named by the room that runs agents
+ * (`agent/agent-plugin.ts`): this room files them by name and never reads them.
+ */
+export interface PluginParts {
+  strategy: unknown;
+  checkpointProvider: unknown;
+  storeProvider: unknown;
+}
+
+/**
  * A plugin extends the whole platform, where an extension extends one tool
  * (docs/plugins.md). It is registered with `app.plugin(...)` and may bring any of: a
  * config provider (where `!ENV` values come from), storage backends for agents
  * (checkpoint and store providers, by name) and agent loop strategies (by name).
  */
-export interface Plugin {
+export interface Plugin<P extends PluginParts = PluginParts> {
   /** Unique on its app handle; shown in errors. `^[A-Za-z0-9_-]{1,64}$`. */
   name: string;
   description?: string;
   /** Consulted for `!ENV NAME` before the process environment (docs/plugins.md §2). */
   configProvider?: ConfigProvider;
   /** Thread-memory backends, selectable by a run's `checkpointProvider`. */
-  checkpointProviders?: Record<string, CheckpointProvider>;
+  checkpointProviders?: Record<string, P["checkpointProvider"]>;
   /** Long-term store backends, selectable by a run's `storeProvider`. */
-  storeProviders?: Record<string, StoreProvider>;
+  storeProviders?: Record<string, P["storeProvider"]>;
   /** Tools-agent loop strategies, selectable by a run's `strategy`. */
-  strategies?: Record<string, LoopStrategy>;
+  strategies?: Record<string, P["strategy"]>;
   /** Connector kinds, by their name (docs/plugins.md §5, docs/connectors.md §1): each key equals its kind's `name`. */
   connectors?: Record<string, ConnectorKind>;
 }
@@ -61,9 +69,9 @@ const PluginSchema = z.strictObject({
 });
 
 /** Checks a plugin's shape; throws a {@link DefinitionError} of rule `plugin.shape` naming every problem. */
-export function checkPlugin(plugin: unknown): Plugin {
+export function checkPlugin<T>(plugin: T): T {
   const r = PluginSchema.safeParse(plugin);
-  if (r.success) return plugin as Plugin;
+  if (r.success) return plugin;
   const label =
     typeof (plugin as { name?: unknown })?.name === "string"
       ? `plugin "${(plugin as { name: string }).name}"`

@@ -4,7 +4,7 @@ import type { Preset } from "./preset.ts";
 
 /**
  * What a preset write consults about the composed surface (implemented by
- * `registry/stored-surface.ts` over the active manifest it applies): the branches it
+ * `composition/stored-surface.ts` over the active manifest it applies): the branches it
  * binds, and how to bind a combo or build a preset's entry once, to check and discard.
  */
 export interface PresetBinding {

@@ -1,28 +1,42 @@
-import type { AgentClass } from "../agent/agent.ts";
-import type { LoopStrategy } from "../agent/strategies/strategy.ts";
 import { DefinitionError } from "../definition-error.ts";
 import { extensionDefinitionError, type ExtensionDefinition } from "../extensions/extension.ts";
-import type { Plugin } from "../plugins/plugin.ts";
+import type { Plugin, PluginParts } from "../plugins/plugin.ts";
 import { builtinKinds } from "../connectors/builtin-kinds.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import { toolDefinitionError } from "../tools/define-tool.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
+
+/** What the registry files of an agent: a declaration under its tool name (`agent/agent.ts` types it). */
+export interface AgentDeclaration {
+  readonly toolName: string;
+}
+
+/**
+ * The types of what the registry files for agents without reading it: its agents, its
+ * loop strategies and the agent parts of its plugins. An app handle names them
+ * (`agent/agent-plugin.ts`), so this room never imports the agent room.
+ */
+export interface RegistryTypes {
+  agent: AgentDeclaration;
+  strategy: unknown;
+  plugin: PluginParts;
+}
 
 /**
  * What the code-declared part of the surface is read from (docs/architecture.md): the
  * registered tools and their retry declarations, extensions, agents, plugins and loop
  * strategies, by name. Read-only: only {@link Registry}'s `add…` methods change it.
  */
-export interface Registrations {
+export interface Registrations<T extends RegistryTypes = RegistryTypes> {
   readonly tools: ReadonlyMap<string, ToolDefinition>;
   /** Code-declared retry policies, by the tool, preset or branch name they are declared on. */
   readonly policies: ReadonlyMap<string, RetryPolicy>;
   readonly extensions: ReadonlyMap<string, ExtensionDefinition>;
   /** Agents by tool name; each is also a tool on the surface (origin AGENT). */
-  readonly agents: ReadonlyMap<string, AgentClass>;
-  readonly plugins: ReadonlyMap<string, Plugin>;
+  readonly agents: ReadonlyMap<string, T["agent"]>;
+  readonly plugins: ReadonlyMap<string, Plugin<T["plugin"]>>;
   /** Loop strategies registered on their own (a plugin's are in `plugins`). */
-  readonly strategies: ReadonlyMap<string, LoopStrategy>;
+  readonly strategies: ReadonlyMap<string, T["strategy"]>;
 }
 
 type NameKind = "strategy" | "checkpoint provider" | "store provider" | "connector kind";
@@ -41,13 +55,13 @@ const at = (path: string, message: string) => ({ issues: [{ path, message }] });
  * Every `add…` takes a declaration its author's door already checked, refuses a name that
  * is taken (nothing is registered then), stores it and tells the listeners.
  */
-export class Registry implements Registrations {
+export class Registry<T extends RegistryTypes = RegistryTypes> implements Registrations<T> {
   private readonly toolMap = new Map<string, ToolDefinition>();
   private readonly policyMap = new Map<string, RetryPolicy>();
   private readonly extensionMap = new Map<string, ExtensionDefinition>();
-  private readonly agentMap = new Map<string, AgentClass>();
-  private readonly pluginMap = new Map<string, Plugin>();
-  private readonly strategyMap = new Map<string, LoopStrategy>();
+  private readonly agentMap = new Map<string, T["agent"]>();
+  private readonly pluginMap = new Map<string, Plugin<T["plugin"]>>();
+  private readonly strategyMap = new Map<string, T["strategy"]>();
   private readonly listeners = new Set<() => void>();
 
   get tools(): ReadonlyMap<string, ToolDefinition> {
@@ -59,13 +73,13 @@ export class Registry implements Registrations {
   get extensions(): ReadonlyMap<string, ExtensionDefinition> {
     return this.extensionMap;
   }
-  get agents(): ReadonlyMap<string, AgentClass> {
+  get agents(): ReadonlyMap<string, T["agent"]> {
     return this.agentMap;
   }
-  get plugins(): ReadonlyMap<string, Plugin> {
+  get plugins(): ReadonlyMap<string, Plugin<T["plugin"]>> {
     return this.pluginMap;
   }
-  get strategies(): ReadonlyMap<string, LoopStrategy> {
+  get strategies(): ReadonlyMap<string, T["strategy"]> {
     return this.strategyMap;
   }
 
@@ -88,7 +102,7 @@ export class Registry implements Registrations {
   }
 
   /** An agent under its tool name, which no tool or agent may hold already. */
-  addAgent(cls: AgentClass): void {
+  addAgent(cls: T["agent"]): void {
     if (this.agentMap.has(cls.toolName) || this.toolMap.has(cls.toolName))
       throw new DefinitionError("agent.duplicate-name", `"${cls.toolName}" is already registered on this app`, {
         subject: cls.toolName,
@@ -143,7 +157,7 @@ export class Registry implements Registrations {
   }
 
   /** A plugin; refuses a taken plugin name, and a strategy or provider name this registry already has. */
-  addPlugin(plugin: Plugin): Plugin {
+  addPlugin(plugin: Plugin<T["plugin"]>): Plugin<T["plugin"]> {
     if (this.pluginMap.has(plugin.name))
       throw new DefinitionError(
         "plugin.duplicate-name",
@@ -164,7 +178,7 @@ export class Registry implements Registrations {
   }
 
   /** A loop strategy under a name no strategy (own or a plugin's) holds. */
-  addStrategy(name: string, strategy: LoopStrategy): void {
+  addStrategy(name: string, strategy: T["strategy"]): void {
     this.refuseTaken("strategy", name, null);
     this.strategyMap.set(name, strategy);
     this.changed();

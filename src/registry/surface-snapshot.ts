@@ -1,8 +1,18 @@
 import type { Registrations } from "./registry.ts";
 import type { Manifest } from "../manifests/manifest.ts";
 import type { EffectivePolicy, RetryPolicy } from "../retry/policy.ts";
-import type { SurfaceEntry } from "./surface-entry.ts";
-import type { SurfaceFilter } from "./surface.ts";
+import type { SurfaceEntry, ToolOrigin } from "./surface-entry.ts";
+import type { Tier } from "../auth/roles.ts";
+
+/** A filter of `list` (of a surface or a snapshot). */
+export interface SurfaceFilter {
+  origin?: ToolOrigin;
+  tier?: Tier;
+  /** Case-insensitive substring of name, label or description. */
+  search?: string;
+  /** Also the curated entries (the whole registered set): for in-process doors only, never the API. */
+  includeCurated?: boolean;
+}
 
 /** What the stored part of a surface was built from: the stored version and its active manifest. */
 export interface StoredState {

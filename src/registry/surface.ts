@@ -1,23 +1,12 @@
 import type { Registrations } from "./registry.ts";
 import { entryForTool } from "./entries/tool-entry.ts";
 import type { EffectivePolicy, RetryPolicy } from "../retry/policy.ts";
-import type { SurfaceEntry, ToolOrigin } from "./surface-entry.ts";
-import type { Tier } from "../auth/roles.ts";
-import { SurfaceSnapshot, type StoredState, type SurfaceView } from "./surface-snapshot.ts";
+import type { SurfaceEntry } from "./surface-entry.ts";
+import { SurfaceSnapshot, type StoredState, type SurfaceFilter, type SurfaceView } from "./surface-snapshot.ts";
 import type { Manifest } from "../manifests/manifest.ts";
 
 /** Builds the entries a source contributes (presets, branches, agents). */
 export type EntrySource = (resolveBase: (name: string) => SurfaceEntry | undefined) => SurfaceEntry[];
-
-/** A filter of {@link Surface.list}. */
-export interface SurfaceFilter {
-  origin?: ToolOrigin;
-  tier?: Tier;
-  /** Case-insensitive substring of name, label or description. */
-  search?: string;
-  /** Also the curated entries (the whole registered set): for in-process doors only, never the API. */
-  includeCurated?: boolean;
-}
 
 /**
  * The tool surface: what callers can see and dispatch. Rebuilt from the app's tools and

@@ -6,7 +6,7 @@ import { isDefinitionError } from "../../src/definition-error.ts";
 import { ToolError } from "../../src/errors.ts";
 import { defineExtension } from "../../src/extensions/extension.ts";
 import type { Preset } from "../../src/presets/preset.ts";
-import { agentEntry } from "../../src/registry/entries/agent-entry.ts";
+import { agentEntry } from "../../src/agent/agent-entry.ts";
 import { BIND_RULE, bindCombo } from "../../src/registry/entries/branch-entry.ts";
 import { prepareInput, preparedForBase } from "../../src/registry/entries/prepare-input.ts";
 import { bakedOverrides, bakeInput, derivePresetSchema, presetEntry } from "../../src/registry/entries/preset-entry.ts";

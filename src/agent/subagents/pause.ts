@@ -1,5 +1,5 @@
-import type { CallEnv } from "../tools-agent/call-tool.ts";
 import type { Checkpoint, InterruptAction, SubagentPause } from "../tools-agent/checkpoint.ts";
+import type { CallEnv } from "../tools-agent/loop-types.ts";
 
 /** The tool runs a checkpoint waits on, its nested sub-agents' included. */
 export function parkedRunsOf(cp: Checkpoint): string[] {

@@ -3,42 +3,16 @@ import type { Surface } from "../../registry/surface.ts";
 import { schemaProblems, type JsonSchema } from "../../tools/json-schema.ts";
 import type { ProviderRegistry, ResolvedModel } from "../providers/registry.ts";
 import type { SubAgentSpec } from "../specs.ts";
-import { parseInterruptOn, type GateConfig } from "../tools-agent/interrupts.ts";
+import { parseInterruptOn } from "../tools-agent/interrupts.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "../tools-agent/prompt.ts";
-import {
-  askCallerSpec,
-  duplicateIssues,
-  presetSpecs,
-  SUBAGENT_INPUT,
-  surfaceSpecs,
-  type ToolSpec,
-} from "../tools-agent/toolbox.ts";
+import { askCallerSpec, duplicateIssues, presetSpecs, SUBAGENT_INPUT, surfaceSpecs } from "../tools-agent/toolbox.ts";
 import { liveTools } from "../tools-agent/live-tools.ts";
-import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 import { liveToolsOf } from "./live-tools.ts";
 import { checkStrategy, type StrategyLookup } from "./strategy.ts";
-import type { LoopStrategy } from "../strategies/strategy.ts";
+import type { ToolSpec } from "../tools-agent/loop-types.ts";
 
 /** How deep sub-agents may nest: a run's sub-agent is level 1. */
 export const MAX_SUBAGENT_DEPTH = 4;
-
-/** A sub-agent checked and resolved before the run starts: everything its loop runs with. */
-export interface SubagentPlan {
-  kind: "subagent";
-  spec: SubAgentSpec;
-  /** Its events' `agent`: its name, under its parents' names (`outer/inner`). */
-  label: string;
-  system: string;
-  tools: ToolSpec[];
-  /** Its live tools' entries, by name: run through the chokepoint for it only (docs/agent-stream.md §9.3). */
-  live: Map<string, SurfaceEntry>;
-  responseFormat: JsonSchema | null;
-  gates: Map<string, GateConfig>;
-  /** The loop strategy it runs with (subagents/strategy.ts). */
-  strategy: LoopStrategy;
-  llm: ResolvedModel;
-  recursionLimit: number;
-}
 
 /** What preparing sub-agents reads from the run being prepared. */
 export interface SubagentPrepareEnv {

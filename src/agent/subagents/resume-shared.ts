@@ -1,8 +1,7 @@
 import type { Issue } from "../../errors.ts";
 import type { Checkpoint } from "../tools-agent/checkpoint.ts";
-import type { ResumedBatch } from "../tools-agent/loop.ts";
-import type { ToolSpec } from "../tools-agent/toolbox.ts";
 import { actionsOf, awaitedIdsOf, pendingActionsOf } from "./pause.ts";
+import type { ResumedBatch, ToolSpec } from "../tools-agent/loop-types.ts";
 
 type Shared = Extract<Checkpoint, { kind: "subagents" }>;
 

@@ -4,10 +4,9 @@ import type { StreamEvent } from "../events.ts";
 import { errorOutcome } from "../tools-agent/call-tool.ts";
 import type { CallOutcome, Checkpoint } from "../tools-agent/checkpoint.ts";
 import { forStorage } from "../tools-agent/history.ts";
-import type { LoopIO, SubagentResume } from "../tools-agent/loop.ts";
 import type { RunSecrets } from "../tools-agent/run-secrets.ts";
-import type { ToolSpec } from "../tools-agent/toolbox.ts";
 import { withLiveTools } from "../tools-agent/live-tools.ts";
+import type { LoopIO, SubagentResume, ToolSpec } from "../tools-agent/loop-types.ts";
 
 const PAUSES = new Set(["interrupt_final", "asks_final", "suspended_final"]);
 

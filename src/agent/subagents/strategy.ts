@@ -1,6 +1,7 @@
 import type { Issue } from "../../errors.ts";
 import { UnknownNameError } from "../../plugins/plugin-catalog.ts";
-import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY, type LoopStrategy } from "../strategies/strategy.ts";
+import { BUILTIN_STRATEGIES, DEFAULT_STRATEGY } from "../strategies/strategy.ts";
+import type { LoopStrategy } from "../tools-agent/loop-types.ts";
 
 /** Looks a loop strategy up by name in the runtime's registry (docs/plugins.md §4); throws {@link UnknownNameError}. */
 export type StrategyLookup = (name: string | undefined) => LoopStrategy;

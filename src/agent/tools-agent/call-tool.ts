@@ -8,40 +8,8 @@ import type { StreamEvent } from "../events.ts";
 import { ASK_CALLER } from "./ask-caller.ts";
 import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import type { RunSecrets } from "./run-secrets.ts";
-import type { SubagentResume } from "./loop-types.ts";
-import type { ToolSpec } from "./toolbox.ts";
 import { bakeInput } from "../../registry/entries/preset-entry.ts";
-import type { ToolTarget } from "../agent-tools.ts";
-
-/** What a call needs from its run. */
-export interface CallEnv {
-  /**
-   * Contract: goes through the dispatch chokepoint as the run's caller, with the run's
-   * signal (`AgentContext.runTool`); never throws for a tool failure. `target` is a name or
-   * a live tool's entry; within a scope given live tools, a name reaches them
-   * (`withLiveTools`). `onProgress` is told each RUN_PROGRESS of the run it starts; `callId`
-   * is the model's call it carries out (`RunRequest.toolCallId`).
-   */
-  runTool(
-    target: ToolTarget,
-    input: unknown,
-    onProgress?: (event: RunEventRecord) => void,
-    callId?: string,
-  ): Promise<RunOutcome>;
-  /**
-   * Contract: runs the sub-agent to its end or its pause (continuing it from `resume` when
-   * set); its failures come back as an error outcome, never as a throw.
-   */
-  runSubagent(
-    spec: Extract<ToolSpec, { kind: "subagent" }>,
-    task: string,
-    emit: (e: StreamEvent) => void,
-    resume?: SubagentResume,
-  ): Promise<CallOutcome>;
-  /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
-  cancelTool(toolRunId: string): Promise<void>;
-  secrets: RunSecrets;
-}
+import type { CallEnv, SubagentResume, ToolSpec } from "./loop-types.ts";
 
 /** A failed call as the model and the events see it: kind, message and every issue. */
 export function errorOutcome(kind: string, message: string, issues?: Issue[]): DoneOutcome {

@@ -4,8 +4,7 @@ import type { SurfaceEntry } from "../../registry/surface-entry.ts";
 import { entryForTool } from "../../registry/entries/tool-entry.ts";
 import type { Surface } from "../../registry/surface.ts";
 import type { ToolDefinition } from "../../tools/definition.ts";
-import type { CallEnv } from "./call-tool.ts";
-import type { ToolSpec } from "./toolbox.ts";
+import type { CallEnv, ToolSpec } from "./loop-types.ts";
 
 /**
  * Live tools (docs/run-options.md §4, docs/agent-stream.md §9.3): in-process `defineTool`

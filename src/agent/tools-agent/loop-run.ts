@@ -2,7 +2,7 @@ import type { ModelMessage } from "ai";
 import { REDACTED } from "../../auth/tiers.ts";
 import type { Checkpoint } from "./checkpoint.ts";
 import type { LoopConfig, LoopIO, ResumedBatch } from "./loop-types.ts";
-import type { ToolSpec } from "./toolbox.ts";
+import type { ToolSpec } from "./loop-types.ts";
 
 /** One loop's running state, shared by its steps (prepare → execute → finalize → emit). */
 export interface LoopRun {

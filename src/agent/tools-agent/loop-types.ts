@@ -1,13 +1,40 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
+import type { RunEventRecord } from "../../dispatch/run-record.ts";
+import type { RunOutcome } from "../../dispatch/request.ts";
+import type { SurfaceEntry } from "../../registry/surface-entry.ts";
+import type { ExecutionMode } from "../../tools/definition.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
-import type { InteractionsPort } from "../agent-services.ts";
-import type { CallSettings } from "../providers/registry.ts";
-import type { CallEnv } from "./call-tool.ts";
+import type { ToolTarget } from "../agent-tools.ts";
+import type { StreamEvent } from "../events.ts";
+import type { InteractionsPort } from "../interactions-port.ts";
+import type { CallSettings } from "../providers/call-settings.ts";
+import type { ResolvedModel } from "../providers/registry.ts";
+import type { SubAgentSpec } from "../specs.ts";
 import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentState } from "./checkpoint.ts";
 import type { GateConfig } from "./interrupts.ts";
-import type { ToolSpec } from "./toolbox.ts";
+import type { RunSecrets } from "./run-secrets.ts";
 import type { UsageTotals } from "./usage.ts";
+
+// The types of one tools-agent loop, in one module because they nest: a loop's tools hold
+// its sub-agents' plans, each with the strategy that runs its own loop (docs/agent-stream.md §5, §9).
+
+/**
+ * A tools-agent loop strategy (the seed's `strategy`, docs/plugins.md §4): how a run goes
+ * from its history to its terminal. It receives what the built-in loop receives: the
+ * run's model, system prompt, tools and gates (`cfg`), the run's world (`io`), the history
+ * and, on a resume, the paused batch.
+ *
+ * Contract: yield the run's events and end with exactly one terminal; run every tool
+ * through `io.env.runTool` (the dispatch chokepoint, as the run's caller); call
+ * `io.checkpoint` before a pause terminal; stop promptly when `io.signal` aborts.
+ */
+export type LoopStrategy = (
+  cfg: LoopConfig,
+  io: LoopIO,
+  history: ModelMessage[],
+  resumed: ResumedBatch | null,
+) => AsyncIterable<StreamEvent>;
 
 /** What a loop runs with; a sub-agent gets its own. */
 export interface LoopConfig {
@@ -69,4 +96,74 @@ export interface ResumedBatch {
 export interface SubagentResume {
   state: SubagentState;
   batch: ResumedBatch;
+}
+
+/** What a call needs from its run. */
+export interface CallEnv {
+  /**
+   * Contract: goes through the dispatch chokepoint as the run's caller, with the run's
+   * signal (`AgentContext.runTool`); never throws for a tool failure. `target` is a name or
+   * a live tool's entry; within a scope given live tools, a name reaches them
+   * (`withLiveTools`). `onProgress` is told each RUN_PROGRESS of the run it starts; `callId`
+   * is the model's call it carries out (`RunRequest.toolCallId`).
+   */
+  runTool(
+    target: ToolTarget,
+    input: unknown,
+    onProgress?: (event: RunEventRecord) => void,
+    callId?: string,
+  ): Promise<RunOutcome>;
+  /**
+   * Contract: runs the sub-agent to its end or its pause (continuing it from `resume` when
+   * set); its failures come back as an error outcome, never as a throw.
+   */
+  runSubagent(
+    spec: Extract<ToolSpec, { kind: "subagent" }>,
+    task: string,
+    emit: (e: StreamEvent) => void,
+    resume?: SubagentResume,
+  ): Promise<CallOutcome>;
+  /** Ends a parked tool run that nobody will resume (its interactions are cancelled). */
+  cancelTool(toolRunId: string): Promise<void>;
+  secrets: RunSecrets;
+}
+
+interface SpecBase {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  executionMode: ExecutionMode;
+  /** A secret-tier tool: its arguments and results are never stored or published. */
+  redacted: boolean;
+  /** From the tool's declaration, for the system message (`prompt.ts`). */
+  promptSnippet?: string;
+  promptGuidelines?: readonly string[];
+}
+
+/**
+ * One tool the model may call in a run, resolved and checked before the run starts. A
+ * live tool is a "surface" spec whose entry its scope holds (live-tools.ts).
+ */
+export type ToolSpec =
+  | (SpecBase & { kind: "surface" })
+  | (SpecBase & { kind: "preset"; baseTool: string; fixedKwargs: Record<string, unknown> })
+  | (SpecBase & SubagentPlan)
+  | (SpecBase & { kind: "ask" });
+
+/** A sub-agent checked and resolved before the run starts: everything its loop runs with. */
+export interface SubagentPlan {
+  kind: "subagent";
+  spec: SubAgentSpec;
+  /** Its events' `agent`: its name, under its parents' names (`outer/inner`). */
+  label: string;
+  system: string;
+  tools: ToolSpec[];
+  /** Its live tools' entries, by name: run through the chokepoint for it only (docs/agent-stream.md §9.3). */
+  live: Map<string, SurfaceEntry>;
+  responseFormat: JsonSchema | null;
+  gates: Map<string, GateConfig>;
+  /** The loop strategy it runs with (subagents/strategy.ts). */
+  strategy: LoopStrategy;
+  llm: ResolvedModel;
+  recursionLimit: number;
 }

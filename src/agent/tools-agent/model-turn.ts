@@ -5,8 +5,8 @@ import type { CallSettings } from "../providers/registry.ts";
 import { ToolError } from "../../errors.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
 import type { PlannedCall } from "./checkpoint.ts";
-import type { ToolSpec } from "./toolbox.ts";
 import type { UsageTotals } from "./usage.ts";
+import type { ToolSpec } from "./loop-types.ts";
 
 /** One model call of the loop. */
 export interface TurnRequest {

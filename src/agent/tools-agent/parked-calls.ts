@@ -1,6 +1,6 @@
-import type { InteractionsPort } from "../agent-services.ts";
 import type { InteractionRecord } from "../../interactions/park.ts";
 import type { ParkedCall } from "./checkpoint.ts";
+import type { InteractionsPort } from "../interactions-port.ts";
 
 /** A parked call of a turn with the interactions its tool run opened. */
 export interface Wait {

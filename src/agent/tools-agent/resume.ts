@@ -2,15 +2,14 @@ import type { Caller } from "../../auth/roles.ts";
 import { isFinal } from "../../dispatch/run-record.ts";
 import { ApiError, type Issue } from "../../errors.ts";
 import { validate } from "../../tools/json-schema.ts";
-import type { AgentServices } from "../agent-services.ts";
+import type { AgentRunDeps } from "../agent-run-deps.ts";
 import type { AgentRunRecord } from "../agent-runs.ts";
 import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
 import type { Checkpoint, DoneOutcome, PlannedCall } from "./checkpoint.ts";
 import { parseDecisions } from "./interrupts.ts";
-import type { ResumedBatch } from "./loop-types.ts";
-import type { ToolSpec } from "./toolbox.ts";
 import { pendingInterruptOf } from "../subagents/pause.ts";
 import { planShared, type AnswerAll, type PlanOne } from "../subagents/resume-shared.ts";
+import type { ResumedBatch, ToolSpec } from "./loop-types.ts";
 
 /**
  * Turns a resume into the batch the new run settles first (docs/agent-stream.md §6–§8).
@@ -23,7 +22,7 @@ export async function planResume(
   resume: unknown,
   tools: ToolSpec[],
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
@@ -41,7 +40,7 @@ async function planCheckpoint(
   resume: unknown,
   tools: ToolSpec[],
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const specs = new Map(tools.map((t) => [t.name, t]));
@@ -98,7 +97,7 @@ async function planSubagent(
   resume: unknown,
   specs: Specs,
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const call = cp.calls.find((c) => c.callId === cp.callId)!;
@@ -126,7 +125,7 @@ function planSubagents(
   resume: unknown,
   specs: Specs,
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const plan: PlanOne = (inner, r, innerTools, found) => planCheckpoint(inner, r, innerTools, caller, services, found);
@@ -174,7 +173,7 @@ async function planParked(
   answers: Record<string, unknown>,
   specs: Specs,
   caller: Caller,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   if (cp.kind === "asks")
@@ -235,7 +234,7 @@ export function inNewRun(batch: ResumedBatch): ResumedBatch {
 async function checkAskAnswers(
   ids: string[],
   answers: Record<string, unknown>,
-  services: AgentServices,
+  services: AgentRunDeps,
   issues: Issue[],
 ): Promise<void> {
   for (const id of ids) {

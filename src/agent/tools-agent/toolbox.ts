@@ -4,33 +4,10 @@ import { derivePresetSchema } from "../../registry/entries/preset-entry.ts";
 import { hasMarker } from "../../secrets/markers.ts";
 import { bakedIssues } from "../../presets/baked-issues.ts";
 import type { Surface } from "../../registry/surface.ts";
-import type { ExecutionMode } from "../../tools/definition.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
 import type { PresetSpec } from "../specs.ts";
-import type { SubagentPlan } from "../subagents/prepare.ts";
 import { ASK_CALLER, ASK_CALLER_DESCRIPTION, ASK_CALLER_INPUT } from "./ask-caller.ts";
-
-interface SpecBase {
-  name: string;
-  description: string;
-  inputSchema: JsonSchema;
-  executionMode: ExecutionMode;
-  /** A secret-tier tool: its arguments and results are never stored or published. */
-  redacted: boolean;
-  /** From the tool's declaration, for the system message (`prompt.ts`). */
-  promptSnippet?: string;
-  promptGuidelines?: readonly string[];
-}
-
-/**
- * One tool the model may call in a run, resolved and checked before the run starts. A
- * live tool is a "surface" spec whose entry its scope holds (live-tools.ts).
- */
-export type ToolSpec =
-  | (SpecBase & { kind: "surface" })
-  | (SpecBase & { kind: "preset"; baseTool: string; fixedKwargs: Record<string, unknown> })
-  | (SpecBase & SubagentPlan)
-  | (SpecBase & { kind: "ask" });
+import type { ToolSpec } from "./loop-types.ts";
 
 /** The built-in tool through which the model asks its caller a question (→ AsksFinal). */
 export function askCallerSpec(): ToolSpec {

@@ -12,22 +12,20 @@ import {
 import type { StreamEvent } from "../events.ts";
 import type { ResolvedModel } from "../providers/registry.ts";
 import type { ThreadMessageInput } from "../threads.ts";
-import type { CallEnv } from "./call-tool.ts";
 import { closeDangling, forStorage } from "./history.ts";
 import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
-import type { ResumedBatch } from "./loop.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "./prompt.ts";
 import { inNewRun, planResume } from "./resume.ts";
 import { RunSecrets } from "./run-secrets.ts";
 import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
-import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs, type ToolSpec } from "./toolbox.ts";
+import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs } from "./toolbox.ts";
 import { prepareSubagents } from "../subagents/prepare.ts";
 import { runSubagent } from "../subagents/run.ts";
 import { UsageTotals } from "./usage.ts";
 import { liveTools, withLiveTools } from "./live-tools.ts";
-import type { LoopStrategy } from "../strategies/strategy.ts";
-import type { CheckpointProvider } from "../../plugins/agent-storage.ts";
+import type { CheckpointProvider } from "../storage/agent-storage.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
+import type { CallEnv, LoopStrategy, ResumedBatch, ToolSpec } from "./loop-types.ts";
 
 /** Everything a tools-agent run needs, checked before the run exists. */
 interface Plan {

@@ -1,5 +1,5 @@
 import type { ModelMessage } from "ai";
-import type { StoredMessage } from "../agent/threads.ts";
+import type { StoredMessage } from "../threads.ts";
 
 /**
  * Where an agent's thread memory is kept: the conversation a run reads before its turn
@@ -25,8 +25,7 @@ export interface StoreProvider {
   list(namespace: string): Promise<Array<{ key: string; value: unknown }>>;
 }
 
-/** The name of the default providers: the platform's database. */
-export const DATABASE_PROVIDER = "database";
+export { DATABASE_PROVIDER } from "../../plugins/plugin-catalog.ts";
 
 /** Thread memory held in this process only: gone on restart, not shared between instances. */
 export function memoryCheckpointProvider(): CheckpointProvider {

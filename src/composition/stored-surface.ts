@@ -4,20 +4,20 @@ import type { Db } from "../db/client.ts";
 import type { Logger } from "../log.ts";
 import { combosOf } from "../manifests/validate-document.ts";
 import type { ComboItem, ManifestDocument } from "../manifests/manifest.ts";
-import { bindCombo, branchName } from "./entries/branch-entry.ts";
+import { bindCombo, branchName } from "../registry/entries/branch-entry.ts";
 import type { ExtensionDefinition } from "../extensions/extension.ts";
 import { selectionOf } from "../manifests/selection.ts";
-import { presetEntry } from "./entries/preset-entry.ts";
+import { presetEntry } from "../registry/entries/preset-entry.ts";
 import type { Preset } from "../presets/preset.ts";
 import { toPreset } from "../presets/preset-service.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
-import type { SurfaceEntry } from "./surface-entry.ts";
-import type { Surface } from "./surface.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { Surface } from "../registry/surface.ts";
 import type { Secrets } from "../secrets/secrets.ts";
 import { learnStoredMarkers } from "../secrets/stored-markers.ts";
 import { SurfaceSync } from "./surface-sync.ts";
 import type { PresetBinding } from "../presets/preset-binding.ts";
-import { readSurfaceVersion } from "./surface-version.ts";
+import { readSurfaceVersion } from "../registry/surface-version.ts";
 
 /**
  * A stored part of the surface read by every load besides presets and the manifest (the connectors,

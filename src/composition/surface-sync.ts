@@ -2,7 +2,7 @@ import type { Db } from "../db/client.ts";
 import type { Bus } from "../events/bus.ts";
 import { failureLog, type FailureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
-import { readSurfaceVersion } from "./surface-version.ts";
+import { readSurfaceVersion } from "../registry/surface-version.ts";
 
 /** What {@link SurfaceSync} keeps current: the stored surface. */
 export interface SurfaceLoader {

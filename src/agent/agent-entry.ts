@@ -1,7 +1,7 @@
-import type { AgentClass } from "../../agent/agent.ts";
-import { agentInputSchema, bakeableFields } from "../../agent/agent-class.ts";
-import type { ToolContext } from "../../tools/definition.ts";
-import type { SurfaceEntry } from "../surface-entry.ts";
+import type { AgentClass } from "./agent.ts";
+import { agentInputSchema, bakeableFields } from "./agent-class.ts";
+import type { ToolContext } from "../tools/definition.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
 
 /**
  * Runs an agent for its surface entry. Contract: resolves with the drained value of the

@@ -1,5 +1,5 @@
-import type { Db } from "../db/client.ts";
-import type { ThreadStore } from "../agent/threads.ts";
+import type { Db } from "../../db/client.ts";
+import type { ThreadStore } from "../threads.ts";
 import type { CheckpointProvider, StoreProvider } from "./agent-storage.ts";
 
 /** The default thread memory: the Thread / ThreadMessage rows the `thread` query serves. */

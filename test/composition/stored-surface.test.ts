@@ -4,7 +4,7 @@ import { Bus } from "../../src/events/bus.ts";
 import { defineExtension } from "../../src/extensions/extension.ts";
 import { createLogger } from "../../src/log.ts";
 import { Registry } from "../../src/registry/registry.ts";
-import { StoredSurface } from "../../src/registry/stored-surface.ts";
+import { StoredSurface } from "../../src/composition/stored-surface.ts";
 import { Surface } from "../../src/registry/surface.ts";
 import { readSurfaceVersion, writeSurface } from "../../src/registry/surface-version.ts";
 import { Secrets } from "../../src/secrets/secrets.ts";
