@@ -1,8 +1,15 @@
 import type { Caller } from "../auth/roles.ts";
 import { maySeeRun, runScope } from "../auth/visibility.ts";
 import { follow, type EventLogSource } from "../events/event-log.ts";
-import type { Runtime } from "../runtime.ts";
+import type { OrderedRunEvents } from "../runlog/ordered-feed.ts";
+import type { RunStore } from "./run-store.ts";
 import type { RunEventRecord } from "./run-record.ts";
+
+/** Where run events come from: the ordered live feed and the stored log. */
+export interface RunEventDeps {
+  runFeed: OrderedRunEvents;
+  runs: RunStore;
+}
 
 /** Which run events a subscriber wants. */
 export interface RunEventFilter {
@@ -18,7 +25,7 @@ export interface RunEventFilter {
  * Only events of runs `caller` may see are delivered (`auth/visibility.ts`), replayed or live.
  */
 export function replayThenLive(
-  rt: Pick<Runtime, "runFeed" | "runs">,
+  rt: RunEventDeps,
   filter: RunEventFilter,
   afterSeq: number | null,
   signal: AbortSignal,
@@ -32,7 +39,7 @@ export function replayThenLive(
  * filtered stream skips the seqs of other runs and tools.
  */
 function runEventSource(
-  rt: Pick<Runtime, "runFeed" | "runs">,
+  rt: RunEventDeps,
   filter: RunEventFilter,
   caller: Caller,
 ): EventLogSource<RunEventRecord> {
