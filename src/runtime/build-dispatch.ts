@@ -34,7 +34,7 @@ export async function buildDispatch(
     interactions: interactionStore,
     store: expiringStore(db),
     // A name written on another instance a moment ago is looked up again before NOT_FOUND.
-    // (`stored` is built below, once the dispatcher exists: until then there is nothing to refresh.)
+    // (`stored` is built by `loadStoredSurface`, once the dispatcher exists: until then there is nothing to refresh.)
     refresh: async () => (late.stored ? late.stored.sync.refreshIfStale() : false),
     observer: metrics,
     tracer: tracing?.runs,

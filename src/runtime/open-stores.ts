@@ -23,7 +23,7 @@ export type Stores = Awaited<ReturnType<typeof openStores>>;
 export async function openStores(options: RuntimeOptions) {
   const { config } = options;
   // The secrets are known before anything is logged, stored or served: the configured
-  // credentials now, the stored markers' values when the stored surface loads below.
+  // credentials now, the stored markers' values when the stored surface loads (`loadStoredSurface`).
   const app = options.app ?? sharedApp;
   const builtins = new App();
   // The one plugin catalog: `!ENV` values (the plugins' config providers, then the process
