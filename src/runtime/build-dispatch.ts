@@ -1,0 +1,51 @@
+import { expiringStore } from "../db/expiring-store.ts";
+import { Dispatcher } from "../dispatch/dispatcher.ts";
+import type { RuntimeOptions } from "../runtime-types.ts";
+import { failureLog } from "../failure-log.ts";
+import { InteractionStore } from "../interactions/interaction-store.ts";
+import { InteractionService } from "../interactions/interaction-service.ts";
+import { Duties } from "../cluster/duty.ts";
+import { interactionExpiry } from "../cluster/interaction-expiry.ts";
+import { keyValueSweep } from "../cluster/key-value-sweep.ts";
+import type { Late } from "./late.ts";
+import type { Stores } from "./open-stores.ts";
+import type { Builtins } from "./register-builtins.ts";
+import type { Membership } from "./join-cluster.ts";
+
+/** What {@link buildDispatch} builds: the dispatcher, the interactions and the duties started so far. */
+export type Dispatch = Awaited<ReturnType<typeof buildDispatch>>;
+
+/** Builds the dispatch chokepoint and the interactions, then starts the server's periodic sweeps. */
+export async function buildDispatch(
+  options: RuntimeOptions,
+  late: Late,
+  { db, bus, log, secrets, metrics }: Stores,
+  { surface }: Builtins,
+  { runs, instanceId, tracing, duties }: Membership,
+) {
+  const interactionStore = new InteractionStore(db, (token) => `${late.runtime!.publicUrl}/callbacks/${token}`, bus);
+  const dispatcher = new Dispatcher({
+    surface,
+    runs,
+    bus,
+    log,
+    secrets,
+    instanceId,
+    interactions: interactionStore,
+    store: expiringStore(db),
+    // A name written on another instance a moment ago is looked up again before NOT_FOUND.
+    // (`stored` is built by `loadStoredSurface`, once the dispatcher exists: until then there is nothing to refresh.)
+    refresh: async () => (late.stored ? late.stored.sync.refreshIfStale() : false),
+    observer: metrics,
+    tracer: tracing?.runs,
+  });
+  const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
+  // The periodic duties fail every tick while the database is out: a few lines count them.
+  const dutyFailures = failureLog(log);
+  const cluster = new Duties();
+  if (duties === "server") {
+    await cluster.start(interactionExpiry(interactions, dutyFailures, options.sweepMs ?? 1000));
+    await cluster.start(keyValueSweep(db, dutyFailures, options.storeSweepMs ?? 60_000));
+  }
+  return { dispatcher, interactions, cluster };
+}
