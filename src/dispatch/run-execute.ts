@@ -1,6 +1,7 @@
 import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Caller } from "../auth/roles.ts";
-import { lazyChild, scrubbingLogger } from "../log.ts";
+import { lazyChild } from "../log.ts";
+import { scrubbingLogger } from "../secrets/scrubbing-logger.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { isPark, type Park } from "../interactions/park.ts";
 import type { ExecutedEntry } from "./executed-entry.ts";
