@@ -16,7 +16,7 @@ import { Secrets } from "./secrets/secrets.ts";
 import { PluginCatalog } from "./plugins/plugin-catalog.ts";
 import { BUILTIN_STRATEGIES } from "./agent/strategies/strategy.ts";
 import { configuredCredentials } from "./secrets/credentials.ts";
-import { scrubbingWrites } from "./db/scrub-writes.ts";
+import { scrubbingWrites } from "./secrets/scrub-writes.ts";
 import { learnStoredMarkers } from "./secrets/stored-markers.ts";
 import { outageLog } from "./events/outage-log.ts";
 import { failureLog } from "./failure-log.ts";
