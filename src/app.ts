@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Tier } from "./auth/roles.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "./retry/policy.ts";
 import { DefinitionError } from "./definition-error.ts";
+import { reportedZodIssues } from "./validation/declaration.ts";
 import { defineTool, toolDefinitionError } from "./tools/define-tool.ts";
 import type { ExecutionMode, ToolContext, ToolDefinition } from "./tools/definition.ts";
 import type { JsonSchema } from "./tools/json-schema.ts";
@@ -237,10 +238,7 @@ export class App implements Registrations<AgentRegistryTypes> {
           ? { ok: true as const, value: r.data }
           : {
               ok: false as const,
-              issues: r.error.issues.map((i) => ({
-                path: i.path.length ? `/${i.path.join("/")}` : "",
-                message: i.message,
-              })),
+              issues: reportedZodIssues(r.error),
             };
       },
     });

@@ -12,7 +12,7 @@ export type LogSink = (line: string) => void;
 
 /**
  * Lines go to `sink`; TAI_LOG=silent drops them. `secrets` scrubs every line's message and
- * field values (the runtime's, see {@link scrubbingLogger}); the level, time and field names are structure.
+ * field values (the runtime's, see `secrets/scrubbing-logger.ts`); the level, time and field names are structure.
  */
 export function createLogger(
   base: Record<string, unknown> = {},
@@ -28,27 +28,6 @@ export function createLogger(
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
     child: (fields) => createLogger({ ...base, ...fields }, sink, secrets),
-  };
-}
-
-/**
- * `log` with every message and field scrubbed of the known secrets first (the runtime wraps whatever logger it is
- * given).
- */
-export function scrubbingLogger(log: Logger, secrets: Scrubber): Logger {
-  const fieldsOf = (f?: Record<string, unknown>) =>
-    f
-      ? secrets.scrub(
-          Object.fromEntries(
-            Object.entries(f).map(([k, v]) => [k, v instanceof Error ? `${v.name}: ${v.message}` : v]),
-          ),
-        )
-      : f;
-  return {
-    info: (m, f) => log.info(secrets.scrubText(m), fieldsOf(f)),
-    warn: (m, f) => log.warn(secrets.scrubText(m), fieldsOf(f)),
-    error: (m, f) => log.error(secrets.scrubText(m), fieldsOf(f)),
-    child: (fields) => scrubbingLogger(log.child(fieldsOf(fields)!), secrets),
   };
 }
 

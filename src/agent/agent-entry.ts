@@ -2,6 +2,7 @@ import type { AgentClass } from "./agent.ts";
 import { agentInputSchema, bakeableFields } from "./agent-class.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { reportedZodIssues } from "../validation/declaration.ts";
 
 /**
  * Runs an agent for its surface entry. Contract: resolves with the drained value of the
@@ -35,10 +36,7 @@ export function agentEntry(cls: AgentClass, invoke: AgentInvoker): SurfaceEntry 
         ? { ok: true, value: { ...input, ...r.data } }
         : {
             ok: false,
-            issues: r.error.issues.map((i) => ({
-              path: i.path.length ? `/${i.path.join("/")}` : "",
-              message: i.message,
-            })),
+            issues: reportedZodIssues(r.error),
           };
     },
     invoke: (input, ctx) => invoke(cls, input as Record<string, unknown>, ctx),

@@ -1,5 +1,5 @@
 import { APICallError, RetryError } from "ai";
-import { ApiError, isErrorKind, KIND_OF_API_CODE, publicErrorName, ToolError, type ErrorKind } from "../errors.ts";
+import { ApiError, isErrorKind, KIND_OF_API_CODE, publicErrorName, isToolError, type ErrorKind } from "../errors.ts";
 
 /** A failed run, as a door receives it: the kind, a safe message, and where the log ended. */
 export class AgentRunFailedError extends Error {
@@ -28,12 +28,11 @@ export function classifyAgentError(
   if (aborted)
     return {
       kind: "CANCELLED",
-      message:
-        reason instanceof ToolError && reason.kind === "CANCELLED" ? reason.message : "the agent run was cancelled",
+      message: isToolError(reason) && reason.kind === "CANCELLED" ? reason.message : "the agent run was cancelled",
       unexpected: false,
     };
   // A failure an agent raises on purpose is a ToolError with its kind (docs/agent-stream.md §4).
-  if (error instanceof ToolError) return { kind: error.kind, message: error.message, unexpected: false };
+  if (isToolError(error)) return { kind: error.kind, message: error.message, unexpected: false };
   if (error instanceof ApiError)
     return { kind: KIND_OF_API_CODE[error.code], message: error.message, unexpected: false };
   const api =

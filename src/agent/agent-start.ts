@@ -5,6 +5,7 @@ import { lowerRole, storedRole } from "../auth/role-order.ts";
 import { mayRun } from "../auth/tiers.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
+import { reportedZodIssues } from "../validation/declaration.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
 import { checkRunOptions, storableOptions } from "./run-options.ts";
@@ -119,14 +120,8 @@ export async function admitStart(
     throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(unstorable)}`, unstorable);
   const parsed = cls.ToolInput.safeParse(options);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => ({
-      path: i.path.length ? `/${i.path.join("/")}` : "",
-      message: i.message,
-    }));
-    throw ApiError.badInput(
-      `invalid input for agent "${name}": ${issues.map((i) => `${i.path || "/"}: ${i.message}`).join("; ")}`,
-      issues,
-    );
+    const issues = reportedZodIssues(parsed.error);
+    throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(issues)}`, issues);
   }
   options = live.attach({ ...options, ...(parsed.data as Record<string, unknown>), threadId });
   const agent = new cls();

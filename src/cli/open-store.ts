@@ -2,7 +2,7 @@ import { KeyStore } from "../auth/keys.ts";
 import { loadConfig } from "../config.ts";
 import { openDb, type Db } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
-import { scrubbingWrites } from "../db/scrub-writes.ts";
+import { scrubbingWrites } from "../secrets/scrub-writes.ts";
 import type { Bus } from "../events/bus.ts";
 import { ManifestService } from "../manifests/manifest-service.ts";
 import type { Manifest } from "../manifests/manifest.ts";

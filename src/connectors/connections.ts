@@ -1,5 +1,5 @@
 import type { ExpiringStore } from "../db/expiring-store.ts";
-import { ToolError } from "../errors.ts";
+import { isToolError, ToolError } from "../errors.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Secrets } from "../secrets/secrets.ts";
@@ -239,7 +239,7 @@ export class ConnectionManager {
       tally("ok");
       return value;
     } catch (e) {
-      tally(e instanceof ToolError ? e.kind : "INTERNAL");
+      tally(isToolError(e) ? e.kind : "INTERNAL");
       throw e;
     }
   }
@@ -356,10 +356,10 @@ export class ConnectionManager {
 
   private scrubbed(e: unknown, owner: string): ToolError {
     const message = this.deps.secrets.scrubText(e instanceof Error ? e.message : String(e));
-    const kind = e instanceof ToolError ? e.kind : "UNAVAILABLE";
+    const kind = isToolError(e) ? e.kind : "UNAVAILABLE";
     return new ToolError(message.startsWith(owner) ? message : `${owner}: ${message}`, {
       kind,
-      retryable: e instanceof ToolError ? e.retryable : undefined,
+      retryable: isToolError(e) ? e.retryable : undefined,
     });
   }
 }

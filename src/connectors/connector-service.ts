@@ -1,7 +1,7 @@
 import type { Caller } from "../auth/roles.ts";
 import { representable } from "./listing-check.ts";
 import { requireAdmin } from "../auth/ownership.ts";
-import { ApiError, describeIssues, ToolError, type Issue } from "../errors.ts";
+import { ApiError, describeIssues, isToolError, ToolError, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import type { ConnectionManager } from "./connections.ts";
 import { checkConnectorInput } from "./connector-input.ts";
@@ -170,7 +170,7 @@ export class ConnectorService implements ConnectorApi {
       );
       found = representable(await conn.list());
     } catch (e) {
-      const message = this.deps.connections.scrubText((e instanceof ToolError ? e : ToolError.fromUnknown(e)).message);
+      const message = this.deps.connections.scrubText((isToolError(e) ? e : ToolError.fromUnknown(e)).message);
       await this.deps.store.markRefreshed(name, message);
       return { connector: this.record((await this.deps.store.get(name)) ?? row), change: null };
     }
@@ -269,7 +269,7 @@ export class ConnectorService implements ConnectorApi {
       return { conn, found: { tools: found.tools ?? [], refused: found.refused ?? [] } };
     } catch (e) {
       await conn.close();
-      const message = this.deps.connections.scrubText((e instanceof ToolError ? e : ToolError.fromUnknown(e)).message);
+      const message = this.deps.connections.scrubText((isToolError(e) ? e : ToolError.fromUnknown(e)).message);
       throw ApiError.badInput(`connector "${target.name}" could not list its tools: ${message}`, [
         { path: "/settings", message: `could not list the upstream's tools: ${message}` },
       ]);

@@ -1,10 +1,10 @@
 import type { Caller } from "../auth/roles.ts";
 import { REDACTED } from "../auth/tiers.ts";
-import { ToolError, type ErrorKind } from "../errors.ts";
-import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ErrorKind } from "../errors.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { untilStored } from "./run-follow.ts";
 import { execute } from "./run-execute.ts";
+import { vanished } from "./executed-entry.ts";
 import type { RunSteps } from "./run-steps.ts";
 import type { RunRecord } from "./run-record.ts";
 import { both, failure } from "./run-settle.ts";
@@ -25,26 +25,27 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
   const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: run.callerKeyId };
   const controller = new AbortController();
   const redact = run.input === REDACTED;
-  const body = async (ctx: ToolContext) => {
-    if (!entry)
-      throw new ToolError(`"${run.tool}" is no longer on the surface; the parked run cannot resume`, {
-        kind: "NOT_FOUND",
-      });
-    return entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers);
-  };
+  // The entry may have left the surface while the run was parked.
+  const { entry: executed, body } = entry
+    ? {
+        entry,
+        body: async (ctx: ToolContext) =>
+          entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers),
+      }
+    : vanished(run.tool);
   const trace = deps.tracer?.startRun({
     tool: run.tool,
     door: run.door,
     caller,
     parentRunId: run.parentRunId ?? undefined,
   });
-  const done = execute(
-    steps,
-    entry ?? ({ name: run.tool, pauses: false, timeoutSeconds: 30 } as SurfaceEntry),
-    run,
-    body,
-    { caller, controller, redact, resumed: true, trace },
-  );
+  const done = execute(steps, executed, run, body, {
+    caller,
+    controller,
+    redact,
+    resumed: true,
+    trace,
+  });
   if (trace)
     done.then(
       (o) => trace.end(o.run),

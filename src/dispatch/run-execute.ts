@@ -1,9 +1,10 @@
 import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Caller } from "../auth/roles.ts";
-import { lazyChild, scrubbingLogger } from "../log.ts";
+import { lazyChild } from "../log.ts";
+import { scrubbingLogger } from "../secrets/scrubbing-logger.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { isPark, type Park } from "../interactions/park.ts";
-import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ExecutedEntry } from "./executed-entry.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { normalizeResult, type ToolResult } from "../tools/result.ts";
 import { park } from "./run-park.ts";
@@ -44,7 +45,7 @@ export interface ExecuteOptions {
  */
 export async function execute(
   steps: RunSteps,
-  entry: SurfaceEntry,
+  entry: ExecutedEntry,
   run: RunRecord,
   body: (ctx: ToolContext) => Promise<unknown>,
   opts: ExecuteOptions,

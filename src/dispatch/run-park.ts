@@ -1,7 +1,7 @@
 import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Park } from "../interactions/park.ts";
 import type { Logger } from "../log.ts";
-import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ExecutedEntry } from "./executed-entry.ts";
 import type { RunSteps } from "./run-steps.ts";
 import type { AttemptRecord, RunRecord } from "./run-record.ts";
 import { failure } from "./run-settle.ts";
@@ -13,7 +13,7 @@ import type { RunOutcome } from "./request.ts";
  */
 export async function park(
   steps: RunSteps,
-  entry: SurfaceEntry,
+  entry: ExecutedEntry,
   run: RunRecord,
   p: Park,
   last: AttemptRecord | null,

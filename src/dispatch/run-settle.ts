@@ -2,7 +2,7 @@ import { REDACTED } from "../auth/tiers.ts";
 import { describeIssues, ToolError, type ErrorKind } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { PendingOutcomes } from "../runlog/pending-outcomes.ts";
-import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { ExecutedEntry } from "./executed-entry.ts";
 import type { Secrets, SecretScope } from "../secrets/secrets.ts";
 import { scrubAttempt, scrubRun } from "../secrets/value-fields.ts";
 import { validate } from "../tools/json-schema.ts";
@@ -163,7 +163,7 @@ export class RunSettle {
  * against the entry's output schema, else FAILED (or CANCELLED) with the error's kind.
  */
 export function applyOutcome(
-  entry: SurfaceEntry,
+  entry: ExecutedEntry,
   run: RunRecord,
   outcome: RetryLoopOutcome<ToolResult>,
   last: AttemptRecord | null,

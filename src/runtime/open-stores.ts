@@ -1,13 +1,14 @@
 import { App, app as sharedApp } from "../app.ts";
 import { openDb } from "../db/client.ts";
 import { runtimeBus } from "../runtime-topics.ts";
-import { createLogger, scrubbingLogger } from "../log.ts";
+import { createLogger } from "../log.ts";
+import { scrubbingLogger } from "../secrets/scrubbing-logger.ts";
 import type { RuntimeOptions } from "../runtime-types.ts";
 import { Secrets } from "../secrets/secrets.ts";
 import { PluginCatalog } from "../plugins/plugin-catalog.ts";
 import { BUILTIN_STRATEGIES } from "../agent/strategies/strategy.ts";
 import { configuredCredentials } from "../secrets/credentials.ts";
-import { scrubbingWrites } from "../db/scrub-writes.ts";
+import { scrubbingWrites } from "../secrets/scrub-writes.ts";
 import { learnStoredMarkers } from "../secrets/stored-markers.ts";
 import { outageLog } from "../events/outage-log.ts";
 import { loadModules } from "../modules/load-modules.ts";

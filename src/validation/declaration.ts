@@ -30,6 +30,14 @@ function toIssues(issues: readonly z.core.$ZodIssue[], base: string): Issue[] {
   });
 }
 
+/**
+ * A zod error's issues as zod reports them, one per issue: its path segments joined under `/` as they are
+ * ("" is the root), not escaped and an unknown key not split out (what a tool's or an agent's input reports).
+ */
+export function reportedZodIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((i) => ({ path: i.path.length ? `/${i.path.join("/")}` : "", message: i.message }));
+}
+
 /** The problems a declaration has against its schema; empty when it fits. */
 export function declarationIssues(schema: z.ZodType, value: unknown, base = ""): Issue[] {
   const result = schema.safeParse(value);

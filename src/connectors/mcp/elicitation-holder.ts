@@ -1,4 +1,4 @@
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 import type { ConnectorEnv } from "../connector-kind.ts";
 import { RELAY, relayKey, type ParkedCallState, type RelayedAnswer } from "./elicitation-relay.ts";
 import type { CallStep, PendingCall } from "./pending-call.ts";
@@ -79,7 +79,7 @@ export class ElicitationHolder {
     try {
       return await p.next({ timeoutMs, signal: cancel.signal });
     } catch (e) {
-      const err = e instanceof ToolError ? e : new ToolError("the MCP call failed", { kind: "UNAVAILABLE" });
+      const err = isToolError(e) ? e : new ToolError("the MCP call failed", { kind: "UNAVAILABLE" });
       return { type: "error", kind: err.kind, message: err.message };
     } finally {
       clearInterval(watch);

@@ -10,7 +10,7 @@ import {
   type ElicitResult,
   type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 import { park } from "../../interactions/park.ts";
 import type { ToolUpdate } from "../../tools/tool-update.ts";
 import type {
@@ -229,7 +229,7 @@ export class McpConnection implements ConnectorConnection {
 /** A request that failed below MCP (the HTTP exchange itself), not an upstream's answer or a refusal of ours. */
 function isTransportFailure(e: unknown): boolean {
   if (e instanceof McpError || isMalformed(e)) return false;
-  return !(e instanceof ToolError) || e.kind === "NETWORK";
+  return !isToolError(e) || e.kind === "NETWORK";
 }
 
 /** An MCP progress notification as a tai42 update (dropped when malformed: an upstream's mistake fails nothing). */

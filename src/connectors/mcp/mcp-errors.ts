@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 
 /** The longest upstream message a run keeps (an upstream's error text is not ours to trust in size). */
 export const MESSAGE_CHARS = 2000;
@@ -18,7 +18,7 @@ export function bounded(text: string): string {
  * exchange) UNAVAILABLE with its message.
  */
 export function classify(error: unknown, what: string): ToolError {
-  if (error instanceof ToolError) return error;
+  if (isToolError(error)) return error;
   if (error instanceof McpError) {
     const text = bounded(error.message);
     if (error.code === ErrorCode.ConnectionClosed)

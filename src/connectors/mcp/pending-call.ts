@@ -1,5 +1,5 @@
 import type { CallToolResult, ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 import type { JsonSchema } from "../../tools/json-schema.ts";
 import type { ToolUpdate } from "../../tools/tool-update.ts";
 
@@ -57,7 +57,7 @@ export class PendingCall {
       (e: unknown) => {
         const aborted = this.controller.signal.aborted;
         const reason = aborted ? this.controller.signal.reason : e;
-        const err = reason instanceof ToolError ? reason : fail(reason, aborted);
+        const err = isToolError(reason) ? reason : fail(reason, aborted);
         this.push({
           type: "error",
           kind: err.kind,

@@ -1,4 +1,4 @@
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 import type { ToolResultInit } from "../../tools/result.ts";
 import type { UpstreamCall, UpstreamTool } from "../connector-kind.ts";
 import { bindingOf } from "./openapi-binding.ts";
@@ -65,7 +65,7 @@ export async function callOperation(
       operation,
     );
   } catch (error) {
-    if (error instanceof ToolError) throw error;
+    if (isToolError(error)) throw error;
     throw stopped(error);
   }
   let body: string;
@@ -80,7 +80,7 @@ export async function callOperation(
         ),
     );
   } catch (error) {
-    if (error instanceof ToolError) throw error;
+    if (isToolError(error)) throw error;
     throw stopped(error);
   }
   return classifyResponse(operation, response.status, response.statusText, response.headers, body, secrets);

@@ -1,6 +1,6 @@
 import $RefParser from "@apidevtools/json-schema-ref-parser";
 import { parse as parseYaml } from "yaml";
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 import { readBounded } from "./bounded-body.ts";
 
 /** A parsed OpenAPI 3.x document (plain JSON). */
@@ -58,7 +58,7 @@ export async function fetchText(fetchFn: typeof fetch, url: string, signal?: Abo
       ...(signal ? { signal } : {}),
     });
   } catch (e) {
-    if (e instanceof ToolError) throw e;
+    if (isToolError(e)) throw e;
     throw new ToolError(`the OpenAPI document at ${url} could not be fetched: ${(e as Error).message}`, {
       kind: "NETWORK",
       cause: e,
@@ -75,7 +75,7 @@ export async function fetchText(fetchFn: typeof fetch, url: string, signal?: Abo
       refusedDocument(`${url} is larger than ${MAX_DOCUMENT_BYTES} bytes`),
     );
   } catch (e) {
-    if (e instanceof ToolError) throw e;
+    if (isToolError(e)) throw e;
     throw new ToolError(`the OpenAPI document at ${url} could not be read: ${(e as Error).message}`, {
       kind: "NETWORK",
     });
@@ -157,7 +157,7 @@ export async function bundleExternalRefs(
       },
     })) as OpenApiDocument;
   } catch (e) {
-    if (e instanceof ToolError) throw e;
+    if (isToolError(e)) throw e;
     throw refusedDocument(`an external $ref could not be resolved: ${refusal ?? (e as Error).message.split("\n")[0]}`);
   }
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { app } from "../../app.ts";
-import { ToolError } from "../../errors.ts";
+import { isToolError, ToolError } from "../../errors.ts";
 import { isToolResultInit } from "../../tools/result.ts";
 import type { ToolContext } from "../../tools/definition.ts";
 import { boundUpdate } from "../../tools/tool-update.ts";
@@ -56,7 +56,7 @@ try {
     error: {
       message: err.message ?? String(e),
       name: err.name ?? "Error",
-      toolError: e instanceof ToolError,
+      toolError: isToolError(e),
       kind: err.kind,
       retryable: err.retryable,
       retryAfterSeconds: err.retryAfterSeconds,

@@ -1,6 +1,6 @@
-import type { Scrubber } from "../secrets/secrets.ts";
-import type { Db } from "./client.ts";
-import { scrubRow } from "./value-columns.ts";
+import type { Scrubber } from "./secrets.ts";
+import type { Db } from "../db/client.ts";
+import { scrubRow } from "../db/value-columns.ts";
 
 /** The write arguments that carry stored values. */
 const WRITE_FIELDS = ["data", "create", "update"] as const;
@@ -11,7 +11,7 @@ type Query = (args: unknown) => Promise<unknown>;
  * The storage boundary (docs/security-model.md §3): every write through the database
  * client (create, update, upsert, createMany, in a transaction or not) stores its values
  * with each known secret replaced by "[redacted]": only the value columns of its model
- * (`value-columns.ts`); ids, names, statuses and times are never rewritten. Reads are untouched. The run log's
+ * (`db/value-columns.ts`); ids, names, statuses and times are never rewritten. Reads are untouched. The run log's
  * statements bypass Prisma; its writer scrubs them itself (`runlog/log-writer.ts`).
  */
 export function scrubbingWrites(db: Db, secrets: Scrubber): Db {
