@@ -235,36 +235,28 @@ const AsksFinalRef = member(
   }),
 );
 
+/**
+ * The one list of the union's members, keyed by the event's `type`, in the schema's order: the union's
+ * members and its `__typename` table (resolveType) both derive from it, and the key type makes it name
+ * every member of AgentEventRecord, each with its own object type.
+ */
+const MEMBERS: { [K in AgentEventRecord["type"]]: ReturnType<typeof member<K>> } = {
+  message_delta: MessageDeltaRef,
+  intermediate_delta: IntermediateDeltaRef,
+  message_final: MessageFinalRef,
+  reasoning_step: ReasoningStepRef,
+  run_usage: RunUsageRef,
+  structured_final: StructuredFinalRef,
+  tool_call_step: ToolCallStepRef,
+  tool_result_step: ToolResultStepRef,
+  tool_progress_step: ToolProgressStepRef,
+  interrupt_final: InterruptFinalRef,
+  suspended_final: SuspendedFinalRef,
+  asks_final: AsksFinalRef,
+};
+
 export const StreamEventRef = builder.unionType("StreamEvent", {
   description: "Every event an agent run streams (docs/agent-stream.md).",
-  types: [
-    MessageDeltaRef,
-    IntermediateDeltaRef,
-    MessageFinalRef,
-    ReasoningStepRef,
-    RunUsageRef,
-    StructuredFinalRef,
-    ToolCallStepRef,
-    ToolResultStepRef,
-    ToolProgressStepRef,
-    InterruptFinalRef,
-    SuspendedFinalRef,
-    AsksFinalRef,
-  ],
-  resolveType: (e) => TYPENAMES[(e as AgentEventRecord).type],
+  types: Object.values(MEMBERS),
+  resolveType: (e) => MEMBERS[(e as AgentEventRecord).type].name,
 });
-
-const TYPENAMES: Record<AgentEventRecord["type"], string> = {
-  message_delta: "MessageDelta",
-  intermediate_delta: "IntermediateDelta",
-  message_final: "MessageFinal",
-  reasoning_step: "ReasoningStep",
-  run_usage: "RunUsage",
-  structured_final: "StructuredFinal",
-  tool_call_step: "ToolCallStep",
-  tool_result_step: "ToolResultStep",
-  tool_progress_step: "ToolProgressStep",
-  interrupt_final: "InterruptFinal",
-  suspended_final: "SuspendedFinal",
-  asks_final: "AsksFinal",
-};

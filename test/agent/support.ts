@@ -2,6 +2,7 @@ import type { AgentRunOptions } from "../../src/agent/agent.ts";
 import type { AgentService, StartedRun } from "../../src/agent/agent-service.ts";
 import type { AgentLogEntry } from "../../src/agent/events.ts";
 import { ScriptedModel, type Script } from "../../src/agent/providers/scripted-model.ts";
+import type { App } from "../../src/app.ts";
 import type { Caller } from "../../src/auth/roles.ts";
 import { afterEach } from "vitest";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
@@ -64,12 +65,19 @@ export function sharedRuntimes() {
   };
 }
 
-/** A runtime on the agent test app per test: `setup()` creates it, and it is disposed after each test. */
-export function agentRuntimePerTest(): () => Promise<TestRuntime> {
+/**
+ * A runtime on the agent test app per test: `setup(register?)` creates it, `register` adding to the
+ * app first, and it is disposed after each test.
+ */
+export function agentRuntimePerTest(): (register?: (app: App) => void) => Promise<TestRuntime> {
   let rt: TestRuntime | undefined;
   afterEach(async () => {
     await rt?.dispose();
     rt = undefined;
   });
-  return async () => (rt = await testRuntime({ app: agentTestApp() }));
+  return async (register = () => {}) => {
+    const app = agentTestApp();
+    register(app);
+    return (rt = await testRuntime({ app }));
+  };
 }
