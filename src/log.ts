@@ -1,4 +1,3 @@
-import type { Scrubber } from "./secrets/secrets.ts";
 
 /** A structured line logger (JSON to stderr). Never pass tool inputs or secrets as fields. */
 export interface Logger {
@@ -10,6 +9,11 @@ export interface Logger {
 
 export type LogSink = (line: string) => void;
 
+/** What scrubs a line's values (a `secrets/` Scrubber): the logger needs no more of it. */
+export interface LineScrubber {
+  scrub<T>(value: T): T;
+}
+
 /**
  * Lines go to `sink`; TAI_LOG=silent drops them. `secrets` scrubs every line's message and
  * field values (the runtime's, see `secrets/scrubbing-logger.ts`); the level, time and field names are structure.
@@ -17,7 +21,7 @@ export type LogSink = (line: string) => void;
 export function createLogger(
   base: Record<string, unknown> = {},
   sink: LogSink = defaultSink,
-  secrets?: Scrubber,
+  secrets?: LineScrubber,
 ): Logger {
   const write = (level: string, message: string, fields?: Record<string, unknown>) => {
     const values = { msg: message, ...base, ...fields };
