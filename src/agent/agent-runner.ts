@@ -4,7 +4,7 @@ import type { AgentContext } from "./agent.ts";
 import { classifyAgentError } from "./agent-errors.ts";
 import { agentToolPort } from "./agent-tools.ts";
 import type { AgentRunStatus } from "./agent-runs.ts";
-import type { AgentHost as AgentService, AgentServiceDeps } from "./agent-host.ts";
+import type { AgentHost, AgentServiceDeps } from "./agent-host.ts";
 import type { AdmittedRun } from "./agent-start.ts";
 import { withMark } from "./fork.ts";
 import type { AgentEventRecord, RunFailedRecord, RunUsage, StreamEvent, TerminalEvent } from "./events.ts";
@@ -23,6 +23,134 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
   asks_final: "ASKED",
 };
 
+type RunnerAgents = Pick<AgentHost, "store" | "services">;
+type RunnerDeps = Pick<AgentServiceDeps, "dispatcher" | "bus" | "log" | "secrets" | "observer">;
+
+/** One launched run: what it is given, and what its steps share while its stream goes. */
+interface Running {
+  agents: RunnerAgents;
+  deps: RunnerDeps;
+  run: AdmittedRun;
+  controller: AbortController;
+  usage: UsageTally;
+  /** The last checkpoint the agent gave. */
+  checkpoint: unknown;
+  /** The last seq given out. */
+  next: number;
+  /** The last seq known stored. */
+  stored: number;
+  /** The first failure to store an entry. */
+  failure: unknown;
+  /** The entries submitted and not yet seen stored. */
+  writes: Promise<void>[];
+}
+
+/** Waits for every entry submitted so far. */
+const settleWrites = (r: Running) => Promise.all(r.writes.splice(0));
+
+/** What the agent's stream is given: the run, its caller and signal, its tools, and where its checkpoint goes. */
+function agentContext(r: Running): AgentContext {
+  const { runId, threadId, caller } = r.run;
+  const tools = agentToolPort(r.deps.dispatcher, { runId, caller, signal: r.controller.signal });
+  return {
+    runId,
+    threadId,
+    caller,
+    signal: r.controller.signal,
+    log: r.deps.log.child({ agentRunId: runId }),
+    runTool: tools.runTool,
+    cancelTool: tools.cancelTool,
+    services: r.agents.services,
+    resuming: r.run.resuming,
+    prepared: r.run.prepared,
+    checkpoint: (value) => {
+      r.checkpoint = value;
+    },
+  };
+}
+
+/**
+ * Stores the run's terminal with its status, checkpoint and usage once every entry before it is stored, then
+ * publishes it.
+ */
+async function storeTerminal(r: Running, rec: AgentEventRecord): Promise<void> {
+  // A cancelled run ends CANCELLED, whatever its agent made of the abort (docs/agent-stream.md §4.1).
+  if (r.controller.signal.aborted) throw r.controller.signal.reason;
+  await settleWrites(r);
+  if (r.failure) throw r.failure;
+  const status = STATUS_OF[rec.type as TerminalEvent["type"]];
+  // Not stored: another instance failed the run meanwhile (fencing); its record stands.
+  if (!(await r.agents.store.finish(rec, status, withMark(r.checkpoint, r.run.mark), r.usage.sum))) return;
+  r.stored = rec.seq;
+  r.deps.bus.publish("agentEvent", rec);
+}
+
+/** Submits an entry to be stored, then published once its batch commits; a stream far ahead of storage waits. */
+async function submitEntry(r: Running, rec: AgentEventRecord): Promise<void> {
+  r.writes.push(
+    r.agents.store.appendEvent(rec).then(
+      () => {
+        r.stored = rec.seq;
+        r.deps.bus.publish("agentEvent", rec);
+      },
+      (e: unknown) => void (r.failure ??= e),
+    ),
+  );
+  // Bounded: a stream far ahead of its storage waits for it.
+  if (r.writes.length >= MAX_UNSTORED) await r.writes.shift();
+}
+
+/** Records one event of the stream: numbered, counted, scrubbed, then stored. True once the run's terminal is. */
+async function recordEvent(r: Running, numbered: ReturnType<typeof turnNumbering>, raw: StreamEvent): Promise<boolean> {
+  if (r.failure) throw r.failure;
+  const event = numbered(raw);
+  if (event.type === "run_usage") countUsage(r.usage, event, r.deps.observer);
+  const rec = scrubAgentEntry(r.deps.secrets, {
+    ...withThread(event, r.run.threadId),
+    agent: event.agent ?? null,
+    seq: ++r.next,
+    runId: r.run.runId,
+  }) as AgentEventRecord;
+  if (!rec.final) {
+    await submitEntry(r, rec);
+    return false;
+  }
+  await storeTerminal(r, rec);
+  return true;
+}
+
+/** Ends the run with a `run_failed` record after what it stored, its parked calls ended with it. */
+async function failRun(r: Running, e: unknown): Promise<void> {
+  const { agents, deps, run, controller } = r;
+  const { log, secrets } = deps;
+  const { runId } = run;
+  await settleWrites(r);
+  const c = classifyAgentError(e, controller.signal.aborted, controller.signal.reason);
+  if (c.unexpected)
+    log.error("agent run failed unexpectedly", {
+      agentRunId: runId,
+      error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
+    });
+  const rec: RunFailedRecord = {
+    type: "run_failed",
+    final: true,
+    seq: r.stored + 1,
+    runId,
+    kind: c.kind,
+    message: secrets.scrubText(c.message),
+  };
+  // Nothing will continue the calls it left parked: they end with it (docs/agent-stream.md §4.1).
+  await endParkedCalls(agents.services.runs, deps.dispatcher, runId, rec.message, log);
+  try {
+    // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
+    const status = c.kind === "CANCELLED" ? "CANCELLED" : "FAILED";
+    if (!(await agents.store.finish(rec, status, withMark(null, run.mark), r.usage.sum))) return;
+  } catch (err) {
+    log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
+  }
+  deps.bus.publish("agentEvent", rec);
+}
+
 /**
  * Runs an admitted run's stream in the background (a run does not belong to its
  * subscriber), tracked in `inflight` until it ends: each event is scrubbed, stored with
@@ -32,123 +160,36 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
  * call of the run carries its signal: aborting the run (cancel, shutdown, fencing) cancels
  * the calls in flight, and the run ends CANCELLED (docs/agent-stream.md §4.1).
  */
-export function launchRun(
-  agents: Pick<AgentService, "store" | "services">,
-  deps: Pick<AgentServiceDeps, "dispatcher" | "bus" | "log" | "secrets" | "observer">,
-  inflight: InFlight<void>,
-  run: AdmittedRun,
-): void {
-  const { dispatcher, bus, log, secrets } = deps;
-  const { runId, threadId, caller, options } = run;
-  const controller = new AbortController();
-  let checkpoint: unknown = null;
-  const usage = new UsageTally();
-  const tools = agentToolPort(dispatcher, { runId, caller, signal: controller.signal });
-  const ctx: AgentContext = {
-    runId,
-    threadId,
-    caller,
-    signal: controller.signal,
-    log: log.child({ agentRunId: runId }),
-    runTool: tools.runTool,
-    cancelTool: tools.cancelTool,
-    services: agents.services,
-    resuming: run.resuming,
-    prepared: run.prepared,
-    checkpoint: (value) => {
-      checkpoint = value;
-    },
-  };
+export function launchRun(agents: RunnerAgents, deps: RunnerDeps, inflight: InFlight<void>, run: AdmittedRun): void {
   // Entries are submitted as the stream yields them and group-committed; each is
   // published once its batch commits (in order: batches commit in order). `stored` is the
   // last seq known stored: the writer stores nothing of a run after an entry it failed to
   // store (`runlog/jobs.ts`), so the stored entries are exactly 1..stored, with no gap.
-  let next = run.seqBase ?? 0;
-  let stored = next;
-  let failure: unknown = null;
-  const writes: Promise<void>[] = [];
-  const settle = () => Promise.all(writes.splice(0));
+  const start = run.seqBase ?? 0;
+  const r: Running = {
+    agents,
+    deps,
+    run,
+    controller: new AbortController(),
+    usage: new UsageTally(),
+    checkpoint: null,
+    next: start,
+    stored: start,
+    failure: null,
+    writes: [],
+  };
+  const ctx = agentContext(r);
   const numbered = turnNumbering();
   const done = (async () => {
     try {
-      for await (const raw of run.agentInstance.astream(options, ctx) as AsyncIterable<StreamEvent>) {
-        if (failure) throw failure;
-        const event = numbered(raw);
-        if (event.type === "run_usage") countUsage(usage, event, deps.observer);
-        const rec = scrubAgentEntry(secrets, {
-          ...withThread(event, threadId),
-          agent: event.agent ?? null,
-          seq: ++next,
-          runId,
-        }) as AgentEventRecord;
-        if (rec.final) {
-          // A cancelled run ends CANCELLED, whatever its agent made of the abort (docs/agent-stream.md §4.1).
-          if (controller.signal.aborted) throw controller.signal.reason;
-          await settle();
-          if (failure) throw failure;
-          // Not stored: another instance failed the run meanwhile (fencing); its record stands.
-          if (
-            !(await agents.store.finish(
-              rec,
-              STATUS_OF[rec.type as TerminalEvent["type"]],
-              withMark(checkpoint, run.mark),
-              usage.sum,
-            ))
-          )
-            return;
-          stored = rec.seq;
-          bus.publish("agentEvent", rec);
-          return;
-        }
-        writes.push(
-          agents.store.appendEvent(rec).then(
-            () => {
-              stored = rec.seq;
-              bus.publish("agentEvent", rec);
-            },
-            (e: unknown) => void (failure ??= e),
-          ),
-        );
-        // Bounded: a stream far ahead of its storage waits for it.
-        if (writes.length >= MAX_UNSTORED) await writes.shift();
-      }
+      for await (const raw of run.agentInstance.astream(run.options, ctx) as AsyncIterable<StreamEvent>)
+        if (await recordEvent(r, numbered, raw)) return;
       throw new Error("agent stream contract violated: the stream ended without a terminal event");
     } catch (e) {
-      await settle();
-      const c = classifyAgentError(e, controller.signal.aborted, controller.signal.reason);
-      if (c.unexpected)
-        log.error("agent run failed unexpectedly", {
-          agentRunId: runId,
-          error: e instanceof Error ? `${e.name}: ${e.message}` : String(e),
-        });
-      const rec: RunFailedRecord = {
-        type: "run_failed",
-        final: true,
-        seq: stored + 1,
-        runId,
-        kind: c.kind,
-        message: secrets.scrubText(c.message),
-      };
-      // Nothing will continue the calls it left parked: they end with it (docs/agent-stream.md §4.1).
-      await endParkedCalls(agents.services.runs, dispatcher, runId, rec.message, log);
-      try {
-        // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
-        if (
-          !(await agents.store.finish(
-            rec,
-            c.kind === "CANCELLED" ? "CANCELLED" : "FAILED",
-            withMark(null, run.mark),
-            usage.sum,
-          ))
-        )
-          return;
-      } catch (err) {
-        log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
-      }
-      bus.publish("agentEvent", rec);
+      await failRun(r, e);
     }
   })();
-  inflight.add(runId, controller, done);
+  inflight.add(run.runId, r.controller, done);
 }
 
 /**

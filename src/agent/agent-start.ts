@@ -11,7 +11,7 @@ import { PAUSED, type AgentRunRecord } from "./agent-runs.ts";
 import { checkRunOptions, storableOptions } from "./run-options.ts";
 import { getAgentSessionThread } from "./session-thread.ts";
 import { takeLiveTools } from "./subagents/live-tools.ts";
-import type { AgentHost as AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-host.ts";
+import type { AgentHost, AgentServiceDeps, StartedRun, StartRequest } from "./agent-host.ts";
 import { admitFork, type Fork } from "./fork.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
@@ -35,65 +35,64 @@ export interface AdmittedRun extends StartedRun {
   seqBase?: number;
 }
 
-/**
- * Admission of a start (docs/agent-stream.md §3.1, §6): options and agent validated, the
- * thread's owner checked, a paused run claimed for a resume, the run stored, and no rival
- * running the thread. Every rejection is an ApiError, and leaves nothing stored.
- */
-export async function admitStart(
-  agents: Pick<AgentService, "store" | "threads" | "services" | "classes" | "continueSuspended">,
-  deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
-  req: StartRequest,
-): Promise<AdmittedRun> {
-  let options = Object.fromEntries(
+/** What admission reads and writes of the agent host. */
+type Admitting = Pick<AgentHost, "store" | "threads" | "services" | "classes" | "continueSuspended">;
+
+/** The request's options without unset ones, its live tools taken out, and the session's thread when it names none. */
+function normaliseOptions(req: StartRequest): ReturnType<typeof takeLiveTools> {
+  const given = Object.fromEntries(
     Object.entries(req.options).filter(([, v]) => v !== undefined && v !== null),
   ) as AgentRunOptions;
-  const live = takeLiveTools(options);
-  options = live.options;
+  const live = takeLiveTools(given);
   const ambientThread = getAgentSessionThread();
-  if (options.threadId === undefined && ambientThread !== null) options.threadId = ambientThread;
-  let agentName = req.agent ?? undefined;
-  let resuming: AgentRunRecord | null = null;
-  let fork: Fork | null = null;
-  if (options.resume === undefined && options.resumeCheckpointId !== undefined) {
-    const admitted = await admitFork(agents, req, options);
-    ({ fork, options } = admitted);
-    agentName = admitted.agent;
-  }
-  if (options.resume !== undefined) {
-    if (!options.threadId)
-      throw ApiError.badInput("resume needs the threadId of the paused run", [
-        { path: "/threadId", message: "is required with resume" },
-      ]);
-    if (options.userMessage !== undefined)
-      throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [
-        { path: "/userMessage", message: "is not allowed with resume" },
-      ]);
-    const paused = await agents.store.latestOnThread(options.threadId);
-    // Another caller's thread does not exist for this one: the same refusal as an absent one.
-    if (!paused || !isOwnerOrAdmin(req.caller, paused)) throw threadNotFound("has no agent run to resume");
-    if (!PAUSED.includes(paused.status))
-      throw new ApiError(
-        "CONFLICT",
-        `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`,
-      );
-    if (options.resumeCheckpointId && options.resumeCheckpointId !== paused.id)
-      throw new ApiError(
-        "CONFLICT",
-        `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`,
-        [{ path: "/resumeCheckpointId", message: "is stale" }],
-      );
-    if (agentName && agentName !== paused.agent)
-      throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [
-        { path: "/agent", message: `must be "${paused.agent}"` },
-      ]);
-    agentName = paused.agent;
-    const inherited = Object.fromEntries(
-      Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)),
+  if (live.options.threadId === undefined && ambientThread !== null) live.options.threadId = ambientThread;
+  return live;
+}
+
+/**
+ * A resume's paused run, checked (the caller's, paused, the one named, of the agent named) and its stored options
+ * inherited under the request's.
+ */
+async function admitResume(
+  agents: Admitting,
+  req: StartRequest,
+  options: AgentRunOptions,
+  agentName: string | undefined,
+): Promise<{ options: AgentRunOptions; agentName: string; resuming: AgentRunRecord }> {
+  if (!options.threadId)
+    throw ApiError.badInput("resume needs the threadId of the paused run", [
+      { path: "/threadId", message: "is required with resume" },
+    ]);
+  if (options.userMessage !== undefined)
+    throw ApiError.badInput("userMessage cannot be sent with resume: the paused turn is answered first", [
+      { path: "/userMessage", message: "is not allowed with resume" },
+    ]);
+  const paused = await agents.store.latestOnThread(options.threadId);
+  // Another caller's thread does not exist for this one: the same refusal as an absent one.
+  if (!paused || !isOwnerOrAdmin(req.caller, paused)) throw threadNotFound("has no agent run to resume");
+  if (!PAUSED.includes(paused.status))
+    throw new ApiError(
+      "CONFLICT",
+      `thread "${options.threadId}" has nothing to resume: its last run ${paused.id} is ${paused.status}`,
     );
-    options = { ...inherited, ...options };
-    resuming = paused;
-  }
+  if (options.resumeCheckpointId && options.resumeCheckpointId !== paused.id)
+    throw new ApiError(
+      "CONFLICT",
+      `resumeCheckpointId "${options.resumeCheckpointId}" is not the paused run of this thread (${paused.id})`,
+      [{ path: "/resumeCheckpointId", message: "is stale" }],
+    );
+  if (agentName && agentName !== paused.agent)
+    throw ApiError.badInput(`the paused run belongs to agent "${paused.agent}", not "${agentName}"`, [
+      { path: "/agent", message: `must be "${paused.agent}"` },
+    ]);
+  const inherited = Object.fromEntries(
+    Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)),
+  );
+  return { options: { ...inherited, ...options }, agentName: paused.agent, resuming: paused };
+}
+
+/** The agent class named (the default when none is), which the caller's role may run. */
+function agentClass(agents: Admitting, req: StartRequest, agentName: string | undefined) {
   const name = agentName ?? DEFAULT_AGENT;
   const cls = agents.classes().get(name);
   if (!cls)
@@ -103,6 +102,16 @@ export async function admitStart(
   // The agent's own tier holds at this door as at the dispatch chokepoint (where it runs as a tool).
   if (!mayRun(req.caller.role, cls.tier))
     throw new ApiError("FORBIDDEN", `role ${req.caller.role} may not run ${cls.tier}-tier agent "${name}"`);
+  return { name, cls };
+}
+
+/** The run's thread (a new one when none is named), checked; a new run's thread must be the caller's and idle. */
+async function admitThread(
+  agents: Admitting,
+  req: StartRequest,
+  options: AgentRunOptions,
+  resuming: AgentRunRecord | null,
+): Promise<string> {
   const threadId = options.threadId ?? randomUUID();
   if (typeof threadId !== "string" || threadId.length < 1 || threadId.length > 200)
     throw ApiError.badInput("threadId must be 1 to 200 characters", [
@@ -114,6 +123,16 @@ export async function admitStart(
     if (running)
       throw new ApiError("CONFLICT", `thread "${threadId}" has a run in progress (${running.id}); wait for it to end`);
   }
+  return threadId;
+}
+
+/** The options checked (names, storability) and parsed by the agent's ToolInput. */
+function parseInput(
+  agents: Admitting,
+  cls: AgentClass,
+  name: string,
+  options: AgentRunOptions,
+): Record<string, unknown> {
   checkRunOptions(cls, options, agents.services.plugins);
   const unstorable = unstorableIssues(storableOptions(options));
   if (unstorable.length)
@@ -123,8 +142,25 @@ export async function admitStart(
     const issues = reportedZodIssues(parsed.error);
     throw ApiError.badInput(`invalid input for agent "${name}": ${describeIssues(issues)}`, issues);
   }
-  options = live.attach({ ...options, ...(parsed.data as Record<string, unknown>), threadId });
-  const agent = new cls();
+  return parsed.data as Record<string, unknown>;
+}
+
+/** Where a start stands once its options are admitted. */
+interface Admitted {
+  cls: AgentClass;
+  options: AgentRunOptions;
+  threadId: string;
+  resuming: AgentRunRecord | null;
+  fork: Fork | null;
+}
+
+/**
+ * Claims the paused run of a resume, then lets the agent prepare; a refused `prepare` gives the claim back. The caller
+ * the run acts as never rises above the resumed or forked run's role.
+ */
+async function claimAndPrepare(agents: Admitting, req: StartRequest, a: Admitted) {
+  const { resuming, fork } = a;
+  const agent = new a.cls();
   // Claimed before `prepare`, which may answer the run's interactions: the continuation
   // their answers would start then loses to this resume (docs/agent-stream.md §7.1).
   if (resuming && !(await agents.store.claim(resuming.id)))
@@ -138,9 +174,9 @@ export async function admitStart(
     ? { ...req.caller, role: lowerRole(req.caller.role, storedRole(base.callerRole)) }
     : req.caller;
   try {
-    prepared = await agent.prepare(options, {
+    prepared = await agent.prepare(a.options, {
       caller: req.caller,
-      threadId,
+      threadId: a.threadId,
       services: agents.services,
       resuming,
       forking: fork,
@@ -149,7 +185,21 @@ export async function admitStart(
     if (resuming) await giveBack(agents, resuming);
     throw e;
   }
+  return { agent, prepared, caller };
+}
 
+/**
+ * Stores the run RUNNING at its checkpoint in the thread (a fork's rewind), unless a rival took the thread; any
+ * refusal undoes what was stored and gives a resume's claim back.
+ */
+async function storeRun(
+  agents: Admitting,
+  deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
+  req: StartRequest,
+  a: Admitted,
+  caller: Caller,
+): Promise<{ runId: string; mark: number }> {
+  const { threadId, resuming, fork } = a;
   const runId = randomUUID();
   let created = false;
   let rewound: number | null = null;
@@ -160,9 +210,9 @@ export async function admitStart(
     mark = fork ? (rewound = await agents.threads.rewind(threadId, fork.mark)) : await agents.threads.mark(threadId);
     await agents.store.create({
       id: runId,
-      agent: cls.toolName,
+      agent: a.cls.toolName,
       threadId,
-      input: deps.secrets.scrub(storableOptions(options)) as Record<string, unknown>,
+      input: deps.secrets.scrub(storableOptions(a.options)) as Record<string, unknown>,
       callerRole: caller.role,
       callerKey: caller.keyName,
       checkpoint: {
@@ -188,6 +238,38 @@ export async function admitStart(
     if (resuming) await giveBack(agents, resuming);
     throw e;
   }
+  return { runId, mark };
+}
+
+/**
+ * Admission of a start (docs/agent-stream.md §3.1, §6): options and agent validated, the
+ * thread's owner checked, a paused run claimed for a resume, the run stored, and no rival
+ * running the thread. Every rejection is an ApiError, and leaves nothing stored.
+ */
+export async function admitStart(
+  agents: Admitting,
+  deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
+  req: StartRequest,
+): Promise<AdmittedRun> {
+  const live = normaliseOptions(req);
+  let options = live.options;
+  let agentName = req.agent ?? undefined;
+  let resuming: AgentRunRecord | null = null;
+  let fork: Fork | null = null;
+  if (options.resume === undefined && options.resumeCheckpointId !== undefined) {
+    const admitted = await admitFork(agents, req, options);
+    ({ fork, options } = admitted);
+    agentName = admitted.agent;
+  }
+  if (options.resume !== undefined)
+    ({ options, agentName, resuming } = await admitResume(agents, req, options, agentName));
+  const { name, cls } = agentClass(agents, req, agentName);
+  const threadId = await admitThread(agents, req, options, resuming);
+  const parsed = parseInput(agents, cls, name, options);
+  options = live.attach({ ...options, ...parsed, threadId });
+  const admitted: Admitted = { cls, options, threadId, resuming, fork };
+  const { agent, prepared, caller } = await claimAndPrepare(agents, req, admitted);
+  const { runId, mark } = await storeRun(agents, deps, req, admitted, caller);
   return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared, mark };
 }
 
@@ -195,10 +277,7 @@ export async function admitStart(
  * Undoes a resume's claim. A suspended run whose answers came in meanwhile (some inside
  * the refused resume) continues by itself.
  */
-async function giveBack(
-  agents: Pick<AgentService, "store" | "continueSuspended">,
-  paused: AgentRunRecord,
-): Promise<void> {
+async function giveBack(agents: Pick<AgentHost, "store" | "continueSuspended">, paused: AgentRunRecord): Promise<void> {
   await agents.store.unclaim(paused.id, paused.status);
   if (paused.status === "SUSPENDED" || paused.status === "ASKED") await agents.continueSuspended(paused.id);
 }
@@ -210,7 +289,7 @@ async function giveBack(
  * belongs to the caller of its first run. False when the thread does not exist yet.
  */
 export async function checkThread(
-  agents: Pick<AgentService, "store" | "threads">,
+  agents: Pick<AgentHost, "store" | "threads">,
   threadId: string,
   caller: Caller,
 ): Promise<boolean> {
@@ -226,7 +305,7 @@ export async function checkThread(
  * it).
  */
 export async function mayUseStoredThread(
-  agents: Pick<AgentService, "store">,
+  agents: Pick<AgentHost, "store">,
   threadId: string,
   owner: string | null,
   caller: Caller,

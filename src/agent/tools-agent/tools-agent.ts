@@ -59,7 +59,7 @@ export class ToolsAgent extends Agent {
 
   override async prepare(options: AgentRunOptions, ctx: AgentPrepareContext): Promise<Plan> {
     const o = options as ToolsAgentOptions;
-    const { surface, providers, threads } = ctx.services;
+    const { surface, providers } = ctx.services;
     const issues: Issue[] = [];
 
     const live = liveTools(surface, options.tools ?? [], issues);
@@ -69,28 +69,10 @@ export class ToolsAgent extends Agent {
       ...live.specs,
     ];
     const llm = providers.resolve(o.llmProvider, o.llmKwargs);
-    const vars: Record<string, unknown> = {
-      threadId: ctx.threadId,
-      now: new Date().toISOString(),
-      date: new Date().toISOString().slice(0, 10),
-      agent: ToolsAgent.toolName,
-      ...o.variables,
-    };
+    const vars = templateVars(ctx, o);
 
     const recursionLimit = o.recursionLimit ?? DEFAULT_RECURSION_LIMIT;
-    const subEnv = {
-      surface,
-      providers,
-      vars,
-      llm,
-      llmProvider: o.llmProvider,
-      recursionLimit,
-      strategy: (name: string | undefined) => ctx.services.plugins.strategy(name),
-      resolveResponseFormat: (name: string, path: string, found: Issue[]) =>
-        ctx.services.responseFormats.resolve(name, vars, path, found),
-      loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) =>
-        loadSkills(ctx, names, inline, path, found),
-    };
+    const subEnv = subagentEnv(ctx, o, vars, llm, recursionLimit);
     tools.push(...(await prepareSubagents(options.subagents ?? [], subEnv, "/subagents", [], issues)));
     if (o.askCaller !== false) tools.push(askCallerSpec());
     issues.push(...duplicateIssues(tools, "/toolNames"));
@@ -99,26 +81,9 @@ export class ToolsAgent extends Agent {
     if (responseFormat) issues.push(...schemaProblems(responseFormat, "/responseFormat"));
     const { gates, issues: gateIssues } = parseInterruptOn(o.interruptOn, new Set(tools.map((t) => t.name)));
     issues.push(...gateIssues);
-    vars.tools = tools.map((t) => t.name).join(", ");
-    const system =
-      o.systemMessage !== undefined
-        ? renderTemplate(o.systemMessage, vars, "/systemMessage")
-        : { text: null, issues: [] };
-    const user =
-      o.userMessage !== undefined ? renderTemplate(o.userMessage, vars, "/userMessage") : { text: null, issues: [] };
-    issues.push(...system.issues, ...user.issues);
+    const { system, user } = renderMessages(o, vars, tools, issues);
     const promptSkills = await loadSkills(ctx, o.skills ?? [], o.inlineSkills ?? [], "/skills", issues);
-
-    // Admission checked the names (run-options.ts). A fork reads the stored thread up to its checkpoint.
-    const checkpointer = ctx.services.plugins.checkpointer(o.checkpointProvider);
-    const history = ctx.forking
-      ? await threads.history(ctx.threadId, ctx.forking.mark)
-      : await checkpointer.history(ctx.threadId);
-    if (!ctx.resuming && user.text === null && history.at(-1)?.role !== "user")
-      issues.push({
-        path: "/userMessage",
-        message: "is required: the thread has no user message waiting for an answer",
-      });
+    const { checkpointer, history } = await loadHistory(ctx, o, user.text, issues);
     if (issues.length) throw ApiError.badInput(`the agent run cannot start: ${describeIssues(issues)}`, issues);
 
     const resume = ctx.resuming
@@ -217,6 +182,77 @@ export class ToolsAgent extends Agent {
       })),
     );
   }
+}
+
+/** The variables the run's templates see: the thread, the time, the agent's name, then the caller's own. */
+function templateVars(ctx: AgentPrepareContext, o: ToolsAgentOptions): Record<string, unknown> {
+  return {
+    threadId: ctx.threadId,
+    now: new Date().toISOString(),
+    date: new Date().toISOString().slice(0, 10),
+    agent: ToolsAgent.toolName,
+    ...o.variables,
+  };
+}
+
+/** What the run's sub-agents are prepared with: its surface, providers, variables, model and limits. */
+function subagentEnv(
+  ctx: AgentPrepareContext,
+  o: ToolsAgentOptions,
+  vars: Record<string, unknown>,
+  llm: ResolvedModel,
+  recursionLimit: number,
+) {
+  const { surface, providers } = ctx.services;
+  return {
+    surface,
+    providers,
+    vars,
+    llm,
+    llmProvider: o.llmProvider,
+    recursionLimit,
+    strategy: (name: string | undefined) => ctx.services.plugins.strategy(name),
+    resolveResponseFormat: (name: string, path: string, found: Issue[]) =>
+      ctx.services.responseFormats.resolve(name, vars, path, found),
+    loadSkills: (names: string[], inline: { name: string; content: string }[], path: string, found: Issue[]) =>
+      loadSkills(ctx, names, inline, path, found),
+  };
+}
+
+/** The system and user messages rendered from their templates (`tools` names the run's tools); issues join `issues`. */
+function renderMessages(o: ToolsAgentOptions, vars: Record<string, unknown>, tools: ToolSpec[], issues: Issue[]) {
+  vars.tools = tools.map((t) => t.name).join(", ");
+  const system =
+    o.systemMessage !== undefined
+      ? renderTemplate(o.systemMessage, vars, "/systemMessage")
+      : { text: null, issues: [] };
+  const user =
+    o.userMessage !== undefined ? renderTemplate(o.userMessage, vars, "/userMessage") : { text: null, issues: [] };
+  issues.push(...system.issues, ...user.issues);
+  return { system, user };
+}
+
+/**
+ * The thread's history and the checkpointer that stores it; a fresh run with no user message needs the thread to end
+ * with one.
+ */
+async function loadHistory(
+  ctx: AgentPrepareContext,
+  o: ToolsAgentOptions,
+  userMessage: string | null,
+  issues: Issue[],
+): Promise<{ checkpointer: CheckpointProvider; history: ModelMessage[] }> {
+  // Admission checked the names (run-options.ts). A fork reads the stored thread up to its checkpoint.
+  const checkpointer = ctx.services.plugins.checkpointer(o.checkpointProvider);
+  const history = ctx.forking
+    ? await ctx.services.threads.history(ctx.threadId, ctx.forking.mark)
+    : await checkpointer.history(ctx.threadId);
+  if (!ctx.resuming && userMessage === null && history.at(-1)?.role !== "user")
+    issues.push({
+      path: "/userMessage",
+      message: "is required: the thread has no user message waiting for an answer",
+    });
+  return { checkpointer, history };
 }
 
 /**

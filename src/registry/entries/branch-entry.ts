@@ -62,75 +62,79 @@ function baseLayer(base: SurfaceEntry): BranchTool {
   };
 }
 
-/**
- * Binds a combo over `base`: for each item, innermost first, settings are resolved
- * (`!ENV` markers, only here) and validated against the extension's schema, then its
- * factory builds the next layer. Throws a `branch.bind` {@link DefinitionError} naming extension and tool.
- */
-export function bindCombo(
+/** Where a combo item binds: the extension's name, the base tool's name and the item's index in the combo. */
+interface BindSite {
+  name: string;
+  tool: string;
+  at: number;
+}
+
+const refuse = (site: BindSite, reason: string, issues?: Issue[]) =>
+  bindRefusal(site.name, site.tool, site.at, reason, issues);
+
+/** The item's settings, `!ENV` markers resolved and checked against the extension's schema (none if it has none). */
+function resolveSettings(
+  ext: ExtensionDefinition,
+  item: ComboItem,
+  site: BindSite,
+  secrets: Secrets,
+): Record<string, unknown> | undefined {
+  const raw = typeof item === "string" ? undefined : item.config;
+  if (!ext.configSchema) {
+    if (raw !== undefined && Object.keys(raw).length) throw refuse(site, "this extension accepts no settings");
+    return undefined;
+  }
+  let resolved: unknown;
+  try {
+    resolved = secrets.resolve(raw ?? {}, `extension "${site.name}" on tool "${site.tool}"`);
+  } catch (e) {
+    throw refuse(site, (e as Error).message.replace(/^extension "[^"]+" on tool "[^"]+": /, ""));
+  }
+  const issues = validate(ext.configSchema, resolved);
+  // Issues name paths and rules, never the (possibly secret) values.
+  if (issues.length)
+    throw refuse(
+      site,
+      `invalid settings: ${describeIssues(issues)}`,
+      issues.map((i) => ({ path: `/config${i.path}`, message: i.message })),
+    );
+  return resolved as Record<string, unknown>;
+}
+
+/** The layer the extension's factory builds over `layer`, checked: a tool with `run`, its input schema valid. */
+function nextLayer(
+  ext: ExtensionDefinition,
+  layer: BranchTool,
+  config: Record<string, unknown> | undefined,
+  site: BindSite,
+): BranchTool {
+  let next: BranchTool;
+  try {
+    next = ext.create(layer, config ?? {});
+  } catch (e) {
+    throw refuse(site, `the factory refused: ${(e as Error).message}`);
+  }
+  if (!next || typeof next !== "object" || typeof next.run !== "function")
+    throw refuse(site, "the factory must return a tool with a run(input, ctx) function");
+  if (ext.kind === "WRAPPER" && !isDeepStrictEqual(next.inputSchema, layer.inputSchema))
+    throw refuse(site, "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)");
+  if (ext.kind !== "WRAPPER") {
+    const problems =
+      next.inputSchema?.type === "object"
+        ? schemaProblems(next.inputSchema, "/inputSchema")
+        : [{ path: "/inputSchema", message: 'must have root type "object"' }];
+    if (problems.length) throw refuse(site, `the branch's input schema is invalid: ${describeIssues(problems)}`);
+  }
+  return next;
+}
+
+/** The branch's surface entry: the top layer's body under the branch name, the base's tier and pauses. */
+function branchEntry(
   base: SurfaceEntry,
   combo: ComboItem[],
-  catalog: (name: string) => ExtensionDefinition | undefined,
-  secrets: Secrets,
+  top: BranchTool,
+  stack: ExtensionDefinition[],
 ): SurfaceEntry {
-  let layer = baseLayer(base);
-  const stack: ExtensionDefinition[] = [];
-  for (const [k, item] of combo.entries()) {
-    const name = itemName(item);
-    const ext = catalog(name);
-    if (!ext)
-      throw bindRefusal(name, base.name, k, "no such extension is loaded (is its module listed in extensionsModules?)");
-    const raw = typeof item === "string" ? undefined : item.config;
-    let config: Record<string, unknown> | undefined;
-    if (!ext.configSchema) {
-      if (raw !== undefined && Object.keys(raw).length)
-        throw bindRefusal(name, base.name, k, "this extension accepts no settings");
-    } else {
-      let resolved: unknown;
-      try {
-        resolved = secrets.resolve(raw ?? {}, `extension "${name}" on tool "${base.name}"`);
-      } catch (e) {
-        throw bindRefusal(name, base.name, k, (e as Error).message.replace(/^extension "[^"]+" on tool "[^"]+": /, ""));
-      }
-      const issues = validate(ext.configSchema, resolved);
-      // Issues name paths and rules, never the (possibly secret) values.
-      if (issues.length)
-        throw bindRefusal(
-          name,
-          base.name,
-          k,
-          `invalid settings: ${describeIssues(issues)}`,
-          issues.map((i) => ({ path: `/config${i.path}`, message: i.message })),
-        );
-      config = resolved as Record<string, unknown>;
-    }
-    let next: BranchTool;
-    try {
-      next = ext.create(layer, config ?? {});
-    } catch (e) {
-      throw bindRefusal(name, base.name, k, `the factory refused: ${(e as Error).message}`);
-    }
-    if (!next || typeof next !== "object" || typeof next.run !== "function")
-      throw bindRefusal(name, base.name, k, "the factory must return a tool with a run(input, ctx) function");
-    if (ext.kind === "WRAPPER" && !isDeepStrictEqual(next.inputSchema, layer.inputSchema))
-      throw bindRefusal(
-        name,
-        base.name,
-        k,
-        "a WRAPPER must keep the tool's input schema (use a TRANSFORMER to change it)",
-      );
-    if (ext.kind !== "WRAPPER") {
-      const problems =
-        next.inputSchema?.type === "object"
-          ? schemaProblems(next.inputSchema, "/inputSchema")
-          : [{ path: "/inputSchema", message: 'must have root type "object"' }];
-      if (problems.length)
-        throw bindRefusal(name, base.name, k, `the branch's input schema is invalid: ${describeIssues(problems)}`);
-    }
-    stack.push(ext);
-    layer = { ...next, name: base.name, module: base.module };
-  }
-  const top = layer;
   const branch = branchName(base.name, combo);
   return {
     name: branch,
@@ -154,4 +158,29 @@ export function bindCombo(
     promptGuidelines: top.promptGuidelines,
     module: "branch",
   };
+}
+
+/**
+ * Binds a combo over `base`: for each item, innermost first, settings are resolved
+ * (`!ENV` markers, only here) and validated against the extension's schema, then its
+ * factory builds the next layer. Throws a `branch.bind` {@link DefinitionError} naming extension and tool.
+ */
+export function bindCombo(
+  base: SurfaceEntry,
+  combo: ComboItem[],
+  catalog: (name: string) => ExtensionDefinition | undefined,
+  secrets: Secrets,
+): SurfaceEntry {
+  let layer = baseLayer(base);
+  const stack: ExtensionDefinition[] = [];
+  for (const [k, item] of combo.entries()) {
+    const site: BindSite = { name: itemName(item), tool: base.name, at: k };
+    const ext = catalog(site.name);
+    if (!ext) throw refuse(site, "no such extension is loaded (is its module listed in extensionsModules?)");
+    const config = resolveSettings(ext, item, site, secrets);
+    const next = nextLayer(ext, layer, config, site);
+    stack.push(ext);
+    layer = { ...next, name: base.name, module: base.module };
+  }
+  return branchEntry(base, combo, layer, stack);
 }
