@@ -6,7 +6,8 @@ import { canRun, type Tier } from "../../api/viewer.ts";
 import { useConnection } from "../../connection.tsx";
 import { useSurface } from "../tools/tools-screen.tsx";
 import { AgentRuns } from "./agent-runs.tsx";
-import { AGENT_INPUT_FORM, AgentSetupPanel, agentTier } from "./agent-setup.tsx";
+import { agentTier } from "./agent-picker.tsx";
+import { AGENT_INPUT_FORM, AgentSetupPanel } from "./agent-setup.tsx";
 import { Transcript } from "./transcript.tsx";
 import { useAgentSession } from "./use-agent-session.ts";
 
