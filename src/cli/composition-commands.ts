@@ -13,6 +13,12 @@ const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
 
 /** `tai presets …` and `tai manifests …`: the same services the GraphQL door calls. */
 export function registerCompositionCommands(program: Command): void {
+  registerPresetCommands(program);
+  registerManifestCommands(program);
+}
+
+/** `tai presets list|create|delete`. */
+function registerPresetCommands(program: Command): void {
   const presets = program.command("presets").description("list, create and delete presets");
   presets
     .command("list")
@@ -71,7 +77,10 @@ export function registerCompositionCommands(program: Command): void {
         process.stderr.write(`deleted preset "${name}"\n`);
       });
     });
+}
 
+/** `tai manifests list|import|export|activate`. */
+function registerManifestCommands(program: Command): void {
   const manifests = program
     .command("manifests")
     .description("list, import, export and activate manifests (JSON or YAML files)");

@@ -3,8 +3,8 @@ import type { ControlValues, StudioPlan } from "../../api/agent-input.ts";
 import type { AgentInfo } from "../../api/agents.ts";
 import type { Tool } from "../../api/tools.ts";
 import { TierBadge } from "../../components/badges.tsx";
-import { ErrorNote } from "../../components/notes.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
+import { AgentPicker, AgentsNote } from "./agent-picker.tsx";
 
 /** The id of the agent's input form: the composer's button submits it. */
 export const AGENT_INPUT_FORM = "agent-input";
@@ -15,23 +15,8 @@ export const AGENT_INPUT_FORM = "agent-input";
  * and system message of a specRunnable agent that advertises them, and the rest of its
  * declared input as a form drawn from its input schema.
  */
-export function AgentSetupPanel({
-  agents,
-  agentsError,
-  agent,
-  plan,
-  onAgent,
-  controls,
-  onControls,
-  tools,
-  mayRun,
-  role,
-  fields,
-  onFields,
-  onRun,
-  threadId,
-  onNewThread,
-}: {
+/** What the setup panel shows and what it calls back. */
+export interface AgentSetupProps {
   agents: readonly AgentInfo[] | null;
   agentsError: string | null;
   agent: AgentInfo | null;
@@ -49,7 +34,10 @@ export function AgentSetupPanel({
   onRun(fields: Record<string, unknown>): void;
   threadId: string | null;
   onNewThread(): void;
-}) {
+}
+
+export function AgentSetupPanel(props: AgentSetupProps) {
+  const { agents, agentsError, agent, plan, role, threadId, onNewThread } = props;
   const [open, setOpen] = useState(false);
   return (
     <section className="panel" aria-label="Agent setup">
@@ -60,97 +48,90 @@ export function AgentSetupPanel({
         </button>
       </header>
       <div className="body setup">
-        <label className="field-inline">
-          <span>Agent</span>
-          <select
-            value={agent?.name ?? ""}
-            onChange={(e) => onAgent(e.target.value)}
-            aria-label="Agent"
-            disabled={!agents}
-          >
-            {(agents ?? []).map((a) => {
-              const tier = agentTier(tools, a.name);
-              const allowed = !tier || mayRun(tier);
-              return (
-                <option key={a.name} value={a.name} disabled={!allowed}>
-                  {allowed ? a.name : `${a.name} (${tier.toLowerCase()} tier: not for ${role ?? "you"})`}
-                </option>
-              );
-            })}
-          </select>
-        </label>
+        <AgentPicker
+          agents={agents}
+          agent={agent}
+          onAgent={props.onAgent}
+          tools={props.tools}
+          mayRun={props.mayRun}
+          role={role}
+        />
         {!agent || !plan ? (
-          agentsError ? (
-            <ErrorNote error={agentsError} />
-          ) : (
-            <p className="muted small">
-              {agents
-                ? agents.length
-                  ? `No agent here is for your role (${role ?? "no access"}).`
-                  : "No agent is registered."
-                : "Loading the agents…"}
-            </p>
-          )
+          <AgentsNote agents={agents} agentsError={agentsError} role={role} />
         ) : (
-          <>
-            <p className="muted small agent-description" data-testid="agent-description">
-              {agent.description}
-            </p>
-            {!agent.specRunnable && (
-              <p className="faint small" data-testid="not-composable">
-                This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system
-                message.
-              </p>
-            )}
-            {plan.controls.toolNames && (
-              <ToolPicks
-                tools={tools}
-                controls={controls}
-                onChange={onControls}
-                gates={plan.controls.interruptOn}
-                mayRun={mayRun}
-                role={role}
-              />
-            )}
-            {plan.controls.systemMessage && (
-              <label className="field-inline">
-                <span>System message (optional)</span>
-                <textarea
-                  rows={3}
-                  value={controls.systemMessage}
-                  onChange={(e) => onControls({ ...controls, systemMessage: e.target.value })}
-                  aria-label="System message"
-                />
-              </label>
-            )}
-            {plan.form && (
-              <AgentInputForm
-                key={agent.name}
-                agent={agent}
-                plan={plan}
-                fields={fields}
-                onFields={onFields}
-                onRun={onRun}
-                open={open || !agent.specRunnable}
-                onOpen={setOpen}
-              />
-            )}
-            {plan.controls.toolNames && (
-              <p className="muted small">
-                Without an LLM configured, the server&apos;s scripted demo model answers: it calls calculate for
-                arithmetic, clock for the time, kv_put for “remember k is v” and kv_get for “recall k”.
-              </p>
-            )}
-          </>
+          <AgentSetupBody {...props} agent={agent} plan={plan} open={open} onOpen={setOpen} />
         )}
       </div>
     </section>
   );
 }
 
-/** The tier of an agent's own surface entry (origin AGENT), when the surface lists it. */
-export function agentTier(tools: readonly Tool[], name: string): string | undefined {
-  return tools.find((t) => t.origin === "AGENT" && t.name === name)?.tier;
+/** The picked agent's setup: its description, tool picks, system message, input form and the demo model's note. */
+function AgentSetupBody({
+  agent,
+  plan,
+  controls,
+  onControls,
+  tools,
+  mayRun,
+  role,
+  fields,
+  onFields,
+  onRun,
+  open,
+  onOpen,
+}: AgentSetupProps & { agent: AgentInfo; plan: StudioPlan; open: boolean; onOpen(open: boolean): void }) {
+  return (
+    <>
+      <p className="muted small agent-description" data-testid="agent-description">
+        {agent.description}
+      </p>
+      {!agent.specRunnable && (
+        <p className="faint small" data-testid="not-composable">
+          This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system message.
+        </p>
+      )}
+      {plan.controls.toolNames && (
+        <ToolPicks
+          tools={tools}
+          controls={controls}
+          onChange={onControls}
+          gates={plan.controls.interruptOn}
+          mayRun={mayRun}
+          role={role}
+        />
+      )}
+      {plan.controls.systemMessage && (
+        <label className="field-inline">
+          <span>System message (optional)</span>
+          <textarea
+            rows={3}
+            value={controls.systemMessage}
+            onChange={(e) => onControls({ ...controls, systemMessage: e.target.value })}
+            aria-label="System message"
+          />
+        </label>
+      )}
+      {plan.form && (
+        <AgentInputForm
+          key={agent.name}
+          agent={agent}
+          plan={plan}
+          fields={fields}
+          onFields={onFields}
+          onRun={onRun}
+          open={open || !agent.specRunnable}
+          onOpen={onOpen}
+        />
+      )}
+      {plan.controls.toolNames && (
+        <p className="muted small">
+          Without an LLM configured, the server&apos;s scripted demo model answers: it calls calculate for arithmetic,
+          clock for the time, kv_put for “remember k is v” and kv_get for “recall k”.
+        </p>
+      )}
+    </>
+  );
 }
 
 /**

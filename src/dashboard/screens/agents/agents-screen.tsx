@@ -6,8 +6,9 @@ import { canRun, type Tier } from "../../api/viewer.ts";
 import { useConnection } from "../../connection.tsx";
 import { useSurface } from "../tools/tools-screen.tsx";
 import { AgentRuns } from "./agent-runs.tsx";
-import { AGENT_INPUT_FORM, AgentSetupPanel, agentTier } from "./agent-setup.tsx";
-import { Transcript } from "./transcript.tsx";
+import { agentTier } from "./agent-picker.tsx";
+import { AGENT_INPUT_FORM, AgentSetupPanel } from "./agent-setup.tsx";
+import { ConversationPanel } from "./conversation-panel.tsx";
 import { useAgentSession } from "./use-agent-session.ts";
 
 const DEFAULT_AGENT = "tools_agent";
@@ -88,44 +89,15 @@ export function AgentsScreen() {
         />
         <AgentRuns onOpen={session.join} changed={session.turns.filter((t) => !t.streaming).length} />
       </div>
-      <section className="panel console" aria-label="Conversation">
-        <header>
-          <h2>Conversation</h2>
-          <span className="muted">{session.threadId ? `thread ${session.threadId.slice(0, 8)}` : "new thread"}</span>
-        </header>
-        <Transcript session={session} />
-        <form
-          className="composer"
-          onSubmit={(e) => {
-            e.preventDefault();
-            if (ready) submit();
-          }}
-        >
-          {plan && !plan.message ? (
-            <p className="muted composer-note">
-              <span className="mono">{agent?.name}</span> takes no message:{" "}
-              {plan.form ? "fill in its input on the left, then run it." : "run it as it is."}
-            </p>
-          ) : (
-            <textarea
-              aria-label="Message"
-              rows={2}
-              placeholder={'Ask something, e.g. "What is 6 times 7?" or "Remember colour is blue"'}
-              value={draft}
-              onChange={(e) => setDraft(e.target.value)}
-              onKeyDown={(e) => {
-                if (e.key === "Enter" && !e.shiftKey) {
-                  e.preventDefault();
-                  e.currentTarget.form?.requestSubmit();
-                }
-              }}
-            />
-          )}
-          <button type="submit" className="primary" disabled={!ready}>
-            {session.busy ? "Streaming…" : plan && !plan.message ? "Run" : "Send"}
-          </button>
-        </form>
-      </section>
+      <ConversationPanel
+        session={session}
+        agentName={agent?.name}
+        plan={plan}
+        draft={draft}
+        onDraft={setDraft}
+        ready={ready}
+        onSubmit={submit}
+      />
     </div>
   );
 }

@@ -1,9 +1,6 @@
 import { useState } from "react";
-import { JsonEditor } from "../../components/json-editor.tsx";
-import { JsonView } from "../../components/json-view.tsx";
 import { interruptActions, type Decision, type Terminal } from "../../api/agents.ts";
-
-type Choice = "approve" | "edit" | "reject";
+import { InterruptAction, type Choice } from "./interrupt-action.tsx";
 
 /**
  * An InterruptFinal: the calls the agent wants to make and waits on. Each gets a decision
@@ -50,47 +47,16 @@ export function InterruptCard({
         <span className="muted">{event.reason}</span>
       </div>
       {actions.map((a, i) => (
-        <div key={a.callId} className="action">
-          <div className="spread">
-            <strong className="mono">{a.tool}</strong>
-            {active && !sent && (
-              <div className="segmented" role="radiogroup" aria-label={`decision on ${a.tool}`}>
-                {a.allowedDecisions.map((d) => (
-                  <button
-                    key={d}
-                    type="button"
-                    role="radio"
-                    aria-checked={choices[i] === d}
-                    className={choices[i] === d ? "active" : undefined}
-                    onClick={() => setChoices(set(choices, i, d))}
-                  >
-                    {d}
-                  </button>
-                ))}
-              </div>
-            )}
-          </div>
-          {a.description && <p className="muted">{a.description}</p>}
-          {choices[i] === "edit" && active && !sent ? (
-            <JsonEditor
-              id={`edit-${a.callId}`}
-              value={a.args}
-              onChange={(v) => setEdits(set(edits, i, v))}
-              label="Arguments to run it with"
-              rows={4}
-            />
-          ) : (
-            <JsonView value={a.args} />
-          )}
-          {choices[i] === "reject" && active && !sent && (
-            <input
-              placeholder="Why (the model reads this)"
-              aria-label={`reason to reject ${a.tool}`}
-              value={messages[i]}
-              onChange={(e) => setMessages(set(messages, i, e.target.value))}
-            />
-          )}
-        </div>
+        <InterruptAction
+          key={a.callId}
+          action={a}
+          open={active && !sent}
+          choice={choices[i]}
+          onChoice={(d) => setChoices(set(choices, i, d))}
+          onEdit={(v) => setEdits(set(edits, i, v))}
+          message={messages[i]}
+          onMessage={(m) => setMessages(set(messages, i, m))}
+        />
       ))}
       {active && !sent ? (
         <div className="row">

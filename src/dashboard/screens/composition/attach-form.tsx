@@ -1,11 +1,12 @@
 import { useState } from "react";
 import { ErrorNote } from "../../components/notes.tsx";
-import { SchemaForm } from "../../components/schema-form.tsx";
 import { useClient } from "../../connection.tsx";
 import { PutManifestMutation, withCombo, type Extension, type Manifest } from "../../api/composition.ts";
 import { useAction } from "../../api/use-action.ts";
 import { ToolsQuery } from "../../api/tools.ts";
 import { useQuery } from "../../api/use-query.ts";
+import { AttachSettings } from "./attach-settings.tsx";
+import { AttachTargets } from "./attach-targets.tsx";
 
 /**
  * Attaches an extension to a tool in a manifest: its settings form is drawn from the
@@ -57,55 +58,23 @@ export function AttachForm({
           <span className="faint">There is no manifest to attach it in yet.</span>
         ) : (
           <>
-            <div className="filters">
-              <label className="field-inline">
-                <span>Tool</span>
-                <select value={tool} onChange={(ev) => setTool(ev.target.value)} aria-label="Tool to attach to">
-                  <option value="">choose…</option>
-                  {(tools.data?.tools ?? []).map((t) => (
-                    <option key={t.name}>{t.name}</option>
-                  ))}
-                </select>
-              </label>
-              <label className="field-inline">
-                <span>Manifest</span>
-                <select value={target} onChange={(ev) => setTarget(ev.target.value)} aria-label="Manifest">
-                  {manifests.map((m) => (
-                    <option key={m.name} value={m.name}>
-                      {m.name} v{m.version}
-                      {m.active ? " (active)" : ""}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            </div>
+            <AttachTargets
+              tools={tools.data?.tools ?? []}
+              tool={tool}
+              onTool={setTool}
+              manifests={manifests}
+              target={target}
+              onTarget={setTarget}
+            />
             <h4>Settings</h4>
-            {e.configSchema ? (
-              <>
-                <p className="muted">
-                  A string “!ENV NAME” is read from the server's environment when the combo binds, and is only ever
-                  shown sealed.
-                </p>
-                <SchemaForm
-                  id={`config-${e.name}`}
-                  schema={e.configSchema}
-                  value={config}
-                  onChange={setConfig}
-                  onSubmit={attach}
-                  submitLabel={busy ? "Saving…" : "Attach"}
-                  disabled={busy || !tool}
-                />
-              </>
-            ) : (
-              <>
-                <span className="faint">This extension takes no settings.</span>
-                <div>
-                  <button className="primary" disabled={busy || !tool} onClick={() => void attach(null)}>
-                    {busy ? "Saving…" : "Attach"}
-                  </button>
-                </div>
-              </>
-            )}
+            <AttachSettings
+              extension={e}
+              config={config}
+              onConfig={setConfig}
+              busy={busy}
+              disabled={busy || !tool}
+              onAttach={attach}
+            />
           </>
         )}
         <ErrorNote error={error} />

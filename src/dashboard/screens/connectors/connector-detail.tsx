@@ -2,7 +2,6 @@ import { useState } from "react";
 import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
 import { Panel } from "../../components/panel.tsx";
-import { Time } from "../../components/time.tsx";
 import { useClient } from "../../connection.tsx";
 import {
   DeleteConnectorMutation,
@@ -11,8 +10,10 @@ import {
   type ConnectorResult,
 } from "../../api/connectors.ts";
 import { useAction } from "../../api/use-action.ts";
-import { ChangeView } from "./connector-change.tsx";
+import { DeleteConfirm } from "./connector-delete-confirm.tsx";
+import { ConnectorFacts } from "./connector-facts.tsx";
 import { HealthBadge } from "./connector-health.tsx";
+import { RecentChanges, RefreshResult, RefusedTools } from "./connector-history.tsx";
 import { ConnectorTools } from "./connector-tools.tsx";
 
 /**
@@ -76,50 +77,17 @@ export function ConnectorDetail({
         <div className="stack">
           {c.description && <p>{c.description}</p>}
           {confirming && (
-            <div className="note warn" role="alertdialog" aria-label="Confirm delete">
-              Delete {c.name}? Its {c.tools.length} tool{c.tools.length === 1 ? "" : "s"} leave the surface, and presets
-              over them stop working.
-              <div className="row">
-                <button className="primary small" onClick={() => void doDelete()} disabled={remove.busy}>
-                  {remove.busy ? "Deleting…" : `Delete ${c.name}`}
-                </button>
-                <button className="small" onClick={() => setConfirming(false)}>
-                  Keep it
-                </button>
-              </div>
-            </div>
+            <DeleteConfirm
+              connector={c}
+              remove={remove}
+              onDelete={() => void doDelete()}
+              onKeep={() => setConfirming(false)}
+            />
           )}
           <ErrorNote error={remove.error} />
           <ErrorNote error={refresh.error} />
-          {refreshed && (
-            <div className="note" data-testid="refresh-result">
-              {refreshed.change ? (
-                <ChangeView change={refreshed.change} />
-              ) : (
-                `No change: the upstream lists the same tools (listing v${refreshed.connector.listingVersion}).`
-              )}
-            </div>
-          )}
-          <dl className="facts wide">
-            <dt>Kind</dt>
-            <dd className="mono">{c.kind}</dd>
-            <dt>Version</dt>
-            <dd>v{c.version}</dd>
-            <dt>Listing</dt>
-            <dd>v{c.listingVersion}</dd>
-            <dt>Refreshed</dt>
-            <dd>
-              <Time at={c.refreshedAt} />
-              {c.refreshError && <span className="bad-text"> failed: {c.refreshError}</span>}
-            </dd>
-            <dt>Health</dt>
-            <dd>
-              {c.health.state.toLowerCase()} since <Time at={c.health.since} />
-              {c.health.failures > 0 && ` (${c.health.failures} failures)`}
-            </dd>
-            <dt>Last error</dt>
-            <dd className={c.health.lastError ? "bad-text" : "faint"}>{c.health.lastError ?? "—"}</dd>
-          </dl>
+          {refreshed && <RefreshResult refreshed={refreshed} />}
+          <ConnectorFacts connector={c} />
           <h4>Settings</h4>
           <JsonView value={c.settings} />
         </div>
@@ -127,28 +95,8 @@ export function ConnectorDetail({
       <Panel title="Tools" aside={<span className="muted">{c.tools.length}</span>} flush>
         <ConnectorTools connector={c} onChanged={onChanged} />
       </Panel>
-      {c.refused.length > 0 && (
-        <Panel title="Refused tools" aside={<span className="muted">not on the surface</span>}>
-          <ul className="issues" data-testid="refused-tools">
-            {c.refused.map((r) => (
-              <li key={r.name}>
-                <span className="mono">{r.name}</span>: <span className="muted">{r.reason}</span>
-              </li>
-            ))}
-          </ul>
-        </Panel>
-      )}
-      <Panel title="Recent changes">
-        {c.changes.length ? (
-          <div className="stack" data-testid="connector-changes">
-            {c.changes.map((ch) => (
-              <ChangeView key={ch.listingVersion} change={ch} />
-            ))}
-          </div>
-        ) : (
-          <div className="empty">No listing change recorded.</div>
-        )}
-      </Panel>
+      {c.refused.length > 0 && <RefusedTools connector={c} />}
+      <RecentChanges connector={c} />
     </div>
   );
 }
