@@ -27,6 +27,7 @@ export function runLog(
     seq: (e: AgentLogEntry) => e.seq,
     isLast: (e: AgentLogEntry) => e.final,
     contiguous: true,
+    readAhead: true,
     pollMs: POLL_MS,
   };
   return follow(source, afterSeq, signal);

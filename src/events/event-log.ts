@@ -18,6 +18,11 @@ export interface EventLogSource<T> {
   contiguous?: boolean;
   /** With the live side silent this long (ms), the log is read again (a lost pub/sub message, a Redis outage). */
   pollMs?: number;
+  /**
+   * Ask the live side for its next entry as soon as one arrives, before the consumer has taken it: one entry is held
+   * beyond the live side's own buffer (an agent run's log, whose bounded subscription closes a lagging reader).
+   */
+  readAhead?: boolean;
   /** The most entries one read asks for; a full page is followed by the next. @default 500 */
   pageSize?: number;
 }
@@ -95,6 +100,7 @@ export async function* follow<T>(
       }
       pending = null;
       if (r.done) return;
+      if (source.readAhead) pending = live.next();
       const e = r.value;
       const seq = source.seq(e);
       if (seq <= last) continue;

@@ -169,6 +169,35 @@ describe("EventLog: one log followed from a seq", () => {
     });
     await expect(take(follow(log.source, null, new AbortController().signal), 1)).rejects.toBe(failing);
   });
+
+  it("should hold one live entry beyond the live side's buffer when it reads ahead, and none when it does not", async () => {
+    const delivered = async (readAhead: boolean) => {
+      const log = memoryLog({ readAhead });
+      log.source.live = (signal) =>
+        boundedSubscription<Entry>(
+          (deliver) => {
+            log.subscribers.add(deliver);
+            return () => void log.subscribers.delete(deliver);
+          },
+          { signal, bufferSize: 2 },
+        );
+      const stream = follow(log.source, null, new AbortController().signal);
+      const first = stream.next();
+      await until(() => log.subscribers.size === 1);
+      log.publish({ seq: 1 });
+      expect((await first).value?.seq).toBe(1);
+      for (const seq of [2, 3, 4]) log.publish({ seq, final: seq === 4 });
+      const seqs: number[] = [];
+      try {
+        for await (const e of stream) seqs.push(e.seq);
+      } catch (e) {
+        return { seqs, error: (e as Error).name };
+      }
+      return { seqs, error: null };
+    };
+    expect(await delivered(true)).toEqual({ seqs: [2, 3, 4], error: null });
+    expect((await delivered(false)).error).toBe("SubscriberOverflowError");
+  });
 });
 
 /** Waits (a macrotask at a time) until `ready` holds. */
