@@ -1,4 +1,3 @@
-
 /** A structured line logger (JSON to stderr). Never pass tool inputs or secrets as fields. */
 export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;

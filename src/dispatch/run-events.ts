@@ -38,11 +38,7 @@ export function replayThenLive(
  * The run events `caller` may see that match `filter`. Not contiguous: the feed is in seq order with no gap, but a
  * filtered stream skips the seqs of other runs and tools.
  */
-function runEventSource(
-  rt: RunEventDeps,
-  filter: RunEventFilter,
-  caller: Caller,
-): EventLogSource<RunEventRecord> {
+function runEventSource(rt: RunEventDeps, filter: RunEventFilter, caller: Caller): EventLogSource<RunEventRecord> {
   const scope = runScope(caller);
   const matches = (e: RunEventRecord) =>
     (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
