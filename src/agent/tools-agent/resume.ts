@@ -56,7 +56,7 @@ async function planCheckpoint(
   if (cp.kind === "subagent") return planSubagent(cp, resume, specs, caller, services, issues);
   if (cp.kind === "subagents") return planSubagents(cp, resume, specs, caller, services, issues);
   const answers = readAnswers(resume, issues);
-  if ("asks" in cp) return planStoredAsks(cp, answers, issues);
+  if (cp.kind === "asks" && "asks" in cp) return planStoredAsks(cp, answers, issues);
   return planParked(cp, answers, specs, caller, services, issues);
 }
 
