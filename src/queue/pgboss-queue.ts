@@ -106,9 +106,14 @@ export class PgBossQueue implements RunQueue {
 
   private async boot(): Promise<void> {
     await this.boss.start();
-    const queue: Omit<Queue, "name"> = {
-      policy: "short",
-      notify: this.opts.listenNotify,
+    const queue: Omit<Queue, "name"> = { policy: "short", notify: this.opts.listenNotify, ...this.jobOptions() };
+    if (await this.boss.getQueue(this.queueName)) await this.boss.updateQueue(this.queueName, queueUpdate(queue));
+    else await this.boss.createQueue(this.queueName, queue);
+  }
+
+  /** Set on the queue and on each job (a queue made earlier keeps its heartbeat; a job's own wins). */
+  private jobOptions() {
+    return {
       heartbeatSeconds: this.opts.leaseSeconds,
       expireInSeconds: HANDLER_BOUND_SECONDS,
       // A job is retried only when its worker died or pg-boss stopped under it: the run log
@@ -118,14 +123,12 @@ export class PgBossQueue implements RunQueue {
       // The run log is the history: a finished job is only a receipt.
       deleteAfterSeconds: 60 * 60,
     };
-    if (await this.boss.getQueue(this.queueName)) await this.boss.updateQueue(this.queueName, queueUpdate(queue));
-    else await this.boss.createQueue(this.queueName, queue);
   }
 
   async enqueue(runId: string): Promise<void> {
     try {
       await this.ready();
-      await this.boss.send(this.queueName, { runId }, { singletonKey: runId });
+      await this.boss.send(this.queueName, { runId }, { singletonKey: runId, ...this.jobOptions() });
     } catch (e) {
       throw new Error(`could not queue run ${runId} on ${this.engine}: ${describe(e)}`, { cause: e });
     }

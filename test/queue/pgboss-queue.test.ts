@@ -129,6 +129,25 @@ describe.skipIf(!withPg)("PgBossQueue", () => {
     releaseAll(rec);
   }, 60_000);
 
+  it("should keep the job of a run longer than the lease while its worker lives", async () => {
+    const name = `runs-${randomUUID()}`;
+    const lease = 10;
+    const opts = { leaseSeconds: lease, superviseSeconds: 1, backstopSeconds: 1 };
+    const [holder, other] = [queue(name, opts), queue(name, opts)];
+    const [held, idle] = [recorder(), recorder()];
+    await holder.start(held.work, 1);
+    const id = randomUUID();
+    await holder.enqueue(id);
+    await until("the holder took the run", () => held.worked.length === 1);
+    await other.start(idle.work, 1);
+    // Past the lease, several supervise passes and backstop polls: a heartbeat keeps the job.
+    await new Promise((r) => setTimeout(r, (lease + 5) * 1000));
+    expect(idle.worked).toEqual([]);
+    releaseAll(held);
+    await until("the job completed", async () => (await holder.depth()) === 0);
+    expect(idle.worked).toEqual([]);
+  }, 40_000);
+
   it("should take no new job after pause, and close only once the work in flight settled", async () => {
     const name = `runs-${randomUUID()}`;
     const q = queue(name);
