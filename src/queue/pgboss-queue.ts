@@ -206,10 +206,11 @@ export class PgBossQueue implements RunQueue {
     await this.pause();
     this.closed = true;
     while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
-    if (this.starting) {
-      await this.starting.catch(() => {});
-      await this.boss.stop({ graceful: true, close: true, timeout: 30_000 });
-    }
+    await this.starting?.catch(() => {});
+    // Also after a start that failed: pg-boss may hold a pool open from it.
+    await this.boss
+      .stop({ graceful: true, close: true, timeout: 30_000 })
+      .catch((e: unknown) => this.log.warn("pg-boss stop failed", { error: describe(e) }));
   }
 }
 
