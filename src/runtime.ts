@@ -28,5 +28,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const loaded = await loadStoredSurface(late, stores, registered, membership, dispatch, agents);
   const services = buildServices(stores, registered, membership, loaded);
   late.runtime = runtimeObject(stores, registered, membership, dispatch, agents, loaded, services);
+  if (dispatch.workers) await dispatch.cluster.start(dispatch.workers);
   return late.runtime;
 }
