@@ -17,6 +17,8 @@ export interface FencingDeps {
   tools: FencedEngine;
   agents: FencedEngine;
   log: Logger;
+  /** This instance: an agent run another instance claimed is no longer its own (docs/agent-stream.md §4.2). */
+  instanceId?: string;
 }
 
 /**
@@ -54,12 +56,17 @@ export class Fencing {
           })
         : [],
       agentIds.length
-        ? db.agentRun.findMany({ where: { id: { in: agentIds }, status: "FAILED" }, select: { id: true } })
+        ? db.agentRun.findMany({
+            where: { id: { in: agentIds }, status: { in: ["FAILED", "RUNNING"] } },
+            select: { id: true, status: true, checkpoint: true },
+          })
         : [],
     ]);
+    // An agent run is fenced once it is no longer owned here: failed, or continued by another instance.
+    const lost = agentRuns.filter((r) => r.status === "FAILED" || !ownedBy(r.checkpoint, this.deps.instanceId));
     const stopped = [
       ...runs.filter((r) => tools.fence(r.id, FENCED)),
-      ...agentRuns.filter((r) => agents.fence(r.id, FENCED)),
+      ...lost.filter((r) => agents.fence(r.id, FENCED)),
     ].map((r) => r.id);
     if (stopped.length)
       log.warn("stopped runs that another instance failed while this one looked gone; their first outcome stands", {
@@ -67,4 +74,10 @@ export class Fencing {
       });
     return stopped;
   }
+}
+
+/** Whether a RUNNING agent run's checkpoint names `instanceId` as its owner (any, when none is given). */
+function ownedBy(checkpoint: unknown, instanceId: string | undefined): boolean {
+  if (!instanceId) return true;
+  return ((checkpoint ?? {}) as { instanceId?: unknown }).instanceId === instanceId;
 }

@@ -32,12 +32,15 @@ import {
 export function pgLog(pool: pg.Pool): WriteBatch {
   // The writer hands over tool-run jobs and agent entries in separate batches.
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
-    const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish" && j.kind !== "rescrub");
+    const runJobs = jobs.filter(
+      (j) =>
+        j.kind !== "agentEvent" && j.kind !== "agentFinish" && j.kind !== "agentCheckpoint" && j.kind !== "rescrub",
+    );
     const rescrubs = rescrubsOf(jobs);
     if (rescrubs.size) return writeWithRescrubs(pool, jobs, runJobs, rescrubs);
     if (!runJobs.length) {
-      const ended = await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
-      return jobs.map((j) => (j.kind === "agentFinish" && ended.has(j.runId) ? 1 : null));
+      const ended = await writeAgentJobs(pool, jobs as AgentJob[]);
+      return (jobs as AgentJob[]).map((j) => (j.kind !== "agentEvent" && ended.has(`${j.kind} ${j.runId}`) ? 1 : null));
     }
     if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
     const seqs = await writeRunJobs(pool, checkedRunJobs(runJobs));
@@ -46,7 +49,8 @@ export function pgLog(pool: pg.Pool): WriteBatch {
   return write;
 }
 
-type RunJob = Exclude<LogJob, { kind: "agentEvent" | "agentFinish" | "rescrub" }>;
+type RunJob = Exclude<LogJob, { kind: "agentEvent" | "agentFinish" | "agentCheckpoint" | "rescrub" }>;
+type AgentJob = Extract<LogJob, { kind: "agentEvent" | "agentFinish" | "agentCheckpoint" }>;
 
 /** The batch's tool-run jobs, refused when two write one run. */
 function checkedRunJobs(runJobs: RunJob[]): RunJob[] {
@@ -84,7 +88,7 @@ async function writeWithRescrubs(
   runJobs: RunJob[],
   rescrubs: Map<string, Scrubber>,
 ): Promise<JobResult[]> {
-  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish"))
+  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish" || j.kind === "agentCheckpoint"))
     throw new Error("a run-log batch mixes tool-run jobs and agent entries");
   const client = await pool.connect();
   let failed = true;
@@ -241,53 +245,82 @@ async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Prom
 }
 
 // A run's end (and its last entry) is written only while it is still RUNNING: a run
-// another instance already failed keeps that first outcome (fencing).
+// another instance already failed keeps that first outcome (fencing). An owned entry or end
+// is written only while the run is owned by its writer (owner fencing, docs/agent-stream.md §4.2).
 const AGENT_LOG_SQL = `
 WITH fin AS (
   UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at,
     "inputTokens"=r."inputTokens"+v.input_tokens,"outputTokens"=r."outputTokens"+v.output_tokens,"totalTokens"=r."totalTokens"+v.total_tokens
-  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[],$10::int[],$11::int[],$12::int[]) AS v(id,status,final,checkpoint,finished_at,input_tokens,output_tokens,total_tokens)
-  WHERE r."id"=v.id AND r."status"='RUNNING'
+  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[],$10::int[],$11::int[],$12::int[],$14::text[]) AS v(id,status,final,checkpoint,finished_at,input_tokens,output_tokens,total_tokens,owner)
+  WHERE r."id"=v.id AND r."status"='RUNNING' AND (v.owner IS NULL OR r."checkpoint"->>'instanceId'=v.owner)
   RETURNING r."id"
 ), ev AS (
   INSERT INTO "AgentEvent" ("runId","type","payload")
-  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[],$9::boolean[]) WITH ORDINALITY AS e(run_id,type,payload,ends,n)
-  WHERE NOT e.ends OR e.run_id IN (SELECT "id" FROM fin)
+  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[],$9::boolean[],$13::text[]) WITH ORDINALITY AS e(run_id,type,payload,ends,owner,n)
+  WHERE (NOT e.ends AND (e.owner IS NULL OR EXISTS (SELECT 1 FROM "AgentRun" a WHERE a."id"=e.run_id AND a."status"='RUNNING' AND a."checkpoint"->>'instanceId'=e.owner)))
+     OR (e.ends AND e.run_id IN (SELECT "id" FROM fin))
   ORDER BY e.n
+  RETURNING 1
 )
-SELECT "id" FROM fin`;
+SELECT "id", (SELECT count(*) FROM ev)::int AS "stored" FROM fin
+UNION ALL SELECT NULL, (SELECT count(*) FROM ev)::int`;
 
-/** Writes agent entries and ends; resolves with the ids of the runs whose end was written. */
-async function writeAgentJobs(
-  pool: pg.Pool,
-  jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[],
-): Promise<Set<string>> {
-  const events = jobs.map((j) => ({
-    runId: j.runId,
-    type: j.type,
-    payload: JSON.stringify(j.payload),
-    ends: j.kind === "agentFinish",
-  }));
-  const ends = jobs.flatMap((j) =>
-    j.kind === "agentFinish"
-      ? [
-          {
-            id: j.runId,
-            status: j.status,
-            final: JSON.stringify(j.payload),
-            checkpoint: JSON.stringify(j.checkpoint ?? null),
-            finishedAt: j.finishedAt,
-            ...j.usage,
-          },
-        ]
-      : [],
-  );
-  const values = [
-    ...columns(events, ["runId", "type", "payload"]),
-    ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]),
-    ...columns(events, ["ends"]),
-    ...columns(ends, ["inputTokens", "outputTokens", "totalTokens"]),
-  ];
-  const { rows } = await pool.query<{ id: string }>({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
-  return new Set(rows.map((r) => r.id));
+const PROGRESS_SQL = `UPDATE "AgentRun" SET "checkpoint"=jsonb_set("checkpoint",'{progress}',$1::jsonb)
+WHERE "id"=$2 AND "status"='RUNNING' AND "checkpoint"->>'instanceId'=$3 RETURNING "id"`;
+
+/**
+ * Writes agent entries and ends, then the checkpoints of the batch (after the entries they follow); resolves with
+ * `<kind> <runId>` of each end and checkpoint written. An owned entry not written (its run no longer RUNNING on its
+ * writer) fails the batch.
+ */
+async function writeAgentJobs(pool: pg.Pool, all: AgentJob[]): Promise<Set<string>> {
+  const jobs = all.filter((j): j is Exclude<AgentJob, { kind: "agentCheckpoint" }> => j.kind !== "agentCheckpoint");
+  const done = new Set<string>();
+  if (jobs.length) {
+    const events = jobs.map((j) => ({
+      runId: j.runId,
+      type: j.type,
+      payload: JSON.stringify(j.payload),
+      ends: j.kind === "agentFinish",
+      owner: j.owner ?? null,
+    }));
+    const ends = jobs.flatMap((j) =>
+      j.kind === "agentFinish"
+        ? [
+            {
+              id: j.runId,
+              status: j.status,
+              final: JSON.stringify(j.payload),
+              checkpoint: JSON.stringify(j.checkpoint ?? null),
+              finishedAt: j.finishedAt,
+              ...j.usage,
+              owner: j.owner ?? null,
+            },
+          ]
+        : [],
+    );
+    const values = [
+      ...columns(events, ["runId", "type", "payload"]),
+      ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]),
+      ...columns(events, ["ends"]),
+      ...columns(ends, ["inputTokens", "outputTokens", "totalTokens"]),
+      ...columns(events, ["owner"]),
+      ...columns(ends, ["owner"]),
+    ];
+    const { rows } = await pool.query<{ id: string | null; stored: number }>({
+      name: "tai42-agent-log-owned",
+      text: AGENT_LOG_SQL,
+      values,
+    });
+    const ended = rows.filter((r) => r.id !== null);
+    const entries = events.filter((e) => !e.ends).length;
+    if (rows[0].stored - ended.length < entries) throw new Error("an agent run is no longer running on this instance");
+    for (const r of ended) done.add(`agentFinish ${r.id}`);
+  }
+  for (const j of all)
+    if (j.kind === "agentCheckpoint") {
+      const { rowCount } = await pool.query(PROGRESS_SQL, [JSON.stringify(j.progress), j.runId, j.owner]);
+      if (rowCount) done.add(`agentCheckpoint ${j.runId}`);
+    }
+  return done;
 }
