@@ -48,7 +48,7 @@ interface Running {
   seen: Set<string>;
 }
 
-/** The key of a tool step a continuation may yield again (docs/agent-stream.md §4.2). */
+/** The key of a tool step a continuation may yield again (docs/agent-stream.md §4.3). */
 export function stepKey(e: { type: string; agent?: string | null; callId?: string }): string | null {
   return e.type === "tool_call_step" || e.type === "tool_result_step" ? `${e.type} ${e.agent ?? ""} ${e.callId}` : null;
 }

@@ -136,7 +136,7 @@ export class AgentRunStore {
 
   /**
    * Stores one entry (group-committed with other writes of the run log, `runlog/log-writer.ts`); with `owner`, only
-   * while the run is RUNNING on that instance (else it rejects: owner fencing, docs/agent-stream.md §4.2).
+   * while the run is RUNNING on that instance (else it rejects: owner fencing, docs/agent-stream.md §4.3).
    */
   async appendEvent(event: AgentEventRecord, owner?: string): Promise<void> {
     await this.log.write({ kind: "agentEvent", runId: event.runId, type: event.type, payload: event, owner });
@@ -144,7 +144,7 @@ export class AgentRunStore {
 
   /**
    * Stores a RUNNING run's progress as its checkpoint's `progress`, ordered with its entries, only while the run is
-   * RUNNING on `owner` (docs/agent-stream.md §4.2); false when it is not.
+   * RUNNING on `owner` (docs/agent-stream.md §4.3); false when it is not.
    */
   async progress(runId: string, owner: string, progress: unknown): Promise<boolean> {
     return (await this.log.write({ kind: "agentCheckpoint", runId, owner, progress })) !== null;
@@ -152,7 +152,7 @@ export class AgentRunStore {
 
   /**
    * Claims a RUNNING run whose owner `run` was read with is gone, for `instanceId`: compare-and-set on its checkpoint's
-   * owner, so of every instance sweeping at once exactly one wins (docs/agent-stream.md §4.2).
+   * owner, so of every instance sweeping at once exactly one wins (docs/agent-stream.md §4.3).
    */
   async claimOrphan(run: AgentRunRecord, instanceId: string): Promise<boolean> {
     const was = ((run.checkpoint ?? {}) as { instanceId?: string }).instanceId ?? null;

@@ -279,7 +279,7 @@ export class AgentService implements AgentHost {
   }
 
   /**
-   * Continues here the runs left RUNNING by instances not in `liveIds` that can go on (docs/agent-stream.md §4.2):
+   * Continues here the runs left RUNNING by instances not in `liveIds` that can go on (docs/agent-stream.md §4.3):
    * each claimed by compare-and-set on its owner (one claimant wins), then rebuilt from its checkpoint in the
    * background; returns the ids claimed here. What cannot go on is left to {@link failInterrupted}.
    */
@@ -288,7 +288,7 @@ export class AgentService implements AgentHost {
     const live = new Set([this.deps.instanceId, ...liveIds]);
     const claimed: string[] = [];
     for (const run of await this.store.orphans(live)) {
-      if (!continuable(this, run) || !(await this.store.claimOrphan(run, this.deps.instanceId))) continue;
+      if (!(await continuable(this, run)) || !(await this.store.claimOrphan(run, this.deps.instanceId))) continue;
       claimed.push(run.id);
       this.inflight
         .admitting(continueOrphan(this, this.deps, this.inflight, run))

@@ -89,7 +89,7 @@ export interface AgentContext {
    */
   checkpoint(value: unknown): void;
   /**
-   * Stores the run's progress while it runs (docs/agent-stream.md §4.2), ordered after every event yielded before: what
+   * Stores the run's progress while it runs (docs/agent-stream.md §4.3), ordered after every event yielded before: what
    * a continuation on another instance rebuilds the run from, given back as `resuming.checkpoint.progress` (with
    * `resuming.id` the run's own id). Optional: an agent that never calls it is started again from its input.
    */

@@ -17,18 +17,20 @@ type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secret
 const FROM_PROGRESS = ["resume", "userMessage", "resumeCheckpointId"];
 
 /**
- * Whether a RUNNING run whose instance is gone can go on elsewhere (docs/agent-stream.md §4.2): its agent is
- * registered here, and it stored progress — or it stored none and is a plain start (no resume, no fork), which is
- * started again from its input (nothing of it was committed).
+ * Whether a RUNNING run whose instance is gone can go on elsewhere (docs/agent-stream.md §4.3): its agent is
+ * registered here, and it stored progress — or it stored neither progress nor any entry and is a plain start (no
+ * resume, no fork), which is started again from its input (nothing of it was committed). A run that streamed without
+ * storing progress (an agent that stores none) is failed instead: starting it again would repeat what it streamed.
  */
-export function continuable(agents: Agents, run: AgentRunRecord): boolean {
+export async function continuable(agents: Agents, run: AgentRunRecord): Promise<boolean> {
   if (!run.threadId || !agents.classes().has(run.agent)) return false;
   if (progressOf(run.checkpoint)) return true;
-  return run.input.resume === undefined && run.input.resumeCheckpointId === undefined;
+  if (run.input.resume !== undefined || run.input.resumeCheckpointId !== undefined) return false;
+  return (await agents.store.lastSeq(run.id)) === 0;
 }
 
 /**
- * Continues a run this instance claimed from a gone one (docs/agent-stream.md §4.2): rebuilt from its stored progress
+ * Continues a run this instance claimed from a gone one (docs/agent-stream.md §4.3): rebuilt from its stored progress
  * (completed model turns and stored tool results are not done again; a call in flight follows its tool run), its
  * stream numbered on after its last stored entry, the tool steps already stored not stored again. Without progress it
  * starts its first turn again. It runs as the caller who started it; a failure to rebuild ends it FAILED.

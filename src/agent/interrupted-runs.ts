@@ -11,7 +11,7 @@ export interface InterruptedAgentRuns {
    */
   failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
   /**
-   * Continues here the agent runs of instances not in `liveIds` that can go on (docs/agent-stream.md §4.2); returns
+   * Continues here the agent runs of instances not in `liveIds` that can go on (docs/agent-stream.md §4.3); returns
    * the ids it claimed. Contract: a run is claimed by one instance only.
    */
   continueInterrupted?(liveIds: string[]): Promise<string[]>;

@@ -17,7 +17,7 @@ export interface FencingDeps {
   tools: FencedEngine;
   agents: FencedEngine;
   log: Logger;
-  /** This instance: an agent run another instance claimed is no longer its own (docs/agent-stream.md §4.2). */
+  /** This instance: an agent run another instance claimed is no longer its own (docs/agent-stream.md §4.3). */
   instanceId?: string;
 }
 

@@ -81,7 +81,7 @@ export class OrphanSweep implements Duty {
   async sweep(liveIds?: string[]): Promise<SweepResult> {
     const live = liveIds ?? (await this.deps.instances.liveIds());
     const runs = await failToolRuns(this.deps, live);
-    // Agent runs go on elsewhere (docs/agent-stream.md §4.2), after the tool runs they follow were settled; those that
+    // Agent runs go on elsewhere (docs/agent-stream.md §4.3), after the tool runs they follow were settled; those that
     // cannot are failed.
     const continuedAgentRuns = (await this.deps.agents.continueInterrupted?.(live)) ?? [];
     const result = { runs, agentRuns: await failAgentRuns(this.deps, live), continuedAgentRuns };

@@ -78,12 +78,12 @@ export interface AgentEventJob {
   runId: string;
   type: string;
   payload: unknown;
-  /** Set: written only while the run is RUNNING and owned by this instance (owner fencing, agent-stream.md §4.2). */
+  /** Set: written only while the run is RUNNING and owned by this instance (owner fencing, agent-stream.md §4.3). */
   owner?: string;
 }
 
 /**
- * An agent run's progress (docs/agent-stream.md §4.2): stored as its checkpoint's `progress`, the rest of the
+ * An agent run's progress (docs/agent-stream.md §4.3): stored as its checkpoint's `progress`, the rest of the
  * checkpoint kept, only while the run is RUNNING and owned by `owner`. Ordered with the run's entries. Result: 1 when
  * written, null when the run is no longer RUNNING here.
  */

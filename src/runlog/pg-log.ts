@@ -246,7 +246,7 @@ async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Prom
 
 // A run's end (and its last entry) is written only while it is still RUNNING: a run
 // another instance already failed keeps that first outcome (fencing). An owned entry or end
-// is written only while the run is owned by its writer (owner fencing, docs/agent-stream.md §4.2).
+// is written only while the run is owned by its writer (owner fencing, docs/agent-stream.md §4.3).
 const AGENT_LOG_SQL = `
 WITH fin AS (
   UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at,

@@ -79,7 +79,7 @@ function statements({ database: db }: SqliteDriver) {
     interactionQuestions: st(`SELECT "id","question" FROM "Interaction" WHERE "runId"=?`),
     rewriteQuestion: st(`UPDATE "Interaction" SET "question"=? WHERE "id"=?`),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
-    // Owner fencing (docs/agent-stream.md §4.2): an owned entry is written only while its run is RUNNING here.
+    // Owner fencing (docs/agent-stream.md §4.3): an owned entry is written only while its run is RUNNING here.
     insertOwnedAgentEvent: st(
       `INSERT INTO "AgentEvent" ("runId","type","payload","at") SELECT ?,?,?,? WHERE EXISTS (SELECT 1 FROM "AgentRun" WHERE "id"=? AND "status"='RUNNING' AND json_extract("checkpoint",'$.instanceId')=?)`,
     ),

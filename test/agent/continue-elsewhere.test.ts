@@ -9,7 +9,7 @@ import { until } from "../graphql/support.ts";
 import { ADMIN_KEY, post, serve, type ServerProcess } from "../runlog/support.ts";
 
 /**
- * An agent run killed mid-stream continues on another instance (docs/agent-stream.md §4.2): `tai serve` A runs a
+ * An agent run killed mid-stream continues on another instance (docs/agent-stream.md §4.3): `tai serve` A runs a
  * tools agent over a scripted model; it is killed (SIGKILL) while a tool call of its second turn is in flight; B, a
  * live instance on the same database, claims the run past TAI_DEAD_AFTER_SECONDS and continues it from its
  * checkpoint. Counted in files both processes write: every model turn is called once, no finished tool body runs

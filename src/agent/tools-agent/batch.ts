@@ -99,7 +99,7 @@ export async function* runBatch(
           isError: o.isError,
           agent,
         };
-      // After its result was handed on: a continuation does not run it again (docs/agent-stream.md §4.2).
+      // After its result was handed on: a continuation does not run it again (docs/agent-stream.md §4.3).
       onResult?.(items[i].callId, o);
       i++;
       continue;

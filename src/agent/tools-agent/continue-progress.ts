@@ -14,7 +14,7 @@ export interface BatchProgress {
 }
 
 /**
- * What a RUNNING tools-agent run stores as its checkpoint's `progress` (docs/agent-stream.md §4.2), after each
+ * What a RUNNING tools-agent run stores as its checkpoint's `progress` (docs/agent-stream.md §4.3), after each
  * completed model turn and each stored tool result: the conversation so far (stored form), the turn in progress's
  * calls, the turns numbered and the tokens used. A continuation on another instance rebuilds the run from it.
  */
@@ -33,7 +33,7 @@ export function progressOf(checkpoint: unknown): RunProgress | null {
 }
 
 /**
- * The batch a continuation settles first (docs/agent-stream.md §4.2): the calls of the turn in progress that are
+ * The batch a continuation settles first (docs/agent-stream.md §4.3): the calls of the turn in progress that are
  * done are known (not run again); one that started follows its tool run (its outcome once it ends: a re-driven run's,
  * or OUTCOME_UNKNOWN for one ended INTERRUPTED); one never started runs now. No batch: the next model turn.
  */

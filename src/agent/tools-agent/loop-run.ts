@@ -20,7 +20,7 @@ export interface LoopRun {
   usageShown: boolean;
   /** Whether an answer that missed responseFormat was already sent back once. */
   retried: boolean;
-  /** The turn's calls while they run (the root loop's progress, docs/agent-stream.md §4.2). */
+  /** The turn's calls while they run (the root loop's progress, docs/agent-stream.md §4.3). */
   batch: BatchProgress | null;
 }
 
@@ -40,7 +40,7 @@ export function startRun(cfg: LoopConfig, io: LoopIO, history: ModelMessage[], r
 }
 
 /**
- * Stores the root loop's progress (docs/agent-stream.md §4.2): after each completed model turn, each tool result and
+ * Stores the root loop's progress (docs/agent-stream.md §4.3): after each completed model turn, each tool result and
  * each tool run a call started. A sub-agent's loop stores none: its call is the parent's.
  */
 export function saveProgress(run: LoopRun): void {

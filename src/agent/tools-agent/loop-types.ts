@@ -66,7 +66,7 @@ export interface LoopIO {
   persist(messages: ModelMessage[]): Promise<void>;
   /** Stores what a resume needs; called just before a pause terminal. */
   checkpoint(value: Checkpoint): void;
-  /** Stores the root loop's progress while it runs (docs/agent-stream.md §4.2). */
+  /** Stores the root loop's progress while it runs (docs/agent-stream.md §4.3). */
   progress?(value: { messages: ModelMessage[]; batch: BatchProgress | null; turns: number }): void;
   /** Set by the root loop: told each tool run a call of the run started (its model call id, its run id). */
   onToolRun?: (callId: string, toolRunId: string) => void;
@@ -95,7 +95,7 @@ export interface ResumedBatch {
    * on from there.
    */
   turns?: number;
-  /** A continuation from stored progress (docs/agent-stream.md §4.2): the conversation it goes on from. */
+  /** A continuation from stored progress (docs/agent-stream.md §4.3): the conversation it goes on from. */
   history?: ModelMessage[];
   /** A continuation from stored progress: the tokens used before. */
   usage?: UsageSnapshot;

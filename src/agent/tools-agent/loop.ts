@@ -37,7 +37,7 @@ export async function* runLoop(
     }
     for (let turn = 0; ; turn++) {
       const t = yield* executeTurn(run, prepareTurn(run, turn));
-      // A completed model turn is not called again by a continuation (docs/agent-stream.md §4.2).
+      // A completed model turn is not called again by a continuation (docs/agent-stream.md §4.3).
       run.batch = t.calls.length ? { calls: t.calls, done: {}, toolRuns: {} } : null;
       saveProgress(run);
       const end = yield* finalizeTurn(run, t);

@@ -35,7 +35,7 @@ export class UsageTotals {
     );
   }
 
-  /** What a continuation restores (docs/agent-stream.md §4.2). */
+  /** What a continuation restores (docs/agent-stream.md §4.3). */
   snapshot(): UsageSnapshot {
     return { model: this.model, input: this.input, output: this.output, total: this.total, calls: this.calls };
   }
