@@ -30,7 +30,9 @@ export interface FencingDeps {
  * failed are aborted. The store guarantees the rest: an outcome, a park or a retried
  * attempt is written only while the run is still RUNNING, so nothing is recorded over
  * the first outcome. A retried attempt that finds its run ended stops at once
- * (`dispatch/run-execute.ts`), without waiting for the next heartbeat.
+ * (`dispatch/run-execute.ts`), without waiting for the next heartbeat. An agent run is
+ * aborted once it is no longer owned here: ended, or claimed and continued by another
+ * instance (docs/agent-stream.md §4.3), whose entries the store no longer takes from here.
  */
 export class Fencing {
   constructor(private readonly deps: FencingDeps) {}
@@ -57,13 +59,14 @@ export class Fencing {
         : [],
       agentIds.length
         ? db.agentRun.findMany({
-            where: { id: { in: agentIds }, status: { in: ["FAILED", "RUNNING"] } },
+            where: { id: { in: agentIds } },
             select: { id: true, status: true, checkpoint: true },
           })
         : [],
     ]);
-    // An agent run is fenced once it is no longer owned here: failed, or continued by another instance.
-    const lost = agentRuns.filter((r) => r.status === "FAILED" || !ownedBy(r.checkpoint, this.deps.instanceId));
+    // An agent run is fenced once it is no longer owned here: ended (failed, or continued and finished elsewhere), or
+    // RUNNING under another instance (docs/agent-stream.md §4.3).
+    const lost = agentRuns.filter((r) => r.status !== "RUNNING" || !ownedBy(r.checkpoint, this.deps.instanceId));
     const stopped = [
       ...runs.filter((r) => tools.fence(r.id, FENCED)),
       ...lost.filter((r) => agents.fence(r.id, FENCED)),

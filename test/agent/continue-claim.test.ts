@@ -53,6 +53,11 @@ describe.skipIf(!ready)("an agent run claimed by another instance", () => {
     });
     await until("A to be in its second model turn", () => calls.get(1) === 1, 20_000);
     const before = await b.agents.store.events(started.runId, 0);
+    // A joiner on B, from where the stream stood before the claim.
+    const joined: { seq: number; type: string }[] = [];
+    const joining = (async () => {
+      for await (const e of b.agents.events(started.runId, before.length, new AbortController().signal)) joined.push(e);
+    })();
 
     // B sweeps as if A were gone: it claims the run (one claimant: a second claim finds it taken).
     expect(await b.agents.continueInterrupted([b.instanceId])).toEqual([started.runId]);
@@ -73,8 +78,68 @@ describe.skipIf(!ready)("an agent run claimed by another instance", () => {
     expect(log.filter((e) => e.type === "tool_result_step")).toHaveLength(1);
     expect(log.filter((e) => e.final)).toEqual([expect.objectContaining({ type: "message_final", text: LONG })]);
     expect(log.some((e) => e.type === "run_failed")).toBe(false);
+    // The joiner saw the rest of the stream: no gap, no duplicate.
+    await joining;
+    expect(joined.map((e) => e.seq)).toEqual(log.slice(before.length).map((e) => e.seq));
     const run = await b.agents.store.get(started.runId);
     expect((run?.checkpoint as { instanceId?: string } | null)?.instanceId).toBeUndefined();
     expect(run?.usage.totalTokens).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("should give the model an OUTCOME_UNKNOWN error for a call in flight whose tool run ended INTERRUPTED", async () => {
+    const holds: string[] = [];
+    const appWith = () => {
+      const app = new App();
+      app.tool(
+        { name: "hold", description: "Waits until aborted.", input: z.object({}), timeoutSeconds: 120 },
+        async (_input, ctx) => {
+          holds.push("hold");
+          await new Promise((_, reject) => ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason)));
+          return "held";
+        },
+      );
+      return app;
+    };
+    let shown: unknown = null;
+    const script = (view: ScriptView): ScriptedTurn => {
+      const turn = view.prompt.filter((m) => m.role === "assistant").length;
+      if (turn === 0) return { toolCalls: [{ toolName: "hold", input: {}, id: "h0" }] };
+      shown = view.prompt.find((m) => m.role === "tool");
+      return { text: "noted" };
+    };
+    const a = await testRuntime({ app: appWith(), heartbeatSeconds: 0.2 });
+    runtimes.push(a);
+    const b = await testRuntime({ app: appWith(), databaseUrl: a.config.databaseUrl });
+    runtimes.push(b);
+    useScript(a.agents, "held", script);
+    useScript(b.agents, "held", script);
+    const started = await a.agents.start({
+      options: { userMessage: "go", toolNames: ["hold"], llmProvider: "held" },
+      caller: as("USER"),
+    });
+    let toolRunId = "";
+    await until("the checkpoint to name the call's tool run", async () => {
+      const cp = (await b.agents.store.get(started.runId))?.checkpoint as {
+        progress?: { batch?: { toolRuns?: Record<string, string> } };
+      };
+      toolRunId = cp?.progress?.batch?.toolRuns?.h0 ?? "";
+      return Boolean(toolRunId);
+    });
+    // What a re-drive does to a non-idempotent call whose owner died (docs/run-lifecycle.md §11).
+    await b.db.run.update({ where: { id: toolRunId }, data: { status: "INTERRUPTED", finishedAt: new Date() } });
+    expect(await b.agents.continueInterrupted([b.instanceId])).toEqual([started.runId]);
+    await until("B to finish the run", async () => (await b.agents.store.get(started.runId))?.status === "SUCCEEDED");
+    expect(holds).toEqual(["hold"]);
+    expect(JSON.stringify(shown)).toContain("OUTCOME_UNKNOWN");
+    const log = await b.agents.store.events(started.runId, 0);
+    expect(log.filter((e) => e.type === "tool_result_step")).toEqual([
+      expect.objectContaining({
+        callId: "h0",
+        isError: true,
+        result: expect.objectContaining({ kind: "OUTCOME_UNKNOWN" }),
+      }),
+    ]);
+    expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));
+    await until("A's heartbeat to stop its copy of the run", () => a.agents.runningCount === 0, 20_000);
   }, 60_000);
 });
