@@ -261,66 +261,90 @@ WITH fin AS (
      OR (e.ends AND e.run_id IN (SELECT "id" FROM fin))
   ORDER BY e.n
   RETURNING 1
+), refused AS (
+  SELECT count(*) AS n FROM unnest($1::text[],$9::boolean[],$13::text[]) AS e(run_id,ends,owner)
+  WHERE NOT e.ends AND e.owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "AgentRun" a WHERE a."id"=e.run_id AND a."status"='RUNNING' AND a."checkpoint"->>'instanceId'=e.owner)
 )
-SELECT "id", (SELECT count(*) FROM ev)::int AS "stored" FROM fin
-UNION ALL SELECT NULL, (SELECT count(*) FROM ev)::int`;
+SELECT "id", 1/(CASE WHEN (SELECT n FROM refused)>0 THEN 0 ELSE 1 END) AS "ok" FROM fin
+UNION ALL SELECT NULL, 1/(CASE WHEN (SELECT n FROM refused)>0 THEN 0 ELSE 1 END)`;
+// An owned entry its run no longer takes (the last SELECT divides by zero): the whole statement is rolled back.
+const REFUSED = "22012";
 
 const PROGRESS_SQL = `UPDATE "AgentRun" SET "checkpoint"=jsonb_set("checkpoint",'{progress}',$1::jsonb)
 WHERE "id"=$2 AND "status"='RUNNING' AND "checkpoint"->>'instanceId'=$3 RETURNING "id"`;
 
 /**
- * Writes agent entries and ends, then the checkpoints of the batch (after the entries they follow); resolves with
- * `<kind> <runId>` of each end and checkpoint written. An owned entry not written (its run no longer RUNNING on its
- * writer) fails the batch.
+ * Writes agent entries and ends, then the checkpoints of the batch (after the entries they follow), in one
+ * transaction; resolves with `<kind> <runId>` of each end and checkpoint written. An owned entry its run no longer
+ * takes (not RUNNING on its writer) fails the batch, nothing of it written.
  */
 async function writeAgentJobs(pool: pg.Pool, all: AgentJob[]): Promise<Set<string>> {
   const jobs = all.filter((j): j is Exclude<AgentJob, { kind: "agentCheckpoint" }> => j.kind !== "agentCheckpoint");
-  const done = new Set<string>();
-  if (jobs.length) {
-    const events = jobs.map((j) => ({
-      runId: j.runId,
-      type: j.type,
-      payload: JSON.stringify(j.payload),
-      ends: j.kind === "agentFinish",
-      owner: j.owner ?? null,
-    }));
-    const ends = jobs.flatMap((j) =>
-      j.kind === "agentFinish"
-        ? [
-            {
-              id: j.runId,
-              status: j.status,
-              final: JSON.stringify(j.payload),
-              checkpoint: JSON.stringify(j.checkpoint ?? null),
-              finishedAt: j.finishedAt,
-              ...j.usage,
-              owner: j.owner ?? null,
-            },
-          ]
-        : [],
-    );
-    const values = [
-      ...columns(events, ["runId", "type", "payload"]),
-      ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]),
-      ...columns(events, ["ends"]),
-      ...columns(ends, ["inputTokens", "outputTokens", "totalTokens"]),
-      ...columns(events, ["owner"]),
-      ...columns(ends, ["owner"]),
-    ];
-    const { rows } = await pool.query<{ id: string | null; stored: number }>({
+  const progress = all.filter((j) => j.kind === "agentCheckpoint");
+  if (!progress.length) return entriesAndEnds(pool, jobs);
+  const client = await pool.connect();
+  let failed = true;
+  try {
+    await client.query("BEGIN");
+    const done = jobs.length ? await entriesAndEnds(client, jobs) : new Set<string>();
+    for (const j of progress) {
+      const { rowCount } = await client.query(PROGRESS_SQL, [JSON.stringify(j.progress), j.runId, j.owner]);
+      if (rowCount) done.add(`agentCheckpoint ${j.runId}`);
+    }
+    await client.query("COMMIT");
+    failed = false;
+    return done;
+  } finally {
+    if (failed) await client.query("ROLLBACK").catch(() => {});
+    client.release(failed);
+  }
+}
+
+/** The entries and ends of a batch, in one statement; resolves with `agentFinish <runId>` of each end written. */
+async function entriesAndEnds(
+  pool: pg.Pool | pg.PoolClient,
+  jobs: Exclude<AgentJob, { kind: "agentCheckpoint" }>[],
+): Promise<Set<string>> {
+  const events = jobs.map((j) => ({
+    runId: j.runId,
+    type: j.type,
+    payload: JSON.stringify(j.payload),
+    ends: j.kind === "agentFinish",
+    owner: j.owner ?? null,
+  }));
+  const ends = jobs.flatMap((j) =>
+    j.kind === "agentFinish"
+      ? [
+          {
+            id: j.runId,
+            status: j.status,
+            final: JSON.stringify(j.payload),
+            checkpoint: JSON.stringify(j.checkpoint ?? null),
+            finishedAt: j.finishedAt,
+            ...j.usage,
+            owner: j.owner ?? null,
+          },
+        ]
+      : [],
+  );
+  const values = [
+    ...columns(events, ["runId", "type", "payload"]),
+    ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]),
+    ...columns(events, ["ends"]),
+    ...columns(ends, ["inputTokens", "outputTokens", "totalTokens"]),
+    ...columns(events, ["owner"]),
+    ...columns(ends, ["owner"]),
+  ];
+  try {
+    const { rows } = await pool.query<{ id: string | null }>({
       name: "tai42-agent-log-owned",
       text: AGENT_LOG_SQL,
       values,
     });
-    const ended = rows.filter((r) => r.id !== null);
-    const entries = events.filter((e) => !e.ends).length;
-    if (rows[0].stored - ended.length < entries) throw new Error("an agent run is no longer running on this instance");
-    for (const r of ended) done.add(`agentFinish ${r.id}`);
+    return new Set(rows.flatMap((r) => (r.id === null ? [] : [`agentFinish ${r.id}`])));
+  } catch (e) {
+    if ((e as { code?: string }).code === REFUSED)
+      throw new Error("an agent run is no longer running on this instance", { cause: e });
+    throw e;
   }
-  for (const j of all)
-    if (j.kind === "agentCheckpoint") {
-      const { rowCount } = await pool.query(PROGRESS_SQL, [JSON.stringify(j.progress), j.runId, j.owner]);
-      if (rowCount) done.add(`agentCheckpoint ${j.runId}`);
-    }
-  return done;
 }
