@@ -27,8 +27,9 @@ export async function planResume(
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
-  // A RUNNING run whose instance is gone continues from its stored progress (docs/agent-stream.md §4.3).
-  const progress = cp && !("kind" in cp) ? progressOf(cp) : null;
+  // A RUNNING run whose instance is gone continues from its stored progress (docs/agent-stream.md §4.3), even one
+  // that was itself continuing a pause (its checkpoint still names that pause: the progress is newer).
+  const progress = progressOf(cp);
   if (progress) return planProgress(progress, tools, services);
   if (!cp || !("kind" in cp)) throw new ApiError("CONFLICT", `run ${paused.id} stored no checkpoint to resume from`);
   const batch = await planCheckpoint(cp, resume, tools, caller, services, issues);

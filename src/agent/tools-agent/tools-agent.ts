@@ -276,7 +276,7 @@ async function loadHistory(
  * without them.
  */
 function agentTurnsOf(checkpoint: unknown): Record<string, number> {
-  const t = (checkpoint as { agentTurns?: unknown } | null)?.agentTurns ?? progressOf(checkpoint)?.agentTurns;
+  const t = progressOf(checkpoint)?.agentTurns ?? (checkpoint as { agentTurns?: unknown } | null)?.agentTurns;
   if (!t || typeof t !== "object" || Array.isArray(t)) return {};
   return Object.fromEntries(Object.entries(t).filter((e): e is [string, number] => typeof e[1] === "number"));
 }
