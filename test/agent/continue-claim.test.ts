@@ -11,7 +11,9 @@ import { useScript } from "./support.ts";
  * Continuation on another instance, in one process (docs/agent-stream.md §4.3): runtime B claims a run of runtime A
  * as if A were gone while A's model turn is in flight; B continues it from its checkpoint (the completed turn and
  * its tool result are not done again; the turn in flight is called again), and A, still alive, writes nothing more
- * and is stopped by its next heartbeat (owner fencing). Runs on the database TAI_TEST_DB selects.
+ * and is stopped by its next heartbeat (owner fencing). Both beat at the same pace: an instance judges another's
+ * liveness by its own TAI_DEAD_AFTER_SECONDS (3 beats here), and a slower-beating B would look gone to A, which would
+ * claim the run back. Runs on the database TAI_TEST_DB selects.
  */
 const ready = testDbKind() !== "postgres" || (await requirePostgres());
 
@@ -40,9 +42,9 @@ describe.skipIf(!ready)("an agent run claimed by another instance", () => {
       calls.set(turn, (calls.get(turn) ?? 0) + 1);
       return turn === 0 ? { toolCalls: [{ toolName: "note", input: { n: 1 }, id: "c0" }] } : { text: LONG };
     };
-    const a = await testRuntime({ app: appWith(), heartbeatSeconds: 0.2 });
+    const a = await testRuntime({ app: appWith(), heartbeatSeconds: 0.5 });
     runtimes.push(a);
-    const b = await testRuntime({ app: appWith(), databaseUrl: a.config.databaseUrl });
+    const b = await testRuntime({ app: appWith(), databaseUrl: a.config.databaseUrl, heartbeatSeconds: 0.5 });
     runtimes.push(b);
     useScript(a.agents, "claimed", script, 20);
     useScript(b.agents, "claimed", script);
@@ -107,9 +109,9 @@ describe.skipIf(!ready)("an agent run claimed by another instance", () => {
       shown = view.prompt.find((m) => m.role === "tool");
       return { text: "noted" };
     };
-    const a = await testRuntime({ app: appWith(), heartbeatSeconds: 0.2 });
+    const a = await testRuntime({ app: appWith(), heartbeatSeconds: 0.5 });
     runtimes.push(a);
-    const b = await testRuntime({ app: appWith(), databaseUrl: a.config.databaseUrl });
+    const b = await testRuntime({ app: appWith(), databaseUrl: a.config.databaseUrl, heartbeatSeconds: 0.5 });
     runtimes.push(b);
     useScript(a.agents, "held", script);
     useScript(b.agents, "held", script);
