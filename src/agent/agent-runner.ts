@@ -24,7 +24,8 @@ const STATUS_OF: Record<TerminalEvent["type"], AgentRunStatus> = {
 };
 
 type RunnerAgents = Pick<AgentHost, "store" | "services">;
-type RunnerDeps = Pick<AgentServiceDeps, "dispatcher" | "bus" | "log" | "secrets" | "observer">;
+type RunnerDeps = Pick<AgentServiceDeps, "dispatcher" | "bus" | "log" | "secrets" | "observer"> &
+  Partial<Pick<AgentServiceDeps, "instanceId">>;
 
 /** One launched run: what it is given, and what its steps share while its stream goes. */
 interface Running {
@@ -43,6 +44,25 @@ interface Running {
   failure: unknown;
   /** The entries submitted and not yet seen stored. */
   writes: Promise<void>[];
+  /** A continuation's tool steps stored before it (`<type> <agent> <callId>`): not stored twice. */
+  seen: Set<string>;
+}
+
+/** The key of a tool step a continuation may yield again (docs/agent-stream.md §4.3). */
+export function stepKey(e: { type: string; agent?: string | null; callId?: string }): string | null {
+  return e.type === "tool_call_step" || e.type === "tool_result_step" ? `${e.type} ${e.agent ?? ""} ${e.callId}` : null;
+}
+
+/** Stores the run's progress after every entry submitted before it; a run no longer owned here stops. */
+function submitProgress(r: Running, value: unknown): void {
+  const owner = r.deps.instanceId;
+  if (!owner) return;
+  r.writes.push(
+    r.agents.store.progress(r.run.runId, owner, value).then(
+      (ok) => void (ok || (r.failure ??= new Error("the agent run is no longer running on this instance"))),
+      (e: unknown) => void (r.failure ??= e),
+    ),
+  );
 }
 
 /** Waits for every entry submitted so far. */
@@ -66,6 +86,7 @@ function agentContext(r: Running): AgentContext {
     checkpoint: (value) => {
       r.checkpoint = value;
     },
+    progress: (value) => submitProgress(r, value),
   };
 }
 
@@ -80,7 +101,8 @@ async function storeTerminal(r: Running, rec: AgentEventRecord): Promise<void> {
   if (r.failure) throw r.failure;
   const status = STATUS_OF[rec.type as TerminalEvent["type"]];
   // Not stored: another instance failed the run meanwhile (fencing); its record stands.
-  if (!(await r.agents.store.finish(rec, status, withMark(r.checkpoint, r.run.mark), r.usage.sum))) return;
+  const cp = withMark(r.checkpoint, r.run.mark);
+  if (!(await r.agents.store.finish(rec, status, cp, r.usage.sum, r.deps.instanceId))) return;
   r.stored = rec.seq;
   r.deps.bus.publish("agentEvent", rec);
 }
@@ -88,7 +110,7 @@ async function storeTerminal(r: Running, rec: AgentEventRecord): Promise<void> {
 /** Submits an entry to be stored, then published once its batch commits; a stream far ahead of storage waits. */
 async function submitEntry(r: Running, rec: AgentEventRecord): Promise<void> {
   r.writes.push(
-    r.agents.store.appendEvent(rec).then(
+    r.agents.store.appendEvent(rec, r.deps.instanceId).then(
       () => {
         r.stored = rec.seq;
         r.deps.bus.publish("agentEvent", rec);
@@ -103,6 +125,8 @@ async function submitEntry(r: Running, rec: AgentEventRecord): Promise<void> {
 /** Records one event of the stream: numbered, counted, scrubbed, then stored. True once the run's terminal is. */
 async function recordEvent(r: Running, numbered: ReturnType<typeof turnNumbering>, raw: StreamEvent): Promise<boolean> {
   if (r.failure) throw r.failure;
+  const key = stepKey(raw);
+  if (key && r.seen.has(key)) return false;
   const event = numbered(raw);
   if (event.type === "run_usage") countUsage(r.usage, event, r.deps.observer);
   const rec = scrubAgentEntry(r.deps.secrets, {
@@ -144,7 +168,7 @@ async function failRun(r: Running, e: unknown): Promise<void> {
   try {
     // The thread mark stays: a failed or cancelled run can be forked past (docs/agent-stream.md §6.1).
     const status = c.kind === "CANCELLED" ? "CANCELLED" : "FAILED";
-    if (!(await agents.store.finish(rec, status, withMark(null, run.mark), r.usage.sum))) return;
+    if (!(await agents.store.finish(rec, status, withMark(null, run.mark), r.usage.sum, deps.instanceId))) return;
   } catch (err) {
     log.error("storing an agent run's failure failed", { agentRunId: runId, error: (err as Error).message });
   }
@@ -177,6 +201,7 @@ export function launchRun(agents: RunnerAgents, deps: RunnerDeps, inflight: InFl
     stored: start,
     failure: null,
     writes: [],
+    seen: run.storedSteps ?? new Set(),
   };
   const ctx = agentContext(r);
   const numbered = turnNumbering();

@@ -1,5 +1,6 @@
 import type { AgentRunScope } from "../auth/visibility.ts";
 import type { Db } from "../db/client.ts";
+import { isPostgres } from "../db/event-log.ts";
 import { storableText } from "../db/storable.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import type { AgentLogEntry, AgentEventRecord } from "./events.ts";
@@ -133,9 +134,42 @@ export class AgentRunStore {
     return this.db.agentRun.count({ where: filterWhere(filter, scope) });
   }
 
-  /** Stores one entry (group-committed with other writes of the run log, `runlog/log-writer.ts`). */
-  async appendEvent(event: AgentEventRecord): Promise<void> {
-    await this.log.write({ kind: "agentEvent", runId: event.runId, type: event.type, payload: event });
+  /**
+   * Stores one entry (group-committed with other writes of the run log, `runlog/log-writer.ts`); with `owner`, only
+   * while the run is RUNNING on that instance (else it rejects: owner fencing, docs/agent-stream.md §4.3).
+   */
+  async appendEvent(event: AgentEventRecord, owner?: string): Promise<void> {
+    await this.log.write({ kind: "agentEvent", runId: event.runId, type: event.type, payload: event, owner });
+  }
+
+  /**
+   * Stores a RUNNING run's progress as its checkpoint's `progress`, ordered with its entries, only while the run is
+   * RUNNING on `owner` (docs/agent-stream.md §4.3); false when it is not.
+   */
+  async progress(runId: string, owner: string, progress: unknown): Promise<boolean> {
+    return (await this.log.write({ kind: "agentCheckpoint", runId, owner, progress })) !== null;
+  }
+
+  /**
+   * Claims a RUNNING run whose owner `run` was read with is gone, for `instanceId`: compare-and-set on its checkpoint's
+   * owner, so of every instance sweeping at once exactly one wins (docs/agent-stream.md §4.3).
+   */
+  async claimOrphan(run: AgentRunRecord, instanceId: string): Promise<boolean> {
+    const was = ((run.checkpoint ?? {}) as { instanceId?: string }).instanceId ?? null;
+    const count = isPostgres(this.db)
+      ? await this.db.$executeRawUnsafe(
+          `UPDATE "AgentRun" SET "checkpoint"=jsonb_set("checkpoint",'{instanceId}',to_jsonb($1::text)) WHERE "id"=$2 AND "status"='RUNNING' AND "checkpoint"->>'instanceId' IS NOT DISTINCT FROM $3`,
+          instanceId,
+          run.id,
+          was,
+        )
+      : await this.db.$executeRawUnsafe(
+          `UPDATE "AgentRun" SET "checkpoint"=json_set("checkpoint",'$.instanceId',?) WHERE "id"=? AND "status"='RUNNING' AND json_extract("checkpoint",'$.instanceId') IS ?`,
+          instanceId,
+          run.id,
+          was,
+        );
+    return count === 1;
   }
 
   /**
@@ -148,10 +182,12 @@ export class AgentRunStore {
     status: AgentRunStatus,
     checkpoint: unknown,
     usage: TokenUsage = NO_USAGE,
+    owner?: string,
   ): Promise<boolean> {
     return (
       (await this.log.write({
         kind: "agentFinish",
+        owner,
         runId: entry.runId,
         type: entry.type,
         payload: entry,

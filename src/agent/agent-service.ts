@@ -13,6 +13,7 @@ import { launchRun } from "./agent-runner.ts";
 import { AgentRunStore, type AgentRunRecord } from "./agent-runs.ts";
 import type { AgentRunDeps } from "./agent-run-deps.ts";
 import { continueSuspended, joinContinued } from "./auto-resume.ts";
+import { continuable, continueOrphan } from "./continue-orphans.ts";
 import { askCallerEntry } from "./tools-agent/ask-caller.ts";
 import {
   admitStart,
@@ -275,6 +276,27 @@ export class AgentService implements AgentHost {
       { agents: this, bus: this.deps.bus, log: this.deps.log },
       liveIds ?? (await this.deps.liveInstances?.()) ?? [],
     );
+  }
+
+  /**
+   * Continues here the runs left RUNNING by instances not in `liveIds` that can go on (docs/agent-stream.md §4.3):
+   * each claimed by compare-and-set on its owner (one claimant wins), then rebuilt from its checkpoint in the
+   * background; returns the ids claimed here. What cannot go on is left to {@link failInterrupted}.
+   */
+  async continueInterrupted(liveIds: string[]): Promise<string[]> {
+    if (this.inflight.closing) return [];
+    const live = new Set([this.deps.instanceId, ...liveIds]);
+    const claimed: string[] = [];
+    for (const run of await this.store.orphans(live)) {
+      if (!(await continuable(this, run)) || !(await this.store.claimOrphan(run, this.deps.instanceId))) continue;
+      claimed.push(run.id);
+      this.inflight
+        .admitting(continueOrphan(this, this.deps, this.inflight, run))
+        .catch((e: Error) =>
+          this.deps.log.warn("continuing an interrupted agent run failed", { agentRunId: run.id, error: e.message }),
+        );
+    }
+    return claimed;
   }
 
   /**

@@ -33,6 +33,8 @@ export interface AdmittedRun extends StartedRun {
    * The seq its events number on from: 0 for a new run; a continuation's SuspendedFinal (docs/agent-stream.md §7.1).
    */
   seqBase?: number;
+  /** A continuation's tool steps already stored (`agent-runner.ts` stepKey): not stored again. */
+  storedSteps?: Set<string>;
 }
 
 /** What admission reads and writes of the agent host. */

@@ -16,6 +16,8 @@ export interface ToolCallOptions {
   storedInput?: unknown;
   /** The model's call the run carries out (`RunRequest.toolCallId`, `ToolResult#toolCallId`). */
   toolCallId?: string;
+  /** Told the tool run's id as soon as it is known (`RunRequest.onRun`). */
+  onRun?: (toolRunId: string) => void;
 }
 
 /** The one way an agent run reaches tools: what `AgentContext.runTool` and `cancelTool` are. */
@@ -56,6 +58,7 @@ export function agentToolPort(
         onProgress: options?.onProgress,
         storedInput: options?.storedInput,
         toolCallId: options?.toolCallId,
+        onRun: options?.onRun,
       }),
     cancelTool: async (toolRunId) => {
       try {

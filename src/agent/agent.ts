@@ -88,6 +88,12 @@ export interface AgentContext {
    * (interrupt, suspend, asks); it is stored atomically with that terminal.
    */
   checkpoint(value: unknown): void;
+  /**
+   * Stores the run's progress while it runs (docs/agent-stream.md §4.3), ordered after every event yielded before: what
+   * a continuation on another instance rebuilds the run from, given back as `resuming.checkpoint.progress` (with
+   * `resuming.id` the run's own id). Optional: an agent that never calls it is started again from its input.
+   */
+  progress?(value: unknown): void;
 }
 
 /** What {@link Agent.prepare} receives: the start as it will run, before the run exists. */

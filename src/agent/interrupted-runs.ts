@@ -10,6 +10,11 @@ export interface InterruptedAgentRuns {
    * returns those records, not yet published.
    */
   failInterrupted(liveIds: string[]): Promise<RunFailedRecord[]>;
+  /**
+   * Continues here the agent runs of instances not in `liveIds` that can go on (docs/agent-stream.md §4.3); returns
+   * the ids it claimed. Contract: a run is claimed by one instance only.
+   */
+  continueInterrupted?(liveIds: string[]): Promise<string[]>;
 }
 
 /** Fails the agent runs of instances not in `liveIds` and publishes their `run_failed` records; returns their ids. */

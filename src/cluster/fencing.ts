@@ -18,6 +18,8 @@ export interface FencingDeps {
   tools: FencedEngine;
   agents: FencedEngine;
   log: Logger;
+  /** This instance: an agent run another instance claimed is no longer its own (docs/agent-stream.md §4.3). */
+  instanceId?: string;
 }
 
 /**
@@ -29,7 +31,9 @@ export interface FencingDeps {
  * failed are aborted. The store guarantees the rest: an outcome, a park or a retried
  * attempt is written only while the run is still RUNNING, so nothing is recorded over
  * the first outcome. A retried attempt that finds its run ended stops at once
- * (`dispatch/run-execute.ts`), without waiting for the next heartbeat.
+ * (`dispatch/run-execute.ts`), without waiting for the next heartbeat. An agent run is
+ * aborted once it is no longer owned here: ended, or claimed and continued by another
+ * instance (docs/agent-stream.md §4.3), whose entries the store no longer takes from here.
  */
 export class Fencing {
   constructor(private readonly deps: FencingDeps) {}
@@ -56,12 +60,18 @@ export class Fencing {
           })
         : [],
       agentIds.length
-        ? db.agentRun.findMany({ where: { id: { in: agentIds }, status: "FAILED" }, select: { id: true } })
+        ? db.agentRun.findMany({
+            where: { id: { in: agentIds } },
+            select: { id: true, status: true, checkpoint: true },
+          })
         : [],
     ]);
+    // An agent run is fenced once it is no longer owned here: ended (failed, or continued and finished elsewhere), or
+    // RUNNING under another instance (docs/agent-stream.md §4.3).
+    const lost = agentRuns.filter((r) => r.status !== "RUNNING" || !ownedBy(r.checkpoint, this.deps.instanceId));
     const stopped = [
       ...runs.filter((r) => tools.fence(r.id, FENCED)),
-      ...agentRuns.filter((r) => agents.fence(r.id, FENCED)),
+      ...lost.filter((r) => agents.fence(r.id, FENCED)),
     ].map((r) => r.id);
     if (stopped.length)
       log.warn("stopped runs that another instance failed while this one looked gone; their first outcome stands", {
@@ -69,4 +79,10 @@ export class Fencing {
       });
     return stopped;
   }
+}
+
+/** Whether a RUNNING agent run's checkpoint names `instanceId` as its owner (any, when none is given). */
+function ownedBy(checkpoint: unknown, instanceId: string | undefined): boolean {
+  if (!instanceId) return true;
+  return ((checkpoint ?? {}) as { instanceId?: unknown }).instanceId === instanceId;
 }

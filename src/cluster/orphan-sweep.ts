@@ -41,10 +41,11 @@ export interface OrphanSweepDeps {
   fence?: (declaredGone: boolean) => Promise<void>;
 }
 
-/** The runs one sweep failed, by engine. */
+/** The runs one sweep failed (and the agent runs it continued), by engine. */
 export interface SweepResult {
   runs: string[];
   agentRuns: string[];
+  continuedAgentRuns: string[];
 }
 
 /**
@@ -80,7 +81,11 @@ export class OrphanSweep implements Duty {
    */
   async sweep(liveIds?: string[]): Promise<SweepResult> {
     const live = liveIds ?? (await this.deps.instances.liveIds());
-    const result = { runs: await failToolRuns(this.deps, live), agentRuns: await failAgentRuns(this.deps, live) };
+    const runs = await failToolRuns(this.deps, live);
+    // Agent runs go on elsewhere (docs/agent-stream.md §4.3), after the tool runs they follow were settled; those that
+    // cannot are failed.
+    const continuedAgentRuns = (await this.deps.agents.continueInterrupted?.(live)) ?? [];
+    const result = { runs, agentRuns: await failAgentRuns(this.deps, live), continuedAgentRuns };
     await this.deps.agents.continueAnswered?.();
     return result;
   }

@@ -8,7 +8,8 @@ import type { RunProgress } from "../tools/tool-update.ts";
  * transaction. Every value is already in the form it is stored in (scrubbed of secrets,
  * made storable); `src/runlog/log-writer.ts` makes it so.
  */
-export type LogJob = StartJob | AttemptJob | ProgressJob | FinishJob | RescrubJob | AgentEventJob | AgentFinishJob;
+export type LogJob =
+  StartJob | AttemptJob | ProgressJob | FinishJob | RescrubJob | AgentEventJob | AgentFinishJob | AgentCheckpointJob;
 
 /** A new run and its RUN_STARTED event. Result: the event's seq, or null when the idempotency scope is taken. */
 export interface StartJob {
@@ -92,6 +93,20 @@ export interface AgentEventJob {
   runId: string;
   type: string;
   payload: unknown;
+  /** Set: written only while the run is RUNNING and owned by this instance (owner fencing, agent-stream.md §4.3). */
+  owner?: string;
+}
+
+/**
+ * An agent run's progress (docs/agent-stream.md §4.3): stored as its checkpoint's `progress`, the rest of the
+ * checkpoint kept, only while the run is RUNNING and owned by `owner`. Ordered with the run's entries. Result: 1 when
+ * written, null when the run is no longer RUNNING here.
+ */
+export interface AgentCheckpointJob {
+  kind: "agentCheckpoint";
+  runId: string;
+  owner: string;
+  progress: unknown;
 }
 
 /**
@@ -108,6 +123,8 @@ export interface AgentFinishJob {
   finishedAt: string;
   /** Tokens this launch of the run used: added to the run's stored totals. */
   usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** Set: written only while the run is owned by this instance (owner fencing). */
+  owner?: string;
 }
 
 /** What a job resolves with: a run event's seq, or null (see each job). */
@@ -129,7 +146,7 @@ export type WriteBatch = (jobs: readonly LogJob[]) => Promise<JobResult[]>;
  */
 export function isolatingFailures(write: WriteBatch): (jobs: readonly LogJob[]) => Promise<(JobResult | Error)[]> {
   const broken = new Set<string>();
-  const refused = (j: LogJob) => j.kind === "agentEvent" && broken.has(j.runId);
+  const refused = (j: LogJob) => (j.kind === "agentEvent" || j.kind === "agentCheckpoint") && broken.has(j.runId);
   const settled = (j: LogJob, r: JobResult | Error) => {
     if (j.kind === "agentEvent" && r instanceof Error) broken.add(j.runId);
     if (j.kind === "agentFinish") broken.delete(j.runId);
@@ -137,7 +154,7 @@ export function isolatingFailures(write: WriteBatch): (jobs: readonly LogJob[]) 
   };
   const one = async (j: LogJob): Promise<JobResult | Error> => {
     if (refused(j))
-      return new Error(`an earlier entry of agent run ${j.kind === "agentEvent" ? j.runId : ""} could not be stored`);
+      return new Error(`an earlier entry of agent run ${"runId" in j ? j.runId : ""} could not be stored`);
     try {
       return settled(j, (await write([j]))[0]);
     } catch (e) {

@@ -15,7 +15,7 @@ import { sqliteLog } from "./sqlite-log.ts";
  * a statement (`secrets/value-fields.ts`: ids, statuses, names, types and times are never
  * rewritten): these writes do not pass Prisma's scrubbing extension.
  */
-const isAgentJob = (j: LogJob) => j.kind === "agentEvent" || j.kind === "agentFinish";
+const isAgentJob = (j: LogJob) => j.kind === "agentEvent" || j.kind === "agentFinish" || j.kind === "agentCheckpoint";
 
 export class LogWriter {
   private readonly commits: GroupCommit<LogJob, JobResult>;
@@ -70,6 +70,7 @@ export class LogWriter {
     // An agent's entries are its own: their type, like their payload, may hold what no column stores (a NUL).
     if (clean.kind === "agentEvent")
       return { ...clean, type: storableText(clean.type), payload: storableJson(clean.payload) };
+    if (clean.kind === "agentCheckpoint") return { ...clean, progress: storableJson(clean.progress) };
     if (clean.kind === "agentFinish")
       return {
         ...clean,

@@ -33,12 +33,15 @@ import {
 export function pgLog(pool: pg.Pool, owner: string | null = null): WriteBatch {
   // The writer hands over tool-run jobs and agent entries in separate batches.
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
-    const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish" && j.kind !== "rescrub");
+    const runJobs = jobs.filter(
+      (j) =>
+        j.kind !== "agentEvent" && j.kind !== "agentFinish" && j.kind !== "agentCheckpoint" && j.kind !== "rescrub",
+    );
     const rescrubs = rescrubsOf(jobs);
     if (rescrubs.size) return writeWithRescrubs(pool, jobs, runJobs, rescrubs, owner);
     if (!runJobs.length) {
-      const ended = await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
-      return jobs.map((j) => (j.kind === "agentFinish" && ended.has(j.runId) ? 1 : null));
+      const ended = await writeAgentJobs(pool, jobs as AgentJob[]);
+      return (jobs as AgentJob[]).map((j) => (j.kind !== "agentEvent" && ended.has(`${j.kind} ${j.runId}`) ? 1 : null));
     }
     if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
     const seqs = await writeRunJobs(pool, checkedRunJobs(runJobs), owner);
@@ -47,7 +50,8 @@ export function pgLog(pool: pg.Pool, owner: string | null = null): WriteBatch {
   return write;
 }
 
-type RunJob = Exclude<LogJob, { kind: "agentEvent" | "agentFinish" | "rescrub" }>;
+type RunJob = Exclude<LogJob, { kind: "agentEvent" | "agentFinish" | "agentCheckpoint" | "rescrub" }>;
+type AgentJob = Extract<LogJob, { kind: "agentEvent" | "agentFinish" | "agentCheckpoint" }>;
 
 /** The batch's tool-run jobs, refused when two write one run. */
 function checkedRunJobs(runJobs: RunJob[]): RunJob[] {
@@ -86,7 +90,7 @@ async function writeWithRescrubs(
   rescrubs: Map<string, Scrubber>,
   owner: string | null,
 ): Promise<JobResult[]> {
-  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish"))
+  if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish" || j.kind === "agentCheckpoint"))
     throw new Error("a run-log batch mixes tool-run jobs and agent entries");
   const client = await pool.connect();
   let failed = true;
@@ -253,32 +257,72 @@ async function writeRunJobs(
 }
 
 // A run's end (and its last entry) is written only while it is still RUNNING: a run
-// another instance already failed keeps that first outcome (fencing).
+// another instance already failed keeps that first outcome (fencing). An owned entry or end
+// is written only while the run is owned by its writer (owner fencing, docs/agent-stream.md §4.3).
 const AGENT_LOG_SQL = `
 WITH fin AS (
   UPDATE "AgentRun" r SET "status"=v.status,"final"=v.final,"checkpoint"=v.checkpoint,"finishedAt"=v.finished_at,
     "inputTokens"=r."inputTokens"+v.input_tokens,"outputTokens"=r."outputTokens"+v.output_tokens,"totalTokens"=r."totalTokens"+v.total_tokens
-  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[],$10::int[],$11::int[],$12::int[]) AS v(id,status,final,checkpoint,finished_at,input_tokens,output_tokens,total_tokens)
-  WHERE r."id"=v.id AND r."status"='RUNNING'
+  FROM unnest($4::text[],$5::text[],$6::jsonb[],$7::jsonb[],$8::timestamp(3)[],$10::int[],$11::int[],$12::int[],$14::text[]) AS v(id,status,final,checkpoint,finished_at,input_tokens,output_tokens,total_tokens,owner)
+  WHERE r."id"=v.id AND r."status"='RUNNING' AND (v.owner IS NULL OR r."checkpoint"->>'instanceId'=v.owner)
   RETURNING r."id"
 ), ev AS (
   INSERT INTO "AgentEvent" ("runId","type","payload")
-  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[],$9::boolean[]) WITH ORDINALITY AS e(run_id,type,payload,ends,n)
-  WHERE NOT e.ends OR e.run_id IN (SELECT "id" FROM fin)
+  SELECT e.run_id,e.type,e.payload FROM unnest($1::text[],$2::text[],$3::jsonb[],$9::boolean[],$13::text[]) WITH ORDINALITY AS e(run_id,type,payload,ends,owner,n)
+  WHERE (NOT e.ends AND (e.owner IS NULL OR EXISTS (SELECT 1 FROM "AgentRun" a WHERE a."id"=e.run_id AND a."status"='RUNNING' AND a."checkpoint"->>'instanceId'=e.owner)))
+     OR (e.ends AND e.run_id IN (SELECT "id" FROM fin))
   ORDER BY e.n
+  RETURNING 1
+), refused AS (
+  SELECT count(*) AS n FROM unnest($1::text[],$9::boolean[],$13::text[]) AS e(run_id,ends,owner)
+  WHERE NOT e.ends AND e.owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "AgentRun" a WHERE a."id"=e.run_id AND a."status"='RUNNING' AND a."checkpoint"->>'instanceId'=e.owner)
 )
-SELECT "id" FROM fin`;
+SELECT "id", 1/(CASE WHEN (SELECT n FROM refused)>0 THEN 0 ELSE 1 END) AS "ok" FROM fin
+UNION ALL SELECT NULL, 1/(CASE WHEN (SELECT n FROM refused)>0 THEN 0 ELSE 1 END)`;
+// An owned entry its run no longer takes (the last SELECT divides by zero): the whole statement is rolled back.
+const REFUSED = "22012";
 
-/** Writes agent entries and ends; resolves with the ids of the runs whose end was written. */
-async function writeAgentJobs(
-  pool: pg.Pool,
-  jobs: Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[],
+const PROGRESS_SQL = `UPDATE "AgentRun" SET "checkpoint"=jsonb_set("checkpoint",'{progress}',$1::jsonb)
+WHERE "id"=$2 AND "status"='RUNNING' AND "checkpoint"->>'instanceId'=$3 RETURNING "id"`;
+
+/**
+ * Writes agent entries and ends, then the checkpoints of the batch (after the entries they follow), in one
+ * transaction; resolves with `<kind> <runId>` of each end and checkpoint written. An owned entry its run no longer
+ * takes (not RUNNING on its writer) fails the batch, nothing of it written.
+ */
+async function writeAgentJobs(pool: pg.Pool, all: AgentJob[]): Promise<Set<string>> {
+  const jobs = all.filter((j): j is Exclude<AgentJob, { kind: "agentCheckpoint" }> => j.kind !== "agentCheckpoint");
+  const progress = all.filter((j) => j.kind === "agentCheckpoint");
+  if (!progress.length) return entriesAndEnds(pool, jobs);
+  const client = await pool.connect();
+  let failed = true;
+  try {
+    await client.query("BEGIN");
+    const done = jobs.length ? await entriesAndEnds(client, jobs) : new Set<string>();
+    for (const j of progress) {
+      const { rowCount } = await client.query(PROGRESS_SQL, [JSON.stringify(j.progress), j.runId, j.owner]);
+      if (rowCount) done.add(`agentCheckpoint ${j.runId}`);
+    }
+    await client.query("COMMIT");
+    failed = false;
+    return done;
+  } finally {
+    if (failed) await client.query("ROLLBACK").catch(() => {});
+    client.release(failed);
+  }
+}
+
+/** The entries and ends of a batch, in one statement; resolves with `agentFinish <runId>` of each end written. */
+async function entriesAndEnds(
+  pool: pg.Pool | pg.PoolClient,
+  jobs: Exclude<AgentJob, { kind: "agentCheckpoint" }>[],
 ): Promise<Set<string>> {
   const events = jobs.map((j) => ({
     runId: j.runId,
     type: j.type,
     payload: JSON.stringify(j.payload),
     ends: j.kind === "agentFinish",
+    owner: j.owner ?? null,
   }));
   const ends = jobs.flatMap((j) =>
     j.kind === "agentFinish"
@@ -290,6 +334,7 @@ async function writeAgentJobs(
             checkpoint: JSON.stringify(j.checkpoint ?? null),
             finishedAt: j.finishedAt,
             ...j.usage,
+            owner: j.owner ?? null,
           },
         ]
       : [],
@@ -299,7 +344,19 @@ async function writeAgentJobs(
     ...columns(ends, ["id", "status", "final", "checkpoint", "finishedAt"]),
     ...columns(events, ["ends"]),
     ...columns(ends, ["inputTokens", "outputTokens", "totalTokens"]),
+    ...columns(events, ["owner"]),
+    ...columns(ends, ["owner"]),
   ];
-  const { rows } = await pool.query<{ id: string }>({ name: "tai42-agent-log", text: AGENT_LOG_SQL, values });
-  return new Set(rows.map((r) => r.id));
+  try {
+    const { rows } = await pool.query<{ id: string | null }>({
+      name: "tai42-agent-log-owned",
+      text: AGENT_LOG_SQL,
+      values,
+    });
+    return new Set(rows.flatMap((r) => (r.id === null ? [] : [`agentFinish ${r.id}`])));
+  } catch (e) {
+    if ((e as { code?: string }).code === REFUSED)
+      throw new Error("an agent run is no longer running on this instance", { cause: e });
+    throw e;
+  }
 }

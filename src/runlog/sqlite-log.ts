@@ -79,8 +79,15 @@ function statements({ database: db }: SqliteDriver) {
     interactionQuestions: st(`SELECT "id","question" FROM "Interaction" WHERE "runId"=?`),
     rewriteQuestion: st(`UPDATE "Interaction" SET "question"=? WHERE "id"=?`),
     insertAgentEvent: st(`INSERT INTO "AgentEvent" ("runId","type","payload","at") VALUES (?,?,?,?)`),
+    // Owner fencing (docs/agent-stream.md §4.3): an owned entry is written only while its run is RUNNING here.
+    insertOwnedAgentEvent: st(
+      `INSERT INTO "AgentEvent" ("runId","type","payload","at") SELECT ?,?,?,? WHERE EXISTS (SELECT 1 FROM "AgentRun" WHERE "id"=? AND "status"='RUNNING' AND json_extract("checkpoint",'$.instanceId')=?)`,
+    ),
     endAgentRun: st(
-      `UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=?,"inputTokens"="inputTokens"+?,"outputTokens"="outputTokens"+?,"totalTokens"="totalTokens"+? WHERE "id"=? AND "status"='RUNNING'`,
+      `UPDATE "AgentRun" SET "status"=?,"final"=?,"checkpoint"=?,"finishedAt"=?,"inputTokens"="inputTokens"+?,"outputTokens"="outputTokens"+?,"totalTokens"="totalTokens"+? WHERE "id"=? AND "status"='RUNNING' AND (? IS NULL OR json_extract("checkpoint",'$.instanceId')=?)`,
+    ),
+    progressAgentRun: st(
+      `UPDATE "AgentRun" SET "checkpoint"=json_set("checkpoint",'$.progress',json(?)) WHERE "id"=? AND "status"='RUNNING' AND json_extract("checkpoint",'$.instanceId')=?`,
     ),
   };
 }
@@ -177,9 +184,17 @@ function writeJob(
       rewrote.rows += n;
       return n;
     }
-    case "agentEvent":
-      s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), time(new Date().toISOString()));
+    case "agentEvent": {
+      const at = time(new Date().toISOString());
+      if (job.owner === undefined) s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), at);
+      else if (
+        run(s.insertOwnedAgentEvent, [job.runId, job.type, JSON.stringify(job.payload), at, job.runId, job.owner]) === 0
+      )
+        throw new Error(`agent run ${job.runId} is no longer running on this instance`);
       return null;
+    }
+    case "agentCheckpoint":
+      return run(s.progressAgentRun, [JSON.stringify(job.progress), job.runId, job.owner]) === 0 ? null : 1;
     case "agentFinish": {
       // Only while RUNNING: a run another instance already failed keeps that first outcome.
       const { inputTokens, outputTokens, totalTokens } = job.usage;
@@ -193,6 +208,8 @@ function writeJob(
           outputTokens,
           totalTokens,
           job.runId,
+          job.owner ?? null,
+          job.owner ?? null,
         ]) === 0
       )
         return null;

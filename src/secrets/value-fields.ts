@@ -149,6 +149,8 @@ export function scrubJob(s: Scrub, job: LogJob): LogJob {
       return { ...job, payload: scrubAgentEntry(s, job.payload) };
     case "agentFinish":
       return { ...job, payload: scrubAgentEntry(s, job.payload), checkpoint: s.scrub(job.checkpoint) };
+    case "agentCheckpoint":
+      return { ...job, progress: s.scrub(job.progress) };
     case "rescrub":
       // It carries only the run's id and scope; it reads what it scrubs inside the transaction.
       return job;

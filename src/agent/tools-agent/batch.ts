@@ -27,7 +27,11 @@ export interface BatchItem {
  * runs alone. Returns the outcomes in the order asked. A parked or asking call has no
  * ToolResultStep in this run.
  */
-export async function* runBatch(items: BatchItem[], agent: string | null): AsyncGenerator<StreamEvent, CallOutcome[]> {
+export async function* runBatch(
+  items: BatchItem[],
+  agent: string | null,
+  onResult?: (callId: string, outcome: CallOutcome) => void,
+): AsyncGenerator<StreamEvent, CallOutcome[]> {
   for (const it of items)
     yield {
       type: "tool_call_step",
@@ -95,6 +99,8 @@ export async function* runBatch(items: BatchItem[], agent: string | null): Async
           isError: o.isError,
           agent,
         };
+      // After its result was handed on: a continuation does not run it again (docs/agent-stream.md §4.3).
+      onResult?.(items[i].callId, o);
       i++;
       continue;
     }

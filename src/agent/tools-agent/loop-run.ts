@@ -1,6 +1,7 @@
 import type { ModelMessage } from "ai";
 import { REDACTED } from "../../auth/tiers.ts";
 import type { Checkpoint } from "./checkpoint.ts";
+import type { BatchProgress } from "./continue-progress.ts";
 import type { LoopConfig, LoopIO, ResumedBatch } from "./loop-types.ts";
 import type { ToolSpec } from "./loop-types.ts";
 
@@ -19,6 +20,8 @@ export interface LoopRun {
   usageShown: boolean;
   /** Whether an answer that missed responseFormat was already sent back once. */
   retried: boolean;
+  /** The turn's calls while they run (the root loop's progress, docs/agent-stream.md §4.3). */
+  batch: BatchProgress | null;
 }
 
 /** The state a loop starts with. */
@@ -32,6 +35,26 @@ export function startRun(cfg: LoopConfig, io: LoopIO, history: ModelMessage[], r
     turnNo: Math.max(resumed?.turns ?? 0, io.turns?.get(cfg.agent ?? "") ?? 0),
     usageShown: false,
     retried: false,
+    batch: resumed?.calls.length ? { calls: resumed.calls, done: { ...resumed.known }, toolRuns: {} } : null,
+  };
+}
+
+/**
+ * Stores the root loop's progress (docs/agent-stream.md §4.3): after each completed model turn, each tool result and
+ * each tool run a call started. A sub-agent's loop stores none: its call is the parent's.
+ */
+export function saveProgress(run: LoopRun): void {
+  if (run.cfg.mode !== "root" || !run.io.progress) return;
+  run.io.progress({ messages: run.messages, batch: run.batch, turns: run.turnNo });
+}
+
+/** The root loop follows the tool runs its calls start, for its progress. */
+export function followToolRuns(run: LoopRun): void {
+  if (run.cfg.mode !== "root") return;
+  run.io.onToolRun = (callId, toolRunId) => {
+    if (!run.batch?.calls.some((c) => c.callId === callId)) return;
+    run.batch.toolRuns[callId] = toolRunId;
+    saveProgress(run);
   };
 }
 

@@ -14,7 +14,8 @@ import type { SubAgentSpec } from "../specs.ts";
 import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentState } from "./checkpoint.ts";
 import type { GateConfig } from "./interrupts.ts";
 import type { RunSecrets } from "./run-secrets.ts";
-import type { UsageTotals } from "./usage.ts";
+import type { UsageSnapshot, UsageTotals } from "./usage.ts";
+import type { BatchProgress } from "./continue-progress.ts";
 
 // The types of one tools-agent loop, in one module because they nest: a loop's tools hold
 // its sub-agents' plans, each with the strategy that runs its own loop (docs/agent-stream.md §5, §9).
@@ -65,6 +66,10 @@ export interface LoopIO {
   persist(messages: ModelMessage[]): Promise<void>;
   /** Stores what a resume needs; called just before a pause terminal. */
   checkpoint(value: Checkpoint): void;
+  /** Stores the root loop's progress while it runs (docs/agent-stream.md §4.3). */
+  progress?(value: { messages: ModelMessage[]; batch: BatchProgress | null; turns: number }): void;
+  /** Set by the root loop: told each tool run a call of the run started (its model call id, its run id). */
+  onToolRun?: (callId: string, toolRunId: string) => void;
   /**
    * The last turn number each agent of the run used (key: its label, "" for the run's
    * own), shared by the run's loops so that two calls of one sub-agent never reuse a
@@ -90,6 +95,10 @@ export interface ResumedBatch {
    * on from there.
    */
   turns?: number;
+  /** A continuation from stored progress (docs/agent-stream.md §4.3): the conversation it goes on from. */
+  history?: ModelMessage[];
+  /** A continuation from stored progress: the tokens used before. */
+  usage?: UsageSnapshot;
 }
 
 /** A paused sub-agent call a resume continues: where it stopped, and its own resumed batch. */

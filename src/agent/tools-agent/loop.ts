@@ -1,7 +1,7 @@
 import type { ModelMessage } from "ai";
 import type { StreamEvent } from "../events.ts";
 import type { LoopConfig, LoopIO, ResumedBatch } from "./loop-types.ts";
-import { startRun } from "./loop-run.ts";
+import { followToolRuns, saveProgress, startRun } from "./loop-run.ts";
 import { settleBatch } from "./settle.ts";
 import { emitEnd, emitFailure } from "./turn-emit.ts";
 import { executeTurn } from "./turn-execute.ts";
@@ -26,15 +26,24 @@ export async function* runLoop(
   resumed: ResumedBatch | null,
 ): AsyncGenerator<StreamEvent> {
   const run = startRun(cfg, io, history, resumed);
+  followToolRuns(run);
   try {
-    if (resumed) {
+    if (!resumed) saveProgress(run);
+    if (resumed?.calls.length) {
       const end = yield* settleBatch(run, resumed.calls, resumed.now, resumed.known, resumed.interruptId);
       if (end) return yield* emitEnd(run, end);
+      run.batch = null;
+      saveProgress(run);
     }
     for (let turn = 0; ; turn++) {
       const t = yield* executeTurn(run, prepareTurn(run, turn));
+      // A completed model turn is not called again by a continuation (docs/agent-stream.md §4.3).
+      run.batch = t.calls.length ? { calls: t.calls, done: {}, toolRuns: {} } : null;
+      saveProgress(run);
       const end = yield* finalizeTurn(run, t);
       if (end) return yield* emitEnd(run, end);
+      run.batch = null;
+      saveProgress(run);
     }
   } catch (e) {
     yield* emitFailure(run);

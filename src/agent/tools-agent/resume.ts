@@ -10,6 +10,7 @@ import { parseDecisions } from "./interrupts.ts";
 import { pendingInterruptOf } from "../subagents/pause.ts";
 import { planShared, type AnswerAll, type PlanOne } from "../subagents/resume-shared.ts";
 import type { ResumedBatch, ToolSpec } from "./loop-types.ts";
+import { planProgress, progressOf } from "./continue-progress.ts";
 
 /**
  * Turns a resume into the batch the new run settles first (docs/agent-stream.md §6–§8).
@@ -26,6 +27,10 @@ export async function planResume(
   issues: Issue[],
 ): Promise<ResumedBatch | null> {
   const cp = paused.checkpoint as Checkpoint | null;
+  // A RUNNING run whose instance is gone continues from its stored progress (docs/agent-stream.md §4.3), even one
+  // that was itself continuing a pause (its checkpoint still names that pause: the progress is newer).
+  const progress = progressOf(cp);
+  if (progress) return planProgress(progress, tools, services);
   if (!cp || !("kind" in cp)) throw new ApiError("CONFLICT", `run ${paused.id} stored no checkpoint to resume from`);
   const batch = await planCheckpoint(cp, resume, tools, caller, services, issues);
   return batch && { ...batch, turns: cp.turns };

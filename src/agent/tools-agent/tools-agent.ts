@@ -16,6 +16,7 @@ import { closeDangling, forStorage } from "./history.ts";
 import { parseInterruptOn, type GateConfig } from "./interrupts.ts";
 import { composeSystem, renderTemplate, type PromptSkill } from "./prompt.ts";
 import { inNewRun, planResume } from "./resume.ts";
+import { progressOf } from "./continue-progress.ts";
 import { RunSecrets } from "./run-secrets.ts";
 import { ToolsAgentInput, type ToolsAgentOptions } from "./tool-input.ts";
 import { askCallerSpec, duplicateIssues, presetSpecs, surfaceSpecs } from "./toolbox.ts";
@@ -25,7 +26,7 @@ import { UsageTotals } from "./usage.ts";
 import { liveTools, withLiveTools } from "./live-tools.ts";
 import type { CheckpointProvider } from "../storage/agent-storage.ts";
 import type { SurfaceEntry } from "../../registry/surface-entry.ts";
-import type { CallEnv, LoopStrategy, ResumedBatch, ToolSpec } from "./loop-types.ts";
+import type { CallEnv, LoopIO, LoopStrategy, ResumedBatch, ToolSpec } from "./loop-types.ts";
 
 /** Everything a tools-agent run needs, checked before the run exists. */
 interface Plan {
@@ -116,7 +117,7 @@ export class ToolsAgent extends Agent {
         ctx.threadId,
         messages.map((m) => forStorage(m, redacted, secrets)),
       );
-    const history = closeDangling(plan.history, Boolean(plan.resume));
+    const history = closeDangling(plan.resume?.history ?? plan.history, Boolean(plan.resume));
     if (plan.userMessage !== null) {
       const m: ModelMessage = { role: "user", content: plan.userMessage };
       history.push(m);
@@ -125,7 +126,12 @@ export class ToolsAgent extends Agent {
     const env: CallEnv = withLiveTools(
       {
         runTool: (target, input, onProgress, toolCallId) =>
-          ctx.runTool(target, input, { onProgress, storedInput: secrets.scrub(input), toolCallId }),
+          ctx.runTool(target, input, {
+            onProgress,
+            storedInput: secrets.scrub(input),
+            toolCallId,
+            onRun: (toolRunId) => void (toolCallId && io.onToolRun?.(toolCallId, toolRunId)),
+          }),
         cancelTool: (toolRunId) => ctx.cancelTool(toolRunId),
         secrets,
         runSubagent: (spec, task, emit, resume) => runSubagent(spec, task, emit, resume, io, secrets),
@@ -135,7 +141,8 @@ export class ToolsAgent extends Agent {
     // A continuation of the same run (docs/agent-stream.md §7.1) numbers every agent's turns on from its checkpoint.
     const continuing = Boolean(ctx.resuming && ctx.resuming.id === ctx.runId);
     const turns = new Map<string, number>(continuing ? Object.entries(agentTurnsOf(ctx.resuming?.checkpoint)) : []);
-    const io = {
+    if (plan.resume?.usage) usage.restore(plan.resume.usage);
+    const io: LoopIO = {
       signal: ctx.signal,
       turns,
       env,
@@ -144,6 +151,15 @@ export class ToolsAgent extends Agent {
       interactions: ctx.services.interactions,
       persist,
       checkpoint: (c: object) => ctx.checkpoint(secrets.scrub({ ...c, agentTurns: Object.fromEntries(turns) })),
+      progress: (p) =>
+        ctx.progress?.(
+          secrets.scrub({
+            ...p,
+            messages: p.messages.map((m) => forStorage(m, redacted, secrets).message),
+            agentTurns: Object.fromEntries(turns),
+            usage: usage.snapshot(),
+          }),
+        ),
     };
     const loop = plan.strategy(
       {
@@ -260,7 +276,7 @@ async function loadHistory(
  * without them.
  */
 function agentTurnsOf(checkpoint: unknown): Record<string, number> {
-  const t = (checkpoint as { agentTurns?: unknown } | null)?.agentTurns;
+  const t = progressOf(checkpoint)?.agentTurns ?? (checkpoint as { agentTurns?: unknown } | null)?.agentTurns;
   if (!t || typeof t !== "object" || Array.isArray(t)) return {};
   return Object.fromEntries(Object.entries(t).filter((e): e is [string, number] => typeof e[1] === "number"));
 }

@@ -2,7 +2,7 @@ import type { StreamEvent } from "../events.ts";
 import { runBatch, type BatchItem } from "./batch.ts";
 import { callTool, errorOutcome } from "./call-tool.ts";
 import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
-import { shownArgs, type LoopRun } from "./loop-run.ts";
+import { saveProgress, shownArgs, type LoopRun } from "./loop-run.ts";
 import type { ResumedBatch, SubagentResume } from "./loop-types.ts";
 
 /**
@@ -19,7 +19,11 @@ export async function* runCalls(
     ...itemFor(run, call, outcome, resume),
     ...(interruptId ? { interruptId } : {}),
   }));
-  const outcomes = yield* runBatch(items, run.cfg.agent);
+  const outcomes = yield* runBatch(items, run.cfg.agent, (callId, o) => {
+    if (o.status !== "done" || !run.batch?.calls.some((c) => c.callId === callId)) return;
+    run.batch.done[callId] = o;
+    saveProgress(run);
+  });
   // A cancelled run stops here: its aborted calls are not results for the model (docs/agent-stream.md §4.1).
   run.io.signal.throwIfAborted();
   const byId = new Map<string, CallOutcome>(Object.entries(known));

@@ -1,6 +1,15 @@
 import type { LanguageModelUsage } from "ai";
 import type { RunUsage } from "../events.ts";
 
+/** Token totals as a checkpoint stores them. */
+export interface UsageSnapshot {
+  model: string | null;
+  input: number | null;
+  output: number | null;
+  total: number | null;
+  calls: number;
+}
+
 /** Token totals of a run's model calls, sub-agents included. */
 export class UsageTotals {
   private input: number | null = null;
@@ -24,6 +33,19 @@ export class UsageTotals {
           ? usage.inputTokens + usage.outputTokens
           : undefined),
     );
+  }
+
+  /** What a continuation restores (docs/agent-stream.md §4.3). */
+  snapshot(): UsageSnapshot {
+    return { model: this.model, input: this.input, output: this.output, total: this.total, calls: this.calls };
+  }
+
+  restore(s: UsageSnapshot): void {
+    this.model = s.model ?? this.model;
+    this.input = s.input;
+    this.output = s.output;
+    this.total = s.total;
+    this.calls = s.calls;
   }
 
   event(): RunUsage {

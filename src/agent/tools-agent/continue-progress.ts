@@ -1,0 +1,65 @@
+import type { ModelMessage } from "ai";
+import type { RunRecord } from "../../dispatch/run-record.ts";
+import type { AgentRunDeps } from "../agent-run-deps.ts";
+import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
+import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
+import type { ResumedBatch, ToolSpec } from "./loop-types.ts";
+import type { UsageSnapshot } from "./usage.ts";
+
+/** A turn's calls while they run: what is done, and the tool run each started call follows. */
+export interface BatchProgress {
+  calls: PlannedCall[];
+  done: Record<string, DoneOutcome>;
+  toolRuns: Record<string, string>;
+}
+
+/**
+ * What a RUNNING tools-agent run stores as its checkpoint's `progress` (docs/agent-stream.md §4.3), after each
+ * completed model turn and each stored tool result: the conversation so far (stored form), the turn in progress's
+ * calls, the turns numbered and the tokens used. A continuation on another instance rebuilds the run from it.
+ */
+export interface RunProgress {
+  messages: ModelMessage[];
+  batch: BatchProgress | null;
+  turns: number;
+  agentTurns?: Record<string, number>;
+  usage?: UsageSnapshot;
+}
+
+/** The stored progress of a checkpoint, or null when it has none. */
+export function progressOf(checkpoint: unknown): RunProgress | null {
+  const p = (checkpoint as { progress?: unknown } | null)?.progress as RunProgress | undefined;
+  return p && Array.isArray(p.messages) && typeof p.turns === "number" ? p : null;
+}
+
+/**
+ * The batch a continuation settles first (docs/agent-stream.md §4.3): the calls of the turn in progress that are
+ * done are known (not run again); one that started follows its tool run (its outcome once it ends: a re-driven run's,
+ * or OUTCOME_UNKNOWN for one ended INTERRUPTED); one never started runs now. No batch: the next model turn.
+ */
+export async function planProgress(p: RunProgress, tools: ToolSpec[], services: AgentRunDeps): Promise<ResumedBatch> {
+  const base = { turns: p.turns, history: p.messages, usage: p.usage };
+  if (!p.batch) return { calls: [], now: [], known: {}, ...base };
+  const specs = new Map(tools.map((t) => [t.name, t]));
+  const now: ResumedBatch["now"] = [];
+  for (const call of p.batch.calls) {
+    if (p.batch.done[call.callId]) continue;
+    const toolRunId = p.batch.toolRuns[call.callId];
+    if (!toolRunId) now.push({ call });
+    else now.push({ call, outcome: await followed(toolRunId, specs.get(call.tool), services) });
+  }
+  return { calls: p.batch.calls, now, known: p.batch.done, ...base };
+}
+
+/** The outcome of a call that was in flight: its tool run's, once that run ends. */
+async function followed(toolRunId: string, spec: ToolSpec | undefined, services: AgentRunDeps): Promise<CallOutcome> {
+  let run: RunRecord | null = await services.runs.get(toolRunId);
+  if (run?.status === "RUNNING") run = await services.toolRuns.awaitFinal(toolRunId);
+  if (!run || (run.status as string) === "INTERRUPTED")
+    return errorOutcome(
+      "OUTCOME_UNKNOWN",
+      `the call was in flight when the instance running this agent stopped; whether it took effect is unknown (tool run ${toolRunId})`,
+    );
+  if (run.status === "PARKED") return { status: spec?.kind === "ask" ? "ask" : "parked", toolRunId };
+  return outcomeOfRun(run, run, spec?.redacted ?? false);
+}
