@@ -179,7 +179,8 @@ export class Dispatcher {
     const followFirst = (id: string) => (this.settle.forget(base.id), this.follow(req, id));
     if (scope) {
       const first = this.scopes.get(scope) ?? (await boundedRead(() => this.deps.runs.byScope(scope)))?.id;
-      if (first) return followFirst(first);
+      // A background request is answered the first run as it is now; a synchronous one waits for its outcome.
+      if (first) return req.background ? this.firstAsIs(base, first) : followFirst(first);
     }
     req.onRun?.(base.id);
     if (req.background) base.status = "QUEUED";
@@ -189,7 +190,10 @@ export class Dispatcher {
         if (!req.background) keepUnsureStart(this.steps, base, redact, e);
         throw e;
       });
-    if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
+    if (!started) {
+      const first = (await boundedRead(() => this.deps.runs.byScope(scope!)))!.id;
+      return req.background ? this.firstAsIs(base, first) : followFirst(first);
+    }
     this.settle.publish(started);
     if (req.background) return this.queued(base);
 
@@ -226,6 +230,12 @@ export class Dispatcher {
     done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));
     const held = this.inflight.add(base.id, controller, done, untilStored(this.settle, base.id));
     return { done: done.finally(unfollow), held };
+  }
+
+  /** A re-issued background request: the first run as it is now. */
+  private async firstAsIs(base: RunRecord, firstId: string): Promise<RunOutcome> {
+    this.settle.forget(base.id);
+    return both((await boundedRead(() => this.deps.runs.get(firstId)))!);
   }
 
   /** A background run stored QUEUED: handed to the queue, answered at once. */

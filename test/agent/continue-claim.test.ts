@@ -88,7 +88,7 @@ describe.skipIf(!ready)("an agent run claimed by another instance", () => {
     expect(run?.usage.totalTokens).toBeGreaterThan(0);
   }, 60_000);
 
-  it("should give the model an OUTCOME_UNKNOWN error for a call in flight whose tool run ended INTERRUPTED", async () => {
+  it("should give the model an INTERRUPTED error for a call in flight whose tool run's outcome is unknown", async () => {
     const holds: string[] = [];
     const appWith = () => {
       const app = new App();
@@ -127,18 +127,19 @@ describe.skipIf(!ready)("an agent run claimed by another instance", () => {
       toolRunId = cp?.progress?.batch?.toolRuns?.h0 ?? "";
       return Boolean(toolRunId);
     });
-    // What a re-drive does to a non-idempotent call whose owner died (docs/run-lifecycle.md §11).
-    await b.db.run.update({ where: { id: toolRunId }, data: { status: "INTERRUPTED", finishedAt: new Date() } });
+    // The sweep's part for tool runs: a non-idempotent call whose owner died has an unknown outcome (§11.4).
+    await b.dispatcher.settleOrphans([b.instanceId], () => "declared gone by a test");
+    expect((await b.runs.get(toolRunId))?.status).toBe("OUTCOME_UNKNOWN");
     expect(await b.agents.continueInterrupted([b.instanceId])).toEqual([started.runId]);
     await until("B to finish the run", async () => (await b.agents.store.get(started.runId))?.status === "SUCCEEDED");
     expect(holds).toEqual(["hold"]);
-    expect(JSON.stringify(shown)).toContain("OUTCOME_UNKNOWN");
+    expect(JSON.stringify(shown)).toContain("INTERRUPTED");
     const log = await b.agents.store.events(started.runId, 0);
     expect(log.filter((e) => e.type === "tool_result_step")).toEqual([
       expect.objectContaining({
         callId: "h0",
         isError: true,
-        result: expect.objectContaining({ kind: "OUTCOME_UNKNOWN" }),
+        result: expect.objectContaining({ kind: "INTERRUPTED" }),
       }),
     ]);
     expect(log.map((e) => e.seq)).toEqual(log.map((_, i) => i + 1));

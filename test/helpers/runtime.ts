@@ -23,6 +23,8 @@ export async function testRuntime(
     heartbeatSeconds?: number;
     traceExporter?: RuntimeOptions["traceExporter"];
     storeSweepMs?: number;
+    /** "none": no instance row and no workers (a one-shot command's runtime). */
+    duties?: RuntimeOptions["duties"];
   } = {},
 ): Promise<TestRuntime> {
   const db = options.databaseUrl
@@ -39,6 +41,7 @@ export async function testRuntime(
     heartbeatSeconds: options.heartbeatSeconds,
     traceExporter: options.traceExporter,
     storeSweepMs: options.storeSweepMs,
+    ...(options.duties ? { duties: options.duties } : {}),
   });
   return Object.assign(rt, {
     logLines,

@@ -35,7 +35,7 @@ export function progressOf(checkpoint: unknown): RunProgress | null {
 /**
  * The batch a continuation settles first (docs/agent-stream.md §4.3): the calls of the turn in progress that are
  * done are known (not run again); one that started follows its tool run (its outcome once it ends: a re-driven run's,
- * or OUTCOME_UNKNOWN for one ended INTERRUPTED); one never started runs now. No batch: the next model turn.
+ * or kind INTERRUPTED for one whose outcome is unknown); one never started runs now. No batch: the next model turn.
  */
 export async function planProgress(p: RunProgress, tools: ToolSpec[], services: AgentRunDeps): Promise<ResumedBatch> {
   const base = { turns: p.turns, history: p.messages, usage: p.usage };
@@ -54,10 +54,10 @@ export async function planProgress(p: RunProgress, tools: ToolSpec[], services: 
 /** The outcome of a call that was in flight: its tool run's, once that run ends. */
 async function followed(toolRunId: string, spec: ToolSpec | undefined, services: AgentRunDeps): Promise<CallOutcome> {
   let run: RunRecord | null = await services.runs.get(toolRunId);
-  if (run?.status === "RUNNING") run = await services.toolRuns.awaitFinal(toolRunId);
-  if (!run || (run.status as string) === "INTERRUPTED")
+  if (run?.status === "RUNNING" || run?.status === "QUEUED") run = await services.toolRuns.awaitFinal(toolRunId);
+  if (!run || run.status === "OUTCOME_UNKNOWN")
     return errorOutcome(
-      "OUTCOME_UNKNOWN",
+      "INTERRUPTED",
       `the call was in flight when the instance running this agent stopped; whether it took effect is unknown (tool run ${toolRunId})`,
     );
   if (run.status === "PARKED") return { status: spec?.kind === "ask" ? "ask" : "parked", toolRunId };
