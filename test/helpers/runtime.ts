@@ -23,6 +23,7 @@ export async function testRuntime(
     heartbeatSeconds?: number;
     traceExporter?: RuntimeOptions["traceExporter"];
     storeSweepMs?: number;
+    scheduleTickMs?: number;
   } = {},
 ): Promise<TestRuntime> {
   const db = options.databaseUrl
@@ -39,6 +40,7 @@ export async function testRuntime(
     heartbeatSeconds: options.heartbeatSeconds,
     traceExporter: options.traceExporter,
     storeSweepMs: options.storeSweepMs,
+    scheduleTickMs: options.scheduleTickMs,
   });
   return Object.assign(rt, {
     logLines,
