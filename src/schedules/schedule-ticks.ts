@@ -51,15 +51,20 @@ export async function fireTick(deps: TickDeps, s: ScheduleRecord, tick: Date): P
  * latest missed tick.
  */
 export async function tickOnce(deps: TickDeps, now = new Date()): Promise<void> {
+  const firing: Promise<void>[] = [];
   for (const s of await deps.store.due(now)) {
     const stored = new Date(s.nextTickAt!);
     const tick = latestTick(s.cron, s.timeZone, now) ?? stored;
     const next = nextTick(s.cron, s.timeZone, now);
     if (!(await deps.store.advance(s.name, stored, next))) continue;
-    await fireTick(deps, s, tick < stored ? stored : tick).catch((e: unknown) =>
-      deps.log.warn("schedule tick failed", { schedule: s.name, err: e instanceof Error ? e.message : String(e) }),
+    // Fired side by side: one schedule's slow dispatch does not hold back another's tick.
+    firing.push(
+      fireTick(deps, s, tick < stored ? stored : tick).catch((e: unknown) =>
+        deps.log.warn("schedule tick failed", { schedule: s.name, err: e instanceof Error ? e.message : String(e) }),
+      ),
     );
   }
+  await Promise.all(firing);
 }
 
 /** The duty every server instance runs: a pass every `everyMs` (one pass at a time). */
