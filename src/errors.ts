@@ -19,6 +19,8 @@ export const ERROR_KINDS = [
   "CONFLICT",
   "CANCELLED",
   "INTERNAL",
+  /** Its instance died mid-run and it was not re-run: its outcome is unknown (docs/run-lifecycle.md §11.4). */
+  "INTERRUPTED",
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
 

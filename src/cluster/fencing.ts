@@ -1,6 +1,5 @@
 import type { Db } from "../db/client.ts";
 import { FENCED } from "../dispatch/run-execute.ts";
-import { INTERRUPTED } from "../dispatch/run-store.ts";
 import type { Logger } from "../log.ts";
 
 /** A run engine whose runs in flight here can be stopped one by one. */
@@ -14,6 +13,8 @@ export interface FencedEngine {
 /** What {@link Fencing} needs. */
 export interface FencingDeps {
   db: Db;
+  /** This instance: a tool run it executes must still be RUNNING and owned by it. */
+  instanceId: string;
   tools: FencedEngine;
   agents: FencedEngine;
   log: Logger;
@@ -22,7 +23,7 @@ export interface FencingDeps {
 /**
  * Fencing (docs/run-lifecycle.md §8): an instance that stalled past
  * TAI_DEAD_AFTER_SECONDS (a long GC pause, SIGSTOP, a frozen VM) was declared gone by the
- * others, and its runs were failed "interrupted by restart" — that first outcome stands.
+ * others, and its runs were re-driven elsewhere or marked OUTCOME_UNKNOWN (docs/run-lifecycle.md §11.4).
  * When it wakes, its runs' bodies must not carry on as if nothing happened: after every
  * heartbeat, the runs it still executes whose stored record another instance already
  * failed are aborted. The store guarantees the rest: an outcome, a park or a retried
@@ -38,7 +39,7 @@ export class Fencing {
    * instance's row removed.
    */
   async check(declaredGone: boolean): Promise<string[]> {
-    const { db, tools, agents, log } = this.deps;
+    const { db, tools, agents, log, instanceId } = this.deps;
     if (declaredGone)
       log.warn(
         "this instance was declared gone by another one (its heartbeat lapsed); it registered again, and stops the runs that were failed meanwhile",
@@ -49,7 +50,8 @@ export class Fencing {
     const [runs, agentRuns] = await Promise.all([
       toolIds.length
         ? db.run.findMany({
-            where: { id: { in: toolIds }, status: "FAILED", errorMessage: INTERRUPTED },
+            // Re-driven elsewhere (another owner), interrupted or failed meanwhile: no longer this instance's to write.
+            where: { id: { in: toolIds }, NOT: { status: "RUNNING", instanceId } },
             select: { id: true },
           })
         : [],

@@ -1,5 +1,5 @@
 import { failAgentRuns, type InterruptedAgentRuns } from "../agent/interrupted-runs.ts";
-import type { RunStore } from "../dispatch/run-store.ts";
+import type { OrphanOutcome } from "../dispatch/run-redrive.ts";
 import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Duty } from "./duty.ts";
@@ -22,7 +22,8 @@ export interface OrphanSweepDeps {
     liveIds(): Promise<string[]>;
     whyGone?(instanceId: string): string;
   };
-  runs: Pick<RunStore, "failInterrupted">;
+  /** Re-drives or marks OUTCOME_UNKNOWN the tool runs of instances not in `liveIds` (the dispatcher). */
+  runs: { settleOrphans(liveIds: string[], whyGone: (instanceId: string) => string): Promise<OrphanOutcome> };
   agents: AgentOrphans;
   bus: Bus;
   log: Logger;
@@ -99,14 +100,21 @@ export class OrphanSweep implements Duty {
   }
 }
 
-/** Fails the tool runs of instances not in `liveIds` and publishes their RUN_FINISHED events; returns their ids. */
+/**
+ * Re-drives (or marks OUTCOME_UNKNOWN) the tool runs of instances not in `liveIds` and publishes their events; returns
+ * their ids.
+ */
 async function failToolRuns(
   deps: Pick<OrphanSweepDeps, "instances" | "runs" | "bus" | "log">,
   liveIds: string[],
 ): Promise<string[]> {
-  const whyGone = deps.instances.whyGone?.bind(deps.instances);
-  const events = await deps.runs.failInterrupted(liveIds, whyGone);
+  const whyGone =
+    deps.instances.whyGone?.bind(deps.instances) ?? ((id: string) => `instance ${id} is not registered as live`);
+  const { events, queued } = await deps.runs.settleOrphans(liveIds, whyGone);
   for (const e of events) deps.bus.publish("runEvent", e);
-  if (events.length) deps.log.warn("runs interrupted by a restart were marked FAILED", { count: events.length });
+  if (queued.length) deps.log.warn("runs of an instance that is gone were queued to run again", { runIds: queued });
+  const unknown = events.filter((e) => e.type === "RUN_INTERRUPTED").map((e) => e.runId);
+  if (unknown.length)
+    deps.log.warn("runs of an instance that is gone were not re-run: their outcome is unknown", { runIds: unknown });
   return events.map((e) => e.runId);
 }

@@ -2,25 +2,35 @@ import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import { requireVisibleRun } from "../auth/visibility.ts";
-import { describeIssues, ToolError, type ErrorKind, type Issue } from "../errors.ts";
+import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import { unstorableIssues } from "../db/storable.ts";
-import { prepareInput } from "../registry/entries/prepare-input.ts";
-import { bakedOverrides } from "../registry/entries/preset-entry.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { writeOnlyStrings } from "../tools/write-only.ts";
 import { InFlight } from "../runlog/in-flight.ts";
+import { invalidInput, notFound, requestedRun, validateInput } from "./admission.ts";
+import { refuseUnstorable, replayOf } from "./run-replay.ts";
+import { cancelQueued, executeQueued, handBack, published, queueRun, type Launcher } from "./run-queued.ts";
+import { settleOrphans, type OrphanOutcome } from "./run-redrive.ts";
+import { retryUnknown, settleUnknown, type SettledStatus } from "./run-operator.ts";
 import { endParked, resume } from "./park-resume.ts";
 import { execute } from "./run-execute.ts";
 import type { RunSteps } from "./run-steps.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
-import { isFinal, newRun, seesCuratedSurface, type RunRecord } from "./run-record.ts";
+import { isFinal, seesCuratedSurface, type RunRecord } from "./run-record.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
-import { boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
+import { awaitStored, boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import { followParent } from "./parent-signal.ts";
 import type { RunTrace } from "./observe.ts";
+
+/** How {@link Dispatcher.launch} executes a stored run. */
+interface Launch {
+  req: Pick<RunRequest, "caller" | "timeoutSeconds" | "signal" | "onProgress" | "idempotencyKey" | "toolCallId">;
+  redact: boolean;
+  trace?: RunTrace;
+  resumed?: boolean;
+}
 
 /**
  * THE chokepoint. Every door (GraphQL, CLI, agent, extensions, MCP) runs tools through
@@ -40,6 +50,8 @@ export class Dispatcher {
   private readonly parkListeners = new Set<(run: RunRecord) => void>();
   /** The idempotency scopes of the runs this instance works on. */
   private readonly scopes = new LocalScopes();
+  /** What executing a queued run needs of this dispatcher. */
+  private readonly launcher: Launcher;
 
   constructor(private readonly deps: DispatchDeps) {
     this.settle = new RunSettle(deps);
@@ -53,6 +65,46 @@ export class Dispatcher {
       parkEnded: (run) => this.parkEnded(run),
     };
     this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
+    this.launcher = {
+      steps: this.steps,
+      moves: deps.moves,
+      closing: () => this.inflight.closing,
+      resolve: (req) => this.resolve(req),
+      launch: (entry, run, value, req) => this.launch(entry, run, value, { req, redact: false }).done,
+    };
+  }
+
+  /**
+   * Executes the QUEUED run `runId` on this instance, if it wins the claim (docs/run-lifecycle.md §11.2): the queue's
+   * work. Resolves once the run settled here, or at once when another instance took it.
+   */
+  executeQueued(runId: string): Promise<void> {
+    return executeQueued(this.launcher, runId);
+  }
+
+  /**
+   * The sweep's part for tool runs (§11.4): the runs of instances not in `liveIds` are re-driven (and queued) or marked
+   * OUTCOME_UNKNOWN.
+   */
+  async settleOrphans(liveIds: string[], whyGone: (instanceId: string) => string): Promise<OrphanOutcome> {
+    const outcome = await settleOrphans(this.deps.moves, liveIds, whyGone);
+    for (const id of outcome.queued) await queueRun(this.deps, id);
+    return outcome;
+  }
+
+  /** An operator's retry of a run whose outcome is unknown (§11.5): queued again, as `caller` may. */
+  async retryUnknown(caller: Caller, runId: string): Promise<RunRecord> {
+    return published(this.deps, await retryUnknown(this.deps.moves, caller, runId), true);
+  }
+
+  /** An operator's settle of a run whose outcome is unknown (§11.5). */
+  async settleUnknown(
+    caller: Caller,
+    runId: string,
+    status: SettledStatus,
+    message: string | null,
+  ): Promise<RunRecord> {
+    return published(this.deps, await settleUnknown(this.deps.moves, caller, runId, status, message), false);
   }
 
   /** Runs a tool; resolves with the stored (redacted where the tier says so) record. */
@@ -101,7 +153,8 @@ export class Dispatcher {
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
-    this.settle.declare(base.id, writeOnlyStrings(entry.inputSchema, req.input));
+    const declared = writeOnlyStrings(entry.inputSchema, req.input);
+    this.settle.declare(base.id, declared);
     if (redact) base.input = REDACTED;
     else if (req.storedInput !== undefined && deep === null) base.input = req.storedInput;
     if (!mayRun(req.caller.role, entry.tier))
@@ -111,11 +164,13 @@ export class Dispatcher {
         `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`,
       );
 
-    const prepared = this.validateInput(entry, req.input);
+    const prepared = validateInput(entry, req.input);
     if (!prepared.ok)
       return this.settle.reject(base, "INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, redact));
 
     base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
+    const replay = replayOf(req, base, redact, declared, this.settle.snapshot(base, redact).input);
+    if (req.background) refuseUnstorable(entry.name, replay, redact);
 
     const scope = req.idempotencyKey
       ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}`
@@ -127,18 +182,35 @@ export class Dispatcher {
       if (first) return followFirst(first);
     }
     req.onRun?.(base.id);
+    if (req.background) base.status = "QUEUED";
     const started = await this.deps.runs
-      .start(this.settle.snapshot(base, redact), scope, this.deps.instanceId)
+      .start(this.settle.snapshot(base, redact), scope, this.deps.instanceId, replay)
       .catch((e: unknown) => {
-        keepUnsureStart(this.steps, base, redact, e);
+        if (!req.background) keepUnsureStart(this.steps, base, redact, e);
         throw e;
       });
     if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
+    if (req.background) return this.queued(base);
 
+    const launched = this.launch(entry, base, prepared.value, { req, redact, trace });
+    if (scope) this.scopes.hold(scope, base.id, launched.held);
+    return launched.done;
+  }
+
+  /**
+   * Executes a run stored RUNNING (admitted here, or claimed from the queue): its retry loop and settle, held in flight
+   * here until its outcome is stored.
+   */
+  private launch(
+    entry: SurfaceEntry,
+    base: RunRecord,
+    value: unknown,
+    { req, redact, trace, resumed }: Launch,
+  ): { done: Promise<RunOutcome>; held: Promise<unknown> } {
     const controller = new AbortController();
     const unfollow = followParent(controller, req.signal);
-    const done = execute(this.steps, entry, base, (ctx) => entry.invoke(prepared.value, ctx), {
+    const done = execute(this.steps, entry, base, (ctx) => entry.invoke(value, ctx), {
       caller: req.caller,
       timeoutSeconds: req.timeoutSeconds,
       controller,
@@ -148,16 +220,19 @@ export class Dispatcher {
       onProgress: req.onProgress,
       idempotencyKey: req.idempotencyKey,
       toolCallId: req.toolCallId,
+      resumed,
     });
     // Before `add`: a run whose execution threw is held until its kept outcome is stored.
     done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));
     const held = this.inflight.add(base.id, controller, done, untilStored(this.settle, base.id));
-    if (scope) this.scopes.hold(scope, base.id, held);
-    try {
-      return await done;
-    } finally {
-      unfollow();
-    }
+    return { done: done.finally(unfollow), held };
+  }
+
+  /** A background run stored QUEUED: handed to the queue, answered at once. */
+  private async queued(base: RunRecord): Promise<RunOutcome> {
+    this.settle.forget(base.id);
+    await queueRun(this.deps, base.id);
+    return both(base);
   }
 
   /**
@@ -182,6 +257,11 @@ export class Dispatcher {
     if (!run) return null;
     if (run.status === "PARKED")
       return (await this.endParked(runId, "CANCELLED", "the run was cancelled while parked")) ?? this.awaitFinal(runId);
+    if (run.status === "QUEUED") {
+      const ended = await cancelQueued(this.deps.moves, runId);
+      if (ended) return (this.settle.publish(ended), ended.run);
+      return this.cancel(runId);
+    }
     if (isFinal(run.status)) return run;
     if (this.abortLocal(runId)) return this.awaitFinal(runId);
     // Redis delivers at most once: the request is repeated until the owner ends the run
@@ -251,27 +331,7 @@ export class Dispatcher {
     if (kept) return kept.run;
     const local = this.inflight.get(runId);
     if (local) return (await local.done).run;
-    let wake: () => void = () => {};
-    const unlisten = this.deps.bus.listen("runEvent", (e) => {
-      if (e.runId === runId && (e.type === "RUN_PARKED" || e.type === "RUN_FINISHED")) wake();
-    });
-    try {
-      for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-        const run = await read(() => this.deps.runs.get(runId));
-        if (!run) throw new Error(`run ${runId} vanished`);
-        if (isFinal(run.status)) return run;
-        // The bus wakes us early; the poll covers a Redis outage.
-        await new Promise<void>((r) => {
-          const t = setTimeout(r, delay);
-          wake = () => {
-            clearTimeout(t);
-            r();
-          };
-        });
-      }
-    } finally {
-      unlisten();
-    }
+    return awaitStored(this.deps, runId, read);
   }
 
   /**
@@ -283,7 +343,8 @@ export class Dispatcher {
    */
   async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
-    await this.inflight.drain(graceMs, new ToolError("cancelled by server shutdown", { kind: "CANCELLED" }), agents);
+    const shutdown = new ToolError("cancelled by server shutdown", { kind: "CANCELLED" });
+    await this.inflight.drain(graceMs, shutdown, agents, (ids) => handBack(this.deps, ids));
     await flushed;
     const lost = this.settle.pending.abandoned;
     if (lost.length)
@@ -327,50 +388,4 @@ export class Dispatcher {
   private abortLocal(runId: string): boolean {
     return this.inflight.abort(runId, new ToolError("the run was cancelled", { kind: "CANCELLED" }));
   }
-
-  private validateInput(
-    entry: SurfaceEntry,
-    input: unknown,
-  ): { ok: true; value: unknown } | { ok: false; issues: Issue[] } {
-    if (typeof input !== "object" || input === null || Array.isArray(input))
-      return { ok: false, issues: [{ path: "", message: "must be an object" }] };
-    const unstorable = unstorableIssues(input);
-    if (unstorable.length) return { ok: false, issues: unstorable };
-    const overridden = bakedOverrides(
-      input,
-      entry.bakedKeys ?? [],
-      `is baked by preset "${entry.name}" and cannot be overridden`,
-    );
-    if (overridden.length) return { ok: false, issues: overridden };
-    return prepareInput(entry, input as Record<string, unknown>);
-  }
-}
-
-/** The run a request starts as, before anything about its entry is known. */
-function requestedRun(req: RunRequest, input: unknown): RunRecord {
-  const { caller } = req;
-  return newRun({
-    tool: req.tool,
-    input,
-    door: req.door,
-    callerRole: caller.role,
-    callerKey: caller.keyName,
-    callerKeyId: caller.keyId,
-    parentRunId: req.parentRunId,
-  });
-}
-
-/** Why no entry runs a request: its name is not on the surface its door sees. */
-function notFound(req: RunRequest): string {
-  return seesCuratedSurface(req.door)
-    ? `no tool named "${req.tool}" on the surface`
-    : `no tool named "${req.tool}" is registered`;
-}
-
-/** The message and details of a refused input; a secret-tier entry's issues name only their paths. */
-function invalidInput(name: string, issues: Issue[], redact: boolean): [string, { issues: Issue[] }] {
-  return [
-    `invalid input for "${name}": ${redact ? "see issues" : describeIssues(issues)}`,
-    { issues: redact ? issues.map((i) => ({ path: i.path, message: "is invalid" })) : issues },
-  ];
 }

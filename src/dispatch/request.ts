@@ -9,6 +9,7 @@ import type { Secrets } from "../secrets/secrets.ts";
 import type { DispatchObserver, RunTracer } from "./observe.ts";
 import type { Door, RunEventRecord, RunRecord } from "./run-record.ts";
 import type { RunStore } from "./run-store.ts";
+import type { RunTransitions } from "./run-transitions.ts";
 
 /*
  * The chokepoint's vocabulary (docs/run-lifecycle.md): what a door asks of it, what it needs
@@ -60,12 +61,26 @@ export interface RunRequest {
    * `ctx.toolCallId` and its `ToolResult#toolCallId`.
    */
   toolCallId?: string;
+  /**
+   * Store the run QUEUED and answer at once; whichever instance has capacity executes it (docs/run-lifecycle.md
+   * §11.2). Its input must be storable as it is.
+   */
+  background?: boolean;
+}
+
+/** The queue of background runs, as the chokepoint uses it (`src/queue/run-queue.ts`). */
+export interface QueuePort {
+  enqueue(runId: string): Promise<void>;
 }
 
 /** What the chokepoint needs from the runtime. */
 export interface DispatchDeps {
   surface: Surface;
   runs: RunStore;
+  /** The run state changes outside an execution: claims, re-drives, hand-backs, operator actions. */
+  moves: RunTransitions;
+  /** Where background and re-driven runs go; absent: they wait QUEUED for an instance that has one. */
+  queue?: QueuePort;
   bus: Bus;
   log: Logger;
   /** The runtime's secrets: `ctx.redact` adds to them; every record is scrubbed of them. */

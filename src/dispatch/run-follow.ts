@@ -1,6 +1,8 @@
 import { contentionError } from "../db/contention.ts";
 import { ApiError } from "../errors.ts";
 import type { RunSettle } from "./run-settle.ts";
+import type { DispatchDeps } from "./request.ts";
+import { isFinal, type RunRecord } from "./run-record.ts";
 
 /**
  * A re-issued dispatch (the same idempotency key) never hangs on a database that does not
@@ -85,4 +87,34 @@ export class LocalScopes {
  */
 export function untilStored(settle: RunSettle, runId: string): () => Promise<void> | undefined {
   return () => (settle.pending.get(runId) === undefined ? undefined : settle.pending.settled(runId));
+}
+
+/** Resolves with run `runId` once it is stored no longer RUNNING or QUEUED; the bus wakes it, a poll backs it up. */
+export async function awaitStored(
+  deps: Pick<DispatchDeps, "bus" | "runs">,
+  runId: string,
+  read: <T>(r: () => Promise<T>) => Promise<T>,
+): Promise<RunRecord> {
+  let wake: () => void = () => {};
+  const unlisten = deps.bus.listen("runEvent", (e) => {
+    if (e.runId === runId && (e.type === "RUN_PARKED" || e.type === "RUN_FINISHED" || e.type === "RUN_INTERRUPTED"))
+      wake();
+  });
+  try {
+    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+      const run = await read(() => deps.runs.get(runId));
+      if (!run) throw new Error(`run ${runId} vanished`);
+      if (isFinal(run.status)) return run;
+      // The bus wakes us early; the poll covers a Redis outage.
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, delay);
+        wake = () => {
+          clearTimeout(t);
+          r();
+        };
+      });
+    }
+  } finally {
+    unlisten();
+  }
 }

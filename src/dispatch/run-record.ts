@@ -5,9 +5,25 @@ import type { ContentBlock } from "../tools/result.ts";
 import type { RunProgress } from "../tools/tool-update.ts";
 import { newRunId } from "./run-id.ts";
 
-export const RUN_STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "PARKED", "CANCELLED"] as const;
+export const RUN_STATUSES = [
+  "QUEUED",
+  "RUNNING",
+  "SUCCEEDED",
+  "FAILED",
+  "PARKED",
+  "CANCELLED",
+  "OUTCOME_UNKNOWN",
+] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-export const RUN_EVENT_TYPES = ["RUN_STARTED", "ATTEMPT_FAILED", "RUN_PROGRESS", "RUN_PARKED", "RUN_FINISHED"] as const;
+export const RUN_EVENT_TYPES = [
+  "RUN_QUEUED",
+  "RUN_STARTED",
+  "ATTEMPT_FAILED",
+  "RUN_PROGRESS",
+  "RUN_PARKED",
+  "RUN_INTERRUPTED",
+  "RUN_FINISHED",
+] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 
 /** The doors a run can come through. */
@@ -79,8 +95,12 @@ export interface RunEventRecord {
   progress?: RunProgress;
 }
 
+/**
+ * Whether a dispatch is answered with the run as it is: it is no longer waiting for an instance or executing (PARKED
+ * and OUTCOME_UNKNOWN wait for an answer or an operator, and count as final here).
+ */
 export function isFinal(status: RunStatus): boolean {
-  return status !== "RUNNING";
+  return status !== "RUNNING" && status !== "QUEUED";
 }
 
 /** A new RUNNING run for a dispatch, before anything about its tool is known. */

@@ -1,9 +1,8 @@
 import type { Db } from "../db/client.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
+import { startEventType, type RunReplay } from "../runlog/jobs.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
-import { lockEventLog } from "../db/event-log.ts";
-import { TX } from "../db/contention.ts";
-import { scopeKey, storableJson, storableText } from "../db/storable.ts";
+import { scopeKey, storableText } from "../db/storable.ts";
 import type { Tier } from "../auth/roles.ts";
 import type { RunScope } from "../auth/visibility.ts";
 import type { ErrorKind } from "../errors.ts";
@@ -11,12 +10,9 @@ import type { AppliedPolicy } from "../retry/applied-policy.ts";
 import type { AttemptRecord, Door, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
 import type { RunProgress } from "../tools/tool-update.ts";
 
-type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJsonValue;
 type RunRow = Awaited<ReturnType<Db["run"]["findUniqueOrThrow"]>> & { attempts?: AttemptRow[] };
 type AttemptRow = Awaited<ReturnType<Db["attempt"]["findUniqueOrThrow"]>>;
 
-// Every JSON and caller-supplied text value is written in a form both databases store.
-const json = (v: unknown) => (v === undefined ? undefined : (storableJson(v) as Json));
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
 /** Which runs a list wants; every given field must match. */
@@ -40,18 +36,25 @@ export class RunStore {
   ) {}
 
   /**
-   * Inserts a run and its RUN_STARTED event in one transaction. Returns null when the
-   * idempotency scope is already taken (the caller then waits for the first run).
+   * Inserts a run and its first event (RUN_STARTED; RUN_QUEUED for a QUEUED run) in one transaction. Returns null
+   * when the idempotency scope is already taken (the caller then waits for the first run).
    */
-  async start(run: RunRecord, scope: string | null, instanceId: string): Promise<RunEventRecord | null> {
+  async start(
+    run: RunRecord,
+    scope: string | null,
+    instanceId: string,
+    replay?: RunReplay,
+  ): Promise<RunEventRecord | null> {
     const seq = await this.log.write({
       kind: "start",
       run,
       scope: scope === null ? null : scopeKey(scope),
       instanceId,
       at: run.startedAt,
+      ...(replay ? { replay } : {}),
     });
-    return seq === null ? null : { seq, type: "RUN_STARTED", at: run.startedAt, runId: run.id, tool: run.tool, run };
+    const type = startEventType(run);
+    return seq === null ? null : { seq, type, at: run.startedAt, runId: run.id, tool: run.tool, run };
   }
 
   /**
@@ -215,68 +218,11 @@ export class RunStore {
   async lastSeq(): Promise<number> {
     return (await this.db.runEvent.findFirst({ orderBy: { seq: "desc" }, select: { seq: true } }))?.seq ?? 0;
   }
-
-  /**
-   * Fails the runs left RUNNING by instances that are gone (see `cluster/instances.ts`) as
-   * INTERNAL "interrupted by restart", each with its RUN_FINISHED event; returns those
-   * events for publishing. With `whyGone`, each run's `details.interrupted` says which
-   * instance held it and why that instance was declared gone. Safe to run from several
-   * instances at once: a run is failed, and its event written, exactly once.
-   */
-  async failInterrupted(
-    liveInstanceIds: string[],
-    whyGone?: (instanceId: string) => string,
-  ): Promise<RunEventRecord[]> {
-    const stale = await this.db.run.findMany({
-      where: { status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
-      select: { id: true, instanceId: true },
-    });
-    const events: RunEventRecord[] = [];
-    for (const { id, instanceId } of stale) {
-      const run = await this.get(id);
-      if (!run || run.status !== "RUNNING") continue;
-      const now = new Date();
-      // The run records why: which instance held it and why it was declared gone.
-      const details = whyGone ? { interrupted: { instanceId, reason: whyGone(instanceId) } } : run.details;
-      const done: RunRecord = {
-        ...run,
-        status: "FAILED",
-        isError: true,
-        errorKind: "INTERNAL",
-        errorMessage: INTERRUPTED,
-        details,
-        finishedAt: now.toISOString(),
-      };
-      const ev = await this.db.$transaction(async (tx) => {
-        const { count } = await tx.run.updateMany({
-          where: { id, status: "RUNNING", instanceId: { notIn: liveInstanceIds } },
-          data: {
-            status: "FAILED",
-            isError: true,
-            errorKind: "INTERNAL",
-            errorMessage: INTERRUPTED,
-            finishedAt: now,
-            ...(whyGone ? { details: json(details) } : {}),
-          },
-        });
-        if (count !== 1) return null;
-        await lockEventLog(this.db, tx, "RunEvent");
-        return tx.runEvent.create({
-          data: { runId: id, tool: run.tool, type: "RUN_FINISHED", snapshot: json(done)!, at: now },
-        });
-      }, TX);
-      if (ev) events.push(toEvent(ev));
-    }
-    return events;
-  }
 }
-
-/** The message of a run failed because its instance went away mid-run. */
-export const INTERRUPTED = "interrupted by restart";
 
 type EventRow = Awaited<ReturnType<Db["runEvent"]["findUniqueOrThrow"]>>;
 
-function toEvent(r: EventRow): RunEventRecord {
+export function toEvent(r: EventRow): RunEventRecord {
   const base = { seq: r.seq, type: r.type as RunEventType, at: r.at.toISOString(), runId: r.runId, tool: r.tool };
   // A progress event's snapshot holds its update beside the run (`runlog/rows.ts`).
   const { progress, ...run } = fromSnapshot(r.snapshot);

@@ -110,27 +110,35 @@ export const ErrorKindEnum = builder.enumType("ErrorKind", {
     CONFLICT: "The call clashed with the current state.",
     CANCELLED: "cancelRun, or the server shutting down, ended the run.",
     INTERNAL: "An unexpected failure; its message is never shown.",
+    INTERRUPTED:
+      "Its instance died mid-run and it was not re-run (status OUTCOME_UNKNOWN): its body may or may not have taken effect.",
   } satisfies Record<ErrorKind, string>),
 });
 
 export const RunStatusEnum = builder.enumType("RunStatus", {
   description: "Where a tool run is in its lifecycle.",
   values: described(RUN_STATUSES, {
+    QUEUED: "A background run waiting for an instance to execute it.",
     RUNNING: "In flight.",
     SUCCEEDED: "Ended with a result.",
     FAILED: "Ended with an error kind and message.",
     PARKED: "Waiting on its interactions; answering them resumes it.",
     CANCELLED: "Ended by cancelRun or a server shutdown.",
+    OUTCOME_UNKNOWN:
+      "Its instance died mid-run and it was not re-run: its body may or may not have taken effect. An operator retries it (retryRun) or settles it (settleRun).",
   } satisfies Record<RunStatus, string>),
 });
 
 export const RunEventTypeEnum = builder.enumType("RunEventType", {
   description: "What happened to a run.",
   values: described(RUN_EVENT_TYPES, {
-    RUN_STARTED: "The run was admitted and stored.",
+    RUN_QUEUED:
+      "A background run was stored, or a run was handed back, re-driven or retried: it waits for an instance (status QUEUED).",
+    RUN_STARTED: "The run was admitted and stored (synchronous), or an instance began executing it (queued).",
     ATTEMPT_FAILED: "An attempt failed and another will follow.",
     RUN_PROGRESS: "The running tool reported a partial update (ctx.onUpdate); see RunEvent.progress.",
     RUN_PARKED: "The run parked on interactions.",
+    RUN_INTERRUPTED: "Its instance died mid-run and it was not re-run (status OUTCOME_UNKNOWN).",
     RUN_FINISHED: "The run ended (SUCCEEDED, FAILED or CANCELLED).",
   } satisfies Record<RunEventType, string>),
 });

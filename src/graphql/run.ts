@@ -166,6 +166,10 @@ const DispatchInput = builder.inputType("DispatchInput", {
       description: "A re-issued dispatch with the same key, tool and caller returns the first run.",
     }),
     timeoutSeconds: t.float({ description: "Per-attempt timeout; can only shorten the tool's own." }),
+    background: t.boolean({
+      description:
+        "Store the run QUEUED and answer at once; whichever instance has capacity executes it (follow it with run or runEvents). Its input must be storable as it is: a secret-tier tool, or an input holding a secret, is refused (BAD_USER_INPUT).",
+    }),
   }),
 });
 
@@ -202,6 +206,7 @@ builder.mutationFields((t) => ({
           door: "graphql",
           idempotencyKey: input.idempotencyKey ?? undefined,
           timeoutSeconds: input.timeoutSeconds ?? undefined,
+          background: input.background ?? undefined,
         }),
       );
     },

@@ -5,6 +5,7 @@ import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
 import "./run.ts";
+import "./run-operator.ts";
 import "./run-list.ts";
 import "./run-tree.ts";
 import "./preset.ts";

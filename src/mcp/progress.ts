@@ -52,6 +52,8 @@ export function followProgress(
 function describe(e: RunEventRecord): string {
   const run = e.run;
   switch (e.type) {
+    case "RUN_QUEUED":
+      return `run ${run.id} of "${run.tool}" is queued`;
     case "RUN_STARTED":
       return `run ${run.id} of "${run.tool}" started`;
     case "ATTEMPT_FAILED": {
@@ -66,6 +68,8 @@ function describe(e: RunEventRecord): string {
     }
     case "RUN_PARKED":
       return `run ${run.id} parked: waiting on an interaction`;
+    case "RUN_INTERRUPTED":
+      return `run ${run.id} was interrupted: its outcome is unknown`;
     case "RUN_FINISHED":
       return `run ${run.id} ${run.status}${run.errorKind ? ` (${run.errorKind})` : ""}`;
   }

@@ -35,6 +35,11 @@ export interface OpsConfig {
   deadAfterSeconds: number;
   /** PostgreSQL connections this instance may hold (TAI_DB_POOL). @default 10 */
   dbPool: number;
+  /**
+   * Background runs this instance executes at once (TAI_QUEUE_CONCURRENCY, docs/run-lifecycle.md §11.2); the rest wait
+   * QUEUED. @default 10
+   */
+  queueConcurrency: number;
   /** Who may read `/metrics` (TAI_METRICS). @default "loopback" (loopback peers and ADMIN keys) */
   metrics: MetricsAccess;
   /**
@@ -78,6 +83,7 @@ export const OpsEnvSchema = z
     TAI_CONNECTOR_CONNECT_SECONDS: envSeconds(30, 0.1, 600),
     TAI_DEAD_AFTER_SECONDS: envSeconds(undefined, 0.1, 86_400),
     TAI_DB_POOL: envInteger(10, 1, 1000),
+    TAI_QUEUE_CONCURRENCY: envInteger(10, 1, 1000),
     TAI_METRICS: envChoice(
       ACCESS,
       "loopback",
@@ -126,6 +132,7 @@ export const OpsEnvSchema = z
     connectorConnectSeconds: env.TAI_CONNECTOR_CONNECT_SECONDS,
     deadAfterSeconds: deadAfter(env),
     dbPool: env.TAI_DB_POOL,
+    queueConcurrency: env.TAI_QUEUE_CONCURRENCY,
     metrics: env.TAI_METRICS,
     unreadySeconds: env.TAI_UNREADY_SECONDS,
     requestTimeoutSeconds: env.TAI_REQUEST_TIMEOUT_SECONDS,

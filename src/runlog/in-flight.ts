@@ -99,7 +99,13 @@ export class InFlight<T> {
    * until it settles (agent runs' tool calls): it is waited for too, and the runs it added
    * are aborted with the rest at the deadline.
    */
-  async drain(graceMs: number, abortReason?: unknown, alongside?: Promise<unknown>): Promise<void> {
+  async drain(
+    graceMs: number,
+    abortReason?: unknown,
+    alongside?: Promise<unknown>,
+    /** Told the runs still in flight at the deadline, before they are aborted (a hand-back). */
+    atDeadline?: (ids: string[]) => Promise<void>,
+  ): Promise<void> {
     this.draining = true;
     // Until none is left: a start admitted just before the drain began may add its run after it.
     const all = async () => {
@@ -112,6 +118,7 @@ export class InFlight<T> {
     };
     const timer = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), graceMs).unref());
     if ((await Promise.race([quiet(), timer])) === "timeout") {
+      await atDeadline?.(this.ids()).catch(() => {});
       this.lateAbort = { reason: abortReason };
       for (const r of this.runs.values()) r.controller.abort(abortReason);
       await quiet();

@@ -18,6 +18,21 @@ export interface StartJob {
   scope: string | null;
   instanceId: string;
   at: string;
+  /** What another instance needs to execute the run again (docs/run-lifecycle.md §11.4); absent: nothing. */
+  replay?: RunReplay;
+}
+
+/** The event a start job writes: a background run's first is RUN_QUEUED, a synchronous one's RUN_STARTED. */
+export function startEventType(run: RunRecord): "RUN_QUEUED" | "RUN_STARTED" {
+  return run.status === "QUEUED" ? "RUN_QUEUED" : "RUN_STARTED";
+}
+
+/** A run's dispatch options, stored so that another instance can execute it (queued, re-driven). */
+export interface RunReplay {
+  idempotencyKey: string | null;
+  timeoutSeconds: number | null;
+  /** The stored input is the input it runs with. */
+  replayable: boolean;
 }
 
 /**

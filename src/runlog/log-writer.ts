@@ -25,8 +25,12 @@ export class LogWriter {
     private readonly scrubber: Scrubber,
     /** Told each batch's size and the seconds it took to write and commit (metrics). */
     onBatch?: (size: number, seconds: number) => void,
+    /** This instance: a run's execution writes are stored only while it owns the run (docs/run-lifecycle.md §11.4). */
+    owner: string | null = null,
   ) {
-    const isolated = isolatingFailures(driver.kind === "sqlite" ? sqliteLog(driver.connection) : pgLog(driver.pool));
+    const isolated = isolatingFailures(
+      driver.kind === "sqlite" ? sqliteLog(driver.connection, owner) : pgLog(driver.pool, owner),
+    );
     // Tool-run writes and agent stream entries are separate transactions of a batch, so
     // that a failure of one never rolls back (and then repeats) the other.
     const write = async (jobs: LogJob[]) => {

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Scrubber } from "../secrets/secrets.ts";
-import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
+import { startEventType, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
 import { pgRescrub } from "./pg-rescrub.ts";
 import {
   attemptRow,
@@ -29,18 +29,19 @@ import {
  * Agent stream entries are their own batches, one statement each; they need no lock
  * (their order is their run's own `seq`).
  */
-export function pgLog(pool: pg.Pool): WriteBatch {
+/** `owner`: this instance (null: no owner check, for tools that read and write the log outside a server). */
+export function pgLog(pool: pg.Pool, owner: string | null = null): WriteBatch {
   // The writer hands over tool-run jobs and agent entries in separate batches.
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const runJobs = jobs.filter((j) => j.kind !== "agentEvent" && j.kind !== "agentFinish" && j.kind !== "rescrub");
     const rescrubs = rescrubsOf(jobs);
-    if (rescrubs.size) return writeWithRescrubs(pool, jobs, runJobs, rescrubs);
+    if (rescrubs.size) return writeWithRescrubs(pool, jobs, runJobs, rescrubs, owner);
     if (!runJobs.length) {
       const ended = await writeAgentJobs(pool, jobs as Extract<LogJob, { kind: "agentEvent" | "agentFinish" }>[]);
       return jobs.map((j) => (j.kind === "agentFinish" && ended.has(j.runId) ? 1 : null));
     }
     if (runJobs.length !== jobs.length) throw new Error("a run-log batch mixes tool-run jobs and agent entries");
-    const seqs = await writeRunJobs(pool, checkedRunJobs(runJobs));
+    const seqs = await writeRunJobs(pool, checkedRunJobs(runJobs), owner);
     return runJobs.map((j) => seqs.get(eventKey(j.run.id, typeOf(j))) ?? null);
   };
   return write;
@@ -83,6 +84,7 @@ async function writeWithRescrubs(
   jobs: readonly LogJob[],
   runJobs: RunJob[],
   rescrubs: Map<string, Scrubber>,
+  owner: string | null,
 ): Promise<JobResult[]> {
   if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish"))
     throw new Error("a run-log batch mixes tool-run jobs and agent entries");
@@ -90,7 +92,9 @@ async function writeWithRescrubs(
   let failed = true;
   try {
     await client.query("BEGIN");
-    const seqs = runJobs.length ? await writeRunJobs(client, checkedRunJobs(runJobs)) : new Map<string, number>();
+    const seqs = runJobs.length
+      ? await writeRunJobs(client, checkedRunJobs(runJobs), owner)
+      : new Map<string, number>();
     const counts = new Map<string, number>();
     for (const [runId, scrubber] of rescrubs) counts.set(runId, await pgRescrub(client, runId, scrubber));
     await client.query("COMMIT");
@@ -109,7 +113,7 @@ async function writeWithRescrubs(
 
 const typeOf = (j: RunJob) =>
   j.kind === "start"
-    ? "RUN_STARTED"
+    ? startEventType(j.run)
     : j.kind === "attempt"
       ? "ATTEMPT_FAILED"
       : j.kind === "progress"
@@ -120,8 +124,8 @@ const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
 const RUN_LOG_SQL = `
 WITH ins AS (
-  INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
-  SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[])
+  INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable")
+  SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[],$41::text[],$42::float8[],$43::boolean[])
   -- In scope order (column 11): two instances' batches taking the same scopes wait on
   -- each other's in one order, never in a cycle.
   ORDER BY 11
@@ -131,14 +135,16 @@ WITH ins AS (
   UPDATE "Run" r SET "status"=v.status,"content"=v.content,"data"=v.data,"details"=v.details,"isError"=v.is_error,"errorKind"=v.error_kind,"errorMessage"=v.error_message,"terminate"=v.terminate,"finishedAt"=v.finished_at
   FROM unnest($16::text[],$17::text[],$18::jsonb[],$19::jsonb[],$20::jsonb[],$21::boolean[],$22::text[],$23::text[],$24::boolean[],$25::timestamp(3)[])
     AS v(id,status,content,data,details,is_error,error_kind,error_message,terminate,finished_at)
-  WHERE r."id"=v.id AND r."status"='RUNNING'
+  -- ($44: this instance; an execution's writes are stored only while it owns the run.)
+  WHERE r."id"=v.id AND r."status"='RUNNING' AND ($44::text IS NULL OR r."instanceId"=$44::text)
   RETURNING r."id"
 ), live AS (
   -- A retried attempt is recorded only while its run is still RUNNING: a run another
   -- instance already failed (this one was declared gone) keeps that first outcome. The
   -- share lock waits out a sweep settling the run right now.
   -- ($40: the runs of the batch's progress events, written under the same rule.)
-  SELECT "id" FROM "Run" WHERE "id" = ANY($26::text[] || $40::text[]) AND "status"='RUNNING' FOR SHARE
+  SELECT "id" FROM "Run" WHERE "id" = ANY($26::text[] || $40::text[]) AND "status"='RUNNING'
+    AND ($44::text IS NULL OR "instanceId"=$44::text) FOR SHARE
 ), att AS (
   INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
   SELECT a.run_id,a.number,a.started_at,a.finished_at,a.error_kind,a.error_message,a.wait_seconds
@@ -167,7 +173,11 @@ function columns<T>(rows: T[], fields: (keyof T)[]): unknown[][] {
   return fields.map((f) => rows.map((r) => r[f] ?? null));
 }
 
-async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Promise<Map<string, number>> {
+async function writeRunJobs(
+  pool: pg.Pool | pg.PoolClient,
+  jobs: RunJob[],
+  owner: string | null,
+): Promise<Map<string, number>> {
   const runs: RunRow[] = [];
   const outcomes: OutcomeRow[] = [];
   const attempts: (AttemptRow & { onSettle: boolean })[] = [];
@@ -175,8 +185,8 @@ async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Prom
   const progressRuns: string[] = [];
   for (const j of jobs) {
     if (j.kind === "start") {
-      runs.push(runRow(j.run, j.scope, j.instanceId));
-      events.push({ ...eventRow(j.run, "RUN_STARTED", j.at), gate: "start" });
+      runs.push(runRow(j.run, j.scope, j.instanceId, j.replay));
+      events.push({ ...eventRow(j.run, startEventType(j.run), j.at), gate: "start" });
     } else if (j.kind === "attempt") {
       attempts.push({ ...attemptRow(j.run.id, j.attempt), onSettle: false });
       events.push({ ...eventRow(j.run, "ATTEMPT_FAILED", j.at), gate: "running" });
@@ -231,6 +241,8 @@ async function writeRunJobs(pool: pg.Pool | pg.PoolClient, jobs: RunJob[]): Prom
     ]),
     ...columns(events, ["runId", "tool", "type", "snapshot", "at", "gate"]),
     progressRuns,
+    ...columns(runs, ["idempotencyKey", "timeoutSeconds", "replayable"]),
+    owner,
   ];
   const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({
     name: "tai42-run-log",

@@ -1,5 +1,6 @@
 import { storableJson, storableText, storableTextOrNull } from "../db/storable.ts";
 import type { AttemptRecord, RunRecord } from "../dispatch/run-record.ts";
+import type { RunReplay } from "./jobs.ts";
 
 /**
  * The stored form of the run log's values, shared by both databases' statements: text
@@ -23,6 +24,9 @@ export interface RunRow {
   instanceId: string;
   policy: string | null;
   startedAt: string;
+  idempotencyKey: string | null;
+  timeoutSeconds: number | null;
+  replayable: boolean;
 }
 
 export interface OutcomeRow {
@@ -61,7 +65,7 @@ const jsonOrNull = (v: unknown): string | null =>
   v === null || v === undefined ? null : JSON.stringify(storableJson(v));
 const jsonText = (v: unknown): string => JSON.stringify(storableJson(v ?? null));
 
-export function runRow(run: RunRecord, scope: string | null, instanceId: string): RunRow {
+export function runRow(run: RunRecord, scope: string | null, instanceId: string, replay?: RunReplay): RunRow {
   return {
     id: run.id,
     tool: storableText(run.tool),
@@ -78,6 +82,9 @@ export function runRow(run: RunRecord, scope: string | null, instanceId: string)
     instanceId,
     policy: jsonOrNull(run.retryPolicy),
     startedAt: run.startedAt,
+    idempotencyKey: storableTextOrNull(replay?.idempotencyKey ?? null),
+    timeoutSeconds: replay?.timeoutSeconds ?? null,
+    replayable: replay?.replayable ?? false,
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Statement } from "better-sqlite3";
 import type { SqliteDriver } from "../db/sqlite-driver.ts";
-import type { JobResult, LogJob, WriteBatch } from "./jobs.ts";
+import { startEventType, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { rescrubbed, rewriteCount } from "./rescrub.ts";
 import { attemptRow, eventRow, outcomeRow, runRow } from "./rows.ts";
@@ -17,7 +17,7 @@ const bool = (b: boolean) => (b ? 1 : 0);
  * insert does nothing); a job that fails for any other reason rolls its batch back, and
  * the batch is written again one job per transaction, so only that job's caller fails.
  */
-export function sqliteLog(connection: () => Promise<SqliteDriver>): WriteBatch {
+export function sqliteLog(connection: () => Promise<SqliteDriver>, owner: string | null = null): WriteBatch {
   let prepared: { driver: SqliteDriver; s: ReturnType<typeof statements>; checkpoint: () => void } | null = null;
   const write = async (jobs: readonly LogJob[]): Promise<JobResult[]> => {
     const driver = await connection();
@@ -27,7 +27,7 @@ export function sqliteLog(connection: () => Promise<SqliteDriver>): WriteBatch {
     // A rescrub whose run's outcome (carrying its own) is in the same batch is left to it: one transaction either way.
     const settling = new Set(jobs.flatMap((j) => (j.kind === "finish" && j.rescrub ? [j.run.id] : [])));
     const rewrote = { rows: 0, settling };
-    const results = await driver.transaction(() => jobs.map((job) => writeJob(s, job, rewrote)));
+    const results = await driver.transaction(() => jobs.map((job) => writeJob(s, job, rewrote, owner)));
     // Rows rewritten by a rescrub leave their old bytes in the WAL until it is checkpointed.
     if (rewrote.rows) checkpoint();
     return results;
@@ -39,13 +39,13 @@ function statements({ database: db }: SqliteDriver) {
   const st = (sql: string) => db.prepare(sql);
   return {
     insertRun: st(
-      `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt")
-       VALUES (@id,@tool,@status,@input,@content,@door,@callerRole,@callerKey,@callerKeyId,@tier,@idempotencyScope,@parentRunId,@instanceId,@policy,@startedAt)
+      `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable")
+       VALUES (@id,@tool,@status,@input,@content,@door,@callerRole,@callerKey,@callerKeyId,@tier,@idempotencyScope,@parentRunId,@instanceId,@policy,@startedAt,@idempotencyKey,@timeoutSeconds,@replayable)
        ON CONFLICT ("idempotencyScope") DO NOTHING`,
     ),
     settleRun: st(
       `UPDATE "Run" SET "status"=@status,"content"=@content,"data"=@data,"details"=@details,"isError"=@isError,"errorKind"=@errorKind,"errorMessage"=@errorMessage,"terminate"=@terminate,"finishedAt"=@finishedAt
-       WHERE "id"=@id AND "status"='RUNNING'`,
+       WHERE "id"=@id AND "status"='RUNNING' AND (@owner IS NULL OR "instanceId"=@owner)`,
     ),
     insertAttempt: st(
       `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
@@ -56,7 +56,7 @@ function statements({ database: db }: SqliteDriver) {
     // (SQLITE_BUSY_SNAPSHOT, which busy_timeout does not wait out).
     insertAttemptIfRunning: st(
       `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
-       SELECT @runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
+       SELECT @runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING' AND (@owner IS NULL OR "instanceId"=@owner))`,
     ),
     insertEvent: st(
       `INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at") VALUES (@runId,@tool,@type,@snapshot,@at)`,
@@ -64,7 +64,7 @@ function statements({ database: db }: SqliteDriver) {
     // A write statement for the same reason as insertAttemptIfRunning.
     insertEventIfRunning: st(
       `INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
-       SELECT @runId,@tool,@type,@snapshot,@at WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING')`,
+       SELECT @runId,@tool,@type,@snapshot,@at WHERE EXISTS (SELECT 1 FROM "Run" WHERE "id"=@runId AND "status"='RUNNING' AND (@owner IS NULL OR "instanceId"=@owner))`,
     ),
     // A rescrub's first statement writes (see insertAttemptIfRunning): it takes the write lock before it reads.
     touchRun: st(`UPDATE "Run" SET "status"="status" WHERE "id"=?`),
@@ -114,20 +114,34 @@ function rescrub(s: Statements, runId: string, scrubber: Scrubber): number {
   return rewriteCount(rewrites);
 }
 
-function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling: Set<string> }): JobResult {
+/**
+ * One job's statements. `owner`: this instance; a run's execution writes (attempt, progress, outcome) are stored only
+ * while it owns the run (docs/run-lifecycle.md §11.4).
+ */
+function writeJob(
+  s: Statements,
+  job: LogJob,
+  rewrote: { rows: number; settling: Set<string> },
+  owner: string | null,
+): JobResult {
   switch (job.kind) {
     case "start": {
-      const row = runRow(job.run, job.scope, job.instanceId);
+      const row = runRow(job.run, job.scope, job.instanceId, job.replay);
       // Only the idempotency scope can be taken (ids are random UUIDs): no row, no event.
-      if (run(s.insertRun, { ...row, startedAt: time(row.startedAt) }) === 0) return null;
-      return insertEvent(s, eventRow(job.run, "RUN_STARTED", job.at));
+      if (run(s.insertRun, { ...row, startedAt: time(row.startedAt), replayable: bool(row.replayable) }) === 0)
+        return null;
+      return insertEvent(s, eventRow(job.run, startEventType(job.run), job.at));
     }
     case "attempt": {
       // Only while the run is RUNNING: a run another instance failed keeps that first outcome.
       const row = attemptRow(job.run.id, job.attempt);
       if (
-        run(s.insertAttemptIfRunning, { ...row, startedAt: time(row.startedAt), finishedAt: time(row.finishedAt) }) ===
-        0
+        run(s.insertAttemptIfRunning, {
+          ...row,
+          startedAt: time(row.startedAt),
+          finishedAt: time(row.finishedAt),
+          owner,
+        }) === 0
       )
         return null;
       return insertEvent(s, eventRow(job.run, "ATTEMPT_FAILED", job.at));
@@ -136,6 +150,7 @@ function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling:
       const info = s.insertEventIfRunning.run({
         ...eventRow(job.run, "RUN_PROGRESS", job.at, job.progress),
         at: time(job.at),
+        owner,
       });
       return info.changes === 0 ? null : Number(info.lastInsertRowid);
     }
@@ -149,6 +164,7 @@ function writeJob(s: Statements, job: LogJob, rewrote: { rows: number; settling:
           isError: bool(row.isError),
           terminate: bool(row.terminate),
           finishedAt: time(row.finishedAt),
+          owner,
         }) === 0
       )
         return null;

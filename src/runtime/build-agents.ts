@@ -44,13 +44,13 @@ export async function buildAgents(
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
   // its process died on this host) were interrupted: at start, and at every heartbeat
   // after. A one-shot command takes no server duties; `tools run` only beats.
-  const fencing = new Fencing({ db, tools: dispatcher, agents, log });
+  const fencing = new Fencing({ db, instanceId, tools: dispatcher, agents, log });
   const orphans =
     duties === "none"
       ? null
       : new OrphanSweep({
           instances,
-          runs,
+          runs: dispatcher,
           agents,
           bus,
           log,

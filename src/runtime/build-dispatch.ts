@@ -8,6 +8,9 @@ import { Duties } from "../cluster/duty.ts";
 import { interactionExpiry } from "../cluster/interaction-expiry.ts";
 import { keyValueSweep } from "../cluster/key-value-sweep.ts";
 import type { Late } from "./late.ts";
+import { RunTransitions } from "../dispatch/run-transitions.ts";
+import { QueueWorkers } from "../queue/queue-workers.ts";
+import { openQueue } from "../queue/open-queue.ts";
 import type { Stores } from "./open-stores.ts";
 import type { Builtins } from "./register-builtins.ts";
 import type { Membership } from "./join-cluster.ts";
@@ -19,14 +22,18 @@ export type Dispatch = Awaited<ReturnType<typeof buildDispatch>>;
 export async function buildDispatch(
   options: RuntimeOptions,
   late: Late,
-  { db, bus, log, secrets, metrics }: Stores,
+  { config, db, bus, log, secrets, metrics }: Stores,
   { surface }: Builtins,
   { runs, instanceId, tracing, duties }: Membership,
 ) {
   const interactionStore = new InteractionStore(db, (token) => `${late.runtime!.publicUrl}/callbacks/${token}`, bus);
+  const moves = new RunTransitions(db, runs);
+  const queue = openQueue(config, moves, log);
   const dispatcher = new Dispatcher({
     surface,
     runs,
+    moves,
+    queue,
     bus,
     log,
     secrets,
@@ -47,5 +54,17 @@ export async function buildDispatch(
     await cluster.start(interactionExpiry(interactions, dutyFailures, options.sweepMs ?? 1000));
     await cluster.start(keyValueSweep(db, dutyFailures, options.storeSweepMs ?? 60_000));
   }
-  return { dispatcher, interactions, cluster };
+  // Started last (`createRuntime`), once the stored surface is loaded: a queued run resolves its entry on it.
+  const workers =
+    duties === "server"
+      ? new QueueWorkers({
+          queue,
+          work: (id) => dispatcher.executeQueued(id),
+          concurrency: config.queueConcurrency,
+          // The embedded queue reads the waiting runs itself; pg-boss is sent again what it may have missed.
+          ...(queue.engine === "embedded" ? {} : { waitingSince: (before: Date) => moves.queuedIds(1000, before) }),
+          log,
+        })
+      : null;
+  return { dispatcher, interactions, cluster, queue, workers };
 }

@@ -19,9 +19,6 @@ export async function joinCluster(
   { config, db, bus, log, secrets, driver, metrics }: Stores,
   { spans }: Builtins,
 ) {
-  const runLog = new LogWriter(driver, secrets, (size, seconds) => metrics.logBatch(size, seconds));
-  const runs = new RunStore(db, runLog);
-  const runFeed = new OrderedRunEvents(bus, runs, log);
   const heartbeatMs = (options.heartbeatSeconds ?? config.heartbeatSeconds) * 1000;
   const instances = new InstanceRegistry(
     db,
@@ -29,6 +26,9 @@ export async function joinCluster(
     options.heartbeatSeconds === undefined ? config.deadAfterSeconds * 1000 : heartbeatMs * 3,
   );
   const instanceId = instances.id;
+  const runLog = new LogWriter(driver, secrets, (size, seconds) => metrics.logBatch(size, seconds), instanceId);
+  const runs = new RunStore(db, runLog);
+  const runFeed = new OrderedRunEvents(bus, runs, log);
   const tracing = await startTracing(
     { url: config.otlpTracesUrl, exporter: options.traceExporter, instanceId },
     secrets,

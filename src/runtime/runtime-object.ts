@@ -13,7 +13,7 @@ export function runtimeObject(
   s: Stores,
   { spans, surface }: Builtins,
   { runs, runFeed, runLog, instances, instanceId, tracing, duties }: Membership,
-  { dispatcher, interactions, cluster }: Dispatch,
+  { dispatcher, interactions, cluster, queue }: Dispatch,
   { unwatch, agents, recovered }: Agents,
   { keys, catalog, extensionOf, connections, stored }: Loaded,
   { presets, manifests, connectors, refresher, schedules }: Services & { schedules: ScheduleService },
@@ -56,6 +56,8 @@ export function runtimeObject(
         // One deadline for both: at it, agent runs and tool runs are cancelled together
         // (an agent's tool calls carry its signal, and are admitted until the agents are done).
         const grace = config.shutdownGraceSeconds * 1000;
+        // No more queue work here: what is QUEUED waits for another instance (or this one's next start).
+        await queue.pause().catch(() => {});
         const agentsDone = agents.close(grace);
         await Promise.all([agentsDone, dispatcher.drain(grace, agentsDone)]);
       })();
@@ -69,6 +71,7 @@ export function runtimeObject(
       stored.close();
       refresher.close();
       await runtime.drain();
+      await queue.close().catch((e: Error) => log.warn("closing the run queue failed", { error: e.message }));
       await connections.close();
       await runLog.idle();
       await tracing?.shutdown().catch((e: Error) => log.warn("flushing traces failed", { error: e.message }));

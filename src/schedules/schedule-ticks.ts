@@ -36,7 +36,7 @@ export async function fireTick(deps: TickDeps, s: ScheduleRecord, tick: Date): P
     caller: callerOf(s),
     door: "runtime",
     idempotencyKey: tickKey(s.name, tick),
-    // background: true, (once background dispatch lands: the one switch)
+    background: true,
     onRun: (id) => (runId = id),
   });
   const outcome = await dispatched;

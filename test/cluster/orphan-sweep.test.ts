@@ -26,7 +26,12 @@ function fixture(orphans: { tools: string[]; agents: string[] }) {
       beat: async () => void calls.push("beat"),
       liveIds: async () => (calls.push("liveIds"), ["me"]),
     },
-    runs: { failInterrupted: async (live) => (calls.push(`runs ${live}`), orphans.tools.splice(0).map(toolEvent)) },
+    runs: {
+      settleOrphans: async (live: string[]) => (
+        calls.push(`runs ${live}`),
+        { events: orphans.tools.splice(0).map(toolEvent), queued: [] }
+      ),
+    },
     agents: {
       failInterrupted: async (live) => (calls.push(`agents ${live}`), orphans.agents.splice(0).map(agentFailure)),
     },

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { App } from "../../src/app.ts";
 import { ToolError } from "../../src/errors.ts";
 import { FENCED } from "../../src/dispatch/run-execute.ts";
-import { INTERRUPTED } from "../../src/dispatch/run-store.ts";
+import { OUTCOME_UNKNOWN_MESSAGE, unknownOutcome } from "../../src/dispatch/run-redrive.ts";
+import { RunTransitions } from "../../src/dispatch/run-transitions.ts";
 import { freshDatabase, requirePostgres, testDbKind, testRunDir } from "../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until } from "../graphql/support.ts";
@@ -64,7 +65,7 @@ describe.skipIf(!ready)("a stalled instance", () => {
     const stopped = Date.now();
     await until(
       "the other instance to fail the stalled instance's run",
-      async () => (await sweeper!.runs.get(run.id))?.status === "FAILED",
+      async () => (await sweeper!.runs.get(run.id))?.status === "OUTCOME_UNKNOWN",
       20_000,
     );
     expect(Date.now() - stopped).toBeGreaterThanOrEqual(DEAD_AFTER * 1000 - 2 * HEARTBEAT * 1000);
@@ -80,19 +81,24 @@ describe.skipIf(!ready)("a stalled instance", () => {
     // The caller on the stalled instance gets the first outcome, and it is all that is stored.
     expect(await answer).toMatchObject({
       id: run.id,
-      status: "FAILED",
-      errorKind: "INTERNAL",
-      errorMessage: INTERRUPTED,
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
     } satisfies Partial<DispatchedRun>);
     const stored = await sweeper.runs.get(run.id);
-    expect(stored).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: INTERRUPTED, attempts: [] });
+    expect(stored).toMatchObject({
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
+      attempts: [],
+    });
     const why = (stored!.details as { interrupted: { instanceId: string; reason: string } }).interrupted;
     expect(why.instanceId).toBe((await sweeper.db.run.findUniqueOrThrow({ where: { id: run.id } })).instanceId);
     expect(why.reason).toMatch(
       /missed its heartbeats: none for \d+(\.\d)? s \(TAI_DEAD_AFTER_SECONDS is 2\); declared gone by /,
     );
     const events = await sweeper.runs.events({ runId: run.id }, 0);
-    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_INTERRUPTED"]);
 
     // The woken instance registered again and serves.
     await until(
@@ -129,11 +135,18 @@ describe.skipIf(!ready)("a stalled instance", () => {
     );
     sweeper = await testRuntime({ app, config: { demo: false } });
     const rt = sweeper;
-    declareGone = () => rt.runs.failInterrupted([], () => "declared gone by a test");
+    // Another instance ends the run (its outcome unknown) while this one still runs its attempt.
+    const moves = new RunTransitions(rt.db, rt.runs);
+    declareGone = async () => {
+      const [orphan] = await moves.orphans([]);
+      await moves.move(orphan!.id, { status: "RUNNING" }, (r) =>
+        unknownOutcome(r, { instanceId: orphan!.instanceId, reason: "declared gone by a test" }),
+      );
+    };
     const run = await rt.dispatcher.run({ tool: "flaky_once", input: {}, caller: as("USER"), door: "runtime" });
     expect(calls).toBe(1);
-    expect(run).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: INTERRUPTED, attempts: [] });
-    expect((await rt.runs.events({ runId: run.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(run).toMatchObject({ status: "OUTCOME_UNKNOWN", errorKind: "INTERRUPTED", attempts: [] });
+    expect((await rt.runs.events({ runId: run.id }, 0)).map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_INTERRUPTED"]);
   });
 
   it("should stop an agent run another instance failed at the next heartbeat, and store nothing over that failure", async () => {
@@ -161,7 +174,7 @@ describe.skipIf(!ready)("a stalled instance", () => {
       expect(run?.status).toBe("FAILED");
       const log = await other.agents.store.events(started.runId, 0);
       expect(log.filter((e) => e.type === "run_failed")).toEqual([
-        expect.objectContaining({ kind: "INTERNAL", message: INTERRUPTED }),
+        expect.objectContaining({ kind: "INTERNAL", message: "interrupted by restart" }),
       ]);
     } finally {
       await other.close();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
-import { INTERRUPTED } from "../../src/dispatch/run-store.ts";
+import { OUTCOME_UNKNOWN_MESSAGE } from "../../src/dispatch/run-redrive.ts";
 import { fillSqlite, freeSqlite } from "../helpers/full-sqlite.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until, within } from "../graphql/support.ts";
@@ -81,12 +81,20 @@ describe("outcomes the database did not take", () => {
     // Another instance (its own connection, with space) declared this one gone and failed the run.
     const other = await testRuntime({ kind: "sqlite", databaseUrl: rt.config.databaseUrl });
     runtimes.push(other);
-    expect((await other.runs.failInterrupted([other.instanceId])).map((e) => e.runId)).toEqual([answered.id]);
+    expect(
+      (await other.dispatcher.settleOrphans([other.instanceId], () => "declared gone by a test")).events.map(
+        (e) => e.runId,
+      ),
+    ).toEqual([answered.id]);
 
     await freeSqlite(rt.db);
     await until("this instance to drop the kept outcome", () => rt.dispatcher.runningIds().length === 0, 10_000);
-    expect(await stored(rt, answered.id)).toMatchObject({ status: "FAILED", errorMessage: INTERRUPTED });
-    expect(await rt.db.runEvent.count({ where: { runId: answered.id, type: "RUN_FINISHED" } })).toBe(1);
+    expect(await stored(rt, answered.id)).toMatchObject({
+      status: "OUTCOME_UNKNOWN",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
+    });
+    expect(await rt.db.runEvent.count({ where: { runId: answered.id, type: "RUN_INTERRUPTED" } })).toBe(1);
+    expect(await rt.db.runEvent.count({ where: { runId: answered.id, type: "RUN_FINISHED" } })).toBe(0);
   }, 60_000);
 
   it("should keep trying through the shutdown grace period, log the runs it could not store, and leave them to the next start's sweep", async () => {
@@ -101,7 +109,10 @@ describe("outcomes the database did not take", () => {
 
     const next = await testRuntime({ kind: "sqlite", databaseUrl: rt.config.databaseUrl });
     runtimes.push(next);
-    expect(await stored(next, answered.id)).toMatchObject({ status: "FAILED", errorMessage: INTERRUPTED });
+    expect(await stored(next, answered.id)).toMatchObject({
+      status: "OUTCOME_UNKNOWN",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
+    });
     expect(await next.db.run.count({ where: { status: "RUNNING" } })).toBe(0);
   }, 60_000);
 });

@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN "idempotencyKey" TEXT;
+ALTER TABLE "Run" ADD COLUMN "timeoutSeconds" REAL;
+ALTER TABLE "Run" ADD COLUMN "replayable" BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE "Run" ADD COLUMN "redrives" INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,135 @@
+import { isRole, type Caller } from "../auth/roles.ts";
+import { isRedacted, mayRun } from "../auth/tiers.ts";
+import type { ErrorKind } from "../errors.ts";
+import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { notFound, invalidInput, validateInput } from "./admission.ts";
+import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
+import type { RunEventRecord, RunRecord } from "./run-record.ts";
+import { requeued, whyNotReplayable } from "./run-redrive.ts";
+import { failure } from "./run-settle.ts";
+import type { RunSteps } from "./run-steps.ts";
+import type { RunTransitions } from "./run-transitions.ts";
+
+/** What executing a queued run needs of the dispatcher: its lookup and its launch of a stored RUNNING run. */
+export interface Launcher {
+  steps: RunSteps;
+  moves: RunTransitions;
+  /** True once the dispatcher drains: a job taken now leaves its run QUEUED for another instance. */
+  closing(): boolean;
+  resolve(req: RunRequest): Promise<SurfaceEntry | undefined>;
+  launch(entry: SurfaceEntry, run: RunRecord, value: unknown, req: RunRequest): Promise<RunOutcome>;
+}
+
+/** The caller a stored run was dispatched by (its role, key name and key id are on the run). */
+export function callerOf(run: RunRecord): Caller {
+  return { role: isRole(run.callerRole) ? run.callerRole : "READER", keyName: run.callerKey, keyId: run.callerKeyId };
+}
+
+/** Takes a QUEUED run for this instance (QUEUED → RUNNING, RUN_STARTED): one claimant wins; null for the others. */
+export function claimQueued(moves: RunTransitions, runId: string, instanceId: string): Promise<RunEventRecord | null> {
+  return moves.move(runId, { status: "QUEUED" }, (run) => ({
+    type: "RUN_STARTED",
+    record: { ...run, status: "RUNNING" },
+    data: { status: "RUNNING", instanceId },
+  }));
+}
+
+/** Ends a QUEUED run CANCELLED (RUN_FINISHED); null when it was no longer queued. */
+export function cancelQueued(moves: RunTransitions, runId: string): Promise<RunEventRecord | null> {
+  return moves.move(runId, { status: "QUEUED" }, (run) => {
+    const finishedAt = new Date();
+    const ended = { ...failure("CANCELLED", "the run was cancelled while queued"), status: "CANCELLED" as const };
+    return {
+      type: "RUN_FINISHED",
+      record: { ...run, ...ended, finishedAt: finishedAt.toISOString() },
+      data: { ...ended, finishedAt },
+    };
+  });
+}
+
+/**
+ * Executes the queued run `runId` here (docs/run-lifecycle.md §11.2): claimed, checked again against the surface this
+ * instance has now (its entry, its tier, its input), then executed as its caller with its stored options. Resolves
+ * when the run has settled (or another instance claimed it); never rejects for the run's own failure.
+ */
+export async function executeQueued(x: Launcher, runId: string): Promise<void> {
+  if (x.closing()) return;
+  const { deps, settle } = x.steps;
+  const started = await claimQueued(x.moves, runId, deps.instanceId);
+  if (!started) return;
+  settle.publish(started);
+  const run = started.run;
+  const replay = await x.moves.replayOf(runId);
+  const req: RunRequest = {
+    tool: run.tool,
+    input: run.input,
+    caller: callerOf(run),
+    door: run.door,
+    ...(replay?.idempotencyKey ? { idempotencyKey: replay.idempotencyKey } : {}),
+    ...(replay?.timeoutSeconds ? { timeoutSeconds: replay.timeoutSeconds } : {}),
+  };
+  const refuse = (kind: ErrorKind, message: string, details?: unknown) =>
+    settle.finish(
+      { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() },
+      null,
+      false,
+      deps.log,
+    );
+  const entry = await x.resolve(req);
+  if (!entry) return void (await refuse("NOT_FOUND", notFound(req)));
+  if (!mayRun(req.caller.role, entry.tier))
+    return void (await refuse(
+      "PERMISSION_DENIED",
+      `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`,
+    ));
+  if (isRedacted(entry.tier))
+    return void (await refuse("INVALID_INPUT", `"${entry.name}" became secret-tier: its stored input cannot be run`));
+  if (!replay?.replayable)
+    return void (await refuse("INVALID_INPUT", `the stored input of run ${run.id} is not the input it was given`));
+  const prepared = validateInput(entry, run.input);
+  if (!prepared.ok) return void (await refuse("INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, false)));
+  run.tier = entry.tier;
+  await x.launch(entry, run, prepared.value, req).catch(() => {});
+}
+
+/** Hands a QUEUED run to the queue; one it does not take now waits for its sweep of waiting runs (§11.3). */
+export async function queueRun(deps: Pick<DispatchDeps, "queue" | "log">, runId: string): Promise<void> {
+  await deps.queue?.enqueue(runId).catch((e: Error) =>
+    deps.log.warn("a queued run could not be handed to the queue now; it waits for the next sweep", {
+      runId,
+      error: e.message,
+    }),
+  );
+}
+
+/** Publishes a transition's event (and queues its run when `queue`); resolves with the run as it now is. */
+export async function published(
+  deps: Pick<DispatchDeps, "queue" | "log" | "bus">,
+  ev: RunEventRecord,
+  queue: boolean,
+): Promise<RunRecord> {
+  deps.bus.publish("runEvent", ev);
+  if (queue) await queueRun(deps, ev.runId);
+  return ev.run;
+}
+
+/**
+ * Hands back the runs `ids` held here at the shutdown deadline (docs/run-lifecycle.md §11.6): each that re-drive would
+ * re-run becomes QUEUED again (its cut attempt recorded), published and queued for another instance.
+ */
+export async function handBack(deps: DispatchDeps, ids: string[]): Promise<void> {
+  let back = 0;
+  for (const id of ids) {
+    const replay = await deps.moves.replayOf(id).catch(() => null);
+    const reason = `handed back: the instance ${deps.instanceId} shut down before the run ended`;
+    const ev = await deps.moves
+      .move(id, { status: "RUNNING", instanceId: deps.instanceId }, (run) =>
+        whyNotReplayable(run, replay) === null ? requeued(run, reason) : null,
+      )
+      .catch(() => null);
+    if (!ev) continue;
+    await published(deps, ev, true);
+    back++;
+  }
+  if (back) deps.log.warn("runs handed back at shutdown, queued for another instance", { count: back });
+}
