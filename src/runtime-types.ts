@@ -11,6 +11,7 @@ import type { Secrets } from "./secrets/secrets.ts";
 import type { Surface } from "./registry/surface.ts";
 import type { StoredSurface } from "./composition/stored-surface.ts";
 import type { PresetService } from "./presets/preset-service.ts";
+import type { ScheduleService } from "./schedules/schedule-service.ts";
 import type { ManifestService } from "./manifests/manifest-service.ts";
 import type { InteractionService } from "./interactions/interaction-service.ts";
 import type { SpanStore } from "./extensions/builtin/spans.ts";
@@ -30,6 +31,8 @@ export interface RuntimeOptions {
   log?: Logger;
   /** Milliseconds between interaction-expiry sweeps. @default 1000 */
   sweepMs?: number;
+  /** Milliseconds between passes over the due schedules. @default 1000 */
+  scheduleTickMs?: number;
   /**
    * Milliseconds between deletions of expired key-value rows (MCP sessions, the cache, the demo store). @default 60000
    */
@@ -95,6 +98,8 @@ export interface Runtime {
   recovered: string[];
   /** Connectors: stored upstreams whose tools are surface entries (docs/connectors.md), ADMIN only. */
   connectors: ConnectorApi;
+  /** Stored cron schedules that dispatch background runs (docs/run-lifecycle.md §11.7), ADMIN only. */
+  schedules: ScheduleService;
   /** This instance's connector connections (one per connector). */
   connections: ConnectionManager;
   /** Prometheus metrics of this runtime (`/metrics`, docs/deploy.md). */

@@ -7,6 +7,7 @@ import { buildDispatch } from "./runtime/build-dispatch.ts";
 import { buildAgents } from "./runtime/build-agents.ts";
 import { loadStoredSurface } from "./runtime/load-stored-surface.ts";
 import { buildServices } from "./runtime/build-services.ts";
+import { buildSchedules } from "./runtime/build-schedules.ts";
 import { runtimeObject } from "./runtime/runtime-object.ts";
 
 export type { Runtime, RuntimeOptions } from "./runtime-types.ts";
@@ -27,7 +28,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const agents = await buildAgents(stores, registered, membership, dispatch);
   const loaded = await loadStoredSurface(late, stores, registered, membership, dispatch, agents);
   const services = buildServices(stores, registered, membership, loaded);
-  late.runtime = runtimeObject(stores, registered, membership, dispatch, agents, loaded, services);
+  const schedules = await buildSchedules(options, stores, registered, membership, dispatch);
+  late.runtime = runtimeObject(stores, registered, membership, dispatch, agents, loaded, { ...services, schedules });
   if (dispatch.workers) await dispatch.cluster.start(dispatch.workers);
   return late.runtime;
 }

@@ -7,6 +7,7 @@ import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { registerCheckCommand } from "./check-command.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
 import { registerConnectorCommands } from "./connector-commands.ts";
+import { registerScheduleCommands } from "./schedule-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
 
 const program = new Command("tai")
@@ -145,6 +146,7 @@ keys.command("list").action(async () => {
 
 registerCompositionCommands(program);
 registerConnectorCommands(program);
+registerScheduleCommands(program);
 registerMcpCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

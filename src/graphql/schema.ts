@@ -19,6 +19,7 @@ import "./usage.ts";
 import "./skill.ts";
 import "./response-format.ts";
 import "./connector.ts";
+import "./schedule.ts";
 
 /** The executable schema; `npm run schema:print` writes it to schema.graphql. */
 export const schema = scrubValueFields(guardJsonDepth(builder.toSchema({ sortSchema: false })));

@@ -6,6 +6,7 @@ import type { Dispatch } from "./build-dispatch.ts";
 import type { Agents } from "./build-agents.ts";
 import type { Loaded } from "./load-stored-surface.ts";
 import type { Services } from "./build-services.ts";
+import type { ScheduleService } from "../schedules/schedule-service.ts";
 
 /** The last step of `createRuntime`: the object every door holds, with its drain and its close (in order). */
 export function runtimeObject(
@@ -15,7 +16,7 @@ export function runtimeObject(
   { dispatcher, interactions, cluster, queue }: Dispatch,
   { unwatch, agents, recovered }: Agents,
   { keys, catalog, extensionOf, connections, stored }: Loaded,
-  { presets, manifests, connectors, refresher }: Services,
+  { presets, manifests, connectors, refresher, schedules }: Services & { schedules: ScheduleService },
 ): Runtime {
   const { config, db, provider, app, builtins, bus, secrets, log, metrics } = s;
   let closed = false;
@@ -48,6 +49,7 @@ export function runtimeObject(
     recovered,
     metrics,
     connectors,
+    schedules,
     connections,
     drain() {
       draining ??= (async () => {

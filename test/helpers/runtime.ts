@@ -25,6 +25,7 @@ export async function testRuntime(
     storeSweepMs?: number;
     /** "none": no instance row and no workers (a one-shot command's runtime). */
     duties?: RuntimeOptions["duties"];
+    scheduleTickMs?: number;
   } = {},
 ): Promise<TestRuntime> {
   const db = options.databaseUrl
@@ -42,6 +43,7 @@ export async function testRuntime(
     traceExporter: options.traceExporter,
     storeSweepMs: options.storeSweepMs,
     ...(options.duties ? { duties: options.duties } : {}),
+    scheduleTickMs: options.scheduleTickMs,
   });
   return Object.assign(rt, {
     logLines,
