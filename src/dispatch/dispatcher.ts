@@ -175,12 +175,12 @@ export class Dispatcher {
     const scope = req.idempotencyKey
       ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}`
       : null;
-    // A re-issued key follows the first run; what this one learned (declared secrets) is dropped.
-    const followFirst = (id: string) => (this.settle.forget(base.id), this.follow(req, id));
+    // A re-issued key follows the first run (a background one answers it as it is); what this one learned is dropped.
+    const followFirst = (id: string) =>
+      req.background ? this.firstAsIs(base, id) : (this.settle.forget(base.id), this.follow(req, id));
     if (scope) {
       const first = this.scopes.get(scope) ?? (await boundedRead(() => this.deps.runs.byScope(scope)))?.id;
-      // A background request is answered the first run as it is now; a synchronous one waits for its outcome.
-      if (first) return req.background ? this.firstAsIs(base, first) : followFirst(first);
+      if (first) return followFirst(first);
     }
     req.onRun?.(base.id);
     if (req.background) base.status = "QUEUED";
@@ -190,10 +190,7 @@ export class Dispatcher {
         if (!req.background) keepUnsureStart(this.steps, base, redact, e);
         throw e;
       });
-    if (!started) {
-      const first = (await boundedRead(() => this.deps.runs.byScope(scope!)))!.id;
-      return req.background ? this.firstAsIs(base, first) : followFirst(first);
-    }
+    if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
     if (req.background) return this.queued(base);
 

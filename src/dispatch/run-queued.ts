@@ -1,4 +1,4 @@
-import { isRole, type Caller } from "../auth/roles.ts";
+import { isRole, ROLES, type Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun } from "../auth/tiers.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
@@ -22,7 +22,9 @@ export interface Launcher {
 
 /** The caller a stored run was dispatched by (its role, key name and key id are on the run). */
 export function callerOf(run: RunRecord): Caller {
-  return { role: isRole(run.callerRole) ? run.callerRole : "READER", keyName: run.callerKey, keyId: run.callerKeyId };
+  // A role the record no longer names runs as the least-privileged one (ROLES is ordered from it up).
+  const role = isRole(run.callerRole) ? run.callerRole : ROLES[0];
+  return { role, keyName: run.callerKey, keyId: run.callerKeyId };
 }
 
 /** Takes a QUEUED run for this instance (QUEUED → RUNNING, RUN_STARTED): one claimant wins; null for the others. */

@@ -184,6 +184,17 @@ function writeJob(
       rewrote.rows += n;
       return n;
     }
+    default:
+      return writeAgentJob(s, job);
+  }
+}
+
+/** An agent run's job: an entry (owned: only while its run is RUNNING here), its progress, its end. */
+function writeAgentJob(
+  s: Statements,
+  job: Extract<LogJob, { kind: "agentEvent" | "agentCheckpoint" | "agentFinish" }>,
+): JobResult {
+  switch (job.kind) {
     case "agentEvent": {
       const at = time(new Date().toISOString());
       if (job.owner === undefined) s.insertAgentEvent.run(job.runId, job.type, JSON.stringify(job.payload), at);

@@ -59,21 +59,7 @@ export async function* runBatch(
       value: null,
     }));
 
-  const promises: Promise<CallOutcome>[] = [];
-  let barrier: Promise<unknown> = Promise.resolve();
-  let group: Promise<unknown>[] = [];
-  for (const it of items) {
-    if (it.mode === "sequential") {
-      const p = Promise.allSettled([barrier, ...group]).then(() => safe(it));
-      promises.push(p);
-      barrier = p;
-      group = [];
-    } else {
-      const p = barrier.then(() => safe(it));
-      promises.push(p);
-      group.push(p);
-    }
-  }
+  const promises = scheduled(items, safe);
 
   const outcomes: CallOutcome[] = [];
   const settled = new Map<number, CallOutcome>();
@@ -112,4 +98,24 @@ export async function* runBatch(
   }
   while (side.length) yield side.shift()!;
   return outcomes;
+}
+
+/** Starts the calls: consecutive parallel ones together, a sequential one alone after every earlier one settled. */
+function scheduled(items: BatchItem[], run: (it: BatchItem) => Promise<CallOutcome>): Promise<CallOutcome>[] {
+  const promises: Promise<CallOutcome>[] = [];
+  let barrier: Promise<unknown> = Promise.resolve();
+  let group: Promise<unknown>[] = [];
+  for (const it of items) {
+    if (it.mode === "sequential") {
+      const p = Promise.allSettled([barrier, ...group]).then(() => run(it));
+      promises.push(p);
+      barrier = p;
+      group = [];
+    } else {
+      const p = barrier.then(() => run(it));
+      promises.push(p);
+      group.push(p);
+    }
+  }
+  return promises;
 }

@@ -1,30 +1,9 @@
-import type { ModelMessage } from "ai";
 import type { RunRecord } from "../../dispatch/run-record.ts";
 import type { AgentRunDeps } from "../agent-run-deps.ts";
 import { errorOutcome, outcomeOfRun } from "./call-tool.ts";
-import type { CallOutcome, DoneOutcome, PlannedCall } from "./checkpoint.ts";
+import type { CallOutcome } from "./checkpoint.ts";
+import type { RunProgress } from "./progress-types.ts";
 import type { ResumedBatch, ToolSpec } from "./loop-types.ts";
-import type { UsageSnapshot } from "./usage.ts";
-
-/** A turn's calls while they run: what is done, and the tool run each started call follows. */
-export interface BatchProgress {
-  calls: PlannedCall[];
-  done: Record<string, DoneOutcome>;
-  toolRuns: Record<string, string>;
-}
-
-/**
- * What a RUNNING tools-agent run stores as its checkpoint's `progress` (docs/agent-stream.md §4.3), after each
- * completed model turn and each stored tool result: the conversation so far (stored form), the turn in progress's
- * calls, the turns numbered and the tokens used. A continuation on another instance rebuilds the run from it.
- */
-export interface RunProgress {
-  messages: ModelMessage[];
-  batch: BatchProgress | null;
-  turns: number;
-  agentTurns?: Record<string, number>;
-  usage?: UsageSnapshot;
-}
 
 /** The stored progress of a checkpoint, or null when it has none. */
 export function progressOf(checkpoint: unknown): RunProgress | null {

@@ -1,7 +1,7 @@
 import type { ModelMessage } from "ai";
 import { REDACTED } from "../../auth/tiers.ts";
 import type { Checkpoint } from "./checkpoint.ts";
-import type { BatchProgress } from "./continue-progress.ts";
+import type { BatchProgress } from "./progress-types.ts";
 import type { LoopConfig, LoopIO, ResumedBatch } from "./loop-types.ts";
 import type { ToolSpec } from "./loop-types.ts";
 

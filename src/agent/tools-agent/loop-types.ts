@@ -15,7 +15,7 @@ import type { CallOutcome, Checkpoint, DoneOutcome, PlannedCall, SubagentState }
 import type { GateConfig } from "./interrupts.ts";
 import type { RunSecrets } from "./run-secrets.ts";
 import type { UsageSnapshot, UsageTotals } from "./usage.ts";
-import type { BatchProgress } from "./continue-progress.ts";
+import type { BatchProgress } from "./progress-types.ts";
 
 // The types of one tools-agent loop, in one module because they nest: a loop's tools hold
 // its sub-agents' plans, each with the strategy that runs its own loop (docs/agent-stream.md §5, §9).
