@@ -97,7 +97,10 @@ describe.skipIf(!withServices)("a rolling restart behind haproxy", () => {
             marker: join(testRunDir(), `rr-${randomUUID()}`),
             seconds,
           });
-          if (run.status !== "SUCCEEDED") (counts.notSucceeded++, failures.push(JSON.stringify(run)));
+          if (run.status !== "SUCCEEDED") {
+            counts.notSucceeded++;
+            failures.push(JSON.stringify(run));
+          }
         } catch (e) {
           counts.failed++;
           failures.push((e as Error).message.slice(0, 300));
