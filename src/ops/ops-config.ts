@@ -43,9 +43,13 @@ export interface OpsConfig {
   /** Who may read `/metrics` (TAI_METRICS). @default "loopback" (loopback peers and ADMIN keys) */
   metrics: MetricsAccess;
   /**
-   * Seconds `/ready` answers 503 after SIGTERM before the listener closes, so that a load
-   * balancer stops routing here first; runs in flight keep it open longer while they
-   * drain (TAI_UNREADY_SECONDS). @default 0
+   * Seconds after SIGTERM during which `/ready` answers 503 while the instance still
+   * serves and accepts new runs, so that a load balancer stops routing here before runs
+   * are refused; then new runs are refused and those in flight drain
+   * (TAI_UNREADY_SECONDS). The wait applies only when `/ready` was requested within the
+   * 30 s before SIGTERM (something routes by readiness): a plain `npm start` and Ctrl-C
+   * does not wait. 5 s covers a balancer checking every 1–2 s that takes a target out
+   * after one or two failed checks. @default 5
    */
   unreadySeconds: number;
   /**
@@ -90,7 +94,7 @@ export const OpsEnvSchema = z
       (raw) => raw.toLowerCase(),
       (raw) => `must be off, loopback, admin or public (got "${raw}")`,
     ),
-    TAI_UNREADY_SECONDS: envSeconds(0, 0, 3600),
+    TAI_UNREADY_SECONDS: envSeconds(5, 0, 3600),
     TAI_REQUEST_TIMEOUT_SECONDS: envSeconds(60, 0.5, 3600),
     TAI_HEADERS_TIMEOUT_SECONDS: envSeconds(undefined, 0.5, 3600),
     OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),

@@ -51,6 +51,8 @@ export function buildApp(rt: Runtime): TaiServer {
   const dashboard = dashboardRoutes();
   const server = createServer(requestTimeouts(config), (req, res) => {
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
+    // A stopping instance moves keep-alive clients (a balancer's pooled connections) off.
+    if (readiness.draining) res.setHeader("connection", "close");
     if (ops(req, res)) return;
     if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
     if (dashboard(req, res)) return;

@@ -7,6 +7,13 @@ const CHECK_TIMEOUT_MS = 2000;
 const PROBE_REUSE_MS = 1000;
 
 /**
+ * A `/ready` request within this long before SIGTERM means something (a load balancer, a
+ * Kubernetes probe) routes by readiness, so the stop waits `TAI_UNREADY_SECONDS` for it to
+ * move traffic away; with no such request (a plain `npm start` and Ctrl-C) it does not wait.
+ */
+export const POLLED_WINDOW_MS = 30_000;
+
+/**
  * One dependency's state in a readiness answer. "refusing writes": the database answers
  * reads but a write probe failed (a full disk, a read-only database), or this instance
  * holds run outcomes the database has not taken yet.
@@ -28,6 +35,7 @@ export interface ReadyAnswer {
  */
 export class Readiness {
   private drainingSince: number | null = null;
+  private polledAt: number | null = null;
   /** The last database probe, shared for {@link PROBE_REUSE_MS}. */
   private probed: { at: number; state: Promise<CheckState> } | null = null;
 
@@ -42,8 +50,17 @@ export class Readiness {
     return this.drainingSince !== null;
   }
 
+  /**
+   * How long a stop keeps accepting runs after readiness turned 503: `unreadySeconds` when
+   * `/ready` was requested within {@link POLLED_WINDOW_MS} before now, else 0.
+   */
+  unreadyWaitMs(unreadySeconds: number, now = Date.now()): number {
+    return this.polledAt !== null && now - this.polledAt <= POLLED_WINDOW_MS ? unreadySeconds * 1000 : 0;
+  }
+
   /** Checks the dependencies (each within 2 s) unless draining. */
   async check(): Promise<ReadyAnswer> {
+    if (!this.draining) this.polledAt = Date.now();
     if (this.draining) return { status: "draining", checks: { database: "not configured", redis: "not configured" } };
     const [database, redis] = await Promise.all([
       this.database(),

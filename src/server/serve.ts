@@ -38,14 +38,18 @@ export async function serve(config: Config = loadConfig()): Promise<Served> {
     firstAdminKey,
     stop() {
       stopping ??= (async () => {
-        // Readiness turns 503 first, while the listener stays open: a load balancer stops
-        // routing here (for at least TAI_UNREADY_SECONDS) while the runs in flight drain,
-        // and new runs meanwhile are refused UNAVAILABLE. Then the listener closes,
-        // keeping the connections with a request in flight (a run the drain finished or
-        // cancelled is answered to the caller still waiting on it), and every remaining
-        // socket (subscriptions, WebSockets) is closed.
+        // Readiness turns 503 first, and for TAI_UNREADY_SECONDS (when something polled
+        // /ready lately: src/server/ready.ts) the instance still serves and accepts new runs
+        // while the load balancer's health check moves traffic away; responses meanwhile say
+        // `Connection: close`, so pooled connections move off too. Only then are new runs
+        // refused UNAVAILABLE and those in flight drained (within TAI_SHUTDOWN_GRACE_SECONDS).
+        // Then the listener closes, keeping the connections with a request in flight (a run
+        // the drain finished or cancelled is answered to the caller still waiting on it), and
+        // every remaining socket (subscriptions, WebSockets) is closed.
         app.readiness.drain();
-        await Promise.all([runtime.drain(), new Promise((r) => setTimeout(r, config.unreadySeconds * 1000))]);
+        const wait = app.readiness.unreadyWaitMs(config.unreadySeconds);
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        await runtime.drain();
         app.server.close();
         app.server.closeIdleConnections?.();
         await runtime.close();

@@ -11,7 +11,7 @@ describe("operations configuration", () => {
       deadAfterSeconds: 30,
       dbPool: 10,
       metrics: "loopback",
-      unreadySeconds: 0,
+      unreadySeconds: 5,
       otlpTracesUrl: undefined,
     });
   });

@@ -34,7 +34,11 @@ describe("readiness during a graceful shutdown", () => {
 
   it("should answer /ready 503 from SIGTERM while a run drains and the listener stays open, then close the listener once the run is answered", async () => {
     const db = await freshDatabase("sqlite");
-    child = await serve(db.url, { TAI_MODULES: "test/fixtures/ops-tools.ts", TAI_SHUTDOWN_GRACE_SECONDS: "60" });
+    child = await serve(db.url, {
+      TAI_MODULES: "test/fixtures/ops-tools.ts",
+      TAI_SHUTDOWN_GRACE_SECONDS: "60",
+      TAI_UNREADY_SECONDS: "0",
+    });
     const base = child.url.replace(/\/graphql$/, "");
     expect(await get(`${base}/health`)).toEqual({ status: 200, text: JSON.stringify({ status: "ok" }) });
     const before = await get(`${base}/ready`);
@@ -80,16 +84,29 @@ describe("TAI_UNREADY_SECONDS", () => {
     child = undefined;
   });
 
-  it("should keep the listener open with /ready answering 503 for that long after SIGTERM, with no run in flight", async () => {
+  it("should keep the listener open and accept new runs with /ready answering 503 for that long after SIGTERM, when /ready was polled", async () => {
     const db = await freshDatabase("sqlite");
-    child = await serve(db.url, { TAI_UNREADY_SECONDS: "2" });
+    child = await serve(db.url, { TAI_MODULES: "test/fixtures/ops-tools.ts", TAI_UNREADY_SECONDS: "3" });
     const base = child.url.replace(/\/graphql$/, "");
     expect((await get(`${base}/ready`))?.status).toBe(200);
     const signalled = Date.now();
     child.process.child.kill("SIGTERM");
     await until("/ready to answer 503", async () => (await get(`${base}/ready`))?.status === 503, 10_000);
+    // Still accepting: a balancer's request routed here before its health check failed is served.
+    expect(await dispatch(child.url, "echo", { text: "in the window" })).toMatchObject({ status: "SUCCEEDED" });
     await until("the listener to close", async () => (await get(`${base}/health`)) === null, 20_000);
-    expect(Date.now() - signalled).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(3000);
+  }, 60_000);
+
+  it("should not wait (default TAI_UNREADY_SECONDS) when nothing polled /ready before SIGTERM", async () => {
+    const db = await freshDatabase("sqlite");
+    child = await serve(db.url, {});
+    const base = child.url.replace(/\/graphql$/, "");
+    expect((await get(`${base}/health`))?.status).toBe(200);
+    const signalled = Date.now();
+    child.process.child.kill("SIGTERM");
+    await until("the listener to close", async () => (await get(`${base}/health`)) === null, 20_000);
+    expect(Date.now() - signalled).toBeLessThan(5000);
   }, 60_000);
 });
 

@@ -49,7 +49,9 @@ export async function post<T = Record<string, unknown>>(
     headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await res.json()) as { data?: T; errors?: unknown[] };
+  const body = (await res.json().catch(() => {
+    throw new Error(`HTTP ${res.status} not JSON`);
+  })) as { data?: T; errors?: unknown[] };
   if (body.errors?.length) throw new Error(`GraphQL errors (HTTP ${res.status}): ${JSON.stringify(body.errors)}`);
   return body.data!;
 }
