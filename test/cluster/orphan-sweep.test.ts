@@ -6,7 +6,7 @@ import { createLogger } from "../../src/log.ts";
 import { OrphanSweep } from "../../src/cluster/orphan-sweep.ts";
 import { until } from "../graphql/support.ts";
 
-const toolEvent = (runId: string) => ({ runId, type: "RUN_FINISHED" }) as RunEventRecord;
+const toolEvent = (runId: string) => ({ runId, type: "RUN_INTERRUPTED" }) as RunEventRecord;
 const agentFailure = (runId: string): RunFailedRecord => ({
   type: "run_failed",
   final: true,
@@ -60,7 +60,7 @@ describe("the orphan sweep", () => {
       ["agentEvent", "a2"],
     ]);
     expect(f.lines.map((l) => JSON.parse(l).msg)).toEqual([
-      "runs interrupted by a restart were marked FAILED",
+      "runs of an instance that is gone were not re-run: their outcome is unknown",
       "agent runs interrupted by a restart were marked FAILED",
     ]);
   });

@@ -162,6 +162,9 @@ export function logViolations(runs: StoredRun[], events: StoredEvent[]): string[
         problems.push(`${describe}: its RUN_FINISHED carries status ${own.at(-1)!.snapshotStatus}`);
       if (!run.finishedAt) problems.push(`${describe}: finished without finishedAt`);
     } else if (finished !== 0) problems.push(`${describe}: RUN_FINISHED on a run that is not finished`);
+    // A run whose outcome is unknown ends its log with RUN_INTERRUPTED, carrying that status (run-lifecycle §11.1).
+    if (run.status === "OUTCOME_UNKNOWN" && (types.at(-1) !== "RUN_INTERRUPTED" || !run.finishedAt))
+      problems.push(`${describe}: an unknown outcome not closed by RUN_INTERRUPTED`);
   }
   return problems;
 }

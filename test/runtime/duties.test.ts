@@ -84,7 +84,7 @@ describe("a runtime's instance duties", () => {
     const rt = await open(undefined);
     try {
       expect(rt.recovered).toContain(id);
-      expect(await statusOf(id)).toBe("FAILED");
+      expect(await statusOf(id)).toBe("OUTCOME_UNKNOWN");
     } finally {
       await rt.close();
     }

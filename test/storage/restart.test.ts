@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { OUTCOME_UNKNOWN_MESSAGE } from "../../src/dispatch/run-redrive.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -60,7 +61,7 @@ describe("restart recovery, in process", () => {
     };
   }
 
-  it("should fail the RUNNING run of an instance that stopped beating as INTERNAL 'interrupted by restart'", async () => {
+  it("should fail the RUNNING run of an instance that stopped beating as OUTCOME_UNKNOWN (its tool claims no idempotency)", async () => {
     const open = await sharedDatabase();
     // The crashed instance: its heartbeat (every 10 s) never fires during this test, and it is never closed.
     const crashed = await open();
@@ -74,19 +75,19 @@ describe("restart recovery, in process", () => {
     expect(restarted.recovered).toEqual([running.id]);
     const back = await restarted.runs.get(running.id);
     expect(back).toMatchObject({
-      status: "FAILED",
+      status: "OUTCOME_UNKNOWN",
       isError: true,
-      errorKind: "INTERNAL",
-      errorMessage: "interrupted by restart",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
     });
     expect(back!.finishedAt).not.toBeNull();
     const events = await restarted.runs.events({ runId: running.id }, 0);
-    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_FINISHED"]);
+    expect(events.map((e) => e.type)).toEqual(["RUN_STARTED", "RUN_INTERRUPTED"]);
     expect(events[1].run).toMatchObject({
       id: running.id,
-      status: "FAILED",
-      errorKind: "INTERNAL",
-      errorMessage: "interrupted by restart",
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
     });
   });
 
@@ -116,9 +117,9 @@ describe("restart recovery, in process", () => {
     // The silent instance's run is failed (by the restart, or already by the live instance's own sweep).
     expect(restarted.recovered).not.toContain(liveRunning);
     expect(await restarted.runs.get(crashedRun)).toMatchObject({
-      status: "FAILED",
-      errorKind: "INTERNAL",
-      errorMessage: "interrupted by restart",
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
     });
     expect((await restarted.runs.get(liveRunning))?.status).toBe("RUNNING");
     expect(await restarted.runs.events({ runId: liveRunning }, 0)).toHaveLength(1);
@@ -135,10 +136,14 @@ describe("restart recovery, in process", () => {
     const running = await runningOf(crashed);
     // No restart: the watcher's heartbeat sweep notices the silent instance and publishes the outcome.
     const final = await Promise.race([watcher.dispatcher.awaitFinal(running.id), sleep(10_000).then(() => null)]);
-    expect(final).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
+    expect(final).toMatchObject({
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
+    });
     expect((await watcher.runs.events({ runId: running.id }, 0)).map((e) => e.type)).toEqual([
       "RUN_STARTED",
-      "RUN_FINISHED",
+      "RUN_INTERRUPTED",
     ]);
   });
 
@@ -154,15 +159,15 @@ describe("restart recovery, in process", () => {
     // The "dead" instance was only slow: closing it cancels its run, which must not overwrite the recorded outcome.
     await crashed.close();
     const late = await pending;
-    expect(late).toMatchObject({ status: "FAILED", errorMessage: "interrupted by restart" });
+    expect(late).toMatchObject({ status: "OUTCOME_UNKNOWN", errorMessage: OUTCOME_UNKNOWN_MESSAGE });
     expect(await restarted.runs.get(running.id)).toMatchObject({
-      status: "FAILED",
-      errorKind: "INTERNAL",
-      errorMessage: "interrupted by restart",
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
     });
     expect((await restarted.runs.events({ runId: running.id }, 0)).map((e) => e.type)).toEqual([
       "RUN_STARTED",
-      "RUN_FINISHED",
+      "RUN_INTERRUPTED",
     ]);
   });
 });
@@ -337,7 +342,7 @@ describe("restart recovery, real processes", () => {
     }
   }, 120_000);
 
-  it("should fail a run interrupted by a crash as 'interrupted by restart' when the server starts again at once", async () => {
+  it("should mark a run interrupted by a crash OUTCOME_UNKNOWN when the server starts again at once", async () => {
     const databaseUrl = await fresh();
     const crashed = await start(databaseUrl);
     void gql(crashed.url, DISPATCH, { tool: "sleep", input: { seconds: 60 } }).catch(() => {});
@@ -354,7 +359,11 @@ describe("restart recovery, real processes", () => {
     // Well within the 30 s a heartbeat needs to expire: the dead process is recognised by its pid.
     const restarted = await start(databaseUrl);
     const { run } = await gql<{ run: Run }>(restarted.url, RUN, { id: running.id });
-    expect(run).toMatchObject({ status: "FAILED", errorKind: "INTERNAL", errorMessage: "interrupted by restart" });
+    expect(run).toMatchObject({
+      status: "OUTCOME_UNKNOWN",
+      errorKind: "INTERRUPTED",
+      errorMessage: OUTCOME_UNKNOWN_MESSAGE,
+    });
     expect(run.finishedAt).not.toBeNull();
     expect(await restarted.stop("SIGTERM")).toBe(0);
   }, 120_000);
