@@ -35,6 +35,7 @@ function backgroundTable(b: BackgroundResult): string {
       r.queueLatencyMs.p50,
       r.queueLatencyMs.p99,
       `${r.queueLatencyMs.storedP50}/${r.queueLatencyMs.storedP99}`,
+      `${r.idleQueueLatencyMs.p50}/${r.idleQueueLatencyMs.p99}`,
     ]),
   );
 }

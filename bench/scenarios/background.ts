@@ -17,7 +17,8 @@ import type { BenchSettings } from "../settings.ts";
  * until every call answered QUEUED) and completion throughput (runs/s from the first call to
  * the last RUN_FINISHED, every run SUCCEEDED). Queue latency is enqueue → start per run: the
  * RUN_QUEUED and RUN_STARTED events as this process saw them on the bus, and the same from
- * the stored events' `at` (millisecond resolution).
+ * the stored events' `at` (millisecond resolution); under the blocks' load (a backlog when the
+ * workers fall behind the callers) and with an idle queue (`idleRuns` runs one at a time).
  */
 export interface BackgroundDbResult {
   synchronous: { runsPerSecond: number; rounds: number[] };
@@ -27,10 +28,21 @@ export interface BackgroundDbResult {
     rounds: { enqueuePerSecond: number; completionPerSecond: number }[];
   };
   /** Enqueue → RUN_STARTED, ms, over every background run of every round. */
-  queueLatencyMs: { p50: number; p99: number; max: number; storedP50: number; storedP99: number };
+  queueLatencyMs: QueueLatency;
+  /** The same with an idle queue: `idleRuns` background runs one at a time, each awaited before the next. */
+  idleQueueLatencyMs: QueueLatency;
   /** The queue engine of this database (src/queue/open-queue.ts): embedded on SQLite, pg-boss on PostgreSQL. */
   engine: string;
   ratios: { "completion/synchronous": number; "enqueue/synchronous": number };
+}
+
+/** Enqueue → start, ms: as this process saw the events on the bus, and from the stored events' `at`. */
+export interface QueueLatency {
+  p50: number;
+  p99: number;
+  max: number;
+  storedP50: number;
+  storedP99: number;
 }
 
 export interface BackgroundResult {
@@ -115,7 +127,8 @@ async function storedLatencies(rt: Runtime, ids: string[]): Promise<number[]> {
     .map((e) => e.started! - e.queued!);
 }
 
-function latencies(tracker: RunTracker, ids: string[], stored: number[]): BackgroundDbResult["queueLatencyMs"] {
+async function latencies(rt: Runtime, tracker: RunTracker, ids: string[]): Promise<QueueLatency> {
+  const stored = await storedLatencies(rt, ids);
   const seen: number[] = [];
   for (const id of ids) {
     const t = tracker.runs.get(id);
@@ -146,6 +159,8 @@ async function measureOn(url: string, s: BenchSettings["background"]): Promise<B
       sync.push(await synchronousBlock(rt, s.runs, s.concurrency));
       bg.push(await backgroundBlock(rt, tracker, s, ids));
     }
+    const idleIds: string[] = [];
+    for (let i = 0; i < s.idleRuns; i++) await backgroundBlock(rt, tracker, { ...s, runs: 1, concurrency: 1 }, idleIds);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     const syncRps = mean(sync);
     const enqueue = mean(bg.map((b) => b.enqueuePerSecond));
@@ -160,7 +175,8 @@ async function measureOn(url: string, s: BenchSettings["background"]): Promise<B
           completionPerSecond: round(b.completionPerSecond, 0),
         })),
       },
-      queueLatencyMs: latencies(tracker, ids, await storedLatencies(rt, ids)),
+      queueLatencyMs: await latencies(rt, tracker, ids),
+      idleQueueLatencyMs: await latencies(rt, tracker, idleIds),
       engine: url.startsWith("file:") ? "embedded" : "pg-boss",
       ratios: {
         "completion/synchronous": round(completion / syncRps),
@@ -186,7 +202,7 @@ export async function backgroundScenario(
       const r = (result.databases[kind] = await measureOn(db.url, s));
       const q = r.queueLatencyMs;
       log(
-        `  ${kind} (${r.engine}), ${s.runs} runs × ${s.rounds} rounds, ${s.concurrency} at once: synchronous ${r.synchronous.runsPerSecond} runs/s; background enqueue ${r.background.enqueuePerSecond} calls/s, completion ${r.background.completionPerSecond} runs/s (×${r.ratios["completion/synchronous"]}); queue latency p50 ${q.p50} ms, p99 ${q.p99} ms`,
+        `  ${kind} (${r.engine}), ${s.runs} runs × ${s.rounds} rounds, ${s.concurrency} at once: synchronous ${r.synchronous.runsPerSecond} runs/s; background enqueue ${r.background.enqueuePerSecond} calls/s, completion ${r.background.completionPerSecond} runs/s (×${r.ratios["completion/synchronous"]}); queue latency p50 ${q.p50} ms, p99 ${q.p99} ms; idle queue p50 ${r.idleQueueLatencyMs.p50} ms, p99 ${r.idleQueueLatencyMs.p99} ms`,
       );
     } finally {
       await db.drop();
