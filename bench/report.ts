@@ -25,6 +25,7 @@ function backgroundTable(b: BackgroundResult): string {
       "queue p50 ms",
       "queue p99 ms",
       "stored p50/p99 ms",
+      "idle queue p50/p99 ms",
     ],
     Object.entries(b.databases).map(([kind, r]) => [
       `${kind} (${r.engine})`,
