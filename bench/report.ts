@@ -1,3 +1,4 @@
+import type { BackgroundResult } from "./scenarios/background.ts";
 import type { ConnectorResult } from "./scenarios/connector.ts";
 import type { RedactionResult } from "./scenarios/redaction.ts";
 import type { BenchResults } from "./targets.ts";
@@ -8,6 +9,35 @@ function table(title: string, head: string[], rows: (string | number)[][]): stri
   const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [`\n${title}`, line(head), widths.map((w) => "-".repeat(w)).join("  "), ...cells.slice(1).map(line)].join(
     "\n",
+  );
+}
+
+function backgroundTable(b: BackgroundResult): string {
+  const s = b.settings;
+  return table(
+    `Background dispatch: echo in process, ${s.runs} runs per block × ${s.rounds} rounds (interleaved with synchronous), ${s.concurrency} callers and ${s.concurrency} queue workers`,
+    [
+      "database",
+      "sync runs/s",
+      "enqueue calls/s",
+      "bg completion runs/s",
+      "completion ÷ sync",
+      "queue p50 ms",
+      "queue p99 ms",
+      "stored p50/p99 ms",
+      "idle queue p50/p99 ms",
+    ],
+    Object.entries(b.databases).map(([kind, r]) => [
+      `${kind} (${r.engine})`,
+      r.synchronous.runsPerSecond,
+      r.background.enqueuePerSecond,
+      r.background.completionPerSecond,
+      r.ratios["completion/synchronous"],
+      r.queueLatencyMs.p50,
+      r.queueLatencyMs.p99,
+      `${r.queueLatencyMs.storedP50}/${r.queueLatencyMs.storedP99}`,
+      `${r.idleQueueLatencyMs.p50}/${r.idleQueueLatencyMs.p99}`,
+    ]),
   );
 }
 
@@ -207,6 +237,7 @@ export function formatResults(r: BenchResults): string {
     );
   }
   if (r.connector) parts.push(connectorTable(r.connector));
+  if (r.background) parts.push(backgroundTable(r.background));
   if (r.startup) {
     const { medianMs: m, cpuMs: c, ratios } = r.startup;
     const row = (name: string, k: keyof typeof m, ratio: number | string = "") => [name, m[k], c ? c[k] : "n/a", ratio];

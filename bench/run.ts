@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { ScratchDatabases } from "./lib/databases.ts";
 import { formatResults } from "./report.ts";
 import { checkTargets, type BenchResults } from "./targets.ts";
+import { backgroundScenario } from "./scenarios/background.ts";
 import { agentStreamScenario } from "./scenarios/agent-stream.ts";
 import { connectorScenario } from "./scenarios/connector.ts";
 import { dispatchScenario } from "./scenarios/dispatch.ts";
@@ -69,6 +70,7 @@ try {
     else if (name === "connector") results.connector = await connectorScenario(settings, dbs, log);
     else if (name === "startup") results.startup = await startupScenario(settings, dbs, log);
     else if (name === "pg-scale") results.pgScale = await pgScaleScenario(settings, dbs, log);
+    else if (name === "background") results.background = await backgroundScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
 } finally {

@@ -32,6 +32,19 @@ export interface BenchSettings {
   connector: { calls: number; blocks: number; warmupCalls: number };
   startup: { runs: number; timeoutSeconds: number };
   /**
+   * Echo dispatches per block, synchronous and background blocks alternating over `rounds` (after `warmupRuns` of
+   * each), `concurrency` callers at once and as many queue workers (TAI_QUEUE_CONCURRENCY); a block's wait is bounded.
+   * Then `idleRuns` background runs one at a time: the queue latency with no backlog.
+   */
+  background: {
+    runs: number;
+    rounds: number;
+    concurrency: number;
+    warmupRuns: number;
+    idleRuns: number;
+    timeoutSeconds: number;
+  };
+  /**
    * Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two.
    */
   pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
@@ -47,6 +60,7 @@ export const SCENARIOS = [
   "connector",
   "startup",
   "pg-scale",
+  "background",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that need PostgreSQL: run by default only with --pg. */
@@ -73,6 +87,7 @@ const full: Loads = {
   redaction: { dispatches: 100_000 },
   connector: { calls: 4000, blocks: 4, warmupCalls: 200 },
   startup: { runs: 7, timeoutSeconds: 60 },
+  background: { runs: 1000, rounds: 2, concurrency: 10, warmupRuns: 100, idleRuns: 50, timeoutSeconds: 90 },
   pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
 };
 
@@ -91,6 +106,7 @@ const quick: Loads = {
   redaction: { dispatches: 20_000 },
   connector: { calls: 1000, blocks: 2, warmupCalls: 100 },
   startup: { runs: 3, timeoutSeconds: 60 },
+  background: { ...full.background, runs: 300, rounds: 1, warmupRuns: 50, idleRuns: 20 },
   pgScale: { ...full.pgScale, warmupSeconds: 1, durationSeconds: 4, rounds: 1 },
 };
 
@@ -110,6 +126,7 @@ const smoke: Loads = {
   redaction: { dispatches: 200 },
   connector: { calls: 20, blocks: 2, warmupCalls: 5 },
   startup: { runs: 1, timeoutSeconds: 60 },
+  background: { runs: 20, rounds: 1, concurrency: 4, warmupRuns: 5, idleRuns: 5, timeoutSeconds: 30 },
   pgScale: { connections: 4, warmupSeconds: 0, durationSeconds: 1, rounds: 1, sampleMs: 50 },
 };
 
@@ -120,7 +137,8 @@ const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").t
  * `--smoke` (BENCH_SMOKE=1), `--quick` (BENCH_QUICK=1), `--pg[=URL]` (BENCH_PG=1, or
  * DATABASE_URL naming PostgreSQL), `--redis=URL` (BENCH_REDIS_URL),
  * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count),
- * `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale`, `--out=FILE` (BENCH_OUT).
+ * `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale,background`,
+ * `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {
   const flag = (name: string) => argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`));

@@ -1,4 +1,5 @@
 import { round } from "./lib/percentiles.ts";
+import type { BackgroundResult } from "./scenarios/background.ts";
 import type { AgentStreamResult } from "./scenarios/agent-stream.ts";
 import type { ConnectorResult } from "./scenarios/connector.ts";
 import type { DispatchResult } from "./scenarios/dispatch.ts";
@@ -21,6 +22,7 @@ export interface BenchResults {
   connector?: ConnectorResult;
   startup?: StartupResult;
   pgScale?: PgScaleResult;
+  background?: BackgroundResult;
   targets: TargetCheck[];
 }
 

@@ -90,6 +90,14 @@ describe("npm run bench with smoke settings", () => {
         expect(isNumber(r.redaction[side][k]), `redaction ${side} ${k}`).toBe(true);
     for (const v of Object.values(r.redaction.ratios)) expect(isNumber(v)).toBe(true);
 
+    const bg = r.background.databases.sqlite;
+    expect(bg.engine).toBe("embedded");
+    for (const v of [bg.synchronous.runsPerSecond, bg.background.enqueuePerSecond, bg.background.completionPerSecond])
+      expect(v).toBeGreaterThan(0);
+    for (const q of [bg.queueLatencyMs, bg.idleQueueLatencyMs])
+      for (const k of ["p50", "p99", "storedP50", "storedP99"]) expect(isNumber(q[k]), `background ${k}`).toBe(true);
+    for (const v of Object.values(bg.ratios)) expect(isNumber(v)).toBe(true);
+
     for (const k of ["node", "commander", "help", "toolsList", "bareYoga", "serveWarm", "serveFresh"])
       expect(r.startup.medianMs[k], `startup ${k}`).toBeGreaterThan(0);
     expect(Object.keys(r.startup.ratios).sort()).toEqual([
