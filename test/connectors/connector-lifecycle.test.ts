@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../src/app.ts";
+import { buildApp } from "../../src/server/build-app.ts";
 import { ToolError } from "../../src/errors.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { databaseText } from "../helpers/database-text.ts";
@@ -81,6 +82,24 @@ describe("connector calls and connections", () => {
       expect(rt.connections.health("life").lastError ?? "").not.toContain(SECRET);
     } finally {
       up().failConnect = null;
+    }
+    await until("the reconnect", () => rt.connections.health("life").state === "CONNECTED", 40_000);
+  }, 60_000);
+
+  it("keeps /ready at 200 while a connector is DOWN: its health is on /metrics and the connector, not readiness", async () => {
+    const server = buildApp(rt);
+    const base = (await server.start(0, "127.0.0.1")).replace(/\/graphql$/, "");
+    up().failConnect = new ToolError("the upstream is out", { kind: "UNAVAILABLE" });
+    try {
+      up().lose();
+      await until("the connector down", () => rt.connections.health("life").state === "DOWN");
+      const ready = await fetch(`${base}/ready`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { status: string }).status).toBe("ready");
+      expect(await rt.metrics.text()).toMatch(/^tai42_connector_up\{connector="life"\} 0$/m);
+    } finally {
+      up().failConnect = null;
+      await server.stop();
     }
     await until("the reconnect", () => rt.connections.health("life").state === "CONNECTED", 40_000);
   }, 60_000);

@@ -3,7 +3,7 @@ import type { Client } from "graphql-ws";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { App } from "../../src/app.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
-import { EVERYTHING } from "../connectors/mcp/support.ts";
+import { EVERYTHING, startEverythingHttp } from "../connectors/mcp/support.ts";
 import { runCli } from "../helpers/cli.ts";
 import { databaseText } from "../helpers/database-text.ts";
 import { freshDatabase } from "../helpers/databases.ts";
@@ -18,10 +18,12 @@ import { connect } from "../mcp/support.ts";
  * echoes its whole environment, so dispatching it puts the secrets in the upstream's own
  * answer, which tai42 scrubs (the resolved values are known secrets). After put, listing,
  * dispatch over GraphQL, `/mcp` and the CLI, refresh and subscriptions, the values occur 0
- * times in every response, frame, log line and stored byte.
+ * times in every response, frame, log line and stored byte. A second connector reaches
+ * server-everything over Streamable HTTP with a sealed `headers` value (GAMMA), checked the same way.
  */
 const ALPHA = "stdio-leak-alpha-5f4e3d2c1b";
 const BETA = "stdio-leak-beta-9a8b7c6d5e";
+const GAMMA = "http-leak-gamma-3c2b1a0f9e";
 const kind = process.env.TAI_TEST_DB === "postgres" ? "postgres" : "sqlite";
 const seen: string[] = [];
 const note = (what: string, text: string) => seen.push(`--- ${what}\n${text}`);
@@ -34,10 +36,13 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
   let admin = "";
   let dbText = "";
   let ws: Client | undefined;
+  let upstream: Awaited<ReturnType<typeof startEverythingHttp>> | undefined;
 
   beforeAll(async () => {
     process.env.STDIO_LEAK_ALPHA = ALPHA;
     process.env.STDIO_LEAK_BETA = BETA;
+    process.env.HTTP_LEAK_GAMMA = GAMMA;
+    upstream = await startEverythingHttp();
     database = await freshDatabase(kind);
     rt = await testRuntime({ app: new App(), databaseUrl: database.url, env: { TAI_LOG: "info" } });
     server = buildApp(rt);
@@ -70,6 +75,16 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
       env: { LEAK_ALPHA: "!ENV STDIO_LEAK_ALPHA", LEAK_BETA: "!ENV STDIO_LEAK_BETA" },
     };
     expect((await gql(PUT, { i: { name: "every", kind: "mcp", settings } })).errors).toBeUndefined();
+    const http = {
+      url: upstream.url,
+      headers: { Authorization: "!ENV HTTP_LEAK_GAMMA" },
+      allowPrivateNetwork: true,
+    };
+    expect((await gql(PUT, { i: { name: "everyhttp", kind: "mcp", settings: http } })).errors).toBeUndefined();
+    const httpRun = await gql(
+      `mutation { dispatch(input: { tool: "everyhttp_echo", input: { message: "over http" } }) { id status content { text } errorMessage } }`,
+    );
+    expect(httpRun.data?.dispatch?.status).toBe("SUCCEEDED");
     await gql(
       `{ connectors { ${CONNECTOR} changes { ${CHANGE} } } tools(origin: CONNECTOR) { name connector annotations } }`,
     );
@@ -81,6 +96,7 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
       `{ run(id: "${run.data.dispatch.id}") { status content { text } data events { type run { status content { text } } } } }`,
     );
     await gql(`mutation { refreshConnector(name: "every") { connector { ${CONNECTOR} } change { ${CHANGE} } } }`);
+    await gql(`mutation { refreshConnector(name: "everyhttp") { connector { ${CONNECTOR} } change { ${CHANGE} } } }`);
     await changes.waitForData(1, 20_000);
     note("ws connectorChanged", JSON.stringify([changes.data, changes.errors]));
     note("ws runEvents", JSON.stringify([runs.data, runs.errors]));
@@ -102,10 +118,12 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
       TAI_LOG: "info",
       STDIO_LEAK_ALPHA: ALPHA,
       STDIO_LEAK_BETA: BETA,
+      HTTP_LEAK_GAMMA: GAMMA,
     };
     for (const args of [
       ["connectors", "list", "--json"],
       ["tools", "run", "every_get-env", "--input", "{}"],
+      ["tools", "run", "everyhttp_echo", "--input", '{"message":"cli over http"}'],
     ]) {
       const r = await runCli(args, cliEnv);
       note(`cli ${args.join(" ")}`, `${r.code}\n${r.stdout}\n${r.stderr}`);
@@ -118,6 +136,7 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
   }, 240_000);
 
   afterAll(async () => {
+    await upstream?.stop();
     await database?.drop();
   });
 
@@ -130,10 +149,12 @@ describe("an mcp connector's stdio env never leaks (security model §3)", () => 
     expect(seen.find((s) => s.startsWith("--- cli tools run"))).toContain("LEAK_ALPHA");
     expect(all).toMatch(/"level":"(info|warn|error)"/);
     expect(dbText).toContain("!ENV STDIO_LEAK_BETA");
+    expect(dbText).toContain("!ENV HTTP_LEAK_GAMMA");
+    expect(seen.find((s) => s.startsWith("--- cli tools run everyhttp_echo"))).toContain("Echo: cli over http");
     expect(dbText).toContain("LEAK_ALPHA");
   });
 
-  for (const [name, value] of Object.entries({ ALPHA, BETA })) {
+  for (const [name, value] of Object.entries({ ALPHA, BETA, GAMMA })) {
     it(`never serves, logs or prints the ${name} value`, () => {
       expect(seen.filter((s) => s.includes(value)).map((s) => s.split("\n")[0])).toEqual([]);
     });

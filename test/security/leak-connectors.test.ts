@@ -4,7 +4,7 @@ import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
 import { fakeTool } from "../fixtures/connector-kinds.ts";
 import { runCli } from "../helpers/cli.ts";
 import { databaseText } from "../helpers/database-text.ts";
-import { freshDatabase } from "../helpers/databases.ts";
+import { freshDatabase, testDbKind } from "../helpers/databases.ts";
 import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { CHANGE, CONNECTOR, fakeApp, PUT } from "../graphql/connector-support.ts";
 import { collect, until, wsClient } from "../graphql/support.ts";
@@ -34,7 +34,7 @@ describe("connector settings never leak (security model §3)", () => {
   beforeAll(async () => {
     process.env.CONN_LEAK_TOKEN = TOKEN;
     process.env.CONN_LEAK_HEADER = HEADER;
-    database = await freshDatabase("sqlite");
+    database = await freshDatabase(testDbKind());
     rt = await testRuntime({ app, databaseUrl: database.url, env: { TAI_LOG: "info" } });
     server = buildApp(rt);
     url = await server.start(0, "127.0.0.1");

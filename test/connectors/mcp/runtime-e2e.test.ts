@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../../src/app.ts";
 import { until } from "../../graphql/support.ts";
+import { gqlClient } from "../../helpers/gql.ts";
 import { redisTestUrl } from "../../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
 import { EVERYTHING, FILESYSTEM } from "./support.ts";
@@ -122,8 +123,33 @@ describe("the mcp kind through tai42's runtime", () => {
     expect(resumed.content.map((c) => c.text).join("\n")).toMatch(/- Name: Ada Lovelace/);
   });
 
-  // The put's instance adopts the put's probe connection, whose lost/toolsChanged hooks go
-  // nowhere (c24-core milestone); the second runtime opens its own through the manager.
+  it("parks a GraphQL dispatch on the upstream's question; answerInteraction over GraphQL on the second instance resumes it", async () => {
+    const key = await a.keys.create("elicit", "USER");
+    const onA = gqlClient(a);
+    const onB = gqlClient(b);
+    const dispatched = await onA(
+      `mutation { dispatch(input: { tool: "every_trigger-elicitation-request", input: {} }) { id status interactions { id question } } }`,
+      {},
+      key,
+    );
+    expect(dispatched.errors).toBeUndefined();
+    const parked = dispatched.data!.dispatch;
+    expect(parked).toMatchObject({
+      status: "PARKED",
+      interactions: [{ question: expect.stringContaining("Please provide") }],
+    });
+    const answered = await onB(
+      `mutation($id: ID!, $a: JSON!) { answerInteraction(id: $id, answer: $a) { id status content { text } } }`,
+      { id: parked.interactions[0].id, a: { name: "Grace Hopper" } },
+      key,
+    );
+    expect(answered.errors).toBeUndefined();
+    expect(answered.data!.answerInteraction).toMatchObject({ id: parked.id, status: "SUCCEEDED" });
+    expect(JSON.stringify(answered.data!.answerInteraction.content)).toMatch(/- Name: Grace Hopper/);
+  });
+
+  // The second runtime opens its own connection through the manager (the put's instance adopted the put's probe, whose
+  // reconnect test/connectors/connector-lifecycle.test.ts covers).
   it("reconnects after the upstream process is killed", async () => {
     expect((await dispatch(b, "every_echo", { message: "before" })).status).toBe("SUCCEEDED");
     expect(b.connections.health("every").state).toBe("CONNECTED");
