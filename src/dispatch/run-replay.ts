@@ -6,8 +6,7 @@ import type { RunRequest } from "./request.ts";
 
 /**
  * What a run stores so that another instance may execute it (docs/run-lifecycle.md §11.4): its dispatch options, and
- * whether its stored input is the input it runs with. That is only worked out where it can matter (a background run,
- * or a policy that claims the tool idempotent, which a re-drive needs): a plain dispatch compares nothing.
+ * whether its stored input is the input it runs with (a background run, a re-drive and an operator's retry need it).
  */
 export function replayOf(
   req: RunRequest,
@@ -16,9 +15,7 @@ export function replayOf(
   declared: readonly string[],
   storedInput: unknown,
 ): RunReplay {
-  const matters = req.background === true || run.retryPolicy?.idempotent === true;
   const replayable =
-    matters &&
     !redact &&
     declared.length === 0 &&
     req.storedInput === undefined &&
