@@ -84,6 +84,8 @@ export interface DispatchOptions extends RequestOptions {
   idempotencyKey?: string;
   /** Shortens the tool's own timeout for this run. */
   timeoutSeconds?: number;
+  /** Stores the run QUEUED and answers at once; an instance with capacity executes it (follow it with runEvents). */
+  background?: boolean;
 }
 
 /** A typed client of one tai42 server. */
@@ -172,9 +174,9 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       return subscribeChannel<R>(transport, open, queryOf(document), variables as Record<string, unknown> | undefined);
     },
 
-    async dispatch(tool, input, { idempotencyKey, timeoutSeconds, signal } = {}) {
-      return (await request(DispatchMutation, { input: { tool, input, idempotencyKey, timeoutSeconds } }, { signal }))
-        .dispatch;
+    async dispatch(tool, input, { idempotencyKey, timeoutSeconds, background, signal } = {}) {
+      const options = { idempotencyKey, timeoutSeconds, background };
+      return (await request(DispatchMutation, { input: { tool, input, ...options } }, { signal })).dispatch;
     },
 
     async run(id, opts) {

@@ -87,7 +87,16 @@ export const NO_FILTER: RunFilter = { tool: "", status: "", door: "" };
 /** The doors a run can come through (ToolRun.door). */
 export const DOORS = ["graphql", "agent", "extension", "cli", "mcp", "runtime"] as const;
 
-export const RUN_STATUSES = ["RUNNING", "SUCCEEDED", "FAILED", "PARKED", "CANCELLED"] as const;
+/** Every status of a run (RunStatus), in the order a run may pass through them. */
+export const RUN_STATUSES = [
+  "QUEUED",
+  "RUNNING",
+  "PARKED",
+  "SUCCEEDED",
+  "FAILED",
+  "CANCELLED",
+  "OUTCOME_UNKNOWN",
+] as const satisfies readonly ToolRun["status"][];
 
 export function matches(run: RunRow, f: RunFilter): boolean {
   return (!f.tool || run.tool === f.tool) && (!f.status || run.status === f.status) && (!f.door || run.door === f.door);
@@ -149,5 +158,5 @@ export function visible(state: LiveRuns, f: RunFilter): { runs: RunRow[]; total:
 
 /** Whether a run can still change on its own (and so be cancelled). */
 export function isOpen(run: Pick<ToolRun, "status">): boolean {
-  return run.status === "RUNNING" || run.status === "PARKED";
+  return run.status === "RUNNING" || run.status === "PARKED" || run.status === "QUEUED";
 }

@@ -4,7 +4,9 @@ import type { ReactNode } from "react";
 type Tone = "ok" | "bad" | "warn" | "run" | "accent" | "idle";
 
 const STATUS: Record<string, Tone> = {
+  QUEUED: "accent",
   RUNNING: "run",
+  OUTCOME_UNKNOWN: "warn",
   SUCCEEDED: "ok",
   FAILED: "bad",
   PARKED: "warn",
@@ -28,11 +30,18 @@ export function Badge({ tone = "idle", children, title }: { tone?: Tone; childre
   );
 }
 
+/** How a status reads where its name alone would not say it. */
+const LABEL: Record<string, string> = { QUEUED: "QUEUED", OUTCOME_UNKNOWN: "OUTCOME UNKNOWN" };
+const TITLE: Record<string, string> = {
+  QUEUED: "waiting for an instance with capacity to run it",
+  OUTCOME_UNKNOWN: "its instance stopped while it ran; its outcome is unknown",
+};
+
 /** A run, span, interaction or agent-run status; RUNNING pulses. */
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <Badge tone={STATUS[status] ?? "idle"}>
-      <span data-status={status}>{status}</span>
+    <Badge tone={STATUS[status] ?? "idle"} title={TITLE[status]}>
+      <span data-status={status}>{LABEL[status] ?? status}</span>
     </Badge>
   );
 }

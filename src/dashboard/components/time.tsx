@@ -18,9 +18,17 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** From start to finish; "running" while there is no finish. */
-export function Duration({ from, to }: { from: string; to: string | null | undefined }) {
-  if (!to) return <span className="faint">running</span>;
+/** From start to finish; `open` ("running" unless told) while there is no finish. */
+export function Duration({
+  from,
+  to,
+  open = "running",
+}: {
+  from: string;
+  to: string | null | undefined;
+  open?: string;
+}) {
+  if (!to) return <span className="faint">{open}</span>;
   return <span className="nowrap">{formatDuration(Date.parse(to) - Date.parse(from))}</span>;
 }
 

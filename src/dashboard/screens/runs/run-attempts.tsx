@@ -12,7 +12,7 @@ export function RunAttempts({ run }: { run: ToolRun }) {
       flush
     >
       {run.attempts.length === 0 ? (
-        <div className="empty">No attempt ran{run.errorKind ? ` (refused: ${run.errorKind})` : ""}.</div>
+        <div className="empty">{noAttempt(run)}</div>
       ) : (
         <table className="table">
           <thead>
@@ -51,4 +51,11 @@ export function RunAttempts({ run }: { run: ToolRun }) {
       )}
     </Panel>
   );
+}
+
+/** Why a run shows no attempt. */
+function noAttempt(run: ToolRun): string {
+  if (run.status === "QUEUED") return "Queued: no attempt yet.";
+  if (run.errorKind === "INTERRUPTED") return "No attempt recorded: its instance stopped while it ran.";
+  return `No attempt ran${run.errorKind ? ` (refused: ${run.errorKind})` : ""}.`;
 }

@@ -23,6 +23,7 @@ import { RunAttempts } from "./run-attempts.tsx";
 import { RunEvents } from "./run-events.tsx";
 import { RunOutput } from "./run-outcome.tsx";
 import { RunTable } from "./run-table.tsx";
+import { RunUnknown } from "./run-unknown.tsx";
 
 /**
  * One run, live: the run and its stored events, parent and children are read, then the
@@ -83,6 +84,7 @@ export function RunDetail({ id }: { id: string }) {
     <div className="stack" data-testid="run-detail" data-status={run.status}>
       <RunHeader run={run} parent={links?.parent ?? null} live={stream.live} />
       <ErrorNote error={error ?? stream.error} />
+      {run.status === "OUTCOME_UNKNOWN" && <RunUnknown run={run} onDone={refresh} />}
       <div className="split even">
         <Panel title="Input">
           <JsonView value={run.input} />
@@ -153,6 +155,12 @@ function RunHeader({ run, parent, live }: { run: ToolRun; parent: RunLinks["pare
               </span>
             )}
           </dd>
+          {settledOf(run) && (
+            <>
+              <dt>Settled by</dt>
+              <dd data-testid="settled-by">{settledOf(run)}</dd>
+            </>
+          )}
           {run.parentRunId && (
             <>
               <dt>Started by</dt>
@@ -192,4 +200,10 @@ function RunInteractions({ run }: { run: ToolRun }) {
       ))}
     </Panel>
   );
+}
+
+/** Who settled a run whose outcome was unknown, and when (details.settled), or null. */
+function settledOf(run: ToolRun): string | null {
+  const settled = (run.details as { settled?: { by?: string; at?: string } } | null)?.settled;
+  return settled?.by ? `${settled.by}${settled.at ? ` at ${new Date(settled.at).toLocaleString()}` : ""}` : null;
 }

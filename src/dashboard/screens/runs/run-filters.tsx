@@ -2,7 +2,7 @@ import { useQuery } from "../../api/use-query.ts";
 import { ToolsQuery } from "../../api/tools.ts";
 import { DOORS, NO_FILTER, RUN_STATUSES, type RunFilter } from "../../api/runs.ts";
 
-/** Tool, status and door selectors of the runs list. */
+/** Tool, status and door selectors of the runs list, and shortcuts to the queued runs and those of unknown outcome. */
 export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange(f: RunFilter): void }) {
   const tools = useQuery(ToolsQuery, {});
   const names = (tools.data?.tools ?? []).map((t) => t.name).sort();
@@ -26,6 +26,20 @@ export function RunFilters({ filter, onChange }: { filter: RunFilter; onChange(f
       {choose("tool", "Tool", "all tools", names)}
       {choose("status", "Status", "any status", RUN_STATUSES)}
       {choose("door", "Door", "any door", DOORS)}
+      <button
+        className={filter.status === "QUEUED" ? "primary" : undefined}
+        aria-pressed={filter.status === "QUEUED"}
+        onClick={() => onChange({ ...filter, status: filter.status === "QUEUED" ? "" : "QUEUED" })}
+      >
+        Queued
+      </button>
+      <button
+        className={filter.status === "OUTCOME_UNKNOWN" ? "primary" : undefined}
+        aria-pressed={filter.status === "OUTCOME_UNKNOWN"}
+        onClick={() => onChange({ ...filter, status: filter.status === "OUTCOME_UNKNOWN" ? "" : "OUTCOME_UNKNOWN" })}
+      >
+        Outcome unknown
+      </button>
       {(filter.tool || filter.status || filter.door) && (
         <button className="link" onClick={() => onChange(NO_FILTER)}>
           Clear filters

@@ -1,7 +1,7 @@
 import { StatusBadge } from "../../components/badges.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import { ShortId } from "../../components/time.tsx";
-import type { ToolRun } from "../../api/runs.ts";
+import { isOpen, type ToolRun } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 
 /** What a run produced: its text blocks and structured data, or its error. */
@@ -41,9 +41,7 @@ export function RunOutput({
         )
       )}
       {!run.errorKind && run.data == null && !run.content.length && (
-        <span className="faint">
-          {run.status === "RUNNING" || run.status === "PARKED" ? "No output yet." : "No output."}
-        </span>
+        <span className="faint">{isOpen(run) ? "No output yet." : "No output."}</span>
       )}
     </div>
   );

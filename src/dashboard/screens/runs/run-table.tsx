@@ -61,7 +61,7 @@ export function RunTable({
               {r.status === "PARKED" ? (
                 <span className="faint">waiting</span>
               ) : (
-                <Duration from={r.startedAt} to={r.finishedAt} />
+                <Duration from={r.startedAt} to={r.finishedAt} open={r.status === "QUEUED" ? "waiting" : undefined} />
               )}
             </td>
           </tr>
