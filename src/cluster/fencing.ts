@@ -13,13 +13,11 @@ export interface FencedEngine {
 /** What {@link Fencing} needs. */
 export interface FencingDeps {
   db: Db;
-  /** This instance: a tool run it executes must still be RUNNING and owned by it. */
+  /** This instance: a tool run it executes must still be RUNNING and owned by it, an agent run claimed by it. */
   instanceId: string;
   tools: FencedEngine;
   agents: FencedEngine;
   log: Logger;
-  /** This instance: an agent run another instance claimed is no longer its own (docs/agent-stream.md §4.3). */
-  instanceId?: string;
 }
 
 /**

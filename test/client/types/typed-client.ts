@@ -43,7 +43,7 @@ export async function resultsAreTyped(): Promise<void> {
   void [name, tier, schema, attempts, declaredOn, lower];
 
   const run: ToolRun = await tai.dispatch("echo", { text: "hi" });
-  const status: "RUNNING" | "SUCCEEDED" | "FAILED" | "PARKED" | "CANCELLED" = run.status;
+  const status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "PARKED" | "CANCELLED" | "OUTCOME_UNKNOWN" = run.status;
   const startedAt: string = run.startedAt;
   const data: unknown = run.data;
   // @ts-expect-error JSON is unknown until narrowed
@@ -123,8 +123,16 @@ export async function subscriptionsAreTyped(): Promise<void> {
   // Each yielded value is the subscription's typed data.
   for await (const { runEvents } of tai.subscribe(RunEventsSubscription, { afterSeq: 0 })) {
     const seq: number = runEvents.seq;
-    const type: "ATTEMPT_FAILED" | "RUN_FINISHED" | "RUN_PARKED" | "RUN_PROGRESS" | "RUN_STARTED" = runEvents.type;
-    const status: "RUNNING" | "SUCCEEDED" | "FAILED" | "PARKED" | "CANCELLED" = runEvents.run.status;
+    const type:
+      | "RUN_QUEUED"
+      | "ATTEMPT_FAILED"
+      | "RUN_FINISHED"
+      | "RUN_PARKED"
+      | "RUN_PROGRESS"
+      | "RUN_STARTED"
+      | "RUN_INTERRUPTED" = runEvents.type;
+    const status: "QUEUED" | "RUNNING" | "SUCCEEDED" | "FAILED" | "PARKED" | "CANCELLED" | "OUTCOME_UNKNOWN" =
+      runEvents.run.status;
     const message: string | null | undefined = runEvents.progress?.message;
     // @ts-expect-error an enum is its values, not any string
     const lower: "run_started" = runEvents.type;
