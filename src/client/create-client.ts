@@ -3,14 +3,17 @@ import {
   AgentStreamSubscription,
   AnswerInteractionMutation,
   DispatchMutation,
+  RetryRunMutation,
   RunEventsSubscription,
   RunQuery,
   RunsQuery,
+  SettleRunMutation,
   type AgentRunInput,
   type AgentRunPage,
   type AgentRunsFilter,
   type RunEvent,
   type RunsFilter,
+  type SettledStatus,
   type StreamEvent,
   type ToolRun,
   type ToolRunPage,
@@ -23,6 +26,7 @@ import { sseTransport } from "./sse-transport.ts";
 import { agentStreamCursor, openStream, runEventsCursor, type Cursor } from "./stream-cursors.ts";
 import { subscribeChannel } from "./subscribe-channel.ts";
 import type { Transport } from "./transport.ts";
+import { waitForRun, type WaitOptions } from "./wait-for-run.ts";
 import { wsTransport } from "./ws-transport.ts";
 
 /** Options of {@link createTaiClient}. */
@@ -84,6 +88,11 @@ export interface DispatchOptions extends RequestOptions {
   idempotencyKey?: string;
   /** Shortens the tool's own timeout for this run. */
   timeoutSeconds?: number;
+  /**
+   * Runs it in the background: the run is answered at once, `QUEUED`, and an instance executes it
+   * (docs/run-lifecycle.md §11); {@link TaiClient.waitForRun} waits for it to end.
+   */
+  background?: boolean;
 }
 
 /** A typed client of one tai42 server. */
@@ -110,6 +119,18 @@ export interface TaiClient {
    * (`status: "FAILED"`, `errorKind`).
    */
   dispatch(tool: string, input: Record<string, unknown>, options?: DispatchOptions): Promise<ToolRun>;
+  /**
+   * Waits until the run's status is not QUEUED or RUNNING (SUCCEEDED, FAILED, CANCELLED, PARKED or
+   * OUTCOME_UNKNOWN) and returns it. It follows the run's events (resumed across reconnects), and
+   * polls `run(id)` should the stream be lost for good. Rejects with `signal`'s reason when it
+   * aborts, with a `TimeoutError` DOMException after `timeoutMs`, and with a
+   * {@link TaiGraphQLError} (`NOT_FOUND`) when there is no such run the caller may see.
+   */
+  waitForRun(id: string, options?: WaitOptions): Promise<ToolRun>;
+  /** Runs an OUTCOME_UNKNOWN run again (ADMIN or its caller): it is `QUEUED` again. */
+  retryRun(id: string, options?: RequestOptions): Promise<ToolRun>;
+  /** Settles an OUTCOME_UNKNOWN run as SUCCEEDED, FAILED or CANCELLED, with an optional message. */
+  settleRun(id: string, status: SettledStatus, message?: string, options?: RequestOptions): Promise<ToolRun>;
   /** A run by id; null when there is none the caller may see. */
   run(id: string, options?: RequestOptions): Promise<ToolRun | null>;
   /** One page of the runs the caller may see, newest first, with `totalCount` under the same filter. */
@@ -172,9 +193,24 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       return subscribeChannel<R>(transport, open, queryOf(document), variables as Record<string, unknown> | undefined);
     },
 
-    async dispatch(tool, input, { idempotencyKey, timeoutSeconds, signal } = {}) {
-      return (await request(DispatchMutation, { input: { tool, input, idempotencyKey, timeoutSeconds } }, { signal }))
-        .dispatch;
+    async dispatch(tool, input, { idempotencyKey, timeoutSeconds, background, signal } = {}) {
+      const vars = { input: { tool, input, idempotencyKey, timeoutSeconds, background } };
+      return (await request(DispatchMutation, vars, { signal })).dispatch;
+    },
+
+    waitForRun(id, opts) {
+      const run = async (runId: string, o?: RequestOptions) => (await request(RunQuery, { id: runId }, o)).run;
+      const events = (f: { runId: string; afterSeq: number }) =>
+        stream<RunEvent>(queryOf(RunEventsSubscription), f, runEventsCursor(f.runId, undefined, f.afterSeq));
+      return waitForRun({ run, runEvents: events }, id, opts);
+    },
+
+    async retryRun(id, opts) {
+      return (await request(RetryRunMutation, { id }, opts)).retryRun;
+    },
+
+    async settleRun(id, status, message, opts) {
+      return (await request(SettleRunMutation, { id, status, message }, opts)).settleRun;
     },
 
     async run(id, opts) {
