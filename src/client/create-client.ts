@@ -26,7 +26,7 @@ import { sseTransport } from "./sse-transport.ts";
 import { agentStreamCursor, openStream, runEventsCursor, type Cursor } from "./stream-cursors.ts";
 import { subscribeChannel } from "./subscribe-channel.ts";
 import type { Transport } from "./transport.ts";
-import { waitForRun, type WaitOptions } from "./wait-for-run.ts";
+import { waitForRun, type WaitOptions, type WaitSources } from "./wait-for-run.ts";
 import { wsTransport } from "./ws-transport.ts";
 
 /** Options of {@link createTaiClient}. */
@@ -198,28 +198,13 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       return (await request(DispatchMutation, vars, { signal })).dispatch;
     },
 
-    waitForRun(id, opts) {
-      const run = async (runId: string, o?: RequestOptions) => (await request(RunQuery, { id: runId }, o)).run;
-      const events = (f: { runId: string; afterSeq: number }) =>
-        stream<RunEvent>(queryOf(RunEventsSubscription), f, runEventsCursor(f.runId, undefined, f.afterSeq));
-      return waitForRun({ run, runEvents: events }, id, opts);
-    },
+    waitForRun: (id, opts) => waitForRun(waitSources(request, stream), id, opts),
+    retryRun: async (id, opts) => (await request(RetryRunMutation, { id }, opts)).retryRun,
+    settleRun: async (id, status, message, opts) =>
+      (await request(SettleRunMutation, { id, status, message }, opts)).settleRun,
 
-    async retryRun(id, opts) {
-      return (await request(RetryRunMutation, { id }, opts)).retryRun;
-    },
-
-    async settleRun(id, status, message, opts) {
-      return (await request(SettleRunMutation, { id, status, message }, opts)).settleRun;
-    },
-
-    async run(id, opts) {
-      return (await request(RunQuery, { id }, opts)).run;
-    },
-
-    async runs(filter = {}, opts) {
-      return (await request(RunsQuery, filter, opts)).runs;
-    },
+    run: async (id, opts) => (await request(RunQuery, { id }, opts)).run,
+    runs: async (filter = {}, opts) => (await request(RunsQuery, filter, opts)).runs,
 
     async agentRuns(filter = {}, opts) {
       return (await request(AgentRunsQuery, filter, opts)).agentRuns;
@@ -250,6 +235,18 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       await Promise.all([...open].map((s) => s.return()));
       await transport.dispose();
     },
+  };
+}
+
+/** What `waitForRun` reads: the run, and its events from the first. */
+function waitSources(
+  request: <R, V>(d: TadaDocumentNode<R, V>, ...args: OperationArgs<V>) => Promise<R>,
+  stream: <T>(query: string, variables: Record<string, unknown>, cursor: Cursor<T>) => TaiStream<T>,
+): WaitSources {
+  return {
+    run: async (id, o) => (await request(RunQuery, { id }, o)).run,
+    runEvents: (f) =>
+      stream<RunEvent>(queryOf(RunEventsSubscription), f, runEventsCursor(f.runId, undefined, f.afterSeq)),
   };
 }
 
