@@ -3,8 +3,11 @@ import { isRole, type Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 
-/** Exit codes: 0 ok / run SUCCEEDED, 1 run FAILED or CANCELLED, 2 bad usage or rejected request. */
-export const EXIT = { ok: 0, runFailed: 1, usage: 2 } as const;
+/**
+ * Exit codes: 0 ok / run SUCCEEDED (or QUEUED, for --background), 1 run FAILED, CANCELLED, PARKED or
+ * OUTCOME_UNKNOWN, 2 bad usage or rejected request, 3 `tai runs wait --timeout` ran out with the run not ended.
+ */
+export const EXIT = { ok: 0, runFailed: 1, usage: 2, timedOut: 3 } as const;
 
 // What a command runs on is imported when the command runs, not at start: `tai --help`
 // loads commander and the command definitions only, a read of stored data no runtime.

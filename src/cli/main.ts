@@ -9,6 +9,9 @@ import { registerCompositionCommands } from "./composition-commands.ts";
 import { registerConnectorCommands } from "./connector-commands.ts";
 import { registerScheduleCommands } from "./schedule-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
+import { registerRunCommands } from "./run-commands.ts";
+
+type RunOptions = { input: Record<string, unknown>; key?: string; idempotencyKey?: string; background?: boolean };
 
 const program = new Command("tai")
   .description("tai42: the OS for AI tools")
@@ -91,7 +94,8 @@ tools
   .requiredOption("--input <json>", "input object as JSON", parseJsonObject)
   .option("--key <key>", "API key to run as (default: $TAI_KEY, else the anonymous role)")
   .option("--idempotency-key <key>", "return the first run for a re-issued request")
-  .action(async (name: string, opts: { input: Record<string, unknown>; key?: string; idempotencyKey?: string }) => {
+  .option("--background", "store the run QUEUED for a server to execute, print it and return (`tai runs wait ID`)")
+  .action(async (name: string, opts: RunOptions) => {
     await withRuntime({ duties: "runs" }, async (rt) => {
       const caller = await cliCaller(rt, opts.key ?? process.env.TAI_KEY);
       // A secret-tier run's result reaches its caller here, once (`callerAnswer`).
@@ -102,10 +106,11 @@ tools
           caller,
           door: "cli",
           idempotencyKey: opts.idempotencyKey,
+          background: opts.background === true,
         }),
       );
       process.stdout.write(JSON.stringify(scrubRun(rt.secrets, run), null, 2) + "\n");
-      if (run.status !== "SUCCEEDED") {
+      if (run.status !== "SUCCEEDED" && !(opts.background && run.status === "QUEUED")) {
         process.stderr.write(`${run.status}: ${run.errorKind ?? ""} ${rt.secrets.scrubText(run.errorMessage ?? "")}\n`);
         process.exitCode = EXIT.runFailed;
       }
@@ -148,6 +153,7 @@ registerCompositionCommands(program);
 registerConnectorCommands(program);
 registerScheduleCommands(program);
 registerMcpCommand(program);
+registerRunCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   // Errors from inside a runtime were scrubbed of its secrets by withRuntime.

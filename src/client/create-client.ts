@@ -3,14 +3,17 @@ import {
   AgentStreamSubscription,
   AnswerInteractionMutation,
   DispatchMutation,
+  RetryRunMutation,
   RunEventsSubscription,
   RunQuery,
   RunsQuery,
+  SettleRunMutation,
   type AgentRunInput,
   type AgentRunPage,
   type AgentRunsFilter,
   type RunEvent,
   type RunsFilter,
+  type SettledStatus,
   type StreamEvent,
   type ToolRun,
   type ToolRunPage,
@@ -23,6 +26,7 @@ import { sseTransport } from "./sse-transport.ts";
 import { agentStreamCursor, openStream, runEventsCursor, type Cursor } from "./stream-cursors.ts";
 import { subscribeChannel } from "./subscribe-channel.ts";
 import type { Transport } from "./transport.ts";
+import { waitForRun, type WaitOptions, type WaitSources } from "./wait-for-run.ts";
 import { wsTransport } from "./ws-transport.ts";
 
 /** Options of {@link createTaiClient}. */
@@ -84,7 +88,10 @@ export interface DispatchOptions extends RequestOptions {
   idempotencyKey?: string;
   /** Shortens the tool's own timeout for this run. */
   timeoutSeconds?: number;
-  /** Stores the run QUEUED and answers at once; an instance with capacity executes it (follow it with runEvents). */
+  /**
+   * Runs it in the background: the run is answered at once, `QUEUED`, and an instance executes it
+   * (docs/run-lifecycle.md §11); {@link TaiClient.waitForRun} waits for it to end.
+   */
   background?: boolean;
 }
 
@@ -112,6 +119,18 @@ export interface TaiClient {
    * (`status: "FAILED"`, `errorKind`).
    */
   dispatch(tool: string, input: Record<string, unknown>, options?: DispatchOptions): Promise<ToolRun>;
+  /**
+   * Waits until the run's status is not QUEUED or RUNNING (SUCCEEDED, FAILED, CANCELLED, PARKED or
+   * OUTCOME_UNKNOWN) and returns it. It follows the run's events (resumed across reconnects), and
+   * polls `run(id)` should the stream be lost for good. Rejects with `signal`'s reason when it
+   * aborts, with a `TimeoutError` DOMException after `timeoutMs`, and with a
+   * {@link TaiGraphQLError} (`NOT_FOUND`) when there is no such run the caller may see.
+   */
+  waitForRun(id: string, options?: WaitOptions): Promise<ToolRun>;
+  /** Runs an OUTCOME_UNKNOWN run again (ADMIN or its caller): it is `QUEUED` again. */
+  retryRun(id: string, options?: RequestOptions): Promise<ToolRun>;
+  /** Settles an OUTCOME_UNKNOWN run as SUCCEEDED, FAILED or CANCELLED, with an optional message. */
+  settleRun(id: string, status: SettledStatus, message?: string, options?: RequestOptions): Promise<ToolRun>;
   /** A run by id; null when there is none the caller may see. */
   run(id: string, options?: RequestOptions): Promise<ToolRun | null>;
   /** One page of the runs the caller may see, newest first, with `totalCount` under the same filter. */
@@ -175,17 +194,17 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
     },
 
     async dispatch(tool, input, { idempotencyKey, timeoutSeconds, background, signal } = {}) {
-      const options = { idempotencyKey, timeoutSeconds, background };
-      return (await request(DispatchMutation, { input: { tool, input, ...options } }, { signal })).dispatch;
+      const vars = { input: { tool, input, idempotencyKey, timeoutSeconds, background } };
+      return (await request(DispatchMutation, vars, { signal })).dispatch;
     },
 
-    async run(id, opts) {
-      return (await request(RunQuery, { id }, opts)).run;
-    },
+    waitForRun: (id, opts) => waitForRun(waitSources(request, stream), id, opts),
+    retryRun: async (id, opts) => (await request(RetryRunMutation, { id }, opts)).retryRun,
+    settleRun: async (id, status, message, opts) =>
+      (await request(SettleRunMutation, { id, status, message }, opts)).settleRun,
 
-    async runs(filter = {}, opts) {
-      return (await request(RunsQuery, filter, opts)).runs;
-    },
+    run: async (id, opts) => (await request(RunQuery, { id }, opts)).run,
+    runs: async (filter = {}, opts) => (await request(RunsQuery, filter, opts)).runs,
 
     async agentRuns(filter = {}, opts) {
       return (await request(AgentRunsQuery, filter, opts)).agentRuns;
@@ -216,6 +235,18 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       await Promise.all([...open].map((s) => s.return()));
       await transport.dispose();
     },
+  };
+}
+
+/** What `waitForRun` reads: the run, and its events from the first. */
+function waitSources(
+  request: <R, V>(d: TadaDocumentNode<R, V>, ...args: OperationArgs<V>) => Promise<R>,
+  stream: <T>(query: string, variables: Record<string, unknown>, cursor: Cursor<T>) => TaiStream<T>,
+): WaitSources {
+  return {
+    run: async (id, o) => (await request(RunQuery, { id }, o)).run,
+    runEvents: (f) =>
+      stream<RunEvent>(queryOf(RunEventsSubscription), f, runEventsCursor(f.runId, undefined, f.afterSeq)),
   };
 }
 

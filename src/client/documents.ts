@@ -272,3 +272,28 @@ export type AgentRunInput = VariablesOf<typeof AgentStreamSubscription>["input"]
 
 /** A run status, as `runs({ status })` filters on it. */
 export type RunStatus = NonNullable<VariablesOf<typeof RunsQuery>["status"]>;
+
+export const RetryRunMutation = graphql(
+  `
+    mutation RetryRun($id: ID!) {
+      retryRun(id: $id) {
+        ...ToolRunFields
+      }
+    }
+  `,
+  [ToolRunFields],
+);
+
+export const SettleRunMutation = graphql(
+  `
+    mutation SettleRun($id: ID!, $status: SettledStatus!, $message: String) {
+      settleRun(id: $id, status: $status, message: $message) {
+        ...ToolRunFields
+      }
+    }
+  `,
+  [ToolRunFields],
+);
+
+/** How an operator settles an OUTCOME_UNKNOWN run (`settleRun`). */
+export type SettledStatus = VariablesOf<typeof SettleRunMutation>["status"];

@@ -22,6 +22,7 @@ export type {
   RunEvent,
   RunsFilter,
   RunStatus,
+  SettledStatus,
   StreamEvent,
   ToolRun,
   ToolRunPage,
@@ -29,3 +30,4 @@ export type {
 export { TaiGraphQLError, TaiTransportError } from "./errors.ts";
 export type { TaiErrorEntry } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
+export type { WaitOptions } from "./wait-for-run.ts";
