@@ -83,7 +83,7 @@ export class Dispatcher {
   }
 
   /**
-   * The sweep's part for tool runs (§11.4): the runs of instances not in `liveIds` are re-driven (and queued) or marked
+   * The sweep's part for tool runs (docs/run-lifecycle.md §11.4): the runs of instances not in `liveIds` are re-driven (and queued) or marked
    * OUTCOME_UNKNOWN.
    */
   async settleOrphans(liveIds: string[], whyGone: (instanceId: string) => string): Promise<OrphanOutcome> {
@@ -92,12 +92,12 @@ export class Dispatcher {
     return outcome;
   }
 
-  /** An operator's retry of a run whose outcome is unknown (§11.5): queued again, as `caller` may. */
+  /** An operator's retry of a run whose outcome is unknown (docs/run-lifecycle.md §11.5): queued again, as `caller` may. */
   async retryUnknown(caller: Caller, runId: string): Promise<RunRecord> {
     return published(this.deps, await retryUnknown(this.deps.moves, caller, runId), true);
   }
 
-  /** An operator's settle of a run whose outcome is unknown (§11.5). */
+  /** An operator's settle of a run whose outcome is unknown (docs/run-lifecycle.md §11.5). */
   async settleUnknown(
     caller: Caller,
     runId: string,

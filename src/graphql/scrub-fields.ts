@@ -85,6 +85,10 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "added",
   "removed",
   "fields",
+  // Schedules (docs/run-lifecycle.md §11.7): the cron expression, its IANA time zone, the key name it runs as.
+  "cron",
+  "timeZone",
+  "callerKey",
   // The new API key itself: a token the server made, shown once to the ADMIN who asked.
   "createApiKey",
 ]);
