@@ -83,8 +83,8 @@ export class Dispatcher {
   }
 
   /**
-   * The sweep's part for tool runs (docs/run-lifecycle.md §11.4): the runs of instances not in `liveIds` are re-driven (and queued) or marked
-   * OUTCOME_UNKNOWN.
+   * The sweep's part for tool runs (docs/run-lifecycle.md §11.4): the runs of instances not in `liveIds` are
+   * re-driven (and queued) or marked OUTCOME_UNKNOWN.
    */
   async settleOrphans(liveIds: string[], whyGone: (instanceId: string) => string): Promise<OrphanOutcome> {
     const outcome = await settleOrphans(this.deps.moves, liveIds, whyGone);
@@ -92,7 +92,7 @@ export class Dispatcher {
     return outcome;
   }
 
-  /** An operator's retry of a run whose outcome is unknown (docs/run-lifecycle.md §11.5): queued again, as `caller` may. */
+  /** An operator's retry of a run whose outcome is unknown (docs/run-lifecycle.md §11.5): queued again. */
   async retryUnknown(caller: Caller, runId: string): Promise<RunRecord> {
     return published(this.deps, await retryUnknown(this.deps.moves, caller, runId), true);
   }

@@ -94,7 +94,10 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   await x.launch(entry, run, prepared.value, req).catch(() => {});
 }
 
-/** Hands a QUEUED run to the queue; one it does not take now waits for its sweep of waiting runs (docs/run-lifecycle.md §11.3). */
+/**
+ * Hands a QUEUED run to the queue; one it does not take now waits for the sweep of waiting runs
+ * (docs/run-lifecycle.md §11.3).
+ */
 export async function queueRun(deps: Pick<DispatchDeps, "queue" | "log">, runId: string): Promise<void> {
   await deps.queue?.enqueue(runId).catch((e: Error) =>
     deps.log.warn("a queued run could not be handed to the queue now; it waits for the next sweep", {
