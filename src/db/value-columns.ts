@@ -44,6 +44,8 @@ export const VALUE_COLUMNS: Readonly<Record<string, Readonly<Record<string, Colu
   // An upstream's listing (its descriptions and schemas) and a refresh's failure are what a third party sent.
   Connector: { description: whole, listing: whole, refreshError: whole },
   ConnectorChange: { diff: whole },
+  // The ADMIN's stored input for each tick: background runs store their input as it is (run-lifecycle §11.2).
+  Schedule: { input: whole },
 };
 
 /**

@@ -1,4 +1,5 @@
 import { PgBoss } from "pg-boss";
+import { failureLog } from "../failure-log.ts";
 import type { Job, Queue } from "pg-boss";
 import type { Logger } from "../log.ts";
 import type { RunQueue } from "./run-queue.ts";
@@ -38,6 +39,9 @@ export interface PgBossQueueOptions {
   /** How long a query waits for a connection before it fails, in ms. Default 5000. */
   connectTimeoutMs?: number;
 }
+
+/** The connections pg-boss may hold, beside Prisma's pool (TAI_DB_POOL). */
+export const QUEUE_POOL = 2;
 
 /** pg-boss's longest handler bound: the job of a run longer than this is failed, not the run. */
 const HANDLER_BOUND_SECONDS = 24 * 60 * 60;
@@ -81,6 +85,8 @@ export class PgBossQueue implements RunQueue {
       connectionString: this.opts.connectionString,
       schema: this.schema,
       application_name: "tai42-queue",
+      // Its own small pool beside Prisma's (TAI_DB_POOL): docs/deploy.md counts both.
+      max: QUEUE_POOL,
       connectionTimeoutMillis: this.opts.connectTimeoutMs,
       useListenNotify: this.opts.listenNotify,
       superviseIntervalSeconds: this.opts.superviseSeconds,
@@ -90,8 +96,10 @@ export class PgBossQueue implements RunQueue {
       openTelemetry: { enabled: false },
     });
     // A database outage surfaces here (and as rejected calls); it must never crash the process.
-    this.boss.on("error", (e: unknown) => this.log.error("pg-boss error", { error: describe(e) }));
-    this.boss.on("warning", (w: unknown) => this.log.warn("pg-boss warning", { warning: describe(w) }));
+    // Counted in episodes (one line per 10 s while they last): an outage must not flood the log.
+    const failures = failureLog(this.log);
+    this.boss.on("error", (e: unknown) => failures.failed("error", "pg-boss error", { error: describe(e) }));
+    this.boss.on("warning", (w: unknown) => failures.failed("warn", "pg-boss warning", { warning: describe(w) }));
   }
 
   /** Starts pg-boss (creating or migrating its schema) and the queue, once. */
