@@ -87,13 +87,10 @@ describe.skipIf(!withPg)("PgBossQueue when the database is out", () => {
     await expect(within("enqueue to reject", q.enqueue(during), 20_000)).rejects.toThrow(
       new RegExp(`could not queue run ${during} on pg-boss`),
     );
-    // The workers go on polling through the outage: their failed fetches are logged, not thrown.
+    // The workers go on polling through the outage: their failures are logged (in episodes: the first at once, then at
+    // most one line per 10 s counting the others), not thrown.
     const errors = () => lines.slice(logged).filter((l) => JSON.parse(l).msg === "pg-boss error");
-    await until(
-      "a worker's failed fetch was logged",
-      () => errors().some((l) => l.includes(`(Queue: ${name}`)),
-      10_000,
-    );
+    await until("pg-boss's failures to be logged", () => errors().length > 0, 10_000);
 
     link.restore();
     const after = randomUUID();
