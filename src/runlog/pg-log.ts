@@ -2,6 +2,7 @@ import type pg from "pg";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { startEventType, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
 import { pgRescrub } from "./pg-rescrub.ts";
+import { inTransaction } from "./pg-transaction.ts";
 import {
   attemptRow,
   eventRow,
@@ -92,27 +93,18 @@ async function writeWithRescrubs(
 ): Promise<JobResult[]> {
   if (jobs.some((j) => j.kind === "agentEvent" || j.kind === "agentFinish" || j.kind === "agentCheckpoint"))
     throw new Error("a run-log batch mixes tool-run jobs and agent entries");
-  const client = await pool.connect();
-  let failed = true;
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const seqs = runJobs.length
       ? await writeRunJobs(client, checkedRunJobs(runJobs), owner)
       : new Map<string, number>();
     const counts = new Map<string, number>();
     for (const [runId, scrubber] of rescrubs) counts.set(runId, await pgRescrub(client, runId, scrubber));
-    await client.query("COMMIT");
-    failed = false;
     return jobs.map((j) =>
       j.kind === "rescrub"
         ? (counts.get(j.runId) ?? 0)
         : (seqs.get(eventKey((j as RunJob).run.id, typeOf(j as RunJob))) ?? null),
     );
-  } finally {
-    if (failed) await client.query("ROLLBACK").catch(() => {});
-    // A connection whose rollback failed is not reused.
-    client.release(failed);
-  }
+  });
 }
 
 const typeOf = (j: RunJob) =>
@@ -294,22 +286,14 @@ async function writeAgentJobs(pool: pg.Pool, all: AgentJob[]): Promise<Set<strin
   const jobs = all.filter((j): j is Exclude<AgentJob, { kind: "agentCheckpoint" }> => j.kind !== "agentCheckpoint");
   const progress = all.filter((j) => j.kind === "agentCheckpoint");
   if (!progress.length) return entriesAndEnds(pool, jobs);
-  const client = await pool.connect();
-  let failed = true;
-  try {
-    await client.query("BEGIN");
+  return inTransaction(pool, async (client) => {
     const done = jobs.length ? await entriesAndEnds(client, jobs) : new Set<string>();
     for (const j of progress) {
       const { rowCount } = await client.query(PROGRESS_SQL, [JSON.stringify(j.progress), j.runId, j.owner]);
       if (rowCount) done.add(`agentCheckpoint ${j.runId}`);
     }
-    await client.query("COMMIT");
-    failed = false;
     return done;
-  } finally {
-    if (failed) await client.query("ROLLBACK").catch(() => {});
-    client.release(failed);
-  }
+  });
 }
 
 /** The entries and ends of a batch, in one statement; resolves with `agentFinish <runId>` of each end written. */

@@ -85,16 +85,27 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
     const admin = new pg.Client({ connectionString: pgAdminUrl() });
     await admin.connect();
     cleanup.push(() => admin.end());
-    /**
-     * Sets the database read-only (or back) for new sessions, and ends its sessions so the pool reconnects under it.
-     */
-    const readOnly = async (on: boolean) => {
-      await admin.query(
+    const setting = (on: boolean) =>
+      admin.query(
         `ALTER DATABASE "${name}" ${on ? "SET default_transaction_read_only = on" : "RESET default_transaction_read_only"}`,
       );
-      await admin.query(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+    /**
+     * Sets the database read-only (or back) for new sessions, and ends its sessions so the pool reconnects under it.
+     * pg_terminate_backend only signals: the sessions are waited out, so none is still ending when the runtime closes.
+     */
+    const readOnly = async (on: boolean) => {
+      await setting(on);
+      const { rows } = await admin.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
         [name],
+      );
+      const pids = rows.map((r) => r.pid);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [pids]);
+      await until(
+        "the terminated sessions to end",
+        async () =>
+          (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)", [pids])).rowCount === 0,
+        10_000,
       );
     };
     /** A stored run's status, read on a connection of its own (the runtime's pooled ones are ended by `readOnly`). */
@@ -117,7 +128,7 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
     const inFlight = s.held();
     await s.started;
     await readOnly(true);
-    cleanup.push(() => readOnly(false));
+    cleanup.push(async () => void (await setting(false)));
     // The pool's first query after its sessions ended may fail on the broken connection: the next ones meet the
     // read-only database.
     await until(
