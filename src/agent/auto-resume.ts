@@ -2,14 +2,14 @@ import { isOwnerOrAdmin } from "../auth/ownership.ts";
 import type { InFlight } from "../runlog/in-flight.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunOptions } from "./agent.ts";
-import { classifyAgentError } from "./agent-errors.ts";
 import { launchRun } from "./agent-runner.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
 import type { AgentHost as AgentService, AgentServiceDeps, StartedRun, StartRequest } from "./agent-host.ts";
 import { originalCaller } from "./run-owner.ts";
-import type { AsksFinal, RunFailedRecord, SuspendedFinal } from "./events.ts";
+import type { AsksFinal, SuspendedFinal } from "./events.ts";
 import type { Checkpoint } from "./tools-agent/checkpoint.ts";
-import { markOf, withMark } from "./fork.ts";
+import { markOf } from "./fork.ts";
+import { failRelaunch } from "./relaunch-failure.ts";
 
 type Agents = Pick<AgentService, "store" | "services" | "classes">;
 type Deps = Pick<AgentServiceDeps, "db" | "dispatcher" | "bus" | "log" | "secrets" | "instanceId" | "observer">;
@@ -120,17 +120,7 @@ export async function continueSuspended(
       mark: markOf(run.checkpoint) ?? undefined,
     });
   } catch (e) {
-    const c = classifyAgentError(e, false);
-    const rec: RunFailedRecord = {
-      type: "run_failed",
-      final: true,
-      seq: seqBase + 1,
-      runId: run.id,
-      kind: c.kind,
-      message: deps.secrets.scrubText(c.message),
-    };
-    if (await agents.store.finish(rec, "FAILED", withMark(null, markOf(run.checkpoint) ?? undefined)))
-      deps.bus.publish("agentEvent", rec);
+    await failRelaunch(agents, deps, { runId: run.id, seqBase, mark: markOf(run.checkpoint) ?? undefined }, e);
   }
   return true;
 }

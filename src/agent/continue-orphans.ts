@@ -1,13 +1,12 @@
 import type { InFlight } from "../runlog/in-flight.ts";
 import { ApiError } from "../errors.ts";
 import type { AgentRunOptions } from "./agent.ts";
-import { classifyAgentError } from "./agent-errors.ts";
 import type { AgentHost, AgentServiceDeps } from "./agent-host.ts";
 import { launchRun, stepKey } from "./agent-runner.ts";
 import type { AgentRunRecord } from "./agent-runs.ts";
-import type { RunFailedRecord } from "./events.ts";
-import { markOf, withMark } from "./fork.ts";
+import { markOf } from "./fork.ts";
 import { originalCaller } from "./run-owner.ts";
+import { failRelaunch } from "./relaunch-failure.ts";
 import { progressOf } from "./tools-agent/continue-progress.ts";
 
 type Agents = Pick<AgentHost, "store" | "services" | "classes">;
@@ -79,16 +78,6 @@ export async function continueOrphan(
       mark,
     });
   } catch (e) {
-    const c = classifyAgentError(e, false);
-    const rec: RunFailedRecord = {
-      type: "run_failed",
-      final: true,
-      seq: seqBase + 1,
-      runId: run.id,
-      kind: c.kind,
-      message: deps.secrets.scrubText(c.message),
-    };
-    if (await agents.store.finish(rec, "FAILED", withMark(null, mark), undefined, deps.instanceId))
-      deps.bus.publish("agentEvent", rec);
+    await failRelaunch(agents, deps, { runId: run.id, seqBase, mark, owner: deps.instanceId }, e);
   }
 }

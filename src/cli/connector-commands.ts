@@ -1,8 +1,7 @@
-import { readFileSync } from "node:fs";
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import type { ConnectorInput, ConnectorRecord } from "../connectors/connector-record.ts";
 import { ApiError } from "../errors.ts";
-import type { Runtime } from "../runtime.ts";
+import { keyOf, parseVersion, print, readText, type KeyOpt } from "./admin-io.ts";
 import { cliCaller, parseJsonObject, withRuntime } from "./cli-support.ts";
 
 /**
@@ -12,30 +11,10 @@ import { cliCaller, parseJsonObject, withRuntime } from "./cli-support.ts";
  * API error's message and its issues (main.ts).
  */
 
-type KeyOpt = { key?: string };
-const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
-
-function parseVersion(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError("must be a whole number (the version read before the change)");
-  return n;
-}
-
 /** What a `put` file holds: a `ConnectorInput` as JSON. */
 function readInput(file: string): ConnectorInput {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new InvalidArgumentError(`cannot read ${file} (${(e as Error).message})`);
-  }
+  const text = readText(file);
   return parseJsonObject(text) as unknown as ConnectorInput;
-}
-
-/** Prints as the API serves: values scrubbed of the runtime's known secrets. */
-function print(rt: Runtime, value: unknown): void {
-  process.stdout.write(`${JSON.stringify(rt.secrets.scrub(value), null, 2)}\n`);
 }
 
 function line(c: ConnectorRecord): string {

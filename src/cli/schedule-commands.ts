@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import YAML from "yaml";
 import type { ScheduleInput, ScheduleRecord } from "../schedules/schedule-record.ts";
-import type { Runtime } from "../runtime.ts";
+import { keyOf, parseVersion, print, readText, type KeyOpt } from "./admin-io.ts";
 import { cliCaller, parseJsonObject, withRuntime } from "./cli-support.ts";
 
 /**
@@ -12,24 +11,9 @@ import { cliCaller, parseJsonObject, withRuntime } from "./cli-support.ts";
  * refusal exits 2 with the API error's message and its issues (main.ts).
  */
 
-type KeyOpt = { key?: string };
-const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
-
-function parseVersion(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new InvalidArgumentError("must be a whole number (the version read before the change)");
-  return n;
-}
-
 /** A `put` file: a ScheduleInput as JSON, or YAML for a .yaml/.yml file. */
 function readFile(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new InvalidArgumentError(`cannot read ${file} (${(e as Error).message})`);
-  }
+  const text = readText(file);
   if ([".yaml", ".yml"].includes(extname(file))) {
     const value: unknown = YAML.parse(text);
     if (!value || typeof value !== "object" || Array.isArray(value))
@@ -61,10 +45,6 @@ function inputOf(file: string | undefined, o: PutOpts): ScheduleInput {
     ...(o.input !== undefined ? { input: parseJsonObject(o.input) } : {}),
     ...(o.disabled ? { enabled: false } : {}),
   } as unknown as ScheduleInput;
-}
-
-function print(rt: Runtime, value: unknown): void {
-  process.stdout.write(`${JSON.stringify(rt.secrets.scrub(value), null, 2)}\n`);
 }
 
 function line(s: ScheduleRecord): string {
