@@ -27,6 +27,7 @@ export interface SurfaceLoader {
 export class SurfaceSync {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<boolean> | null = null;
+  private nextCheck: Promise<boolean> | null = null;
   private readonly unlisten: () => void;
   /** The poll fails every tick while the database is out: a few lines count it. */
   private readonly pollFailures: FailureLog;
@@ -72,18 +73,31 @@ export class SurfaceSync {
     this.bus.publish("configChanged", { instanceId: this.instanceId, version: this.loader.version });
   }
 
-  /** Reloads when the stored version moved past the applied one; true when it reloaded. One check at a time. */
+  /**
+   * Reloads when the stored version moved past the applied one; true when it reloaded. One check at a time, and a
+   * call answered by a check that reads the version after it: one already running may have read before the caller's
+   * cause (a write on another instance), so the caller waits for the next, shared by every caller that waited.
+   */
   refreshIfStale(): Promise<boolean> {
-    this.checking ??= (async () => {
-      try {
-        if ((await readSurfaceVersion(this.db)) === this.loader.version) return false;
-        await this.loader.load();
-        return true;
-      } finally {
+    if (!this.checking) {
+      this.checking = this.checkOnce().finally(() => {
         this.checking = null;
-      }
-    })();
-    return this.checking;
+      });
+      return this.checking;
+    }
+    this.nextCheck ??= this.checking
+      .catch(() => false)
+      .then(() => {
+        this.nextCheck = null;
+        return this.refreshIfStale();
+      });
+    return this.nextCheck;
+  }
+
+  private async checkOnce(): Promise<boolean> {
+    if ((await readSurfaceVersion(this.db)) === this.loader.version) return false;
+    await this.loader.load();
+    return true;
   }
 
   close(): void {

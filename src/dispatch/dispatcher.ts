@@ -16,7 +16,8 @@ import { endParked, resume } from "./park-resume.ts";
 import { execute } from "./run-execute.ts";
 import type { RunSteps } from "./run-steps.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
-import { isFinal, seesCuratedSurface, type RunRecord } from "./run-record.ts";
+import { resolveEntry } from "./resolve-entry.ts";
+import { isFinal, type RunRecord } from "./run-record.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import { awaitStored, boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
@@ -69,7 +70,7 @@ export class Dispatcher {
       steps: this.steps,
       moves: deps.moves,
       closing: () => this.inflight.closing,
-      resolve: (req) => this.resolve(req),
+      resolve: (req) => resolveEntry(this.deps, req),
       launch: (entry, run, value, req) => this.launch(entry, run, value, { req, redact: false }).done,
     };
   }
@@ -148,7 +149,7 @@ export class Dispatcher {
       return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
-    const entry = await this.resolve(req);
+    const entry = await resolveEntry(this.deps, req);
     if (!entry) return this.settle.reject(base, "NOT_FOUND", notFound(req));
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
@@ -240,19 +241,6 @@ export class Dispatcher {
     this.settle.forget(base.id);
     await queueRun(this.deps, base.id);
     return both(base);
-  }
-
-  /**
-   * The entry a request runs: its live tool, else its name on the surface its door sees (the API doors the curated
-   * surface, in-process doors every registered name).
-   */
-  private async resolve(req: RunRequest): Promise<SurfaceEntry | undefined> {
-    const curated = seesCuratedSurface(req.door);
-    const lookup = (name: string) => (curated ? this.deps.surface.resolve(name) : this.deps.surface.base(name));
-    // A name created on another instance a moment ago may not have reached this one yet.
-    return (
-      req.live ?? lookup(req.tool) ?? ((await this.deps.refresh?.().catch(() => false)) ? lookup(req.tool) : undefined)
-    );
   }
 
   /**

@@ -132,6 +132,24 @@ describe.skipIf(!ready)("configuration convergence across instances", () => {
     expect(runs.map((r) => r.status)).toEqual(Array(20).fill("SUCCEEDED"));
   });
 
+  it("should run on the other instance, 60 of 60, presets created a moment ago while the bus's reload races the dispatch", async () => {
+    const { a, b } = await pair();
+    const statuses: string[] = [];
+    for (const round of [1, 2, 3]) {
+      await a.presets.create(
+        { name: `greet_${round}`, description: "Echo a greeting.", baseTool: "echo", fixedKwargs: { text: "hi" } },
+        ADMIN,
+      );
+      const runs = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          b.dispatcher.run({ tool: `greet_${round}`, input: {}, caller: as("USER"), door: "graphql" }),
+        ),
+      );
+      statuses.push(...runs.map((r) => r.status));
+    }
+    expect(statuses).toEqual(Array(60).fill("SUCCEEDED"));
+  });
+
   it("should answer every GraphQL response of an instance catching up from one surface version: its tools, activeManifest and manifests agree", async () => {
     const { a, b, links } = await pair();
     const gql = gqlClient(b);
