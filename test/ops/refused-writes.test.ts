@@ -103,8 +103,7 @@ describe.skipIf(!hasPostgres)("a read-only PostgreSQL", () => {
       await admin.query("SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid", [pids]);
       await until(
         "the terminated sessions to end",
-        async () =>
-          (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)", [pids])).rowCount === 0,
+        async () => (await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)", [pids])).rowCount === 0,
         10_000,
       );
     };
