@@ -77,7 +77,10 @@ export class RunTaskStore implements TaskStore {
   /** Never asked of this door: a task's result is its run's outcome, stored by the chokepoint as the run ends. */
   storeTaskResult(taskId: string): Promise<void> {
     return Promise.reject(
-      new McpError(ErrorCode.InvalidRequest, `the result of task ${taskId} is its run's outcome; it is not stored apart`),
+      new McpError(
+        ErrorCode.InvalidRequest,
+        `the result of task ${taskId} is its run's outcome; it is not stored apart`,
+      ),
     );
   }
 

@@ -43,7 +43,10 @@ function app(): App {
       input: z.object({ amount: z.number() }),
       tier: "write",
       pauses: true,
-      resume: (state, answers) => ({ ...(state as object), approved: (Object.values(answers)[0] as { ok: boolean }).ok }),
+      resume: (state, answers) => ({
+        ...(state as object),
+        approved: (Object.values(answers)[0] as { ok: boolean }).ok,
+      }),
     },
     ({ amount }) =>
       park({
