@@ -236,6 +236,33 @@ describe("MCP tasks", () => {
     expect(result.isError).toBe(true);
   });
 
+  it("should answer a task from another instance on the same database, and over stateless HTTP", async () => {
+    const { task } = await callAsTask(await client(alice), "held", {});
+    const other = await start();
+    try {
+      const elsewhere = (await connect(other.url, { key: alice })).client;
+      clients.push(elsewhere);
+      expect(await elsewhere.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: "working" });
+      release.open = true;
+      const result = await elsewhere.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect(result.structuredContent).toEqual({ released: true });
+      const stateless = await fetch(other.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${alice}`,
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tasks/get", params: { taskId: task.taskId } }),
+      });
+      expect(stateless.status).toBe(200);
+      expect(await stateless.text()).toContain('"status":"completed"');
+    } finally {
+      for (const c of clients.splice(0)) await c.close();
+      await other.stop();
+    }
+  });
+
   it("should answer a task created before a restart of the runtime after it, from the same database", async () => {
     const { task } = await callAsTask(await client(alice), "note", { text: "durable" });
     await until("the task to complete", async () => (await server.rt.runs.get(task.taskId))?.status === "SUCCEEDED");
