@@ -14,7 +14,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
-import { masked } from "./mcp-server.ts";
+import { masked } from "./masked.ts";
 import { callTool, type CallExtra, type McpCallContext } from "./tool-call.ts";
 
 /**

@@ -171,7 +171,10 @@ async function answerParked(
 }
 
 /** `idempotencyKey` and `timeoutSeconds` from the call's `_meta`; a malformed one is refused as invalid params. */
-function callOptions(meta: Record<string, unknown> | undefined): { idempotencyKey?: string; timeoutSeconds?: number } {
+export function callOptions(meta: Record<string, unknown> | undefined): {
+  idempotencyKey?: string;
+  timeoutSeconds?: number;
+} {
   const key = meta?.[IDEMPOTENCY_KEY_META];
   const timeout = meta?.[TIMEOUT_META];
   // The chokepoint's bounds (auth/dispatch-bounds.ts), refused here as MCP refuses bad params.

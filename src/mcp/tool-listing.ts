@@ -41,6 +41,8 @@ export function mcpTool(entry: SurfaceEntry, surface: Surface): Tool {
     inputSchema: entry.inputSchema as Tool["inputSchema"],
     ...(outputSchema ? { outputSchema: outputSchema as Tool["outputSchema"] } : {}),
     annotations: annotationsOf(entry, policy?.policy.idempotent === true),
+    // A background run's input is stored for whichever instance executes it; a secret-tier one's never is.
+    execution: { taskSupport: isRedacted(entry.tier) ? "forbidden" : "optional" },
     _meta: { "tai42/origin": entry.origin, "tai42/tier": entry.tier, "tai42/pauses": entry.pauses },
   };
 }

@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
@@ -93,6 +95,18 @@ describe("tai mcp (stdio) with an elicitation-capable client", () => {
       callerKey: "stdio-user",
       callerRole: "USER",
     });
+  });
+
+  it("should run a task-augmented call as a background run, answered as its task and then its result", async () => {
+    const { task } = await client.request(
+      { method: "tools/call", params: { name: "echo", arguments: { text: "as a task" }, task: { ttl: 1000 } } },
+      CreateTaskResultSchema,
+    );
+    expect(task).toMatchObject({ status: "working", ttl: null });
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    expect(result.content).toEqual([{ type: "text", text: "as a task" }]);
+    expect(await client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: "completed" });
+    expect(await rt.runs.get(task.taskId)).toMatchObject({ status: "SUCCEEDED", door: "mcp", callerKey: "stdio-user" });
   });
 
   it("should answer a forbidden tier as an error result", async () => {
