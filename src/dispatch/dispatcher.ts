@@ -137,6 +137,16 @@ export class Dispatcher {
     return outcome;
   }
 
+  /** Runs `check`; when it throws, what the run learned (its declared secrets) is dropped first: no run follows. */
+  private orForget(runId: string, check: () => void): void {
+    try {
+      check();
+    } catch (e) {
+      this.settle.forget(runId);
+      throw e;
+    }
+  }
+
   private async admit(req: RunRequest, trace?: RunTrace): Promise<RunOutcome> {
     // First, before anything recursive (scrubbing, validation, storage) reads the input.
     const deep = tooDeepAt(req.input);
@@ -171,7 +181,7 @@ export class Dispatcher {
 
     base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
     const replay = replayOf(req, base, redact, declared, this.settle.snapshot(base, redact).input);
-    if (req.background) refuseUnstorable(entry.name, replay, redact);
+    if (req.background) this.orForget(base.id, () => refuseUnstorable(entry.name, replay, redact));
 
     const scope = req.idempotencyKey
       ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}`
@@ -189,6 +199,7 @@ export class Dispatcher {
       .start(this.settle.snapshot(base, redact), scope, this.deps.instanceId, replay)
       .catch((e: unknown) => {
         if (!req.background) keepUnsureStart(this.steps, base, redact, e);
+        else this.settle.forget(base.id);
         throw e;
       });
     if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);

@@ -1,4 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
+import type { RecordedCaller } from "../auth/stored-caller.ts";
 import type { ExpiringStore } from "../db/expiring-store.ts";
 import type { Bus } from "../events/bus.ts";
 import type { InteractionStore } from "../interactions/interaction-store.ts";
@@ -88,6 +89,11 @@ export interface DispatchDeps {
   instanceId: string;
   interactions: InteractionStore;
   store: ExpiringStore;
+  /**
+   * The caller stored work acts as now (docs/security-model.md §1): the recorded one, never above its key's role now;
+   * `revoked` when its key was revoked. Absent: the recorded caller stands.
+   */
+  callerNow?: (recorded: RecordedCaller) => Promise<Caller | "revoked">;
   /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
   refresh?: () => Promise<boolean>;
   /** Metrics of every dispatch and execution. */

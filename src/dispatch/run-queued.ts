@@ -1,11 +1,12 @@
 import { isRole, ROLES, type Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun } from "../auth/tiers.ts";
-import type { ErrorKind } from "../errors.ts";
+import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { notFound, invalidInput, validateInput } from "./admission.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import type { RunEventRecord, RunRecord } from "./run-record.ts";
 import { requeued, whyNotReplayable } from "./run-redrive.ts";
+import { FENCED } from "./run-execute.ts";
 import { failure } from "./run-settle.ts";
 import type { RunSteps } from "./run-steps.ts";
 import type { RunTransitions } from "./run-transitions.ts";
@@ -57,19 +58,12 @@ export function cancelQueued(moves: RunTransitions, runId: string): Promise<RunE
 export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   if (x.closing()) return;
   const { deps, settle } = x.steps;
+  if (!(await staleBodyEnded(x, runId))) return;
   const started = await claimQueued(x.moves, runId, deps.instanceId);
   if (!started) return;
   settle.publish(started);
   const run = started.run;
   const replay = await x.moves.replayOf(runId);
-  const req: RunRequest = {
-    tool: run.tool,
-    input: run.input,
-    caller: callerOf(run),
-    door: run.door,
-    ...(replay?.idempotencyKey ? { idempotencyKey: replay.idempotencyKey } : {}),
-    ...(replay?.timeoutSeconds ? { timeoutSeconds: replay.timeoutSeconds } : {}),
-  };
   const refuse = (kind: ErrorKind, message: string, details?: unknown) =>
     settle.finish(
       { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() },
@@ -77,6 +71,28 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
       false,
       deps.log,
     );
+  // The caller as it is now: a key revoked since the run was queued does not run it (docs/security-model.md §1).
+  const caller = await Promise.resolve()
+    .then(() => deps.callerNow?.(run) ?? callerOf(run))
+    .catch(() => null);
+  if (caller === null)
+    return void (await refuse(
+      "UNAVAILABLE",
+      `the key that dispatched run ${run.id} could not be read; it did not run`,
+    ));
+  if (caller === "revoked")
+    return void (await refuse(
+      "PERMISSION_DENIED",
+      `the API key "${run.callerKey}" that dispatched run ${run.id} was revoked; the run did not execute`,
+    ));
+  const req: RunRequest = {
+    tool: run.tool,
+    input: run.input,
+    caller,
+    door: run.door,
+    ...(replay?.idempotencyKey ? { idempotencyKey: replay.idempotencyKey } : {}),
+    ...(replay?.timeoutSeconds ? { timeoutSeconds: replay.timeoutSeconds } : {}),
+  };
   const entry = await x.resolve(req);
   if (!entry) return void (await refuse("NOT_FOUND", notFound(req)));
   if (!mayRun(req.caller.role, entry.tier))
@@ -92,6 +108,27 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   if (!prepared.ok) return void (await refuse("INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, false)));
   run.tier = entry.tier;
   await x.launch(entry, run, prepared.value, req).catch(() => {});
+}
+
+/** How long a claim waits for this instance's own stale body of the run to end once aborted. */
+const STALE_BODY_MS = 5000;
+
+/**
+ * Whether no body of `runId` from before its re-drive still runs here (docs/run-lifecycle.md §11.4). An instance
+ * declared gone that wakes may be handed the job of its own re-driven run: its old body would pass every owner fence
+ * beside the new one. It is aborted first, and the claim waits for it to end; one that does not end within
+ * STALE_BODY_MS leaves the run QUEUED, for another instance or the next sweep of waiting runs.
+ */
+async function staleBodyEnded(x: Launcher, runId: string): Promise<boolean> {
+  const stale = x.steps.inflight.get(runId);
+  if (!stale) return true;
+  stale.controller.abort(new ToolError(FENCED, { kind: "CANCELLED" }));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([stale.held, new Promise((r) => (timer = setTimeout(r, STALE_BODY_MS)))]);
+  clearTimeout(timer);
+  if (x.steps.inflight.get(runId) !== stale) return true;
+  x.steps.deps.log.warn("a re-driven run's earlier body still runs here; the run is left queued", { runId });
+  return false;
 }
 
 /**
@@ -129,7 +166,8 @@ export async function handBack(deps: DispatchDeps, ids: string[]): Promise<void>
     const reason = `handed back: the instance ${deps.instanceId} shut down before the run ended`;
     const ev = await deps.moves
       .move(id, { status: "RUNNING", instanceId: deps.instanceId }, (run) =>
-        whyNotReplayable(run, replay) === null ? requeued(run, reason) : null,
+        // A hand-back counts as a re-drive: a run that outlasts every grace is not restarted without end.
+        whyNotReplayable(run, replay) === null ? requeued(run, reason, (replay?.redrives ?? 0) + 1) : null,
       )
       .catch(() => null);
     if (!ev) continue;

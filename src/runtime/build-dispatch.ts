@@ -1,3 +1,4 @@
+import { callerNow } from "../auth/stored-caller.ts";
 import { expiringStore } from "../db/expiring-store.ts";
 import { Dispatcher } from "../dispatch/dispatcher.ts";
 import type { RuntimeOptions } from "../runtime-types.ts";
@@ -40,6 +41,7 @@ export async function buildDispatch(
     instanceId,
     interactions: interactionStore,
     store: expiringStore(db),
+    callerNow: (recorded) => callerNow(db, recorded),
     // A name written on another instance a moment ago is looked up again before NOT_FOUND.
     // (`stored` is built by `loadStoredSurface`, once the dispatcher exists: until then there is nothing to refresh.)
     refresh: async () => (late.stored ? late.stored.sync.refreshIfStale() : false),
