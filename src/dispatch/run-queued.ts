@@ -2,6 +2,7 @@ import { isRole, ROLES, type Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun } from "../auth/tiers.ts";
 import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { writeOnlyStrings } from "../tools/write-only.ts";
 import { notFound, invalidInput, validateInput } from "./admission.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import type { RunEventRecord, RunRecord } from "./run-record.ts";
@@ -102,6 +103,11 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
     ));
   if (isRedacted(entry.tier))
     return void (await refuse("INVALID_INPUT", `"${entry.name}" became secret-tier: its stored input cannot be run`));
+  if (writeOnlyStrings(entry.inputSchema, run.input).length)
+    return void (await refuse(
+      "INVALID_INPUT",
+      `"${entry.name}" now declares a secret input: its stored input cannot be run`,
+    ));
   if (!replay?.replayable)
     return void (await refuse("INVALID_INPUT", `the stored input of run ${run.id} is not the input it was given`));
   const prepared = validateInput(entry, run.input);
