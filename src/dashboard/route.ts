@@ -1,7 +1,16 @@
 import { useEffect, useState } from "react";
 
 /** The dashboard's screens, in the order the navigation lists them. */
-export const SCREENS = ["tools", "runs", "spans", "interactions", "agents", "composition", "connectors", "schedules"] as const;
+export const SCREENS = [
+  "tools",
+  "runs",
+  "spans",
+  "interactions",
+  "agents",
+  "composition",
+  "connectors",
+  "schedules",
+] as const;
 
 /** The screens only an ADMIN is shown (a lower role is refused them by the server too). */
 export const ADMIN_SCREENS: readonly Screen[] = ["connectors", "schedules"];

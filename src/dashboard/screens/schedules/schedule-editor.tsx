@@ -37,8 +37,8 @@ export function ScheduleEditor({
         <div className="field-inline">
           <span>Input (JSON)</span>
           <p className="muted small">
-            What each tick dispatches, valid for the tool. It is stored with the schedule and each run, so it may hold no
-            secret.
+            What each tick dispatches, valid for the tool. It is stored with the schedule and each run, so it may hold
+            no secret.
           </p>
           <JsonEditor id="schedule-input" value={editor.input} onChange={editor.setInput} rows={5} />
           {fieldIssues("/input")}
