@@ -9,6 +9,7 @@ import { ConnectorsScreen } from "./screens/connectors/connectors-screen.tsx";
 import { InteractionsScreen } from "./screens/interactions/interactions-screen.tsx";
 import { RunsScreen } from "./screens/runs/runs-screen.tsx";
 import { SpansScreen } from "./screens/spans/spans-screen.tsx";
+import { SchedulesScreen } from "./screens/schedules/schedules-screen.tsx";
 import { ToolsScreen } from "./screens/tools/tools-screen.tsx";
 import { isAdmin } from "./api/viewer.ts";
 
@@ -25,6 +26,10 @@ const TITLES: Record<Screen, { title: string; about: string }> = {
   connectors: {
     title: "Connectors",
     about: "MCP servers and OpenAPI services whose tools join the surface, with the tiers you assign them.",
+  },
+  schedules: {
+    title: "Schedules",
+    about: "Cron schedules that run a tool or preset in the background on each tick, with their next ticks and runs.",
   },
 };
 
@@ -114,5 +119,7 @@ function Current({ route }: { route: Route }) {
       return <CompositionScreen />;
     case "connectors":
       return <ConnectorsScreen selected={route.item} />;
+    case "schedules":
+      return <SchedulesScreen selected={route.item} />;
   }
 }

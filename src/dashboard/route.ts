@@ -1,15 +1,24 @@
 import { useEffect, useState } from "react";
 
 /** The dashboard's screens, in the order the navigation lists them. */
-export const SCREENS = ["tools", "runs", "spans", "interactions", "agents", "composition", "connectors"] as const;
+export const SCREENS = [
+  "tools",
+  "runs",
+  "spans",
+  "interactions",
+  "agents",
+  "composition",
+  "connectors",
+  "schedules",
+] as const;
 
 /** The screens only an ADMIN is shown (a lower role is refused them by the server too). */
-export const ADMIN_SCREENS: readonly Screen[] = ["connectors"];
+export const ADMIN_SCREENS: readonly Screen[] = ["connectors", "schedules"];
 export type Screen = (typeof SCREENS)[number];
 
 /**
  * Where the page is: a screen and, for some, the item it shows (`#/runs/<id>`, `#/tools/<name>`,
- * `#/connectors/<name>`).
+ * `#/connectors/<name>`, `#/schedules/<name>`).
  */
 export interface Route {
   screen: Screen;

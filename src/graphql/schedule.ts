@@ -1,6 +1,7 @@
 import { maySeeRun } from "../auth/visibility.ts";
 import type { Role } from "../auth/roles.ts";
-import type { ScheduleInput, ScheduleRecord } from "../schedules/schedule-record.ts";
+import { nextTicks, type ScheduleInput, type ScheduleRecord } from "../schedules/schedule-record.ts";
+import { ApiError } from "../errors.ts";
 import { builder } from "./builder.ts";
 import { requireAdmin } from "./context.ts";
 import { RoleEnum } from "./enums.ts";
@@ -32,6 +33,21 @@ const ScheduleRef = builder.objectRef<ScheduleRecord>("Schedule").implement({
       nullable: true,
       description: "The next tick it fires; null when disabled.",
       resolve: (s) => s.nextTickAt,
+    }),
+    nextTicks: t.field({
+      type: ["DateTime"],
+      description: "The next `count` ticks it fires, from its next tick on (1 to 20, default 3); empty when disabled.",
+      args: { count: t.arg.int({ defaultValue: 3, description: "How many ticks: 1 to 20." }) },
+      resolve: (s, { count }) => {
+        const n = count ?? 3;
+        if (!Number.isInteger(n) || n < 1 || n > 20)
+          throw new ApiError("BAD_USER_INPUT", `nextTicks count must be 1 to 20, not ${n}`, [
+            { path: "/count", message: "must be 1 to 20" },
+          ]);
+        if (!s.enabled || !s.nextTickAt) return [];
+        const first = new Date(s.nextTickAt);
+        return [first, ...nextTicks(s.cron, s.timeZone, first, n - 1)].map((d) => d.toISOString());
+      },
     }),
     lastTickAt: t.field({
       type: "DateTime",

@@ -44,6 +44,11 @@ export function nextTick(cron: string, timeZone: string, after: Date): Date | nu
   return cronOf(cron, timeZone).nextRun(after);
 }
 
+/** The next `count` ticks of `cron` in `timeZone` strictly after `after` (fewer when it has fewer). */
+export function nextTicks(cron: string, timeZone: string, after: Date, count: number): Date[] {
+  return cronOf(cron, timeZone).nextRuns(count, after);
+}
+
 /** The latest tick at or before `now` (the one a late instance fires: missed ones are not replayed). */
 export function latestTick(cron: string, timeZone: string, now: Date): Date | null {
   return cronOf(cron, timeZone).previousRuns(1, new Date(now.getTime() + 1))[0] ?? null;

@@ -122,4 +122,22 @@ describe("stored schedules over GraphQL", () => {
     expect(next.getTime() - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
     await gql(`mutation { deleteSchedule(name: "morning") }`, {}, admin);
   });
+
+  it("should list a schedule's next ticks from its next tick on, none while paused, and refuse a count out of range", async () => {
+    await put({ name: "quarter", tool: "greet", input: { name: "Ada" }, cron: "*/15 * * * *" });
+    const read = (count: number) =>
+      gql(`query($c: Int) { schedule(name: "quarter") { nextTickAt nextTicks(count: $c) } }`, { c: count }, admin);
+    const r = await read(4);
+    const s = r.data!.schedule as { nextTickAt: string; nextTicks: string[] };
+    expect(s.nextTicks).toHaveLength(4);
+    expect(s.nextTicks[0]).toBe(s.nextTickAt);
+    const times = s.nextTicks.map((t) => new Date(t).getTime());
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBe(15 * 60_000);
+    const wrong = await read(0);
+    expect(wrong.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    const v = (await gql(`{ schedule(name: "quarter") { version } }`, {}, admin)).data!.schedule.version as number;
+    await put({ name: "quarter", tool: "greet", input: { name: "Ada" }, cron: "*/15 * * * *", enabled: false }, v);
+    expect((await read(3)).data!.schedule.nextTicks).toEqual([]);
+    await gql(`mutation { deleteSchedule(name: "quarter") }`, {}, admin);
+  });
 });

@@ -1,7 +1,7 @@
 import { ErrorNote } from "../../components/notes.tsx";
 import type { Connector } from "../../api/connectors.ts";
 import { ConnectorJsonFields, ConnectorTextFields } from "./connector-editor-fields.tsx";
-import { IssueList, issuesAt } from "./issue-list.tsx";
+import { IssueList, issuesAt } from "../../components/issue-list.tsx";
 import { useConnectorEditor } from "./use-connector-editor.ts";
 
 /**

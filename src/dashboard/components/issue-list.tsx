@@ -1,4 +1,4 @@
-import type { Issue } from "../../api/errors.ts";
+import type { Issue } from "../api/errors.ts";
 
 /** The issues at `path` or under it (`/settings` takes `/settings/url`). */
 export function issuesAt(issues: readonly Issue[], path: string): Issue[] {
