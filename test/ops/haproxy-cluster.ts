@@ -1,0 +1,110 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { redisTestUrl, requirePostgres, requireRedis } from "../helpers/databases.ts";
+import { freePort } from "../helpers/cli.ts";
+import { until } from "../graphql/support.ts";
+import { serve, type ServerProcess } from "../runlog/support.ts";
+import { get } from "./support.ts";
+
+/**
+ * Shared by the rolling-restart tests (docs/deploy.md §3): `tai serve` instances over one PostgreSQL and Redis,
+ * behind Debian's haproxy configured as docs/deploy.md §3 recommends (health check on `/ready`).
+ */
+export const HAPROXY = "/usr/sbin/haproxy";
+if (process.env.CI === "true" && !existsSync(HAPROXY))
+  throw new Error(`haproxy is required under CI=true (${HAPROXY})`);
+
+/** True when PostgreSQL, Redis and haproxy are all here. */
+export async function withHaproxyServices(): Promise<boolean> {
+  return (await requirePostgres()) && (await requireRedis()) && existsSync(HAPROXY);
+}
+
+/** Instances behind haproxy: `url` is haproxy's /graphql; `servers[i]` listens on `ports[i]`. */
+export interface Cluster {
+  url: string;
+  ports: number[];
+  servers: ServerProcess[];
+  /** SIGTERMs instance `i`, waits for it to exit, starts it again on its port, waits until haproxy may route to it. */
+  restart(i: number): Promise<void>;
+  close(): Promise<void>;
+  /** haproxy's health-check log so far: each server going DOWN or UP, and why. */
+  checks(): string[];
+}
+
+function haproxyConfig(front: number, ports: number[]): string {
+  return [
+    "global",
+    "  log stdout format raw local0",
+    "defaults",
+    "  mode http",
+    "  log global",
+    "  option log-health-checks",
+    "  timeout connect 2s",
+    "  timeout check 3s",
+    "  timeout client 60s",
+    "  timeout server 60s",
+    "  option http-server-close",
+    "  option redispatch",
+    "  retries 2",
+    "  retry-on conn-failure empty-response",
+    `frontend f`,
+    `  bind 127.0.0.1:${front}`,
+    "  default_backend tai",
+    "backend tai",
+    "  balance roundrobin",
+    "  option httpchk",
+    "  http-check send meth GET uri /ready ver HTTP/1.1 hdr host 127.0.0.1",
+    "  http-check expect status 200",
+    "  default-server inter 1s fall 1 rise 2",
+    ...ports.map((p, i) => `  server s${i} 127.0.0.1:${p} check`),
+    "",
+  ].join("\n");
+}
+
+/** Starts `n` instances over `databaseUrl` (every setting at its default) and haproxy in front, once all route. */
+export async function startCluster(databaseUrl: string, n: number): Promise<Cluster> {
+  const env = (port: number) => ({
+    PORT: String(port),
+    TAI_MODULES: "test/fixtures/ops-tools.ts",
+    REDIS_URL: redisTestUrl(),
+    TAI_REDIS_PREFIX: prefix,
+  });
+  const prefix = `tai42-test-${randomUUID()}:`;
+  const ports: number[] = [];
+  for (let i = 0; i < n; i++) ports.push(await freePort());
+  const servers: ServerProcess[] = [];
+  const front = await freePort();
+  const cfg = join(mkdtempSync(join(tmpdir(), "tai42-haproxy-")), "haproxy.cfg");
+  writeFileSync(cfg, haproxyConfig(front, ports));
+  const haproxy = spawn(HAPROXY, ["-f", cfg, "-db"], { stdio: ["ignore", "pipe", "inherit"] });
+  let log = "";
+  haproxy.stdout.on("data", (d) => (log += d));
+  const checks = () => log.split("\n").filter((l) => /Health check|is (DOWN|UP)/.test(l));
+  const close = async () => {
+    haproxy.kill("SIGKILL");
+    for (const s of servers) await s.process.stop("SIGKILL");
+  };
+  const ready = (port: number, what: string, ms: number) =>
+    until(what, async () => (await get(`http://127.0.0.1:${port}/ready`))?.status === 200, ms);
+  try {
+    for (const p of ports) servers.push(await serve(databaseUrl, env(p)));
+    await ready(front, "haproxy to route to every instance", 20_000);
+    for (const p of ports) await ready(p, `instance ${p} ready`, 20_000);
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  const restart = async (i: number) => {
+    const old = servers[i].process.child;
+    const exited = new Promise<void>((r) => (old.exitCode !== null ? r() : old.once("exit", () => r())));
+    old.kill("SIGTERM");
+    await exited;
+    servers[i] = await serve(databaseUrl, env(ports[i]));
+    await ready(ports[i], `instance ${i} ready again`, 30_000);
+    await new Promise((r) => setTimeout(r, 2500)); // haproxy's rise 2 at inter 1s
+  };
+  return { url: `http://127.0.0.1:${front}/graphql`, ports, servers, restart, close, checks };
+}
