@@ -36,11 +36,8 @@ export interface Cluster {
 
 function haproxyConfig(front: number, ports: number[]): string {
   return [
-    "global",
-    "  log stdout format raw local0",
     "defaults",
     "  mode http",
-    "  log global",
     "  option log-health-checks",
     "  timeout connect 2s",
     "  timeout check 3s",
@@ -79,9 +76,10 @@ export async function startCluster(databaseUrl: string, n: number): Promise<Clus
   const front = await freePort();
   const cfg = join(mkdtempSync(join(tmpdir(), "tai42-haproxy-")), "haproxy.cfg");
   writeFileSync(cfg, haproxyConfig(front, ports));
-  const haproxy = spawn(HAPROXY, ["-f", cfg, "-db"], { stdio: ["ignore", "pipe", "inherit"] });
+  // In the foreground (-db) haproxy writes its health checks and server state changes to stderr.
+  const haproxy = spawn(HAPROXY, ["-f", cfg, "-db"], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
-  haproxy.stdout.on("data", (d) => (log += d));
+  haproxy.stderr.on("data", (d) => (log += d));
   const checks = () => log.split("\n").filter((l) => /Health check|is (DOWN|UP)/.test(l));
   const close = async () => {
     haproxy.kill("SIGKILL");

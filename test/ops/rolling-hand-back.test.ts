@@ -36,6 +36,8 @@ const BACKGROUND = /* GraphQL */ `
 
 interface Tally {
   requests: number;
+  /** Of them, the short runs' dispatches (one run each). */
+  short: number;
   failed: number;
   reissued: number;
   failures: string[];
@@ -76,6 +78,7 @@ function shortLoad(url: string, n: number, t: Tally, stop: () => boolean): Promi
     let slowest = 0;
     while (!stop()) {
       t.requests++;
+      t.short++;
       const started = Date.now();
       try {
         const seconds = 0.05 + Math.random() * 0.25;
@@ -166,7 +169,7 @@ describe.skipIf(!withServices)("a rolling restart with runs longer than the grac
     const dir = join(testRunDir(), `hand-back-${randomUUID()}`);
     mkdirSync(dir, { recursive: true });
 
-    const t: Tally = { requests: 0, failed: 0, reissued: 0, failures: [] };
+    const t: Tally = { requests: 0, short: 0, failed: 0, reissued: 0, failures: [] };
     let stop = false;
     const short = shortLoad(cluster.url, 10, t, () => stop);
     const longs: LongRun[] = [];
@@ -215,6 +218,11 @@ describe.skipIf(!withServices)("a rolling restart with runs longer than the grac
     if (t.failures.length) console.log("haproxy's checks:", cluster.checks().join("\n"));
     expect(t.failures).toEqual([]);
     expect(statuses.filter((s) => s.status !== "SUCCEEDED")).toEqual([]);
+    // None lost: one run per short dispatch, one per long run (a re-issued key makes none), all SUCCEEDED.
+    expect(Object.fromEntries(statuses.map((s) => [s.tool, s._count]))).toEqual({
+      fenced_probe: t.short,
+      steady: longs.length,
+    });
     expect(longs.filter((r) => r.key && r.answered !== "SUCCEEDED")).toEqual([]);
     // Each long run the stopping instance held at its SIGTERM was handed back by it at the grace deadline.
     for (const h of held) for (const id of h.ids) expect(examined.get(id)!.handedBy).toContain(h.instanceId);
