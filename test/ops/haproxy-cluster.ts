@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { connect } from "node:net";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,8 +35,10 @@ export interface Cluster {
   checks(): string[];
 }
 
-function haproxyConfig(front: number, ports: number[]): string {
+function haproxyConfig(front: number, ports: number[], socket: string): string {
   return [
+    "global",
+    `  stats socket ${socket} mode 600 level user`,
     "defaults",
     "  mode http",
     "  option log-health-checks",
@@ -61,6 +64,23 @@ function haproxyConfig(front: number, ports: number[]): string {
   ].join("\n");
 }
 
+/** haproxy's state of each server of backend `tai` ("UP", "DOWN", ...), read from its stats socket (`show stat`). */
+function serverStates(socket: string): Promise<Record<string, string>> {
+  return new Promise((resolve) => {
+    let csv = "";
+    const c = connect(socket, () => c.end("show stat\n"));
+    c.on("data", (d) => (csv += d));
+    c.on("error", () => resolve({}));
+    c.on("close", () => {
+      const rows = csv.split("\n").map((l) => l.split(","));
+      const col = rows[0]?.indexOf("status") ?? -1;
+      resolve(Object.fromEntries(rows.filter((r) => r[0] === "tai" && /^s\d+$/.test(r[1])).map((r) => [r[1], r[col]])));
+    });
+  });
+}
+
+const up = (states: Record<string, string>) => Object.values(states).filter((v) => v === "UP").length;
+
 /** Starts `n` instances over `databaseUrl` (every setting at its default) and haproxy in front, once all route. */
 export async function startCluster(databaseUrl: string, n: number): Promise<Cluster> {
   const env = (port: number) => ({
@@ -74,8 +94,10 @@ export async function startCluster(databaseUrl: string, n: number): Promise<Clus
   for (let i = 0; i < n; i++) ports.push(await freePort());
   const servers: ServerProcess[] = [];
   const front = await freePort();
-  const cfg = join(mkdtempSync(join(tmpdir(), "tai42-haproxy-")), "haproxy.cfg");
-  writeFileSync(cfg, haproxyConfig(front, ports));
+  const dir = mkdtempSync(join(tmpdir(), "tai42-haproxy-"));
+  const cfg = join(dir, "haproxy.cfg");
+  const socket = join(dir, "stats.sock");
+  writeFileSync(cfg, haproxyConfig(front, ports, socket));
   // In the foreground (-db) haproxy writes its health checks and server state changes to stderr.
   const haproxy = spawn(HAPROXY, ["-f", cfg, "-db"], { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
@@ -89,8 +111,8 @@ export async function startCluster(databaseUrl: string, n: number): Promise<Clus
     until(what, async () => (await get(`http://127.0.0.1:${port}/ready`))?.status === 200, ms);
   try {
     for (const p of ports) servers.push(await serve(databaseUrl, env(p)));
-    await ready(front, "haproxy to route to every instance", 20_000);
     for (const p of ports) await ready(p, `instance ${p} ready`, 20_000);
+    await until("haproxy to route to every instance", async () => up(await serverStates(socket)) === n, 20_000);
   } catch (e) {
     await close();
     throw e;
@@ -99,10 +121,14 @@ export async function startCluster(databaseUrl: string, n: number): Promise<Clus
     const old = servers[i].process.child;
     const exited = new Promise<void>((r) => (old.exitCode !== null ? r() : old.once("exit", () => r())));
     old.kill("SIGTERM");
+    const state = async () => (await serverStates(socket))[`s${i}`];
+    // haproxy takes it out (its /ready answers 503 at once) while it still serves, within TAI_UNREADY_SECONDS.
+    await until(`haproxy to take instance ${i} out`, async () => (await state()) !== "UP", 5000);
     await exited;
     servers[i] = await serve(databaseUrl, env(ports[i]));
     await ready(ports[i], `instance ${i} ready again`, 30_000);
-    await new Promise((r) => setTimeout(r, 2500)); // haproxy's rise 2 at inter 1s
+    // Its old self was taken out (fall 1) and it is back once haproxy saw `rise 2` good checks.
+    await until(`haproxy to route to instance ${i} again`, async () => (await state()) === "UP");
   };
   return { url: `http://127.0.0.1:${front}/graphql`, ports, servers, restart, close, checks };
 }
