@@ -350,7 +350,8 @@ export class Dispatcher {
   async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
     const shutdown = new ToolError("cancelled by server shutdown", { kind: "CANCELLED" });
-    await this.inflight.drain(graceMs, shutdown, agents, (ids) => handBack(this.deps, ids));
+    const stop = (id: string) => void this.inflight.abort(id, shutdown);
+    await this.inflight.drain(graceMs, shutdown, agents, (ids) => handBack(this.deps, ids, stop));
     await flushed;
     const lost = this.settle.pending.abandoned;
     if (lost.length)

@@ -163,9 +163,11 @@ export async function published(
 
 /**
  * Hands back the runs `ids` held here at the shutdown deadline (docs/run-lifecycle.md §11.6): each that re-drive would
- * re-run becomes QUEUED again (its cut attempt recorded), published and queued for another instance.
+ * re-run becomes QUEUED again (its cut attempt recorded), is stopped here at once (`stop`), then published and queued
+ * for another instance. Stopping each as soon as it is handed back keeps short the instant in which its body still
+ * runs here while another instance may already execute it (safe only because the tool claims idempotency).
  */
-export async function handBack(deps: DispatchDeps, ids: string[]): Promise<void> {
+export async function handBack(deps: DispatchDeps, ids: string[], stop: (id: string) => void): Promise<void> {
   let back = 0;
   for (const id of ids) {
     const replay = await deps.moves.replayOf(id).catch(() => null);
@@ -177,6 +179,7 @@ export async function handBack(deps: DispatchDeps, ids: string[]): Promise<void>
       )
       .catch(() => null);
     if (!ev) continue;
+    stop(id);
     await published(deps, ev, true);
     back++;
   }
