@@ -98,11 +98,18 @@ export function cronIssues(cron: string, timeZone: string): Issue[] {
       message: `unknown time zone "${timeZone}" (an IANA name such as "Europe/Paris")`,
     });
   }
-  try {
-    const job = cronOf(cron, zoneOk ? timeZone : "UTC");
-    if (!job.nextRun()) issues.push({ path: "/cron", message: "never fires" });
-  } catch (e) {
-    issues.push({ path: "/cron", message: e instanceof Error ? e.message : String(e) });
-  }
+  const fields = cron.trim().split(/\s+/).length;
+  if (fields !== 5 && fields !== 6 && !cron.trim().startsWith("@"))
+    issues.push({
+      path: "/cron",
+      message: `has ${fields} fields: 5, or 6 with seconds first (or a nickname: @hourly)`,
+    });
+  else
+    try {
+      const job = cronOf(cron, zoneOk ? timeZone : "UTC");
+      if (!job.nextRun()) issues.push({ path: "/cron", message: "never fires" });
+    } catch (e) {
+      issues.push({ path: "/cron", message: e instanceof Error ? e.message : String(e) });
+    }
   return issues;
 }
