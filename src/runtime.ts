@@ -29,7 +29,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const loaded = await loadStoredSurface(late, stores, registered, membership, dispatch, agents);
   const services = buildServices(stores, registered, membership, loaded);
   const schedules = await buildSchedules(options, stores, registered, membership, dispatch);
-  late.runtime = runtimeObject(stores, registered, membership, dispatch, agents, loaded, { ...services, schedules });
+  late.runtime = runtimeObject(stores, registered, membership, dispatch, agents, loaded, { ...services, ...schedules });
   if (dispatch.workers) await dispatch.cluster.start(dispatch.workers);
   return late.runtime;
 }

@@ -6,7 +6,7 @@ import type { Dispatch } from "./build-dispatch.ts";
 import type { Agents } from "./build-agents.ts";
 import type { Loaded } from "./load-stored-surface.ts";
 import type { Services } from "./build-services.ts";
-import type { ScheduleService } from "../schedules/schedule-service.ts";
+import type { BuiltSchedules } from "./build-schedules.ts";
 
 /** The last step of `createRuntime`: the object every door holds, with its drain and its close (in order). */
 export function runtimeObject(
@@ -16,7 +16,7 @@ export function runtimeObject(
   { dispatcher, interactions, cluster, queue }: Dispatch,
   { unwatch, agents, recovered }: Agents,
   { keys, catalog, extensionOf, connections, stored }: Loaded,
-  { presets, manifests, connectors, refresher, schedules }: Services & { schedules: ScheduleService },
+  { presets, manifests, connectors, refresher, schedules, ticks }: Services & BuiltSchedules,
 ): Runtime {
   const { config, db, provider, app, builtins, bus, secrets, log, metrics } = s;
   let closed = false;
@@ -56,6 +56,9 @@ export function runtimeObject(
         // One deadline for both: at it, agent runs and tool runs are cancelled together
         // (an agent's tool calls carry its signal, and are admitted until the agents are done).
         const grace = config.shutdownGraceSeconds * 1000;
+        // No more ticks won here, first: a tick this instance advanced and could not dispatch would be lost to every
+        // instance (docs/run-lifecycle.md §11.7). A pass under way finishes before the dispatcher closes.
+        await ticks?.stop();
         // No more queue work here: what is QUEUED waits for another instance (or this one's next start).
         await queue.pause().catch(() => {});
         const agentsDone = agents.close(grace);

@@ -36,6 +36,8 @@ export class ScheduleService {
   async put(caller: Caller, input: ScheduleInput, expectedVersion = 0): Promise<ScheduleRecord> {
     requireAdmin(caller, WRITE);
     const issues = scheduleIssues(input, this.resolve, this.secrets);
+    if (!Number.isInteger(expectedVersion) || expectedVersion < 0)
+      issues.push({ path: "/expectedVersion", message: "must be 0 (create) or the stored version (replace)" });
     if (issues.length)
       throw new ApiError("BAD_USER_INPUT", `schedule "${input.name}" refused: ${issues[0]!.message}`, issues);
     const timeZone = input.timeZone ?? "UTC";

@@ -3,6 +3,7 @@ import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
 import { ApiError } from "../errors.ts";
 import type { ScheduleRecord } from "./schedule-record.ts";
+import { tickCaller, type KeyGone } from "./schedule-caller.ts";
 
 type Row = Awaited<ReturnType<Db["schedule"]["findUniqueOrThrow"]>>;
 
@@ -99,17 +100,37 @@ export class ScheduleStore {
     return rows.map(toRecord);
   }
 
-  /** Moves the next tick from `from` to `to`, only if it is still `from`: true for the one instance that won. */
-  async advance(name: string, from: Date, to: Date | null): Promise<boolean> {
+  /**
+   * Moves the next tick from `from` to `to`, only if it is still `from` and the schedule still at `version` (a put in
+   * between wins: the old input and caller never fire): true for the one instance that won.
+   */
+  async advance(name: string, version: number, from: Date, to: Date | null): Promise<boolean> {
     const { count } = await this.db.schedule.updateMany({
-      where: { name, nextTickAt: from },
+      where: { name, version, nextTickAt: from },
       data: { nextTickAt: to },
     });
     return count === 1;
   }
 
+  /**
+   * Puts the next tick back from `advanced` to `tick` after its fire failed (docs/run-lifecycle.md §11.7), only if no
+   * one moved it since: another instance, or the next pass, fires it (its idempotency key keeps it one run).
+   */
+  async putBack(name: string, version: number, advanced: Date | null, tick: Date): Promise<boolean> {
+    const { count } = await this.db.schedule.updateMany({
+      where: { name, version, nextTickAt: advanced },
+      data: { nextTickAt: tick },
+    });
+    return count === 1;
+  }
+
+  /** The caller a tick of `s` runs as now, or why it has none (its key is revoked or deleted). */
+  callerOf(s: ScheduleRecord): Promise<Caller | KeyGone> {
+    return tickCaller(this.db, s);
+  }
+
   /** Records the tick fired and its run (a replaced or deleted schedule is left as it is). */
-  async fired(name: string, tick: Date, runId: string): Promise<void> {
-    await this.db.schedule.updateMany({ where: { name }, data: { lastTickAt: tick, lastRunId: runId } });
+  async fired(name: string, version: number, tick: Date, runId: string): Promise<void> {
+    await this.db.schedule.updateMany({ where: { name, version }, data: { lastTickAt: tick, lastRunId: runId } });
   }
 }

@@ -1,6 +1,6 @@
-import type { Caller, Role } from "../auth/roles.ts";
 import type { Duty } from "../cluster/duty.ts";
 import type { RunOutcome, RunRequest } from "../dispatch/request.ts";
+import type { FailureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 import { latestTick, nextTick, type ScheduleRecord } from "./schedule-record.ts";
 import type { ScheduleStore } from "./schedule-store.ts";
@@ -10,6 +10,8 @@ export interface TickDeps {
   store: ScheduleStore;
   run: (req: RunRequest) => Promise<RunOutcome>;
   log: Logger;
+  /** Where a tick skipped for a revoked or deleted key is logged, once per episode (src/failure-log.ts). */
+  failures?: FailureLog;
   /** Told each tick this instance fired, once its run exists (tests, metrics). */
   onFired?: (schedule: string, tick: Date, runId: string) => void;
 }
@@ -19,50 +21,74 @@ export function tickKey(name: string, tick: Date): string {
   return `schedule:${name}:${tick.toISOString()}`;
 }
 
-/** Whoever stored the schedule, as the run's caller. */
-function callerOf(s: ScheduleRecord): Caller {
-  return { role: s.callerRole as Role, keyName: s.callerKey, keyId: s.callerKeyId };
+/** A fire that did not happen because the instance or the database refused it: the tick is put back. */
+function refused(outcome: RunOutcome): boolean {
+  return outcome.run.status === "FAILED" && outcome.run.errorKind === "UNAVAILABLE";
 }
 
 /**
- * Fires one tick: a background dispatch through the runtime door as the schedule's stored caller, keyed by the tick.
- * Resolves once the run exists (its id is recorded as the schedule's last run).
+ * Fires one tick: a background dispatch through the runtime door as the schedule's caller (read again now:
+ * docs/run-lifecycle.md §11.7), keyed by the tick. Resolves once the run exists (its id is recorded as the schedule's
+ * last run): true when it fired, false when its key is revoked or deleted (no run; logged once per episode). Throws
+ * when the dispatch throws or is refused UNAVAILABLE (shutdown, a database refusing writes).
  */
-export async function fireTick(deps: TickDeps, s: ScheduleRecord, tick: Date): Promise<void> {
+export async function fireTick(deps: TickDeps, s: ScheduleRecord, tick: Date): Promise<boolean> {
+  const caller = await deps.store.callerOf(s);
+  if ("gone" in caller) {
+    deps.failures?.failed(
+      "warn",
+      "schedule tick skipped: its key is gone",
+      { schedule: s.name, key: caller.keyName, why: caller.gone },
+      `schedule key gone: ${s.name}`,
+    );
+    return false;
+  }
   let runId: string | undefined;
-  const dispatched = deps.run({
+  const outcome = await deps.run({
     tool: s.tool,
     input: s.input,
-    caller: callerOf(s),
+    caller,
     door: "runtime",
     idempotencyKey: tickKey(s.name, tick),
     background: true,
     onRun: (id) => (runId = id),
   });
-  const outcome = await dispatched;
+  if (refused(outcome)) throw new Error(outcome.run.errorMessage ?? "the dispatch was refused UNAVAILABLE");
   runId ??= outcome.run.id;
-  await deps.store.fired(s.name, tick, runId);
+  await deps.store.fired(s.name, s.version, tick, runId);
   deps.onFired?.(s.name, tick, runId);
+  return true;
+}
+
+/** Fires `tick` of `s`, advanced to `next`; a failed fire puts the next tick back so it is fired again. */
+async function fireOrPutBack(deps: TickDeps, s: ScheduleRecord, tick: Date, next: Date | null): Promise<void> {
+  try {
+    await fireTick(deps, s, tick);
+  } catch (e) {
+    const back = await deps.store.putBack(s.name, s.version, next, tick).catch(() => false);
+    deps.log.warn("schedule tick failed", {
+      schedule: s.name,
+      tick: tick.toISOString(),
+      putBack: back,
+      err: e instanceof Error ? e.message : String(e),
+    });
+  }
 }
 
 /**
- * One pass: each due schedule's next tick is advanced past now by compare-and-set on the stored value, and only the
- * instance whose write won fires it. A schedule left due for several ticks (every instance was down) fires only its
- * latest missed tick.
+ * One pass: each due schedule's next tick is advanced past now by compare-and-set on the stored value and version, and
+ * only the instance whose write won fires it. A schedule left due for several ticks (every instance was down) fires
+ * only its latest missed tick.
  */
 export async function tickOnce(deps: TickDeps, now = new Date()): Promise<void> {
   const firing: Promise<void>[] = [];
   for (const s of await deps.store.due(now)) {
     const stored = new Date(s.nextTickAt!);
-    const tick = latestTick(s.cron, s.timeZone, now) ?? stored;
+    const latest = latestTick(s.cron, s.timeZone, now) ?? stored;
     const next = nextTick(s.cron, s.timeZone, now);
-    if (!(await deps.store.advance(s.name, stored, next))) continue;
+    if (!(await deps.store.advance(s.name, s.version, stored, next))) continue;
     // Fired side by side: one schedule's slow dispatch does not hold back another's tick.
-    firing.push(
-      fireTick(deps, s, tick < stored ? stored : tick).catch((e: unknown) =>
-        deps.log.warn("schedule tick failed", { schedule: s.name, err: e instanceof Error ? e.message : String(e) }),
-      ),
-    );
+    firing.push(fireOrPutBack(deps, s, latest < stored ? stored : latest, next));
   }
   await Promise.all(firing);
 }

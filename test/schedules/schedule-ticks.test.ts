@@ -4,7 +4,7 @@ import { App } from "../../src/app.ts";
 import type { RunOutcome, RunRequest } from "../../src/dispatch/request.ts";
 import { ScheduleStore } from "../../src/schedules/schedule-store.ts";
 import { tickOnce } from "../../src/schedules/schedule-ticks.ts";
-import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 
 /**
  * Ticks (docs/run-lifecycle.md §11.7): every instance checks the due schedules; one compare-and-set on the stored
@@ -42,7 +42,7 @@ describe("schedule ticks across two instances on one database", () => {
     open.push(a);
     const b = await testRuntime({ app: beatApp(keys), databaseUrl: a.config.databaseUrl });
     open.push(b);
-    const admin = { ...as("ADMIN"), keyName: "ops", keyId: "key-ops" };
+    const admin = (await a.keys.verify(await a.keys.create("ops", "ADMIN")))!;
     await a.schedules.put(admin, { name: "pulse", tool: "beat", input: { note: "n" }, cron: "* * * * * *" });
     await b.schedules.put(admin, {
       name: "off",
@@ -68,7 +68,7 @@ describe("schedule ticks across two instances on one database", () => {
     expect(new Set(keys).size).toBe(keys.length);
     expect(new Set(all.map((r) => r.idempotencyScope)).size).toBe(all.length);
     for (const t of ticks) expect(t).toMatch(/^schedule:pulse:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
-    expect(rows.every((r) => r.callerRole === "ADMIN" && r.callerKey === "ops" && r.callerKeyId === "key-ops")).toBe(
+    expect(rows.every((r) => r.callerRole === "ADMIN" && r.callerKey === "ops" && r.callerKeyId === admin.keyId)).toBe(
       true,
     );
     expect(rows.every((r) => r.door === "runtime")).toBe(true);
@@ -91,11 +91,13 @@ describe("a schedule whose ticks were missed while every instance was down", () 
   afterEach(async () => rt?.dispose());
 
   it("should fire only the latest missed tick, once, however many passes race for it", async () => {
+    // Written in-process (no stored key): its recorded caller stands at each tick.
+    const inProcess = { role: "ADMIN" as const, keyName: null, keyId: null };
     const app = new App();
     app.tool({ name: "beat", description: "A tick.", input: z.object({}) }, () => "beat");
     // Its own tick duty stays out of the way: the test drives the passes.
     rt = await testRuntime({ app, scheduleTickMs: 3_600_000 });
-    await rt.schedules.put(as("ADMIN"), { name: "hourly", tool: "beat", cron: "0 * * * *", enabled: false });
+    await rt.schedules.put(inProcess, { name: "hourly", tool: "beat", cron: "0 * * * *", enabled: false });
     const down = new Date(Date.now() - 5 * 3600_000);
     await rt.db.schedule.update({ where: { name: "hourly" }, data: { enabled: true, nextTickAt: down } });
     const fired: string[] = [];

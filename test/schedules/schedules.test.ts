@@ -72,7 +72,9 @@ describe("stored schedules over GraphQL", () => {
   });
 
   it.each([
-    ["a bad cron", { cron: "every day" }, "/cron", /five, six, or seven/],
+    ["a bad cron", { cron: "every day" }, "/cron", /5, or 6 with seconds first/],
+    ["a 7-field cron (years are not documented)", { cron: "0 0 * * * * 2027" }, "/cron", /has 7 fields/],
+    ["a 6-field cron croner refuses", { cron: "x * * * * *" }, "/cron", /./],
     ["an unknown time zone", { timeZone: "Mars/Olympus" }, "/timeZone", /unknown time zone/],
     ["a name that is not wire-safe", { name: "no spaces" }, "/name", /must match/],
     ["a tool not on the surface", { tool: "nope" }, "/tool", /no tool named "nope"/],
@@ -87,6 +89,16 @@ describe("stored schedules over GraphQL", () => {
     expect(r.text).not.toContain("hunter2");
     expect((await gql(LIST, {}, admin)).data).toEqual({ schedules: [] });
     expect(await rt.db.schedule.count()).toBe(0);
+  });
+
+  it("should refuse a negative expectedVersion with BAD_USER_INPUT on /expectedVersion, and accept @hourly", async () => {
+    const r = await put({ name: "neg", tool: "greet", input: { name: "Ada" }, cron: "* * * * *" }, -1);
+    expect(r.errors?.[0]?.extensions?.code).toBe("BAD_USER_INPUT");
+    expect(r.errors![0]!.extensions!.issues!.map((i) => i.path)).toContain("/expectedVersion");
+    expect(await rt.db.schedule.count()).toBe(0);
+    const hourly = await put({ name: "hourly", tool: "greet", input: { name: "Ada" }, cron: "@hourly" });
+    expect(hourly.errors).toBeUndefined();
+    await rt.db.schedule.deleteMany({ where: { name: "hourly" } });
   });
 
   it("should refuse a READER and a USER every query and mutation (FORBIDDEN)", async () => {
