@@ -156,7 +156,11 @@ export class RunStore {
    * execution need. Null when it is not stored.
    */
   async withReplay(id: string): Promise<{ run: RunRecord; replay: StoredOptions } | null> {
-    const row = await this.db.run.findUnique({ where: { id }, include: { attempts: { orderBy: { number: "asc" } } } });
+    const fast = (await this.log.readRun(id)) as RunRow | null | undefined;
+    const row =
+      fast === undefined
+        ? await this.db.run.findUnique({ where: { id }, include: { attempts: { orderBy: { number: "asc" } } } })
+        : fast;
     if (!row) return null;
     const { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId } = row;
     return { run: toRecord(row), replay: { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId } };
