@@ -113,10 +113,10 @@ const typeOf = (j: RunJob) =>
     : j.kind === "claim"
       ? "RUN_STARTED"
       : j.kind === "attempt"
-      ? "ATTEMPT_FAILED"
-      : j.kind === "progress"
-        ? "RUN_PROGRESS"
-        : j.type;
+        ? "ATTEMPT_FAILED"
+        : j.kind === "progress"
+          ? "RUN_PROGRESS"
+          : j.type;
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
@@ -180,6 +180,25 @@ function columns<T>(rows: T[], fields: (keyof T)[]): unknown[][] {
   return fields.map((f) => rows.map((r) => r[f] ?? null));
 }
 
+/** The columns of a new run, in the statement's order ($1…$15). */
+const RUN_COLUMNS: (keyof RunRow)[] = [
+  "id",
+  "tool",
+  "status",
+  "input",
+  "content",
+  "door",
+  "callerRole",
+  "callerKey",
+  "callerKeyId",
+  "tier",
+  "idempotencyScope",
+  "parentRunId",
+  "instanceId",
+  "policy",
+  "startedAt",
+];
+
 async function writeRunJobs(
   pool: pg.Pool | pg.PoolClient,
   jobs: RunJob[],
@@ -211,23 +230,7 @@ async function writeRunJobs(
     }
   }
   const values = [
-    ...columns(runs, [
-      "id",
-      "tool",
-      "status",
-      "input",
-      "content",
-      "door",
-      "callerRole",
-      "callerKey",
-      "callerKeyId",
-      "tier",
-      "idempotencyScope",
-      "parentRunId",
-      "instanceId",
-      "policy",
-      "startedAt",
-    ]),
+    ...columns(runs, RUN_COLUMNS),
     ...columns(outcomes, [
       "id",
       "status",
@@ -255,7 +258,10 @@ async function writeRunJobs(
     ...columns(runs, ["idempotencyKey", "timeoutSeconds", "replayable"]),
     owner,
     // In id order: two instances' batches claiming the same runs take their rows in one order.
-    ...columns(claims.sort((a, b) => (a.id < b.id ? -1 : 1)), ["id", "instanceId"]),
+    ...columns(
+      claims.sort((a, b) => (a.id < b.id ? -1 : 1)),
+      ["id", "instanceId"],
+    ),
   ];
   const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({
     name: "tai42-run-log",
