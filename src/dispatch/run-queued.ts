@@ -10,7 +10,8 @@ import { requeued, whyNotReplayable } from "./run-redrive.ts";
 import { FENCED } from "./run-execute.ts";
 import { failure } from "./run-settle.ts";
 import type { RunSteps } from "./run-steps.ts";
-import type { RunTransitions } from "./run-transitions.ts";
+import type { RunStore } from "./run-store.ts";
+import type { RunTransitions, StoredReplay } from "./run-transitions.ts";
 
 /** What executing a queued run needs of the dispatcher: its lookup and its launch of a stored RUNNING run. */
 export interface Launcher {
@@ -29,13 +30,20 @@ export function callerOf(run: RunRecord): Caller {
   return { role, keyName: run.callerKey, keyId: run.callerKeyId };
 }
 
-/** Takes a QUEUED run for this instance (QUEUED → RUNNING, RUN_STARTED): one claimant wins; null for the others. */
-export function claimQueued(moves: RunTransitions, runId: string, instanceId: string): Promise<RunEventRecord | null> {
-  return moves.move(runId, { status: "QUEUED" }, (run) => ({
-    type: "RUN_STARTED",
-    record: { ...run, status: "RUNNING" },
-    data: { status: "RUNNING", instanceId },
-  }));
+/**
+ * Takes a QUEUED run for this instance (QUEUED → RUNNING, RUN_STARTED), with its stored dispatch options: one read,
+ * then the claim as a job of the run log's group commit, a compare-and-set on the run's status (docs/run-lifecycle.md
+ * §11.2). One claimant wins; null for the others and for a run no longer QUEUED.
+ */
+export async function claimQueued(
+  runs: RunStore,
+  runId: string,
+  instanceId: string,
+): Promise<{ started: RunEventRecord; replay: StoredReplay } | null> {
+  const stored = await runs.withReplay(runId);
+  if (stored?.run.status !== "QUEUED") return null;
+  const started = await runs.claim({ ...stored.run, status: "RUNNING" }, instanceId);
+  return started && { started, replay: stored.replay };
 }
 
 /** Ends a QUEUED run CANCELLED (RUN_FINISHED); null when it was no longer queued. */
@@ -60,11 +68,11 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   if (x.closing()) return;
   const { deps, settle } = x.steps;
   if (!(await staleBodyEnded(x, runId))) return;
-  const started = await claimQueued(x.moves, runId, deps.instanceId);
-  if (!started) return;
+  const claimed = await claimQueued(x.moves.runs, runId, deps.instanceId);
+  if (!claimed) return;
+  const { started, replay } = claimed;
   settle.publish(started);
   const run = started.run;
-  const replay = await x.moves.replayOf(runId);
   const refuse = (kind: ErrorKind, message: string, details?: unknown) =>
     settle.finish(
       { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() },

@@ -15,6 +15,15 @@ type AttemptRow = Awaited<ReturnType<Db["attempt"]["findUniqueOrThrow"]>>;
 
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
 
+/** A run's stored dispatch options and owner (`RunTransitions.replayOf` reads the same). */
+export interface StoredOptions {
+  idempotencyKey: string | null;
+  timeoutSeconds: number | null;
+  replayable: boolean;
+  redrives: number;
+  instanceId: string;
+}
+
 /** Which runs a list wants; every given field must match. */
 export interface RunFilter {
   tool?: string;
@@ -55,6 +64,17 @@ export class RunStore {
     });
     const type = startEventType(run);
     return seq === null ? null : { seq, type, at: run.startedAt, runId: run.id, tool: run.tool, run };
+  }
+
+  /**
+   * Takes the QUEUED run `run` for `instanceId` (QUEUED → RUNNING, RUN_STARTED with `run` as its snapshot), a job of
+   * the run log's group commit: a compare-and-set, so exactly one claimant wins across instances; null (nothing
+   * written) for the others, and when the run was no longer QUEUED (docs/run-lifecycle.md §11.2).
+   */
+  async claim(run: RunRecord, instanceId: string): Promise<RunEventRecord | null> {
+    const at = new Date().toISOString();
+    const seq = await this.log.write({ kind: "claim", run, instanceId, at });
+    return seq === null ? null : { seq, type: "RUN_STARTED", at, runId: run.id, tool: run.tool, run };
   }
 
   /**
@@ -129,6 +149,21 @@ export class RunStore {
   async get(id: string): Promise<RunRecord | null> {
     const row = await this.db.run.findUnique({ where: { id }, include: { attempts: { orderBy: { number: "asc" } } } });
     return row ? toRecord(row) : null;
+  }
+
+  /**
+   * Run `id` with its stored dispatch options (docs/run-lifecycle.md §11.4), in one read: what a queued run's claim and
+   * execution need. Null when it is not stored.
+   */
+  async withReplay(id: string): Promise<{ run: RunRecord; replay: StoredOptions } | null> {
+    const fast = (await this.log.readRun(id)) as RunRow | null | undefined;
+    const row =
+      fast === undefined
+        ? await this.db.run.findUnique({ where: { id }, include: { attempts: { orderBy: { number: "asc" } } } })
+        : fast;
+    if (!row) return null;
+    const { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId } = row;
+    return { run: toRecord(row), replay: { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId } };
   }
 
   async byScope(scope: string): Promise<RunRecord | null> {

@@ -3,7 +3,7 @@ import { TX } from "../db/contention.ts";
 import { lockEventLog } from "../db/event-log.ts";
 import { storableJson } from "../db/storable.ts";
 import type { AttemptRecord, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
-import { toEvent, type RunStore } from "./run-store.ts";
+import { toEvent, type RunStore, type StoredOptions } from "./run-store.ts";
 
 type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJsonValue;
 type RunUpdate = Parameters<Db["run"]["updateMany"]>[0]["data"];
@@ -25,17 +25,12 @@ export interface From {
   instanceId?: string | { notIn: string[] };
 }
 
-/** How the queue and the operators move a run between states outside its execution (docs/run-lifecycle.md §11). */
-export interface StoredReplay {
-  idempotencyKey: string | null;
-  timeoutSeconds: number | null;
-  replayable: boolean;
-  redrives: number;
-  instanceId: string;
-}
+/** The stored dispatch options queued and re-driven runs execute with (docs/run-lifecycle.md §11.4). */
+export type StoredReplay = StoredOptions;
 
 /**
- * The run state changes that are not a step of an execution: a claim of a queued run, a re-drive, an interruption, a
+ * The run state changes that are not a step of an execution (a queued run's claim is a run-log job instead,
+ * `RunStore.claim`): a re-drive, an interruption, a
  * hand-back, an operator's retry or settle, the cancel of a queued run. Each is one transaction: a compare-and-set of
  * the run's state (exactly one writer wins, across instances), its attempt if any, and its event under the event-log
  * lock (docs/run-lifecycle.md §9). Writes go through Prisma, so its scrubbing extension holds for them.

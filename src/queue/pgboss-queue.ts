@@ -65,6 +65,9 @@ export class PgBossQueue implements RunQueue {
   private slots: Slot[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private closed = false;
+  /** Sends waiting for the next `insert` (see `enqueue`). */
+  private outbox: { runId: string; ok: () => void; fail: (e: Error) => void }[] = [];
+  private sending: Promise<void> | null = null;
 
   constructor(options: PgBossQueueOptions) {
     this.schema = options.schema ?? "pgboss";
@@ -133,16 +136,40 @@ export class PgBossQueue implements RunQueue {
     };
   }
 
+  /**
+   * Sends the job of run `runId`. The sends of one turn of the event loop, and those made while a batch is being
+   * written, go out together: one `insert` of many jobs (one statement) instead of one `send` each, so a burst of
+   * background dispatches does not queue one round trip per run on pg-boss's small pool. Resolves once the job is
+   * durable; a failed batch rejects each of its callers.
+   */
   async enqueue(runId: string): Promise<void> {
-    try {
-      await this.ready();
-      await this.boss.send(this.queueName, { runId }, { singletonKey: runId, ...this.jobOptions() });
-    } catch (e) {
-      throw new Error(`could not queue run ${runId} on ${this.engine}: ${describe(e)}`, { cause: e });
-    }
+    await new Promise<void>((ok, fail) => {
+      this.outbox.push({ runId, ok, fail });
+      this.sending ??= this.sendAll();
+    });
     // pg-boss polls; an idle worker of this instance takes the job now instead.
     const idle = this.slots.find((s) => !s.busy && s.id !== null);
     if (idle?.id) this.boss.notifyWorker(idle.id);
+  }
+
+  private async sendAll(): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    while (this.outbox.length) {
+      const batch = this.outbox.splice(0);
+      const ids = [...new Set(batch.map((b) => b.runId))];
+      try {
+        await this.ready();
+        // The run id is the singleton key: a run with a waiting job gets no second one (pg-boss skips it).
+        const jobs = ids.map((id) => ({ data: { runId: id }, singletonKey: id, ...this.jobOptions() }));
+        await this.boss.insert(this.queueName, jobs);
+        for (const b of batch) b.ok();
+      } catch (e) {
+        for (const b of batch)
+          b.fail(new Error(`could not queue run ${b.runId} on ${this.engine}: ${describe(e)}`, { cause: e }));
+      }
+    }
+    // In the same step as the last look at the outbox: a send pushed after it starts a new round.
+    this.sending = null;
   }
 
   async start(work: (runId: string) => Promise<void>, concurrency: number): Promise<void> {

@@ -9,7 +9,15 @@ import type { RunProgress } from "../tools/tool-update.ts";
  * made storable); `src/runlog/log-writer.ts` makes it so.
  */
 export type LogJob =
-  StartJob | AttemptJob | ProgressJob | FinishJob | RescrubJob | AgentEventJob | AgentFinishJob | AgentCheckpointJob;
+  | StartJob
+  | ClaimJob
+  | AttemptJob
+  | ProgressJob
+  | FinishJob
+  | RescrubJob
+  | AgentEventJob
+  | AgentFinishJob
+  | AgentCheckpointJob;
 
 /** A new run and its RUN_STARTED event. Result: the event's seq, or null when the idempotency scope is taken. */
 export interface StartJob {
@@ -34,6 +42,19 @@ export interface RunReplay {
   timeoutSeconds: number | null;
   /** The stored input is the input it runs with. */
   replayable: boolean;
+}
+
+/**
+ * A QUEUED run taken by `instanceId` (docs/run-lifecycle.md §11.2): its row moves QUEUED → RUNNING with this owner and
+ * its RUN_STARTED event (snapshot: `run`, as it now is) is written, only if the run is still QUEUED — the
+ * compare-and-set that lets exactly one claimant win across instances. Result: the seq, or null when the run was no
+ * longer QUEUED (another instance claimed it, it was cancelled).
+ */
+export interface ClaimJob {
+  kind: "claim";
+  run: RunRecord;
+  instanceId: string;
+  at: string;
 }
 
 /**

@@ -6,6 +6,7 @@ import { GroupCommit } from "./group-commit.ts";
 import { isolatingFailures, type JobResult, type LogJob } from "./jobs.ts";
 import { pgLog } from "./pg-log.ts";
 import { sqliteLog } from "./sqlite-log.ts";
+import { readRun } from "./sqlite-read.ts";
 
 /**
  * The one writer of the run log, for tool runs and agent runs alike
@@ -21,7 +22,7 @@ export class LogWriter {
   private readonly commits: GroupCommit<LogJob, JobResult>;
 
   constructor(
-    driver: Driver,
+    private readonly driver: Driver,
     private readonly scrubber: Scrubber,
     /** Told each batch's size and the seconds it took to write and commit (metrics). */
     onBatch?: (size: number, seconds: number) => void,
@@ -58,6 +59,17 @@ export class LogWriter {
   /** Writes `job` with the next batch; resolves once that batch is committed. */
   write(job: LogJob): Promise<JobResult> {
     return this.commits.submit(this.stored(job));
+  }
+
+  /**
+   * SQLite: run `id` with its attempts, as Prisma reads it, from statements prepared on the log's connection (a read
+   * in a transaction of its own, never inside one of Prisma's); null when not stored. PostgreSQL: undefined (the
+   * caller reads through Prisma).
+   */
+  async readRun(id: string): Promise<Record<string, unknown> | null | undefined> {
+    if (this.driver.kind !== "sqlite") return undefined;
+    const d = await this.driver.connection();
+    return d.transaction(() => readRun(d, id));
   }
 
   /** Resolves once everything submitted so far is written. */

@@ -110,11 +110,13 @@ async function writeWithRescrubs(
 const typeOf = (j: RunJob) =>
   j.kind === "start"
     ? startEventType(j.run)
-    : j.kind === "attempt"
-      ? "ATTEMPT_FAILED"
-      : j.kind === "progress"
-        ? "RUN_PROGRESS"
-        : j.type;
+    : j.kind === "claim"
+      ? "RUN_STARTED"
+      : j.kind === "attempt"
+        ? "ATTEMPT_FAILED"
+        : j.kind === "progress"
+          ? "RUN_PROGRESS"
+          : j.type;
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
@@ -134,6 +136,13 @@ WITH ins AS (
   -- ($44: this instance; an execution's writes are stored only while it owns the run.)
   WHERE r."id"=v.id AND r."status"='RUNNING' AND ($44::text IS NULL OR r."instanceId"=$44::text)
   RETURNING r."id"
+), cl AS (
+  -- The claims of QUEUED runs (docs/run-lifecycle.md §11.2): a row another claimant took (or a cancel ended) first is
+  -- no longer QUEUED when this UPDATE re-reads it after that writer's commit, so exactly one claim changes it.
+  UPDATE "Run" r SET "status"='RUNNING',"instanceId"=v.instance
+  FROM unnest($45::text[],$46::text[]) AS v(id,instance)
+  WHERE r."id"=v.id AND r."status"='QUEUED'
+  RETURNING r."id"
 ), live AS (
   -- A retried attempt is recorded only while its run is still RUNNING: a run another
   -- instance already failed (this one was declared gone) keeps that first outcome. The
@@ -152,13 +161,15 @@ WITH ins AS (
   -- may wait for another instance's uncommitted one, which never waits with the lock held
   -- (it would deadlock with that instance taking the lock next).
   SELECT pg_advisory_xact_lock(hashtext('tai42:RunEvent')) IS NULL AS taken
-  FROM (SELECT count(*) FROM ins) i, (SELECT count(*) FROM upd) u, (SELECT count(*) FROM live) l
+  FROM (SELECT count(*) FROM ins) i, (SELECT count(*) FROM upd) u, (SELECT count(*) FROM live) l,
+    (SELECT count(*) FROM cl) c
 ), ev AS (
   INSERT INTO "RunEvent" ("runId","tool","type","snapshot","at")
   SELECT e.run_id,e.tool,e.type,e.snapshot,e.at
   FROM unnest($34::text[],$35::text[],$36::text[],$37::jsonb[],$38::timestamp(3)[],$39::text[]) WITH ORDINALITY AS e(run_id,tool,type,snapshot,at,gate,n)
   CROSS JOIN lk
   WHERE (e.gate='running' AND e.run_id IN (SELECT "id" FROM live)) OR (e.gate='start' AND e.run_id IN (SELECT "id" FROM ins)) OR (e.gate='settle' AND e.run_id IN (SELECT "id" FROM upd))
+    OR (e.gate='claim' AND e.run_id IN (SELECT "id" FROM cl))
   ORDER BY e.n
   RETURNING "seq","runId","type"
 )
@@ -168,6 +179,25 @@ SELECT "seq","runId","type" FROM ev`;
 function columns<T>(rows: T[], fields: (keyof T)[]): unknown[][] {
   return fields.map((f) => rows.map((r) => r[f] ?? null));
 }
+
+/** The columns of a new run, in the statement's order ($1…$15). */
+const RUN_COLUMNS: (keyof RunRow)[] = [
+  "id",
+  "tool",
+  "status",
+  "input",
+  "content",
+  "door",
+  "callerRole",
+  "callerKey",
+  "callerKeyId",
+  "tier",
+  "idempotencyScope",
+  "parentRunId",
+  "instanceId",
+  "policy",
+  "startedAt",
+];
 
 async function writeRunJobs(
   pool: pg.Pool | pg.PoolClient,
@@ -179,8 +209,12 @@ async function writeRunJobs(
   const attempts: (AttemptRow & { onSettle: boolean })[] = [];
   const events: (EventRow & { gate: string })[] = [];
   const progressRuns: string[] = [];
+  const claims: { id: string; instanceId: string }[] = [];
   for (const j of jobs) {
-    if (j.kind === "start") {
+    if (j.kind === "claim") {
+      claims.push({ id: j.run.id, instanceId: j.instanceId });
+      events.push({ ...eventRow(j.run, "RUN_STARTED", j.at), gate: "claim" });
+    } else if (j.kind === "start") {
       runs.push(runRow(j.run, j.scope, j.instanceId, j.replay));
       events.push({ ...eventRow(j.run, startEventType(j.run), j.at), gate: "start" });
     } else if (j.kind === "attempt") {
@@ -196,23 +230,7 @@ async function writeRunJobs(
     }
   }
   const values = [
-    ...columns(runs, [
-      "id",
-      "tool",
-      "status",
-      "input",
-      "content",
-      "door",
-      "callerRole",
-      "callerKey",
-      "callerKeyId",
-      "tier",
-      "idempotencyScope",
-      "parentRunId",
-      "instanceId",
-      "policy",
-      "startedAt",
-    ]),
+    ...columns(runs, RUN_COLUMNS),
     ...columns(outcomes, [
       "id",
       "status",
@@ -239,6 +257,11 @@ async function writeRunJobs(
     progressRuns,
     ...columns(runs, ["idempotencyKey", "timeoutSeconds", "replayable"]),
     owner,
+    // In id order: two instances' batches claiming the same runs take their rows in one order.
+    ...columns(
+      claims.sort((a, b) => (a.id < b.id ? -1 : 1)),
+      ["id", "instanceId"],
+    ),
   ];
   const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({
     name: "tai42-run-log",

@@ -47,6 +47,8 @@ function statements({ database: db }: SqliteDriver) {
       `UPDATE "Run" SET "status"=@status,"content"=@content,"data"=@data,"details"=@details,"isError"=@isError,"errorKind"=@errorKind,"errorMessage"=@errorMessage,"terminate"=@terminate,"finishedAt"=@finishedAt
        WHERE "id"=@id AND "status"='RUNNING' AND (@owner IS NULL OR "instanceId"=@owner)`,
     ),
+    // The claim of a QUEUED run (docs/run-lifecycle.md §11.2): one claimant changes the row, the others none.
+    claimRun: st(`UPDATE "Run" SET "status"='RUNNING',"instanceId"=@instanceId WHERE "id"=@id AND "status"='QUEUED'`),
     insertAttempt: st(
       `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
        VALUES (@runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds)`,
@@ -139,6 +141,9 @@ function writeJob(
         return null;
       return insertEvent(s, eventRow(job.run, startEventType(job.run), job.at));
     }
+    case "claim":
+      if (run(s.claimRun, { id: job.run.id, instanceId: job.instanceId }) === 0) return null;
+      return insertEvent(s, eventRow(job.run, "RUN_STARTED", job.at));
     case "attempt": {
       // Only while the run is RUNNING: a run another instance failed keeps that first outcome.
       const row = attemptRow(job.run.id, job.attempt);

@@ -138,6 +138,7 @@ export function scrubAgentEntry<T>(s: Scrub, entry: T): T {
 export function scrubJob(s: Scrub, job: LogJob): LogJob {
   switch (job.kind) {
     case "start":
+    case "claim":
       return { ...job, run: scrubRun(s, job.run) };
     case "attempt":
       return { ...job, run: scrubRun(s, job.run), attempt: scrubAttempt(s, job.attempt) };

@@ -271,4 +271,18 @@ describe("the run log's statements against the Prisma schema", () => {
       checkpoint: { pending: [{ input: "a\uFFFDb", note: "x\uFFFDy", "k\uFFFD": 1 }] },
     });
   });
+
+  it("should read a queued run for its claim with its attempts and stored options exactly as Prisma reads them", async () => {
+    const run = { ...full(), status: "QUEUED" as const };
+    const replay = { idempotencyKey: "key-1", timeoutSeconds: 2.5, replayable: true };
+    await rt.runs.start(run, "scope-claim", rt.instanceId, replay);
+    await rt.db.attempt.create({
+      data: { runId: run.id, number: 1, startedAt: new Date(), errorKind: "UNAVAILABLE", errorMessage: "cut" },
+    });
+    const read = await rt.runs.withReplay(run.id);
+    expect(read?.run).toEqual(await rt.runs.get(run.id));
+    expect(read?.run.attempts).toHaveLength(1);
+    expect(read?.replay).toEqual({ ...replay, redrives: 0, instanceId: rt.instanceId });
+    expect(await rt.runs.withReplay("no-such-run")).toBeNull();
+  });
 });
