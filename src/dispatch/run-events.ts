@@ -44,7 +44,10 @@ function runEventSource(rt: RunEventDeps, filter: RunEventFilter, caller: Caller
     (!filter.runId || e.runId === filter.runId) && (!filter.tool || e.tool === filter.tool) && maySeeRun(caller, e.run);
   return {
     live: (signal) => rt.runFeed.subscribe({ signal, filter: matches }),
-    read: (afterSeq, limit) => rt.runs.events(filter, afterSeq, limit, scope),
+    // Never past the feed's settled position: a stored event beyond an unsettled gap is the feed's to deliver, in its
+    // place (docs/run-lifecycle.md §9 "Replay then live").
+    read: async (afterSeq, limit) =>
+      rt.runs.events(filter, afterSeq, limit, scope, await rt.runFeed.settledThrough()),
     seq: (e) => e.seq,
   };
 }

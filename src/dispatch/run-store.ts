@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import { EVENT_WRITERS_SQL, isPostgres } from "../db/event-log.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
 import { startEventType, type RunReplay } from "../runlog/jobs.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
@@ -219,16 +220,20 @@ export class RunStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  /** Persisted events after `afterSeq`, oldest first, of the runs within `scope`. */
+  /**
+   * Persisted events after `afterSeq` (and at most `upTo`: a replay stops at the feed's settled position,
+   * docs/run-lifecycle.md §9), oldest first, of the runs within `scope`.
+   */
   async events(
     filter: { runId?: string; tool?: string },
     afterSeq: number,
     limit = 10_000,
     scope: RunScope = { all: true },
+    upTo?: number,
   ): Promise<RunEventRecord[]> {
     const rows = await this.db.runEvent.findMany({
       where: {
-        seq: { gt: afterSeq },
+        seq: upTo === undefined ? { gt: afterSeq } : { gt: afterSeq, lte: upTo },
         ...(scope.all ? {} : { run: scopeWhere(scope) }),
         ...(filter.runId ? { runId: filter.runId } : {}),
         ...(filter.tool ? { tool: storableText(filter.tool) } : {}),
@@ -247,6 +252,16 @@ export class RunStore {
       take: limit,
     });
     return rows.map(toEvent);
+  }
+
+  /**
+   * The transactions registered as event-log writers right now (`db/event-log.ts`); none on SQLite, which has one
+   * writer at a time.
+   */
+  async writers(): Promise<string[]> {
+    if (!isPostgres(this.db)) return [];
+    const rows = await this.db.$queryRawUnsafe<{ writer: string }[]>(EVENT_WRITERS_SQL);
+    return rows.map((r) => r.writer);
   }
 
   /** The highest stored event seq (0 when the log is empty). */

@@ -1,6 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { TX } from "../db/contention.ts";
-import { lockEventLog } from "../db/event-log.ts";
+import { registerEventWriter } from "../db/event-log.ts";
 import { storableJson } from "../db/storable.ts";
 import type { AttemptRecord, RunEventRecord, RunEventType, RunRecord, RunStatus } from "./run-record.ts";
 import { toEvent, type RunStore, type StoredOptions } from "./run-store.ts";
@@ -32,8 +32,8 @@ export type StoredReplay = StoredOptions;
  * The run state changes that are not a step of an execution (a queued run's claim is a run-log job instead,
  * `RunStore.claim`): a re-drive, an interruption, a
  * hand-back, an operator's retry or settle, the cancel of a queued run. Each is one transaction: a compare-and-set of
- * the run's state (exactly one writer wins, across instances), its attempt if any, and its event under the event-log
- * lock (docs/run-lifecycle.md §9). Writes go through Prisma, so its scrubbing extension holds for them.
+ * the run's state (exactly one writer wins, across instances), its attempt if any, and its event after registering as an
+ * event-log writer (docs/run-lifecycle.md §9). Writes go through Prisma, so its scrubbing extension holds for them.
  */
 export class RunTransitions {
   constructor(
@@ -55,7 +55,7 @@ export class RunTransitions {
       const { count } = await tx.run.updateMany({ where: { id, ...from }, data: next.data });
       if (count !== 1) return null;
       if (next.attempt) await tx.attempt.create({ data: attemptData(id, next.attempt) });
-      await lockEventLog(this.db, tx, "RunEvent");
+      await registerEventWriter(this.db, tx);
       const snapshot = json(next.record)!;
       return tx.runEvent.create({ data: { runId: id, tool: run.tool, type: next.type, snapshot, at: now } });
     }, TX);

@@ -3,6 +3,7 @@ import { boundedSubscription, ResumableStreamError, type SubscribeOptions } from
 import { failureLog, type FailureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 import type { RunEventRecord } from "../dispatch/run-record.ts";
+import { settledLast, writersEnded, type WriterList } from "./settle.ts";
 
 /** How long the feed waits, idle with subscribers, before it reads the log for an event pub/sub lost. */
 const POLL_MS = 2000;
@@ -40,8 +41,8 @@ function highest(seqs: Iterable<number>): number {
   return m;
 }
 
-/** What the feed reads from the stored log. */
-export interface RunEventSource {
+/** What the feed reads from the stored log (and, where seqs commit out of order, its registered writers). */
+export interface RunEventSource extends WriterList {
   /** Every stored event with `after < seq ≤ upTo` (all runs), oldest first, at most `limit`. */
   between(after: number, upTo: number, limit: number): Promise<RunEventRecord[]>;
   /** The highest stored seq (0 when the log is empty). */
@@ -55,10 +56,15 @@ export interface RunEventSource {
  * publishers. The feed delivers them strictly by seq: an event that arrives ahead of a
  * missing one is held, and the gap is read from the store once for every subscriber.
  *
- * Reading the store settles a gap exactly, because an event's seq is drawn under the
- * event-log lock and the lock is held until commit (`db/event-log.ts`): once an event
- * with seq S is published, every seq below S is committed or will never exist. A seq
- * that is not stored by then (a rolled-back batch on PostgreSQL) is skipped.
+ * A gap is settled from the store, not merely read: seqs commit out of order on
+ * PostgreSQL, so a seq missing from one read may be a writer's that has not committed
+ * yet. The feed steps over a missing seq only once every event-log writer registered
+ * when it looked has ended (`runlog/settle.ts`, docs/run-lifecycle.md §9); the feed's
+ * position (`next`) therefore only ever passes a settled prefix of the log, and a replay
+ * reads the store up to it ({@link OrderedRunEvents.settledThrough}).
+ *
+ * With no subscriber the feed is idle: it holds and reads nothing, and starts again from
+ * a settled watermark when one subscribes.
  */
 export class OrderedRunEvents {
   private next: number | null = null;
@@ -69,9 +75,15 @@ export class OrderedRunEvents {
   private gapTimer: NodeJS.Timeout | null = null;
   private startAtFirstSeen = false;
   private readonly unlisten: () => void;
-  private readonly ready: Promise<void>;
+  private ready: Promise<void>;
   private readonly poll: NodeJS.Timeout;
   private lastDelivery = Date.now();
+  /** Bumped at every (re)start: a read begun before it no longer applies. */
+  private epoch = 0;
+  private idle = false;
+  /** Past every event seen before going idle; a restart never starts below it. */
+  private seenThrough = 0;
+  private closed = false;
   /**
    * During a database outage every poll and gap read fails alike: a few lines that count them (docs/security-model.md
    * §7).
@@ -86,16 +98,7 @@ export class OrderedRunEvents {
     this.failures = failureLog(log);
     this.unlisten = bus.listen("runEvent", (e) => this.receive(e), { counted: false });
     bus.countAlso("runEvent", () => this.listeners.size);
-    this.ready = source.lastSeq().then(
-      (last) => this.begin(last + 1),
-      (e: Error) => {
-        log.warn("reading the run event log's last seq failed; starting from the first event seen", {
-          error: e.message,
-        });
-        this.startAtFirstSeen = true;
-        if (this.held.size) this.begin(lowest(this.held.keys()));
-      },
-    );
+    this.ready = this.start();
     this.poll = setInterval(() => this.tick(), POLL_MS);
     this.poll.unref();
   }
@@ -104,8 +107,12 @@ export class OrderedRunEvents {
   subscribe(options: SubscribeOptions<RunEventRecord> = {}): AsyncIterableIterator<RunEventRecord> {
     return boundedSubscription(
       (deliver, fail) => {
+        if (this.idle) this.ready = this.start();
         this.listeners.set(deliver, fail);
-        return () => void this.listeners.delete(deliver);
+        return () => {
+          // (Not when the feed closed its subscribers itself, `abandonGap`: it keeps its place then.)
+          if (this.listeners.delete(deliver) && !this.listeners.size) this.goIdle();
+        };
       },
       { ...options, onOverflow: () => this.bus.laggingClosed("runEvent") },
     );
@@ -116,11 +123,56 @@ export class OrderedRunEvents {
     return this.ready;
   }
 
+  /**
+   * The feed's settled position: every seq up to it is committed or will never exist, and the feed delivers only
+   * events above it from now on. A replay reads the store up to here, never beyond (docs/run-lifecycle.md §9).
+   */
+  async settledThrough(): Promise<number> {
+    await this.ready;
+    return this.next === null ? Number.MAX_SAFE_INTEGER : this.next - 1;
+  }
+
   close(): void {
+    this.closed = true;
     this.unlisten();
     clearInterval(this.poll);
     if (this.gapTimer) clearTimeout(this.gapTimer);
     this.listeners.clear();
+  }
+
+  /** Starts (again) from the settled end of the log; events arriving meanwhile are held. */
+  private start(): Promise<void> {
+    const epoch = ++this.epoch;
+    this.idle = false;
+    this.next = null;
+    this.startAtFirstSeen = false;
+    const stale = () => this.closed || this.epoch !== epoch;
+    return settledLast(this.source, stale).then(
+      (last) => {
+        // (The stored end is never below an event already published, so the larger is the settled end; a store that
+        // says otherwise must not take the feed back over events it delivered.)
+        if (!stale()) this.begin(Math.max(last + 1, this.seenThrough + 1));
+      },
+      (e: Error) => {
+        if (stale()) return;
+        this.log.warn("reading the run event log's last seq failed; starting from the first event seen", {
+          error: e.message,
+        });
+        this.startAtFirstSeen = true;
+        if (this.held.size) this.begin(lowest(this.held.keys()));
+      },
+    );
+  }
+
+  /** Nobody listens: nothing is held or read until someone subscribes (a new subscriber replays from the store). */
+  private goIdle(): void {
+    this.idle = true;
+    this.epoch++;
+    this.seenThrough = Math.max(this.seenThrough, (this.next ?? 1) - 1, this.held.size ? highest(this.held.keys()) : 0);
+    this.next = null;
+    this.held.clear();
+    if (this.gapTimer) clearTimeout(this.gapTimer);
+    this.gapTimer = null;
   }
 
   private begin(next: number): void {
@@ -130,6 +182,7 @@ export class OrderedRunEvents {
   }
 
   private receive(e: RunEventRecord): void {
+    if (this.idle) return;
     if (this.next === null && this.startAtFirstSeen) this.next = e.seq;
     if (this.next !== null && e.seq < this.next) return;
     this.held.set(e.seq, e);
@@ -143,8 +196,7 @@ export class OrderedRunEvents {
     if (!this.listeners.size) {
       // Nobody is listening: no one needs the gap, so it is not read. (A subscriber that
       // joins later replays what it missed from the store, `dispatch/run-events.ts`.)
-      this.next = lowest(this.held.keys());
-      this.drainContiguous();
+      this.goIdle();
       return;
     }
     // The missing event usually arrives a moment later from the other publisher; read
@@ -169,21 +221,21 @@ export class OrderedRunEvents {
     for (const l of [...this.listeners.keys()]) l(e);
   }
 
-  /** Reads the gap below the highest held event from the store (in pages), then delivers through it. */
+  /** Settles the gap below the highest held event from the store (in pages), then delivers through it. */
   private async fill(): Promise<void> {
     if (this.filling || this.next === null) return;
     this.filling = true;
+    const epoch = this.epoch;
+    const stale = () => this.closed || this.epoch !== epoch;
     try {
-      while (this.held.size && this.next !== null) {
+      while (this.held.size && this.next !== null && !stale()) {
         const from: number = this.next;
         // Up to the highest held event, a page at a time: every seq in the range is read.
         const upTo = Math.min(highest(this.held.keys()), from + FILL_PAGE - 1);
-        const stored = await this.source.between(from - 1, upTo, upTo - from + 1);
-        // Events may have arrived (and been delivered) while the store was read.
-        let next: number = this.next;
-        for (const e of stored) if (e.seq >= next) this.held.set(e.seq, e);
+        await this.settle(from, upTo, stale);
+        if (stale()) return;
         // Whatever is still missing up to `upTo` will never exist: step over it.
-        for (; next <= upTo; next++) {
+        for (let next: number = this.next; next <= upTo; next++) {
           const e = this.held.get(next);
           this.held.delete(next);
           this.next = next + 1;
@@ -199,6 +251,30 @@ export class OrderedRunEvents {
     } finally {
       this.filling = false;
     }
+  }
+
+  /**
+   * Reads `from..upTo` (`upTo` is a held event, so committed) into the held events until each seq is held or known
+   * never to exist: read; if something is missing, list the registered writers and read again; if something is still
+   * missing, wait those writers out and read a last time (docs/run-lifecycle.md §9).
+   */
+  private async settle(from: number, upTo: number, stale: () => boolean): Promise<void> {
+    const read = async () => {
+      const stored = await this.source.between(from - 1, upTo, upTo - from + 1);
+      // Events may have arrived (and been delivered) while the store was read.
+      for (const e of stored) if (this.next !== null && e.seq >= this.next) this.held.set(e.seq, e);
+    };
+    const complete = () => {
+      for (let s = Math.max(from, this.next ?? from); s <= upTo; s++) if (!this.held.has(s)) return false;
+      return true;
+    };
+    await read();
+    if (complete() || !this.source.writers || stale()) return;
+    const writers = await this.source.writers();
+    await read();
+    if (complete() || !writers.length || stale()) return;
+    await writersEnded(this.source, writers, stale);
+    if (!stale()) await read();
   }
 
   /**

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { REGISTER_EVENT_WRITER_SQL } from "../db/event-log.ts";
 import type { Scrubber } from "../secrets/secrets.ts";
 import { startEventType, type JobResult, type LogJob, type WriteBatch } from "./jobs.ts";
 import { pgRescrub } from "./pg-rescrub.ts";
@@ -19,14 +20,12 @@ import {
  * (implicit) transaction, prepared once per pooled connection. Its data-modifying CTEs
  * insert the new runs (a taken idempotency scope is skipped, not an error), settle the
  * finished ones (only those still RUNNING), add the attempts (a retried one only while its
- * run is still RUNNING), then take the event-log
- * lock and insert every event whose write went through. The lock is taken only after the
- * run inserts and settles have completed (`lk` reads them): those may wait for another
- * instance's uncommitted rows, and waiting with the lock held would deadlock with that
- * instance taking the lock next (the orphan sweep, too, writes its row before the lock).
- * The lock is held from that last insert to the statement's commit, inside the one round
- * trip: seq order stays commit order across instances (`db/event-log.ts`) without
- * holding anything across round trips.
+ * run is still RUNNING), then register as an event-log writer (a shared lock, which no
+ * writer waits for) and insert every event whose write went through. The lock is taken
+ * only after the run inserts and settles have completed (`lk` reads them) and before the
+ * events draw their seqs: a reader settling a gap waits for the writers registered when
+ * it found the gap (`db/event-log.ts`, docs/run-lifecycle.md §9). Nothing is held across
+ * round trips and no instance's commit waits for another's.
  * Agent stream entries are their own batches, one statement each; they need no lock
  * (their order is their run's own `seq`).
  */
@@ -81,8 +80,8 @@ function rescrubsOf(jobs: readonly LogJob[]): Map<string, Scrubber> {
  * A batch with rescrubs (a late `ctx.redact`, `rescrub.ts`): one transaction on one
  * connection, the tool-run statement first, then each run's rows rewritten, so that what
  * the batch itself stored is scrubbed too and an outcome is never committed without its
- * run's rescrub. (The event-log lock is then held across the rescrub's round trips: only
- * in these batches.) Agent entries are never in one (`log-writer.ts` sends them apart).
+ * run's rescrub. (The writer registration is then held across the rescrub's round trips:
+ * only in these batches, and it delays only readers settling a gap.) Agent entries are never in one (`log-writer.ts` sends them apart).
  */
 async function writeWithRescrubs(
   pool: pg.Pool,
@@ -120,7 +119,7 @@ const typeOf = (j: RunJob) =>
 // A batch holds at most one job per run (`write` sees to it), so at most one event per (run, type).
 const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
-const RUN_LOG_SQL = `
+const RUN_LOG_SQL = /* SQL */ `
 WITH ins AS (
   INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable")
   SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[],$41::text[],$42::float8[],$43::boolean[])
@@ -157,10 +156,11 @@ WITH ins AS (
     AS a(run_id,number,started_at,finished_at,error_kind,error_message,wait_seconds,on_settle)
   WHERE (NOT a.on_settle AND a.run_id IN (SELECT "id" FROM live)) OR (a.on_settle AND a.run_id IN (SELECT "id" FROM upd))
 ), lk AS MATERIALIZED (
-  -- Only once every run of the batch is inserted, settled and share-locked: a row write
-  -- may wait for another instance's uncommitted one, which never waits with the lock held
-  -- (it would deadlock with that instance taking the lock next).
-  SELECT pg_advisory_xact_lock(hashtext('tai42:RunEvent')) IS NULL AS taken
+  -- Registers this transaction as an event-log writer (a SHARED lock: writers never wait
+  -- on one another) before the events below draw their seqs, so that a reader settling a
+  -- gap waits for it (docs/run-lifecycle.md §9). Taken once every run of the batch is
+  -- inserted, settled and share-locked, as the exclusive lock of earlier versions was.
+  SELECT ${REGISTER_EVENT_WRITER_SQL} IS NULL AS taken
   FROM (SELECT count(*) FROM ins) i, (SELECT count(*) FROM upd) u, (SELECT count(*) FROM live) l,
     (SELECT count(*) FROM cl) c
 ), ev AS (
