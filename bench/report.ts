@@ -306,6 +306,7 @@ export function formatResults(r: BenchResults): string {
       ),
     );
   }
+  if (r.eventOrder) parts.push(...eventOrderTables(r.eventOrder));
   parts.push(
     table(
       "Targets",
@@ -319,4 +320,44 @@ export function formatResults(r: BenchResults): string {
     ),
   );
   return parts.join("\n");
+}
+
+/** The event-order scenario: each design's figures at 1, 2 and 3 instances, and the ratios. */
+function eventOrderTables(o: NonNullable<BenchResults["eventOrder"]>): string[] {
+  const pct = (v: number) => `${(v * 100).toFixed(1)} %`;
+  const rows = (mode: string, configs: typeof o.shared) =>
+    configs.map((c) => [
+      `${mode}, ${c.instances} instance${c.instances > 1 ? "s" : ""}`,
+      c.load.rps.toFixed(0),
+      c.load.errors + c.load.non2xx + c.load.timeouts,
+      c.eventsPerBatch,
+      pct(c.lockWait.runEventExclusiveShare),
+      c.lockWait.runEventSharedMean,
+      pct(c.lockWait.lockWaitShare),
+      c.holdMsPerBatch ?? `nextval ${o.nextvalMicros} µs`,
+      c.ceilingRunsPerSecond,
+    ]);
+  const s = o.settings;
+  return [
+    table(
+      `Run event log ceiling on one PostgreSQL: ${s.connections} connections in all split over the instances, ${s.durationSeconds} s measured, lock samples every ${s.sampleMs} ms`,
+      [
+        "design",
+        "req/s",
+        "errors",
+        "events/batch",
+        "exclusive held",
+        "registered writers",
+        "lock waiters",
+        "serialised step",
+        "ceiling runs/s",
+      ],
+      [...rows("exclusive (baseline)", o.exclusive), ...rows("shared (settled order)", o.shared)],
+    ),
+    table(
+      "Run event log ratios",
+      ["ratio", "value"],
+      Object.entries(o.ratios).map(([k, v]) => [k, v]),
+    ),
+  ];
 }

@@ -11,6 +11,7 @@ import { connectorScenario } from "./scenarios/connector.ts";
 import { dispatchScenario } from "./scenarios/dispatch.ts";
 import { fanoutScenario } from "./scenarios/fanout.ts";
 import { pgScaleScenario } from "./scenarios/pg-scale.ts";
+import { eventOrderScenario } from "./scenarios/event-order.ts";
 import { redactionScenario } from "./scenarios/redaction.ts";
 import { runWritesScenario } from "./scenarios/run-writes.ts";
 import { scalingScenario } from "./scenarios/scaling.ts";
@@ -70,6 +71,7 @@ try {
     else if (name === "connector") results.connector = await connectorScenario(settings, dbs, log);
     else if (name === "startup") results.startup = await startupScenario(settings, dbs, log);
     else if (name === "pg-scale") results.pgScale = await pgScaleScenario(settings, dbs, log);
+    else if (name === "event-order") results.eventOrder = await eventOrderScenario(settings, dbs, log);
     else if (name === "background") results.background = await backgroundScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }

@@ -48,6 +48,8 @@ export interface BenchSettings {
    * Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two.
    */
   pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
+  /** 1, 2 and 3 instances on one PostgreSQL, the event log's serialised step under each design (event-order.ts). */
+  eventOrder: { connections: number; warmupSeconds: number; durationSeconds: number; sampleMs: number };
 }
 
 export const SCENARIOS = [
@@ -61,10 +63,11 @@ export const SCENARIOS = [
   "startup",
   "pg-scale",
   "background",
+  "event-order",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that need PostgreSQL: run by default only with --pg. */
-const NEEDS_PG: readonly ScenarioName[] = ["pg-scale"];
+const NEEDS_PG: readonly ScenarioName[] = ["pg-scale", "event-order"];
 
 export const DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres";
 export const DEFAULT_REDIS = "redis://127.0.0.1:6379";
@@ -89,6 +92,7 @@ const full: Loads = {
   startup: { runs: 7, timeoutSeconds: 60 },
   background: { runs: 1000, rounds: 2, concurrency: 10, warmupRuns: 100, idleRuns: 50, timeoutSeconds: 90 },
   pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
+  eventOrder: { connections: 48, warmupSeconds: 2, durationSeconds: 8, sampleMs: 2 },
 };
 
 const quick: Loads = {
@@ -108,6 +112,7 @@ const quick: Loads = {
   startup: { runs: 3, timeoutSeconds: 60 },
   background: { ...full.background, runs: 300, rounds: 1, warmupRuns: 50, idleRuns: 20 },
   pgScale: { ...full.pgScale, warmupSeconds: 1, durationSeconds: 4, rounds: 1 },
+  eventOrder: { ...full.eventOrder, warmupSeconds: 1, durationSeconds: 4 },
 };
 
 const smoke: Loads = {
@@ -128,6 +133,7 @@ const smoke: Loads = {
   startup: { runs: 1, timeoutSeconds: 60 },
   background: { runs: 20, rounds: 1, concurrency: 4, warmupRuns: 5, idleRuns: 5, timeoutSeconds: 30 },
   pgScale: { connections: 4, warmupSeconds: 0, durationSeconds: 1, rounds: 1, sampleMs: 50 },
+  eventOrder: { connections: 6, warmupSeconds: 0, durationSeconds: 1, sampleMs: 5 },
 };
 
 const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").toLowerCase());

@@ -5,6 +5,7 @@ import type { ConnectorResult } from "./scenarios/connector.ts";
 import type { DispatchResult } from "./scenarios/dispatch.ts";
 import type { FanoutResult } from "./scenarios/fanout.ts";
 import type { PgScaleResult } from "./scenarios/pg-scale.ts";
+import type { EventOrderResult } from "./scenarios/event-order.ts";
 import type { RedactionResult } from "./scenarios/redaction.ts";
 import type { RunWritesResult } from "./scenarios/run-writes.ts";
 import type { ScalingResult } from "./scenarios/scaling.ts";
@@ -22,6 +23,7 @@ export interface BenchResults {
   connector?: ConnectorResult;
   startup?: StartupResult;
   pgScale?: PgScaleResult;
+  eventOrder?: EventOrderResult;
   background?: BackgroundResult;
   targets: TargetCheck[];
 }
@@ -184,6 +186,24 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
     ),
   );
   if (r.meta.postgres) {
+    const order = r.eventOrder;
+    const at3 = order?.shared.find((c) => c.instances === 3)?.ceilingRunsPerSecond;
+    out.push(
+      check(
+        "event-order-ceiling",
+        "event log ceiling at 3 instances (runs/s) ÷ the 1,750 runs/s of the exclusive lock (issue 28)",
+        "≥",
+        3,
+        order?.ratios["shared ceiling @3 / 1750"],
+      ),
+      check(
+        "event-order-no-fall",
+        "event log ceiling at 3 instances ÷ at 1 (it must not fall as instances are added)",
+        "≥",
+        1,
+        at3 === undefined ? undefined : order?.ratios["shared 3/1"],
+      ),
+    );
     // The dispatch scenario's figure when it ran; else pg-scale's one instance (which publishes through Redis).
     const fromDispatch = d?.["tai42-postgres/yoga"];
     const value = fromDispatch ?? r.pgScale?.ratios["one/yoga"];

@@ -7,8 +7,9 @@ import { round } from "./percentiles.ts";
  * another database so the sampler is never one of the backends it counts).
  *
  * The queue is the advisory locks requested and not yet granted in the database: while
- * every run-event transaction takes `pg_advisory_xact_lock(hashtext('tai42:RunEvent'))`
- * (src/db/event-log.ts) that is the number of transactions waiting for the event log.
+ * every run-event transaction took `pg_advisory_xact_lock(hashtext('tai42:RunEvent'))` exclusively (before the
+ * settled order, docs/run-lifecycle.md §9; now only the bench's baseline does, src/db/event-log.ts) that is the
+ * number of transactions waiting for the event log; writers now hold it shared and never wait.
  * Nothing here depends on that lock existing: with no advisory lock the figures are zeros.
  */
 export interface LockWaitFigures {
@@ -37,6 +38,10 @@ export interface LockWaitFigures {
   holderIdleInTransactionShare: number;
   /** Backends of the database running a statement, per sample. */
   activeMean: number;
+  /** Share of samples in which some transaction held the run-event lock exclusively (the serialising design). */
+  runEventExclusiveShare: number;
+  /** Transactions holding the run-event lock in shared mode (registered writers), per sample. */
+  runEventSharedMean: number;
 }
 
 interface Sample {
@@ -45,13 +50,15 @@ interface Sample {
   lockWaiters: number;
   holderIdle: number;
   active: number;
+  runEventExclusive: number;
+  runEventShared: number;
 }
 
 const SAMPLE = /* SQL */ `
 WITH act AS (
   SELECT pid, state, wait_event_type FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()
 ), adv AS (
-  SELECT l.pid, l.granted, l.classid::bigint AS hi, l.objid::bigint AS lo
+  SELECT l.pid, l.granted, l.mode, l.classid::bigint AS hi, l.objid::bigint AS lo
   FROM pg_locks l JOIN pg_database d ON d.oid = l.database
   WHERE d.datname = $1 AND l.locktype = 'advisory'
 ), key AS (
@@ -62,7 +69,9 @@ SELECT
   (SELECT count(*) FROM adv, key WHERE NOT adv.granted AND adv.hi = key.hi AND adv.lo = key.lo)::int AS "runEventWaiting",
   (SELECT count(*) FROM act WHERE wait_event_type = 'Lock')::int AS "lockWaiters",
   (SELECT count(*) FROM adv JOIN act USING (pid) WHERE adv.granted AND act.state LIKE 'idle in transaction%')::int AS "holderIdle",
-  (SELECT count(*) FROM act WHERE state = 'active')::int AS "active"
+  (SELECT count(*) FROM act WHERE state = 'active')::int AS "active",
+  (SELECT count(*) FROM adv, key WHERE adv.granted AND adv.mode = 'ExclusiveLock' AND adv.hi = key.hi AND adv.lo = key.lo)::int AS "runEventExclusive",
+  (SELECT count(*) FROM adv, key WHERE adv.granted AND adv.mode = 'ShareLock' AND adv.hi = key.hi AND adv.lo = key.lo)::int AS "runEventShared"
 `;
 
 /**
@@ -135,6 +144,8 @@ export class LockSampler {
       lockWaitersMax: max((s) => s.lockWaiters),
       holderIdleInTransactionShare: share((s) => s.holderIdle > 0),
       activeMean: mean((s) => s.active),
+      runEventExclusiveShare: share((s) => s.runEventExclusive > 0),
+      runEventSharedMean: mean((s) => s.runEventShared),
     };
   }
 }

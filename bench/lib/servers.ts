@@ -27,6 +27,8 @@ export interface Tai42Options {
   secret?: string;
   /** The paced model's words and pace (bench/servers/bench-model.ts). */
   paced?: { words: number; chunkMs: number };
+  /** Extra environment for the child (e.g. `TAI_BENCH_EVENT_LOCK`, the event-order baseline). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Starts tai42 on a fresh scratch database (dropped when the child stops), or on `options.db`. */
@@ -55,7 +57,7 @@ export async function startTai42(
         secret: options.secret,
         paced: options.paced,
       },
-      { nodeArgs: options.nodeArgs },
+      { nodeArgs: options.nodeArgs, env: options.env },
     );
   } catch (e) {
     await drop();

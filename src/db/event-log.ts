@@ -5,8 +5,15 @@ type Tx = Pick<Db, "$executeRawUnsafe">;
 /** The advisory lock key of the run event log's writers (a text hashed by PostgreSQL). */
 const WRITERS_KEY = "tai42:RunEvent";
 
+/**
+ * The benchmark's baseline only (`bench/scenarios/event-order.ts`): with `TAI_BENCH_EVENT_LOCK=exclusive` writers take
+ * the lock exclusively, as every version before the settled order did, so that one run measures both designs.
+ * Readers settle the same way either way. Never set it in a deployment: it serialises every instance's commits.
+ */
+const MODE = process.env.TAI_BENCH_EVENT_LOCK === "exclusive" ? "" : "_shared";
+
 /** The SQL expression that registers the current transaction as a writer of the run event log. */
-export const REGISTER_EVENT_WRITER_SQL = `pg_advisory_xact_lock_shared(hashtext('${WRITERS_KEY}'))`;
+export const REGISTER_EVENT_WRITER_SQL = `pg_advisory_xact_lock${MODE}(hashtext('${WRITERS_KEY}'))`;
 
 /**
  * Registers a transaction as a writer of the run event log before it draws any `seq`
