@@ -62,10 +62,12 @@ export class StoredSurface implements PresetBinding {
     /** Imports the active manifest's extensionsModules before its branches bind. */
     private readonly loadModules: (modules: string[]) => Promise<unknown> = async () => {},
     private readonly parts: readonly StoredPart[] = [],
+    /** Reads the stored version for {@link SurfaceSync}'s checks (default: through Prisma). */
+    readVersion?: () => Promise<number>,
   ) {
     for (const part of parts) surface.addSource(() => part.entries(), "primary");
     surface.addSource((resolveBase) => this.storedEntries(resolveBase), "composed");
-    this.sync = new SurfaceSync(db, this, bus, instanceId, log);
+    this.sync = new SurfaceSync(db, this, bus, instanceId, log, readVersion);
   }
 
   /** The stored surface version the applied state was read at. */

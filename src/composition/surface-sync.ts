@@ -20,9 +20,9 @@ export interface SurfaceLoader {
  * transaction; an instance applies a write it made before answering, hears the others'
  * on the bus (`configChanged`, the fast path) and, because Redis delivers at most once
  * and the CLI may have no Redis at all, also reads the version every `everyMs` and
- * reloads when it moved (the repair path). A dispatch that finds no entry asks
- * {@link SurfaceSync.refreshIfStale} first, so a preset created on another instance a
- * moment ago is found rather than refused.
+ * reloads when it moved (the repair path). Every dispatch asks
+ * {@link SurfaceSync.refreshIfStale} before its lookup, so a preset created or a manifest
+ * activated on another instance before the dispatch started is what it sees.
  */
 export class SurfaceSync {
   private timer: NodeJS.Timeout | null = null;
@@ -38,6 +38,8 @@ export class SurfaceSync {
     private readonly bus: Bus,
     private readonly instanceId: string,
     private readonly log: Logger,
+    /** Reads the stored version (a check per dispatch: `registry/surface-version.ts` versionReader). */
+    private readonly readVersion: () => Promise<number> = () => readSurfaceVersion(db),
   ) {
     this.pollFailures = failureLog(log);
     this.unlisten = bus.listen("configChanged", ({ instanceId: from, version }) => {
@@ -95,7 +97,7 @@ export class SurfaceSync {
   }
 
   private async checkOnce(): Promise<boolean> {
-    if ((await readSurfaceVersion(this.db)) === this.loader.version) return false;
+    if ((await this.readVersion()) === this.loader.version) return false;
     await this.loader.load();
     return true;
   }

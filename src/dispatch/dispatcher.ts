@@ -16,7 +16,7 @@ import { endParked, resume } from "./park-resume.ts";
 import { execute } from "./run-execute.ts";
 import type { RunSteps } from "./run-steps.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
-import { resolveEntry } from "./resolve-entry.ts";
+import { resolveEntry, resolveRun } from "./resolve-entry.ts";
 import { isFinal, type RunRecord } from "./run-record.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
@@ -159,8 +159,9 @@ export class Dispatcher {
       return this.settle.reject(base, "UNAVAILABLE", "the server is shutting down; no new runs are accepted");
     if (this.settle.pending.full) throw keptFull();
 
-    const entry = await resolveEntry(this.deps, req);
-    if (!entry) return this.settle.reject(base, "NOT_FOUND", notFound(req));
+    const resolved = await resolveRun(this.deps, req);
+    if (!resolved) return this.settle.reject(base, "NOT_FOUND", notFound(req));
+    const { entry, policy } = resolved;
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
@@ -179,7 +180,7 @@ export class Dispatcher {
     if (!prepared.ok)
       return this.settle.reject(base, "INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, redact));
 
-    base.retryPolicy = appliedPolicy(this.deps.surface.policyFor(entry));
+    base.retryPolicy = appliedPolicy(policy);
     const replay = replayOf(req, base, redact, declared, this.settle.snapshot(base, redact).input);
     if (req.background) this.orForget(base.id, () => refuseUnstorable(entry.name, replay, redact));
 

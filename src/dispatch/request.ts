@@ -94,7 +94,10 @@ export interface DispatchDeps {
    * `revoked` when its key was revoked. Absent: the recorded caller stands.
    */
   callerNow?: (recorded: RecordedCaller) => Promise<Caller | "revoked">;
-  /** Reloads the surface when the store holds a newer version; true when it did (asked before a NOT_FOUND). */
+  /**
+   * Reloads the surface when the store holds a newer version; true when it did. Asked before every lookup, answered by
+   * a version check that started after the ask (`dispatch/resolve-entry.ts`).
+   */
   refresh?: () => Promise<boolean>;
   /** Metrics of every dispatch and execution. */
   observer?: DispatchObserver;

@@ -1,4 +1,5 @@
-import type { Db } from "../db/client.ts";
+import type { Statement } from "better-sqlite3";
+import type { Db, Driver } from "../db/client.ts";
 import { rethrowContention, TX } from "../db/contention.ts";
 
 /** A transaction client (what `$transaction(fn)` hands its callback). */
@@ -34,4 +35,29 @@ async function bump(tx: Tx): Promise<void> {
 /** The stored surface version (0 before any configuration write). */
 export async function readSurfaceVersion(db: Db): Promise<number> {
   return (await db.surfaceVersion.findUnique({ where: { id: 1 }, select: { version: true } }))?.version ?? 0;
+}
+
+/**
+ * The stored surface version read on the run log's driver (`db/client.ts` {@link Driver}) rather than through Prisma:
+ * what every dispatch's version check uses (`dispatch/resolve-entry.ts`). PostgreSQL: one prepared statement on the
+ * pool. SQLite: one statement, synchronous, under the adapter's transaction lock (so it never reads an open
+ * transaction's uncommitted bump on the shared connection).
+ */
+export function versionReader(driver: Driver): () => Promise<number> {
+  const sql = `SELECT "version" FROM "SurfaceVersion" WHERE "id" = 1`;
+  if (driver.kind === "postgres")
+    return async () => {
+      const { rows } = await driver.pool.query<{ version: number }>({ name: "tai42_surface_version", text: sql });
+      return rows[0]?.version ?? 0;
+    };
+  let prepared: { database: unknown; statement: Statement } | null = null;
+  return async () => {
+    const connection = await driver.connection();
+    if (prepared?.database !== connection.database)
+      prepared = { database: connection.database, statement: connection.database.prepare(sql) };
+    const { statement } = prepared;
+    // The adapter's connection reads integers as bigint.
+    const row = await connection.transaction(() => statement.get() as { version: number | bigint } | undefined);
+    return Number(row?.version ?? 0);
+  };
 }

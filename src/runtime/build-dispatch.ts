@@ -42,7 +42,7 @@ export async function buildDispatch(
     interactions: interactionStore,
     store: expiringStore(db),
     callerNow: (recorded) => callerNow(db, recorded),
-    // A name written on another instance a moment ago is looked up again before NOT_FOUND.
+    // Every lookup waits for a version check begun after it: a write answered on another instance is seen.
     // (`stored` is built by `loadStoredSurface`, once the dispatcher exists: until then there is nothing to refresh.)
     refresh: async () => (late.stored ? late.stored.sync.refreshIfStale() : false),
     observer: metrics,

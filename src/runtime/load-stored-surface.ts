@@ -16,6 +16,7 @@ import type { Builtins } from "./register-builtins.ts";
 import type { Membership } from "./join-cluster.ts";
 import type { Dispatch } from "./build-dispatch.ts";
 import type { Agents } from "./build-agents.ts";
+import { versionReader } from "../registry/surface-version.ts";
 
 /** What {@link loadStoredSurface} builds: the keys, the extension catalog, the connections and the stored surface. */
 export type Loaded = Awaited<ReturnType<typeof loadStoredSurface>>;
@@ -61,6 +62,7 @@ export async function loadStoredSurface(
     extensionOf,
     allowedModules({ allowList, loadModules: load }),
     [connectorSurface],
+    versionReader(driver),
   );
   late.stored = stored;
   await stored.load();
