@@ -4,7 +4,7 @@ import pg from "pg";
 import { PrismaClient as SqliteClient } from "./generated/sqlite/client.ts";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client.ts";
 import { capturingSqliteFactory, type SqliteDriver } from "./sqlite-driver.ts";
-import { DB_WAIT_MS } from "./contention.ts";
+import { DB_WAIT_MS, TX } from "./contention.ts";
 
 /**
  * The database handle every domain module uses. Both generated clients have the same
@@ -63,6 +63,10 @@ export async function openDb(
     connectionString: url,
     max: options.pool ?? 10,
     connectionTimeoutMillis: options.waitMs ?? DB_WAIT_MS,
+    // A transaction whose client stopped talking (a frozen or partitioned instance) is ended by the server once it
+    // has been idle as long as a transaction may last: it can hold rows, and a run-event writer's registration that
+    // readers settling a gap wait out (docs/run-lifecycle.md §9), only that long.
+    idle_in_transaction_session_timeout: TX.timeout,
   });
   // An idle pooled connection that dies (a database restart, a terminated backend) is
   // dropped by the pool; without a listener its 'error' event would end the process.

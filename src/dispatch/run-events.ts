@@ -46,8 +46,7 @@ function runEventSource(rt: RunEventDeps, filter: RunEventFilter, caller: Caller
     live: (signal) => rt.runFeed.subscribe({ signal, filter: matches }),
     // Never past the feed's settled position: a stored event beyond an unsettled gap is the feed's to deliver, in its
     // place (docs/run-lifecycle.md §9 "Replay then live").
-    read: async (afterSeq, limit) =>
-      rt.runs.events(filter, afterSeq, limit, scope, await rt.runFeed.settledThrough()),
+    read: async (afterSeq, limit) => rt.runs.events(filter, afterSeq, limit, scope, await rt.runFeed.settledThrough()),
     seq: (e) => e.seq,
   };
 }

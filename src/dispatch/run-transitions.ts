@@ -32,8 +32,9 @@ export type StoredReplay = StoredOptions;
  * The run state changes that are not a step of an execution (a queued run's claim is a run-log job instead,
  * `RunStore.claim`): a re-drive, an interruption, a
  * hand-back, an operator's retry or settle, the cancel of a queued run. Each is one transaction: a compare-and-set of
- * the run's state (exactly one writer wins, across instances), its attempt if any, and its event after registering as an
- * event-log writer (docs/run-lifecycle.md §9). Writes go through Prisma, so its scrubbing extension holds for them.
+ * the run's state (exactly one writer wins, across instances), its attempt if any, and its event, written after
+ * registering as an event-log writer (docs/run-lifecycle.md §9). Writes go through Prisma, so its
+ * scrubbing extension holds for them.
  */
 export class RunTransitions {
   constructor(

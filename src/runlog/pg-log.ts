@@ -81,7 +81,8 @@ function rescrubsOf(jobs: readonly LogJob[]): Map<string, Scrubber> {
  * connection, the tool-run statement first, then each run's rows rewritten, so that what
  * the batch itself stored is scrubbed too and an outcome is never committed without its
  * run's rescrub. (The writer registration is then held across the rescrub's round trips:
- * only in these batches, and it delays only readers settling a gap.) Agent entries are never in one (`log-writer.ts` sends them apart).
+ * only in these batches, and it delays only readers settling a gap.) Agent entries are
+ * never in one (`log-writer.ts` sends them apart).
  */
 async function writeWithRescrubs(
   pool: pg.Pool,

@@ -63,7 +63,11 @@ describe.runIf(onPg)("the run event log's settled order on PostgreSQL", () => {
       },
     };
     const bus = new Bus();
-    feed = new OrderedRunEvents(bus, source, createLogger({}, () => {}));
+    feed = new OrderedRunEvents(
+      bus,
+      source,
+      createLogger({}, () => {}),
+    );
     await feed.whenReady();
     const start = async (): Promise<RunEventRecord> =>
       (await runs.start(
@@ -141,7 +145,13 @@ describe.runIf(onPg)("the run event log's settled order on PostgreSQL", () => {
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    return statSync(path).isDirectory() ? (name === "generated" ? [] : sources(path)) : path.endsWith(".ts") ? [path] : [];
+    return statSync(path).isDirectory()
+      ? name === "generated"
+        ? []
+        : sources(path)
+      : path.endsWith(".ts")
+        ? [path]
+        : [];
   });
 }
 
@@ -155,7 +165,8 @@ describe("the run event log's writers", () => {
     expect(inserting.length).toBeGreaterThan(0);
     const unregistered = inserting.filter(
       (path) =>
-        !path.endsWith("sqlite-log.ts") && !/REGISTER_EVENT_WRITER_SQL|registerEventWriter\(/.test(readFileSync(path, "utf8")),
+        !path.endsWith("sqlite-log.ts") &&
+        !/REGISTER_EVENT_WRITER_SQL|registerEventWriter\(/.test(readFileSync(path, "utf8")),
     );
     expect(unregistered).toEqual([]);
   });
