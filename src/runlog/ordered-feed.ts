@@ -250,6 +250,8 @@ export class OrderedRunEvents {
       if (this.held.size > MAX_HELD_ON_FAILURE) this.abandonGap();
     } finally {
       this.filling = false;
+      // A restart while this read was under way left its gaps to this fill, which stopped: read them now.
+      if (stale() && !this.closed && this.next !== null) this.drain();
     }
   }
 
