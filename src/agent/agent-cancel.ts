@@ -21,6 +21,9 @@ export async function cancelAgentRun(
 ): Promise<AgentRunRecord> {
   const run = await agents.open(runId, caller);
   if (run.status !== "RUNNING") return run;
+  // Stored first: the instance running it reads it after its next heartbeat, whatever becomes of the bus.
+  if ((await agents.store.requestCancel(runId).catch(() => true)) === false)
+    return (await agents.store.get(runId)) ?? run;
   let wake = () => {};
   const unlisten = bus.listen("agentEvent", (e) => {
     if (e.runId === runId && e.final) wake();

@@ -254,6 +254,18 @@ export class AgentRunStore {
     await this.db.agentRun.deleteMany({ where: { id: runId, status: "RUNNING" } });
   }
 
+  /**
+   * Stores a cancel request for agent run `id` while it is RUNNING (docs/agent-stream.md §4.1): the instance running it
+   * reads it after its next heartbeat. False when the run is not RUNNING.
+   */
+  async requestCancel(runId: string): Promise<boolean> {
+    const { count } = await this.db.agentRun.updateMany({
+      where: { id: runId, status: "RUNNING" },
+      data: { cancelRequestedAt: new Date() },
+    });
+    return count === 1;
+  }
+
   /** Atomically marks a paused run RESUMED; false when another resume won (or it is not paused). */
   async claim(runId: string): Promise<boolean> {
     const { count } = await this.db.agentRun.updateMany({
@@ -276,7 +288,13 @@ export class AgentRunStore {
   async claimSuspended(run: AgentRunRecord, instanceId: string): Promise<boolean> {
     const { count } = await this.db.agentRun.updateMany({
       where: { id: run.id, status: run.status, finishedAt: run.finishedAt ? new Date(run.finishedAt) : null },
-      data: { status: "RUNNING", finishedAt: null, checkpoint: { ...(run.checkpoint as object), instanceId } as Json },
+      // A cancel asked before the run paused was answered by the pause (the run was returned unchanged).
+      data: {
+        status: "RUNNING",
+        finishedAt: null,
+        cancelRequestedAt: null,
+        checkpoint: { ...(run.checkpoint as object), instanceId } as Json,
+      },
     });
     return count === 1;
   }

@@ -8,10 +8,12 @@ import { isRole, type Caller, type Role } from "./roles.ts";
 const KEY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
- * How long a verified key is trusted without reading the database again. A revocation
- * made where no bus reaches (the CLI on the embedded default) takes effect within it.
+ * How long a verified key is trusted without reading the database again: the bound within which a revocation is
+ * refused on every instance, whatever the bus does (docs/security-model.md §1). The bus's `keyRevoked` clears the
+ * cache at once where it arrives; this bound is for where it does not (a cut Redis, the CLI on the embedded default,
+ * a dispatch racing the message). One primary-key read per key per second per instance.
  */
-const CACHE_TTL_MS = 5_000;
+export const KEY_CACHE_TTL_MS = 1_000;
 
 /** SHA-256 of a key: keys are 256-bit random, so a fast hash is enough and lookups stay O(1). */
 export function hashKey(key: string): string {
@@ -101,7 +103,7 @@ export class KeyStore {
   async verify(key: string): Promise<Caller | null> {
     const hash = hashKey(key);
     const hit = this.cache.get(hash);
-    if (hit && Date.now() - hit.at < CACHE_TTL_MS) return hit.caller;
+    if (hit && Date.now() - hit.at < KEY_CACHE_TTL_MS) return hit.caller;
     const row = await this.db.apiKey.findUnique({ where: { hash } });
     const caller =
       row && !row.revokedAt && isRole(row.role) ? { role: row.role, keyName: row.name, keyId: row.id } : null;

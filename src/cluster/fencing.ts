@@ -8,6 +8,8 @@ export interface FencedEngine {
   runningIds(): string[];
   /** Aborts a run held here with `reason`; false when it is not held here. */
   fence(runId: string, reason: string): boolean;
+  /** Aborts a run held here as `cancelRun` does; false when it is not held here. */
+  cancelHeld(runId: string): boolean;
 }
 
 /** What {@link Fencing} needs. */
@@ -32,6 +34,9 @@ export interface FencingDeps {
  * (`dispatch/run-execute.ts`), without waiting for the next heartbeat. An agent run is
  * aborted once it is no longer owned here: ended, or claimed and continued by another
  * instance (docs/agent-stream.md §4.3), whose entries the store no longer takes from here.
+ *
+ * The same read finds the cancel requests stored for the runs still held here (docs/run-lifecycle.md §4): those runs
+ * are cancelled, so a cancel whose bus message never arrived waits at most one heartbeat.
  */
 export class Fencing {
   constructor(private readonly deps: FencingDeps) {}
@@ -53,23 +58,33 @@ export class Fencing {
       toolIds.length
         ? db.run.findMany({
             // Re-driven elsewhere (another owner), interrupted or failed meanwhile: no longer this instance's to write.
-            where: { id: { in: toolIds }, NOT: { status: "RUNNING", instanceId } },
-            select: { id: true },
+            // Or still this instance's, with a cancel asked for.
+            where: {
+              id: { in: toolIds },
+              OR: [{ NOT: { status: "RUNNING", instanceId } }, { cancelRequestedAt: { not: null } }],
+            },
+            select: { id: true, status: true, instanceId: true, cancelRequestedAt: true },
           })
         : [],
       agentIds.length
         ? db.agentRun.findMany({
             where: { id: { in: agentIds } },
-            select: { id: true, status: true, checkpoint: true },
+            select: { id: true, status: true, checkpoint: true, cancelRequestedAt: true },
           })
         : [],
     ]);
+    const held = (r: { status: string; instanceId: string }) => r.status === "RUNNING" && r.instanceId === instanceId;
     // An agent run is fenced once it is no longer owned here: ended (failed, or continued and finished elsewhere), or
     // RUNNING under another instance (docs/agent-stream.md §4.3).
-    const lost = agentRuns.filter((r) => r.status !== "RUNNING" || !ownedBy(r.checkpoint, this.deps.instanceId));
+    const owned = (r: (typeof agentRuns)[number]) => r.status === "RUNNING" && ownedBy(r.checkpoint, instanceId);
+    const cancelled = [
+      ...runs.filter((r) => held(r) && tools.cancelHeld(r.id)),
+      ...agentRuns.filter((r) => owned(r) && r.cancelRequestedAt !== null && agents.cancelHeld(r.id)),
+    ].map((r) => r.id);
+    if (cancelled.length) log.info("cancelled runs whose cancel was read from the store", { runIds: cancelled });
     const stopped = [
-      ...runs.filter((r) => tools.fence(r.id, FENCED)),
-      ...lost.filter((r) => agents.fence(r.id, FENCED)),
+      ...runs.filter((r) => !held(r) && tools.fence(r.id, FENCED)),
+      ...agentRuns.filter((r) => !owned(r) && agents.fence(r.id, FENCED)),
     ].map((r) => r.id);
     if (stopped.length)
       log.warn("stopped runs that another instance failed while this one looked gone; their first outcome stands", {

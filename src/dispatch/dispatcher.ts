@@ -65,7 +65,7 @@ export class Dispatcher {
       resume: (runId) => this.resume(runId),
       parkEnded: (run) => this.parkEnded(run),
     };
-    this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.abortLocal(runId));
+    this.unlistenCancel = deps.bus.listen("runCancel", ({ runId }) => this.cancelHeld(runId));
     this.launcher = {
       steps: this.steps,
       moves: deps.moves,
@@ -270,7 +270,10 @@ export class Dispatcher {
       return this.cancel(runId);
     }
     if (isFinal(run.status)) return run;
-    if (this.abortLocal(runId)) return this.awaitFinal(runId);
+    if (this.cancelHeld(runId)) return this.awaitFinal(runId);
+    // Stored first: the holder reads it after its next heartbeat, whatever becomes of the bus (docs/run-lifecycle.md
+    // §4). A run that left RUNNING meanwhile is cancelled as what it is now; a failed write leaves the bus to carry it.
+    if ((await this.deps.runs.requestCancel(runId).catch(() => true)) === false) return this.cancel(runId);
     // Redis delivers at most once: the request is repeated until the owner ends the run
     // (or is found gone and its run failed), so one lost message cannot hang the caller.
     const ask = () => this.deps.bus.publish("runCancel", { runId });
@@ -393,7 +396,8 @@ export class Dispatcher {
     return both(await this.awaitFinal(runId, boundedRead));
   }
 
-  private abortLocal(runId: string): boolean {
+  /** Aborts run `runId` if it executes here, as `cancelRun` does (the attempt ends CANCELLED); false otherwise. */
+  cancelHeld(runId: string): boolean {
     return this.inflight.abort(runId, new ToolError("the run was cancelled", { kind: "CANCELLED" }));
   }
 }

@@ -30,7 +30,11 @@ export async function retryUnknown(moves: RunTransitions, caller: Caller, runId:
     throw ApiError.badInput(
       `run ${runId} cannot be retried: its input was not stored as it ran (it was redacted, or held a secret); dispatch it again instead`,
     );
-  const ev = await moves.move(runId, { status: "OUTCOME_UNKNOWN" }, (r) => requeued(r, "retried by an operator"));
+  const ev = await moves.move(runId, { status: "OUTCOME_UNKNOWN" }, (r) => {
+    // An operator's retry is a new decision: a cancel asked while the run last ran does not stop it.
+    const change = requeued(r, "retried by an operator");
+    return { ...change, data: { ...change.data, cancelRequestedAt: null } };
+  });
   if (!ev) throw new ApiError("CONFLICT", `run ${runId} was retried or settled meanwhile`);
   return ev;
 }

@@ -147,6 +147,18 @@ export class RunStore {
     return count === 1;
   }
 
+  /**
+   * Stores a cancel request for run `id` while it is RUNNING (docs/run-lifecycle.md §4): its holder reads it after its
+   * next heartbeat. False when the run is not RUNNING (ended, parked or queued meanwhile).
+   */
+  async requestCancel(id: string): Promise<boolean> {
+    const { count } = await this.db.run.updateMany({
+      where: { id, status: "RUNNING" },
+      data: { cancelRequestedAt: new Date() },
+    });
+    return count === 1;
+  }
+
   async get(id: string): Promise<RunRecord | null> {
     const row = await this.db.run.findUnique({ where: { id }, include: { attempts: { orderBy: { number: "asc" } } } });
     return row ? toRecord(row) : null;

@@ -44,7 +44,12 @@ export async function buildAgents(
   // Tool and agent runs left RUNNING by an instance that is gone (it stopped beating, or
   // its process died on this host) were interrupted: at start, and at every heartbeat
   // after. A one-shot command takes no server duties; `tools run` only beats.
-  const fencing = new Fencing({ db, instanceId, tools: dispatcher, agents, log });
+  const fenced = {
+    runningIds: () => agents.runningIds(),
+    fence: agents.fence.bind(agents),
+    cancelHeld: agents.cancel.bind(agents),
+  };
+  const fencing = new Fencing({ db, instanceId, tools: dispatcher, agents: fenced, log });
   const orphans =
     duties === "none"
       ? null

@@ -81,13 +81,20 @@ function serverStates(socket: string): Promise<Record<string, string>> {
 
 const up = (states: Record<string, string>) => Object.values(states).filter((v) => v === "UP").length;
 
-/** Starts `n` instances over `databaseUrl` (every setting at its default) and haproxy in front, once all route. */
-export async function startCluster(databaseUrl: string, n: number): Promise<Cluster> {
+/** What a test may set on a cluster's instances: settings for all, and instance `i`'s Redis URL (a cuttable link). */
+export interface ClusterOptions {
+  env?: Record<string, string>;
+  redisUrl?: (i: number) => string;
+}
+
+/** Starts `n` instances over `databaseUrl` (every setting at its default unless `opts` says) and haproxy in front. */
+export async function startCluster(databaseUrl: string, n: number, opts: ClusterOptions = {}): Promise<Cluster> {
   const env = (port: number) => ({
     PORT: String(port),
     TAI_MODULES: "test/fixtures/ops-tools.ts",
-    REDIS_URL: redisTestUrl(),
+    REDIS_URL: opts.redisUrl?.(ports.indexOf(port)) ?? redisTestUrl(),
     TAI_REDIS_PREFIX: prefix,
+    ...opts.env,
   });
   const prefix = `tai42-test-${randomUUID()}:`;
   const ports: number[] = [];
