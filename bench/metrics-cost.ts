@@ -14,6 +14,7 @@ metrics.bind({
   subscribers: () => 0,
   pool: () => null,
   heartbeatAge: () => 0,
+  redisConnected: () => null,
   surfaceVersion: () => 0,
   surfaceReloads: () => 0,
 });

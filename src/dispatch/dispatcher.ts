@@ -2,13 +2,14 @@ import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import { requireVisibleRun } from "../auth/visibility.ts";
-import { ToolError, type ErrorKind } from "../errors.ts";
+import { ApiError, ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { writeOnlyStrings } from "../tools/write-only.ts";
 import { InFlight } from "../runlog/in-flight.ts";
 import { invalidInput, notFound, requestedRun, validateInput } from "./admission.ts";
 import { refuseUnstorable, replayOf } from "./run-replay.ts";
+import { askHolder } from "./run-cancel.ts";
 import { cancelQueued, executeQueued, handBack, published, queueRun, type Launcher } from "./run-queued.ts";
 import { settleOrphans, type OrphanOutcome } from "./run-redrive.ts";
 import { retryUnknown, settleUnknown, type SettledStatus } from "./run-operator.ts";
@@ -194,6 +195,11 @@ export class Dispatcher {
       const first = this.scopes.get(scope) ?? (await boundedRead(() => this.deps.runs.byScope(scope)))?.id;
       if (first) return followFirst(first);
     }
+    if (req.connection?.aborted) {
+      this.settle.forget(base.id);
+      this.deps.log.info("not run: the caller's connection closed before the run was stored", { tool: req.tool });
+      throw new ApiError("UNAVAILABLE", "the caller's connection closed before the run was stored; nothing was run");
+    }
     req.onRun?.(base.id);
     if (req.background) base.status = "QUEUED";
     const started = await this.deps.runs
@@ -271,19 +277,8 @@ export class Dispatcher {
     }
     if (isFinal(run.status)) return run;
     if (this.cancelHeld(runId)) return this.awaitFinal(runId);
-    // Stored first: the holder reads it after its next heartbeat, whatever becomes of the bus (docs/run-lifecycle.md
-    // §4). A run that left RUNNING meanwhile is cancelled as what it is now; a failed write leaves the bus to carry it.
-    if ((await this.deps.runs.requestCancel(runId).catch(() => true)) === false) return this.cancel(runId);
-    // Redis delivers at most once: the request is repeated until the owner ends the run
-    // (or is found gone and its run failed), so one lost message cannot hang the caller.
-    const ask = () => this.deps.bus.publish("runCancel", { runId });
-    ask();
-    const again = setInterval(ask, 1000);
-    try {
-      return await this.awaitFinal(runId);
-    } finally {
-      clearInterval(again);
-    }
+    const ended = await askHolder(this.deps, runId, (id) => this.awaitFinal(id));
+    return ended === "again" ? this.cancel(runId) : ended;
   }
 
   /**

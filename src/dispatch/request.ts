@@ -36,6 +36,12 @@ export interface RunRequest {
    */
   signal?: AbortSignal;
   /**
+   * The caller's connection (the GraphQL door over HTTP): aborted when it closes. A dispatch whose connection closed
+   * before its run is stored is refused, nothing stored (docs/run-lifecycle.md §2, step 4); after that it changes
+   * nothing.
+   */
+  connection?: AbortSignal;
+  /**
    * Called with the id of the run this dispatch follows as soon as it is known, before its
    * RUN_STARTED is published (for a re-issued idempotency key, the first run's id).
    * Contract: synchronous and cheap; it must not throw.

@@ -211,6 +211,11 @@ export class Bus<T extends object = Topics> {
     }
   }
 
+  /** Whether both Redis connections are up; null without Redis. */
+  get connected(): boolean | null {
+    return this.redis.length ? this.redis.every((r) => r.status === "ready") : null;
+  }
+
   /** Whether this bus crosses instances through Redis. */
   get distributed(): boolean {
     return this.redis.length > 0;

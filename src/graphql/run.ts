@@ -204,6 +204,7 @@ builder.mutationFields((t) => ({
           input: input.input,
           caller,
           door: "graphql",
+          connection: ctx.signal,
           idempotencyKey: input.idempotencyKey ?? undefined,
           timeoutSeconds: input.timeoutSeconds ?? undefined,
           background: input.background ?? undefined,

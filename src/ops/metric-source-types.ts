@@ -15,6 +15,8 @@ export interface MetricSources {
   pool(): { total: number; idle: number; waiting: number } | null;
   /** Seconds since this instance last stored its heartbeat; null when it does not beat. */
   heartbeatAge(): number | null;
+  /** Whether this instance's Redis connections are up; null without Redis. */
+  redisConnected(): boolean | null;
   /** The stored surface version this instance serves. */
   surfaceVersion(): number;
   /** Reloads of the stored surface so far. */

@@ -36,6 +36,7 @@ export function metricSources(p: MeasuredParts): MetricSources {
         ? { total: p.driver.pool.totalCount, idle: p.driver.pool.idleCount, waiting: p.driver.pool.waitingCount }
         : null,
     heartbeatAge: () => (p.instances?.lastBeatAt != null ? (Date.now() - p.instances.lastBeatAt) / 1000 : null),
+    redisConnected: () => p.bus.connected,
     surfaceVersion: () => p.stored.version,
     surfaceReloads: () => p.stored.loads,
     connectors: () =>

@@ -59,6 +59,15 @@ export function registerRuntimeGauges(registers: Registry[], read: ReadSources):
     },
   });
   new Gauge({
+    name: "tai42_redis_connected",
+    help: "1 while this instance's Redis connections are up, else 0 (/ready then answers 200 degraded); absent without Redis.",
+    registers,
+    collect() {
+      const up = read((s) => s.redisConnected());
+      if (up !== null && up !== undefined) this.set(up ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: "tai42_surface_version",
     help: "The stored surface version (presets, manifests, skills) this instance serves.",
     registers,

@@ -12,6 +12,7 @@ import { hostGuard, refuseHost } from "./hosts.ts";
 import { KeyStreams } from "./key-streams.ts";
 import { opsRoutes } from "./ops-routes.ts";
 import { verifyOrigin } from "./origins.ts";
+import { PendingAnswers } from "./pending-answers.ts";
 import { Readiness } from "./ready.ts";
 import { logSocketFaults } from "./ws-faults.ts";
 import { buildYoga } from "./yoga.ts";
@@ -30,6 +31,8 @@ export interface TaiServer {
   readiness: Readiness;
   /** Listens; resolves with the bound URL of /graphql. */
   start(port?: number, host?: string): Promise<string>;
+  /** Resolves once every request in flight (event streams aside) is answered, or after `timeoutMs`. */
+  answered(timeoutMs: number): Promise<void>;
   /** Stops accepting connections and closes every socket. */
   stop(): Promise<void>;
 }
@@ -49,7 +52,9 @@ export function buildApp(rt: Runtime): TaiServer {
   const ops = opsRoutes(rt, readiness);
   const mcp = mcpHttpDoor(rt, { holdKey });
   const dashboard = dashboardRoutes();
+  const pending = new PendingAnswers();
   const server = createServer(requestTimeouts(config), (req, res) => {
+    pending.track(req, res);
     if (hostOk && !hostOk(req.headers.host)) return refuseHost(res, req);
     // A stopping instance moves keep-alive clients (a balancer's pooled connections) off.
     if (readiness.draining) res.setHeader("connection", "close");
@@ -74,6 +79,7 @@ export function buildApp(rt: Runtime): TaiServer {
     yoga: yoga as unknown as TaiServer["yoga"],
     server,
     readiness,
+    answered: (timeoutMs) => pending.settled(timeoutMs),
     start(port = config.port, host = config.host) {
       return new Promise((resolve, reject) => {
         server.once("error", reject);

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { MetricsAccess } from "../ops/ops-config.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "./authenticate.ts";
-import type { Readiness } from "./ready.ts";
+import type { Readiness, ReadyAnswer } from "./ready.ts";
 
 const LOOPBACK_PEER = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 
@@ -41,7 +41,7 @@ export function opsRoutes(rt: Runtime, readiness: Readiness): (req: IncomingMess
       return true;
     }
     if (path === "/health") send(res, 200, { status: "ok" });
-    else if (path === "/ready") void readiness.check().then((a) => send(res, a.status === "ready" ? 200 : 503, a));
+    else if (path === "/ready") void readiness.check().then((a) => send(res, readyStatus(a, req.url ?? ""), a));
     else
       metrics(rt, req, res).catch((e: Error) => {
         rt.log.error("serving /metrics failed", { error: e.message });
@@ -109,4 +109,15 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
     ...headers,
   });
   res.end(res.req?.method === "HEAD" ? undefined : text);
+}
+
+/**
+ * The HTTP status of a readiness answer: 200 ready or degraded, 503 otherwise; while draining, 404 instead when the
+ * check asks with `?draining=404` (haproxy's `http-check disable-on-404`: no new requests, and those in flight are
+ * kept, where a failed check would end them; docs/deploy.md §3).
+ */
+export function readyStatus(a: ReadyAnswer, url: string): number {
+  if (a.status === "ready" || a.status === "degraded") return 200;
+  if (a.status === "draining" && new URLSearchParams(url.split("?")[1] ?? "").get("draining") === "404") return 404;
+  return 503;
 }

@@ -20,18 +20,19 @@ export const POLLED_WINDOW_MS = 30_000;
  */
 export type CheckState = "ok" | "unreachable" | "refusing writes" | "not configured";
 
-/** What `/ready` answers: 200 when `status` is "ready", else 503. */
+/** What `/ready` answers: 200 when `status` is "ready" or "degraded", else 503. */
 export interface ReadyAnswer {
-  status: "ready" | "draining" | "unavailable";
+  status: "ready" | "degraded" | "draining" | "unavailable";
   checks: { database: CheckState; redis: CheckState };
 }
 
 /**
  * Readiness (docs/deploy.md §"Health and readiness"): whether a load balancer should send
- * this instance new work. Ready while the database answers and takes writes and, when REDIS_URL is set,
- * Redis answers; not ready from the moment a shutdown begins (SIGTERM) until the
- * listener closes, while the runs in flight drain. Liveness (`/health`) is separate: a
- * server whose database is down is alive, and restarting it would not help.
+ * this instance new work. Ready while the database answers and takes writes; "degraded" (still 200) when REDIS_URL
+ * is set and Redis does not answer: every instance shares that Redis, so an outage of it would take all of them out
+ * at once, while runs, cancels, revocations and configuration all go on through the database (docs/deploy.md §7).
+ * Not ready from the moment a shutdown begins (SIGTERM) until the listener closes, while the runs in flight drain.
+ * Liveness (`/health`) is separate: a server whose database is down is alive, and restarting it would not help.
  */
 export class Readiness {
   private drainingSince: number | null = null;
@@ -70,10 +71,8 @@ export class Readiness {
     ]);
     // The check may have run across the start of a drain.
     if (this.draining) return { status: "draining", checks: { database, redis } };
-    return {
-      status: database === "ok" && redis !== "unreachable" ? "ready" : "unavailable",
-      checks: { database, redis },
-    };
+    const status = database !== "ok" ? "unavailable" : redis === "unreachable" ? "degraded" : "ready";
+    return { status, checks: { database, redis } };
   }
 
   /**

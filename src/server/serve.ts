@@ -3,6 +3,9 @@ import { migrate } from "../db/migrate.ts";
 import { createRuntime, type Runtime } from "../runtime.ts";
 import { buildApp, type TaiServer } from "./build-app.ts";
 
+/** How long a stopping server waits, once its runs drained, for the requests in flight to be answered. */
+const ANSWER_GRACE_MS = 2000;
+
 /** A started server: what `tai serve` and the end-to-end tests run. */
 export interface Served {
   url: string;
@@ -43,13 +46,14 @@ export async function serve(config: Config = loadConfig()): Promise<Served> {
         // while the load balancer's health check moves traffic away; responses meanwhile say
         // `Connection: close`, so pooled connections move off too. Only then are new runs
         // refused UNAVAILABLE and those in flight drained (within TAI_SHUTDOWN_GRACE_SECONDS).
-        // Then the listener closes, keeping the connections with a request in flight (a run
-        // the drain finished or cancelled is answered to the caller still waiting on it), and
-        // every remaining socket (subscriptions, WebSockets) is closed.
+        // Then, once the requests in flight are answered (a run the drain finished, handed back or cancelled is
+        // answered to the caller still waiting on it; at most ANSWER_GRACE_MS), the listener closes and every
+        // remaining socket (subscriptions, WebSockets) is closed.
         app.readiness.drain();
         const wait = app.readiness.unreadyWaitMs(config.unreadySeconds);
         if (wait > 0) await new Promise((r) => setTimeout(r, wait));
         await runtime.drain();
+        await app.answered(ANSWER_GRACE_MS);
         app.server.close();
         app.server.closeIdleConnections?.();
         await runtime.close();

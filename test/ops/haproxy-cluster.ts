@@ -33,6 +33,8 @@ export interface Cluster {
   close(): Promise<void>;
   /** haproxy's health-check log so far: each server going DOWN or UP, and why. */
   checks(): string[];
+  /** One column of haproxy's `show stat` by server name (`s0`, `s1`, ...): `status`, `wredis`, ... */
+  stat(column: string): Promise<Record<string, string>>;
 }
 
 function haproxyConfig(front: number, ports: number[], socket: string): string {
@@ -49,23 +51,27 @@ function haproxyConfig(front: number, ports: number[], socket: string): string {
     "  option http-server-close",
     "  option redispatch",
     "  retries 2",
-    "  retry-on conn-failure empty-response",
+    "  retry-on conn-failure",
     `frontend f`,
     `  bind 127.0.0.1:${front}`,
     "  default_backend tai",
     "backend tai",
     "  balance roundrobin",
     "  option httpchk",
-    "  http-check send meth GET uri /ready ver HTTP/1.1 hdr host 127.0.0.1",
+    "  http-check disable-on-404",
+    "  http-check send meth GET uri /ready?draining=404 ver HTTP/1.1 hdr host 127.0.0.1",
     "  http-check expect status 200",
-    "  default-server inter 1s fall 1 rise 2",
+    "  default-server inter 1s fall 1 rise 2 on-marked-down shutdown-sessions",
     ...ports.map((p, i) => `  server s${i} 127.0.0.1:${p} check`),
     "",
   ].join("\n");
 }
 
-/** haproxy's state of each server of backend `tai` ("UP", "DOWN", ...), read from its stats socket (`show stat`). */
-function serverStates(socket: string): Promise<Record<string, string>> {
+/**
+ * One column of haproxy's `show stat` for each server of backend `tai`, read from its stats socket: by default its
+ * state ("UP", "DOWN", ...); `wredis`, the requests it sent to another server after this one failed them.
+ */
+function serverStates(socket: string, column = "status"): Promise<Record<string, string>> {
   return new Promise((resolve) => {
     let csv = "";
     const c = connect(socket, () => c.end("show stat\n"));
@@ -73,7 +79,7 @@ function serverStates(socket: string): Promise<Record<string, string>> {
     c.on("error", () => resolve({}));
     c.on("close", () => {
       const rows = csv.split("\n").map((l) => l.split(","));
-      const col = rows[0]?.indexOf("status") ?? -1;
+      const col = rows[0]?.indexOf(column) ?? -1;
       resolve(Object.fromEntries(rows.filter((r) => r[0] === "tai" && /^s\d+$/.test(r[1])).map((r) => [r[1], r[col]])));
     });
   });
@@ -137,5 +143,6 @@ export async function startCluster(databaseUrl: string, n: number, opts: Cluster
     // Its old self was taken out (fall 1) and it is back once haproxy saw `rise 2` good checks.
     await until(`haproxy to route to instance ${i} again`, async () => (await state()) === "UP");
   };
-  return { url: `http://127.0.0.1:${front}/graphql`, ports, servers, restart, close, checks };
+  const stat = (column: string) => serverStates(socket, column);
+  return { url: `http://127.0.0.1:${front}/graphql`, ports, servers, restart, close, checks, stat };
 }

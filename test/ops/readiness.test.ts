@@ -15,7 +15,7 @@ import { testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { until } from "../graphql/support.ts";
 import { dispatch, serve, type ServerProcess } from "../runlog/support.ts";
 import { tcpLink, through, type Link } from "../helpers/tcp-link.ts";
-import { get } from "./support.ts";
+import { get, sample } from "./support.ts";
 
 /**
  * Liveness and readiness (docs/deploy.md §"Health and readiness"): `/health` answers 200
@@ -32,7 +32,7 @@ describe("readiness during a graceful shutdown", () => {
     child = undefined;
   });
 
-  it("should answer /ready 503 from SIGTERM while a run drains and the listener stays open, then close the listener once the run is answered", async () => {
+  it("should answer /ready 503 (404 when the check asks) from SIGTERM while a run drains and the listener stays open, then close the listener once the run is answered", async () => {
     const db = await freshDatabase("sqlite");
     child = await serve(db.url, {
       TAI_MODULES: "test/fixtures/ops-tools.ts",
@@ -58,6 +58,10 @@ describe("readiness during a graceful shutdown", () => {
     await until("/ready to answer 503", async () => (await get(`${base}/ready`))?.status === 503, 10_000);
     const draining = await get(`${base}/ready`);
     expect(JSON.parse(draining!.text).status).toBe("draining");
+    // A check that asks (haproxy's disable-on-404) is answered 404: stop sending, keep what is in flight.
+    const asked = await get(`${base}/ready?draining=404`);
+    expect([asked?.status, JSON.parse(asked!.text).status]).toEqual([404, "draining"]);
+    expect((await get(`${base}/ready?draining=500`))?.status).toBe(503);
     // The listener is still open: liveness answers on a new connection, and new runs are refused, not dropped.
     expect((await get(`${base}/health`))?.status).toBe(200);
     expect(await dispatch(child.url, "echo", { text: "late" })).toMatchObject({
@@ -116,7 +120,7 @@ describe.skipIf(!withServices)("readiness and its dependencies", () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
 
-  it("should answer /ready 503 naming the dependency while the database or Redis is out of reach, and 200 again once it is back, while /health stays 200", async () => {
+  it("should answer /ready 200 degraded while Redis is out of reach and 503 while the database is, naming the dependency, ready again once it is back, while /health stays 200", async () => {
     const db = await freshDatabase("postgres");
     cleanup.push(db.drop);
     const pgUrl = new URL(pgAdminUrl());
@@ -146,14 +150,22 @@ describe.skipIf(!withServices)("readiness and its dependencies", () => {
       async () => (await readiness()).checks.redis === "unreachable",
       10_000,
     );
+    // Every instance shares this Redis: its outage degrades them all and takes none out of rotation.
     expect(await readiness()).toMatchObject({
-      http: 503,
-      status: "unavailable",
+      http: 200,
+      status: "degraded",
       checks: { database: "ok", redis: "unreachable" },
     });
+    const metrics = async () => (await get(`${base}/metrics`))!.text;
+    expect(sample(await metrics(), "tai42_redis_connected")).toBe(0);
     expect((await get(`${base}/health`))?.status).toBe(200);
     redisLink.restore();
     await until("/ready to recover with Redis", async () => (await readiness()).checks.redis === "ok", 15_000);
+    expect(await readiness()).toMatchObject({ http: 200, status: "ready" });
+    await until(
+      "both Redis connections to be up again",
+      async () => sample(await metrics(), "tai42_redis_connected") === 1,
+    );
 
     pgLink.cut();
     await until(
