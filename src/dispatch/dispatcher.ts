@@ -21,9 +21,10 @@ import { resolveEntry, resolveRun } from "./resolve-entry.ts";
 import { isFinal, type RunRecord } from "./run-record.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
-import { awaitStored, boundedRead, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
+import { awaitStored, boundedRead, keptFull, LocalScopes, untilStored, type ReadBound } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import { followParent } from "./parent-signal.ts";
+import { Followers } from "./run-followers.ts";
 import type { RunTrace } from "./observe.ts";
 
 /** How {@link Dispatcher.launch} executes a stored run. */
@@ -52,6 +53,8 @@ export class Dispatcher {
   private readonly parkListeners = new Set<(run: RunRecord) => void>();
   /** The idempotency scopes of the runs this instance works on. */
   private readonly scopes = new LocalScopes();
+  /** The re-issued keys waiting here for a first run's outcome; a stop answers them. */
+  private readonly followers = new Followers();
   /** What executing a queued run needs of this dispatcher. */
   private readonly launcher: Launcher;
 
@@ -331,12 +334,12 @@ export class Dispatcher {
    * this instance holds for it while the database has not taken it. `read` bounds each
    * read of the run (a re-issued key: `run-follow.ts`).
    */
-  async awaitFinal(runId: string, read: <T>(r: () => Promise<T>) => Promise<T> = (r) => r()): Promise<RunRecord> {
+  async awaitFinal(runId: string, read: ReadBound = (r) => r(), signal?: AbortSignal): Promise<RunRecord> {
     const kept = this.settle.pending.get(runId);
     if (kept) return kept.run;
     const local = this.inflight.get(runId);
     if (local) return (await local.done).run;
-    return awaitStored(this.deps, runId, read);
+    return awaitStored(this.deps, runId, read, signal);
   }
 
   /**
@@ -344,7 +347,7 @@ export class Dispatcher {
    * outcomes the database has not taken yet are written again until then, and those still
    * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
    * `agents`: the agent runs' drain, same deadline; until it settles, their tool calls (door "agent", with the run's
-   * signal) are admitted, and waited for.
+   * signal) are admitted, and waited for. Then the re-issued keys still waiting here are answered to send again.
    */
   async drain(graceMs: number, agents?: Promise<unknown>): Promise<void> {
     const flushed = this.settle.pending.closeBy(Date.now() + graceMs);
@@ -352,12 +355,11 @@ export class Dispatcher {
     const stop = (id: string) => void this.inflight.abort(id, shutdown);
     await this.inflight.drain(graceMs, shutdown, agents, (ids) => handBack(this.deps, ids, stop));
     await flushed;
+    this.followers.stop();
     const lost = this.settle.pending.abandoned;
-    if (lost.length)
-      this.deps.log.error(
-        "run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them",
-        { runIds: lost },
-      );
+    const message =
+      "run outcomes could not be stored before shutdown; these runs stay RUNNING until a sweep fails them";
+    if (lost.length) this.deps.log.error(message, { runIds: lost });
     this.unlistenCancel();
   }
 
@@ -388,7 +390,7 @@ export class Dispatcher {
   /** A re-issued idempotency key: the first run's outcome, once it has one. */
   private async follow(req: RunRequest, runId: string): Promise<RunOutcome> {
     req.onRun?.(runId);
-    return both(await this.awaitFinal(runId, boundedRead));
+    return both(await this.followers.follow((signal) => this.awaitFinal(runId, boundedRead, signal)));
   }
 
   /** Aborts run `runId` if it executes here, as `cancelRun` does (the attempt ends CANCELLED); false otherwise. */

@@ -39,6 +39,9 @@ export function keptFull(): ApiError {
   );
 }
 
+/** A read of the store, bounded (a re-issued key's: {@link boundedRead}) or not. */
+export type ReadBound = <T>(r: () => Promise<T>) => Promise<T>;
+
 /** `read`, answered within {@link FOLLOW_READ_MS}: a read that fails or takes longer is {@link followUnavailable}. */
 export async function boundedRead<T>(read: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -89,19 +92,25 @@ export function untilStored(settle: RunSettle, runId: string): () => Promise<voi
   return () => (settle.pending.get(runId) === undefined ? undefined : settle.pending.settled(runId));
 }
 
-/** Resolves with run `runId` once it is stored no longer RUNNING or QUEUED; the bus wakes it, a poll backs it up. */
+/**
+ * Resolves with run `runId` once it is stored no longer RUNNING or QUEUED; the bus wakes it, a poll backs it up.
+ * Rejects with `signal`'s reason once it aborts.
+ */
 export async function awaitStored(
   deps: Pick<DispatchDeps, "bus" | "runs">,
   runId: string,
-  read: <T>(r: () => Promise<T>) => Promise<T>,
+  read: ReadBound,
+  signal?: AbortSignal,
 ): Promise<RunRecord> {
   let wake: () => void = () => {};
+  const stop = () => wake();
+  signal?.addEventListener("abort", stop, { once: true });
   const unlisten = deps.bus.listen("runEvent", (e) => {
     if (e.runId === runId && (e.type === "RUN_PARKED" || e.type === "RUN_FINISHED" || e.type === "RUN_INTERRUPTED"))
       wake();
   });
   try {
-    for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    for (let delay = 50; !signal?.aborted; delay = Math.min(delay * 2, 1000)) {
       const run = await read(() => deps.runs.get(runId));
       if (!run) throw new Error(`run ${runId} vanished`);
       if (isFinal(run.status)) return run;
@@ -114,7 +123,9 @@ export async function awaitStored(
         };
       });
     }
+    throw signal!.reason;
   } finally {
+    signal?.removeEventListener("abort", stop);
     unlisten();
   }
 }
