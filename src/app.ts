@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Tier } from "./auth/roles.ts";
+import type { LimitsInit } from "./limits/limits.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "./retry/policy.ts";
 import { DefinitionError } from "./definition-error.ts";
 import { reportedZodIssues } from "./validation/declaration.ts";
@@ -32,6 +33,8 @@ export interface ToolOptions<I extends z.ZodType<Record<string, unknown>>> {
   /** @default "read" */
   tier?: Tier;
   retry?: RetryPolicyInit;
+  /** Concurrency, rate and circuit breaker (docs/flow-control.md §2). */
+  limits?: LimitsInit;
   /** @default "parallel" */
   executionMode?: ExecutionMode;
   /** Per-attempt timeout. @default 30 */

@@ -118,12 +118,14 @@ export class ApiError extends Error {
   readonly retryable: boolean;
   /** When `retryable`: seconds to wait before sending it again, where the server knows better than "at once". */
   readonly retryAfterSeconds: number | undefined;
+  /** The HTTP status a door with one answers (503: the instance sheds load), beside `Retry-After`. */
+  readonly httpStatus: number | undefined;
 
   constructor(
     code: ApiErrorCode,
     message: string,
     issues: Issue[] = [],
-    options: { retryable?: boolean; retryAfterSeconds?: number } = {},
+    options: { retryable?: boolean; retryAfterSeconds?: number; httpStatus?: number } = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -131,6 +133,7 @@ export class ApiError extends Error {
     this.issues = issues;
     this.retryable = options.retryable ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.httpStatus = options.httpStatus;
   }
 
   static badInput(message: string, issues: Issue[] = []): ApiError {

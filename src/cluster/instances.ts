@@ -17,6 +17,8 @@ export class InstanceRegistry {
   readonly id = `${hostname()}/${process.pid}/${randomUUID()}`;
   /** When this instance last stored its heartbeat (epoch ms); null before it registered. */
   lastBeatAt: number | null = null;
+  /** How many instances were live at the last {@link liveIds} (1 before it): limits' per-instance shares use it. */
+  liveCount = 1;
   /** Why each instance this one declared gone was declared so, by id (for the runs it fails). */
   private readonly goneReasons = new Map<string, string>();
 
@@ -62,7 +64,9 @@ export class InstanceRegistry {
       );
     if (gone.length) await this.db.instance.deleteMany({ where: { id: { in: gone.map((i) => i.id) } } });
     if (this.goneReasons.size > 1000) this.goneReasons.clear();
-    return all.map((i) => i.id).filter((id) => !gone.some((g) => g.id === id));
+    const live = all.map((i) => i.id).filter((id) => !gone.some((g) => g.id === id));
+    this.liveCount = Math.max(1, live.length);
+    return live;
   }
 
   /**

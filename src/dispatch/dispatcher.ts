@@ -18,13 +18,14 @@ import { execute } from "./run-execute.ts";
 import type { RunSteps } from "./run-steps.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
 import { resolveEntry, resolveRun } from "./resolve-entry.ts";
-import { isFinal, type RunRecord } from "./run-record.ts";
+import { isFinal, seesCuratedSurface, type RunRecord } from "./run-record.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
 import { awaitStored, boundedRead, keptFull, LocalScopes, untilStored, type ReadBound } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import { followParent } from "./parent-signal.ts";
 import { Followers } from "./run-followers.ts";
+import { admitLimits, queuedTicket, refusalDetails, releaseTicket, type LimitTicket } from "./run-limits.ts";
 import type { RunTrace } from "./observe.ts";
 
 /** How {@link Dispatcher.launch} executes a stored run. */
@@ -33,6 +34,7 @@ interface Launch {
   redact: boolean;
   trace?: RunTrace;
   resumed?: boolean;
+  limits?: LimitTicket;
 }
 
 /**
@@ -75,22 +77,17 @@ export class Dispatcher {
       moves: deps.moves,
       closing: () => this.inflight.closing,
       resolve: (req) => resolveEntry(this.deps, req),
-      launch: (entry, run, value, req) => this.launch(entry, run, value, { req, redact: false }).done,
+      launch: (entry, run, value, req) =>
+        this.launch(entry, run, value, { req, redact: false, limits: queuedTicket(this.deps, entry) }).done,
     };
   }
 
-  /**
-   * Executes the QUEUED run `runId` on this instance, if it wins the claim (docs/run-lifecycle.md §11.2): the queue's
-   * work. Resolves once the run settled here, or at once when another instance took it.
-   */
+  /** Executes QUEUED run `runId` here if it wins the claim (run-lifecycle §11.2); resolves once it settled here. */
   executeQueued(runId: string): Promise<void> {
     return executeQueued(this.launcher, runId);
   }
 
-  /**
-   * The sweep's part for tool runs (docs/run-lifecycle.md §11.4): the runs of instances not in `liveIds` are
-   * re-driven (and queued) or marked OUTCOME_UNKNOWN.
-   */
+  /** The sweep's part (run-lifecycle §11.4): runs of instances not in `liveIds`, re-driven or OUTCOME_UNKNOWN. */
   async settleOrphans(liveIds: string[], whyGone: (instanceId: string) => string): Promise<OrphanOutcome> {
     const outcome = await settleOrphans(this.deps.moves, liveIds, whyGone);
     for (const id of outcome.queued) await queueRun(this.deps, id);
@@ -103,12 +100,7 @@ export class Dispatcher {
   }
 
   /** An operator's settle of a run whose outcome is unknown (docs/run-lifecycle.md §11.5). */
-  async settleUnknown(
-    caller: Caller,
-    runId: string,
-    status: SettledStatus,
-    message: string | null,
-  ): Promise<RunRecord> {
+  async settleUnknown(caller: Caller, runId: string, status: SettledStatus, message: string | null) {
     return published(this.deps, await settleUnknown(this.deps.moves, caller, runId, status, message), false);
   }
 
@@ -118,13 +110,22 @@ export class Dispatcher {
   }
 
   /**
-   * Runs a tool; also returns the unredacted output for in-process consumers. Admission
-   * (docs/run-lifecycle.md §2, steps 1–5) is here; {@link execute} runs and settles it.
-   * Options out of bounds (`auth/dispatch-bounds.ts`) are refused on every door before any
-   * run exists: BAD_USER_INPUT, thrown.
+   * Runs a tool; also returns the unredacted output for in-process consumers. Admission (docs/run-lifecycle.md §2,
+   * steps 1–5) is here; {@link execute} runs and settles it. Options out of bounds (`auth/dispatch-bounds.ts`) are
+   * refused on every door before any run exists: BAD_USER_INPUT, thrown; so is a dispatch of an API door that admission
+   * control sheds (docs/flow-control.md §5): UNAVAILABLE.
    */
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
     checkDispatchBounds(req);
+    const { admission } = this.deps;
+    if (admission && seesCuratedSurface(req.door)) {
+      const leave = admission.enter();
+      return this.runObserved(req).finally(leave);
+    }
+    return this.runObserved(req);
+  }
+
+  private async runObserved(req: RunRequest): Promise<RunOutcome> {
     const { observer, tracer } = this.deps;
     if (!observer && !tracer) return this.admit(req);
     const started = performance.now();
@@ -165,7 +166,7 @@ export class Dispatcher {
 
     const resolved = await resolveRun(this.deps, req);
     if (!resolved) return this.settle.reject(base, "NOT_FOUND", notFound(req));
-    const { entry, policy } = resolved;
+    const { entry, policy, limits } = resolved;
     const redact = isRedacted(entry.tier);
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
@@ -203,6 +204,9 @@ export class Dispatcher {
       this.deps.log.info("not run: the caller's connection closed before the run was stored", { tool: req.tool });
       throw new ApiError("UNAVAILABLE", "the caller's connection closed before the run was stored; nothing was run");
     }
+    const ticket = await admitLimits(this.deps.flow, limits, req);
+    if (ticket && "kind" in ticket)
+      return this.settle.reject(base, ticket.kind, ticket.message, refusalDetails(ticket));
     req.onRun?.(base.id);
     if (req.background) base.status = "QUEUED";
     const started = await this.deps.runs
@@ -210,13 +214,15 @@ export class Dispatcher {
       .catch((e: unknown) => {
         if (!req.background) keepUnsureStart(this.steps, base, redact, e);
         else this.settle.forget(base.id);
+        releaseTicket(ticket);
         throw e;
       });
+    if (!started) releaseTicket(ticket);
     if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
     if (req.background) return this.queued(base);
 
-    const launched = this.launch(entry, base, prepared.value, { req, redact, trace });
+    const launched = this.launch(entry, base, prepared.value, { req, redact, trace, limits: ticket ?? undefined });
     if (scope) this.scopes.hold(scope, base.id, launched.held);
     return launched.done;
   }
@@ -229,7 +235,7 @@ export class Dispatcher {
     entry: SurfaceEntry,
     base: RunRecord,
     value: unknown,
-    { req, redact, trace, resumed }: Launch,
+    { req, redact, trace, resumed, limits }: Launch,
   ): { done: Promise<RunOutcome>; held: Promise<unknown> } {
     const controller = new AbortController();
     const unfollow = followParent(controller, req.signal);
@@ -244,11 +250,12 @@ export class Dispatcher {
       idempotencyKey: req.idempotencyKey,
       toolCallId: req.toolCallId,
       resumed,
+      limits,
     });
     // Before `add`: a run whose execution threw is held until its kept outcome is stored.
     done.catch((e: unknown) => keepLostOutcome(this.steps, base, redact, e));
     const held = this.inflight.add(base.id, controller, done, untilStored(this.settle, base.id));
-    return { done: done.finally(unfollow), held };
+    return { done: done.finally(() => (unfollow(), releaseTicket(limits))), held };
   }
 
   /** A re-issued background request: the first run as it is now. */
@@ -265,8 +272,8 @@ export class Dispatcher {
   }
 
   /**
-   * Aborts a RUNNING run (on whichever instance holds it); no retry follows. Resolves
-   * with the run once it has ended; a run that already ended is returned unchanged.
+   * Aborts a RUNNING run (on whichever instance holds it); no retry follows. Resolves with the run once it has ended; a
+   * run that already ended is returned unchanged.
    */
   async cancel(runId: string): Promise<RunRecord | null> {
     const run = await this.deps.runs.get(runId);
@@ -284,19 +291,13 @@ export class Dispatcher {
     return ended === "again" ? this.cancel(runId) : ended;
   }
 
-  /**
-   * Cancels a run on a caller's behalf, as every door does: only a run the caller may see
-   * (docs/security-model.md §2), NOT_FOUND otherwise; then as {@link cancel}.
-   */
+  /** Cancels a run for a caller, as every door does: one it may see (security-model §2), else NOT_FOUND; see cancel. */
   async cancelFor(caller: Caller, runId: string): Promise<RunRecord> {
     const run = requireVisibleRun(caller, await this.deps.runs.get(runId), runId);
     return (await this.cancel(run.id)) ?? run;
   }
 
-  /**
-   * Ends a PARKED run without resuming it (cancelled, or an interaction expired); null
-   * when it was no longer parked.
-   */
+  /** Ends a PARKED run without resuming it (cancelled, or an interaction expired); null when it was not parked. */
   async endParked(
     runId: string,
     status: "CANCELLED" | "FAILED",
@@ -307,18 +308,16 @@ export class Dispatcher {
   }
 
   /**
-   * Resumes a PARKED run whose interactions are all answered, on this instance: the
-   * entry's `resume` (default: the answer itself) runs through the same settle path.
-   * If another instance is already resuming it, waits for that outcome.
+   * Resumes a PARKED run whose interactions are all answered, on this instance: the entry's `resume` (default: the
+   * answer itself) runs through the same settle path; if another instance already resumes it, waits for its outcome.
    */
   async resume(runId: string): Promise<RunOutcome> {
     return resume(this.steps, runId);
   }
 
   /**
-   * Calls `listener` with each parked run this instance ends: resumed (to an outcome, or
-   * parked again), expired or cancelled. Agent runs suspended on the run resume from it
-   * (docs/agent-stream.md §7). Returns the unsubscribe.
+   * Calls `listener` with each parked run this instance ends: resumed (to an outcome, or parked again), expired or
+   * cancelled. Agent runs suspended on the run resume from it (docs/agent-stream.md §7). Returns the unsubscribe.
    */
   onParkEnded(listener: (run: RunRecord) => void): () => void {
     this.parkListeners.add(listener);
@@ -330,9 +329,8 @@ export class Dispatcher {
   }
 
   /**
-   * Resolves with the run once it is no longer RUNNING (any instance), or with the outcome
-   * this instance holds for it while the database has not taken it. `read` bounds each
-   * read of the run (a re-issued key: `run-follow.ts`).
+   * Resolves with the run once it is no longer RUNNING (any instance), or with the outcome this instance holds for it
+   * while the database has not taken it. `read` bounds each read of the run (a re-issued key: `run-follow.ts`).
    */
   async awaitFinal(runId: string, read: ReadBound = (r) => r(), signal?: AbortSignal): Promise<RunRecord> {
     const kept = this.settle.pending.get(runId);
@@ -343,9 +341,9 @@ export class Dispatcher {
   }
 
   /**
-   * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest;
-   * outcomes the database has not taken yet are written again until then, and those still
-   * not stored are logged (their runs are failed by another instance's sweep, or at the next start).
+   * Stops accepting runs, waits up to `graceMs` for those in flight, then cancels the rest; outcomes the database has
+   * not taken yet are written again until then, and those still not stored are logged (their runs are failed by
+   * another instance's sweep, or at the next start).
    * `agents`: the agent runs' drain, same deadline; until it settles, their tool calls (door "agent", with the run's
    * signal) are admitted, and waited for. Then the re-issued keys still waiting here are answered to send again.
    */
@@ -378,10 +376,9 @@ export class Dispatcher {
   }
 
   /**
-   * Stops a run executing here whose outcome another instance already stored (it was
-   * failed while this instance looked gone): its attempt is aborted with `reason`, and
-   * nothing it does after is recorded (the store keeps the first outcome). False when
-   * this instance does not hold it.
+   * Stops a run executing here whose outcome another instance already stored (it was failed while this instance looked
+   * gone): its attempt is aborted with `reason`, and nothing it does after is recorded (the store keeps the first
+   * outcome). False when this instance does not hold it.
    */
   fence(runId: string, reason: string): boolean {
     return this.inflight.abort(runId, new ToolError(reason, { kind: "CANCELLED" }));

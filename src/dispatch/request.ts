@@ -1,3 +1,5 @@
+import type { AdmissionControl } from "../limits/admission-control.ts";
+import type { FlowControl } from "../limits/flow-control.ts";
 import type { Caller } from "../auth/roles.ts";
 import type { RecordedCaller } from "../auth/stored-caller.ts";
 import type { ExpiringStore } from "../db/expiring-store.ts";
@@ -109,6 +111,10 @@ export interface DispatchDeps {
   observer?: DispatchObserver;
   /** OpenTelemetry spans of runs and attempts; absent when tracing is off. */
   tracer?: RunTracer;
+  /** Declared limits (docs/flow-control.md); absent: none is enforced. */
+  flow?: FlowControl;
+  /** The per-instance bound on open dispatches and on the database's wait; absent: none. */
+  admission?: AdmissionControl;
 }
 
 /**

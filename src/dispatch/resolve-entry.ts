@@ -1,4 +1,6 @@
+import type { AppliedLimits } from "../limits/flow-control.ts";
 import type { EffectivePolicy } from "../retry/policy.ts";
+import { appliedLimits } from "./run-limits.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { DispatchDeps, RunRequest } from "./request.ts";
 import { seesCuratedSurface } from "./run-record.ts";
@@ -7,6 +9,8 @@ import { seesCuratedSurface } from "./run-record.ts";
 export interface Resolved {
   entry: SurfaceEntry;
   policy: EffectivePolicy | undefined;
+  /** The limits along its chain (`run-limits.ts`). */
+  limits: AppliedLimits;
 }
 
 /**
@@ -27,7 +31,7 @@ export async function resolveRun(
   if (!req.live && deps.refresh) await deps.refresh().catch(() => false);
   const snapshot = deps.surface.snapshot();
   const entry = req.live ?? (seesCuratedSurface(req.door) ? snapshot.resolve(req.tool) : snapshot.base(req.tool));
-  return entry && { entry, policy: snapshot.policyFor(entry) };
+  return entry && { entry, policy: snapshot.policyFor(entry), limits: appliedLimits(snapshot, entry) };
 }
 
 /** The entry a request runs ({@link resolveRun}). */

@@ -17,6 +17,13 @@ export interface RetryLoopOptions<T> {
   attempt: (n: number, signal: AbortSignal) => Promise<T>;
   /** Called after a failed attempt that will be retried, before the wait. */
   onRetry?: (attempt: AttemptRecord, error: ToolError) => Promise<void> | void;
+  /** Told each attempt's outcome: `kind` null on success (the breakers count it: docs/flow-control.md §3). */
+  attempted?: (kind: string | null, retryAfterSeconds?: number) => Promise<void>;
+  /**
+   * After the wait before a retry: resolves once the retry may go (an open breaker waited for), or with why it may
+   * not (the breaker stays open past the budget): the run then ends UNAVAILABLE with that time to retry.
+   */
+  beforeRetry?: (waitMs: number, signal: AbortSignal) => Promise<{ message: string; retryAfterSeconds: number } | null>;
 }
 
 export type RetryLoopOutcome<T> =
@@ -36,6 +43,7 @@ export async function runWithRetry<T>(options: RetryLoopOptions<T>): Promise<Ret
     }
     try {
       const value = await attemptWithTimeout(options, n);
+      await options.attempted?.(null);
       attempts.push({
         number: n,
         startedAt,
@@ -47,6 +55,7 @@ export async function runWithRetry<T>(options: RetryLoopOptions<T>): Promise<Ret
       return { ok: true, value, attempts };
     } catch (thrown) {
       const error = options.signal.aborted ? abortError(options.signal) : ToolError.fromUnknown(thrown);
+      await options.attempted?.(error.kind, error.retryAfterSeconds);
       const wait = options.signal.aborted ? null : nextWait(options.policy, n, error);
       const record: AttemptRecord = {
         number: n,
@@ -63,6 +72,11 @@ export async function runWithRetry<T>(options: RetryLoopOptions<T>): Promise<Ret
         await sleep(wait * 1000, options.signal);
       } catch {
         return { ok: false, error: abortError(options.signal), attempts };
+      }
+      const held = await options.beforeRetry?.(wait * 1000, options.signal);
+      if (held) {
+        const { message, retryAfterSeconds } = held;
+        return { ok: false, error: new ToolError(message, { kind: "UNAVAILABLE", retryAfterSeconds }), attempts };
       }
     }
   }

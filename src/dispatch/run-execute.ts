@@ -1,3 +1,4 @@
+import { breakerHooks, takeSlots, type LimitTicket } from "./run-limits.ts";
 import { scrubAttempt } from "../secrets/value-fields.ts";
 import type { Caller } from "../auth/roles.ts";
 import { lazyChild, type Logger } from "../log.ts";
@@ -37,6 +38,8 @@ export interface ExecuteOptions {
   idempotencyKey?: string;
   /** The call the run carries out (`RunRequest.toolCallId`, `ToolContext.toolCallId`). */
   toolCallId?: string;
+  /** The limits the run is under, when any applies (`run-limits.ts`): its breakers hear every attempt. */
+  limits?: LimitTicket;
 }
 
 /** One execution's fixed parts, shared by its steps. */
@@ -184,6 +187,7 @@ export async function execute(
   // Attempts already stored with their ATTEMPT_FAILED event; the outcome must not store them again.
   const stored = new Set<number>();
   const progress = progressChannel(deps, settle, run, opts.redact, log, opts.onProgress);
+  if (opts.limits) await takeSlots(opts.limits, opts.caller, run.input, opts.controller.signal);
   const outcome = await runWithRetry<ToolResult | Park>({
     policy: opts.retryPolicy ?? undefined,
     timeoutSeconds,
@@ -199,6 +203,7 @@ export async function execute(
       return result;
     },
     onRetry: (attempt) => storeRetriedAttempt(x, attempt, stored),
+    ...breakerHooks(opts.limits),
   });
   progress.close();
   return settleExecution(x, outcome, stored, () => mayHaveOpen);

@@ -45,6 +45,11 @@ export class RunStore {
     private readonly log: LogWriter,
   ) {}
 
+  /** How long the oldest run-log write not yet committed has waited, in ms (admission control's database wait). */
+  stalledMs(): number {
+    return this.log.stalledMs();
+  }
+
   /**
    * Inserts a run and its first event (RUN_STARTED; RUN_QUEUED for a QUEUED run) in one transaction. Returns null
    * when the idempotency scope is already taken (the caller then waits for the first run).

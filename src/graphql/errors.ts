@@ -36,6 +36,8 @@ export function maskError(log: Logger, secrets: Scrubber) {
           code: original.code,
           ...(original.retryable ? { retryable: true } : {}),
           ...(original.retryAfterSeconds !== undefined ? { retryAfterSeconds: original.retryAfterSeconds } : {}),
+          // Yoga answers with this status and headers, and leaves `http` out of the response body.
+          ...(original.httpStatus ? { http: { status: original.httpStatus, headers: retryAfter(original) } } : {}),
           // An issue's path names where the input was wrong: structure, like the code.
           ...(original.issues.length
             ? { issues: original.issues.map((i) => ({ ...secrets.scrub(i), path: i.path })) }
@@ -58,4 +60,9 @@ export function maskError(log: Logger, secrets: Scrubber) {
       extensions: { code: "INTERNAL_SERVER_ERROR" },
     });
   };
+}
+
+/** The `Retry-After` header of an error that has a time to retry. */
+function retryAfter(e: ApiError): Record<string, string> {
+  return e.retryAfterSeconds === undefined ? {} : { "Retry-After": String(Math.ceil(e.retryAfterSeconds)) };
 }

@@ -23,6 +23,22 @@ export interface MetricSources {
   surfaceReloads(): number;
   /** Each stored connector and whether this instance is connected to it (docs/connectors.md §11). */
   connectors?(): Array<{ name: string; up: boolean }>;
+  /** Flow control's refusals, waits, breakers and store (docs/flow-control.md §6). */
+  limits?: LimitSources;
   /** Upstream calls by connector and outcome (`ok`, or the error kind). */
   connectorCalls?(): ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+/** What the flow-control metrics read (docs/flow-control.md §6): in-memory values of this instance. */
+export interface LimitSources {
+  /** Refusals so far, keyed `<tool>\0<reason>`. */
+  limited(): ReadonlyMap<string, number>;
+  /** Dispatches waiting for a concurrency slot, by the name whose cap they wait for. */
+  waiting(): ReadonlyMap<string, number>;
+  /** Names whose breaker this instance sees open. */
+  openBreakers(): string[];
+  /** True while limits hold per instance (their shared store is out of reach). */
+  degraded(): boolean;
+  /** Dispatches admission control refused so far. */
+  shed(): number;
 }

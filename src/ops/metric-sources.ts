@@ -1,6 +1,7 @@
 import type { Driver } from "../db/client.ts";
 import type { Bus } from "../events/bus.ts";
 import type { MetricSources } from "./metrics.ts";
+import type { LimitSources } from "./metric-source-types.ts";
 
 /** The runtime parts the gauges read (see {@link metricSources}). */
 export interface MeasuredParts {
@@ -12,6 +13,7 @@ export interface MeasuredParts {
   /** Null for a runtime that does not beat (a one-shot command). */
   instances: { lastBeatAt: number | null } | null;
   stored: { version: number; loads: number };
+  limits?: LimitSources;
   /** The stored connectors' names, and this instance's connections to them. */
   connectors?: {
     names(): string[];
@@ -45,5 +47,6 @@ export function metricSources(p: MeasuredParts): MetricSources {
         up: p.connectors!.connections.health(name).state === "CONNECTED",
       })),
     connectorCalls: () => p.connectors?.connections.callCounts() ?? new Map(),
+    ...(p.limits ? { limits: p.limits } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { DispatchObserver } from "../dispatch/observe.ts";
 import type { Door, RunRecord } from "../dispatch/run-record.ts";
 import type { MetricSources } from "./metric-source-types.ts";
 import { registerConnectorMetrics, registerRuntimeGauges } from "./scraped-metrics.ts";
+import { registerLimitMetrics } from "./limit-metrics.ts";
 
 export { SUBSCRIBER_KINDS, type MetricSources, type NameKind, type SubscriberKind } from "./metric-source-types.ts";
 
@@ -113,6 +114,7 @@ export class Metrics implements DispatchObserver {
     const read = <T>(fn: (s: MetricSources) => T): T | null => (this.sources ? fn(this.sources) : null);
     registerRuntimeGauges(registers, read);
     registerConnectorMetrics(registers, read);
+    registerLimitMetrics(registers, read);
   }
 
   /** Connects the gauges to what they read; until then they read zero. */

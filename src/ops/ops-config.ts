@@ -40,6 +40,16 @@ export interface OpsConfig {
    * QUEUED. @default 10
    */
   queueConcurrency: number;
+  /**
+   * Dispatches of the API doors open on this instance at most; past it a new one is refused UNAVAILABLE, HTTP 503
+   * (TAI_MAX_IN_FLIGHT, docs/flow-control.md §5). @default 1000
+   */
+  maxInFlight: number;
+  /**
+   * Seconds the run log's oldest write may have waited before new dispatches are refused the same way
+   * (TAI_MAX_DB_WAIT_SECONDS). @default 2
+   */
+  maxDbWaitSeconds: number;
   /** Who may read `/metrics` (TAI_METRICS). @default "loopback" (loopback peers and ADMIN keys) */
   metrics: MetricsAccess;
   /**
@@ -88,6 +98,8 @@ export const OpsEnvSchema = z
     TAI_DEAD_AFTER_SECONDS: envSeconds(undefined, 0.1, 86_400),
     TAI_DB_POOL: envInteger(10, 1, 1000),
     TAI_QUEUE_CONCURRENCY: envInteger(10, 1, 1000),
+    TAI_MAX_IN_FLIGHT: envInteger(1000, 1, 1_000_000),
+    TAI_MAX_DB_WAIT_SECONDS: envSeconds(2, 0.05, 3600),
     TAI_METRICS: envChoice(
       ACCESS,
       "loopback",
@@ -137,6 +149,8 @@ export const OpsEnvSchema = z
     deadAfterSeconds: deadAfter(env),
     dbPool: env.TAI_DB_POOL,
     queueConcurrency: env.TAI_QUEUE_CONCURRENCY,
+    maxInFlight: env.TAI_MAX_IN_FLIGHT,
+    maxDbWaitSeconds: env.TAI_MAX_DB_WAIT_SECONDS,
     metrics: env.TAI_METRICS,
     unreadySeconds: env.TAI_UNREADY_SECONDS,
     requestTimeoutSeconds: env.TAI_REQUEST_TIMEOUT_SECONDS,

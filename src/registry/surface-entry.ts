@@ -1,3 +1,4 @@
+import type { Limits } from "../limits/limits.ts";
 import type { Tier } from "../auth/roles.ts";
 import type { Issue } from "../errors.ts";
 import type { ExecutionMode, ToolContext } from "../tools/definition.ts";
@@ -39,6 +40,8 @@ export interface SurfaceEntry {
    * its ancestors down to the tool; a tool or branch lists only itself.
    */
   policyChain: string[];
+  /** Limits declared on exactly this name (docs/flow-control.md §2); a run counts against each along its chain. */
+  limits?: Limits;
   /** Converts validated JSON input for the body (zod parsing, baked-kwarg merging). */
   prepare(input: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; issues: Issue[] };
   /**

@@ -8,7 +8,9 @@
  * caller awaits its own job's result; a job that failed rejects only its own caller.
  */
 export class GroupCommit<J, R> {
-  private queue: { job: J; ok: (r: R) => void; fail: (e: unknown) => void }[] = [];
+  private queue: { job: J; ok: (r: R) => void; fail: (e: unknown) => void; at: number }[] = [];
+  /** When the oldest job of the batch being written was submitted (epoch ms); null when none is written. */
+  private writingSince: number | null = null;
   private writing = false;
   private scheduled = false;
   /** Callers of {@link idle} waiting for the queue to drain. */
@@ -18,7 +20,7 @@ export class GroupCommit<J, R> {
 
   submit(job: J): Promise<R> {
     return new Promise<R>((ok, fail) => {
-      this.queue.push({ job, ok, fail });
+      this.queue.push({ job, ok, fail, at: Date.now() });
       if (!this.writing && !this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -27,6 +29,12 @@ export class GroupCommit<J, R> {
         });
       }
     });
+  }
+
+  /** How long the oldest job not yet written has waited, in ms (0 when none waits): how slow the database is now. */
+  stalledMs(): number {
+    const since = this.writingSince ?? this.queue[0]?.at;
+    return since === undefined ? 0 : Date.now() - since;
   }
 
   /** Resolves once every job submitted so far is written. */
@@ -42,6 +50,7 @@ export class GroupCommit<J, R> {
       while (this.queue.length) {
         const batch = this.queue;
         this.queue = [];
+        this.writingSince = batch[0].at;
         let results: (R | Error)[];
         try {
           results = await this.write(batch.map((b) => b.job));
@@ -56,6 +65,7 @@ export class GroupCommit<J, R> {
         });
       }
     } finally {
+      this.writingSince = null;
       this.writing = false;
       for (const r of this.drained.splice(0)) r();
     }

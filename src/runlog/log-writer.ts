@@ -72,6 +72,11 @@ export class LogWriter {
     return d.transaction(() => readRun(d, id));
   }
 
+  /** How long the oldest write not yet committed has waited, in ms. */
+  stalledMs(): number {
+    return this.commits.stalledMs();
+  }
+
   /** Resolves once everything submitted so far is written. */
   idle(): Promise<void> {
     return this.commits.idle();

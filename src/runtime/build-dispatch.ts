@@ -6,6 +6,9 @@ import { failureLog } from "../failure-log.ts";
 import { InteractionStore } from "../interactions/interaction-store.ts";
 import { InteractionService } from "../interactions/interaction-service.ts";
 import { Duties } from "../cluster/duty.ts";
+import { AdmissionControl } from "../limits/admission-control.ts";
+import { FlowControl } from "../limits/flow-control.ts";
+import { DeploymentLimits } from "../limits/open-limits.ts";
 import { interactionExpiry } from "../cluster/interaction-expiry.ts";
 import { keyValueSweep } from "../cluster/key-value-sweep.ts";
 import type { Late } from "./late.ts";
@@ -23,10 +26,19 @@ export type Dispatch = Awaited<ReturnType<typeof buildDispatch>>;
 export async function buildDispatch(
   options: RuntimeOptions,
   late: Late,
-  { config, db, bus, log, secrets, metrics }: Stores,
+  { config, db, bus, log, secrets, metrics, driver }: Stores,
   { surface }: Builtins,
-  { runs, instanceId, tracing, duties }: Membership,
+  { runs, instanceId, tracing, duties, instances }: Membership,
 ) {
+  const limits = new DeploymentLimits({
+    redisUrl: config.redisUrl,
+    redisPrefix: config.redisPrefix,
+    pool: driver.kind === "postgres" ? driver.pool : undefined,
+    log,
+    instances: () => instances.liveCount,
+  });
+  const flow = new FlowControl(limits);
+  const admission = new AdmissionControl(config.maxInFlight, config.maxDbWaitSeconds * 1000, () => runs.stalledMs());
   const interactionStore = new InteractionStore(db, (token) => `${late.runtime!.publicUrl}/callbacks/${token}`, bus);
   const moves = new RunTransitions(db, runs);
   const queue = openQueue(config, moves, log);
@@ -47,6 +59,8 @@ export async function buildDispatch(
     refresh: async () => (late.stored ? late.stored.sync.refreshIfStale() : false),
     observer: metrics,
     tracer: tracing?.runs,
+    flow,
+    admission,
   });
   const interactions = new InteractionService(interactionStore, runs, dispatcher, log);
   // The periodic duties fail every tick while the database is out: a few lines count them.
@@ -68,5 +82,5 @@ export async function buildDispatch(
           log,
         })
       : null;
-  return { dispatcher, interactions, cluster, queue, workers };
+  return { dispatcher, interactions, cluster, queue, workers, flow, admission, limits };
 }

@@ -30,7 +30,7 @@ export async function loadStoredSurface(
   { config, db, bus, log, secrets, metrics, plugins, driver }: Stores,
   { apps, surface }: Builtins,
   { instances, instanceId, duties }: Membership,
-  { dispatcher }: Dispatch,
+  { dispatcher, flow, admission }: Dispatch,
   { agents }: Agents,
 ) {
   const keys = new KeyStore(db, bus);
@@ -79,6 +79,13 @@ export async function loadStoredSurface(
       instances: duties === "none" ? null : instances,
       stored,
       connectors: { names: () => connectorSurface.stored().map((c) => c.name), connections },
+      limits: {
+        limited: () => flow.limited(),
+        waiting: () => flow.slots.waiting(),
+        openBreakers: () => flow.openBreakers(),
+        degraded: () => flow.backend.degraded,
+        shed: () => admission.refused,
+      },
     }),
   );
   return { keys, catalog, extensionOf, allowList, load, connectorStore, kinds, connections, stored };

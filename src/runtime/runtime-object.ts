@@ -13,7 +13,7 @@ export function runtimeObject(
   s: Stores,
   { spans, surface }: Builtins,
   { runs, runFeed, runLog, instances, instanceId, tracing, duties }: Membership,
-  { dispatcher, interactions, cluster, queue }: Dispatch,
+  { dispatcher, interactions, cluster, queue, limits }: Dispatch,
   { unwatch, agents, recovered }: Agents,
   { keys, catalog, extensionOf, connections, stored }: Loaded,
   { presets, manifests, connectors, refresher, schedules, ticks }: Services & BuiltSchedules,
@@ -76,6 +76,7 @@ export function runtimeObject(
       await runtime.drain();
       await queue.close().catch((e: Error) => log.warn("closing the run queue failed", { error: e.message }));
       await connections.close();
+      await limits.close().catch(() => {});
       await runLog.idle();
       await tracing?.shutdown().catch((e: Error) => log.warn("flushing traces failed", { error: e.message }));
       if (duties !== "none") await instances.leave();

@@ -1,5 +1,6 @@
 import type { Tier } from "../auth/roles.ts";
 import { DefinitionError, isDefinitionError, type DefinitionErrorOptions } from "../definition-error.ts";
+import { resolveLimits, type LimitsInit } from "../limits/limits.ts";
 import { resolvePolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import type { JsonSchema } from "./json-schema.ts";
 import type { ExecutionMode, ToolDefinition, ToolHandler } from "./definition.ts";
@@ -19,6 +20,8 @@ export interface DefineToolFields {
   /** @default "parallel" */
   executionMode?: ExecutionMode;
   retry?: RetryPolicyInit;
+  /** Concurrency, rate and circuit breaker (docs/flow-control.md §2). */
+  limits?: LimitsInit;
   /** @default 30 */
   timeoutSeconds?: number;
   outputSchema?: JsonSchema;
@@ -85,6 +88,7 @@ export function defineTool(
       throw e;
     }
   }
+  const limits = t.limits === undefined ? undefined : declaredLimits(t.name, t.limits as LimitsInit);
   return Object.freeze({
     name: t.name,
     label: t.label,
@@ -95,6 +99,7 @@ export function defineTool(
     executionMode: t.executionMode,
     tier: t.tier,
     retry,
+    limits,
     timeoutSeconds: t.timeoutSeconds,
     apiTool: t.apiTool,
     promptSnippet: t.promptSnippet,
@@ -103,4 +108,18 @@ export function defineTool(
     resume: t.resume as ToolDefinition["resume"],
     module,
   });
+}
+
+/** A tool's limits, or its refusal as rule `tool.limits` with the issues under `/limits`. */
+function declaredLimits(name: string, init: LimitsInit) {
+  try {
+    return resolveLimits(name, init);
+  } catch (e) {
+    if (isDefinitionError(e, "limits"))
+      throw toolDefinitionError("limits", e.message, {
+        subject: name,
+        issues: e.issues.map((i) => ({ ...i, path: `/limits${i.path}` })),
+      });
+    throw e;
+  }
 }

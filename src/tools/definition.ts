@@ -1,3 +1,4 @@
+import type { Limits } from "../limits/limits.ts";
 import type { Caller, Tier } from "../auth/roles.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import type { JsonSchema } from "./json-schema.ts";
@@ -73,6 +74,8 @@ export interface ToolDefinition {
   readonly tier: Tier;
   /** A policy declared with the tool; registered on its name. */
   readonly retry?: RetryPolicy;
+  /** Limits declared with the tool (docs/flow-control.md §2). */
+  readonly limits?: Limits;
   /** Per-attempt timeout. @default 30 */
   readonly timeoutSeconds: number;
   /** false keeps the tool off the API surface (curation); it can still be a base. @default true */

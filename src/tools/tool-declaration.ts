@@ -25,6 +25,7 @@ export const TOOL_RULES = [
   "execute-function",
   "field-type",
   "retry-policy",
+  "limits",
   "duplicate-name",
 ] as const;
 type ToolRule = (typeof TOOL_RULES)[number];
@@ -66,6 +67,7 @@ export const ToolFieldsSchema = z
         "parallel",
       ),
       retry: z.unknown().optional(),
+      limits: z.unknown().optional(),
       timeoutSeconds: orDefault(
         z
           .number({ error: "must be a number > 0" })

@@ -17,6 +17,7 @@ export function entryForTool(def: ToolDefinition): SurfaceEntry {
     timeoutSeconds: def.timeoutSeconds,
     listed: def.apiTool,
     policyChain: [def.name],
+    limits: def.limits,
     prepare: (input) => (def.parse ? def.parse(input) : { ok: true, value: input }),
     invoke: async (input, ctx) => def.execute(input as Record<string, unknown>, ctx),
     resume: def.resume ? async (state, answers, ctx) => def.resume!(state, answers, ctx) : undefined,

@@ -1,0 +1,67 @@
+import type pg from "pg";
+import type { Logger } from "../log.ts";
+import { MemoryLimits, type Counter, type LimitBackend, type Slot } from "./limit-backend.ts";
+import { PostgresLimits } from "./postgres-backend.ts";
+import { RedisLimits } from "./redis-backend.ts";
+
+/** Where a deployment counts its limits. */
+export interface LimitsPlace {
+  redisUrl?: string;
+  redisPrefix: string;
+  /** The PostgreSQL pool, when the database is PostgreSQL. */
+  pool?: pg.Pool;
+  log: Logger;
+  /** The live instances (a degraded limit's divisor). */
+  instances: () => number;
+}
+
+/**
+ * The limits' backend of a deployment (docs/flow-control.md §4): Redis when configured, else PostgreSQL, else this
+ * process. Opened on first use, so a deployment that declares no limit opens no connection for them.
+ */
+export class DeploymentLimits implements LimitBackend {
+  private opened: Promise<LimitBackend> | null = null;
+  private backend: LimitBackend | null = null;
+
+  constructor(private readonly place: LimitsPlace) {}
+
+  get kind(): LimitBackend["kind"] {
+    return this.place.redisUrl ? "redis" : this.place.pool ? "postgres" : "memory";
+  }
+
+  get degraded(): boolean {
+    return this.backend?.degraded ?? false;
+  }
+
+  counter(name: string, points: number, durationSeconds: number): Counter {
+    const real = async () => (await this.open()).counter(name, points, durationSeconds);
+    return {
+      consume: async (key, n) => (await real()).consume(key, n),
+      get: async (key) => (await real()).get(key),
+      block: async (key, s) => (await real()).block(key, s),
+      delete: async (key) => (await real()).delete(key),
+    };
+  }
+
+  async tryAcquire(key: string, max: number): Promise<Slot | null> {
+    return (await this.open()).tryAcquire(key, max);
+  }
+
+  async close(): Promise<void> {
+    if (this.opened) await (await this.opened.catch(() => null))?.close();
+  }
+
+  private open(): Promise<LimitBackend> {
+    this.opened ??= (async () => {
+      const { redisUrl, redisPrefix, pool, log, instances } = this.place;
+      const b = redisUrl
+        ? new RedisLimits(redisUrl, redisPrefix, log, instances)
+        : pool
+          ? await PostgresLimits.open(pool, log, instances)
+          : new MemoryLimits();
+      this.backend = b;
+      return b;
+    })();
+    return this.opened;
+  }
+}

@@ -1,0 +1,61 @@
+import { createRequire } from "node:module";
+import { RateLimiterRedis } from "rate-limiter-flexible";
+import type { Redis } from "ioredis";
+import type { Logger } from "../log.ts";
+import { counterOf, type Counter, type Slot } from "./limit-backend.ts";
+import { SharedLimits } from "./shared-limits.ts";
+
+const require = createRequire(import.meta.url);
+
+/** How long one limits command may take before Redis counts as lost (a silent link must not hang a dispatch). */
+const COMMAND_MS = 500;
+/** A slot's lease: refreshed while its body runs, so a dead instance's slots come back within it. */
+const LEASE_MS = 30_000;
+
+/**
+ * Limits in Redis: rate-limiter-flexible's `RateLimiterRedis` counters and redis-semaphore's leased semaphore, on a
+ * connection of their own that never queues a command while Redis is out of reach and bounds each by
+ * {@link COMMAND_MS}.
+ */
+export class RedisLimits extends SharedLimits {
+  readonly kind = "redis";
+  private readonly client: Redis;
+
+  constructor(
+    url: string,
+    private readonly prefix: string,
+    log: Logger,
+    instances: () => number,
+  ) {
+    super(log, instances);
+    const { Redis } = require("ioredis") as typeof import("ioredis");
+    this.client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_MS });
+    this.client.on("error", (e: unknown) => this.lost(e));
+  }
+
+  protected sharedCounter(name: string, points: number, durationSeconds: number): Counter {
+    return counterOf(
+      new RateLimiterRedis({
+        storeClient: this.client,
+        keyPrefix: `${this.prefix}limits:${name}`,
+        points,
+        duration: durationSeconds,
+        rejectIfRedisNotReady: true,
+      }),
+    );
+  }
+
+  protected async sharedAcquire(key: string, max: number): Promise<Slot | null> {
+    const { Semaphore } = require("redis-semaphore") as typeof import("redis-semaphore");
+    const semaphore = new Semaphore(this.client, `${this.prefix}limits:slots:${key}`, max, {
+      lockTimeout: LEASE_MS,
+      acquireAttemptsLimit: 1,
+      onLockLost: () => this.log.warn("a concurrency slot's lease was lost (Redis was out of reach)", { key }),
+    });
+    return (await semaphore.tryAcquire()) ? { release: () => semaphore.release().catch(() => {}) } : null;
+  }
+
+  async close(): Promise<void> {
+    this.client.disconnect();
+  }
+}

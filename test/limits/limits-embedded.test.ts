@@ -1,0 +1,150 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { App } from "../../src/app.ts";
+import { ToolError } from "../../src/errors.ts";
+import type { RunRecord } from "../../src/dispatch/run-record.ts";
+import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+
+/**
+ * Flow control on the embedded default (docs/flow-control.md): one process on SQLite, its limits counted in memory.
+ * Every dispatch goes through the chokepoint as a door's would; each refusal is a stored run with its time to retry.
+ */
+describe("declared limits in one process on SQLite", () => {
+  const runtimes: TestRuntime[] = [];
+  afterEach(async () => {
+    for (const rt of runtimes.splice(0)) await rt.dispose();
+  });
+
+  async function runtime(app: App, config: Record<string, unknown> = {}) {
+    const rt = await testRuntime({ app, kind: "sqlite", config });
+    runtimes.push(rt);
+    return rt;
+  }
+  const dispatch = (rt: TestRuntime, tool: string, input: Record<string, unknown> = {}) =>
+    rt.dispatcher.run({ tool, input, caller: as("USER"), door: "graphql" });
+  const retryAfter = (r: RunRecord) => (r.details as { retryAfterSeconds?: number } | null)?.retryAfterSeconds;
+
+  it("should never run more than 2 bodies of a tool capped at 2 under 60 concurrent dispatches, each ending SUCCEEDED or RATE_LIMITED with a retry time", async () => {
+    const app = new App();
+    let now = 0;
+    let most = 0;
+    app.tool(
+      {
+        name: "capped",
+        description: "Counts its concurrent bodies.",
+        input: z.object({}),
+        limits: { concurrency: { max: 2, waitSeconds: 1 } },
+      },
+      async () => {
+        most = Math.max(most, ++now);
+        await new Promise((r) => setTimeout(r, 50));
+        now--;
+        return "ok";
+      },
+    );
+    const rt = await runtime(app);
+    const runs = await Promise.all(Array.from({ length: 60 }, () => dispatch(rt, "capped")));
+    expect(most).toBe(2);
+    const refused = runs.filter((r) => r.status !== "SUCCEEDED");
+    for (const r of refused) {
+      expect(r).toMatchObject({ status: "FAILED", errorKind: "RATE_LIMITED" });
+      expect(retryAfter(r)).toBeGreaterThanOrEqual(1);
+      expect(r.attempts).toEqual([]);
+    }
+    expect(refused.length).toBeGreaterThan(0);
+    expect(runs.length - refused.length).toBeGreaterThanOrEqual(20);
+    expect(await rt.db.run.count({ where: { tool: "capped" } })).toBe(60);
+  });
+
+  it("should admit 10 ± 1 dispatches a second of a tool rated 10/s, refusing the rest RATE_LIMITED without calling the body", async () => {
+    const app = new App();
+    let bodies = 0;
+    app.tool(
+      { name: "rated", description: "Counts its calls.", input: z.object({}), limits: { rate: { tokens: 10 } } },
+      () => ++bodies,
+    );
+    const rt = await runtime(app);
+    const started = Date.now();
+    const ok: number[] = [];
+    let refused = 0;
+    while (Date.now() - started < 3000) {
+      const r = await dispatch(rt, "rated");
+      if (r.status === "SUCCEEDED") ok.push(Date.now() - started);
+      else {
+        expect(r.errorKind).toBe("RATE_LIMITED");
+        expect(retryAfter(r)).toBe(1);
+        refused++;
+      }
+    }
+    for (const second of [0, 1, 2]) {
+      const inSecond = ok.filter((t) => t >= second * 1000 && t < (second + 1) * 1000).length;
+      expect(Math.abs(inSecond - 10)).toBeLessThanOrEqual(1);
+    }
+    expect(bodies).toBe(ok.length);
+    expect(refused).toBeGreaterThan(0);
+  });
+
+  it("should stop every body of a tool for 3 s after one upstream answer with Retry-After 3, answering UNAVAILABLE with the time left", async () => {
+    const app = new App();
+    const calls: number[] = [];
+    app.tool(
+      {
+        name: "upstream",
+        description: "Answers 429 with Retry-After 3 once, then succeeds.",
+        input: z.object({}),
+        limits: { breaker: { failures: 5, coolDownSeconds: 30 } },
+      },
+      () => {
+        calls.push(Date.now());
+        if (calls.length === 1)
+          throw new ToolError("429 Too Many Requests", { kind: "RATE_LIMITED", retryAfterSeconds: 3 });
+        return "ok";
+      },
+    );
+    const rt = await runtime(app);
+    const first = await dispatch(rt, "upstream");
+    expect(first).toMatchObject({ status: "FAILED", errorKind: "RATE_LIMITED" });
+    const opened = calls[0];
+    const refused: RunRecord[] = [];
+    let succeeded: RunRecord | undefined;
+    while (!succeeded) {
+      const r = await dispatch(rt, "upstream");
+      if (r.status === "SUCCEEDED") succeeded = r;
+      else refused.push(r);
+      if (!succeeded) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(calls).toHaveLength(2);
+    expect(calls[1] - opened).toBeGreaterThanOrEqual(2900);
+    expect(refused.length).toBeGreaterThan(10);
+    for (const r of refused) {
+      expect(r).toMatchObject({ status: "FAILED", errorKind: "UNAVAILABLE" });
+      expect(r.errorMessage).toMatch(/circuit breaker is open/);
+      expect(retryAfter(r)).toBeGreaterThanOrEqual(1);
+      expect(retryAfter(r)).toBeLessThanOrEqual(3);
+    }
+  });
+
+  it("should refuse a dispatch past TAI_MAX_IN_FLIGHT at once with UNAVAILABLE, retryable after 1 s, storing nothing", async () => {
+    const app = new App();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    app.tool({ name: "held", description: "Waits for the test.", input: z.object({}) }, async () => {
+      await gate;
+      return "ok";
+    });
+    const rt = await runtime(app, { maxInFlight: 3 });
+    const held = Array.from({ length: 3 }, () => dispatch(rt, "held"));
+    await expect(dispatch(rt, "held")).rejects.toMatchObject({
+      code: "UNAVAILABLE",
+      retryable: true,
+      retryAfterSeconds: 1,
+      httpStatus: 503,
+      message: expect.stringMatching(/3 dispatches open \(TAI_MAX_IN_FLIGHT\)/),
+    });
+    // In-process doors are not shed: a tool's child runs and the CLI go on.
+    release();
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual(["SUCCEEDED", "SUCCEEDED", "SUCCEEDED"]);
+    expect(await rt.db.run.count({ where: { tool: "held" } })).toBe(3);
+    expect((await dispatch(rt, "held")).status).toBe("SUCCEEDED");
+  });
+});
