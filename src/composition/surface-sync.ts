@@ -28,6 +28,8 @@ export class SurfaceSync {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<boolean> | null = null;
   private nextCheck: Promise<boolean> | null = null;
+  /** When the version check under way began (epoch ms); null when none is. */
+  private checkingSince: number | null = null;
   private readonly unlisten: () => void;
   /** The poll fails every tick while the database is out: a few lines count it. */
   private readonly pollFailures: FailureLog;
@@ -82,8 +84,10 @@ export class SurfaceSync {
    */
   refreshIfStale(): Promise<boolean> {
     if (!this.checking) {
+      this.checkingSince = Date.now();
       this.checking = this.checkOnce().finally(() => {
         this.checking = null;
+        this.checkingSince = null;
       });
       return this.checking;
     }
@@ -94,6 +98,11 @@ export class SurfaceSync {
         return this.refreshIfStale();
       });
     return this.nextCheck;
+  }
+
+  /** How long the version check under way has waited on the database, in ms (admission control's database wait). */
+  stalledMs(): number {
+    return this.checkingSince === null ? 0 : Date.now() - this.checkingSince;
   }
 
   private async checkOnce(): Promise<boolean> {

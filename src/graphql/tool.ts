@@ -1,7 +1,9 @@
 import type { RetryPolicy } from "../retry/policy.ts";
 import { appliedPolicy, type AppliedPolicy } from "../retry/applied-policy.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { appliedLimits } from "../dispatch/run-limits.ts";
 import { builder } from "./builder.ts";
+import { AppliedLimitRef } from "./limits.ts";
 import { requireCaller } from "./context.ts";
 import { ErrorKindEnum, ExecutionModeEnum, TierEnum, ToolOriginEnum } from "./enums.ts";
 import { startWith } from "../events/subscription.ts";
@@ -69,6 +71,12 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
       nullable: true,
       description: "null = exactly one attempt.",
       resolve: (e, _a, ctx) => appliedPolicy(ctx.surface.policyFor(e)),
+    }),
+    limits: t.field({
+      type: [AppliedLimitRef],
+      description:
+        "The limits a run is under: the declaration of each name along its chain, nearest first (docs/flow-control.md); empty: none.",
+      resolve: (e, _a, ctx) => [...appliedLimits(ctx.surface, e)],
     }),
     pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),

@@ -24,7 +24,7 @@ export class AdmissionControl {
   constructor(
     private readonly maxInFlight: number,
     private readonly maxDbWaitMs: number,
-    /** How long the run log's oldest write not yet committed has waited, in ms. */
+    /** How long the database has kept this instance waiting now, in ms (its oldest operation not answered). */
     private readonly stalledMs: () => number,
   ) {}
 
@@ -38,7 +38,7 @@ export class AdmissionControl {
     if (stalled > this.maxDbWaitMs) {
       this.refusedCount++;
       throw shed(
-        `the database is slow: a run-log write has waited ${(stalled / 1000).toFixed(1)} s (TAI_MAX_DB_WAIT_SECONDS is ${this.maxDbWaitMs / 1000}); send the request again shortly`,
+        `the database is slow: this instance has waited ${(stalled / 1000).toFixed(1)} s on it (TAI_MAX_DB_WAIT_SECONDS is ${this.maxDbWaitMs / 1000}); send the request again shortly`,
       );
     }
     this.open++;

@@ -55,7 +55,7 @@ export class DeploymentLimits implements LimitBackend {
     this.opened ??= (async () => {
       const { redisUrl, redisPrefix, pool, log, instances } = this.place;
       const b = redisUrl
-        ? new RedisLimits(redisUrl, redisPrefix, log, instances)
+        ? await openRedis(redisUrl, redisPrefix, log, instances)
         : pool
           ? await PostgresLimits.open(pool, log, instances)
           : new MemoryLimits();
@@ -64,4 +64,11 @@ export class DeploymentLimits implements LimitBackend {
     })();
     return this.opened;
   }
+}
+
+/** Redis limits once their connection is ready (or its wait is over). */
+async function openRedis(...args: ConstructorParameters<typeof RedisLimits>): Promise<RedisLimits> {
+  const limits = new RedisLimits(...args);
+  await limits.ready();
+  return limits;
 }

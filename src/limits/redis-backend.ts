@@ -33,6 +33,20 @@ export class RedisLimits extends SharedLimits {
     this.client.on("error", (e: unknown) => this.lost(e));
   }
 
+  /** Resolves once connected, or after `ms` (the limits then start degraded, and recover by themselves). */
+  ready(ms = 4 * COMMAND_MS): Promise<void> {
+    if (this.client.status === "ready") return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.client.off("ready", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.client.once("ready", done);
+    });
+  }
+
   protected sharedCounter(name: string, points: number, durationSeconds: number): Counter {
     return counterOf(
       new RateLimiterRedis({

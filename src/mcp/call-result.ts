@@ -11,7 +11,7 @@ export interface CallOutcome {
   runId: string;
   status: RunRecord["status"];
   /** FAILED and CANCELLED runs. */
-  error?: { kind: string | null; message: string | null; issues: Issue[] };
+  error?: { kind: string | null; message: string | null; issues: Issue[]; retryAfterSeconds?: number };
   /** PARKED runs: what they wait on; answer through GraphQL's `answerInteraction`. */
   interactions?: { id: string; question: string; to: string; answerFormat: unknown; expiresAt: string | null }[];
 }
@@ -53,6 +53,9 @@ export function callResult(
     summary = `run ${run.id} is parked, waiting on ${waits || "its interactions"}; answer with answerInteraction over GraphQL`;
   } else {
     outcome.error = { kind: run.errorKind, message: run.errorMessage, issues: issuesOf(run.details) };
+    // A limit's refusal (docs/flow-control.md §3) says when to send the call again.
+    const retryAfter = (run.details as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+    if (typeof retryAfter === "number") _meta["tai42/retryAfterSeconds"] = outcome.error.retryAfterSeconds = retryAfter;
     summary = `${run.errorKind ?? run.status}: ${run.errorMessage ?? "the run did not succeed"}`;
   }
   const result: CallToolResult = { content: [{ type: "text", text: summary }, ...content], _meta };

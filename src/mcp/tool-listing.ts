@@ -1,3 +1,5 @@
+import { appliedLimits } from "../dispatch/run-limits.ts";
+import type { AppliedLimits } from "../limits/flow-control.ts";
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun } from "../auth/tiers.ts";
@@ -43,7 +45,12 @@ export function mcpTool(entry: SurfaceEntry, surface: Surface): Tool {
     annotations: annotationsOf(entry, policy?.policy.idempotent === true),
     // A background run's input is stored for whichever instance executes it; a secret-tier one's never is.
     execution: { taskSupport: isRedacted(entry.tier) ? "forbidden" : "optional" },
-    _meta: { "tai42/origin": entry.origin, "tai42/tier": entry.tier, "tai42/pauses": entry.pauses },
+    _meta: {
+      "tai42/origin": entry.origin,
+      "tai42/tier": entry.tier,
+      "tai42/pauses": entry.pauses,
+      ...limitsMeta(appliedLimits(surface, entry)),
+    },
   };
 }
 
@@ -53,4 +60,10 @@ export function toolsFor(surface: Surface, caller: Caller): Tool[] {
     .list()
     .filter((e) => mayRun(caller.role, e.tier))
     .map((e) => mcpTool(e, surface));
+}
+
+/** `_meta["tai42/limits"]`: the limits along the tool's chain, as GraphQL's `Tool.limits` serves them; none: absent. */
+function limitsMeta(applied: AppliedLimits): Record<string, unknown> {
+  if (!applied.length) return {};
+  return { "tai42/limits": applied.map((a) => ({ declaredOn: a.name, ...a.limits })) };
 }

@@ -42,6 +42,14 @@ export function registerLimitMetrics(registers: Registry[], read: ReadSources): 
     },
   });
   new Gauge({
+    name: "tai42_dispatches_open",
+    help: "Dispatches of the API doors open on this instance (executing or waiting): TAI_MAX_IN_FLIGHT bounds them.",
+    registers,
+    collect() {
+      this.set(read((s) => s.limits?.open()) ?? 0);
+    },
+  });
+  new Gauge({
     name: "tai42_limits_degraded",
     help: "1 while limits hold per instance because their shared store (Redis, PostgreSQL) is out of reach.",
     registers,

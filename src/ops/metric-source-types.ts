@@ -41,4 +41,6 @@ export interface LimitSources {
   degraded(): boolean;
   /** Dispatches admission control refused so far. */
   shed(): number;
+  /** Dispatches of the API doors open now. */
+  open(): number;
 }

@@ -38,7 +38,9 @@ export async function buildDispatch(
     instances: () => instances.liveCount,
   });
   const flow = new FlowControl(limits);
-  const admission = new AdmissionControl(config.maxInFlight, config.maxDbWaitSeconds * 1000, () => runs.stalledMs());
+  // The database's wait: the run log's oldest write not committed, or the surface's version check under way.
+  const dbWait = () => Math.max(runs.stalledMs(), late.stored?.sync.stalledMs() ?? 0);
+  const admission = new AdmissionControl(config.maxInFlight, config.maxDbWaitSeconds * 1000, dbWait);
   const interactionStore = new InteractionStore(db, (token) => `${late.runtime!.publicUrl}/callbacks/${token}`, bus);
   const moves = new RunTransitions(db, runs);
   const queue = openQueue(config, moves, log);

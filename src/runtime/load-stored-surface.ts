@@ -85,6 +85,7 @@ export async function loadStoredSurface(
         openBreakers: () => flow.openBreakers(),
         degraded: () => flow.backend.degraded,
         shed: () => admission.refused,
+        open: () => admission.inFlight,
       },
     }),
   );

@@ -12,6 +12,8 @@ export interface Link {
   port: number;
   cut(): void;
   restore(): void;
+  /** Holds every byte crossing the link `ms` longer (0: none), in order: a slow network or a slow server. */
+  slow(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,7 @@ export interface Link {
 export async function tcpLink(host: string, port: number): Promise<Link> {
   const sockets = new Set<Socket>();
   let up = true;
+  let delay = 0;
   const track = (s: Socket) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
@@ -29,7 +32,8 @@ export async function tcpLink(host: string, port: number): Promise<Link> {
     if (!up) return void client.destroy();
     const upstream = connect(port, host);
     track(upstream);
-    client.pipe(upstream).pipe(client);
+    forward(client, upstream, () => delay);
+    forward(upstream, client, () => delay);
     client.on("close", () => upstream.destroy());
     upstream.on("close", () => client.destroy());
   });
@@ -46,6 +50,9 @@ export async function tcpLink(host: string, port: number): Promise<Link> {
     restore() {
       up = true;
     },
+    slow(ms) {
+      delay = ms;
+    },
     async close() {
       up = false;
       cutAll();
@@ -60,4 +67,30 @@ export function through(url: string, link: Link): string {
   u.hostname = "127.0.0.1";
   u.port = String(link.port);
   return u.toString().replace(/\/$/, "");
+}
+
+/**
+ * Copies `from` to `to`, each chunk held `delay()` ms from its arrival, never overtaking an earlier one (a delay
+ * that shrinks does not reorder the stream).
+ */
+function forward(from: Socket, to: Socket, delay: () => number): void {
+  const held: { at: number; chunk: Buffer }[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let ended = false;
+  const pump = () => {
+    timer = null;
+    while (held.length && held[0].at <= Date.now()) if (!to.destroyed) to.write(held.shift()!.chunk);
+    if (held.length) timer = setTimeout(pump, held[0].at - Date.now());
+    else if (ended) to.end();
+  };
+  from.on("data", (chunk: Buffer) => {
+    const ms = delay();
+    if (!ms && !held.length) return void (to.destroyed || to.write(chunk));
+    held.push({ at: Math.max(Date.now() + ms, held.at(-1)?.at ?? 0), chunk });
+    timer ??= setTimeout(pump, Math.max(0, held[0].at - Date.now()));
+  });
+  from.on("end", () => {
+    ended = true;
+    if (!held.length) to.end();
+  });
 }

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { freshDatabase, redisTestUrl, requireRedis } from "../helpers/databases.ts";
+import { tcpLink, through } from "../helpers/tcp-link.ts";
+import { until } from "../graphql/support.ts";
+import { serve } from "../runlog/support.ts";
+import { counters, dispatchOver, hammer, perSecond } from "./support.ts";
+
+/**
+ * A lost Redis degrades limits to per-instance shares (docs/flow-control.md §4), never to no limit and never to a
+ * hang: one `tai serve` on SQLite counting its limits in Redis, reached through a link the test really cuts mid-load.
+ * Needs Redis; under CI=true a missing one fails this file.
+ */
+const withRedis = await requireRedis();
+
+/** What `/metrics` says of `tai42_limits_degraded`. */
+async function degraded(graphql: string): Promise<number> {
+  const text = await (await fetch(graphql.replace(/\/graphql$/, "/metrics"))).text();
+  return Number(/^tai42_limits_degraded (\d+)/m.exec(text)?.[1] ?? "NaN");
+}
+
+describe.skipIf(!withRedis)("limits while Redis is cut", () => {
+  const cleanup: (() => Promise<unknown> | void)[] = [];
+  afterEach(async () => {
+    for (const c of cleanup.splice(0).reverse()) await c();
+  });
+
+  it("should go on per instance when the link to Redis is cut mid-load (cap and rate held, every answer within 2 s, tai42_limits_degraded 1, one warning) and share them again once it is back", async () => {
+    const database = await freshDatabase("sqlite");
+    cleanup.push(database.drop);
+    const link = await tcpLink(new URL(redisTestUrl()).hostname, Number(new URL(redisTestUrl()).port || 6379));
+    cleanup.push(() => link.close());
+    const server = await serve(database.url, {
+      TAI_MODULES: "test/fixtures/limits-tools.ts",
+      REDIS_URL: through(redisTestUrl(), link),
+      TAI_REDIS_PREFIX: `tai42-test-${database.url.slice(-12)}:`,
+      TAI_LOG: "info",
+    });
+    cleanup.push(() => server.process.stop("SIGKILL"));
+    const count = counters();
+    cleanup.push(count.close);
+    const timedDispatch = async (tool: string) => {
+      const started = Date.now();
+      const run = await dispatchOver(server.url, tool, { key: count.key });
+      return { run, ms: Date.now() - started };
+    };
+
+    const before = await Promise.all(Array.from({ length: 20 }, () => timedDispatch("capped_probe")));
+    expect(before.every((a) => a.run.status === "SUCCEEDED")).toBe(true);
+    expect(await degraded(server.url)).toBe(0);
+
+    // Mid-load: the cut comes while 20 capped dispatches (1 s of work at 2 at once) and a rated load are under way.
+    const load = Promise.all(Array.from({ length: 20 }, () => timedDispatch("capped_probe")));
+    const rated = hammer(3, 3500, () => timedDispatch("rated_probe"));
+    link.cut();
+    const during = [...(await load), ...(await rated)];
+    expect(await count.most()).toBeLessThanOrEqual(2);
+    expect(during.filter((a) => a.ms > 2000).map((a) => a.ms)).toEqual([]);
+    expect(during.filter((a) => a.run.status !== "SUCCEEDED" && a.run.errorKind !== "RATE_LIMITED")).toEqual([]);
+    const calls = (await count.calls()).sort((a, b) => a - b);
+    for (const n of perSecond(calls, calls[0], 3)) expect(Math.abs(n - 10)).toBeLessThanOrEqual(1);
+    expect(await degraded(server.url)).toBe(1);
+    const warnings = server.process.stderr().match(/limits degrade to per-instance shares: Redis is out of reach/g);
+    expect(warnings).toHaveLength(1);
+
+    link.restore();
+    await until("the limits to be shared again", async () => {
+      await timedDispatch("capped_probe");
+      return (await degraded(server.url)) === 0;
+    });
+    expect(server.process.stderr()).toMatch(/limits are shared again: Redis answers/);
+  });
+});
