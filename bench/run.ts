@@ -16,6 +16,7 @@ import { redactionScenario } from "./scenarios/redaction.ts";
 import { runWritesScenario } from "./scenarios/run-writes.ts";
 import { scalingScenario } from "./scenarios/scaling.ts";
 import { startupScenario } from "./scenarios/startup.ts";
+import { limitsScenario } from "./scenarios/limits.ts";
 import { readSettings, withoutPassword } from "./settings.ts";
 
 /**
@@ -73,6 +74,7 @@ try {
     else if (name === "pg-scale") results.pgScale = await pgScaleScenario(settings, dbs, log);
     else if (name === "event-order") results.eventOrder = await eventOrderScenario(settings, dbs, log);
     else if (name === "background") results.background = await backgroundScenario(settings, dbs, log);
+    else if (name === "limits") results.limits = await limitsScenario(settings, dbs, log);
     log(`  (${((Date.now() - t) / 1000).toFixed(1)} s)`);
   }
 } finally {

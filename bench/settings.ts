@@ -48,6 +48,8 @@ export interface BenchSettings {
    * Two tai42 instances on one PostgreSQL and one Redis against one instance; total connections, split across the two.
    */
   pgScale: { connections: number; warmupSeconds: number; durationSeconds: number; rounds: number; sampleMs: number };
+  /** A tool with generous limits against the same tool without (limits.ts): alternating blocks, in process. */
+  limits: { callers: number; warmupSeconds: number; blockSeconds: number; blocks: number };
   /** 1, 2 and 3 instances on one PostgreSQL, the event log's serialised step under each design (event-order.ts). */
   eventOrder: { connections: number; warmupSeconds: number; durationSeconds: number; sampleMs: number };
 }
@@ -64,6 +66,7 @@ export const SCENARIOS = [
   "pg-scale",
   "background",
   "event-order",
+  "limits",
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 /** Scenarios that need PostgreSQL: run by default only with --pg. */
@@ -93,6 +96,7 @@ const full: Loads = {
   background: { runs: 1000, rounds: 2, concurrency: 10, warmupRuns: 100, idleRuns: 50, timeoutSeconds: 90 },
   pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
   eventOrder: { connections: 48, warmupSeconds: 2, durationSeconds: 8, sampleMs: 2 },
+  limits: { callers: 20, warmupSeconds: 2, blockSeconds: 3, blocks: 4 },
 };
 
 const quick: Loads = {
@@ -113,6 +117,7 @@ const quick: Loads = {
   background: { ...full.background, runs: 300, rounds: 1, warmupRuns: 50, idleRuns: 20 },
   pgScale: { ...full.pgScale, warmupSeconds: 1, durationSeconds: 4, rounds: 1 },
   eventOrder: { ...full.eventOrder, warmupSeconds: 1, durationSeconds: 4 },
+  limits: { ...full.limits, warmupSeconds: 1, blockSeconds: 2, blocks: 2 },
 };
 
 const smoke: Loads = {
@@ -134,6 +139,7 @@ const smoke: Loads = {
   background: { runs: 20, rounds: 1, concurrency: 4, warmupRuns: 5, idleRuns: 5, timeoutSeconds: 30 },
   pgScale: { connections: 4, warmupSeconds: 0, durationSeconds: 1, rounds: 1, sampleMs: 50 },
   eventOrder: { connections: 6, warmupSeconds: 0, durationSeconds: 1, sampleMs: 5 },
+  limits: { callers: 2, warmupSeconds: 0, blockSeconds: 0.5, blocks: 1 },
 };
 
 const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").toLowerCase());
@@ -143,7 +149,7 @@ const yes = (v: string | undefined) => ["1", "true", "yes"].includes((v ?? "").t
  * `--smoke` (BENCH_SMOKE=1), `--quick` (BENCH_QUICK=1), `--pg[=URL]` (BENCH_PG=1, or
  * DATABASE_URL naming PostgreSQL), `--redis=URL` (BENCH_REDIS_URL),
  * `BENCH_REDACTION_DISPATCHES=N` (the redaction scenario's count),
- * `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale,background`,
+ * `--only=dispatch,scaling,fanout,agent,writes,redaction,connector,startup,pg-scale,background,event-order,limits`,
  * `--out=FILE` (BENCH_OUT).
  */
 export function readSettings(argv: string[], env: NodeJS.ProcessEnv): BenchSettings {

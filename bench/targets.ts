@@ -10,6 +10,7 @@ import type { RedactionResult } from "./scenarios/redaction.ts";
 import type { RunWritesResult } from "./scenarios/run-writes.ts";
 import type { ScalingResult } from "./scenarios/scaling.ts";
 import type { StartupResult } from "./scenarios/startup.ts";
+import type { LimitsResult } from "./scenarios/limits.ts";
 
 /** What one bench run measured, as written to bench/results/latest.json. */
 export interface BenchResults {
@@ -25,6 +26,7 @@ export interface BenchResults {
   pgScale?: PgScaleResult;
   eventOrder?: EventOrderResult;
   background?: BackgroundResult;
+  limits?: LimitsResult;
   targets: TargetCheck[];
 }
 
@@ -124,6 +126,22 @@ export function checkTargets(r: BenchResults): TargetCheck[] {
       "≤",
       1,
       c?.ratios["connectorOverhead/graphqlOverhead"],
+    ),
+  );
+  out.push(
+    check(
+      "limits-overhead",
+      "dispatch of a tool under generous limits ÷ the same tool without, runs/s (embedded limits)",
+      "≥",
+      0.9,
+      r.limits?.embedded.ratio,
+    ),
+    check(
+      "limits-overhead-redis",
+      "the same with the limits counted in Redis (several instances)",
+      "≥",
+      0.9,
+      r.limits?.redis.ratio,
     ),
   );
   const st = r.startup;

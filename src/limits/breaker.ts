@@ -5,34 +5,34 @@ import { isRefusal, type LimitBackend } from "./limit-backend.ts";
 const TRIAL_SECONDS = 60;
 /** How long the consecutive failures are remembered without a new one. */
 const FAILURES_MEMORY_SECONDS = 3600;
+/** A state value at least this is an epoch-ms "open until"; below it, the consecutive failures counted. */
+const EPOCH_MS = 1e12;
 
-/** A breaker's answer to a dispatch: let through (as the half-open trial or not), or refused for `retryAfterMs`. */
-export type BreakerVerdict = { open: false; trial: boolean } | { open: true; retryAfterMs: number };
+/** A breaker's answer to a dispatch: let through (the half-open trial, or with the failures seen), or refused. */
+export type BreakerVerdict = { open: false; trial: boolean; failures: number } | { open: true; retryAfterMs: number };
 
 /**
- * The circuit breakers of names that declare one (docs/flow-control.md §2), their state in the limits' store so every
- * instance sees it: `open` (blocked for the cool-down), then `half` (the window after an opening, blocked for the
- * cool-down and a trial's length) during which one dispatch at a time is let through (`trial`); a success anywhere
- * closes the breaker, a failure of the trial (or the `failures`-th in a row) opens it again.
+ * The circuit breakers of names that declare one (docs/flow-control.md §2), one state per name in the limits' store,
+ * so every instance sees it and a dispatch reads it once: the consecutive transient failures (a small number), or
+ * the time the breaker is open until (an epoch ms). Past that time, for the rest of the state's life (a trial's
+ * length), the breaker is half-open: one dispatch at a time goes through (`trial`); its success closes the breaker,
+ * its failure opens it again. A success after failures closes it and forgets them; one with none costs nothing.
  */
 export class Breakers {
   constructor(private readonly backend: LimitBackend) {}
 
-  private open = () => this.backend.counter("breaker-open", 1, 1);
-  private half = () => this.backend.counter("breaker-half", 1, 1);
+  private state = () => this.backend.counter("breaker", Number.MAX_SAFE_INTEGER, FAILURES_MEMORY_SECONDS);
   private trial = () => this.backend.counter("breaker-trial", 1, TRIAL_SECONDS);
-  private failures = (b: BreakerLimit) => this.backend.counter("breaker-failures", b.failures, FAILURES_MEMORY_SECONDS);
 
   /** Whether a dispatch of `name` may go through its breaker now. */
   async verdict(name: string): Promise<BreakerVerdict> {
-    const open = await this.open().get(name);
-    if (open && open.consumedPoints > 1 && open.msBeforeNext > 0)
-      return { open: true, retryAfterMs: open.msBeforeNext };
-    const half = await this.half().get(name);
-    if (!half || half.consumedPoints <= 1 || half.msBeforeNext <= 0) return { open: false, trial: false };
+    const value = (await this.state().get(name))?.consumedPoints ?? 0;
+    if (value < EPOCH_MS) return { open: false, trial: false, failures: value };
+    const left = value - Date.now();
+    if (left > 0) return { open: true, retryAfterMs: left };
     try {
       await this.trial().consume(name);
-      return { open: false, trial: true };
+      return { open: false, trial: true, failures: 0 };
     } catch (e) {
       if (isRefusal(e)) return { open: true, retryAfterMs: 1000 };
       throw e;
@@ -41,8 +41,8 @@ export class Breakers {
 
   /** The time `name`'s breaker stays open, 0 when it is not open. */
   async openMs(name: string): Promise<number> {
-    const open = await this.open().get(name);
-    return open && open.consumedPoints > 1 ? Math.max(0, open.msBeforeNext) : 0;
+    const value = (await this.state().get(name))?.consumedPoints ?? 0;
+    return value < EPOCH_MS ? 0 : Math.max(0, value - Date.now());
   }
 
   /**
@@ -52,31 +52,27 @@ export class Breakers {
    */
   async failed(name: string, b: BreakerLimit, trial: boolean, retryAfterSeconds?: number): Promise<boolean> {
     if (retryAfterSeconds !== undefined && retryAfterSeconds > 0) {
-      await this.openFor(name, b, retryAfterSeconds);
+      await this.openFor(name, retryAfterSeconds);
       return true;
     }
-    let reached = trial;
-    try {
-      const after = await this.failures(b).consume(name);
-      reached ||= after.remainingPoints <= 0;
-    } catch (e) {
-      if (!isRefusal(e)) throw e;
-      reached = true;
-    }
-    if (reached) await this.openFor(name, b, b.coolDownSeconds);
-    return reached;
+    const after = (await this.state().consume(name)).consumedPoints;
+    // Still open (another dispatch's failure opened it meanwhile): it stays as it is.
+    if (after >= EPOCH_MS && !trial) return false;
+    if (!trial && after < b.failures) return false;
+    await this.openFor(name, b.coolDownSeconds);
+    return true;
   }
 
-  /** A success of `name`: its breaker is closed, its failures forgotten. */
-  async succeeded(name: string, b: BreakerLimit, trial: boolean): Promise<void> {
-    await this.failures(b).delete(name);
-    if (trial) await Promise.all([this.half().delete(name), this.trial().delete(name)]);
+  /** A success of `name`: after failures (`failures` > 0, or as the trial) the breaker is closed, its count forgotten. */
+  async succeeded(name: string, trial: boolean, failures: number): Promise<void> {
+    if (!trial && failures === 0) return;
+    await Promise.all([this.state().delete(name), trial ? this.trial().delete(name) : undefined]);
   }
 
-  /** Opens `name`'s breaker for `seconds`, then half-open; its count of failures starts again. */
-  private async openFor(name: string, b: BreakerLimit, seconds: number): Promise<void> {
-    await this.open().block(name, seconds);
-    await this.half().block(name, seconds + TRIAL_SECONDS);
-    await Promise.all([this.trial().delete(name), this.failures(b).delete(name)]);
+  /** Opens `name`'s breaker for `seconds`, half-open for a trial's length after. */
+  private async openFor(name: string, seconds: number): Promise<void> {
+    const until = Date.now() + seconds * 1000;
+    await this.state().set(name, until, seconds + TRIAL_SECONDS);
+    await this.trial().delete(name);
   }
 }

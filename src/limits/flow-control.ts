@@ -24,6 +24,8 @@ export interface Refusal {
 /** The failures a breaker counts. */
 const TRANSIENT: ReadonlySet<string> = new Set(["UNAVAILABLE", "TIMEOUT", "RATE_LIMITED"]);
 
+/** The mark, among a run's trials, that `name` had failures counted when the run was admitted. */
+const failing = (name: string) => `${name}\u0000failing`;
 const keyOf = (caller: Caller) => caller.keyId ?? `anonymous:${caller.role}`;
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -73,6 +75,7 @@ export class FlowControl {
         );
       }
       if (v.trial) trials.add(name);
+      else if (v.failures > 0) trials.add(failing(name));
     }
     for (const { name, limits } of applied) {
       if (!limits.rate) continue;
@@ -143,10 +146,11 @@ export class FlowControl {
     for (const { name, limits } of applied) {
       const b = limits.breaker;
       if (!b) continue;
-      if (kind === null) await this.breakers.succeeded(name, b, trials.has(name));
+      if (kind === null) await this.breakers.succeeded(name, trials.has(name), trials.has(failing(name)) ? 1 : 0);
       else if (TRANSIENT.has(kind) && (await this.breakers.failed(name, b, trials.has(name), retryAfterSeconds)))
         this.openUntil.set(name, Date.now() + (retryAfterSeconds ?? b.coolDownSeconds) * 1000);
       trials.delete(name);
+      trials.delete(failing(name));
     }
   }
 

@@ -13,6 +13,8 @@ export interface Counter {
   get(key: string): Promise<RateLimiterRes | null>;
   /** Blocks `key` for `seconds` (consumed past its points). */
   block(key: string, seconds: number): Promise<void>;
+  /** Sets `key` to `points` consumed, for `seconds`. */
+  set(key: string, points: number, seconds: number): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export function counterOf(limiter: RateLimiterAbstract): Counter {
     consume: (key, points = 1) => limiter.consume(key, points),
     get: (key) => limiter.get(key),
     block: async (key, seconds) => void (await limiter.block(key, seconds)),
+    set: async (key, points, seconds) => void (await limiter.set(key, points, seconds)),
     delete: async (key) => void (await limiter.delete(key)),
   };
 }

@@ -39,6 +39,7 @@ export class DeploymentLimits implements LimitBackend {
       consume: async (key, n) => (await real()).consume(key, n),
       get: async (key) => (await real()).get(key),
       block: async (key, s) => (await real()).block(key, s),
+      set: async (key, p, s) => (await real()).set(key, p, s),
       delete: async (key) => (await real()).delete(key),
     };
   }

@@ -54,6 +54,11 @@ export abstract class SharedLimits implements LimitBackend {
             () => shared.block(key, s),
             () => local().block(key, s),
           ),
+        set: (key, p, s) =>
+          this.either(
+            () => shared.set(key, p, s),
+            () => local().set(key, p, s),
+          ),
         delete: (key) =>
           this.either(
             () => shared.delete(key),

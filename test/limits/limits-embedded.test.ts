@@ -124,6 +124,74 @@ describe("declared limits in one process on SQLite", () => {
     }
   });
 
+  it("should open a breaker after 3 failures in a row, let one trial through after the cool-down, open again when it fails, and close when the next trial succeeds", async () => {
+    const app = new App();
+    let calls = 0;
+    app.tool(
+      {
+        name: "flaky",
+        description: "Fails UNAVAILABLE four times, then succeeds.",
+        input: z.object({}),
+        limits: { breaker: { failures: 3, coolDownSeconds: 1 } },
+      },
+      () => {
+        if (++calls <= 4) throw new ToolError("the upstream is down", { kind: "UNAVAILABLE" });
+        return "ok";
+      },
+    );
+    const rt = await runtime(app);
+    for (let i = 0; i < 3; i++) expect((await dispatch(rt, "flaky")).errorMessage).toBe("the upstream is down");
+    const open = await dispatch(rt, "flaky");
+    expect(open.errorMessage).toMatch(/circuit breaker is open/);
+    expect(retryAfter(open)).toBe(1);
+    expect(calls).toBe(3);
+    const afterCoolDown = async () => {
+      for (;;) {
+        const r = await dispatch(rt, "flaky");
+        if (!/circuit breaker/.test(r.errorMessage ?? "")) return r;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+    };
+    // The trial fails: open again at once, without three more failures.
+    expect((await afterCoolDown()).errorMessage).toBe("the upstream is down");
+    expect(calls).toBe(4);
+    expect((await dispatch(rt, "flaky")).errorMessage).toMatch(/circuit breaker is open/);
+    // The next trial succeeds: closed, and every dispatch after goes through.
+    expect((await afterCoolDown()).status).toBe("SUCCEEDED");
+    expect((await Promise.all([1, 2, 3].map(() => dispatch(rt, "flaky")))).map((r) => r.status)).toEqual([
+      "SUCCEEDED",
+      "SUCCEEDED",
+      "SUCCEEDED",
+    ]);
+    expect(calls).toBe(8);
+  });
+
+  it("should hold a retry under a retry policy while the tool's breaker is open, and retry once it is half-open", async () => {
+    const app = new App();
+    const at: number[] = [];
+    app.tool(
+      {
+        name: "retried",
+        description: "Fails UNAVAILABLE twice, then succeeds.",
+        input: z.object({}),
+        retry: { maxAttempts: 5, idempotent: true, backoff: { initialSeconds: 0.01, multiplier: 1 } },
+        limits: { breaker: { failures: 2, coolDownSeconds: 1 } },
+      },
+      () => {
+        at.push(Date.now());
+        if (at.length <= 2) throw new ToolError("the upstream is down", { kind: "UNAVAILABLE" });
+        return "ok";
+      },
+    );
+    const rt = await runtime(app);
+    const run = await dispatch(rt, "retried");
+    expect(run.status).toBe("SUCCEEDED");
+    expect(run.attempts.map((a) => a.errorKind)).toEqual(["UNAVAILABLE", "UNAVAILABLE", null]);
+    // The second failure opened the breaker for 1 s: the third attempt waited for it, not for the 10 ms backoff.
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(950);
+    expect(at[1] - at[0]).toBeLessThan(500);
+  });
+
   it("should refuse a dispatch past TAI_MAX_IN_FLIGHT at once with UNAVAILABLE, retryable after 1 s, storing nothing", async () => {
     const app = new App();
     let release!: () => void;
