@@ -63,7 +63,7 @@ export class Breakers {
     return true;
   }
 
-  /** A success of `name`: after failures (`failures` > 0, or as the trial) the breaker is closed, its count forgotten. */
+  /** A success of `name`: after failures (`failures` > 0, or as the trial) the breaker closes, its count forgotten. */
   async succeeded(name: string, trial: boolean, failures: number): Promise<void> {
     if (!trial && failures === 0) return;
     await Promise.all([this.state().delete(name), trial ? this.trial().delete(name) : undefined]);
