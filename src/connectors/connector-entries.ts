@@ -1,3 +1,4 @@
+import { resolveLimits } from "../limits/limits.ts";
 import type { RetryPolicy } from "../retry/policy.ts";
 import { resolvePolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import type { Logger } from "../log.ts";
@@ -99,6 +100,7 @@ export class ConnectorSurface {
       timeoutSeconds,
       listed: decision.enabled ?? true,
       policyChain: [name],
+      limits: decision.limits ? resolveLimits(name, decision.limits) : undefined,
       prepare: (input) => ({ ok: true, value: input }),
       invoke: (input, ctx) => this.connections.call(target, tool, input as Record<string, unknown>, upstreamCall(ctx)),
       resume: (state, answers, ctx) => this.connections.resume(target, tool, state, answers, upstreamCall(ctx)),

@@ -3,6 +3,7 @@ import { TIERS } from "../auth/roles.ts";
 import { isDefinitionError } from "../definition-error.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
+import { limitsIssues } from "../limits/limits.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import { checkMarkerWrite, markerIssues } from "../secrets/markers.ts";
 import { zodIssues } from "../validation/declaration.ts";
@@ -24,11 +25,12 @@ const DecisionSchema = z.strictObject(
       .max(3600, { error: TIMEOUT })
       .optional(),
     enabled: z.boolean({ error: "must be a boolean" }).optional(),
+    limits: z.unknown().optional(),
   },
   {
     error: (issue) =>
       issue.code === "unrecognized_keys"
-        ? "is not a tool decision field (tier, retry, timeoutSeconds, enabled)"
+        ? "is not a tool decision field (tier, retry, timeoutSeconds, enabled, limits)"
         : "must be an object",
   },
 );
@@ -103,6 +105,8 @@ export function checkConnectorInput(
           issues.push(...e.issues.map((i) => ({ path: `${at}/retry${i.path}`, message: i.message })));
         }
       }
+      if (isObject(decision) && decision.limits !== undefined && decision.limits !== null)
+        issues.push(...limitsIssues(`${input.name}_${tool}`, decision.limits, `${at}/limits`));
       if (parsed.success) decisions[tool] = parsed.data as ToolDecision;
     }
   if (issues.length)

@@ -1,3 +1,4 @@
+import type { LimitsInit } from "../limits/limits.ts";
 import type { Caller, Tier } from "../auth/roles.ts";
 import type { RetryPolicyInit } from "../retry/policy.ts";
 import type { ConnectorHealth, RefusedTool, UpstreamTool } from "./connector-kind.ts";
@@ -18,6 +19,8 @@ export interface ToolDecision {
   timeoutSeconds?: number;
   /** false keeps the tool off the surface. @default true */
   enabled?: boolean;
+  /** Concurrency, rate and circuit breaker (docs/flow-control.md §2), as the ADMIN wrote them. */
+  limits?: LimitsInit;
 }
 
 /** What a put writes. */

@@ -1,3 +1,5 @@
+import { appliedLimits } from "../dispatch/run-limits.ts";
+import { AppliedLimitRef } from "./limits.ts";
 import type { Preset } from "../presets/preset.ts";
 import type { PresetInput } from "../presets/preset-service.ts";
 import { appliedPolicy } from "../retry/applied-policy.ts";
@@ -62,6 +64,11 @@ const PresetInputRef = builder.inputType("PresetInput", {
       type: RetryPolicyInput,
       description: "Omit to inherit the first declared ancestor's policy.",
     }),
+    limits: t.field({
+      type: "JSONObject",
+      description:
+        "ADMIN only: concurrency, rate and breaker on this preset ({ concurrency: { max, scope, waitSeconds }, rate: { tokens, intervalSeconds, burst, per }, breaker: { failures, coolDownSeconds } }, docs/flow-control.md §2); its runs also count against its ancestors' limits. null clears them; omitted, an update keeps them.",
+    }),
   }),
 });
 
@@ -86,6 +93,14 @@ export const PresetRef = builder.objectRef<Preset>("Preset").implement({
         return appliedPolicy((entry ? ctx.surface.policyFor(entry) : undefined) ?? own);
       },
     }),
+    limits: t.field({
+      type: [AppliedLimitRef],
+      description: "The limits its runs are under, its own first, then its ancestors' (Tool.limits); empty: none.",
+      resolve: (p, _a, ctx) => {
+        const entry = ctx.surface.base(p.name);
+        return entry ? [...appliedLimits(ctx.surface, entry)] : p.limits ? [{ name: p.name, limits: p.limits }] : [];
+      },
+    }),
     tier: t.field({
       type: TierEnum,
       description: "The base's tier.",
@@ -103,6 +118,7 @@ function toInput(i: {
   baseTool: string;
   fixedKwargs: Record<string, unknown>;
   retryPolicy?: RetryPolicyArg | null;
+  limits?: Record<string, unknown> | null;
 }): PresetInput {
   return {
     name: i.name,
@@ -110,6 +126,7 @@ function toInput(i: {
     baseTool: i.baseTool,
     fixedKwargs: i.fixedKwargs,
     retryPolicy: policyInit(i.retryPolicy),
+    ...(i.limits !== undefined ? { limits: i.limits as PresetInput["limits"] } : {}),
   };
 }
 

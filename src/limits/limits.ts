@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { describeIssues } from "../errors.ts";
+import { isDefinitionError } from "../definition-error.ts";
+import { describeIssues, type Issue } from "../errors.ts";
 import { parseDeclaration } from "../validation/declaration.ts";
 
 /**
@@ -127,3 +128,14 @@ export function resolveLimits(subject: string, init: LimitsInit): Limits {
 
 /** True when nothing is declared. */
 export const noLimits = (l: Limits | undefined): boolean => !l || (!l.concurrency && !l.rate && !l.breaker);
+
+/** The problems of a stored declaration of limits (a preset's, a connector tool's), at their paths under `at`. */
+export function limitsIssues(subject: string, init: unknown, at: string): Issue[] {
+  try {
+    resolveLimits(subject, init as LimitsInit);
+    return [];
+  } catch (e) {
+    if (!isDefinitionError(e, "limits")) throw e;
+    return e.issues.map((i) => ({ path: `${at}${i.path}`, message: i.message }));
+  }
+}

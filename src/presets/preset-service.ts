@@ -7,6 +7,7 @@ import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import type { Surface } from "../registry/surface.ts";
 import { writeSurface } from "../registry/surface-version.ts";
+import { limitsIssues, resolveLimits, type LimitsInit } from "../limits/limits.ts";
 import { resolvePolicy, type RetryPolicy, type RetryPolicyInit } from "../retry/policy.ts";
 import { checkMarkerWrite, hasMarker } from "../secrets/markers.ts";
 import type { ManifestDocument } from "../manifests/manifest.ts";
@@ -23,6 +24,10 @@ export interface PresetInput {
   baseTool: string;
   fixedKwargs: Record<string, unknown>;
   retryPolicy?: RetryPolicyInit | null;
+  /**
+   * Limits on the preset (docs/flow-control.md §2): an ADMIN's to set or clear (null); left out, an update keeps them.
+   */
+  limits?: LimitsInit | null;
 }
 
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -36,6 +41,7 @@ export function toPreset(row: Row): Preset {
     baseTool: row.baseTool,
     fixedKwargs: row.fixedKwargs as Record<string, unknown>,
     retryPolicy: (row.retryPolicy ?? null) as RetryPolicy | null,
+    limits: row.limits ? resolveLimits(row.name, row.limits as LimitsInit) : null,
     version: row.version,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
@@ -81,6 +87,7 @@ export class PresetService {
             baseTool: input.baseTool,
             fixedKwargs: input.fixedKwargs as never,
             retryPolicy: (policy ?? undefined) as never,
+            limits: (input.limits ?? undefined) as never,
           },
         }),
       );
@@ -124,6 +131,7 @@ export class PresetService {
           baseTool: input.baseTool,
           fixedKwargs: input.fixedKwargs as never,
           retryPolicy: (policy ?? null) as never,
+          ...(input.limits !== undefined ? { limits: (input.limits ?? null) as never } : {}),
           version: { increment: 1 },
         },
       });
@@ -189,7 +197,11 @@ export class PresetService {
       ...unstorableIssues(input.description, "/description"),
       ...unstorableIssues(input.fixedKwargs, "/fixedKwargs"),
       ...unstorableIssues(input.retryPolicy, "/retryPolicy"),
+      ...unstorableIssues(input.limits, "/limits"),
     );
+    if (input.limits !== undefined && !isAdmin(caller.role))
+      throw new ApiError("FORBIDDEN", `only an ADMIN may set a preset's limits (you are ${caller.role})`);
+    if (input.limits) issues.push(...limitsIssues(input.name, input.limits, "/limits"));
     const existing = this.surface.base(input.name);
     if (!updating && existing && existing.origin !== "PRESET")
       issues.push({

@@ -43,6 +43,7 @@ const preset = (name: string, baseTool: string, fixedKwargs: Record<string, unkn
   baseTool,
   fixedKwargs,
   retryPolicy: null,
+  limits: null,
   version: 1,
   createdAt: "",
   updatedAt: "",

@@ -72,6 +72,7 @@ export function presetEntry(preset: Preset, base: SurfaceEntry, secrets: Secrets
     timeoutSeconds: base.timeoutSeconds,
     listed: true,
     policyChain: [preset.name, ...base.policyChain],
+    limits: preset.limits ?? undefined,
     prepare: (input) => ({ ok: true, value: input }),
     invoke: async (input, ctx) => {
       const resolved = secrets.resolve(preset.fixedKwargs, `preset "${preset.name}"`) as Record<string, unknown>;

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Preset" ADD COLUMN "limits" JSONB;
+
