@@ -1,7 +1,8 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Db } from "../db/client.ts";
 import { isUniqueViolation } from "../db/client.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError, describeIssues } from "../errors.ts";
+import { limitsIssues, resolveLimits, type LimitsInit, type RateLimit } from "../limits/limits.ts";
 import type { Bus } from "../events/bus.ts";
 import { isRole, type Caller, type Role } from "./roles.ts";
 
@@ -32,6 +33,8 @@ export interface KeyInfo {
   prefix: string;
   createdAt: string;
   revokedAt: string | null;
+  /** The key's own rate, across tools; null: none. */
+  rate: RateLimit | null;
 }
 
 /**
@@ -48,8 +51,11 @@ export class KeyStore {
     bus.listen("keyRevoked", () => this.cache.clear());
   }
 
-  /** Creates a key and returns it; only its hash is stored. */
-  async create(name: string, role: Role, key: string = newKey()): Promise<string> {
+  /**
+   * Creates a key and returns it; only its hash is stored. `rate`: a rate over every dispatch of the key, across tools
+   * (docs/flow-control.md §2).
+   */
+  async create(name: string, role: Role, key: string = newKey(), rate?: LimitsInit["rate"]): Promise<string> {
     if (!KEY_NAME.test(name))
       throw ApiError.badInput(`key name "${name}" must match ^[A-Za-z0-9_.-]{1,64}$`, [
         { path: "/name", message: "must match ^[A-Za-z0-9_.-]{1,64}$" },
@@ -58,9 +64,11 @@ export class KeyStore {
       throw ApiError.badInput(`role must be READER, USER or ADMIN`, [
         { path: "/role", message: "must be READER, USER or ADMIN" },
       ]);
+    const issues = rate === undefined ? [] : limitsIssues(name, { rate }, "");
+    if (issues.length) throw ApiError.badInput(`invalid rate for key "${name}": ${describeIssues(issues)}`, issues);
     try {
       await this.db.apiKey.create({
-        data: { id: randomUUID(), name, role, hash: hashKey(key), prefix: key.slice(0, 8) },
+        data: { id: randomUUID(), name, role, hash: hashKey(key), prefix: key.slice(0, 8), rate: rate as never },
       });
     } catch (e) {
       if (isUniqueViolation(e))
@@ -96,6 +104,7 @@ export class KeyStore {
       prefix: r.prefix,
       createdAt: r.createdAt.toISOString(),
       revokedAt: r.revokedAt?.toISOString() ?? null,
+      rate: r.rate ? (resolveLimits(r.name, { rate: r.rate as never }).rate ?? null) : null,
     }));
   }
 
@@ -105,8 +114,9 @@ export class KeyStore {
     const hit = this.cache.get(hash);
     if (hit && Date.now() - hit.at < KEY_CACHE_TTL_MS) return hit.caller;
     const row = await this.db.apiKey.findUnique({ where: { hash } });
-    const caller =
+    const caller: Caller | null =
       row && !row.revokedAt && isRole(row.role) ? { role: row.role, keyName: row.name, keyId: row.id } : null;
+    if (caller && row?.rate) caller.rate = resolveLimits(row.name, { rate: row.rate as never }).rate;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(hash, { caller, at: Date.now() });
     return caller;

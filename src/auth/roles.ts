@@ -1,3 +1,4 @@
+import type { RateLimit } from "../limits/limits.ts";
 /** The roles a caller can hold, least privileged first. */
 export const ROLES = ["READER", "USER", "ADMIN"] as const;
 export type Role = (typeof ROLES)[number];
@@ -29,6 +30,8 @@ export interface Caller {
   keyName: string | null;
   /** The API key's id; null for an anonymous caller. */
   keyId: string | null;
+  /** The key's own rate over every dispatch it makes (docs/flow-control.md §2); absent: none. */
+  rate?: RateLimit;
 }
 
 export function isRole(value: unknown): value is Role {

@@ -46,9 +46,9 @@ export async function admitLimits(
   applied: AppliedLimits,
   req: { caller: Caller; input: unknown; background?: boolean; signal?: AbortSignal },
 ): Promise<LimitTicket | Refusal | null> {
-  if (!flow || applied.length === 0) return null;
+  if (!flow || (applied.length === 0 && !req.caller.rate)) return null;
   const trials = new Set<string>();
-  const refused = await flow.check(applied, req.caller, trials);
+  const refused = (await flow.keyRate(req.caller)) ?? (await flow.check(applied, req.caller, trials));
   if (refused) return refused;
   if (req.background) return { flow, applied, trials, slots: [] };
   const slots = await flow.acquire(applied, req.caller, req.input, { signal: req.signal });

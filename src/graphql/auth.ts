@@ -39,10 +39,15 @@ builder.mutationFields((t) => ({
     args: {
       name: t.arg.string({ required: true, description: "A unique name; never reused." }),
       role: t.arg({ type: RoleEnum, required: true, description: "What the key may do." }),
+      rate: t.arg({
+        type: "JSONObject",
+        description:
+          "A rate over every dispatch of the key, across tools: { tokens, intervalSeconds, burst } (docs/flow-control.md §2); past it RATE_LIMITED.",
+      }),
     },
-    resolve: (_r, { name, role }, ctx) => {
+    resolve: (_r, { name, role, rate }, ctx) => {
       requireAdmin(ctx, "create API keys");
-      return ctx.runtime.keys.create(name, role);
+      return ctx.runtime.keys.create(name, role, undefined, (rate ?? undefined) as never);
     },
   }),
   revokeApiKey: t.boolean({

@@ -85,6 +85,12 @@ export class FlowControl {
     return null;
   }
 
+  /** The caller key's own rate over all its dispatches (`Caller.rate`); null when it has none or a token is left. */
+  async keyRate(caller: Caller): Promise<Refusal | null> {
+    if (!caller.rate || !caller.keyName) return null;
+    return this.takeToken(`key:${caller.keyName}`, { ...caller.rate, per: "key" }, caller);
+  }
+
   /**
    * A slot of every concurrency cap along `applied`, waiting up to each cap's `waitSeconds` (`Infinity`: a background
    * run, until `signal` aborts). The slots, or the refusal of the first cap still full at its deadline (the slots
@@ -191,7 +197,9 @@ export class FlowControl {
         "RATE_LIMITED",
         "rate",
         e.msBeforeNext,
-        `"${name}" takes at most ${rate.tokens} dispatches every ${rate.intervalSeconds} s${per}`,
+        name.startsWith("key:")
+          ? `the key "${caller.keyName}" makes at most ${rate.tokens} dispatches every ${rate.intervalSeconds} s`
+          : `"${name}" takes at most ${rate.tokens} dispatches every ${rate.intervalSeconds} s${per}`,
       );
     }
   }

@@ -123,4 +123,40 @@ describe("limits on stored presets and connector tools", () => {
     expect(await dispatch("capped_echo", { text: "b" })).toMatchObject({ status: "FAILED", errorKind: "RATE_LIMITED" });
     expect(fake.upstream("capped").calls).toHaveLength(1);
   });
+
+  it("should hold an ADMIN's key to its own rate across every tool, refusing a bad rate at its path with no key created", async () => {
+    const CREATE_KEY = `mutation($r: JSONObject) { createApiKey(name: "metered-key", role: USER, rate: $r) }`;
+    const bad = await gql(CREATE_KEY, { r: { tokens: -1 } }, keys.ADMIN);
+    expect(bad.errors?.[0]?.extensions).toMatchObject({
+      code: "BAD_USER_INPUT",
+      issues: [{ path: "/rate/tokens", message: "must be an integer from 1 to 1000000 (dispatches per interval)" }],
+    });
+    expect((await rt.keys.list()).some((k) => k.name === "metered-key")).toBe(false);
+    const created = await gql(CREATE_KEY, { r: { tokens: 2, intervalSeconds: 60 } }, keys.ADMIN);
+    const key = (created.data as { createApiKey: string }).createApiKey;
+    const run = async (tool: string, input: Record<string, unknown>) =>
+      (
+        (await gql(DISPATCH, { t: tool, i: input }, key)).data as {
+          dispatch: { status: string; errorMessage?: string };
+        }
+      ).dispatch;
+    expect((await run("echo", { text: "a" })).status).toBe("SUCCEEDED");
+    expect((await run("capped_echo", { text: "b" })).status).not.toBe("RATE_LIMITED");
+    const third = await gql(
+      `mutation { dispatch(input: { tool: "echo", input: { text: "c" } }) { status errorKind errorMessage } }`,
+      {},
+      key,
+    );
+    expect(third.data).toEqual({
+      dispatch: {
+        status: "FAILED",
+        errorKind: "RATE_LIMITED",
+        errorMessage: 'the key "metered-key" makes at most 2 dispatches every 60 s',
+      },
+    });
+    expect((await rt.keys.list()).find((k) => k.name === "metered-key")?.rate).toMatchObject({
+      tokens: 2,
+      intervalSeconds: 60,
+    });
+  });
 });
