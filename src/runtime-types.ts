@@ -1,3 +1,4 @@
+import type { FlowControl } from "./limits/flow-control.ts";
 import type { App } from "./app.ts";
 import type { KeyStore } from "./auth/keys.ts";
 import type { Config } from "./config.ts";
@@ -78,6 +79,8 @@ export interface Runtime {
   /** Stored presets and the active manifest, applied to the surface. */
   stored: StoredSurface;
   dispatcher: Dispatcher;
+  /** Flow control: the declared limits' counters, slots and breakers (docs/flow-control.md). */
+  flow: FlowControl;
   /** Every value never served or stored (docs/security-model.md §3), and the `!ENV` resolver. */
   secrets: Secrets;
   instanceId: string;

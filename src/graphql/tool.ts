@@ -78,6 +78,12 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
         "The limits a run is under: the declaration of each name along its chain, nearest first (docs/flow-control.md); empty: none.",
       resolve: (e, _a, ctx) => [...appliedLimits(ctx.surface, e)],
     }),
+    breakerOpenSeconds: t.float({
+      nullable: true,
+      description:
+        "How long a circuit breaker along its chain stays open (0: closed; half-open lets one trial through); null: it declares none.",
+      resolve: (e, _a, ctx) => ctx.runtime.flow.breakerOpenSeconds(appliedLimits(ctx.surface, e)),
+    }),
     pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),
     baseTool: t.string({

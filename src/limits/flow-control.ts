@@ -160,6 +160,14 @@ export class FlowControl {
     }
   }
 
+  /** The seconds the first open breaker along `applied` stays open (0: none is); null when none is declared. */
+  async breakerOpenSeconds(applied: AppliedLimits): Promise<number | null> {
+    const named = applied.filter((a) => a.limits.breaker);
+    if (!named.length) return null;
+    const ms = await Promise.all(named.map((a) => this.breakers.openMs(a.name)));
+    return Math.ceil(Math.max(...ms) / 100) / 10;
+  }
+
   /** Refusals so far, by `tool` and reason (`tai42_limited_total`). */
   limited(): ReadonlyMap<string, number> {
     return this.refused;

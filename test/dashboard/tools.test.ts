@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
+import { ToolError } from "../../src/errors.ts";
 import { until } from "../graphql/support.ts";
 import { chromiumPresent } from "../helpers/chromium.ts";
 import { dashboardSuite } from "./browser.ts";
@@ -40,6 +41,35 @@ describe.skipIf(!present)("the dashboard's tools screen, in headless Chromium", 
     await page.getByTestId("run-outcome").locator('[data-status="SUCCEEDED"]').waitFor();
     await expect(page.getByTestId("run-outcome").innerText()).resolves.toContain('"first"');
     await dash.screenshot("tool-succeeded");
+    dash.expectClean();
+  });
+
+  it("should show a tool's limits in words and its breaker open after an upstream's 429", async () => {
+    const app = new App();
+    app.tool(
+      {
+        name: "guarded",
+        description: "Answers 429 with Retry-After 30.",
+        input: z.object({}),
+        limits: { concurrency: { max: 2, scope: "key" }, rate: { tokens: 10 }, breaker: { failures: 5 } },
+      },
+      () => {
+        throw new ToolError("429 Too Many Requests", { kind: "RATE_LIMITED", retryAfterSeconds: 30 });
+      },
+    );
+    const server = await suite.serve({ app });
+    const caller = { role: "USER" as const, keyName: null, keyId: null };
+    await server.rt.dispatcher.run({ tool: "guarded", input: {}, caller, door: "graphql" });
+    const dash = await suite.open("/dashboard#/tools/guarded");
+    const limits = dash.page.getByTestId("tool-limits");
+    await limits.filter({ hasText: "at most 2 at once per key (waits 10 s)" }).waitFor();
+    await expect(limits.innerText()).resolves.toBe(
+      "at most 2 at once per key (waits 10 s) · 10 every 1 s · breaker after 5 failures in a row, open 30 s",
+    );
+    const breaker = dash.page.getByTestId("tool-breaker");
+    await breaker.filter({ hasText: /^open: refused for (29|30)(\.\d)? s more$/ }).waitFor();
+    await expect(breaker.getAttribute("data-open")).resolves.toBe("true");
+    await dash.screenshot("tool-limits");
     dash.expectClean();
   });
 

@@ -15,6 +15,25 @@ export const ToolFields = graphql(`
     extensionStack
     fixedKwargs
     timeoutSeconds
+    limits {
+      declaredOn
+      concurrency {
+        max
+        scope
+        waitSeconds
+      }
+      rate {
+        tokens
+        intervalSeconds
+        burst
+        per
+      }
+      breaker {
+        failures
+        coolDownSeconds
+      }
+    }
+    breakerOpenSeconds
     retryPolicy {
       maxAttempts
       idempotent

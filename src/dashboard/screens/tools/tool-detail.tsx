@@ -9,6 +9,7 @@ import { NO_FILTER } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 import { LiveRunTable } from "../runs/live-run-table.tsx";
 import { ToolRunForm } from "./tool-run-form.tsx";
+import { LimitFacts } from "./tool-limits.tsx";
 
 /** One surface entry: what it is, a form to run it, and its latest runs, live. */
 export function ToolDetail({ tool }: { tool: Tool }) {
@@ -68,6 +69,7 @@ function ToolFacts({ tool }: { tool: Tool }) {
           ? `${policy.maxAttempts} attempts on ${policy.retryableKinds.join(", ").toLowerCase() || "no error kind"}, backoff ${policy.backoff.initialSeconds} s ×${policy.backoff.multiplier} (≤ ${policy.backoff.capSeconds} s), declared on ${policy.declaredOn}`
           : "one attempt"}
       </dd>
+      <LimitFacts tool={tool} />
       {tool.baseTool && (
         <>
           <dt>Base</dt>
