@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { as } from "../../helpers/runtime.ts";
@@ -114,6 +114,14 @@ export async function startEverythingHttp(
     await exited;
   };
   return { url: `http://127.0.0.1:${port}/mcp`, port, child, stop };
+}
+
+/** The ids of this test process's server-everything children (one per stdio connection). */
+export function everythingPids(): number[] {
+  return execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.includes(EVERYTHING))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
 }
 
 /**
