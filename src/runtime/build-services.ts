@@ -36,7 +36,13 @@ export function buildServices(
     async () => (await connectorStore.all()).map((c) => c.name),
     log,
   );
-  connections.onToolsChanged = (name) => refresher.listChanged(name);
+  // Only an instance that can park stores what an upstream's list_changed relists: one that cannot (`tai mcp`, the CLI)
+  // connects without advertising elicitation, so an upstream may offer it fewer tools than the servers serve
+  // (docs/connectors.md §7); the servers hear the change on their own connections, and poll.
+  connections.onToolsChanged = (name) => {
+    if (duties === "server") refresher.listChanged(name);
+    else log.info("an upstream's tool list changed; left to the server instances to relist", { connector: name });
+  };
   if (duties === "server") refresher.start(config.connectorRefreshSeconds * 1000);
   const manifests = new ManifestService(
     db,

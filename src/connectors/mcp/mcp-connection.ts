@@ -121,9 +121,13 @@ export class McpConnection implements ConnectorConnection {
         }),
       (e, aborted) => {
         const err = classify(e, `the MCP tool "${tool.name}"`);
-        if (!aborted && isTransportFailure(e))
-          this.dropped(new Error(`the MCP server "${this.env.name}" could not be reached: ${err.message}`));
-        return err;
+        if (aborted || !isTransportFailure(e)) return err;
+        this.dropped(new Error(`the MCP server "${this.env.name}" could not be reached: ${err.message}`));
+        // A request the guarded fetch could not send (NETWORK) lost the connection: its call is UNAVAILABLE
+        // (docs/connectors.md §8).
+        return err.kind === "NETWORK"
+          ? new ToolError(`the MCP tool "${tool.name}": ${err.message}`, { kind: "UNAVAILABLE" })
+          : err;
       },
     );
     return this.outcome(

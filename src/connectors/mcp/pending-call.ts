@@ -57,7 +57,7 @@ export class PendingCall {
       (e: unknown) => {
         const aborted = this.controller.signal.aborted;
         const reason = aborted ? this.controller.signal.reason : e;
-        const err = isToolError(reason) ? reason : fail(reason, aborted);
+        const err = aborted && isToolError(reason) ? reason : fail(reason, aborted);
         this.push({
           type: "error",
           kind: err.kind,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ElicitRequest } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { App } from "../../../src/app.ts";
 import { until } from "../../graphql/support.ts";
@@ -26,6 +26,7 @@ let database: Awaited<ReturnType<typeof freshDatabase>>;
 let server: McpTestServer;
 let readerKey: string;
 let adminKey: string;
+let userKey: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
@@ -52,6 +53,7 @@ beforeAll(async () => {
   );
   readerKey = await server.rt.keys.create("gw-reader", "READER");
   adminKey = await server.rt.keys.create("gw-admin", "ADMIN");
+  userKey = await server.rt.keys.create("gw-user", "USER");
 }, 120_000);
 
 afterAll(async () => {
@@ -104,6 +106,34 @@ describe("tai42's /mcp fronts the connectors' upstream servers", () => {
     expect(result.content).toEqual([{ type: "text", text: "Echo: through the gateway" }]);
   });
 
+  it("should ask the MCP client the upstream's elicitation of a parked connector call and resume the run with its answer", async () => {
+    const asked: ElicitRequest["params"][] = [];
+    const { client: c } = await connect(server.url, {
+      key: userKey,
+      onElicit: (request) => {
+        asked.push(request.params);
+        return { action: "accept", content: { answer: JSON.stringify({ name: "Marie Curie" }) } };
+      },
+    });
+    clients.push(c);
+    const result = (await c.callTool({
+      name: "everything_trigger-elicitation-request",
+      arguments: {},
+    })) as CallToolResult;
+    expect(asked).toHaveLength(1);
+    // Its form has a multiple-select field, which an MCP form cannot hold: it is asked as one JSON answer.
+    expect(asked[0]).toMatchObject({
+      mode: "form",
+      message: "Please provide inputs for the following fields:",
+      requestedSchema: { required: ["answer"] },
+    });
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toMatch(/- Name: Marie Curie/);
+    const run = await server.rt.runs.get(result._meta!["tai42/runId"] as string);
+    expect(run).toMatchObject({ status: "SUCCEEDED", door: "mcp" });
+    expect((await server.rt.interactions.forRun(run!.id)).map((i) => i.status)).toEqual(["ANSWERED"]);
+  });
+
   it("writes the file for an ADMIN's write_file", async () => {
     const file = join(dir, "written.txt");
     const result = (await (
@@ -114,18 +144,24 @@ describe("tai42's /mcp fronts the connectors' upstream servers", () => {
   });
 });
 
+/** The SDK's Client over `tai mcp` (stdio) as the holder of `key`. */
+async function stdioClient(key: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, "mcp"],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", DATABASE_URL: database.url, TAI_KEY: key, TAI_LOG: "silent" },
+    stderr: "pipe",
+  });
+  const c = new Client({ name: "tai42-gateway-stdio", version: "1.0.0" });
+  clients.push(c);
+  await c.connect(transport);
+  return c;
+}
+
 describe("tai mcp (stdio) fronts the connectors too", () => {
   it("lists and calls a connector tool as the TAI_KEY holder", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, "mcp"],
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? "", DATABASE_URL: database.url, TAI_KEY: readerKey, TAI_LOG: "silent" },
-      stderr: "pipe",
-    });
-    const c = new Client({ name: "tai42-gateway-stdio", version: "1.0.0" });
-    clients.push(c);
-    await c.connect(transport);
+    const c = await stdioClient(readerKey);
     const names = (await c.listTools()).tools.map((t) => t.name);
     expect(names).toContain("everything_echo");
     expect(names).not.toContain("fs_write_file");
@@ -134,5 +170,24 @@ describe("tai mcp (stdio) fronts the connectors too", () => {
       arguments: { message: "over stdio" },
     })) as CallToolResult;
     expect(result.content).toEqual([{ type: "text", text: "Echo: over stdio" }]);
+  }, 60_000);
+
+  it("should refuse a READER's call of a connector write tool without reaching the upstream", async () => {
+    const file = join(dir, "refused-over-stdio.txt");
+    const since = new Date();
+    const result = (await (
+      await stdioClient(readerKey)
+    ).callTool({ name: "fs_write_file", arguments: { path: file, content: "no" } })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toMatch(/permission|not allowed|denied|tier/i);
+    expect(existsSync(file)).toBe(false);
+    const runs = await server.rt.runs.list({ tool: "fs_write_file", door: "mcp", startedAfter: since }, 10);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({
+      callerRole: "READER",
+      status: "FAILED",
+      errorKind: "PERMISSION_DENIED",
+      attempts: [],
+    });
   }, 60_000);
 });

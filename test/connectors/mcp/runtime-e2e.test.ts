@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,7 +7,7 @@ import { until } from "../../graphql/support.ts";
 import { gqlClient } from "../../helpers/gql.ts";
 import { redisTestUrl } from "../../helpers/databases.ts";
 import { as, testRuntime, type TestRuntime } from "../../helpers/runtime.ts";
-import { EVERYTHING, FILESYSTEM } from "./support.ts";
+import { EVERYTHING, everythingPids, FILESYSTEM } from "./support.ts";
 
 /**
  * The built-in `mcp` kind end to end: stored connectors, surface entries, the connection manager, two runtimes over one
@@ -153,10 +152,7 @@ describe("the mcp kind through tai42's runtime", () => {
   it("reconnects after the upstream process is killed", async () => {
     expect((await dispatch(b, "every_echo", { message: "before" })).status).toBe("SUCCEEDED");
     expect(b.connections.health("every").state).toBe("CONNECTED");
-    const children = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
-      .split("\n")
-      .filter((l) => l.includes(EVERYTHING))
-      .map((l) => Number(l.trim().split(/\s+/)[0]));
+    const children = everythingPids();
     expect(children.length).toBeGreaterThan(0);
     for (const pid of children) process.kill(pid, "SIGKILL");
     await until("the connection is reported down", () => b.connections.health("every").state !== "CONNECTED", 10_000);

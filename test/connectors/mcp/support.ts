@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
 import { resolve } from "node:path";
 import { as } from "../../helpers/runtime.ts";
 import { freePort } from "../../helpers/cli.ts";
@@ -113,4 +114,59 @@ export async function startEverythingHttp(
     await exited;
   };
   return { url: `http://127.0.0.1:${port}/mcp`, port, child, stop };
+}
+
+/** The ids of this test process's server-everything children (one per stdio connection). */
+export function everythingPids(): number[] {
+  return execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(process.pid)], { encoding: "utf8" })
+    .split("\n")
+    .filter((l) => l.includes(EVERYTHING))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+}
+
+/**
+ * An HTTP proxy in front of a Streamable HTTP MCP server that records every JSON-RPC message sent to it, the server's
+ * answers (SSE streams included) passed back as they come.
+ */
+export async function recordingProxy(
+  target: string,
+): Promise<{ url: string; sent: Array<{ method?: string; params?: { name?: string } }>; close(): Promise<void> }> {
+  const sent: Array<{ method?: string; params?: { name?: string } }> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      if (body.length) sent.push(...([JSON.parse(body.toString("utf8"))].flat() as typeof sent));
+      const upstream = new AbortController();
+      res.on("close", () => upstream.abort());
+      const headers = Object.entries(req.headers).filter(
+        (h): h is [string, string] =>
+          typeof h[1] === "string" && !["host", "connection", "content-length"].includes(h[0]),
+      );
+      void (async () => {
+        const answer = await fetch(target, {
+          method: req.method,
+          headers,
+          body: body.length ? body : undefined,
+          signal: upstream.signal,
+        });
+        const kept = [...answer.headers].filter(([k]) => !["content-length", "content-encoding"].includes(k));
+        res.writeHead(answer.status, Object.fromEntries(kept));
+        const reader = answer.body?.getReader();
+        for (let c = await reader?.read(); c && !c.done; c = await reader!.read()) res.write(c.value);
+        res.end();
+      })().catch(() => res.destroy());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    sent,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
 }
