@@ -4,6 +4,7 @@ import { scrubValueFields } from "./scrub-fields.ts";
 import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
+import "./tool-limits.ts";
 import "./run.ts";
 import "./run-operator.ts";
 import "./run-list.ts";

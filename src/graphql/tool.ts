@@ -1,9 +1,7 @@
 import type { RetryPolicy } from "../retry/policy.ts";
 import { appliedPolicy, type AppliedPolicy } from "../retry/applied-policy.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
-import { appliedLimits } from "../dispatch/run-limits.ts";
 import { builder } from "./builder.ts";
-import { AppliedLimitRef } from "./limits.ts";
 import { requireCaller } from "./context.ts";
 import { ErrorKindEnum, ExecutionModeEnum, TierEnum, ToolOriginEnum } from "./enums.ts";
 import { startWith } from "../events/subscription.ts";
@@ -71,18 +69,6 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
       nullable: true,
       description: "null = exactly one attempt.",
       resolve: (e, _a, ctx) => appliedPolicy(ctx.surface.policyFor(e)),
-    }),
-    limits: t.field({
-      type: [AppliedLimitRef],
-      description:
-        "The limits a run is under: the declaration of each name along its chain, nearest first (docs/flow-control.md); empty: none.",
-      resolve: (e, _a, ctx) => [...appliedLimits(ctx.surface, e)],
-    }),
-    breakerOpenSeconds: t.float({
-      nullable: true,
-      description:
-        "How long a circuit breaker along its chain stays open (0: closed; half-open lets one trial through); null: it declares none.",
-      resolve: (e, _a, ctx) => ctx.runtime.flow.breakerOpenSeconds(appliedLimits(ctx.surface, e)),
     }),
     pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),
