@@ -45,6 +45,8 @@ declare module "./events/bus.ts" {
       elicitationId: string;
       what: "answer" | "cancel" | "ack" | "outcome";
     };
+    /** A circuit breaker opened (docs/flow-control.md §4): every instance reads its state again. */
+    breakerOpened: { name: string };
     /** A connector's listing has a new version (docs/connectors.md §7), on every instance. */
     connectorChanged: ConnectorChange;
   }

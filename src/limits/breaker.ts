@@ -7,6 +7,11 @@ const TRIAL_SECONDS = 60;
 const FAILURES_MEMORY_SECONDS = 3600;
 /** A state value at least this is an epoch-ms "open until"; below it, the consecutive failures counted. */
 const EPOCH_MS = 1e12;
+/**
+ * How long this instance trusts a closed breaker with no failures without reading the store again: an opening on
+ * another instance is heard at once through `heardOpened` (the bus), within this without it.
+ */
+const CLOSED_TRUST_MS = 1000;
 
 /** A breaker's answer to a dispatch: let through (the half-open trial, or with the failures seen), or refused. */
 export type BreakerVerdict = { open: false; trial: boolean; failures: number } | { open: true; retryAfterMs: number };
@@ -19,14 +24,28 @@ export type BreakerVerdict = { open: false; trial: boolean; failures: number } |
  * its failure opens it again. A success after failures closes it and forgets them; one with none costs nothing.
  */
 export class Breakers {
-  constructor(private readonly backend: LimitBackend) {}
+  /** Names last read closed with no failures, until when they are trusted so (epoch ms). */
+  private readonly closed = new Map<string, number>();
+
+  constructor(
+    private readonly backend: LimitBackend,
+    /** Tells every instance that `name`'s breaker opened (the bus); they forget that it was closed. */
+    private readonly announce: (name: string) => void = () => {},
+  ) {}
+
+  /** Another instance opened `name`'s breaker: its closed state is read from the store again. */
+  heardOpened(name: string): void {
+    this.closed.delete(name);
+  }
 
   private state = () => this.backend.counter("breaker", Number.MAX_SAFE_INTEGER, FAILURES_MEMORY_SECONDS);
   private trial = () => this.backend.counter("breaker-trial", 1, TRIAL_SECONDS);
 
   /** Whether a dispatch of `name` may go through its breaker now. */
   async verdict(name: string): Promise<BreakerVerdict> {
+    if ((this.closed.get(name) ?? 0) > Date.now()) return { open: false, trial: false, failures: 0 };
     const value = (await this.state().get(name))?.consumedPoints ?? 0;
+    if (value === 0) this.trustClosed(name);
     if (value < EPOCH_MS) return { open: false, trial: false, failures: value };
     const left = value - Date.now();
     if (left > 0) return { open: true, retryAfterMs: left };
@@ -51,6 +70,7 @@ export class Breakers {
    * cool-down. True when this failure opened it.
    */
   async failed(name: string, b: BreakerLimit, trial: boolean, retryAfterSeconds?: number): Promise<boolean> {
+    this.closed.delete(name);
     if (retryAfterSeconds !== undefined && retryAfterSeconds > 0) {
       await this.openFor(name, retryAfterSeconds);
       return true;
@@ -74,5 +94,11 @@ export class Breakers {
     const until = Date.now() + seconds * 1000;
     await this.state().set(name, until, seconds + TRIAL_SECONDS);
     await this.trial().delete(name);
+    this.announce(name);
+  }
+
+  private trustClosed(name: string): void {
+    if (this.closed.size > 10_000) this.closed.clear();
+    this.closed.set(name, Date.now() + CLOSED_TRUST_MS);
   }
 }

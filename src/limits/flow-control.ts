@@ -51,8 +51,12 @@ export class FlowControl {
   /** Names whose breaker this instance saw open, with until when (epoch ms): `tai42_breaker_open`. */
   private readonly openUntil = new Map<string, number>();
 
-  constructor(readonly backend: LimitBackend) {
-    this.breakers = new Breakers(backend);
+  constructor(
+    readonly backend: LimitBackend,
+    /** Tells every instance that a breaker opened (the runtime's bus); each calls {@link heardOpened}. */
+    announce?: (name: string) => void,
+  ) {
+    this.breakers = new Breakers(backend, announce);
     this.slots = new SlotQueue(backend);
   }
 
@@ -166,6 +170,11 @@ export class FlowControl {
     if (!named.length) return null;
     const ms = await Promise.all(named.map((a) => this.breakers.openMs(a.name)));
     return Math.ceil(Math.max(...ms) / 100) / 10;
+  }
+
+  /** Another instance opened `name`'s breaker. */
+  heardOpened(name: string): void {
+    this.breakers.heardOpened(name);
   }
 
   /** Refusals so far, by `tool` and reason (`tai42_limited_total`). */

@@ -34,6 +34,8 @@ export class DeploymentLimits implements LimitBackend {
   }
 
   counter(name: string, points: number, durationSeconds: number): Counter {
+    // Once open, the backend's own counter: no hop through this wrapper on the hot path.
+    if (this.backend) return this.backend.counter(name, points, durationSeconds);
     const real = async () => (await this.open()).counter(name, points, durationSeconds);
     return {
       consume: async (key, n) => (await real()).consume(key, n),
@@ -44,8 +46,9 @@ export class DeploymentLimits implements LimitBackend {
     };
   }
 
-  async tryAcquire(key: string, max: number): Promise<Slot | null> {
-    return (await this.open()).tryAcquire(key, max);
+  tryAcquire(key: string, max: number): Promise<Slot | null> {
+    if (this.backend) return this.backend.tryAcquire(key, max);
+    return this.open().then((b) => b.tryAcquire(key, max));
   }
 
   async close(): Promise<void> {

@@ -29,7 +29,13 @@ export class RedisLimits extends SharedLimits {
   ) {
     super(log, instances);
     const { Redis } = require("ioredis") as typeof import("ioredis");
-    this.client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: COMMAND_MS });
+    // Auto-pipelining sends the commands of concurrent dispatches issued in one tick as one write (ioredis).
+    this.client = new Redis(url, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: COMMAND_MS,
+      enableAutoPipelining: true,
+    });
     this.client.on("error", (e: unknown) => this.lost(e));
   }
 

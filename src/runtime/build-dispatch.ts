@@ -37,7 +37,8 @@ export async function buildDispatch(
     log,
     instances: () => instances.liveCount,
   });
-  const flow = new FlowControl(limits);
+  const flow = new FlowControl(limits, (name) => bus.publish("breakerOpened", { name }));
+  bus.listen("breakerOpened", ({ name }) => flow.heardOpened(name));
   // The database's wait: the run log's oldest write not committed, or the surface's version check under way.
   const dbWait = () => Math.max(runs.stalledMs(), late.stored?.sync.stalledMs() ?? 0);
   const admission = new AdmissionControl(config.maxInFlight, config.maxDbWaitSeconds * 1000, dbWait);
