@@ -77,8 +77,8 @@ export class Dispatcher {
       moves: deps.moves,
       closing: () => this.inflight.closing,
       resolve: (req) => resolveEntry(this.deps, req),
-      launch: (entry, run, value, req) =>
-        this.launch(entry, run, value, { req, redact: false, limits: queuedTicket(this.deps, entry) }).done,
+      launch: (entry, run, value, req, limits) =>
+        this.launch(entry, run, value, { req, redact: false, limits: limits ?? queuedTicket(this.deps, entry) }).done,
     };
   }
 

@@ -82,7 +82,7 @@ export async function takeSlots(ticket: LimitTicket, caller: Caller, input: unkn
   if (Array.isArray(slots)) ticket.slots.push(...slots);
 }
 
-/** Releases what a ticket holds (its run has an outcome). */
+/** Releases what a ticket holds (its run has an outcome); undefined, so it chains as `releaseTicket(t) ?? next`. */
 export function releaseTicket(ticket: LimitTicket | null | undefined): void {
   if (ticket) for (const s of ticket.slots.splice(0)) void s.release().catch(() => {});
 }
@@ -97,4 +97,32 @@ export function breakerHooks(
     attempted: (kind, retryAfterSeconds) =>
       ticket.flow.attempted(ticket.applied, ticket.trials, kind, retryAfterSeconds).catch(() => {}),
   };
+}
+
+/** How often a queued run waiting for its slots checks whether this instance began to stop. */
+const CLOSING_POLL_MS = 250;
+
+/**
+ * The slots a QUEUED run of `entry` needs before it is claimed (docs/flow-control.md §3), waited for as long as it
+ * takes: null when no cap applies, false when `closing()` turned true first (the run stays QUEUED for another
+ * instance).
+ */
+export async function queuedSlots(
+  flow: FlowControl | undefined,
+  applied: AppliedLimits,
+  caller: Caller,
+  input: unknown,
+  closing: () => boolean,
+): Promise<LimitTicket | null | false> {
+  if (!flow || !applied.some((a) => a.limits.concurrency)) return null;
+  const stop = new AbortController();
+  const poll = setInterval(() => closing() && stop.abort(), CLOSING_POLL_MS);
+  try {
+    const slots = await flow.acquire(applied, caller, input, { background: true, signal: stop.signal });
+    if (!Array.isArray(slots)) return false;
+    if (closing()) return releaseTicket({ flow, applied, trials: new Set(), slots }) ?? false;
+    return { flow, applied, trials: new Set(), slots };
+  } finally {
+    clearInterval(poll);
+  }
 }

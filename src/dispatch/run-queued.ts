@@ -5,13 +5,14 @@ import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { writeOnlyStrings } from "../tools/write-only.ts";
 import { notFound, invalidInput, validateInput } from "./admission.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
-import type { RunEventRecord, RunRecord } from "./run-record.ts";
+import { seesCuratedSurface, type RunEventRecord, type RunRecord } from "./run-record.ts";
 import { requeued, whyNotReplayable } from "./run-redrive.ts";
 import { FENCED } from "./run-execute.ts";
 import { failure } from "./run-settle.ts";
 import type { RunSteps } from "./run-steps.ts";
 import type { RunStore } from "./run-store.ts";
 import type { RunTransitions, StoredReplay } from "./run-transitions.ts";
+import { appliedLimits, queuedSlots, releaseTicket, type LimitTicket } from "./run-limits.ts";
 
 /** What executing a queued run needs of the dispatcher: its lookup and its launch of a stored RUNNING run. */
 export interface Launcher {
@@ -20,7 +21,13 @@ export interface Launcher {
   /** True once the dispatcher drains: a job taken now leaves its run QUEUED for another instance. */
   closing(): boolean;
   resolve(req: RunRequest): Promise<SurfaceEntry | undefined>;
-  launch(entry: SurfaceEntry, run: RunRecord, value: unknown, req: RunRequest): Promise<RunOutcome>;
+  launch(
+    entry: SurfaceEntry,
+    run: RunRecord,
+    value: unknown,
+    req: RunRequest,
+    limits?: LimitTicket,
+  ): Promise<RunOutcome>;
 }
 
 /** The caller a stored run was dispatched by (its role, key name and key id are on the run). */
@@ -39,9 +46,11 @@ export async function claimQueued(
   runs: RunStore,
   runId: string,
   instanceId: string,
+  before?: (run: RunRecord) => Promise<boolean>,
 ): Promise<{ started: RunEventRecord; replay: StoredReplay } | null> {
   const stored = await runs.withReplay(runId);
   if (stored?.run.status !== "QUEUED") return null;
+  if (before && !(await before(stored.run))) return null;
   const started = await runs.claim({ ...stored.run, status: "RUNNING" }, instanceId);
   return started && { started, replay: stored.replay };
 }
@@ -68,12 +77,19 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   if (x.closing()) return;
   const { deps, settle } = x.steps;
   if (!(await staleBodyEnded(x, runId))) return;
-  const claimed = await claimQueued(x.moves.runs, runId, deps.instanceId);
-  if (!claimed) return;
+  let slots: LimitTicket | null = null;
+  const claimed = await claimQueued(x.moves.runs, runId, deps.instanceId, async (run) => {
+    const taken = await slotsFor(x, run);
+    slots = taken || null;
+    return taken !== false;
+  });
+  if (!claimed) return releaseTicket(slots);
   const { started, replay } = claimed;
   settle.publish(started);
   const run = started.run;
+  // A run refused once claimed gives back the slots it waited for.
   const refuse = (kind: ErrorKind, message: string, details?: unknown) =>
+    releaseTicket(slots) ??
     settle.finish(
       { ...run, ...failure(kind, message), details: details ?? null, finishedAt: new Date().toISOString() },
       null,
@@ -121,7 +137,21 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   const prepared = validateInput(entry, run.input);
   if (!prepared.ok) return void (await refuse("INVALID_INPUT", ...invalidInput(entry.name, prepared.issues, false)));
   run.tier = entry.tier;
-  await x.launch(entry, run, prepared.value, req).catch(() => {});
+  await x.launch(entry, run, prepared.value, req, slots ?? undefined).catch(() => {});
+}
+
+/**
+ * The concurrency slots a QUEUED run needs, taken before its claim so it stays QUEUED while it waits for them
+ * (docs/flow-control.md §3): null when no cap applies, false when this instance began to stop first.
+ */
+async function slotsFor(x: Launcher, run: RunRecord): Promise<LimitTicket | null | false> {
+  const { flow, surface } = x.steps.deps;
+  if (!flow) return null;
+  // The surface as this instance has it (no version check: the claim's own lookup makes one).
+  const snapshot = surface.snapshot();
+  const entry = seesCuratedSurface(run.door) ? snapshot.resolve(run.tool) : snapshot.base(run.tool);
+  const applied = entry ? appliedLimits(snapshot, entry) : [];
+  return queuedSlots(flow, applied, callerOf(run), run.input, () => x.closing());
 }
 
 /** How long a claim waits for this instance's own stale body of the run to end once aborted. */

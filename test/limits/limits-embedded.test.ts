@@ -4,6 +4,7 @@ import { App } from "../../src/app.ts";
 import { ToolError } from "../../src/errors.ts";
 import type { RunRecord } from "../../src/dispatch/run-record.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
+import { until } from "../graphql/support.ts";
 
 /**
  * Flow control on the embedded default (docs/flow-control.md): one process on SQLite, its limits counted in memory.
@@ -190,6 +191,47 @@ describe("declared limits in one process on SQLite", () => {
     // The second failure opened the breaker for 1 s: the third attempt waited for it, not for the 10 ms backoff.
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(950);
     expect(at[1] - at[0]).toBeLessThan(500);
+  });
+
+  it("should keep background runs of a tool capped at 1 QUEUED while another holds the slot, and run them one at a time", async () => {
+    const app = new App();
+    const gates: (() => void)[] = [];
+    let now = 0;
+    let most = 0;
+    app.tool(
+      {
+        name: "one_at_a_time",
+        description: "Waits for the test.",
+        input: z.object({}),
+        limits: { concurrency: { max: 1 } },
+      },
+      async () => {
+        most = Math.max(most, ++now);
+        await new Promise<void>((r) => gates.push(r));
+        now--;
+        return "ok";
+      },
+    );
+    const rt = await runtime(app);
+    const queued = await Promise.all(
+      [1, 2, 3].map(() =>
+        rt.dispatcher.run({ tool: "one_at_a_time", input: {}, caller: as("USER"), door: "graphql", background: true }),
+      ),
+    );
+    expect(queued.map((r) => r.status)).toEqual(["QUEUED", "QUEUED", "QUEUED"]);
+    const statuses = async () =>
+      (await rt.db.run.findMany({ where: { tool: "one_at_a_time" }, select: { status: true } }))
+        .map((r) => r.status)
+        .sort();
+    for (let released = 0; released < 3; released++) {
+      await until("one body to hold the slot", () => gates.length === 1);
+      expect(await statuses()).toEqual(
+        [...Array(released).fill("SUCCEEDED"), "RUNNING", ...Array(2 - released).fill("QUEUED")].sort(),
+      );
+      gates.shift()!();
+    }
+    await until("every run to end", async () => (await statuses()).every((s) => s === "SUCCEEDED"));
+    expect(most).toBe(1);
   });
 
   it("should refuse a dispatch past TAI_MAX_IN_FLIGHT at once with UNAVAILABLE, retryable after 1 s, storing nothing", async () => {
