@@ -40,6 +40,7 @@ function registerPresetCommands(program: Command): void {
     .option("--kwargs <json>", "baked inputs as a JSON object", parseJsonObject, {})
     .option("--description <text>", "what the preset does")
     .option("--retry <json>", "its own retry policy as JSON (default: inherit)", parseJsonObject)
+    .option("--limits <json>", "its limits as JSON (ADMIN; docs/flow-control.md §2)", parseJsonObject)
     .option("--key <key>", "API key (default: $TAI_KEY, else the anonymous role)")
     .action(
       async (
@@ -49,6 +50,7 @@ function registerPresetCommands(program: Command): void {
           kwargs: Record<string, unknown>;
           description?: string;
           retry?: Record<string, unknown>;
+          limits?: Record<string, unknown>;
         },
       ) => {
         await withRuntime({ duties: "none" }, async (rt) => {
@@ -60,6 +62,7 @@ function registerPresetCommands(program: Command): void {
               fixedKwargs: opts.kwargs,
               description: opts.description ?? `${opts.base} with ${Object.keys(opts.kwargs).join(", ") || "no"} baked`,
               retryPolicy: opts.retry as never,
+              ...(opts.limits ? { limits: opts.limits as never } : {}),
             },
             caller,
           );

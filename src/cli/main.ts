@@ -124,9 +124,10 @@ keys
   .command("create")
   .argument("<name>", "key name")
   .requiredOption("--role <role>", "READER, USER or ADMIN", parseRole)
-  .action(async (name: string, opts: { role: Role }) => {
+  .option("--rate <json>", 'its own rate over every dispatch, e.g. {"tokens":10,"intervalSeconds":1}', parseJsonObject)
+  .action(async (name: string, opts: { role: Role; rate?: Record<string, unknown> }) => {
     await withStore(async (s) => {
-      const key = await (await s.keys()).create(name, opts.role);
+      const key = await (await s.keys()).create(name, opts.role, undefined, opts.rate as never);
       process.stdout.write(`${key}\n`);
       process.stderr.write(`created ${opts.role} key "${name}"; it is shown once and stored hashed\n`);
     });

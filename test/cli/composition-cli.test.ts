@@ -18,6 +18,26 @@ describe("tai presets and tai manifests", () => {
     (await import("node:fs")).mkdirSync(dir, { recursive: true });
   });
 
+  it("should create a preset with an ADMIN's limits, refusing them from a USER and bad ones at their path", async () => {
+    const limits = '{"rate":{"tokens":1,"intervalSeconds":60}}';
+    const user = ["presets", "create", "echo_once", "--base", "echo", "--limits", limits, "--key", env.USER_KEY];
+    const refused = await runCli(user, env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("FORBIDDEN");
+    const created = await runCli(["presets", "create", "echo_once", "--base", "echo", "--limits", limits], env);
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ limits: { rate: { tokens: 1, intervalSeconds: 60 } } });
+    // Counted per process on SQLite (docs/flow-control.md §4): each `tai tools run` is a process of its own.
+    const first = await runCli(["tools", "run", "echo_once", "--input", '{"text":"a"}'], env);
+    expect(JSON.parse(first.stdout)).toMatchObject({ status: "SUCCEEDED" });
+    const bad = await runCli(
+      ["presets", "create", "echo_bad", "--base", "echo", "--limits", '{"rate":{"tokens":0}}'],
+      env,
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("/limits/rate/tokens");
+  });
+
   it("should create, list and delete a preset through the same rules as every door", async () => {
     const created = await runCli(["presets", "create", "echo_hi", "--base", "echo", "--kwargs", '{"text":"hi"}'], env);
     expect(created.code).toBe(0);
