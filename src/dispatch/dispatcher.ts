@@ -214,10 +214,10 @@ export class Dispatcher {
       .catch((e: unknown) => {
         if (!req.background) keepUnsureStart(this.steps, base, redact, e);
         else this.settle.forget(base.id);
-        releaseTicket(ticket);
+        releaseTicket(ticket, true);
         throw e;
       });
-    if (!started) releaseTicket(ticket);
+    if (!started) releaseTicket(ticket, true);
     if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
     if (req.background) return this.queued(base);

@@ -1,3 +1,4 @@
+import { queuedTicket, releaseTicket } from "./run-limits.ts";
 import type { Caller } from "../auth/roles.ts";
 import { REDACTED } from "../auth/tiers.ts";
 import type { ErrorKind } from "../errors.ts";
@@ -39,13 +40,16 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
     caller,
     parentRunId: run.parentRunId ?? undefined,
   });
+  // A resumed body is under its tool's limits again: it takes its slots (a park gave them back); its breakers hear it.
+  const limits = entry ? queuedTicket(deps, entry) : undefined;
   const done = execute(steps, executed, run, body, {
     caller,
     controller,
     redact,
     resumed: true,
     trace,
-  });
+    limits,
+  }).finally(() => releaseTicket(limits));
   if (trace)
     done.then(
       (o) => trace.end(o.run),

@@ -1,5 +1,5 @@
 import type { Caller } from "../auth/roles.ts";
-import type { AppliedLimits, FlowControl, Refusal } from "../limits/flow-control.ts";
+import { failing, type AppliedLimits, type FlowControl, type Refusal, type Taken } from "../limits/flow-control.ts";
 import type { Slot } from "../limits/limit-backend.ts";
 import { noLimits } from "../limits/limits.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
@@ -24,7 +24,8 @@ export function appliedLimits(snapshot: Pick<SurfaceSnapshot, "base">, entry: Su
 export interface LimitTicket {
   flow: FlowControl;
   applied: AppliedLimits;
-  trials: Set<string>;
+  /** Its rate tokens and its half-open trials (`failing` marks too). */
+  taken: Taken;
   slots: Slot[];
   /** A queued run's: its slots are taken as it executes, waiting as long as it takes (`takeSlots`). */
   pending?: boolean;
@@ -47,12 +48,21 @@ export async function admitLimits(
   req: { caller: Caller; input: unknown; background?: boolean; signal?: AbortSignal },
 ): Promise<LimitTicket | Refusal | null> {
   if (!flow || (applied.length === 0 && !req.caller.rate)) return null;
-  const trials = new Set<string>();
-  const refused = (await flow.keyRate(req.caller)) ?? (await flow.check(applied, req.caller, trials));
+  const taken: Taken = { trials: new Set(), tokens: [] };
+  const refused = await flow.check(applied, req.caller, taken);
   if (refused) return refused;
-  if (req.background) return { flow, applied, trials, slots: [] };
+  // A background run is not a half-open trial: its attempt may come much later.
+  if (req.background) await flow.giveBack({ trials: taken.trials, tokens: [] });
+  if (req.background) return { flow, applied, taken, slots: [] };
   const slots = await flow.acquire(applied, req.caller, req.input, { signal: req.signal });
-  return Array.isArray(slots) ? { flow, applied, trials, slots } : slots;
+  if (Array.isArray(slots)) return { flow, applied, taken, slots };
+  await flow.giveBack(taken);
+  return slots;
+}
+
+/** A run executing with no admission of its own (a queued or resumed run): it may have failures to forget. */
+function executing(applied: AppliedLimits): Taken {
+  return { trials: new Set(applied.filter((a) => a.limits.breaker).map((a) => failing(a.name))), tokens: [] };
 }
 
 /** The ticket of a queued run as it executes: its caps' slots are still to take (breakers and rates were checked). */
@@ -65,7 +75,7 @@ export function queuedTicket(
   return {
     flow: deps.flow,
     applied,
-    trials: new Set(),
+    taken: executing(applied),
     slots: [],
     pending: !!applied.some((a) => a.limits.concurrency),
   };
@@ -82,9 +92,16 @@ export async function takeSlots(ticket: LimitTicket, caller: Caller, input: unkn
   if (Array.isArray(slots)) ticket.slots.push(...slots);
 }
 
-/** Releases what a ticket holds (its run has an outcome); undefined, so it chains as `releaseTicket(t) ?? next`. */
-export function releaseTicket(ticket: LimitTicket | null | undefined): void {
-  if (ticket) for (const s of ticket.slots.splice(0)) void s.release().catch(() => {});
+/**
+ * Releases what a ticket holds: its slots, and a half-open trial its run never attempted. `unadmitted`: the dispatch
+ * was not run after all (its start failed, or an idempotent follow took its place): its tokens are given back too.
+ * Returns undefined, so it chains as `releaseTicket(t) ?? next`.
+ */
+export function releaseTicket(ticket: LimitTicket | null | undefined, unadmitted = false): void {
+  if (!ticket) return;
+  for (const s of ticket.slots.splice(0)) void s.release().catch(() => {});
+  const { trials, tokens } = ticket.taken;
+  void ticket.flow.giveBack({ trials, tokens: unadmitted ? tokens : [] });
 }
 
 /** The retry loop's hooks of a run under limits: breakers told every attempt's outcome, retries wait for them. */
@@ -95,7 +112,7 @@ export function breakerHooks(
   return {
     beforeRetry: (waitMs, signal) => ticket.flow.breakerWait(ticket.applied, waitMs + 60_000, signal),
     attempted: (kind, retryAfterSeconds) =>
-      ticket.flow.attempted(ticket.applied, ticket.trials, kind, retryAfterSeconds).catch(() => {}),
+      ticket.flow.attempted(ticket.applied, ticket.taken.trials, kind, retryAfterSeconds).catch(() => {}),
   };
 }
 
@@ -120,8 +137,8 @@ export async function queuedSlots(
   try {
     const slots = await flow.acquire(applied, caller, input, { background: true, signal: stop.signal });
     if (!Array.isArray(slots)) return false;
-    if (closing()) return releaseTicket({ flow, applied, trials: new Set(), slots }) ?? false;
-    return { flow, applied, trials: new Set(), slots };
+    if (closing()) return releaseTicket({ flow, applied, taken: { trials: new Set(), tokens: [] }, slots }) ?? false;
+    return { flow, applied, taken: executing(applied), slots };
   } finally {
     clearInterval(poll);
   }

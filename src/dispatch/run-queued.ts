@@ -82,6 +82,10 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
     const taken = await slotsFor(x, run);
     slots = taken || null;
     return taken !== false;
+  }).catch((e: unknown) => {
+    // A claim that throws (the database) leaves the run QUEUED for a later try: its slots go back now.
+    releaseTicket(slots);
+    throw e;
   });
   if (!claimed) return releaseTicket(slots);
   const { started, replay } = claimed;

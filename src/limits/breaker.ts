@@ -5,8 +5,12 @@ import { isRefusal, type LimitBackend } from "./limit-backend.ts";
 const TRIAL_SECONDS = 60;
 /** How long the consecutive failures are remembered without a new one. */
 const FAILURES_MEMORY_SECONDS = 3600;
-/** A state value at least this is an epoch-ms "open until"; below it, the consecutive failures counted. */
-const EPOCH_MS = 1e12;
+/**
+ * A state value at least this marks an opened breaker (it fits every store's integer column, PostgreSQL's too); below
+ * it, the consecutive failures counted. An opened state lives for the open time plus {@link TRIAL_SECONDS}: the time
+ * left before it expires says whether it is still open (more than the trial's length left) or half-open.
+ */
+const OPENED = 1_000_000_000;
 /**
  * How long this instance trusts a closed breaker with no failures without reading the store again: an opening on
  * another instance is heard at once through `heardOpened` (the bus), within this without it.
@@ -19,9 +23,10 @@ export type BreakerVerdict = { open: false; trial: boolean; failures: number } |
 /**
  * The circuit breakers of names that declare one (docs/flow-control.md §2), one state per name in the limits' store,
  * so every instance sees it and a dispatch reads it once: the consecutive transient failures (a small number), or
- * the time the breaker is open until (an epoch ms). Past that time, for the rest of the state's life (a trial's
- * length), the breaker is half-open: one dispatch at a time goes through (`trial`); its success closes the breaker,
- * its failure opens it again. A success after failures closes it and forgets them; one with none costs nothing.
+ * {@link OPENED}, whose expiry says until when it is open. Past that time, for the rest of the state's life (a
+ * trial's length), the breaker is half-open: one dispatch at a time goes through (`trial`); its success closes the
+ * breaker, its failure opens it again. A success after failures closes it and forgets them; one with none costs
+ * nothing.
  */
 export class Breakers {
   /** Names last read closed with no failures, until when they are trusted so (epoch ms). */
@@ -44,10 +49,11 @@ export class Breakers {
   /** Whether a dispatch of `name` may go through its breaker now. */
   async verdict(name: string): Promise<BreakerVerdict> {
     if ((this.closed.get(name) ?? 0) > Date.now()) return { open: false, trial: false, failures: 0 };
-    const value = (await this.state().get(name))?.consumedPoints ?? 0;
+    const state = await this.state().get(name);
+    const value = state?.consumedPoints ?? 0;
     if (value === 0) this.trustClosed(name);
-    if (value < EPOCH_MS) return { open: false, trial: false, failures: value };
-    const left = value - Date.now();
+    if (value < OPENED) return { open: false, trial: false, failures: value };
+    const left = openLeft(state!.msBeforeNext);
     if (left > 0) return { open: true, retryAfterMs: left };
     try {
       await this.trial().consume(name);
@@ -58,10 +64,15 @@ export class Breakers {
     }
   }
 
+  /** Gives back `name`'s half-open trial taken by a dispatch that did not run (another limit refused it). */
+  async giveBackTrial(name: string): Promise<void> {
+    await this.trial().delete(name);
+  }
+
   /** The time `name`'s breaker stays open, 0 when it is not open. */
   async openMs(name: string): Promise<number> {
-    const value = (await this.state().get(name))?.consumedPoints ?? 0;
-    return value < EPOCH_MS ? 0 : Math.max(0, value - Date.now());
+    const state = await this.state().get(name);
+    return (state?.consumedPoints ?? 0) < OPENED ? 0 : openLeft(state!.msBeforeNext);
   }
 
   /**
@@ -76,8 +87,8 @@ export class Breakers {
       return true;
     }
     const after = (await this.state().consume(name)).consumedPoints;
-    // Still open (another dispatch's failure opened it meanwhile): it stays as it is.
-    if (after >= EPOCH_MS && !trial) return false;
+    // Opened already (another dispatch's failure opened it meanwhile): it stays as it is.
+    if (after >= OPENED && !trial) return false;
     if (!trial && after < b.failures) return false;
     await this.openFor(name, b.coolDownSeconds);
     return true;
@@ -91,8 +102,7 @@ export class Breakers {
 
   /** Opens `name`'s breaker for `seconds`, half-open for a trial's length after. */
   private async openFor(name: string, seconds: number): Promise<void> {
-    const until = Date.now() + seconds * 1000;
-    await this.state().set(name, until, seconds + TRIAL_SECONDS);
+    await this.state().set(name, OPENED, seconds + TRIAL_SECONDS);
     await this.trial().delete(name);
     this.announce(name);
   }
@@ -101,4 +111,9 @@ export class Breakers {
     if (this.closed.size > 10_000) this.closed.clear();
     this.closed.set(name, Date.now() + CLOSED_TRUST_MS);
   }
+}
+
+/** How long an opened state with `msBeforeNext` left before it expires is still open (0: half-open). */
+function openLeft(msBeforeNext: number): number {
+  return Math.max(0, msBeforeNext - TRIAL_SECONDS * 1000);
 }

@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import type { Caller } from "../auth/roles.ts";
 import type { ErrorKind } from "../errors.ts";
 import { Breakers } from "./breaker.ts";
-import { isRefusal, type LimitBackend, type Slot } from "./limit-backend.ts";
+import { isRefusal, type Counter, type LimitBackend, type Slot } from "./limit-backend.ts";
 import type { Limits, RateLimit } from "./limits.ts";
 import { SlotQueue } from "./slot-queue.ts";
 
@@ -24,8 +25,21 @@ export interface Refusal {
 /** The failures a breaker counts. */
 const TRANSIENT: ReadonlySet<string> = new Set(["UNAVAILABLE", "TIMEOUT", "RATE_LIMITED"]);
 
-/** The mark, among a run's trials, that `name` had failures counted when the run was admitted. */
-const failing = (name: string) => `${name}\u0000failing`;
+const FAILING = "|failing";
+/** The mark, among a run's trials, that `name` has failures counted (seen at admission, or made by this run). */
+export const failing = (name: string) => `${name}${FAILING}`;
+
+/** A rate token a dispatch took: given back when another limit refuses it. */
+interface Token {
+  counter: Counter;
+  key: string;
+}
+
+/** What a dispatch took at admission: its rate tokens, and its half-open trials (and `failing` marks). */
+export interface Taken {
+  trials: Set<string>;
+  tokens: Token[];
+}
 const keyOf = (caller: Caller) => caller.keyId ?? `anonymous:${caller.role}`;
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -36,7 +50,8 @@ function pointed(input: unknown, pointer: string): string {
     const part = raw.replaceAll("~1", "/").replaceAll("~0", "~");
     at = at !== null && typeof at === "object" ? (at as Record<string, unknown>)[part] : undefined;
   }
-  return at === undefined ? "\u0000absent" : JSON.stringify(at);
+  // Hashed: a caller's value is never a store key or a log field as it is, and keys stay bounded.
+  return at === undefined ? "absent" : createHash("sha256").update(JSON.stringify(at)).digest("hex").slice(0, 32);
 }
 
 /**
@@ -64,7 +79,29 @@ export class FlowControl {
    * The first breaker open, then the first rate exhausted, along `applied` (nearest name first); null when the
    * dispatch may go on. A rate's token is taken here. `trials` receives the names whose half-open trial this is.
    */
-  async check(applied: AppliedLimits, caller: Caller, trials: Set<string>): Promise<Refusal | null> {
+  async check(applied: AppliedLimits, caller: Caller, taken: Taken): Promise<Refusal | null> {
+    const refusal = await this.checkAll(applied, caller, taken);
+    if (refusal) await this.giveBack(taken);
+    return refusal;
+  }
+
+  /**
+   * Gives back what a dispatch took and did not use (its tokens, its half-open trials): another limit refused it, or
+   * it was not run (an idempotent follow, a failed start). Never throws.
+   */
+  async giveBack(taken: Taken): Promise<void> {
+    const tokens = taken.tokens.splice(0);
+    const trials = [...taken.trials].filter((t) => !t.endsWith(FAILING));
+    for (const t of trials) taken.trials.delete(t);
+    await Promise.all([
+      ...tokens.map((t) => t.counter.reward(t.key, 1).catch(() => {})),
+      ...trials.map((name) => this.breakers.giveBackTrial(name).catch(() => {})),
+    ]);
+  }
+
+  /** Breakers first, then the key's own rate, then the rates along the chain: the first refusal. */
+  private async checkAll(applied: AppliedLimits, caller: Caller, taken: Taken): Promise<Refusal | null> {
+    const { trials, tokens } = taken;
     for (const { name, limits } of applied) {
       if (!limits.breaker) continue;
       const v = await this.breakers.verdict(name);
@@ -81,18 +118,16 @@ export class FlowControl {
       if (v.trial) trials.add(name);
       else if (v.failures > 0) trials.add(failing(name));
     }
+    if (caller.rate && caller.keyName) {
+      const refusal = await this.takeToken(`key:${caller.keyName}`, { ...caller.rate, per: "key" }, caller, tokens);
+      if (refusal) return refusal;
+    }
     for (const { name, limits } of applied) {
       if (!limits.rate) continue;
-      const refusal = await this.takeToken(name, limits.rate, caller);
+      const refusal = await this.takeToken(name, limits.rate, caller, tokens);
       if (refusal) return refusal;
     }
     return null;
-  }
-
-  /** The caller key's own rate over all its dispatches (`Caller.rate`); null when it has none or a token is left. */
-  async keyRate(caller: Caller): Promise<Refusal | null> {
-    if (!caller.rate || !caller.keyName) return null;
-    return this.takeToken(`key:${caller.keyName}`, { ...caller.rate, per: "key" }, caller);
   }
 
   /**
@@ -111,7 +146,7 @@ export class FlowControl {
       const c = limits.concurrency;
       if (!c) continue;
       const scope = c.scope === "tool" ? "" : c.scope === "key" ? keyOf(caller) : pointed(input, c.scope.slice(6));
-      const key = `${name}\u0000${scope}`;
+      const key = `${name}|${scope}`;
       const deadline = opts.background ? Infinity : Date.now() + c.waitSeconds * 1000;
       const slot = await this.slots.take(name, key, c.max, deadline, opts.signal);
       if (!slot) {
@@ -156,11 +191,15 @@ export class FlowControl {
     for (const { name, limits } of applied) {
       const b = limits.breaker;
       if (!b) continue;
-      if (kind === null) await this.breakers.succeeded(name, trials.has(name), trials.has(failing(name)) ? 1 : 0);
-      else if (TRANSIENT.has(kind) && (await this.breakers.failed(name, b, trials.has(name), retryAfterSeconds)))
-        this.openUntil.set(name, Date.now() + (retryAfterSeconds ?? b.coolDownSeconds) * 1000);
-      trials.delete(name);
-      trials.delete(failing(name));
+      const trial = trials.delete(name);
+      if (kind === null) {
+        await this.breakers.succeeded(name, trial, trials.delete(failing(name)) ? 1 : 0);
+      } else if (TRANSIENT.has(kind)) {
+        // Failures are counted now: this run's later success (a retry) must forget them.
+        trials.add(failing(name));
+        if (await this.breakers.failed(name, b, trial, retryAfterSeconds))
+          this.openUntil.set(name, Date.now() + (retryAfterSeconds ?? b.coolDownSeconds) * 1000);
+      }
     }
   }
 
@@ -195,7 +234,7 @@ export class FlowControl {
     this.refused.set(id, (this.refused.get(id) ?? 0) + 1);
   }
 
-  private async takeToken(name: string, rate: RateLimit, caller: Caller): Promise<Refusal | null> {
+  private async takeToken(name: string, rate: RateLimit, caller: Caller, tokens?: Token[]): Promise<Refusal | null> {
     const shared = rate.per === "key:*";
     const counter = this.backend.counter(
       shared ? "rate-key" : `rate:${name}`,
@@ -204,7 +243,9 @@ export class FlowControl {
     );
     const key = rate.per === "tool" ? "" : keyOf(caller);
     try {
-      await counter.consume(shared ? `${key}\u0000${rate.tokens}/${rate.intervalSeconds}` : key);
+      const at = shared ? `${key}|${rate.tokens}/${rate.intervalSeconds}` : key;
+      await counter.consume(at);
+      tokens?.push({ counter, key: at });
       return null;
     } catch (e) {
       if (!isRefusal(e)) throw e;

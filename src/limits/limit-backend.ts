@@ -15,6 +15,8 @@ export interface Counter {
   block(key: string, seconds: number): Promise<void>;
   /** Sets `key` to `points` consumed, for `seconds`. */
   set(key: string, points: number, seconds: number): Promise<void>;
+  /** Gives `points` back to `key` (a token taken by a dispatch another limit then refused). */
+  reward(key: string, points: number): Promise<void>;
   delete(key: string): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function counterOf(limiter: RateLimiterAbstract): Counter {
     get: (key) => limiter.get(key),
     block: async (key, seconds) => void (await limiter.block(key, seconds)),
     set: async (key, points, seconds) => void (await limiter.set(key, points, seconds)),
+    reward: async (key, points) => void (await limiter.reward(key, points)),
     delete: async (key) => void (await limiter.delete(key)),
   };
 }

@@ -42,6 +42,7 @@ export class DeploymentLimits implements LimitBackend {
       get: async (key) => (await real()).get(key),
       block: async (key, s) => (await real()).block(key, s),
       set: async (key, p, s) => (await real()).set(key, p, s),
+      reward: async (key, p) => (await real()).reward(key, p),
       delete: async (key) => (await real()).delete(key),
     };
   }

@@ -59,6 +59,11 @@ export abstract class SharedLimits implements LimitBackend {
             () => shared.set(key, p, s),
             () => local().set(key, p, s),
           ),
+        reward: (key, p) =>
+          this.either(
+            () => shared.reward(key, p),
+            () => local().reward(key, p),
+          ),
         delete: (key) =>
           this.either(
             () => shared.delete(key),

@@ -5,6 +5,8 @@ const FIRST_POLL_MS = 10;
 const MAX_POLL_MS = 200;
 /** Hold times remembered per cap, for the retry time of a refusal. */
 const HOLDS_KEPT = 32;
+/** Caps whose hold times are remembered at most. */
+const MAX_CAPS_KEPT = 10_000;
 
 /**
  * The dispatches of this instance waiting for a slot of a concurrency cap (docs/flow-control.md §3): first come,
@@ -74,6 +76,8 @@ export class SlotQueue {
         const holds = this.holds.get(key) ?? [];
         holds.push(Date.now() - since);
         if (holds.length > HOLDS_KEPT) holds.shift();
+        // Bounded however many scopes callers make (a per-input cap's values).
+        if (!this.holds.has(key) && this.holds.size >= MAX_CAPS_KEPT) this.holds.clear();
         this.holds.set(key, holds);
         await slot.release();
         for (const w of this.wakers.get(key) ?? []) w();

@@ -1,3 +1,4 @@
+import { useShedStatus } from "../graphql/shed-status.ts";
 import type { IncomingMessage } from "node:http";
 import { createYoga, type GraphiQLOptions, type YogaServerInstance } from "graphql-yoga";
 import type { Caller } from "../auth/roles.ts";
@@ -60,6 +61,7 @@ export function buildYoga(rt: Runtime, holdKey: NonNullable<GraphQLContext["hold
       // After armor's: a document nested too deep is refused before any parse runs.
       useDocumentDepthLimit(),
       useInputErrorCodes(),
+      useShedStatus(),
     ],
   });
 }
