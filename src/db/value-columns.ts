@@ -57,7 +57,9 @@ export const STRUCTURE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   Run: ["policy"],
   // The JSON Schema an answer must match: the tool's declaration, read back to validate answers.
   Interaction: ["answerFormat"],
-  Preset: ["retryPolicy"],
+  Preset: ["retryPolicy", "limits"],
+  // A key's own rate (numbers and a scope word), as the ADMIN wrote it.
+  ApiKey: ["rate"],
   Manifest: ["document"],
   ManifestVersion: ["document"],
   // The ADMIN's connector configuration: settings hold `!ENV` markers for every sealed value, never a resolved one.

@@ -71,6 +71,9 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "callerInteractionIds",
   "callbackUrl",
   "module",
+  // Flow control (docs/flow-control.md): a cap's scope and a rate's per, words of the declaration.
+  "scope",
+  "per",
   "tools",
   "extensionStack",
   "declaredOn",

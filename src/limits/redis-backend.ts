@@ -8,7 +8,7 @@ import { SharedLimits } from "./shared-limits.ts";
 const require = createRequire(import.meta.url);
 
 /** How long one limits command may take before Redis counts as lost (a silent link must not hang a dispatch). */
-const COMMAND_MS = 500;
+const COMMAND_MS = 1000;
 /** A slot's lease: refreshed while its body runs, so a dead instance's slots come back within it. */
 const LEASE_MS = 30_000;
 
@@ -40,7 +40,7 @@ export class RedisLimits extends SharedLimits {
   }
 
   /** Resolves once connected, or after `ms` (the limits then start degraded, and recover by themselves). */
-  ready(ms = 4 * COMMAND_MS): Promise<void> {
+  ready(ms = 2 * COMMAND_MS): Promise<void> {
     if (this.client.status === "ready") return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {

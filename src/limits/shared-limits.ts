@@ -87,14 +87,17 @@ export abstract class SharedLimits implements LimitBackend {
 
   /** `shared()` on the store, or `local()` while it is lost; a refusal for lack of points is passed on as it is. */
   private async either<T>(shared: () => Promise<T>, local: () => Promise<T>): Promise<T> {
-    if (this.lostAt !== null && Date.now() - this.lostAt < RETRY_STORE_MS) return local();
+    const started = Date.now();
+    if (this.lostAt !== null && started - this.lostAt < RETRY_STORE_MS) return local();
+    // Only an answer to a command sent after the loss says the store is back (one sent before may land after it).
+    const back = () => (this.lostAt === null || started > this.lostAt) && this.found();
     try {
       const value = await shared();
-      this.found();
+      back();
       return value;
     } catch (e) {
       if (isRefusal(e)) {
-        this.found();
+        back();
         throw e;
       }
       this.lost(e);
