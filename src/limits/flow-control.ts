@@ -228,8 +228,8 @@ export class FlowControl {
     return [...this.openUntil.keys()];
   }
 
-  /** Counts a refusal made outside this class (admission control). */
-  count(tool: string, reason: LimitReason): void {
+  /** Counts a refusal of `tool` for `reason` (`tai42_limited_total`). */
+  private count(tool: string, reason: LimitReason): void {
     const id = `${tool}\u0000${reason}`;
     this.refused.set(id, (this.refused.get(id) ?? 0) + 1);
   }
