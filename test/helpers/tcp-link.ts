@@ -79,7 +79,10 @@ function forward(from: Socket, to: Socket, delay: () => number): void {
   let ended = false;
   const pump = () => {
     timer = null;
-    while (held.length && held[0].at <= Date.now()) if (!to.destroyed) to.write(held.shift()!.chunk);
+    while (held.length && held[0].at <= Date.now()) {
+      const { chunk } = held.shift()!;
+      if (!to.destroyed) to.write(chunk);
+    }
     if (held.length) timer = setTimeout(pump, held[0].at - Date.now());
     else if (ended) to.end();
   };
