@@ -137,5 +137,5 @@ describe.skipIf(!withPostgres)("a slow database under load", () => {
     // Recovered: what is sent once the held bytes are through succeeds again.
     await until("a dispatch to succeed again", async () => (await send(), answers.at(-1)!.ok), 20_000);
     expect(late.every((a) => a.ok)).toBe(true);
-  });
+  }, 90_000);
 });
