@@ -77,9 +77,9 @@ describe("declared limits in one process on SQLite", () => {
         refused++;
       }
     }
-    // A window of 10 opens at the first dispatch after the last one closed: 3 s hold at most 3 windows, 30 admissions,
-    // and at least 2 however slowly a loaded machine dispatches.
-    expect(ok.length).toBeLessThanOrEqual(30);
+    // A window of 10 opens at the first dispatch after the last one closed: 3 s hold at most 3 windows (a 4th may open
+    // for a dispatch checked just before the loop's end), and at least 2 however slowly a loaded machine dispatches.
+    expect(ok.length).toBeLessThanOrEqual(31);
     expect(ok.length).toBeGreaterThanOrEqual(20);
     expect(bodies).toBe(ok.length);
     expect(refused).toBeGreaterThan(0);
