@@ -34,6 +34,18 @@ export interface LimitBackend {
   close(): Promise<void>;
 }
 
+/** A counter whose every call is made by `via` on the counter it picks (a shared one, a fallback, one opened late). */
+export function delegatingCounter(via: <T>(call: (c: Counter) => Promise<T>) => Promise<T>): Counter {
+  return {
+    consume: (key, points) => via((c) => c.consume(key, points)),
+    get: (key) => via((c) => c.get(key)),
+    block: (key, seconds) => via((c) => c.block(key, seconds)),
+    set: (key, points, seconds) => via((c) => c.set(key, points, seconds)),
+    reward: (key, points) => via((c) => c.reward(key, points)),
+    delete: (key) => via((c) => c.delete(key)),
+  };
+}
+
 /** A rejection of `consume` for lack of points (not a store error). */
 export const isRefusal = (e: unknown): e is RateLimiterRes => e instanceof RateLimiterRes;
 

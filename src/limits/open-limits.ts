@@ -1,6 +1,6 @@
 import type pg from "pg";
 import type { Logger } from "../log.ts";
-import { MemoryLimits, type Counter, type LimitBackend, type Slot } from "./limit-backend.ts";
+import { delegatingCounter, MemoryLimits, type Counter, type LimitBackend, type Slot } from "./limit-backend.ts";
 import { PostgresLimits } from "./postgres-backend.ts";
 import { RedisLimits } from "./redis-backend.ts";
 
@@ -36,15 +36,7 @@ export class DeploymentLimits implements LimitBackend {
   counter(name: string, points: number, durationSeconds: number): Counter {
     // Once open, the backend's own counter: no hop through this wrapper on the hot path.
     if (this.backend) return this.backend.counter(name, points, durationSeconds);
-    const real = async () => (await this.open()).counter(name, points, durationSeconds);
-    return {
-      consume: async (key, n) => (await real()).consume(key, n),
-      get: async (key) => (await real()).get(key),
-      block: async (key, s) => (await real()).block(key, s),
-      set: async (key, p, s) => (await real()).set(key, p, s),
-      reward: async (key, p) => (await real()).reward(key, p),
-      delete: async (key) => (await real()).delete(key),
-    };
+    return delegatingCounter(async (call) => call((await this.open()).counter(name, points, durationSeconds)));
   }
 
   tryAcquire(key: string, max: number): Promise<Slot | null> {

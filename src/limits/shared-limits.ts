@@ -1,5 +1,12 @@
 import type { Logger } from "../log.ts";
-import { isRefusal, MemoryLimits, type Counter, type LimitBackend, type Slot } from "./limit-backend.ts";
+import {
+  delegatingCounter,
+  isRefusal,
+  MemoryLimits,
+  type Counter,
+  type LimitBackend,
+  type Slot,
+} from "./limit-backend.ts";
 
 /** While degraded, how often the shared store is tried again. */
 const RETRY_STORE_MS = 1000;
@@ -38,38 +45,12 @@ export abstract class SharedLimits implements LimitBackend {
     if (!c) {
       const shared = this.sharedCounter(name, points, durationSeconds);
       const local = () => this.local.counter(name, this.share(points), durationSeconds);
-      c = {
-        consume: (key, n) =>
-          this.either(
-            () => shared.consume(key, n),
-            () => local().consume(key, n),
-          ),
-        get: (key) =>
-          this.either(
-            () => shared.get(key),
-            () => local().get(key),
-          ),
-        block: (key, s) =>
-          this.either(
-            () => shared.block(key, s),
-            () => local().block(key, s),
-          ),
-        set: (key, p, s) =>
-          this.either(
-            () => shared.set(key, p, s),
-            () => local().set(key, p, s),
-          ),
-        reward: (key, p) =>
-          this.either(
-            () => shared.reward(key, p),
-            () => local().reward(key, p),
-          ),
-        delete: (key) =>
-          this.either(
-            () => shared.delete(key),
-            () => local().delete(key),
-          ),
-      };
+      c = delegatingCounter((call) =>
+        this.either(
+          () => call(shared),
+          () => call(local()),
+        ),
+      );
       this.counters.set(id, c);
     }
     return c;
