@@ -126,11 +126,27 @@ export function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
   };
 }
 
-/** A TCP port free on 127.0.0.1 right now, for a `tai serve` child to listen on. */
+/**
+ * A TCP port free on 127.0.0.1 right now, for a `tai serve` child to listen on. It is taken below the kernel's
+ * ephemeral range (32768-60999 here), so no outgoing connection of a test running beside this one can be given it as
+ * its local port between this call and the child's listen, which a port from `listen(0)` could (CI saw it); each
+ * vitest worker draws from its own slice, so two workers never pick the same port.
+ */
 export async function freePort(): Promise<number> {
+  const slice = 2000;
+  const base = 12_000 + (Number(process.env.VITEST_POOL_ID ?? 0) % 10) * slice;
+  for (let tries = 0; tries < 200; tries++) {
+    const port = base + ((nextPort++ + tries * 7) % slice);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${base}-${base + slice - 1}`);
+}
+let nextPort = Math.floor(Math.random() * 2000);
+
+function canListen(port: number): Promise<boolean> {
   const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
+  return new Promise((resolve) => {
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
 }
