@@ -3,12 +3,14 @@ import { contentionError } from "../db/contention.ts";
 import { ApiError } from "../errors.ts";
 import { failureLogOf } from "../failure-log.ts";
 import type { Runtime } from "../runtime.ts";
+import { withStatus } from "./http-status.ts";
 
 /**
  * Runs a request's answer. A refusal the API types ({@link ApiError}, or contention and a
  * database refusing writes, `db/contention.ts`) is a JSON-RPC error naming its code, with
  * `data.code`, `data.retryable` and `data.retryAfterSeconds` (bad input is -32602); an
- * unexpected failure is logged (rate-limited) and becomes a masked internal error.
+ * unexpected failure is logged (rate-limited) and becomes a masked internal error. An error with an HTTP status of
+ * its own (a shed dispatch: 503) keeps it for the HTTP door (`http-status.ts`).
  */
 export async function masked<T>(rt: Runtime, answer: () => Promise<T>): Promise<T> {
   try {
@@ -34,7 +36,11 @@ export async function masked<T>(rt: Runtime, answer: () => Promise<T>): Promise<
         typed.code === "BAD_USER_INPUT" || typed.code === "INVALID_INPUT"
           ? ErrorCode.InvalidParams
           : ErrorCode.InternalError;
-      throw new McpError(code, rt.secrets.scrubText(`${typed.code}: ${typed.message}`), data);
+      const error = new McpError(code, rt.secrets.scrubText(`${typed.code}: ${typed.message}`), data);
+      // A shed dispatch is 503 with Retry-After on an HTTP door (http-status.ts).
+      if (typed.httpStatus)
+        throw withStatus(error, { status: typed.httpStatus, retryAfterSeconds: typed.retryAfterSeconds });
+      throw error;
     }
     const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
     log.failed("error", "an MCP request failed", { error: text }, text.slice(0, 200));

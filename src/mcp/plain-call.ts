@@ -14,6 +14,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../runtime.ts";
+import { statusOf, type HttpStatus } from "./http-status.ts";
 import { masked } from "./masked.ts";
 import { callTool, type CallExtra, type McpCallContext } from "./tool-call.ts";
 
@@ -67,14 +68,15 @@ export function plainCall(req: IncomingMessage, body: unknown): PlainCall | null
  * `CallToolResultSchema`, any failure as the same JSON-RPC error. `signal` is the
  * call's cancellation (`notifications/cancelled`). Nothing can be sent before the answer:
  * a notification is dropped (as a JSON answer drops it) and a request to the client is
- * refused at once (the door takes this path only when none can be asked).
+ * refused at once (the door takes this path only when none can be asked). `status`: the HTTP status of an error
+ * that has one of its own (a shed dispatch, http-status.ts).
  */
 export async function answerPlainCall(
   rt: Runtime,
   ctx: McpCallContext,
   call: PlainCall,
   signal: AbortSignal,
-): Promise<JSONRPCResultResponse | JSONRPCErrorResponse> {
+): Promise<{ message: JSONRPCResultResponse | JSONRPCErrorResponse; status?: HttpStatus }> {
   const extra: CallExtra = {
     signal,
     requestId: call.id,
@@ -88,17 +90,20 @@ export async function answerPlainCall(
     const valid = CallToolResultSchema.safeParse(result);
     if (!valid.success)
       throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${valid.error.message}`);
-    return { result: valid.data, jsonrpc: "2.0", id: call.id };
+    return { message: { result: valid.data, jsonrpc: "2.0", id: call.id } };
   } catch (e) {
     const error = e as { code?: unknown; message?: string; data?: unknown };
     return {
-      jsonrpc: "2.0",
-      id: call.id,
-      error: {
-        code: Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError,
-        message: error.message ?? "Internal error",
-        ...(error.data !== undefined && { data: error.data }),
+      message: {
+        jsonrpc: "2.0",
+        id: call.id,
+        error: {
+          code: Number.isSafeInteger(error.code) ? (error.code as number) : ErrorCode.InternalError,
+          message: error.message ?? "Internal error",
+          ...(error.data !== undefined && { data: error.data }),
+        },
       },
+      status: statusOf(e),
     };
   }
 }
