@@ -2,8 +2,19 @@
 // The `tai` command: the compiled JavaScript in dist/ (built by `npm ci`, `npm run build`).
 // In a development checkout, output older than the sources is refused with the fix rather
 // than run: `npm start` and `npm test` rebuild it first by themselves.
-import { existsSync } from "node:fs";
-import { enableCompileCache } from "node:module";
+//
+// The runtime is checked first, with nothing imported that an old Node.js lacks: on one,
+// the only output is one line naming the fix, and the exit code 2.
+const [major, minor] = process.versions.node.split(".").map(Number);
+if (!((major === 22 && minor >= 15) || (major > 22 && major < 26))) {
+  process.stderr.write(
+    `tai: tai42 needs Node.js 22.15+ or 24 (24 LTS recommended), not ${process.versions.node}: ` +
+      "install it (https://nodejs.org), or in a tai42 checkout run `. scripts/use-node24.sh` first (Node.js 24 from the npm registry)\n",
+  );
+  process.exit(2);
+}
+const { existsSync } = await import("node:fs");
+const { enableCompileCache } = await import("node:module");
 
 const root = new URL("..", import.meta.url);
 if (existsSync(new URL("tsconfig.build.json", root)) && existsSync(new URL("src", root))) {
