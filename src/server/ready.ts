@@ -16,9 +16,9 @@ export const POLLED_WINDOW_MS = 30_000;
 /**
  * One dependency's state in a readiness answer. "refusing writes": the database answers
  * reads but a write probe failed (a full disk, a read-only database), or this instance
- * holds run outcomes the database has not taken yet.
+ * holds run outcomes the database has not taken yet. "draining": not checked, the instance is stopping.
  */
-export type CheckState = "ok" | "unreachable" | "refusing writes" | "not configured";
+export type CheckState = "ok" | "unreachable" | "refusing writes" | "not configured" | "draining";
 
 /** What `/ready` answers: 200 when `status` is "ready" or "degraded", else 503. */
 export interface ReadyAnswer {
@@ -62,7 +62,7 @@ export class Readiness {
   /** Checks the dependencies (each within 2 s) unless draining. */
   async check(): Promise<ReadyAnswer> {
     if (!this.draining) this.polledAt = Date.now();
-    if (this.draining) return { status: "draining", checks: { database: "not configured", redis: "not configured" } };
+    if (this.draining) return { status: "draining", checks: { database: "draining", redis: "draining" } };
     const [database, redis] = await Promise.all([
       this.database(),
       this.rt.bus.distributed
