@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { connectCreating, pgTarget } from "./postgres-preflight.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const script = join(root, "scripts", "prisma.mjs");
@@ -41,19 +42,14 @@ function sqliteUpToDate(file: string): boolean {
 /**
  * Whether every PostgreSQL migration is already recorded as applied: one read on one
  * connection, instead of starting the Prisma CLI (seconds) to find nothing to do. A
- * missing table or any other failure answers "no", and `migrate deploy` decides.
+ * missing table answers "no", and `migrate deploy` decides. A missing database is created first; PostgreSQL out of
+ * reach is one clear line (`postgres-preflight.ts`).
  */
 async function postgresUpToDate(url: string): Promise<boolean> {
   const wanted = wantedMigrations("postgres");
-  const { default: pg } = await import("pg");
-  let client: InstanceType<typeof pg.Client> | undefined;
+  const client = await connectCreating(url);
   try {
-    // Prisma's `?schema=` names the schema its tables live in; pg would not understand it.
-    const u = new URL(url);
-    const schema = u.searchParams.get("schema");
-    u.searchParams.delete("schema");
-    client = new pg.Client({ connectionString: u.href, connectionTimeoutMillis: 10_000 });
-    await client.connect();
+    const { schema } = pgTarget(url);
     const table = schema ? `"${schema.replaceAll('"', '""')}"._prisma_migrations` : "_prisma_migrations";
     const { rows } = await client.query<{ migration_name: string }>(APPLIED.replace("_prisma_migrations", table));
     const applied = new Set(rows.map((r) => r.migration_name));
@@ -61,7 +57,7 @@ async function postgresUpToDate(url: string): Promise<boolean> {
   } catch {
     return false;
   } finally {
-    await client?.end().catch(() => {});
+    await client.end().catch(() => {});
   }
 }
 
