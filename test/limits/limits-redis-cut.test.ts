@@ -3,7 +3,7 @@ import { freshDatabase, redisTestUrl, requireRedis } from "../helpers/databases.
 import { tcpLink, through } from "../helpers/tcp-link.ts";
 import { until } from "../graphql/support.ts";
 import { serve } from "../runlog/support.ts";
-import { counters, dispatchOver, hammer, perSecond } from "./support.ts";
+import { counters, degraded, dispatchOver, hammer, perSecond } from "./support.ts";
 
 /**
  * A lost Redis degrades limits to per-instance shares (docs/flow-control.md §4), never to no limit and never to a
@@ -11,12 +11,6 @@ import { counters, dispatchOver, hammer, perSecond } from "./support.ts";
  * Needs Redis; under CI=true a missing one fails this file.
  */
 const withRedis = await requireRedis();
-
-/** What `/metrics` says of `tai42_limits_degraded`. */
-async function degraded(graphql: string): Promise<number> {
-  const text = await (await fetch(graphql.replace(/\/graphql$/, "/metrics"))).text();
-  return Number(/^tai42_limits_degraded (\d+)/m.exec(text)?.[1] ?? "NaN");
-}
 
 describe.skipIf(!withRedis)("limits while Redis is cut", () => {
   const cleanup: (() => Promise<unknown> | void)[] = [];

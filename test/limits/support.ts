@@ -36,6 +36,12 @@ export async function dispatchOver(url: string, tool: string, input: Record<stri
   return body.data!.dispatch;
 }
 
+/** What `/metrics` of the instance serving `graphql` (a /graphql URL) says of `tai42_limits_degraded`. */
+export async function degraded(graphql: string): Promise<number> {
+  const text = await (await fetch(graphql.replace(/\/graphql$/, "/metrics"))).text();
+  return Number(/^tai42_limits_degraded (\d+)/m.exec(text)?.[1] ?? "NaN");
+}
+
 /** What the limits fixture's bodies counted in Redis under one key (`test/fixtures/limits-tools.ts`). */
 export function counters() {
   const key = `tai42-limits-test:${randomUUID()}`;

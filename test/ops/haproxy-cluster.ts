@@ -87,10 +87,14 @@ function serverStates(socket: string, column = "status"): Promise<Record<string,
 
 const up = (states: Record<string, string>) => Object.values(states).filter((v) => v === "UP").length;
 
-/** What a test may set on a cluster's instances: settings for all, and instance `i`'s Redis URL (a cuttable link). */
+/**
+ * What a test may set on a cluster's instances: settings for all, and instance `i`'s Redis URL (a cuttable link), or
+ * `redis: false` for instances without Redis (PostgreSQL only).
+ */
 export interface ClusterOptions {
   env?: Record<string, string>;
   redisUrl?: (i: number) => string;
+  redis?: boolean;
 }
 
 /** Starts `n` instances over `databaseUrl` (every setting at its default unless `opts` says) and haproxy in front. */
@@ -98,8 +102,9 @@ export async function startCluster(databaseUrl: string, n: number, opts: Cluster
   const env = (port: number) => ({
     PORT: String(port),
     TAI_MODULES: "test/fixtures/ops-tools.ts",
-    REDIS_URL: opts.redisUrl?.(ports.indexOf(port)) ?? redisTestUrl(),
-    TAI_REDIS_PREFIX: prefix,
+    ...(opts.redis === false
+      ? {}
+      : { REDIS_URL: opts.redisUrl?.(ports.indexOf(port)) ?? redisTestUrl(), TAI_REDIS_PREFIX: prefix }),
     ...opts.env,
   });
   const prefix = `tai42-test-${randomUUID()}:`;
