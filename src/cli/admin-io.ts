@@ -9,6 +9,9 @@ import type { Runtime } from "../runtime.ts";
 
 export type KeyOpt = { key?: string };
 
+/** `--key` of a command that reads stored data: the key is checked (unknown or revoked: refused), nothing more. */
+export const READ_KEY = ["--key <key>", "API key, checked (default: $TAI_KEY)"] as const;
+
 /** The key a command runs as: `--key`, else `$TAI_KEY`. */
 export const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
 

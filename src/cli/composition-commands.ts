@@ -1,15 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { isDeepStrictEqual } from "node:util";
 import type { Command } from "commander";
+import { keyOf, READ_KEY, type KeyOpt } from "./admin-io.ts";
 import { cliCaller, parseJsonObject, withRuntime, withStore } from "./cli-support.ts";
 import type { FileFormat } from "./manifest-file.ts";
 
 // A write is validated against the whole surface (a runtime with no server duties); a
 // read opens only the stored data. The manifest file format (YAML) loads when used.
 const manifestFile = () => import("./manifest-file.ts");
-
-type KeyOpt = { key?: string };
-const keyOf = (o: KeyOpt) => o.key ?? process.env.TAI_KEY;
 
 /** `tai presets …` and `tai manifests …`: the same services the GraphQL door calls. */
 export function registerCompositionCommands(program: Command): void {
@@ -23,8 +21,10 @@ function registerPresetCommands(program: Command): void {
   presets
     .command("list")
     .option("--json", "print JSON")
-    .action(async (opts: { json?: boolean }) => {
+    .option(...READ_KEY)
+    .action(async (opts: KeyOpt & { json?: boolean }) => {
       await withStore(async (s) => {
+        await s.checkKey(keyOf(opts));
         const list = await s.presets();
         if (opts.json) return void process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
         for (const p of list)
@@ -73,7 +73,7 @@ function registerPresetCommands(program: Command): void {
   presets
     .command("delete")
     .argument("<name>", "preset name")
-    .option("--key <key>", "API key")
+    .option("--key <key>", "API key (default: $TAI_KEY, else the anonymous role)")
     .action(async (name: string, opts: KeyOpt) => {
       await withRuntime({ duties: "none" }, async (rt) => {
         await rt.presets.delete(name, await cliCaller(rt, keyOf(opts)));
@@ -87,12 +87,16 @@ function registerManifestCommands(program: Command): void {
   const manifests = program
     .command("manifests")
     .description("list, import, export and activate manifests (JSON or YAML files)");
-  manifests.command("list").action(async () => {
-    await withStore(async (s) => {
-      for (const m of await s.manifests())
-        process.stdout.write(`${m.active ? "*" : " "} ${m.name.padEnd(28)} v${m.version}  ${m.description ?? ""}\n`);
+  manifests
+    .command("list")
+    .option(...READ_KEY)
+    .action(async (opts: KeyOpt) => {
+      await withStore(async (s) => {
+        await s.checkKey(keyOf(opts));
+        for (const m of await s.manifests())
+          process.stdout.write(`${m.active ? "*" : " "} ${m.name.padEnd(28)} v${m.version}  ${m.description ?? ""}\n`);
+      });
     });
-  });
   manifests
     .command("import")
     .argument("<file>", "a .json, .yaml or .yml manifest file")
@@ -127,12 +131,14 @@ function registerManifestCommands(program: Command): void {
     .argument("<name>", "manifest name")
     .option("--out <file>", "write to a file (format from its extension) instead of stdout")
     .option("--format <format>", "json or yaml (stdout only)", "yaml")
-    .action(async (name: string, opts: { out?: string; format: string }) => {
+    .option(...READ_KEY)
+    .action(async (name: string, opts: KeyOpt & { out?: string; format: string }) => {
       const { formatOf, serializeManifest } = await manifestFile();
       const format = (opts.out ? formatOf(opts.out) : opts.format) as FileFormat;
       if (format !== "json" && format !== "yaml")
         throw new Error(`--format must be json or yaml (got "${opts.format}")`);
       await withStore(async (s) => {
+        await s.checkKey(keyOf(opts));
         const m = await s.manifest(name);
         if (!m) throw new Error(`no manifest named "${name}"`);
         const text = serializeManifest(m, format);

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { scrubRun } from "../secrets/value-fields.ts";
+import { keyOf, READ_KEY, type KeyOpt } from "./admin-io.ts";
 import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
 import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { registerCheckCommand } from "./check-command.ts";
@@ -59,8 +60,10 @@ tools
   .description("list the tool surface (what the API serves)")
   .option("--json", "print JSON")
   .option("--all", "also the tools curated off the API, which `tai tools run` and agents still run (marked curated)")
-  .action(async (opts: { json?: boolean; all?: boolean }) => {
+  .option(...READ_KEY)
+  .action(async (opts: KeyOpt & { json?: boolean; all?: boolean }) => {
     await withRuntime({ duties: "none", publishes: false }, async (rt) => {
+      await cliCaller(rt, keyOf(opts));
       const list = rt.surface.list({ includeCurated: opts.all === true });
       const curated = (e: (typeof list)[number]) => (rt.surface.exposes(e) ? {} : { curated: true });
       if (opts.json) {
@@ -155,6 +158,12 @@ registerConnectorCommands(program);
 registerScheduleCommands(program);
 registerMcpCommand(program);
 registerRunCommands(program);
+
+// A reader that stops early (`tai tools list | head`) ends the output, not with a stack trace.
+process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(0);
+});
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   // Errors from inside a runtime were scrubbed of its secrets by withRuntime.

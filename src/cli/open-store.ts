@@ -1,4 +1,5 @@
 import { KeyStore } from "../auth/keys.ts";
+import { ApiError } from "../errors.ts";
 import { loadConfig } from "../config.ts";
 import { openDb, type Db } from "../db/client.ts";
 import { migrate } from "../db/migrate.ts";
@@ -27,6 +28,11 @@ export interface Store {
   manifests(): Promise<Manifest[]>;
   /** The key store; a revocation is published to the other instances (through Redis when configured). */
   keys(): Promise<KeyStore>;
+  /**
+   * Refuses a key that is unknown or revoked (UNAUTHENTICATED), as every door does: a read of stored data is the
+   * local operator's, and `--key` is taken by every command, so a script may pass it to all of them.
+   */
+  checkKey(key: string | undefined): Promise<void>;
 }
 
 const refuse = async (): Promise<never> => {
@@ -56,6 +62,11 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
         keys = new KeyStore(db, bus);
       }
       return keys;
+    },
+    async checkKey(key) {
+      if (key === undefined) return;
+      if (!(await (await store.keys()).verify(key)))
+        throw new ApiError("UNAUTHENTICATED", "the API key is unknown or revoked");
     },
   };
   try {

@@ -38,6 +38,25 @@ describe("tai presets and tai manifests", () => {
     expect(bad.stderr).toContain("/limits/rate/tokens");
   });
 
+  it("should take --key on every listing command, answering a valid key and refusing an unknown one as UNAUTHENTICATED", async () => {
+    for (const args of [
+      ["presets", "list"],
+      ["manifests", "list"],
+      ["tools", "list"],
+      ["manifests", "export", "none"],
+    ]) {
+      const refused = await runCli([...args, "--key", "tai_not-a-key"], env);
+      expect([args.join(" "), refused.code, refused.stderr]).toEqual([
+        args.join(" "),
+        2,
+        "error (UNAUTHENTICATED): the API key is unknown or revoked\n",
+      ]);
+    }
+    expect((await runCli(["presets", "list", "--key", env.USER_KEY], env)).code).toBe(0);
+    expect((await runCli(["manifests", "list", "--key", env.USER_KEY], env)).code).toBe(0);
+    expect((await runCli(["tools", "list", "--key", env.USER_KEY], env)).stdout).toContain("echo");
+  });
+
   it("should create, list and delete a preset through the same rules as every door", async () => {
     const created = await runCli(["presets", "create", "echo_hi", "--base", "echo", "--kwargs", '{"text":"hi"}'], env);
     expect(created.code).toBe(0);
