@@ -102,7 +102,7 @@ describe.skipIf(!present)("the dashboard's agent console, in headless Chromium",
     );
     expect(a.threadId).toBeTruthy();
     expect(b.threadId).toBe(a.threadId);
-    await page.getByText(`thread ${a.threadId!.slice(0, 8)}`).waitFor();
+    await page.getByText(`thread …${a.threadId!.slice(-8)}`).waitFor();
     dash.expectClean();
   });
 

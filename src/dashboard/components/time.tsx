@@ -32,11 +32,17 @@ export function Duration({
   return <span className="nowrap">{formatDuration(Date.parse(to) - Date.parse(from))}</span>;
 }
 
-/** The first 8 characters of an id, the whole id on hover. */
+/**
+ * The last 8 characters of an id, the whole id on hover. Ids are time-ordered (UUIDv7: the first 8 characters are
+ * the same for every run of the same minute or so); their ends are random, so two ids shown together differ.
+ */
 export function ShortId({ id }: { id: string }) {
   return (
     <code title={id} className="short-id">
-      {id.slice(0, 8)}
+      {shortId(id)}
     </code>
   );
 }
+
+/** What {@link ShortId} shows of an id. */
+export const shortId = (id: string) => `…${id.slice(-8)}`;

@@ -1,4 +1,5 @@
 import type { StudioPlan } from "../../api/agent-input.ts";
+import { shortId } from "../../components/time.tsx";
 import { Transcript } from "./transcript.tsx";
 import type { AgentSession } from "./use-agent-session.ts";
 
@@ -27,7 +28,7 @@ export function ConversationPanel({
     <section className="panel console" aria-label="Conversation">
       <header>
         <h2>Conversation</h2>
-        <span className="muted">{session.threadId ? `thread ${session.threadId.slice(0, 8)}` : "new thread"}</span>
+        <span className="muted">{session.threadId ? `thread ${shortId(session.threadId)}` : "new thread"}</span>
       </header>
       <Transcript session={session} />
       <form
