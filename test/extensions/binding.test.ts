@@ -202,9 +202,20 @@ describe("attaching extensions through manifests", () => {
     app.retryPolicy("lookup", { maxAttempts: 3, idempotent: true });
     await put("m", { extensions: { lookup: ["shout"] } });
     await activate("m");
-    expect(
-      (await gql(`{ tool(name: "lookup_shout") { retryPolicy { maxAttempts } } }`, {}, user)).data!.tool.retryPolicy,
-    ).toBeNull();
+    const unarmed = await gql(
+      `{ tool(name: "lookup_shout") { retryPolicy { maxAttempts } retryExplained } }`,
+      {},
+      user,
+    );
+    // Said where users look: the tool listing names the rule and the fix.
+    expect(unarmed.data!.tool).toEqual({
+      retryPolicy: null,
+      retryExplained:
+        'one attempt: a branch inherits no retry policy from "lookup" (docs/run-lifecycle.md §3); declare one for "lookup_shout" itself (app.retryPolicy or a manifest\'s retry)',
+    });
+    expect((await gql(`{ tool(name: "lookup") { retryExplained } }`, {}, user)).data!.tool.retryExplained).toBe(
+      'up to 3 attempts: the retry policy declared on "lookup"',
+    );
     await put(
       "m",
       { extensions: { lookup: ["shout"] }, retry: { lookup_shout: { maxAttempts: 2, idempotent: true } } },
@@ -217,6 +228,9 @@ describe("attaching extensions through manifests", () => {
       maxAttempts: 2,
       declaredOn: "lookup_shout",
     });
+    expect((await gql(`{ tool(name: "lookup_shout") { retryExplained } }`, {}, user)).data!.tool.retryExplained).toBe(
+      'up to 2 attempts: the retry policy declared on "lookup_shout"',
+    );
   });
 
   it("should let a preset build on a branch", async () => {

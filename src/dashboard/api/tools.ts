@@ -34,6 +34,7 @@ export const ToolFields = graphql(`
       }
     }
     breakerOpenSeconds
+    retryExplained
     retryPolicy {
       maxAttempts
       idempotent

@@ -65,9 +65,12 @@ function ToolFacts({ tool }: { tool: Tool }) {
       </dd>
       <dt>Retry</dt>
       <dd>
-        {policy
-          ? `${policy.maxAttempts} attempts on ${policy.retryableKinds.join(", ").toLowerCase() || "no error kind"}, backoff ${policy.backoff.initialSeconds} s ×${policy.backoff.multiplier} (≤ ${policy.backoff.capSeconds} s), declared on ${policy.declaredOn}`
-          : "one attempt"}
+        {policy ? (
+          `${policy.maxAttempts} attempts on ${policy.retryableKinds.join(", ").toLowerCase() || "no error kind"}, backoff ${policy.backoff.initialSeconds} s ×${policy.backoff.multiplier} (≤ ${policy.backoff.capSeconds} s), declared on ${policy.declaredOn}`
+        ) : (
+          // Why there is none (a branch inherits nothing from what it wraps), as the API says it.
+          <span data-why="retry">{tool.retryExplained}</span>
+        )}
       </dd>
       <LimitFacts tool={tool} />
       {tool.baseTool && (
