@@ -40,6 +40,9 @@ function parkingTools(): App {
       interactions: [{ question: "How many copies?", answerFormat: { type: "integer", minimum: 1, title: "Copies" } }],
     }),
   );
+  app.tool({ name: "where_to", description: "Asks a free question.", input: z.object({}), pauses: true }, () =>
+    park({ interactions: [{ question: "Which city?" }] }),
+  );
   app.tool(
     { name: "brief", description: "Asks a question that expires at once.", input: z.object({}), pauses: true },
     () =>
@@ -103,6 +106,31 @@ describe.skipIf(!present)("the dashboard's interactions screen, in headless Chro
     await card.getByRole("button", { name: "Answer" }).click();
     await dash.page.getByTestId("answered").getByText("How many copies?").waitFor();
     expect(await server.rt.interactions.list("PENDING", as("ADMIN"))).toHaveLength(0);
+    dash.expectClean();
+  });
+
+  it("should take a question with no answerFormat as plain text, as the agent console does, or as JSON when asked", async () => {
+    const server = await suite.serve({ app: parkingTools() });
+    const first = (await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "where_to", input: {} })).data!
+      .dispatch;
+    const dash = await suite.open("/dashboard#/interactions");
+    const card = dash.page.locator("article[data-status=PENDING]").filter({ hasText: "Which city?" });
+    await card.getByLabel("Answer", { exact: true }).fill("Lyon");
+    await dash.screenshot("interactions-text-answer");
+    await card.getByRole("button", { name: "Answer" }).click();
+    await card.waitFor({ state: "detached" });
+    await until("the run to resume", async () => (await server.rt.runs.get(first.id))?.status !== "PARKED");
+    const asked = await server.rt.interactions.list("ANSWERED", as("ADMIN"));
+    expect(asked.map((i) => i.answer)).toEqual(["Lyon"]);
+
+    await server.gql(DISPATCH, { tool: "where_to", input: {} });
+    const second = dash.page.locator("article[data-status=PENDING]").filter({ hasText: "Which city?" });
+    await second.getByLabel("Answer as JSON").check();
+    await second.getByLabel("Answer (any JSON)").fill('{ "city": "Lyon", "arrondissement": 2 }');
+    await second.getByRole("button", { name: "Answer" }).click();
+    await second.waitFor({ state: "detached" });
+    const answers = (await server.rt.interactions.list("ANSWERED", as("ADMIN"))).map((i) => i.answer);
+    expect(answers).toContainEqual({ city: "Lyon", arrondissement: 2 });
     dash.expectClean();
   });
 
