@@ -130,7 +130,15 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     expect(put.errors).toBeUndefined();
     await page.getByRole("tab", { name: "Manifests" }).click();
     await page.locator("[data-manifest=monitored]").click();
-    await page.getByRole("button", { name: "Activate" }).click();
+    // Activation asks first: keeping the current surface changes nothing.
+    await page.getByRole("button", { name: "Activate", exact: true }).click();
+    const ask = page.getByRole("alertdialog", { name: "Confirm activation" });
+    await expect(ask.innerText()).resolves.toContain("Activate monitored v1? It replaces the whole registered surface");
+    await ask.getByRole("button", { name: "Keep the current surface" }).click();
+    await ask.waitFor({ state: "detached" });
+    expect(await server.rt.manifests.get("monitored")).toMatchObject({ active: false });
+    await page.getByRole("button", { name: "Activate", exact: true }).click();
+    await ask.getByRole("button", { name: "Activate monitored" }).click();
     await page.locator("[data-manifest=monitored]").getByText("active").waitFor();
     await dash.screenshot("composition-manifests");
 

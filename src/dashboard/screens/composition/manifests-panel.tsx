@@ -52,7 +52,12 @@ export function ManifestsPanel() {
         </div>
       </section>
       {current ? (
-        <ManifestView key={`${current.name}@${current.version}`} manifest={current} onActivated={manifests.reload} />
+        <ManifestView
+          key={`${current.name}@${current.version}`}
+          manifest={current}
+          activeName={list.find((m) => m.active)?.name ?? null}
+          onActivated={manifests.reload}
+        />
       ) : (
         <div className="panel empty">Nothing to show.</div>
       )}
@@ -60,12 +65,22 @@ export function ManifestsPanel() {
   );
 }
 
-function ManifestView({ manifest: m, onActivated }: { manifest: Manifest; onActivated(): void }) {
+function ManifestView({
+  manifest: m,
+  activeName,
+  onActivated,
+}: {
+  manifest: Manifest;
+  activeName: string | null;
+  onActivated(): void;
+}) {
   const client = useClient();
   const { busy, error, run } = useAction();
+  const [asking, setAsking] = useState(false);
   const activate = () =>
     run(async () => {
       await client.request(ActivateManifestMutation, { name: m.name });
+      setAsking(false);
       onActivated();
     });
   return (
@@ -75,12 +90,27 @@ function ManifestView({ manifest: m, onActivated }: { manifest: Manifest; onActi
           <h2 className="mono">{m.name}</h2>
           {m.active ? <Badge tone="ok">active</Badge> : <Badge>inactive</Badge>}
         </div>
-        {!m.active && (
-          <button className="primary" onClick={activate} disabled={busy}>
-            {busy ? "Activating…" : "Activate"}
+        {!m.active && !asking && (
+          <button className="primary" onClick={() => setAsking(true)}>
+            Activate
           </button>
         )}
       </header>
+      {asking && (
+        <div className="note warn" role="alertdialog" aria-label="Confirm activation">
+          Activate {m.name} v{m.version}? It replaces{" "}
+          {activeName ? `the active manifest ${activeName}` : "the whole registered surface"} for every caller at once:
+          names it does not select leave the surface.
+          <div className="row">
+            <button className="primary small" onClick={activate} disabled={busy}>
+              {busy ? "Activating…" : `Activate ${m.name}`}
+            </button>
+            <button className="small" onClick={() => setAsking(false)} disabled={busy}>
+              Keep {activeName ?? "the current surface"}
+            </button>
+          </div>
+        </div>
+      )}
       <div className="body">
         <ErrorNote error={error} />
         <p className="muted">
