@@ -2,11 +2,13 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/log.ts";
 import { isRefusal, type Counter, type Slot } from "../../src/limits/limit-backend.ts";
+import { PostgresLimits } from "../../src/limits/postgres-backend.ts";
 import { RedisLimits } from "../../src/limits/redis-backend.ts";
-import { redisTestUrl, requireRedis } from "../helpers/databases.ts";
+import { freshDatabase, redisTestUrl, requirePostgres, requireRedis } from "../helpers/databases.ts";
 import { until } from "../graphql/support.ts";
 
 /**
@@ -14,6 +16,7 @@ import { until } from "../graphql/support.ts";
  * slots from Redis a block at a time, and the shared limits still hold across them. Needs Redis.
  */
 const withRedis = await requireRedis();
+const withPostgres = await requirePostgres();
 
 /** Takes tokens of `key` with `callers` concurrent callers until each is refused once; the tokens admitted. */
 async function drain(counter: Counter, callers: number, key = ""): Promise<{ admitted: number; refusedMs: number[] }> {
@@ -185,5 +188,26 @@ describe.skipIf(!withRedis)("limits leased in blocks from Redis", () => {
     );
     expect(Date.now() - killed).toBeLessThan(leaseMs + 1000);
     await Promise.all(onB.map((s) => s.release()));
+  });
+});
+
+describe.skipIf(!withPostgres)("rates leased in blocks from PostgreSQL", () => {
+  it("should admit no more than a generous rate's tokens in its window across two backends on one PostgreSQL", async () => {
+    const database = await freshDatabase("postgres");
+    const pools = [0, 1].map(() => new pg.Pool({ connectionString: database.url, max: 4 }));
+    try {
+      const log = createLogger({}, () => {});
+      const all = [];
+      for (const pool of pools) all.push(await PostgresLimits.open(pool, log, () => 2));
+      const [a, b] = all.map((x) => x.rate("rate:generous", 165, 60));
+      await a.consume("");
+      expect((await a.get(""))?.consumedPoints).toBe(10);
+      const [onA, onB] = await Promise.all([drain(a, 7), drain(b, 5)]);
+      expect(1 + onA.admitted + onB.admitted).toBe(165);
+      expect(all.map((x) => x.degraded)).toEqual([false, false]);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+      await database.drop();
+    }
   });
 });
