@@ -76,6 +76,18 @@ describe.skipIf(!withRedis)("limits leased in blocks from Redis", () => {
     for (const ms of [...onA.refusedMs, ...onB.refusedMs]) expect(ms).toBeGreaterThan(50_000);
   });
 
+  it("should let a block's leftover tokens expire with the window they were taken in", async () => {
+    const { all } = await backends(1);
+    // 160 a second on 1 instance: blocks of 20.
+    const [rate] = all.map((x) => x.rate("rate:window", 160, 1));
+    await rate.consume("");
+    expect((await rate.get(""))?.consumedPoints).toBe(20);
+    await until("the window to end in Redis", async () => (await rate.get("")) === null);
+    // The 19 left are of the old window: the next token opens a new window with a block of its own.
+    await rate.consume("");
+    expect((await rate.get(""))?.consumedPoints).toBe(20);
+  });
+
   it("should give a token back to this backend's block, so it is the next one taken without Redis", async () => {
     const { all } = await backends(1);
     const [rate] = all.map((x) => x.rate("rate:given-back", 80, 60));
