@@ -172,7 +172,8 @@ describe.skipIf(!withRedis)("limits leased in blocks from Redis", () => {
     const script = `
       const { RedisLimits } = await import(${JSON.stringify(module)});
       const log = { info() {}, warn() {}, error() {}, child() { return log; } };
-      const limits = new RedisLimits(${JSON.stringify(redisTestUrl())}, ${JSON.stringify(prefix)}, log, () => 1, ${leaseMs});
+      const [url, prefix] = ${JSON.stringify([redisTestUrl(), prefix])};
+      const limits = new RedisLimits(url, prefix, log, () => 1, ${leaseMs});
       await limits.ready();
       const slot = await limits.tryAcquire("dead|", ${max});
       console.log(slot ? "held" : "none");
