@@ -236,7 +236,7 @@ export class FlowControl {
 
   private async takeToken(name: string, rate: RateLimit, caller: Caller, tokens?: Token[]): Promise<Refusal | null> {
     const shared = rate.per === "key:*";
-    const counter = this.backend.counter(
+    const counter = this.backend.rate(
       shared ? "rate-key" : `rate:${name}`,
       rate.burst,
       rate.intervalSeconds * (rate.burst / rate.tokens),

@@ -27,6 +27,11 @@ export interface Counter {
 export interface LimitBackend {
   readonly kind: "memory" | "redis" | "postgres";
   counter(name: string, points: number, durationSeconds: number): Counter;
+  /**
+   * A rate's counter: a token taken per dispatch, given back by `reward`. A shared store may hand a generous rate's
+   * tokens out of blocks this instance leased (docs/flow-control.md §4); otherwise it is {@link counter}'s.
+   */
+  rate(name: string, points: number, durationSeconds: number): Counter;
   /** Takes one of `max` slots of `key` if one is free. */
   tryAcquire(key: string, max: number): Promise<Slot | null>;
   /** True while the shared store is out of reach and limits hold per instance. */
@@ -76,6 +81,10 @@ export class MemoryLimits implements LimitBackend {
       this.counters.set(id, c);
     }
     return c;
+  }
+
+  rate(name: string, points: number, durationSeconds: number): Counter {
+    return this.counter(name, points, durationSeconds);
   }
 
   async tryAcquire(key: string, max: number): Promise<Slot | null> {

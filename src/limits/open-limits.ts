@@ -39,6 +39,11 @@ export class DeploymentLimits implements LimitBackend {
     return delegatingCounter(async (call) => call((await this.open()).counter(name, points, durationSeconds)));
   }
 
+  rate(name: string, points: number, durationSeconds: number): Counter {
+    if (this.backend) return this.backend.rate(name, points, durationSeconds);
+    return delegatingCounter(async (call) => call((await this.open()).rate(name, points, durationSeconds)));
+  }
+
   tryAcquire(key: string, max: number): Promise<Slot | null> {
     if (this.backend) return this.backend.tryAcquire(key, max);
     return this.open().then((b) => b.tryAcquire(key, max));

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import { RateLimiterRedis } from "rate-limiter-flexible";
 import type { Redis } from "ioredis";
 import type { Logger } from "../log.ts";
+import type { Lease } from "./leased-blocks.ts";
 import { counterOf, type Counter, type Slot } from "./limit-backend.ts";
 import { SharedLimits } from "./shared-limits.ts";
 
@@ -11,6 +12,27 @@ const require = createRequire(import.meta.url);
 const COMMAND_MS = 1000;
 /** A slot's lease: refreshed while its body runs, so a dead instance's slots come back within it. */
 const LEASE_MS = 30_000;
+
+type MultiSemaphore = import("redis-semaphore").MultiSemaphore;
+let guarded:
+  (new (...args: ConstructorParameters<typeof import("redis-semaphore").MultiSemaphore>) => MultiSemaphore) | null =
+  null;
+
+/**
+ * redis-semaphore's `MultiSemaphore` (several slots in one sorted-set entry set, leased and refreshed together) whose
+ * refresh Redis did not answer counts as still held: the next refresh tells (a lease expired meanwhile is then lost).
+ * The library's own would leave that refresh's error unhandled.
+ */
+function leasedSemaphore() {
+  if (guarded) return guarded;
+  const { MultiSemaphore } = require("redis-semaphore") as typeof import("redis-semaphore");
+  guarded = class extends MultiSemaphore {
+    protected override async _refresh(): Promise<boolean> {
+      return super._refresh().catch(() => true);
+    }
+  };
+  return guarded;
+}
 
 /**
  * Limits in Redis: rate-limiter-flexible's `RateLimiterRedis` counters and redis-semaphore's leased semaphore, on a
@@ -26,6 +48,8 @@ export class RedisLimits extends SharedLimits {
     private readonly prefix: string,
     log: Logger,
     instances: () => number,
+    /** How long a lease of slots lives unrefreshed (a dead instance's slots come back within it). */
+    private readonly leaseMs = LEASE_MS,
   ) {
     super(log, instances);
     const { Redis } = require("ioredis") as typeof import("ioredis");
@@ -66,16 +90,30 @@ export class RedisLimits extends SharedLimits {
   }
 
   protected async sharedAcquire(key: string, max: number): Promise<Slot | null> {
-    const { Semaphore } = require("redis-semaphore") as typeof import("redis-semaphore");
-    const semaphore = new Semaphore(this.client, `${this.prefix}limits:slots:${key}`, max, {
-      lockTimeout: LEASE_MS,
+    const lease = await this.sharedLease(key, max, 1);
+    return lease && { release: () => lease.release() };
+  }
+
+  protected override async sharedLease(key: string, max: number, permits: number): Promise<Lease | null> {
+    const Leased = leasedSemaphore();
+    // The same sorted set for one slot and for several: both count against `max`.
+    const semaphore = new Leased(this.client, `${this.prefix}limits:slots:${key}`, max, permits, {
+      lockTimeout: this.leaseMs,
       acquireAttemptsLimit: 1,
-      onLockLost: () => this.log.warn("a concurrency slot's lease was lost (Redis was out of reach)", { key }),
+      onLockLost: () => this.log.warn("a concurrency slot's lease was lost (Redis was out of reach)", { key, permits }),
     });
-    return (await semaphore.tryAcquire()) ? { release: () => semaphore.release().catch(() => {}) } : null;
+    if (!(await semaphore.tryAcquire())) return null;
+    return {
+      permits,
+      get lost() {
+        return !semaphore.isAcquired;
+      },
+      release: () => semaphore.release().catch(() => {}),
+    };
   }
 
   async close(): Promise<void> {
+    await this.releaseLeases();
     this.client.disconnect();
   }
 }
