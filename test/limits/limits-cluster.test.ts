@@ -69,5 +69,5 @@ describe.skipIf(!withServices)("limits across three instances behind haproxy", (
       expect(r.details?.retryAfterSeconds).toBeLessThanOrEqual(3);
       expect(r.details?.limit).toEqual({ reason: "breaker", declaredOn: "upstream_probe" });
     }
-  });
+  }, 90_000); // about 25 s: three starts, 10 s of rate, 3 s of breaker; more on a loaded machine
 });
