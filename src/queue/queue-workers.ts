@@ -1,3 +1,4 @@
+import { failureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 import type { RunQueue } from "./run-queue.ts";
 
@@ -24,7 +25,12 @@ export class QueueWorkers {
   readonly name = "background run workers";
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: QueueWorkersDeps) {}
+  /** A database outage fails every resend alike: one line per 10 s counting them. */
+  private readonly failures: ReturnType<typeof failureLog>;
+
+  constructor(private readonly deps: QueueWorkersDeps) {
+    this.failures = failureLog(deps.log);
+  }
 
   async start(): Promise<void> {
     const { queue, work, concurrency, waitingSince, resendMs = 30_000 } = this.deps;
@@ -44,7 +50,9 @@ export class QueueWorkers {
     try {
       for (const id of await waitingSince(new Date(Date.now() - resendMs))) await this.deps.queue.enqueue(id);
     } catch (e) {
-      this.deps.log.warn("resending waiting runs to the queue failed; it tries again", { error: (e as Error).message });
+      this.failures.failed("warn", "resending waiting runs to the queue failed; it tries again", {
+        error: (e as Error).message,
+      });
     }
   }
 }

@@ -1,6 +1,6 @@
 import type { Duty } from "../cluster/duty.ts";
 import type { RunOutcome, RunRequest } from "../dispatch/request.ts";
-import type { FailureLog } from "../failure-log.ts";
+import { failureLog, type FailureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 import { latestTick, nextTick, type ScheduleRecord } from "./schedule-record.ts";
 import type { ScheduleStore } from "./schedule-store.ts";
@@ -97,10 +97,14 @@ export async function tickOnce(deps: TickDeps, now = new Date()): Promise<void> 
 export function scheduleTicks(deps: TickDeps, everyMs = 1000): Duty {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
+  // A database outage fails every pass alike: one line per 10 s counting them, not one a second.
+  const failures = failureLog(deps.log);
   const pass = () => {
     if (running) return;
     running = tickOnce(deps)
-      .catch((e: unknown) => deps.log.warn("schedule pass failed", { err: e instanceof Error ? e.message : String(e) }))
+      .catch((e: unknown) =>
+        failures.failed("warn", "schedule pass failed", { err: e instanceof Error ? e.message : String(e) }),
+      )
       .finally(() => (running = undefined));
   };
   return {

@@ -1,5 +1,6 @@
 import type { Bus } from "../events/bus.ts";
 import type { KeyStore } from "../auth/keys.ts";
+import { failureLog } from "../failure-log.ts";
 import type { Logger } from "../log.ts";
 
 /**
@@ -14,12 +15,16 @@ export class KeyStreams {
   private readonly timer: NodeJS.Timeout;
   private polling = false;
 
+  /** A database outage fails every poll alike: one line per 10 s counting them. */
+  private readonly failures: ReturnType<typeof failureLog>;
+
   constructor(
     bus: Bus,
     private readonly keys: Pick<KeyStore, "revokedAmong">,
-    private readonly log: Logger,
+    log: Logger,
     pollMs: number,
   ) {
+    this.failures = failureLog(log);
     this.unlisten = bus.listen("keyRevoked", ({ keyId }) => this.revoked(keyId));
     this.timer = setInterval(() => void this.poll(), pollMs);
     this.timer.unref();
@@ -51,7 +56,7 @@ export class KeyStreams {
     try {
       for (const id of await this.keys.revokedAmong(ids)) this.revoked(id);
     } catch (e) {
-      this.log.warn("checking revoked keys failed", { error: (e as Error).message });
+      this.failures.failed("warn", "checking revoked keys failed", { error: (e as Error).message });
     } finally {
       this.polling = false;
     }
