@@ -80,6 +80,19 @@ export class KeyStore {
     return key;
   }
 
+  /**
+   * Sets a key's own rate (docs/flow-control.md §2), or removes it with null. Every instance applies it within
+   * {@link KEY_CACHE_TTL_MS}, to its requests and its open sockets' operations alike.
+   */
+  async setRate(name: string, rate: LimitsInit["rate"] | null): Promise<void> {
+    const issues = rate === null ? [] : limitsIssues(name, { rate }, "");
+    if (issues.length) throw ApiError.badInput(`invalid rate for key "${name}": ${describeIssues(issues)}`, issues);
+    const row = await this.db.apiKey.findUnique({ where: { name } });
+    if (!row || row.revokedAt) throw new ApiError("NOT_FOUND", `no active key named "${name}"`);
+    await this.db.apiKey.update({ where: { name }, data: { rate: rate as never } });
+    this.cache.clear();
+  }
+
   /** Revokes a key by name; its sockets are closed through the `keyRevoked` event. */
   async revoke(name: string): Promise<void> {
     const row = await this.db.apiKey.findUnique({ where: { name } });

@@ -136,6 +136,19 @@ keys
     });
   });
 keys
+  .command("rate")
+  .description("set a key's own rate over every dispatch it makes, or remove it (--none)")
+  .argument("<name>", "key name")
+  .option("--rate <json>", 'e.g. {"tokens":10,"intervalSeconds":1}', parseJsonObject)
+  .option("--none", "remove its rate")
+  .action(async (name: string, opts: { rate?: Record<string, unknown>; none?: boolean }) => {
+    if (!opts.rate === !opts.none) throw new Error("give exactly one of --rate <json> and --none");
+    await withStore(async (s) => {
+      await (await s.keys()).setRate(name, (opts.rate ?? null) as never);
+      process.stderr.write(opts.rate ? `set the rate of key "${name}"\n` : `removed the rate of key "${name}"\n`);
+    });
+  });
+keys
   .command("revoke")
   .argument("<name>", "key name")
   .action(async (name: string) => {

@@ -50,6 +50,22 @@ builder.mutationFields((t) => ({
       return ctx.runtime.keys.create(name, role, undefined, (rate ?? undefined) as never);
     },
   }),
+  setApiKeyRate: t.boolean({
+    description:
+      "Sets a key's own rate over every dispatch it makes, across tools (docs/flow-control.md §2), or removes it with null; every instance applies it within 1 s. Admin only.",
+    args: {
+      name: t.arg.string({ required: true, description: "The key's name." }),
+      rate: t.arg({
+        type: "JSONObject",
+        description: "{ tokens, intervalSeconds, burst }; null: no rate of its own.",
+      }),
+    },
+    resolve: async (_r, { name, rate }, ctx) => {
+      requireAdmin(ctx, "set API keys' rates");
+      await ctx.runtime.keys.setRate(name, (rate ?? null) as never);
+      return true;
+    },
+  }),
   revokeApiKey: t.boolean({
     description: "Revokes a key; its open sockets are closed. Admin only.",
     args: { name: t.arg.string({ required: true, description: "The key's name." }) },

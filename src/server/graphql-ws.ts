@@ -60,6 +60,8 @@ async function subscribe(
   try {
     const authorization = operationAuthorization(params.extensions);
     if (authorization !== undefined) caller = await authenticate(rt, authorization);
+    // The socket's key as it is now (a rate set since it connected; cached 1 s): as a request over HTTP sees it.
+    else if (caller?.keyId) caller = await authenticate(rt, connectionAuthorization(ctx.connectionParams));
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     return [new GraphQLError(e.message, { extensions: { code: e.code } })];

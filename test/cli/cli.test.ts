@@ -187,6 +187,25 @@ describe("tai keys", () => {
   );
 
   it.concurrent(
+    "should set a key's rate with tai keys rate, remove it with --none, and refuse a bad one naming its path",
+    async ({ expect }) => {
+      await rt.keys.create("cli-rated", "USER");
+      const rateOf = async () => (await rt.keys.list()).find((k) => k.name === "cli-rated")?.rate ?? null;
+      const bad = await tai(["keys", "rate", "cli-rated", "--rate", '{"tokens":0}']);
+      expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining("/rate/tokens")]);
+      expect(await rateOf()).toBeNull();
+      const set = await tai(["keys", "rate", "cli-rated", "--rate", '{"tokens":5,"intervalSeconds":60}']);
+      expect([set.code, set.stderr]).toEqual([0, 'set the rate of key "cli-rated"\n']);
+      expect(await rateOf()).toMatchObject({ tokens: 5, intervalSeconds: 60 });
+      const removed = await tai(["keys", "rate", "cli-rated", "--none"]);
+      expect([removed.code, removed.stderr]).toEqual([0, 'removed the rate of key "cli-rated"\n']);
+      expect(await rateOf()).toBeNull();
+      expect((await tai(["keys", "rate", "cli-rated"])).stderr).toContain("exactly one of --rate <json> and --none");
+    },
+    SLOW,
+  );
+
+  it.concurrent(
     "should refuse an unknown role with exit 2",
     async ({ expect }) => {
       const r = await tai(["keys", "create", "bad-role", "--role", "ROOT"]);

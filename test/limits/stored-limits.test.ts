@@ -161,4 +161,29 @@ describe("limits on stored presets and connector tools", () => {
       intervalSeconds: 60,
     });
   });
+  it("should let an ADMIN change a key's rate and remove it, refusing a USER, a bad rate and an unknown key, nothing changed", async () => {
+    const SET = `mutation($n: String!, $r: JSONObject) { setApiKeyRate(name: $n, rate: $r) }`;
+    const key = await rt.keys.create("rerated-key", "USER");
+    const echo = async () =>
+      ((await gql(DISPATCH, { t: "echo", i: { text: "x" } }, key)).data as { dispatch: { errorKind?: string } })
+        .dispatch;
+    const rateOf = async () => (await rt.keys.list()).find((k) => k.name === "rerated-key")?.rate ?? null;
+    expect((await gql(SET, { n: "rerated-key", r: { tokens: 1 } }, keys.USER)).errors?.[0]?.extensions?.code).toBe(
+      "FORBIDDEN",
+    );
+    const bad = await gql(SET, { n: "rerated-key", r: { tokens: 0 } }, keys.ADMIN);
+    expect(bad.errors?.[0]?.extensions).toMatchObject({ code: "BAD_USER_INPUT", issues: [{ path: "/rate/tokens" }] });
+    expect((await gql(SET, { n: "no-such-key", r: null }, keys.ADMIN)).errors?.[0]?.extensions?.code).toBe("NOT_FOUND");
+    expect(await rateOf()).toBeNull();
+
+    expect((await gql(SET, { n: "rerated-key", r: { tokens: 1, intervalSeconds: 60 } }, keys.ADMIN)).data).toEqual({
+      setApiKeyRate: true,
+    });
+    expect(await rateOf()).toMatchObject({ tokens: 1, intervalSeconds: 60 });
+    expect((await echo()).errorKind ?? null).toBeNull();
+    expect((await echo()).errorKind).toBe("RATE_LIMITED");
+    await gql(SET, { n: "rerated-key", r: null }, keys.ADMIN);
+    expect(await rateOf()).toBeNull();
+    expect((await echo()).errorKind ?? null).toBeNull();
+  });
 });
