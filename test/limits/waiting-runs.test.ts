@@ -17,7 +17,7 @@ describe("a synchronous dispatch waiting for a concurrency slot", () => {
   });
 
   /** A runtime with `capped`, capped at 1, whose bodies each wait for the test to release them. */
-  async function capped(waitSeconds = 10) {
+  async function capped(waitSeconds = 10, heartbeatSeconds?: number) {
     const app = new App();
     const gates: (() => void)[] = [];
     const calls: string[] = [];
@@ -34,7 +34,7 @@ describe("a synchronous dispatch waiting for a concurrency slot", () => {
         return `done ${n}`;
       },
     );
-    const rt = await testRuntime({ app });
+    const rt = await testRuntime({ app, heartbeatSeconds });
     runtimes.push(rt);
     const dispatch = (n: number, idempotencyKey?: string, onRun?: (runId: string) => void) =>
       rt.dispatcher.run({
@@ -153,6 +153,22 @@ describe("a synchronous dispatch waiting for a concurrency slot", () => {
     await until("the second body to hold the slot", () => gates.length === 1);
     gates.shift()!();
     expect((await second).status).toBe("SUCCEEDED");
+    expect((await first).status).toBe("SUCCEEDED");
+    expect(calls).toEqual(["body 1", "body 2"]);
+  });
+
+  it("should keep a waiter waiting across this instance's heartbeats: fencing leaves a run waiting here alone", async () => {
+    const { rt, gates, calls, held } = await capped(10, 0.2);
+    const { first, second, queued } = await held();
+    const beat = async () => (await rt.db.instance.findUnique({ where: { id: rt.instanceId } }))!.heartbeatAt.getTime();
+    // A third heartbeat seen: the tick of the second (its beat, then its fencing check) ran while the run waited.
+    const seen = new Set([await beat()]);
+    await until("two more heartbeats", async () => seen.add(await beat()).size >= 3);
+    expect((await rt.runs.get(queued.id))!.status).toBe("QUEUED");
+    gates.shift()!();
+    await until("the second body to hold the slot", () => gates.length === 1);
+    gates.shift()!();
+    expect(await second).toMatchObject({ id: queued.id, status: "SUCCEEDED" });
     expect((await first).status).toBe("SUCCEEDED");
     expect(calls).toEqual(["body 1", "body 2"]);
   });
