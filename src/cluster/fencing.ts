@@ -58,12 +58,21 @@ export class Fencing {
       toolIds.length
         ? db.run.findMany({
             // Re-driven elsewhere (another owner), interrupted or failed meanwhile: no longer this instance's to write.
-            // Or still this instance's, with a cancel asked for.
+            // Or still this instance's, with a cancel asked for. (A synchronous dispatch's run waiting here for its
+            // slots, QUEUED, is this instance's too.)
             where: {
               id: { in: toolIds },
-              OR: [{ NOT: { status: "RUNNING", instanceId } }, { cancelRequestedAt: { not: null } }],
+              OR: [
+                {
+                  AND: [
+                    { NOT: { status: "RUNNING", instanceId } },
+                    { NOT: { status: "QUEUED", syncWait: true, instanceId } },
+                  ],
+                },
+                { cancelRequestedAt: { not: null } },
+              ],
             },
-            select: { id: true, status: true, instanceId: true, cancelRequestedAt: true },
+            select: { id: true, status: true, instanceId: true, cancelRequestedAt: true, syncWait: true },
           })
         : [],
       agentIds.length
@@ -73,7 +82,8 @@ export class Fencing {
           })
         : [],
     ]);
-    const held = (r: { status: string; instanceId: string }) => r.status === "RUNNING" && r.instanceId === instanceId;
+    const held = (r: (typeof runs)[number]) =>
+      r.instanceId === instanceId && (r.status === "RUNNING" || (r.status === "QUEUED" && r.syncWait));
     // An agent run is fenced once it is no longer owned here: ended (failed, or continued and finished elsewhere), or
     // RUNNING under another instance (docs/agent-stream.md §4.3).
     const owned = (r: (typeof agentRuns)[number]) => r.status === "RUNNING" && ownedBy(r.checkpoint, instanceId);

@@ -10,7 +10,7 @@ import { InFlight } from "../runlog/in-flight.ts";
 import { invalidInput, notFound, requestedRun, validateInput } from "./admission.ts";
 import { refuseUnstorable, replayOf } from "./run-replay.ts";
 import { askHolder } from "./run-cancel.ts";
-import { cancelQueued, executeQueued, handBack, published, queueRun, type Launcher } from "./run-queued.ts";
+import { cancelQueued, executeQueued, handBack, published, queued, queueRun, type Launcher } from "./run-queued.ts";
 import { settleOrphans, type OrphanOutcome } from "./run-redrive.ts";
 import { retryUnknown, settleUnknown, type SettledStatus } from "./run-operator.ts";
 import { endParked, resume } from "./park-resume.ts";
@@ -21,11 +21,13 @@ import { resolveEntry, resolveRun } from "./resolve-entry.ts";
 import { isFinal, seesCuratedSurface, type RunRecord } from "./run-record.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { both, RunSettle } from "./run-settle.ts";
-import { awaitStored, boundedRead, keptFull, LocalScopes, untilStored, type ReadBound } from "./run-follow.ts";
+import { awaitStored, boundedRead, idempotencyScope, keptFull, LocalScopes, untilStored } from "./run-follow.ts";
+import type { ReadBound } from "./run-follow.ts";
 import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import { followParent } from "./parent-signal.ts";
 import { Followers } from "./run-followers.ts";
 import { admitLimits, queuedTicket, refusalDetails, releaseTicket, type LimitTicket } from "./run-limits.ts";
+import { markWaiting, waitThenLaunch } from "./run-waiting.ts";
 import type { RunTrace } from "./observe.ts";
 
 /** How {@link Dispatcher.launch} executes a stored run. */
@@ -189,9 +191,7 @@ export class Dispatcher {
     const replay = replayOf(req, base, redact, declared, this.settle.snapshot(base, redact).input);
     if (req.background) this.orForget(base.id, () => refuseUnstorable(entry.name, replay, redact));
 
-    const scope = req.idempotencyKey
-      ? `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry.name}\u0000${req.idempotencyKey}`
-      : null;
+    const scope = idempotencyScope(req, entry.name);
     // A re-issued key follows the first run (a background one answers it as it is); what this one learned is dropped.
     const followFirst = (id: string) =>
       req.background ? this.firstAsIs(base, id) : (this.settle.forget(base.id), this.follow(req, id));
@@ -209,6 +209,7 @@ export class Dispatcher {
       return this.settle.reject(base, ticket.kind, ticket.message, refusalDetails(ticket));
     req.onRun?.(base.id);
     if (req.background) base.status = "QUEUED";
+    if (ticket?.waitingFor) markWaiting(base, replay, ticket.waitingFor);
     const started = await this.deps.runs
       .start(this.settle.snapshot(base, redact), scope, this.deps.instanceId, replay)
       .catch((e: unknown) => {
@@ -220,9 +221,13 @@ export class Dispatcher {
     if (!started) releaseTicket(ticket, true);
     if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
-    if (req.background) return this.queued(base);
+    if (req.background) return queued(this.steps, base);
 
-    const launched = this.launch(entry, base, prepared.value, { req, redact, trace, limits: ticket ?? undefined });
+    const launch = (run: RunRecord) =>
+      this.launch(entry, run, prepared.value, { req, redact, trace, limits: ticket ?? undefined });
+    const launched = ticket?.waitingFor
+      ? waitThenLaunch(this.steps, { run: base, ticket, redact, req }, launch)
+      : launch(base);
     if (scope) this.scopes.hold(scope, base.id, launched.held);
     return launched.done;
   }
@@ -264,13 +269,6 @@ export class Dispatcher {
     return both((await boundedRead(() => this.deps.runs.get(firstId)))!);
   }
 
-  /** A background run stored QUEUED: handed to the queue, answered at once. */
-  private async queued(base: RunRecord): Promise<RunOutcome> {
-    this.settle.forget(base.id);
-    await queueRun(this.deps, base.id);
-    return both(base);
-  }
-
   /**
    * Aborts a RUNNING run (on whichever instance holds it); no retry follows. Resolves with the run once it has ended; a
    * run that already ended is returned unchanged.
@@ -282,7 +280,8 @@ export class Dispatcher {
       return (await this.endParked(runId, "CANCELLED", "the run was cancelled while parked")) ?? this.awaitFinal(runId);
     if (run.status === "QUEUED") {
       const ended = await cancelQueued(this.deps.moves, runId);
-      if (ended) return (this.settle.publish(ended), ended.run);
+      // A synchronous dispatch's run waiting here for its slots stops waiting at once.
+      if (ended) return (this.cancelHeld(runId), this.settle.publish(ended), ended.run);
       return this.cancel(runId);
     }
     if (isFinal(run.status)) return run;

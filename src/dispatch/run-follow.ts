@@ -1,7 +1,7 @@
 import { contentionError } from "../db/contention.ts";
 import { ApiError } from "../errors.ts";
 import type { RunSettle } from "./run-settle.ts";
-import type { DispatchDeps } from "./request.ts";
+import type { DispatchDeps, RunRequest } from "./request.ts";
 import { isFinal, type RunRecord } from "./run-record.ts";
 
 /**
@@ -37,6 +37,12 @@ export function keptFull(): ApiError {
       retryAfterSeconds: FOLLOW_RETRY_AFTER_SECONDS,
     },
   );
+}
+
+/** The idempotency scope of a dispatch of `entry` (its caller's key, the entry, its key), or null without a key. */
+export function idempotencyScope(req: Pick<RunRequest, "caller" | "idempotencyKey">, entry: string): string | null {
+  if (!req.idempotencyKey) return null;
+  return `${req.caller.keyId ?? `anonymous:${req.caller.role}`}\u0000${entry}\u0000${req.idempotencyKey}`;
 }
 
 /** A read of the store, bounded (a re-issued key's: {@link boundedRead}) or not. */

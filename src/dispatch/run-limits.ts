@@ -1,5 +1,12 @@
 import type { Caller } from "../auth/roles.ts";
-import { failing, type AppliedLimits, type FlowControl, type Refusal, type Taken } from "../limits/flow-control.ts";
+import {
+  failing,
+  type AppliedLimits,
+  type FlowControl,
+  type FullCap,
+  type Refusal,
+  type Taken,
+} from "../limits/flow-control.ts";
 import type { Slot } from "../limits/limit-backend.ts";
 import { noLimits } from "../limits/limits.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
@@ -29,6 +36,11 @@ export interface LimitTicket {
   slots: Slot[];
   /** A queued run's: its slots are taken as it executes, waiting as long as it takes (`takeSlots`). */
   pending?: boolean;
+  /**
+   * A synchronous dispatch's whose slots were not free at once: the cap it waits for, its run stored QUEUED while it
+   * waits (`run-waiting.ts`).
+   */
+  waitingFor?: FullCap;
 }
 
 /** A refused dispatch's details: the time to retry and the limit that refused it. */
@@ -39,8 +51,9 @@ export const refusalDetails = (r: Refusal) => ({
 
 /**
  * Admits a dispatch under its limits: breakers, then rates, then (unless `background`: its slots are taken when it is
- * executed) the concurrency slots, waiting in line. Null when nothing applies; a {@link Refusal} when a limit refused
- * it; else the ticket.
+ * executed) the concurrency slots if they are free now. A cap full now is waited for by the stored run (the ticket's
+ * `waitingFor`), unless it gives no time to wait (`waitSeconds` 0: refused at once). Null when nothing applies; a
+ * {@link Refusal} when a limit refused it; else the ticket.
  */
 export async function admitLimits(
   flow: FlowControl | undefined,
@@ -54,6 +67,9 @@ export async function admitLimits(
   // A background run is not a half-open trial: its attempt may come much later.
   if (req.background) await flow.giveBack({ trials: taken.trials, tokens: [] });
   if (req.background) return { flow, applied, taken, slots: [] };
+  const now = await flow.tryAcquire(applied, req.caller, req.input);
+  if (Array.isArray(now)) return { flow, applied, taken, slots: now };
+  if (now.waitSeconds > 0) return { flow, applied, taken, slots: [], waitingFor: now };
   const slots = await flow.acquire(applied, req.caller, req.input, { signal: req.signal });
   if (Array.isArray(slots)) return { flow, applied, taken, slots };
   await flow.giveBack(taken);

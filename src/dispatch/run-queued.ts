@@ -6,9 +6,9 @@ import { writeOnlyStrings } from "../tools/write-only.ts";
 import { notFound, invalidInput, validateInput } from "./admission.ts";
 import type { DispatchDeps, RunOutcome, RunRequest } from "./request.ts";
 import { seesCuratedSurface, type RunEventRecord, type RunRecord } from "./run-record.ts";
-import { requeued, whyNotReplayable } from "./run-redrive.ts";
+import { endedQueued, requeued, whyNotReplayable } from "./run-redrive.ts";
 import { FENCED } from "./run-execute.ts";
-import { failure } from "./run-settle.ts";
+import { both, failure } from "./run-settle.ts";
 import type { RunSteps } from "./run-steps.ts";
 import type { RunStore } from "./run-store.ts";
 import type { RunTransitions, StoredReplay } from "./run-transitions.ts";
@@ -49,7 +49,8 @@ export async function claimQueued(
   before?: (run: RunRecord) => Promise<boolean>,
 ): Promise<{ started: RunEventRecord; replay: StoredReplay } | null> {
   const stored = await runs.withReplay(runId);
-  if (stored?.run.status !== "QUEUED") return null;
+  // A synchronous dispatch's run waiting for its slots belongs to its request (docs/flow-control.md §3).
+  if (stored?.run.status !== "QUEUED" || stored.replay.syncWait) return null;
   if (before && !(await before(stored.run))) return null;
   const started = await runs.claim({ ...stored.run, status: "RUNNING" }, instanceId);
   return started && { started, replay: stored.replay };
@@ -57,15 +58,8 @@ export async function claimQueued(
 
 /** Ends a QUEUED run CANCELLED (RUN_FINISHED); null when it was no longer queued. */
 export function cancelQueued(moves: RunTransitions, runId: string): Promise<RunEventRecord | null> {
-  return moves.move(runId, { status: "QUEUED" }, (run) => {
-    const finishedAt = new Date();
-    const ended = { ...failure("CANCELLED", "the run was cancelled while queued"), status: "CANCELLED" as const };
-    return {
-      type: "RUN_FINISHED",
-      record: { ...run, ...ended, finishedAt: finishedAt.toISOString() },
-      data: { ...ended, finishedAt },
-    };
-  });
+  const end = { status: "CANCELLED", kind: "CANCELLED", message: "the run was cancelled while queued" } as const;
+  return moves.move(runId, { status: "QUEUED" }, (run) => endedQueued(run, end));
 }
 
 /**
@@ -170,6 +164,8 @@ const STALE_BODY_MS = 5000;
 async function staleBodyEnded(x: Launcher, runId: string): Promise<boolean> {
   const stale = x.steps.inflight.get(runId);
   if (!stale) return true;
+  // A synchronous dispatch's run waiting here for its slots is its request's (docs/flow-control.md §3), not stale.
+  if ((await x.moves.replayOf(runId))?.syncWait) return false;
   stale.controller.abort(new ToolError(FENCED, { kind: "CANCELLED" }));
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([stale.held, new Promise((r) => (timer = setTimeout(r, STALE_BODY_MS)))]);
@@ -190,6 +186,13 @@ export async function queueRun(deps: Pick<DispatchDeps, "queue" | "log">, runId:
       error: e.message,
     }),
   );
+}
+
+/** A background run stored QUEUED: handed to the queue, answered at once. */
+export async function queued({ deps, settle }: RunSteps, run: RunRecord): Promise<RunOutcome> {
+  settle.forget(run.id);
+  await queueRun(deps, run.id);
+  return both(run);
 }
 
 /** Publishes a transition's event (and queues its run when `queue`); resolves with the run as it now is. */

@@ -1,3 +1,6 @@
+import type { ErrorKind } from "../errors.ts";
+
+type Json = import("../db/generated/sqlite/internal/prismaNamespace.ts").InputJsonValue;
 import type { AttemptRecord, RunEventRecord, RunRecord } from "./run-record.ts";
 import type { Change, RunTransitions, StoredReplay } from "./run-transitions.ts";
 
@@ -7,6 +10,10 @@ export const MAX_REDRIVES = 3;
 /** The message of a run whose instance died mid-run and that was not re-run. */
 export const OUTCOME_UNKNOWN_MESSAGE =
   "its instance stopped while it ran and it was not re-run: its outcome is unknown (an operator may retry or settle it)";
+
+/** The message of a synchronous dispatch's run whose instance died while it waited for a concurrency slot. */
+export const NEVER_RAN_MESSAGE =
+  "its instance stopped while the run waited for a concurrency slot: its body never ran (send the dispatch again)";
 
 /**
  * Why a run cannot be executed again by another instance (docs/run-lifecycle.md §11.4 a–c), or null when it can.
@@ -63,7 +70,51 @@ export async function settleOrphans(
     out.events.push(ev);
     if (ev.type === "RUN_QUEUED") out.queued.push(id);
   }
+  out.events.push(...(await endWaiters(moves, liveIds, whyGone)));
   return out;
+}
+
+/**
+ * The synchronous dispatches' runs left waiting for a slot (QUEUED, `syncWait`) by instances not in `liveIds`: each
+ * ends FAILED / UNAVAILABLE (RUN_FINISHED), never OUTCOME_UNKNOWN: its body never ran. Nothing else would end it: it
+ * belongs to a request that is gone, and no queue worker takes it.
+ */
+async function endWaiters(
+  moves: RunTransitions,
+  liveIds: string[],
+  whyGone: (instanceId: string) => string,
+): Promise<RunEventRecord[]> {
+  const events: RunEventRecord[] = [];
+  for (const { id, instanceId } of await moves.orphanWaiters(liveIds)) {
+    const interrupted = { instanceId, reason: whyGone(instanceId) };
+    const from = { status: "QUEUED" as const, instanceId: { notIn: liveIds }, syncWait: true };
+    const ev = await moves.move(id, from, (run) => {
+      const details = { ...(run.details as object | null), interrupted };
+      return endedQueued(run, { status: "FAILED", kind: "UNAVAILABLE", message: NEVER_RAN_MESSAGE, details });
+    });
+    if (ev) events.push(ev);
+  }
+  return events;
+}
+
+/** How a QUEUED run ends without running: cancelled, refused by a limit it waited for, its waiting instance gone. */
+export interface QueuedEnd {
+  status: "CANCELLED" | "FAILED";
+  kind: ErrorKind;
+  message: string;
+  details?: unknown;
+}
+
+/** A QUEUED run ended as `end` says (RUN_FINISHED), its body never run; without `end.details` it keeps its own. */
+export function endedQueued(run: RunRecord, end: QueuedEnd): Change {
+  const finishedAt = new Date();
+  const ended = { status: end.status, isError: true, errorKind: end.kind, errorMessage: end.message };
+  const details = end.details === undefined ? {} : { details: end.details };
+  return {
+    type: "RUN_FINISHED",
+    record: { ...run, ...ended, ...details, finishedAt: finishedAt.toISOString() },
+    data: { ...ended, ...(details as { details?: Json }), finishedAt },
+  };
 }
 
 /** A run whose outcome is unknown (OUTCOME_UNKNOWN, RUN_INTERRUPTED); `interrupted` goes to its details. */

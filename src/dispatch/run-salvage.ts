@@ -2,6 +2,7 @@ import { lazyChild } from "../log.ts";
 import type { ErrorKind } from "../errors.ts";
 import type { RunSteps } from "./run-steps.ts";
 import type { RunRecord } from "./run-record.ts";
+import { endedQueued } from "./run-redrive.ts";
 import { failure } from "./run-settle.ts";
 
 /**
@@ -15,9 +16,12 @@ import { failure } from "./run-settle.ts";
 /**
  * The run's RUN_STARTED write failed: it may still have committed (the connection broke
  * after the commit), leaving a RUNNING row whose body never ran. The dispatch throws; this
- * ends such a row as FAILED / UNAVAILABLE once the database answers.
+ * ends such a row as FAILED / UNAVAILABLE once the database answers. So too a synchronous
+ * dispatch's run waiting for its slots (docs/flow-control.md §3) whose start, claim or end
+ * failed: stored QUEUED here, or RUNNING by a claim that committed, nothing works on it.
  */
 export function keepUnsureStart(steps: RunSteps, run: RunRecord, redact: boolean, error: unknown): void {
+  if (steps.settle.pending.get(run.id)) return;
   keepFailure(
     steps,
     run,
@@ -52,9 +56,15 @@ function keepFailure(
   const { deps, settle } = steps;
   const ended: RunRecord = { ...run, ...failure(kind, message), finishedAt: new Date().toISOString() };
   const snapshot = settle.snapshot(ended, redact);
+  // A waiting run still QUEUED here is ended from there; any other (RUNNING) by its finish.
+  const waiting = { status: "QUEUED" as const, instanceId: deps.instanceId, syncWait: true };
+  const unrun = () =>
+    run.status === "QUEUED"
+      ? deps.moves.move(run.id, waiting, (r) => endedQueued(r, { status: "FAILED", kind, message }))
+      : Promise.resolve(null);
   const write = async () => {
     try {
-      return await deps.runs.finish(snapshot, null);
+      return (await unrun()) ?? (await deps.runs.finish(snapshot, null));
     } catch (e) {
       // Never stored: nothing to end.
       if ((await deps.runs.get(run.id)) === null) return null;

@@ -23,6 +23,8 @@ export interface StoredOptions {
   replayable: boolean;
   redrives: number;
   instanceId: string;
+  /** A synchronous dispatch's run QUEUED while it waits for its slots in its own request: no queue worker takes it. */
+  syncWait: boolean;
 }
 
 /** Which runs a list wants; every given field must match. */
@@ -180,8 +182,9 @@ export class RunStore {
         ? await this.db.run.findUnique({ where: { id }, include: { attempts: { orderBy: { number: "asc" } } } })
         : fast;
     if (!row) return null;
-    const { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId } = row;
-    return { run: toRecord(row), replay: { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId } };
+    const { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId, syncWait } = row;
+    const replay = { idempotencyKey, timeoutSeconds, replayable, redrives, instanceId, syncWait };
+    return { run: toRecord(row), replay };
   }
 
   async byScope(scope: string): Promise<RunRecord | null> {

@@ -23,6 +23,8 @@ export interface From {
   status: RunStatus;
   /** The owner it must have, or the owners it must not have (`notIn`). */
   instanceId?: string | { notIn: string[] };
+  /** Whether it must be a synchronous dispatch's run waiting for its slots (QUEUED only). */
+  syncWait?: boolean;
 }
 
 /** The stored dispatch options queued and re-driven runs execute with (docs/run-lifecycle.md §11.4). */
@@ -67,14 +69,24 @@ export class RunTransitions {
   async replayOf(id: string): Promise<StoredReplay | null> {
     return this.db.run.findUnique({
       where: { id },
-      select: { idempotencyKey: true, timeoutSeconds: true, replayable: true, redrives: true, instanceId: true },
+      select: {
+        idempotencyKey: true,
+        timeoutSeconds: true,
+        replayable: true,
+        redrives: true,
+        instanceId: true,
+        syncWait: true,
+      },
     });
   }
 
-  /** Up to `take` QUEUED runs queued before `before` (default: any), oldest first. */
+  /**
+   * Up to `take` QUEUED runs queued before `before` (default: any), oldest first: those for the queue, not a
+   * synchronous dispatch's waiting in its own request (docs/flow-control.md §3).
+   */
   async queuedIds(take: number, before?: Date): Promise<string[]> {
     const rows = await this.db.run.findMany({
-      where: { status: "QUEUED", ...(before ? { startedAt: { lt: before } } : {}) },
+      where: { status: "QUEUED", syncWait: false, ...(before ? { startedAt: { lt: before } } : {}) },
       orderBy: [{ startedAt: "asc" }, { id: "asc" }],
       take,
       select: { id: true },
@@ -86,6 +98,14 @@ export class RunTransitions {
   async orphans(liveIds: string[]): Promise<{ id: string; instanceId: string }[]> {
     return this.db.run.findMany({
       where: { status: "RUNNING", instanceId: { notIn: liveIds } },
+      select: { id: true, instanceId: true },
+    });
+  }
+
+  /** The synchronous dispatches' runs left waiting (QUEUED, `syncWait`) by instances not in `liveIds`. */
+  async orphanWaiters(liveIds: string[]): Promise<{ id: string; instanceId: string }[]> {
+    return this.db.run.findMany({
+      where: { status: "QUEUED", syncWait: true, instanceId: { notIn: liveIds } },
       select: { id: true, instanceId: true },
     });
   }

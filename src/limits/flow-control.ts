@@ -40,6 +40,16 @@ export interface Taken {
   trials: Set<string>;
   tokens: Token[];
 }
+
+/** A concurrency cap with no slot free at once: what a synchronous dispatch then waits for (`details.waitingFor`). */
+export interface FullCap {
+  reason: "concurrency";
+  /** The name whose cap it is. */
+  declaredOn: string;
+  /** How long the dispatch waits for it at most. */
+  waitSeconds: number;
+}
+
 const keyOf = (caller: Caller) => caller.keyId ?? `anonymous:${caller.role}`;
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -52,6 +62,12 @@ function pointed(input: unknown, pointer: string): string {
   }
   // Hashed: a caller's value is never a store key or a log field as it is, and keys stay bounded.
   return at === undefined ? "absent" : createHash("sha256").update(JSON.stringify(at)).digest("hex").slice(0, 32);
+}
+
+/** The counter key of `name`'s concurrency cap for this dispatch: its scope's value. */
+function capKey(name: string, c: NonNullable<Limits["concurrency"]>, caller: Caller, input: unknown): string {
+  const scope = c.scope === "tool" ? "" : c.scope === "key" ? keyOf(caller) : pointed(input, c.scope.slice(6));
+  return `${name}|${scope}`;
 }
 
 /**
@@ -145,8 +161,7 @@ export class FlowControl {
     for (const { name, limits } of applied) {
       const c = limits.concurrency;
       if (!c) continue;
-      const scope = c.scope === "tool" ? "" : c.scope === "key" ? keyOf(caller) : pointed(input, c.scope.slice(6));
-      const key = `${name}|${scope}`;
+      const key = capKey(name, c, caller, input);
       const deadline = opts.background ? Infinity : Date.now() + c.waitSeconds * 1000;
       const slot = await this.slots.take(name, key, c.max, deadline, opts.signal);
       if (!slot) {
@@ -159,6 +174,25 @@ export class FlowControl {
           after * 1000,
           `"${name}" runs at most ${c.max} at once${c.scope === "tool" ? "" : ` per ${c.scope}`}; none was free within ${c.waitSeconds} s`,
         );
+      }
+      taken.push(slot);
+    }
+    return taken;
+  }
+
+  /**
+   * A slot of every concurrency cap along `applied` if each is free now (none waited for, nothing counted); else the
+   * first cap that is not, the slots taken so far released.
+   */
+  async tryAcquire(applied: AppliedLimits, caller: Caller, input: unknown): Promise<Slot[] | FullCap> {
+    const taken: Slot[] = [];
+    for (const { name, limits } of applied) {
+      const c = limits.concurrency;
+      if (!c) continue;
+      const slot = await this.slots.tryTake(capKey(name, c, caller, input), c.max);
+      if (!slot) {
+        await Promise.all(taken.map((s) => s.release()));
+        return { reason: "concurrency", declaredOn: name, waitSeconds: c.waitSeconds };
       }
       taken.push(slot);
     }

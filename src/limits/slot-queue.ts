@@ -32,9 +32,8 @@ export class SlotQueue {
    * null past it. Counted under `name` while it waits.
    */
   async take(name: string, key: string, max: number, deadline: number, signal?: AbortSignal): Promise<Slot | null> {
-    const first = await this.backend.tryAcquire(key, max);
-    if (first && !this.tails.has(key)) return this.held(key, first);
-    if (first) await first.release();
+    const first = await this.tryTake(key, max);
+    if (first) return first;
     this.depth.set(name, (this.depth.get(name) ?? 0) + 1);
     const before = this.tails.get(key) ?? Promise.resolve();
     let done!: () => void;
@@ -57,6 +56,14 @@ export class SlotQueue {
       if (n > 0) this.depth.set(name, n);
       else this.depth.delete(name);
     }
+  }
+
+  /** A slot of `key` free now, with no waiter of this instance before it in line; null otherwise (nothing waits). */
+  async tryTake(key: string, max: number): Promise<Slot | null> {
+    const slot = await this.backend.tryAcquire(key, max);
+    if (slot && !this.tails.has(key)) return this.held(key, slot);
+    if (slot) await slot.release();
+    return null;
   }
 
   /** The median time a slot of `key` was held lately, in seconds (at least 1): a refused dispatch's retry time. */

@@ -42,11 +42,17 @@ export interface RunReplay {
   timeoutSeconds: number | null;
   /** The stored input is the input it runs with. */
   replayable: boolean;
+  /**
+   * A synchronous dispatch's run stored QUEUED while it waits for its concurrency slots in its own request
+   * (docs/flow-control.md §3): no other instance executes it. Absent: false.
+   */
+  syncWait?: boolean;
 }
 
 /**
  * A QUEUED run taken by `instanceId` (docs/run-lifecycle.md §11.2): its row moves QUEUED → RUNNING with this owner and
- * its RUN_STARTED event (snapshot: `run`, as it now is) is written, only if the run is still QUEUED — the
+ * its RUN_STARTED event (snapshot: `run`, as it now is) is written, only if the run is still QUEUED (a synchronous
+ * waiter's `syncWait` and its `details`, its `waitingFor`, are cleared with it) — the
  * compare-and-set that lets exactly one claimant win across instances. Result: the seq, or null when the run was no
  * longer QUEUED (another instance claimed it, it was cancelled).
  */

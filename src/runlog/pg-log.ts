@@ -122,8 +122,8 @@ const eventKey = (runId: string, type: string) => `${runId} ${type}`;
 
 const RUN_LOG_SQL = /* SQL */ `
 WITH ins AS (
-  INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable")
-  SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[],$41::text[],$42::float8[],$43::boolean[])
+  INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable","details","syncWait")
+  SELECT * FROM unnest($1::text[],$2::text[],$3::text[],$4::jsonb[],$5::jsonb[],$6::text[],$7::text[],$8::text[],$9::text[],$10::text[],$11::text[],$12::text[],$13::text[],$14::jsonb[],$15::timestamp(3)[],$41::text[],$42::float8[],$43::boolean[],$47::jsonb[],$48::boolean[])
   -- In scope order (column 11): two instances' batches taking the same scopes wait on
   -- each other's in one order, never in a cycle.
   ORDER BY 11
@@ -138,8 +138,10 @@ WITH ins AS (
   RETURNING r."id"
 ), cl AS (
   -- The claims of QUEUED runs (docs/run-lifecycle.md §11.2): a row another claimant took (or a cancel ended) first is
-  -- no longer QUEUED when this UPDATE re-reads it after that writer's commit, so exactly one claim changes it.
-  UPDATE "Run" r SET "status"='RUNNING',"instanceId"=v.instance
+  -- no longer QUEUED when this UPDATE re-reads it after that writer's commit, so exactly one claim changes it. A
+  -- synchronous waiter's wait (its flag, its details.waitingFor) ends with it.
+  UPDATE "Run" r SET "status"='RUNNING',"instanceId"=v.instance,
+    "details"=CASE WHEN r."syncWait" THEN NULL ELSE r."details" END,"syncWait"=false
   FROM unnest($45::text[],$46::text[]) AS v(id,instance)
   WHERE r."id"=v.id AND r."status"='QUEUED'
   RETURNING r."id"
@@ -263,6 +265,7 @@ async function writeRunJobs(
       claims.sort((a, b) => (a.id < b.id ? -1 : 1)),
       ["id", "instanceId"],
     ),
+    ...columns(runs, ["details", "syncWait"]),
   ];
   const { rows } = await pool.query<{ seq: number; runId: string; type: string }>({
     name: "tai42-run-log",

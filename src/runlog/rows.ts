@@ -27,6 +27,9 @@ export interface RunRow {
   idempotencyKey: string | null;
   timeoutSeconds: number | null;
   replayable: boolean;
+  /** A QUEUED run's: a synchronous waiter's `details.waitingFor` (docs/flow-control.md §3); null otherwise. */
+  details: string | null;
+  syncWait: boolean;
 }
 
 export interface OutcomeRow {
@@ -85,6 +88,8 @@ export function runRow(run: RunRecord, scope: string | null, instanceId: string,
     idempotencyKey: storableTextOrNull(replay?.idempotencyKey ?? null),
     timeoutSeconds: replay?.timeoutSeconds ?? null,
     replayable: replay?.replayable ?? false,
+    details: jsonOrNull(run.details),
+    syncWait: replay?.syncWait ?? false,
   };
 }
 

@@ -39,16 +39,20 @@ function statements({ database: db }: SqliteDriver) {
   const st = (sql: string) => db.prepare(sql);
   return {
     insertRun: st(
-      `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable")
-       VALUES (@id,@tool,@status,@input,@content,@door,@callerRole,@callerKey,@callerKeyId,@tier,@idempotencyScope,@parentRunId,@instanceId,@policy,@startedAt,@idempotencyKey,@timeoutSeconds,@replayable)
+      `INSERT INTO "Run" ("id","tool","status","input","content","door","callerRole","callerKey","callerKeyId","tier","idempotencyScope","parentRunId","instanceId","policy","startedAt","idempotencyKey","timeoutSeconds","replayable","details","syncWait")
+       VALUES (@id,@tool,@status,@input,@content,@door,@callerRole,@callerKey,@callerKeyId,@tier,@idempotencyScope,@parentRunId,@instanceId,@policy,@startedAt,@idempotencyKey,@timeoutSeconds,@replayable,@details,@syncWait)
        ON CONFLICT ("idempotencyScope") DO NOTHING`,
     ),
     settleRun: st(
       `UPDATE "Run" SET "status"=@status,"content"=@content,"data"=@data,"details"=@details,"isError"=@isError,"errorKind"=@errorKind,"errorMessage"=@errorMessage,"terminate"=@terminate,"finishedAt"=@finishedAt
        WHERE "id"=@id AND "status"='RUNNING' AND (@owner IS NULL OR "instanceId"=@owner)`,
     ),
-    // The claim of a QUEUED run (docs/run-lifecycle.md §11.2): one claimant changes the row, the others none.
-    claimRun: st(`UPDATE "Run" SET "status"='RUNNING',"instanceId"=@instanceId WHERE "id"=@id AND "status"='QUEUED'`),
+    // The claim of a QUEUED run (docs/run-lifecycle.md §11.2): one claimant changes the row, the others none. A
+    // synchronous waiter's wait (its flag, its `details.waitingFor`) ends with it.
+    claimRun: st(
+      `UPDATE "Run" SET "status"='RUNNING',"instanceId"=@instanceId,"details"=CASE WHEN "syncWait" THEN NULL ELSE "details" END,"syncWait"=0
+       WHERE "id"=@id AND "status"='QUEUED'`,
+    ),
     insertAttempt: st(
       `INSERT INTO "Attempt" ("runId","number","startedAt","finishedAt","errorKind","errorMessage","waitSeconds")
        VALUES (@runId,@number,@startedAt,@finishedAt,@errorKind,@errorMessage,@waitSeconds)`,
@@ -137,7 +141,14 @@ function writeJob(
     case "start": {
       const row = runRow(job.run, job.scope, job.instanceId, job.replay);
       // Only the idempotency scope can be taken (ids are random UUIDs): no row, no event.
-      if (run(s.insertRun, { ...row, startedAt: time(row.startedAt), replayable: bool(row.replayable) }) === 0)
+      if (
+        run(s.insertRun, {
+          ...row,
+          startedAt: time(row.startedAt),
+          replayable: bool(row.replayable),
+          syncWait: bool(row.syncWait),
+        }) === 0
+      )
         return null;
       return insertEvent(s, eventRow(job.run, startEventType(job.run), job.at));
     }

@@ -29,7 +29,7 @@ export function readRun(driver: SqliteDriver, id: string): Row | null {
   const row = s.run.get(id) as Row | undefined;
   if (!row) return null;
   for (const c of JSON_COLUMNS) row[c] = typeof row[c] === "string" ? JSON.parse(row[c]) : null;
-  for (const c of ["isError", "terminate", "replayable"]) row[c] = Boolean(row[c]);
+  for (const c of ["isError", "terminate", "replayable", "syncWait"]) row[c] = Boolean(row[c]);
   row.startedAt = date(row.startedAt);
   row.finishedAt = date(row.finishedAt);
   row.attempts = (s.attempts.all(id) as Row[]).map((a) => ({

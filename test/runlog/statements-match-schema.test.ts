@@ -282,7 +282,28 @@ describe("the run log's statements against the Prisma schema", () => {
     const read = await rt.runs.withReplay(run.id);
     expect(read?.run).toEqual(await rt.runs.get(run.id));
     expect(read?.run.attempts).toHaveLength(1);
-    expect(read?.replay).toEqual({ ...replay, redrives: 0, instanceId: rt.instanceId });
+    expect(read?.replay).toEqual({ ...replay, redrives: 0, instanceId: rt.instanceId, syncWait: false });
     expect(await rt.runs.withReplay("no-such-run")).toBeNull();
+  });
+
+  it("should store a synchronous waiter's details.waitingFor and syncWait with its start, and clear both with its claim, leaving a queued run's details to its claim", async () => {
+    const waitingFor = { reason: "concurrency", declaredOn: "storé", waitSeconds: 10 };
+    const waiter = { ...full(), status: "QUEUED" as const, details: { waitingFor } };
+    const replay = { idempotencyKey: null, timeoutSeconds: null, replayable: true, syncWait: true };
+    await rt.runs.start(waiter, null, rt.instanceId, replay);
+    const stored = await rt.runs.withReplay(waiter.id);
+    expect(stored?.run).toEqual(await rt.runs.get(waiter.id));
+    expect(stored?.run.details).toEqual({ waitingFor });
+    expect(stored?.replay.syncWait).toBe(true);
+    expect(await rt.runs.claim({ ...waiter, status: "RUNNING", details: null }, rt.instanceId)).not.toBeNull();
+    expect(await rt.runs.withReplay(waiter.id)).toMatchObject({
+      run: { status: "RUNNING", details: null },
+      replay: { syncWait: false, instanceId: rt.instanceId },
+    });
+    // A queued run that is not a waiter keeps its details through its claim.
+    const other = { ...full(), status: "QUEUED" as const, details: { kept: true } };
+    await rt.runs.start(other, null, rt.instanceId, { ...replay, syncWait: false });
+    await rt.runs.claim({ ...other, status: "RUNNING" }, rt.instanceId);
+    expect((await rt.runs.get(other.id))?.details).toEqual({ kept: true });
   });
 });
