@@ -96,7 +96,7 @@ const full: Loads = {
   background: { runs: 1000, rounds: 2, concurrency: 10, warmupRuns: 100, idleRuns: 50, timeoutSeconds: 90 },
   pgScale: { connections: 50, warmupSeconds: 3, durationSeconds: 8, rounds: 2, sampleMs: 50 },
   eventOrder: { connections: 48, warmupSeconds: 2, durationSeconds: 8, sampleMs: 2 },
-  limits: { callers: 20, warmupSeconds: 2, blockSeconds: 3, blocks: 4 },
+  limits: { callers: 20, warmupSeconds: 2, blockSeconds: 2, blocks: 7 },
 };
 
 const quick: Loads = {

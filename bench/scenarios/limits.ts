@@ -13,7 +13,9 @@ import type { BenchSettings } from "../settings.ts";
  * door graphql, so admission control counts them too) dispatch as fast as they can, in alternating blocks, a tool
  * without limits and the same tool under a generous concurrency cap, rate and breaker that never refuse. Runs/s of
  * each and limited ÷ plain, with the limits counted in this process (the embedded default) and in Redis (several
- * instances), each side after its own warm-up.
+ * instances), each side after its own warm-up. A block of each makes a pair; the ratio is the median of the pairs'
+ * (one block slowed by another process on the machine moves it little), and beside it the same from this process's
+ * CPU time per run, which another process's load does not count.
  */
 export interface LimitsResult {
   callers: number;
@@ -26,9 +28,26 @@ export interface LimitsResult {
 interface Side {
   plainRunsPerSecond: number;
   limitedRunsPerSecond: number;
-  /** limited ÷ plain. */
+  /** limited ÷ plain runs/s: the median over the pairs of blocks. */
   ratio: number;
+  /** This process's CPU time per run (user + system), µs, medians over the blocks. */
+  plainCpuMicros: number;
+  limitedCpuMicros: number;
+  /** plain ÷ limited CPU per run: the median over the pairs. */
+  cpuRatio: number;
 }
+
+/** One block: runs/s, and this process's CPU time per run in µs. */
+interface Block {
+  perSecond: number;
+  cpuMicros: number;
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 const CALLER = { role: "USER", keyName: "bench", keyId: "bench" } as const;
 const GENEROUS = {
@@ -50,10 +69,11 @@ async function runtimeOver(url: string, redisUrl?: string): Promise<Runtime> {
   });
 }
 
-/** Runs/s of `tool` with `callers` callers for `seconds`; a run that does not succeed fails the bench. */
-async function block(rt: Runtime, tool: string, callers: number, seconds: number): Promise<number> {
+/** Runs/s of `tool` with `callers` callers for `seconds`, and CPU per run; a run that does not succeed fails it. */
+async function block(rt: Runtime, tool: string, callers: number, seconds: number): Promise<Block> {
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
+  const cpu = process.cpuUsage();
   let runs = 0;
   await Promise.all(
     Array.from({ length: callers }, async () => {
@@ -64,7 +84,8 @@ async function block(rt: Runtime, tool: string, callers: number, seconds: number
       }
     }),
   );
-  return runs / ((performance.now() - started) / 1000);
+  const used = process.cpuUsage(cpu);
+  return { perSecond: runs / ((performance.now() - started) / 1000), cpuMicros: (used.user + used.system) / runs };
 }
 
 async function side(dbs: ScratchDatabases, s: BenchSettings["limits"], redisUrl?: string): Promise<Side> {
@@ -73,16 +94,21 @@ async function side(dbs: ScratchDatabases, s: BenchSettings["limits"], redisUrl?
   try {
     await block(rt, "plain", s.callers, s.warmupSeconds);
     await block(rt, "limited", s.callers, s.warmupSeconds);
-    const plain: number[] = [];
-    const limited: number[] = [];
+    const plain: Block[] = [];
+    const limited: Block[] = [];
     for (let i = 0; i < s.blocks; i++) {
       plain.push(await block(rt, "plain", s.callers, s.blockSeconds));
       limited.push(await block(rt, "limited", s.callers, s.blockSeconds));
     }
-    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const p = mean(plain);
-    const l = mean(limited);
-    return { plainRunsPerSecond: round(p, 1), limitedRunsPerSecond: round(l, 1), ratio: round(l / p) };
+    const pairs = (f: (p: Block, l: Block) => number) => median(plain.map((p, i) => f(p, limited[i])));
+    return {
+      plainRunsPerSecond: round(median(plain.map((b) => b.perSecond)), 1),
+      limitedRunsPerSecond: round(median(limited.map((b) => b.perSecond)), 1),
+      ratio: round(pairs((p, l) => l.perSecond / p.perSecond)),
+      plainCpuMicros: round(median(plain.map((b) => b.cpuMicros)), 1),
+      limitedCpuMicros: round(median(limited.map((b) => b.cpuMicros)), 1),
+      cpuRatio: round(pairs((p, l) => p.cpuMicros / l.cpuMicros)),
+    };
   } finally {
     await rt.close();
     await db.drop();
@@ -96,10 +122,13 @@ export async function limitsScenario(
 ): Promise<LimitsResult> {
   const s = settings.limits;
   const embedded = await side(dbs, s);
-  log(
-    `  embedded: plain ${embedded.plainRunsPerSecond} runs/s, limited ${embedded.limitedRunsPerSecond} (×${embedded.ratio})`,
-  );
+  const say = (name: string, x: Side) =>
+    log(
+      `  ${name}: plain ${x.plainRunsPerSecond} runs/s, limited ${x.limitedRunsPerSecond} (×${x.ratio}); CPU per run ` +
+        `${x.plainCpuMicros} µs vs ${x.limitedCpuMicros} µs (×${x.cpuRatio})`,
+    );
+  say("embedded", embedded);
   const redis = await side(dbs, s, settings.redisUrl);
-  log(`  Redis: plain ${redis.plainRunsPerSecond} runs/s, limited ${redis.limitedRunsPerSecond} (×${redis.ratio})`);
+  say("Redis", redis);
   return { callers: s.callers, blockSeconds: s.blockSeconds, blocks: s.blocks, embedded, redis };
 }
