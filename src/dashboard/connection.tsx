@@ -1,7 +1,7 @@
-import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { createTaiClient, type TaiClient } from "tai42/client";
 import { ViewerQuery, type Viewer } from "./api/viewer.ts";
-import { endpoint, storeKey, storedKey } from "./session.ts";
+import { endpoint, shareKey, storeKey, storedKey } from "./session.ts";
 import { messageOf } from "./api/errors.ts";
 
 /** What every screen reads: the client (for the key in use) and who the server sees. */
@@ -22,6 +22,21 @@ const ConnectionContext = createContext<Connection | null>(null);
 export function ConnectionProvider({ children }: { children: ReactNode }) {
   const [apiKey, setKey] = useState<string | null>(storedKey);
   const client = useMemo(() => createTaiClient({ url: endpoint(), apiKey: apiKey ?? undefined }), [apiKey]);
+
+  // A new tab with no key of its own takes one from an open tab of this dashboard (session.ts).
+  const keyRef = useRef(apiKey);
+  keyRef.current = apiKey;
+  useEffect(
+    () =>
+      shareKey(
+        () => keyRef.current,
+        (key) => {
+          storeKey(key);
+          setKey(key);
+        },
+      ),
+    [],
+  );
 
   const [viewer, setViewer] = useState<Viewer | null>(null);
   const [viewerError, setViewerError] = useState<string | null>(null);

@@ -200,6 +200,24 @@ describe.skipIf(!present)("the dashboard's composition screen and roles, in head
     dash.expectClean();
   });
 
+  it("should give a new tab of the dashboard the key an open tab uses, and leave a tab whose key was forgotten without one", async () => {
+    const page = await asAdmin("/dashboard#/runs");
+    const origin = new URL(page.url()).origin;
+    const second = await dash.context.newPage();
+    await second.goto(`${origin}/dashboard#/tools`);
+    await second.getByTestId("viewer").filter({ hasText: "key ops" }).waitFor();
+    await second.getByRole("button", { name: "Forget key" }).click();
+    await second.getByTestId("viewer").filter({ hasText: "anonymous" }).waitFor();
+    // A third tab asks: the first answers; the second, which forgot its key, takes none.
+    const third = await dash.context.newPage();
+    await third.goto(`${origin}/dashboard#/tools`);
+    await third.getByTestId("viewer").filter({ hasText: "key ops" }).waitFor();
+    await expect(second.getByTestId("viewer").innerText()).resolves.toContain("anonymous");
+    expect(await second.evaluate(() => sessionStorage.getItem("tai42.apiKey"))).toBeNull();
+    expect(await third.evaluate(() => localStorage.length)).toBe(0);
+    dash.expectClean();
+  });
+
   it("should hide composition actions from a non-ADMIN key and explain why", async () => {
     server = await suite.serve();
     const user = await server.rt.keys.create("dev", "USER");
