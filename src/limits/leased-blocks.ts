@@ -182,8 +182,11 @@ export class SlotLeases {
 
   private add(key: string, lease: Lease): true {
     const list = this.held.get(key) ?? [];
-    list.push({ lease, inUse: 0, idleSince: Date.now() });
+    const held: Held = { lease, inUse: 0, idleSince: Date.now() };
+    list.push(held);
     this.held.set(key, list);
+    // A lease no slot is ever taken from (another freed room meanwhile) goes back once idle, as a used one does.
+    held.timer = this.idleCheck(key, held, IDLE_LEASE_MS);
     return true;
   }
 

@@ -33,13 +33,15 @@ const CREATE = `
  * lease holds, chosen at random (concurrent acquires rarely pick the same), inserted, or taken over when its row's
  * lease has expired. Two acquires racing for one slot meet on its primary key: the second waits for the first and
  * then finds the lease live, so never both win. `live` says how many leases were live (the cap is full when no slot
- * was taken and `live` >= `$2`; else the acquire lost a race and may try again).
+ * was taken and `live` >= `$2`; else the acquire lost a race and may try again). Live leases at or above `$2` (the
+ * cap was lowered, or another instance declares a higher one) shrink the range picked from by as many, so the primary
+ * key still bounds what is held to `$2` when acquires race.
  */
 const ACQUIRE = `
   WITH live AS (
     SELECT slot FROM ${SLOTS_TABLE} WHERE key = $1 AND expires_at > now()
   ), pick AS (
-    SELECT s FROM generate_series(0, $2::int - 1) AS s
+    SELECT s FROM generate_series(0, $2::int - 1 - (SELECT count(*) FROM live WHERE slot >= $2::int)::int) AS s
     WHERE (SELECT count(*) FROM live) < $2::int AND s NOT IN (SELECT slot FROM live)
     ORDER BY random() LIMIT 1
   ), took AS (

@@ -99,6 +99,8 @@ export class RedisLimits extends SharedLimits {
     // The same sorted set for one slot and for several: both count against `max`.
     const semaphore = new Leased(this.client, `${this.prefix}limits:slots:${key}`, max, permits, {
       lockTimeout: this.leaseMs,
+      // Three refreshes per lease: one Redis does not answer in time leaves two before the lease expires.
+      refreshInterval: Math.floor(this.leaseMs / 3),
       acquireAttemptsLimit: 1,
       onLockLost: () => this.log.warn("a concurrency slot's lease was lost (Redis was out of reach)", { key, permits }),
     });
