@@ -27,7 +27,7 @@ import { keepLostOutcome, keepUnsureStart } from "./run-salvage.ts";
 import { followParent } from "./parent-signal.ts";
 import { Followers } from "./run-followers.ts";
 import { admitLimits, queuedTicket, refusalDetails, releaseTicket, type LimitTicket } from "./run-limits.ts";
-import { markWaiting, waitThenLaunch } from "./run-waiting.ts";
+import { followingWait, markWaiting, waitThenLaunch } from "./run-waiting.ts";
 import type { RunTrace } from "./observe.ts";
 
 /** How {@link Dispatcher.launch} executes a stored run. */
@@ -218,13 +218,13 @@ export class Dispatcher {
         releaseTicket(ticket, true);
         throw e;
       });
-    if (!started) releaseTicket(ticket, true);
-    if (!started) return followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
+    if (!started)
+      return releaseTicket(ticket, true) ?? followFirst((await boundedRead(() => this.deps.runs.byScope(scope!)))!.id);
     this.settle.publish(started);
     if (req.background) return queued(this.steps, base);
-
-    const launch = (run: RunRecord) =>
-      this.launch(entry, run, prepared.value, { req, redact, trace, limits: ticket ?? undefined });
+    const limited = ticket ?? undefined;
+    const launch = (run: RunRecord, waited?: AbortSignal) =>
+      this.launch(entry, run, prepared.value, { req: followingWait(req, waited), redact, trace, limits: limited });
     const launched = ticket?.waitingFor
       ? waitThenLaunch(this.steps, { run: base, ticket, redact, req }, launch)
       : launch(base);

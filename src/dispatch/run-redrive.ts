@@ -90,7 +90,13 @@ async function endWaiters(
     const from = { status: "QUEUED" as const, instanceId: { notIn: liveIds }, syncWait: true };
     const ev = await moves.move(id, from, (run) => {
       const details = { ...(run.details as object | null), interrupted };
-      return endedQueued(run, { status: "FAILED", kind: "UNAVAILABLE", message: NEVER_RAN_MESSAGE, details });
+      return endedQueued(run, {
+        status: "FAILED",
+        kind: "UNAVAILABLE",
+        message: NEVER_RAN_MESSAGE,
+        details,
+        freesKey: true,
+      });
     });
     if (ev) events.push(ev);
   }
@@ -103,6 +109,11 @@ export interface QueuedEnd {
   kind: ErrorKind;
   message: string;
   details?: unknown;
+  /**
+   * Its idempotency key is let go: a synchronous dispatch's waiting run that ended without running is, like a refusal
+   * (stored with no key), no reason to answer the same key with this outcome for ever; followers hold its id already.
+   */
+  freesKey?: boolean;
 }
 
 /** A QUEUED run ended as `end` says (RUN_FINISHED), its body never run; without `end.details` it keeps its own. */
@@ -113,7 +124,12 @@ export function endedQueued(run: RunRecord, end: QueuedEnd): Change {
   return {
     type: "RUN_FINISHED",
     record: { ...run, ...ended, ...details, finishedAt: finishedAt.toISOString() },
-    data: { ...ended, ...(details as { details?: Json }), finishedAt },
+    data: {
+      ...ended,
+      ...(details as { details?: Json }),
+      finishedAt,
+      ...(end.freesKey ? { idempotencyScope: null } : {}),
+    },
   };
 }
 

@@ -26,6 +26,15 @@ export interface Waiting {
 }
 
 /**
+ * A waiter's request as its run is launched: following its wait's signal as well as its caller's, so a cancel that
+ * lands between its claim and its launch still stops it. Unchanged when it did not wait.
+ */
+export function followingWait<R extends Pick<RunRequest, "signal">>(req: R, waited: AbortSignal | undefined): R {
+  if (!waited) return req;
+  return { ...req, signal: req.signal ? AbortSignal.any([req.signal, waited]) : waited };
+}
+
+/**
  * Makes a synchronous dispatch's run, whose concurrency slots were not free at once, a waiting one
  * (docs/flow-control.md §3): stored QUEUED with `details.waitingFor` (`{ reason: "concurrency", declaredOn,
  * waitSeconds }`, the cap it waits for) and `syncWait`, which keeps the queue from taking it.
@@ -43,12 +52,16 @@ export function markWaiting(run: RunRecord, replay: RunReplay, cap: FullCap): vo
  * RATE_LIMITED with the refusal's details when the wait runs out or the caller's signal aborts; CANCELLED when it is
  * cancelled (here: its in-flight abort; elsewhere: the RUN_FINISHED the cancel publishes) or the instance stops.
  */
-export function waitThenLaunch(steps: RunSteps, w: Waiting, launch: (run: RunRecord) => Launched): Launched {
+export function waitThenLaunch(
+  steps: RunSteps,
+  w: Waiting,
+  launch: (run: RunRecord, waited: AbortSignal) => Launched,
+): Launched {
   const { run, ticket } = w;
   const controller = new AbortController();
   const done = waitSlots(steps, w, controller).then(async (refused) => {
     const running: RunRecord = { ...run, status: "RUNNING", details: null };
-    if (!refused && (await claimWaiting(steps, w, running))) return launch(running).done;
+    if (!refused && (await claimWaiting(steps, w, running))) return launch(running, controller.signal).done;
     releaseTicket(ticket, true);
     steps.settle.forget(run.id);
     return both(await endWaiting(steps, run.id, endOf(refused, controller.signal)));
@@ -117,7 +130,7 @@ function endOf(refused: Refusal | null, signal: AbortSignal): QueuedEnd {
 /** Ends waiting run `runId` as `end` says, if it still waits here; resolves with the run as it now is. */
 async function endWaiting({ deps, settle }: RunSteps, runId: string, end: QueuedEnd): Promise<RunRecord> {
   const from = { status: "QUEUED" as const, instanceId: deps.instanceId, syncWait: true };
-  const ended = await deps.moves.move(runId, from, (run) => endedQueued(run, end));
+  const ended = await deps.moves.move(runId, from, (run) => endedQueued(run, { ...end, freesKey: true }));
   if (ended) settle.publish(ended);
   return ended?.run ?? (await deps.runs.get(runId))!;
 }

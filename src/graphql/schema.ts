@@ -5,6 +5,7 @@ import "./enums.ts";
 import "./auth.ts";
 import "./tool.ts";
 import "./tool-limits.ts";
+import "./tool-retry.ts";
 import "./run.ts";
 import "./run-operator.ts";
 import "./run-list.ts";

@@ -1,5 +1,5 @@
 import type { RetryPolicy } from "../retry/policy.ts";
-import { appliedPolicy, retryExplained, type AppliedPolicy } from "../retry/applied-policy.ts";
+import type { AppliedPolicy } from "../retry/applied-policy.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
@@ -63,17 +63,6 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
       type: ExecutionModeEnum,
       description: "How an agent runs its calls.",
       resolve: (e) => e.executionMode,
-    }),
-    retryPolicy: t.field({
-      type: RetryPolicyRef,
-      nullable: true,
-      description: "null = exactly one attempt.",
-      resolve: (e, _a, ctx) => appliedPolicy(ctx.surface.policyFor(e)),
-    }),
-    retryExplained: t.string({
-      description:
-        "Why a run gets the attempts it gets, in words: the name its policy was declared on, or why it has none (a BRANCH inherits nothing from what it wraps).",
-      resolve: (e, _a, ctx) => retryExplained(e, ctx.surface.policyFor(e)),
     }),
     pauses: t.exposeBoolean("pauses", { description: "It may park on interactions." }),
     timeoutSeconds: t.exposeFloat("timeoutSeconds", { description: "The per-attempt timeout." }),

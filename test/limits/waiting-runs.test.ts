@@ -107,6 +107,55 @@ describe("a synchronous dispatch waiting for a concurrency slot", () => {
     expect(calls).toEqual(["body 1"]);
   });
 
+  it("should let go of a waiter's idempotency key once its wait ran out: the same key sent again once the slot is free runs", async () => {
+    const { gates, dispatch, held } = await capped(1);
+    const { first, second, queued } = await held("charge-42");
+    expect(await second).toMatchObject({ id: queued.id, status: "FAILED", errorKind: "RATE_LIMITED" });
+    gates.shift()!();
+    expect((await first).status).toBe("SUCCEEDED");
+    const again = dispatch(2, "charge-42");
+    await until("the key's new run to hold the slot", () => gates.length === 1);
+    gates.shift()!();
+    const ran = await again;
+    expect(ran).toMatchObject({ status: "SUCCEEDED", content: [{ type: "text", text: "done 2" }] });
+    expect(ran.id).not.toBe(queued.id);
+  });
+
+  it("should stop a waiter's run cancelled between its claim and its launch: it ends CANCELLED, no body finishing", async () => {
+    const { rt, gates, calls, held } = await capped();
+    const { first, second, queued } = await held();
+    // The claim's answer is held back after its commit (group commit, a loaded event loop) until the cancel is in.
+    const claim = rt.runs.claim.bind(rt.runs);
+    let committed!: () => void;
+    const claimed = new Promise<void>((r) => (committed = r));
+    let answer!: () => void;
+    const answered = new Promise<void>((r) => (answer = r));
+    rt.runs.claim = async (...a: Parameters<typeof claim>) => {
+      const r = await claim(...a);
+      committed();
+      await answered;
+      return r;
+    };
+    gates.shift()!();
+    expect((await first).status).toBe("SUCCEEDED");
+    await claimed;
+    expect((await rt.runs.get(queued.id))!.status).toBe("RUNNING");
+    // The cancel reaches what this instance holds for the run (the wait's controller) before the claim answers.
+    const inner = rt.dispatcher as unknown as { cancelHeld(id: string): boolean };
+    const cancelHeld = inner.cancelHeld.bind(inner);
+    let reached = false;
+    inner.cancelHeld = (id) => ((reached = true), cancelHeld(id));
+    const cancelling = rt.dispatcher.cancelFor(as("USER"), queued.id);
+    await until("the cancel to reach the held run", () => reached);
+    answer();
+    // A body that did start sees its signal aborted; none finishes.
+    await until("the run to end", async () => (await rt.runs.get(queued.id))!.status !== "RUNNING" || gates.length > 0);
+    for (const release of gates.splice(0)) release();
+    expect(await second).toMatchObject({ id: queued.id, status: "CANCELLED" });
+    expect((await cancelling).status).toBe("CANCELLED");
+    expect(calls.filter((c) => c === "body 2").length).toBeLessThanOrEqual(1);
+  });
+
   it("should answer a re-issued idempotency key sent while the first dispatch waits with that run's outcome, taking no slot of its own", async () => {
     const { rt, gates, calls, dispatch, depth, held } = await capped();
     const { first, second, queued } = await held("charge-42");
