@@ -1,4 +1,5 @@
-import { describeIssues, type Issue } from "../errors.ts";
+import { ApiError, describeIssues, type Issue } from "../errors.ts";
+import type { Logger } from "../log.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { prepareInput } from "../registry/entries/prepare-input.ts";
 import { bakedOverrides } from "../registry/entries/preset-entry.ts";
@@ -56,4 +57,13 @@ export function invalidInput(name: string, issues: Issue[], redact: boolean): [s
     `invalid input for "${name}": ${redact ? "see issues" : describeIssues(issues)}`,
     { issues: redact ? issues.map((i) => ({ path: i.path, message: "is invalid" })) : issues },
   ];
+}
+
+/**
+ * A dispatch whose caller's connection closed before its run was stored: not run (a balancer may resend it), logged.
+ * Checked before admission control too, so a woken instance's backlog of gone callers is said as such, not shed.
+ */
+export function notRun(log: Pick<Logger, "info">, req: Pick<RunRequest, "tool">): ApiError {
+  log.info("not run: the caller's connection closed before the run was stored", { tool: req.tool });
+  return new ApiError("UNAVAILABLE", "the caller's connection closed before the run was stored; nothing was run");
 }

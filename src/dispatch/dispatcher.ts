@@ -2,12 +2,12 @@ import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import { requireVisibleRun } from "../auth/visibility.ts";
-import { ApiError, ToolError, type ErrorKind } from "../errors.ts";
+import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import { TOO_DEEP, tooDeepAt, tooDeepMessage } from "../tools/json-depth.ts";
 import { writeOnlyStrings } from "../tools/write-only.ts";
 import { InFlight } from "../runlog/in-flight.ts";
-import { invalidInput, notFound, requestedRun, validateInput } from "./admission.ts";
+import { invalidInput, notFound, notRun, requestedRun, validateInput } from "./admission.ts";
 import { refuseUnstorable, replayOf } from "./run-replay.ts";
 import { askHolder } from "./run-cancel.ts";
 import { cancelQueued, executeQueued, handBack, published, queued, queueRun, type Launcher } from "./run-queued.ts";
@@ -120,6 +120,7 @@ export class Dispatcher {
   async runDetailed(req: RunRequest): Promise<RunOutcome> {
     checkDispatchBounds(req);
     const { admission } = this.deps;
+    if (req.connection?.aborted) throw notRun(this.deps.log, req);
     if (admission && seesCuratedSurface(req.door)) {
       const leave = admission.enter();
       return this.runObserved(req).finally(leave);
@@ -199,11 +200,7 @@ export class Dispatcher {
       const first = this.scopes.get(scope) ?? (await boundedRead(() => this.deps.runs.byScope(scope)))?.id;
       if (first) return followFirst(first);
     }
-    if (req.connection?.aborted) {
-      this.settle.forget(base.id);
-      this.deps.log.info("not run: the caller's connection closed before the run was stored", { tool: req.tool });
-      throw new ApiError("UNAVAILABLE", "the caller's connection closed before the run was stored; nothing was run");
-    }
+    if (req.connection?.aborted) throw (this.settle.forget(base.id), notRun(this.deps.log, req));
     const ticket = await admitLimits(this.deps.flow, limits, req);
     if (ticket && "kind" in ticket)
       return this.settle.reject(base, ticket.kind, ticket.message, refusalDetails(ticket));

@@ -48,6 +48,8 @@ export const VALUE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "title",
   "refreshError",
   "lastError",
+  // Why a name gets its attempts, in words (it names entries, like a description).
+  "retryExplained",
 ]);
 
 /**
