@@ -33,6 +33,8 @@ export const failing = (name: string) => `${name}${FAILING}`;
 interface Token {
   counter: Counter;
   key: string;
+  /** When the window it was taken in ends (epoch ms): given back later, it would be a token of another window. */
+  until: number;
 }
 
 /** What a dispatch took at admission: its rate tokens, and its half-open trials (and `failing` marks). */
@@ -106,7 +108,9 @@ export class FlowControl {
    * it was not run (an idempotent follow, a failed start). Never throws.
    */
   async giveBack(taken: Taken): Promise<void> {
-    const tokens = taken.tokens.splice(0);
+    // A token whose window has ended is not given back: the window it belonged to is over (a waiter's, say).
+    const now = Date.now();
+    const tokens = taken.tokens.splice(0).filter((t) => t.until > now);
     const trials = [...taken.trials].filter((t) => !t.endsWith(FAILING));
     for (const t of trials) taken.trials.delete(t);
     await Promise.all([
@@ -278,8 +282,8 @@ export class FlowControl {
     const key = rate.per === "tool" ? "" : keyOf(caller);
     try {
       const at = shared ? `${key}|${rate.tokens}/${rate.intervalSeconds}` : key;
-      await counter.consume(at);
-      tokens?.push({ counter, key: at });
+      const res = await counter.consume(at);
+      tokens?.push({ counter, key: at, until: Date.now() + res.msBeforeNext });
       return null;
     } catch (e) {
       if (!isRefusal(e)) throw e;

@@ -240,4 +240,36 @@ describe("a synchronous dispatch waiting for a concurrency slot", () => {
     await first;
     expect(calls).toEqual(["body 1"]);
   });
+  it("should not give a waiter's rate token back into a later window when its wait runs out after its own window ended", async () => {
+    const app = new App();
+    const gates: (() => void)[] = [];
+    app.tool(
+      {
+        name: "charge",
+        description: "Waits for the test.",
+        input: z.object({ n: z.number() }),
+        limits: { concurrency: { max: 1, waitSeconds: 1 }, rate: { tokens: 3, intervalSeconds: 1 } },
+      },
+      async () => {
+        await new Promise<void>((r) => gates.push(r));
+        return "ok";
+      },
+    );
+    const rt = await testRuntime({ app });
+    runtimes.push(rt);
+    const run = (n: number, background = false) =>
+      rt.dispatcher.run({ tool: "charge", input: { n }, caller: as("USER"), door: "graphql", background });
+    const first = run(1);
+    await until("the first to hold the slot", () => gates.length === 1);
+    // Taken 150 ms into the first's window, the waiters' tokens are of it; their 1 s waits end after it.
+    await new Promise((r) => setTimeout(r, 150));
+    const waited = await Promise.all([run(2), run(3)]);
+    expect(waited.map((r) => r.errorKind)).toEqual(["RATE_LIMITED", "RATE_LIMITED"]);
+    gates.shift()!();
+    await first;
+    // One new window of 3 tokens: at most 3 of a burst of 5 are admitted.
+    const burst = await Promise.all([4, 5, 6, 7, 8].map((n) => run(n, true)));
+    for (const release of gates.splice(0)) release();
+    expect(burst.filter((r) => r.status !== "FAILED").length).toBeLessThanOrEqual(3);
+  });
 });
