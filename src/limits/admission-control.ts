@@ -1,5 +1,11 @@
 import { ApiError } from "../errors.ts";
 
+/** How often a busy process notes that its event loop turns; a gap longer than {@link PAUSED_MS} was a pause. */
+const TICK_MS = 250;
+const PAUSED_MS = 1000;
+/** The tick stops after this long without a dispatch (an idle process needs none). */
+const TICKER_IDLE_MS = 10_000;
+
 /** The `retryAfterSeconds` of a dispatch admission control refused. */
 export const SHED_RETRY_AFTER_SECONDS = 1;
 
@@ -20,6 +26,12 @@ export function shed(message: string): ApiError {
 export class AdmissionControl {
   private open = 0;
   private refusedCount = 0;
+  /** When this process last saw its event loop turn (a tick, or a dispatch entering). */
+  private lastTurn = 0;
+  /** Since when it has run without a pause (a SIGSTOP, a frozen VM): waits begun before were not the database's. */
+  private awakeSince = 0;
+  private lastEnter = 0;
+  private ticker: ReturnType<typeof setInterval> | null = null;
 
   constructor(
     private readonly maxInFlight: number,
@@ -34,7 +46,7 @@ export class AdmissionControl {
       this.refusedCount++;
       throw shed(`this instance has ${this.open} dispatches open (TAI_MAX_IN_FLIGHT); send the request again shortly`);
     }
-    const stalled = this.stalledMs();
+    const stalled = Math.min(this.stalledMs(), this.awakeMs());
     if (stalled > this.maxDbWaitMs) {
       this.refusedCount++;
       throw shed(
@@ -48,6 +60,30 @@ export class AdmissionControl {
       left = true;
       this.open--;
     };
+  }
+
+  /**
+   * How long this process has run without a pause. A process that was stopped (SIGSTOP, a frozen VM) finds its
+   * database operations "waiting" for as long as it was stopped, and a backlog of requests with them: they are not
+   * shed for that (the database answered meanwhile). A tick every {@link TICK_MS}, kept while dispatches come (it
+   * stops after {@link TICKER_IDLE_MS} without one), tells a pause from an idle spell.
+   */
+  private awakeMs(): number {
+    const now = Date.now();
+    this.lastEnter = now;
+    if (now - this.lastTurn > PAUSED_MS) this.awakeSince = now;
+    this.lastTurn = now;
+    this.ticker ??= setInterval(() => {
+      const t = Date.now();
+      if (t - this.lastTurn > PAUSED_MS) this.awakeSince = t;
+      this.lastTurn = t;
+      if (t - this.lastEnter > TICKER_IDLE_MS && this.ticker) {
+        clearInterval(this.ticker);
+        this.ticker = null;
+      }
+    }, TICK_MS);
+    this.ticker.unref();
+    return now - this.awakeSince;
   }
 
   /** The dispatches open now. */
