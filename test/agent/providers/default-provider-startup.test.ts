@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { until } from "../../graphql/support.ts";
 import { startCli, type CliProcess } from "../../helpers/cli.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tai42-default-provider-"));
@@ -21,9 +22,11 @@ describe("TAI_LLM_PROVIDER at tai serve's startup", () => {
       TAI_DEMO: "0",
     });
     await server.waitFor("listening on");
-    expect(server.stderr()).toContain(
-      'warning: TAI_LLM_PROVIDER names no LLM provider "weather-scrip" (known: openai-compatible, anthropic, scripted)',
-    );
+    // Written to stderr before "listening" goes to stdout; the two pipes may be read in either order.
+    const warning =
+      'warning: TAI_LLM_PROVIDER names no LLM provider "weather-scrip" (known: openai-compatible, anthropic, scripted)';
+    await until("the warning on stderr", () => server!.stderr().includes(warning), 10_000);
+    expect(server.stderr().split(warning).length - 1).toBe(1);
   }, 60_000);
 
   it("should say nothing of a provider a loaded module registers", async () => {
