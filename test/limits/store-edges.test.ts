@@ -25,15 +25,20 @@ describe("the limits' stores at their edges", () => {
   afterEach(async () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
+  /** A pool on a fresh PostgreSQL database, both gone after the test. */
+  const freshPool = async () => {
+    const db = await freshDatabase("postgres");
+    cleanup.push(db.drop);
+    const pool = new pg.Pool({ connectionString: db.url });
+    pool.on("error", () => {});
+    cleanup.push(() => pool.end());
+    return pool;
+  };
 
   it.skipIf(!withPostgres)(
     "should hold a PostgreSQL store whose first use failed to this instance's share, degraded, and share again once it opens",
     async () => {
-      const db = await freshDatabase("postgres");
-      cleanup.push(db.drop);
-      const pool = new pg.Pool({ connectionString: db.url });
-      pool.on("error", () => {});
-      cleanup.push(() => pool.end());
+      const pool = await freshPool();
       // The limits' first query fails (a blip as the counters' table is created); PostgreSQL answers after that.
       const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
       let failures = 1;
@@ -113,11 +118,7 @@ describe("the limits' stores at their edges", () => {
   it.skipIf(!withPostgres)(
     "should hold a lowered PostgreSQL cap under racing acquires while a slot above it is still held",
     async () => {
-      const db = await freshDatabase("postgres");
-      cleanup.push(db.drop);
-      const pool = new pg.Pool({ connectionString: db.url });
-      pool.on("error", () => {});
-      cleanup.push(() => pool.end());
+      const pool = await freshPool();
       const a = new PostgresSlots(pool, quiet(), () => {});
       const b = new PostgresSlots(pool, quiet(), () => {});
       cleanup.push(
