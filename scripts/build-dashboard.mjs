@@ -4,7 +4,7 @@
 // other source.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 /** The dashboard's sources, relative to the package root: bundled by esbuild, never compiled by tsc. */
 export const DASHBOARD_SRC = "src/dashboard";
@@ -16,6 +16,30 @@ const ENTRY = `${DASHBOARD_SRC}/main.tsx`;
 
 /** Files of src/dashboard/public/ are copied into assets/ under their own names (the favicon). */
 const PUBLIC = `${DASHBOARD_SRC}/public`;
+
+/**
+ * Where the build writes ajv's standalone validator of the draft 2020-12 meta-schema, relative to the package root
+ * (git-ignored, not shipped: it is bundled into the dashboard's script). The dashboard imports it as
+ * `tai42-meta-schema-validator`.
+ */
+export const META_VALIDATOR = "dist/dashboard-gen/meta-schema-2020-12.cjs";
+
+/**
+ * Writes {@link META_VALIDATOR}: ajv compiles the meta-schema it ships (draft 2020-12, with its vocabularies) into
+ * plain JavaScript here, at build time, so the page validates schemas without `new Function`, which its
+ * Content-Security-Policy forbids. The code requires only ajv's runtime helpers (`ajv/dist/runtime/*`), which esbuild
+ * bundles. Formats are not checked (the server, with ajv-formats, checks them on save).
+ */
+export function writeMetaValidator(root) {
+  const require = createRequire(join(root, "package.json"));
+  const { Ajv2020 } = require("ajv/dist/2020.js");
+  const standalone = require("ajv/dist/standalone/index.js").default;
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, code: { source: true } });
+  const code = standalone(ajv, ajv.getSchema("https://json-schema.org/draft/2020-12/schema"));
+  const file = join(root, META_VALIDATOR);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, code);
+}
 
 /** Whether the bundle is missing (removed by hand, or never built). */
 export function dashboardMissing(root) {
@@ -29,6 +53,7 @@ export function esbuildAt(root) {
 
 /** The bundle's esbuild options (the tests bundle with them too, to see what goes in). */
 export function bundleOptions(root, { quiet = false } = {}) {
+  writeMetaValidator(root);
   return {
     absWorkingDir: root,
     entryPoints: { app: ENTRY },
@@ -45,6 +70,7 @@ export function bundleOptions(root, { quiet = false } = {}) {
     // `tai42/client` resolves to its TypeScript source, bundled like the dashboard's own.
     conditions: ["tai42-source"],
     define: { "process.env.NODE_ENV": '"production"' },
+    alias: { "tai42-meta-schema-validator": `./${META_VALIDATOR}` },
     // @rjsf/core's test registry imports the ajv validator without declaring it; nothing
     // the dashboard uses reaches that code, and the forms validate without eval
     // (src/dashboard/forms/), so it is never bundled or installed.

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bundleOptions, esbuildAt } from "../../scripts/build-dashboard.mjs";
+import { bundleOptions, esbuildAt, META_VALIDATOR } from "../../scripts/build-dashboard.mjs";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);
@@ -48,13 +48,13 @@ describe("the dashboard bundle", () => {
     bundle = { inputs: Object.keys(result.metafile.inputs), shipped, script };
   }, 120_000);
 
-  it("should hold only browser code: the dashboard, tai42/client, the tier matrix and browser packages", () => {
+  it("should hold only browser code: the dashboard, tai42/client, the tier matrix, the generated meta-schema validator and browser packages", () => {
     const { inputs } = bundle;
     expect(inputs.some((i) => i.startsWith("src/dashboard/"))).toBe(true);
     expect(inputs.some((i) => i.startsWith("src/client/"))).toBe(true);
     const allowed = (i: string) =>
       /^(src\/dashboard\/|src\/client\/)/.test(i) ||
-      ["src/auth/tiers.ts", "src/auth/roles.ts"].includes(i) ||
+      ["src/auth/tiers.ts", "src/auth/roles.ts", META_VALIDATOR].includes(i) ||
       inPackage(i) !== undefined;
     expect(inputs.filter((i) => !allowed(i))).toEqual([]);
     const packages = new Set(
@@ -77,7 +77,13 @@ describe("the dashboard bundle", () => {
         .map(packageOf),
     );
     expect(shipped).toContain("@rjsf/core");
-    for (const p of ["ajv", "@rjsf/validator-ajv8"]) expect(shipped, p).not.toContain(p);
+    expect(shipped).not.toContain("@rjsf/validator-ajv8");
+    // The meta-schema validator ajv compiled at build time is shipped, with the runtime helpers it requires, and
+    // nothing else of ajv (its compiler makes code from strings).
+    expect(bundle.shipped).toContain(META_VALIDATOR);
+    const ajvFiles = bundle.shipped.map(inPackage).filter((p) => p?.startsWith("ajv/"));
+    expect(ajvFiles.length).toBeGreaterThan(0);
+    expect(ajvFiles.filter((p) => !p!.startsWith("ajv/dist/runtime/"))).toEqual([]);
     const evals = [/\bnew Function\s*\(/, /(?<![\w$.])Function\s*\(/, /(?<![\w$.])eval\s*\(/].flatMap(
       (re) => bundle.script.match(new RegExp(re, "g")) ?? [],
     );

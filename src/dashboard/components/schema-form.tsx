@@ -1,8 +1,20 @@
 import Form from "@rjsf/core";
 import type { RJSFSchema } from "@rjsf/utils";
 import type { ReactNode } from "react";
+import { metaSchemaUi, validateMetaFields } from "../forms/meta-schema.ts";
 import { formValidator } from "../forms/validator.ts";
 import { Fallback } from "./fallback.tsx";
+import { SchemaEditorField, type SchemaEditorContext } from "./schema-editor.tsx";
+
+/** A property declared as a `$ref` to the draft 2020-12 meta-schema is drawn with the schema editor. */
+const FIELDS = { jsonSchema: SchemaEditorField };
+
+/** The preview a schema editor shows: the form the edited schema draws, inside the outer form (so not a `<form>`). */
+const EDITOR_CONTEXT: SchemaEditorContext = {
+  preview: (schema, id) => (
+    <SchemaForm schema={schema} id={id} submitLabel="" onSubmit={() => {}} actions={false} nested />
+  ),
+};
 
 /**
  * The schema as the form draws it: `$schema` goes (the validator is 2020-12 whatever it
@@ -45,6 +57,8 @@ export interface SchemaFormProps {
   actions?: boolean;
   /** Called when a submit finds problems (they show beside their fields). */
   onInvalid?(): void;
+  /** Drawn inside another form (a schema editor's preview): a `<div>`, since a form may not hold a form. */
+  nested?: boolean;
 }
 
 /**
@@ -71,10 +85,19 @@ function DrawnForm({
   formId,
   actions = true,
   onInvalid,
+  nested,
 }: SchemaFormProps) {
   return (
     <Form
       schema={formSchema(schema)}
+      uiSchema={metaSchemaUi(schema)}
+      fields={FIELDS}
+      formContext={EDITOR_CONTEXT}
+      customValidate={(data, errors) => {
+        validateMetaFields(schema, data, errors);
+        return errors;
+      }}
+      tagName={nested ? "div" : undefined}
       validator={formValidator}
       formData={value}
       idPrefix={id}
