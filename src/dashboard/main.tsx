@@ -5,6 +5,7 @@ import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/forms.css";
 import "./styles/screens.css";
+import "./styles/editors.css";
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

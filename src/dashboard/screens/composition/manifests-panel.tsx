@@ -7,19 +7,31 @@ import { useClient } from "../../connection.tsx";
 import { ActivateManifestMutation, ManifestsQuery, type Manifest } from "../../api/composition.ts";
 import { useAction } from "../../api/use-action.ts";
 import { useQuery } from "../../api/use-query.ts";
+import { ManifestDiff } from "./manifest-diff.tsx";
+import { ManifestEditor, type EditorStart } from "./manifest-editor.tsx";
 
-/** Stored manifests: each one's document and versions; activating one swaps the surface. */
+/**
+ * Stored manifests: each one's document and versions; the editor writes a new one or a new version of one;
+ * activating one swaps the surface, after showing what changes.
+ */
 export function ManifestsPanel() {
   const manifests = useQuery(ManifestsQuery, {});
   const [selected, setSelected] = useState<string | null>(null);
+  const [editing, setEditing] = useState<EditorStart | null>(null);
   const list = manifests.data?.manifests ?? [];
   const current = list.find((m) => m.name === selected) ?? list.find((m) => m.active) ?? list[0];
+  const active = list.find((m) => m.active) ?? null;
   return (
     <div className="split">
       <section className="panel" aria-label="Manifests">
         <header>
           <h2>Manifests</h2>
-          <span className="muted">{list.length}</span>
+          <span className="row">
+            <span className="muted">{list.length}</span>
+            <button className="primary small" onClick={() => setEditing({ mode: "new" })}>
+              New manifest
+            </button>
+          </span>
         </header>
         <ErrorNote error={manifests.error} />
         <div className="body flush">
@@ -34,7 +46,10 @@ export function ManifestsPanel() {
               <li key={m.name}>
                 <button
                   className={`item${m.name === current?.name ? " active" : ""}`}
-                  onClick={() => setSelected(m.name)}
+                  onClick={() => {
+                    setSelected(m.name);
+                    setEditing(null);
+                  }}
                   data-manifest={m.name}
                 >
                   <div className="spread">
@@ -51,11 +66,26 @@ export function ManifestsPanel() {
           </ul>
         </div>
       </section>
-      {current ? (
+      {editing ? (
+        <ManifestEditor
+          key={editing.mode === "new" ? "new" : `${editing.mode}:${editing.manifest.name}@${editing.manifest.version}`}
+          start={editing}
+          onSaved={(name) => {
+            setEditing(null);
+            setSelected(name);
+            manifests.reload();
+          }}
+          onCancel={() => {
+            setEditing(null);
+            manifests.reload();
+          }}
+        />
+      ) : current ? (
         <ManifestView
           key={`${current.name}@${current.version}`}
           manifest={current}
-          activeName={list.find((m) => m.active)?.name ?? null}
+          active={active}
+          onEdit={(mode) => setEditing({ mode, manifest: current })}
           onActivated={manifests.reload}
         />
       ) : (
@@ -67,13 +97,16 @@ export function ManifestsPanel() {
 
 function ManifestView({
   manifest: m,
-  activeName,
+  active,
+  onEdit,
   onActivated,
 }: {
   manifest: Manifest;
-  activeName: string | null;
+  active: Manifest | null;
+  onEdit(mode: "edit" | "copy"): void;
   onActivated(): void;
 }) {
+  const activeName = active?.name ?? null;
   const client = useClient();
   const { busy, error, run } = useAction();
   const [asking, setAsking] = useState(false);
@@ -90,17 +123,26 @@ function ManifestView({
           <h2 className="mono">{m.name}</h2>
           {m.active ? <Badge tone="ok">active</Badge> : <Badge>inactive</Badge>}
         </div>
-        {!m.active && !asking && (
-          <button className="primary" onClick={() => setAsking(true)}>
-            Activate
+        <div className="row">
+          <button className="small" onClick={() => onEdit("edit")}>
+            Edit
           </button>
-        )}
+          <button className="small" onClick={() => onEdit("copy")}>
+            Copy
+          </button>
+          {!m.active && !asking && (
+            <button className="primary" onClick={() => setAsking(true)}>
+              Activate
+            </button>
+          )}
+        </div>
       </header>
       {asking && (
         <div className="note warn" role="alertdialog" aria-label="Confirm activation">
           Activate {m.name} v{m.version}? It replaces{" "}
           {activeName ? `the active manifest ${activeName}` : "the whole registered surface"} for every caller at once:
           names it does not select leave the surface.
+          <ManifestDiff current={active?.document ?? null} currentName={activeName} next={m.document} />
           <div className="row">
             <button className="primary small" onClick={activate} disabled={busy}>
               {busy ? "Activating…" : `Activate ${m.name}`}
