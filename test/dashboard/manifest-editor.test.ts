@@ -59,6 +59,8 @@ describe.skipIf(!present)("the dashboard's manifest editor, in headless Chromium
     await editor.getByRole("radio", { name: "JSON" }).check();
     const json = JSON.parse(await text.inputValue());
     expect(json).toEqual({ name: "nightly", description: "Echo and sums.", tools: { include: ["echo", "calculate"] } });
+    await text.fill('{\n  "name": "nightly",\n  "tools": }\n');
+    await editor.getByTestId("parse-state").filter({ hasText: "Line 3, column 12: a value was expected" }).waitFor();
     await text.fill(JSON.stringify({ ...json, tools: { include: ["echo", "calculate", "clock"] } }, null, 2));
     await editor.getByTestId("parse-state").filter({ hasText: "Parses as JSON" }).waitFor();
     await editor.getByRole("button", { name: "Create manifest" }).click();
@@ -68,6 +70,13 @@ describe.skipIf(!present)("the dashboard's manifest editor, in headless Chromium
       active: false,
       document: { tools: { include: ["echo", "calculate", "clock"] } },
     });
+
+    // A copy is a new manifest under a new name; the original stays as it was.
+    await page.getByRole("region", { name: "Manifest nightly" }).getByRole("button", { name: "Copy" }).click();
+    await expect(text.inputValue()).resolves.toMatch(/^name: nightly-copy\ndescription: Echo and sums\.\n/);
+    await editor.getByRole("button", { name: "Create manifest" }).click();
+    await page.locator("[data-manifest=nightly-copy]").getByText("v1").waitFor();
+    expect(await server.rt.manifests.get("nightly")).toMatchObject({ version: 1 });
     dash.expectClean();
   });
 

@@ -1,3 +1,4 @@
+import { parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import YAML from "yaml";
 
 /** How the manifest editor shows a manifest: as `tai manifests export` writes it, in YAML or JSON. */
@@ -57,19 +58,46 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
   return { line: before.length, column: before[before.length - 1]!.length + 1 };
 }
 
+/**
+ * Strict JSON, located: JSON.parse says whether the text is JSON, and jsonc-parser (comments and trailing commas
+ * refused) where it first goes wrong — V8's own messages often give no position.
+ */
 function parseJson(text: string): { value: unknown } | { problem: TextProblem } {
   try {
     return { value: JSON.parse(text) as unknown };
   } catch (e) {
-    const message = (e as Error).message;
-    const said = /line (\d+) column (\d+)/.exec(message);
-    if (said) return { problem: { message, line: Number(said[1]), column: Number(said[2]) } };
-    const at = /position (\d+)/.exec(message);
-    if (at) return { problem: { message, ...lineColumn(text, Number(at[1])) } };
-    // "Unexpected end of JSON input": the text stops too early.
-    return { problem: { message, ...lineColumn(text, text.length) } };
+    const errors: ParseError[] = [];
+    parseTree(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+    const first = errors[0];
+    if (!first) return { problem: { message: (e as Error).message } };
+    return {
+      problem: {
+        message: JSON_PROBLEM[printParseErrorCode(first.error)] ?? (e as Error).message,
+        ...lineColumn(text, first.offset),
+      },
+    };
   }
 }
+
+/** jsonc-parser's error codes, in words. */
+const JSON_PROBLEM: Record<string, string> = {
+  InvalidSymbol: "not JSON here",
+  InvalidNumberFormat: "not a number",
+  PropertyNameExpected: "a property name (in double quotes) was expected",
+  ValueExpected: "a value was expected",
+  ColonExpected: "a colon was expected",
+  CommaExpected: "a comma was expected",
+  CloseBraceExpected: "a closing } was expected",
+  CloseBracketExpected: "a closing ] was expected",
+  EndOfFileExpected: "the text should end here",
+  InvalidCommentToken: "JSON has no comments",
+  UnexpectedEndOfComment: "JSON has no comments",
+  UnexpectedEndOfString: "the string is not closed",
+  UnexpectedEndOfNumber: "the number is cut short",
+  InvalidUnicode: "an invalid \\u escape",
+  InvalidEscapeCharacter: "an invalid escape",
+  InvalidCharacter: "a character not allowed in a string",
+};
 
 function parseYaml(text: string): { value: unknown } | { problem: TextProblem } {
   const doc = YAML.parseDocument(text, { prettyErrors: true });

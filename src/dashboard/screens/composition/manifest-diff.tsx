@@ -24,6 +24,12 @@ export function ManifestDiff({
       <h4>
         Against {currentName ? `the active manifest ${currentName}` : "the whole registered surface (no manifest)"}
       </h4>
+      {!current && (
+        <span className="muted">
+          No manifest is active, so every registered name is served: a <code>tools.include</code> below is what stays,
+          and every other name leaves the surface.
+        </span>
+      )}
       {changes.length ? (
         <ul className="changes">
           {changes.map((c, i) => (
