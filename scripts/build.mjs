@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Compiles src/ to dist/ (JavaScript, declarations, source maps) with tsc, bundles the
-// dashboard (src/dashboard/ → dist/dashboard/, scripts/build-dashboard.mjs) and stamps the
+// dashboard (src/dashboard/ → dist/dashboard/, scripts/build-dashboard.mjs), builds the
+// client package (src/client/ → packages/client/dist/, packages/client/build.mjs) and stamps the
 // result, so that `bin/tai.mjs` can tell compiled output from stale output cheaply.
 //
 //   node scripts/build.mjs              build (incremental: tsc keeps dist/.tsbuildinfo)
@@ -38,6 +39,22 @@ const ASSET = /\.(mjs|cjs|json)$/;
  * imports this file on every command, and a checkout without src/dashboard/ need not ship it.
  */
 const dashboard = () => builtin("node:module").createRequire(import.meta.url)("./build-dashboard.mjs");
+
+/** The client package's build, in a checkout that has it: @tai42/client's dist/ is built with the server's. */
+const clientBuild = (root) => join(root, "packages", "client", "build.mjs");
+
+/** Builds packages/client/dist from src/client/ (packages/client/build.mjs); throws when it fails. */
+function buildClientPackage(root, quiet) {
+  const r = builtin("node:child_process").spawnSync(process.execPath, [clientBuild(root)], {
+    cwd: root,
+    stdio: quiet ? ["ignore", "pipe", "pipe"] : ["ignore", "ignore", "inherit"],
+    encoding: "utf8",
+  });
+  if (r.status !== 0) {
+    if (quiet) process.stderr.write(`${r.stdout ?? ""}${r.stderr ?? ""}`);
+    throw new Error(`packages/client/build.mjs failed (exit ${r.status}): @tai42/client's dist/ was not updated`);
+  }
+}
 
 /** Whether src/dashboard/ is there (then dist/dashboard/ is built from it, not by tsc). */
 const withDashboard = (root) => existsSync(join(root, "src", "dashboard", "main.tsx"));
@@ -180,6 +197,7 @@ export function build(root = here, { quiet = false } = {}) {
   }
   pruneOrphans(root);
   if (withDashboard(root)) dashboard().buildDashboard(root, { quiet });
+  if (existsSync(clientBuild(root))) buildClientPackage(root, quiet);
   writeStamp(root);
 }
 

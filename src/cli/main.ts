@@ -11,6 +11,7 @@ import { registerConnectorCommands } from "./connector-commands.ts";
 import { registerScheduleCommands } from "./schedule-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
 import { registerRunCommands } from "./run-commands.ts";
+import { registerTypesCommand } from "./types-command.ts";
 
 type RunOptions = { input: Record<string, unknown>; key?: string; idempotencyKey?: string; background?: boolean };
 
@@ -171,6 +172,7 @@ registerConnectorCommands(program);
 registerScheduleCommands(program);
 registerMcpCommand(program);
 registerRunCommands(program);
+registerTypesCommand(program);
 
 // A reader that stops early (`tai tools list | head`) ends the output, not with a stack trace.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {

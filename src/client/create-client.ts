@@ -19,12 +19,13 @@ import {
   type ToolRunPage,
 } from "./documents.ts";
 import { TaiTransportError } from "./errors.ts";
-import type { TadaDocumentNode } from "./graphql.ts";
+import type { TadaDocumentNode, Undefinable } from "./graphql.ts";
 import { postOperation, queryOf, type HttpOptions } from "./http.ts";
 import { retryPolicy, type RetryOptions } from "./retry.ts";
 import { sseTransport } from "./sse-transport.ts";
 import { agentStreamCursor, openStream, runEventsCursor, type Cursor } from "./stream-cursors.ts";
 import { subscribeChannel } from "./subscribe-channel.ts";
+import type { ToolInputArg, ToolMap, ToolName, ToolOutput, TypedToolRun, UntypedTools } from "./tool-types.ts";
 import type { Transport } from "./transport.ts";
 import { waitForRun, type WaitOptions, type WaitSources } from "./wait-for-run.ts";
 import { wsTransport } from "./ws-transport.ts";
@@ -37,38 +38,39 @@ export interface TaiClientOptions {
    * An API key, sent as `Authorization: Bearer <key>` (and as graphql-ws `connectionParams.authorization`). Anonymous
    * without one.
    */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /**
    * How subscriptions travel: graphql-ws over one WebSocket, or GraphQL over SSE with one
    * streamed request per subscription. Requests always use HTTP POST.
    * @default "ws"
    */
-  transport?: "ws" | "sse";
+  transport?: "ws" | "sse" | undefined;
   /**
    * A WebSocket constructor, for a runtime without a global one (Node before 22: `import WebSocket from "ws"`).
    * @default globalThis.WebSocket
    */
   webSocketImpl?: unknown;
   /** The fetch used for requests and SSE streams. @default globalThis.fetch */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /** How `runEvents` and `agentStream` retry resuming after a lost connection. */
-  retry?: RetryOptions;
+  retry?: RetryOptions | undefined;
 }
 
 /** Per-call options of a request. */
 export interface RequestOptions {
   /** Aborts the request. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** The arguments after a document: its variables (optional when the document requires none), then options. */
 // `{} extends Variables`: true exactly when every variable is optional. `NoInfer`: the
 // variables' type comes from the document alone; inferred from the object passed too, it
 // would take that object's keys, and a variable the document does not declare would compile.
+// `Variables |`: a generic caller's own `V` stays assignable; `Undefinable`: an optional variable may be `undefined`.
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type
 export type OperationArgs<Variables> = {} extends Variables
-  ? [variables?: NoInfer<Variables>, options?: RequestOptions]
-  : [variables: NoInfer<Variables>, options?: RequestOptions];
+  ? [variables?: NoInfer<Variables | Undefinable<Variables>>, options?: RequestOptions]
+  : [variables: NoInfer<Variables | Undefinable<Variables>>, options?: RequestOptions];
 
 /** A subscription as an async iterator: `for await` reads it; `break` (or `return()`) ends it on the server. */
 export interface TaiSubscription<T> extends AsyncIterableIterator<T, undefined> {
@@ -85,18 +87,21 @@ export interface TaiStream<T> extends TaiSubscription<T> {
 /** The options of a dispatch besides the tool and its input. */
 export interface DispatchOptions extends RequestOptions {
   /** A re-issued dispatch with the same key, tool and caller returns the first run instead of running again. */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Shortens the tool's own timeout for this run. */
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
   /**
    * Runs it in the background: the run is answered at once, `QUEUED`, and an instance executes it
    * (docs/run-lifecycle.md §11); {@link TaiClient.waitForRun} waits for it to end.
    */
-  background?: boolean;
+  background?: boolean | undefined;
 }
 
-/** A typed client of one tai42 server. */
-export interface TaiClient {
+/**
+ * A typed client of one tai42 server. `Tools` types `dispatch`: the map `tai types` writes
+ * (docs/client.md, "Typed tool calls"); without it any tool name and input compile.
+ */
+export interface TaiClient<Tools extends ToolMap<Tools> = UntypedTools> {
   /**
    * Runs a query or mutation over HTTP and returns its typed `data`; throws {@link TaiGraphQLError} when the server
    * answers with errors.
@@ -116,9 +121,14 @@ export interface TaiClient {
   ): TaiSubscription<Result>;
   /**
    * Runs a tool through the dispatch chokepoint and returns its run: a failed, forbidden or invalid run is data
-   * (`status: "FAILED"`, `errorKind`).
+   * (`status: "FAILED"`, `errorKind`). With a tool map, `tool` must be one of its names, `input` must be that tool's
+   * input, and the run's `data` is typed as its output (or null).
    */
-  dispatch(tool: string, input: Record<string, unknown>, options?: DispatchOptions): Promise<ToolRun>;
+  dispatch<Name extends ToolName<Tools>>(
+    tool: Name,
+    input: ToolInputArg<Tools, Name>,
+    options?: DispatchOptions,
+  ): Promise<TypedToolRun<ToolOutput<Tools, Name>>>;
   /**
    * Waits until the run's status is not QUEUED or RUNNING (SUCCEEDED, FAILED, CANCELLED, PARKED or
    * OUTCOME_UNKNOWN) and returns it. It follows the run's events (resumed across reconnects), and
@@ -145,7 +155,11 @@ export interface TaiClient {
    * replayed first; without it, the stream starts live (and until its first event
    * arrives, a lost connection may lose events: pass `afterSeq` to be exact from the start).
    */
-  runEvents(filter?: { afterSeq?: number; runId?: string; tool?: string }): TaiStream<RunEvent>;
+  runEvents(filter?: {
+    afterSeq?: number | undefined;
+    runId?: string | undefined;
+    tool?: string | undefined;
+  }): TaiStream<RunEvent>;
   /**
    * Starts an agent run (or, with `runId`, joins one after `afterSeq`) and yields its
    * events, each exactly once and in order, until the terminal event (`final: true`).
@@ -153,13 +167,21 @@ export interface TaiClient {
    * lost before the first event of a new run ends the stream (resubscribing could start a
    * second run). A failed run ends it with a {@link TaiGraphQLError} (`AGENT_RUN_FAILED`).
    */
-  agentStream(input: AgentRunInput, options?: { runId?: string; afterSeq?: number }): TaiStream<StreamEvent>;
+  agentStream(
+    input: AgentRunInput,
+    options?: { runId?: string | undefined; afterSeq?: number | undefined },
+  ): TaiStream<StreamEvent>;
   /** Ends every open subscription and closes the client's connections. */
   close(): Promise<void>;
 }
 
-/** Creates a typed client of the tai42 server at `options.url`; works in browsers and in Node. */
-export function createTaiClient(options: TaiClientOptions): TaiClient {
+/**
+ * Creates a typed client of the tai42 server at `options.url`; works in browsers and in Node.
+ * `createTaiClient<TaiTools>(…)`, with the map `tai types` wrote, types `dispatch`.
+ */
+export function createTaiClient<Tools extends ToolMap<Tools> = UntypedTools>(
+  options: TaiClientOptions,
+): TaiClient<Tools> {
   checkTransport(options.transport);
   const url = absoluteUrl(options.url);
   const http: HttpOptions = { url, apiKey: options.apiKey, fetch: options.fetch ?? globalFetch };
@@ -173,11 +195,9 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
   };
 
   function request<R, V>(document: TadaDocumentNode<R, V>, ...[variables, opts]: OperationArgs<V>): Promise<R> {
-    return postOperation(
-      http,
-      { query: queryOf(document), variables: variables as Record<string, unknown> | undefined },
-      opts?.signal,
-    ) as Promise<R>;
+    const query = queryOf(document);
+    const wire = variables ? { query, variables: variables as Record<string, unknown> } : { query };
+    return postOperation(http, wire, opts?.signal) as Promise<R>;
   }
 
   function stream<T>(query: string, variables: Record<string, unknown>, cursor: Cursor<T>): TaiStream<T> {
@@ -193,9 +213,18 @@ export function createTaiClient(options: TaiClientOptions): TaiClient {
       return subscribeChannel<R>(transport, open, queryOf(document), variables as Record<string, unknown> | undefined);
     },
 
-    async dispatch(tool, input, { idempotencyKey, timeoutSeconds, background, signal } = {}) {
-      const vars = { input: { tool, input, idempotencyKey, timeoutSeconds, background } };
-      return (await request(DispatchMutation, vars, { signal })).dispatch;
+    async dispatch<Name extends ToolName<Tools>>(
+      tool: Name,
+      input: ToolInputArg<Tools, Name>,
+      { idempotencyKey, timeoutSeconds, background, signal }: DispatchOptions = {},
+    ) {
+      const vars = {
+        input: { tool, input: input as Record<string, unknown>, idempotencyKey, timeoutSeconds, background },
+      };
+      const run = (await request(DispatchMutation, vars, { signal })).dispatch;
+      // The server validated `input` against the tool's input schema and `data` against its output schema: the
+      // schemas `tai types` wrote the map's types from.
+      return run as unknown as TypedToolRun<ToolOutput<Tools, Name>>;
     },
 
     waitForRun: (id, opts) => waitForRun(waitSources(request, stream), id, opts),

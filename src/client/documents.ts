@@ -1,4 +1,4 @@
-import { graphql, type ResultOf, type VariablesOf } from "./graphql.ts";
+import { graphql, type ResultOf, type Undefinable, type VariablesOf } from "./graphql.ts";
 
 /** Every field of a run the client's own operations select. */
 export const ToolRunFields = graphql(`
@@ -115,7 +115,10 @@ export const RunsQuery = graphql(
 export type ToolRunPage = ResultOf<typeof RunsQuery>["runs"];
 
 /** What `runs` filters on (every field optional; times are ISO-8601). */
-export type RunsFilter = Omit<VariablesOf<typeof RunsQuery>, "first" | "after"> & { first?: number; after?: string };
+export type RunsFilter = Undefinable<Omit<VariablesOf<typeof RunsQuery>, "first" | "after">> & {
+  first?: number | undefined;
+  after?: string | undefined;
+};
 
 export const AgentRunsQuery = graphql(`
   query AgentRuns($status: AgentRunStatus, $agent: String, $first: Int, $after: String) {
@@ -148,10 +151,10 @@ export type AgentRunPage = ResultOf<typeof AgentRunsQuery>["agentRuns"];
 
 /** What `agentRuns` filters on. */
 export type AgentRunsFilter = {
-  status?: VariablesOf<typeof AgentRunsQuery>["status"];
-  agent?: string;
-  first?: number;
-  after?: string;
+  status?: VariablesOf<typeof AgentRunsQuery>["status"] | undefined;
+  agent?: string | undefined;
+  first?: number | undefined;
+  after?: string | undefined;
 };
 
 export const AnswerInteractionMutation = graphql(

@@ -41,11 +41,14 @@ export class TaiGraphQLError extends Error {
 export class TaiTransportError extends Error {
   override readonly name = "TaiTransportError";
   /** The HTTP status, when the server answered with one. */
-  readonly status?: number;
+  readonly status?: number | undefined;
   /** The WebSocket close code, when a socket closed. */
-  readonly closeCode?: number;
+  readonly closeCode?: number | undefined;
 
-  constructor(message: string, options: { status?: number; closeCode?: number; cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    options: { status?: number | undefined; closeCode?: number | undefined; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.status = options.status;
     this.closeCode = options.closeCode;

@@ -49,5 +49,16 @@ export interface TaiGraphQL extends Pick<Tada, "scalar" | "persisted" | "__name"
  */
 export const graphql: TaiGraphQL = tada as TaiGraphQL;
 
+/**
+ * `T` with `undefined` allowed in its optional properties: what a caller compiled with
+ * `exactOptionalPropertyTypes` may pass (`{ tool: maybeName }`); gql.tada's variables take
+ * `null` there, and `undefined` is left out of the JSON sent.
+ */
+// `{} extends Pick<T, K>`: true exactly when K is optional.
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export type Undefinable<T> = { [K in keyof T]: {} extends Pick<T, K> ? Loose<T[K]> | undefined : Loose<T[K]> };
+/** An input object's own optional properties made {@link Undefinable} too (lists and scalars as they are). */
+type Loose<V> = V extends readonly unknown[] ? V : V extends object ? Undefinable<V> : V;
+
 export { readFragment } from "gql.tada";
 export type { FragmentOf, ResultOf, VariablesOf, TadaDocumentNode } from "gql.tada";

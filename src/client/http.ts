@@ -14,7 +14,7 @@ export function queryOf(document: object): string {
 /** Where and how requests go over HTTP. */
 export interface HttpOptions {
   url: string;
-  apiKey?: string;
+  apiKey?: string | undefined;
   fetch: typeof fetch;
 }
 
@@ -24,7 +24,11 @@ export interface HttpOptions {
  * carries errors, and {@link TaiTransportError} when there is no GraphQL answer at all.
  * An aborted `signal` rejects with its reason, as fetch does.
  */
-export async function postOperation(http: HttpOptions, request: WireRequest, signal?: AbortSignal): Promise<unknown> {
+export async function postOperation(
+  http: HttpOptions,
+  request: WireRequest,
+  signal?: AbortSignal | undefined,
+): Promise<unknown> {
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/graphql-response+json, application/json",
@@ -34,7 +38,7 @@ export async function postOperation(http: HttpOptions, request: WireRequest, sig
   const send = http.fetch;
   let res: Response;
   try {
-    res = await send(http.url, { method: "POST", headers, body: JSON.stringify(request), signal });
+    res = await send(http.url, { method: "POST", headers, body: JSON.stringify(request), signal: signal ?? null });
   } catch (e) {
     if (signal?.aborted) throw e;
     throw new TaiTransportError(`could not reach ${http.url}: ${(e as Error).message}`, { cause: e });

@@ -30,4 +30,14 @@ export type {
 export { TaiGraphQLError, TaiTransportError } from "./errors.ts";
 export type { TaiErrorEntry } from "./errors.ts";
 export type { RetryOptions } from "./retry.ts";
+export type {
+  ToolInput,
+  ToolInputArg,
+  ToolMap,
+  ToolName,
+  ToolOutput,
+  ToolTypes,
+  TypedToolRun,
+  UntypedTools,
+} from "./tool-types.ts";
 export type { WaitOptions } from "./wait-for-run.ts";

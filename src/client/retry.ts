@@ -5,16 +5,16 @@ export interface RetryOptions {
    * the stream gives up with the last error. An event received resets the count.
    * @default 5
    */
-  attempts?: number;
+  attempts?: number | undefined;
   /**
    * The wait before resumption number `attempt` (1-based), in milliseconds.
    * @default 500 ms doubling up to 8 s, plus up to 250 ms of random jitter
    */
-  delayMs?: (attempt: number) => number;
+  delayMs?: ((attempt: number) => number) | undefined;
 }
 
 /** {@link RetryOptions} with every default applied. */
-export type RetryPolicy = Required<RetryOptions>;
+export type RetryPolicy = { attempts: number; delayMs: (attempt: number) => number };
 
 /**
  * Exponential backoff from 500 ms, capped at 8 s, with jitter so that clients cut off together do not return together.

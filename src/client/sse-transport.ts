@@ -5,9 +5,9 @@ import type { Transport } from "./transport.ts";
 export interface SseTransportOptions {
   /** The http(s):// URL of /graphql. */
   url: string;
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The fetch implementation; the global one by default. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /**

@@ -21,18 +21,15 @@ export function subscribeChannel<R>(
     open.delete(channel);
     channel.end(error);
   };
-  const unsubscribe = transport.subscribe(
-    { query, variables },
-    {
-      next: (result) => {
-        if (!result.errors?.length) return channel.push(result.data as R);
-        end(new TaiGraphQLError(result.errors, result.data));
-        unsubscribe();
-      },
-      error: (cause) => end(classify(cause).error),
-      complete: () => end(),
+  const unsubscribe = transport.subscribe(variables ? { query, variables } : { query }, {
+    next: (result) => {
+      if (!result.errors?.length) return channel.push(result.data as R);
+      end(new TaiGraphQLError(result.errors, result.data));
+      unsubscribe();
     },
-  );
+    error: (cause) => end(classify(cause).error),
+    complete: () => end(),
+  });
   open.add(channel);
   return channel;
 }

@@ -4,11 +4,11 @@ import { TaiGraphQLError } from "./errors.ts";
 /** Options of {@link TaiClient.waitForRun}. */
 export interface WaitOptions {
   /** Stops waiting: the promise rejects with the signal's reason. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Stops waiting after this long: the promise rejects with a `TimeoutError` DOMException. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** How often `run(id)` is read once the event stream could not be kept. @default 2000 */
-  pollIntervalMs?: number;
+  pollIntervalMs?: number | undefined;
 }
 
 /** What waiting needs of the client. */

@@ -5,7 +5,7 @@ import type { Transport } from "./transport.ts";
 export interface WsTransportOptions {
   /** The http(s):// or ws(s):// URL of /graphql. */
   url: string;
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** A WebSocket constructor; the global one by default (browsers, Node 22+). */
   webSocketImpl?: unknown;
 }

@@ -24,4 +24,12 @@ describe("tai42/client's types (test/client/types/typed-client.ts, compiled by t
     const expected = readFileSync(FIXTURE, "utf8").match(/@ts-expect-error/g) ?? [];
     expect(expected.length).toBeGreaterThanOrEqual(15);
   });
+
+  it("should not be vacuous about typed dispatch either: typed-dispatch.ts expects an error for each misuse it covers", () => {
+    const text = readFileSync(new URL("types/typed-dispatch.ts", import.meta.url), "utf8");
+    const expected = text.match(/@ts-expect-error/g) ?? [];
+    expect(expected.length).toBeGreaterThanOrEqual(10);
+    expect(text).toContain("createTaiClient<TaiTools>(");
+    expect(text).toContain("apiKey: process.env.TAI_KEY");
+  });
 });
