@@ -9,6 +9,7 @@ export default tseslint.config(
     ignores: [
       "node_modules/",
       "dist/",
+      "packages/*/dist/",
       "data/",
       "coverage/",
       "test-artifacts/",
