@@ -5,6 +5,8 @@ import "./styles/base.css";
 import "./styles/layout.css";
 import "./styles/forms.css";
 import "./styles/screens.css";
+import "./styles/content.css";
+import "./styles/narrow.css";
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
