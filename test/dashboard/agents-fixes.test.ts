@@ -117,7 +117,7 @@ describe.skipIf(!present)("the agent console's decisions, tools and run list, in
       .poll(() => offered.evaluateAll((lis) => lis.map((li) => li.querySelector(".mono")?.textContent)))
       .toEqual(["calculate", "clock", "echo", "flaky", "kv_get", "sleep"]);
     await expect(page.getByTestId("withheld-tools").innerText()).resolves.toBe(
-      "3 tools are not offered: your role (READER) may not run fenced or write or secret tools, so the server would refuse the agent's calls.",
+      "3 tools are not offered: your role (READER) may not run write or fenced or secret tools, so the server would refuse the agent's calls.",
     );
     await dash.screenshot("agents-reader-tools");
     await send("What is 6 times 7?");

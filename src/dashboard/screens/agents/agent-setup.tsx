@@ -7,6 +7,8 @@ import { SchemaForm } from "../../components/schema-form.tsx";
 import { AgentPicker, AgentsNote } from "./agent-picker.tsx";
 import { Markdown } from "../../components/markdown.tsx";
 
+const TIER_ORDER = ["READ", "WRITE", "FENCED", "SECRET"];
+
 /** The id of the agent's input form: the composer's button submits it. */
 export const AGENT_INPUT_FORM = "agent-input";
 
@@ -268,8 +270,11 @@ function ToolPicks({
           title={withheld.map((t) => `${t.name} (${t.tier.toLowerCase()})`).join(", ")}
         >
           {withheld.length} tool{withheld.length === 1 ? " is" : "s are"} not offered: your role ({role ?? "no access"})
-          may not run {[...new Set(withheld.map((t) => t.tier.toLowerCase()))].join(" or ")} tools, so the server would
-          refuse the agent&apos;s calls.
+          may not run{" "}
+          {TIER_ORDER.filter((tier) => withheld.some((t) => t.tier === tier))
+            .map((tier) => tier.toLowerCase())
+            .join(" or ")}{" "}
+          tools, so the server would refuse the agent&apos;s calls.
         </p>
       )}
     </div>
