@@ -86,4 +86,26 @@ describe.skipIf(!present)("the dashboard at phone and tablet widths, in headless
     await expect(menu.isVisible()).resolves.toBe(false);
     dash.expectClean();
   });
+
+  it("should keep a conversation and its approval card usable at 390 px, the decision buttons in sight", async () => {
+    await suite.serve();
+    const dash = await suite.open("/dashboard#/agents");
+    const { page } = dash;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByLabel("Message", { exact: true }).fill("Remember colour is blue");
+    await page.getByRole("button", { name: "Send" }).click();
+    const interrupt = page.getByTestId("interrupt");
+    await interrupt.waitFor();
+    const approve = interrupt.getByRole("button", { name: "Approve" });
+    await approve.scrollIntoViewIfNeeded();
+    const box = (await approve.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(390);
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await dash.screenshot("layout-390-agents-interrupt");
+    await approve.click();
+    await interrupt.and(page.locator("[data-decided=yes]")).waitFor();
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
+    await dash.screenshot("layout-390-agents-decided");
+    dash.expectClean();
+  });
 });
