@@ -59,6 +59,37 @@ describe.skipIf(!present)(
       dash.expectClean();
     });
 
+    it("should open a span's run from anywhere on the span's row, its Attributes button still its own", async () => {
+      const server = await suite.serve();
+      const admin = await server.rt.keys.create("ops", "ADMIN");
+      const doc = { extensions: { echo: ["monitor"] } };
+      await server.gql(
+        `mutation($d: JSONObject!) { putManifest(input: { name: "traced", document: $d }) { name } }`,
+        {
+          d: doc,
+        },
+        admin,
+      );
+      await server.gql(`mutation { activateManifest(name: "traced") { active } }`, {}, admin);
+      const run = (
+        await server.gql<{ dispatch: { id: string } }>(DISPATCH, { tool: "echo_monitor", input: { text: "t" } }, admin)
+      ).data!.dispatch;
+      const dash = await suite.open("/dashboard#/spans");
+      const { page } = dash;
+      await page.evaluate((key) => sessionStorage.setItem("tai42.apiKey", key), admin);
+      await page.reload();
+      const row = page.getByTestId("span-table").locator("tr[data-status=SUCCEEDED]");
+      // The row's own button stays above its link: it opens the span's attributes, not the run.
+      await row.getByRole("button", { name: "Attributes" }).click();
+      await page.locator("tr.detail-row").waitFor();
+      expect(await page.evaluate(() => location.hash)).toBe("#/spans");
+      const started = (await row.locator("td").nth(3).boundingBox())!;
+      await page.mouse.click(started.x + started.width / 2, started.y + started.height / 2);
+      await page.getByTestId("run-detail").waitFor();
+      expect(await page.evaluate(() => location.hash)).toBe(`#/runs/${run.id}`);
+      dash.expectClean();
+    });
+
     it("should clamp a catalog description to two lines at word boundaries with an ellipsis, the whole text on hover", async () => {
       const server = await suite.serve();
       const admin = await server.rt.keys.create("ops", "ADMIN");
