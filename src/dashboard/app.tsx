@@ -1,3 +1,4 @@
+import { useEffect, useState } from "react";
 import { Fallback } from "./components/fallback.tsx";
 import { ForbiddenNote } from "./components/notes.tsx";
 import { ConnectionProvider, useConnection } from "./connection.tsx";
@@ -46,9 +47,12 @@ function Shell() {
   const route = useRoute();
   const { viewer, viewerError } = useConnection();
   const { title, about } = TITLES[route.screen];
+  // On a narrow screen the navigation folds behind a Menu button (styles/narrow.css); a chosen screen folds it again.
+  const [menu, setMenu] = useState(false);
+  useEffect(() => setMenu(false), [route.screen, route.item]);
   return (
     <div className="shell">
-      <aside className="sidebar">
+      <aside className={`sidebar${menu ? " open" : ""}`}>
         <div className="brand">
           <img src="/dashboard/assets/favicon.svg" alt="" />
           <div>
@@ -57,7 +61,18 @@ function Shell() {
             <small>dashboard</small>
           </div>
         </div>
-        <nav className="nav" aria-label="Screens">
+        <button
+          className="menu-toggle"
+          aria-expanded={menu}
+          aria-controls="screens-nav"
+          onClick={() => setMenu((m) => !m)}
+        >
+          <span aria-hidden>{menu ? "✕" : "☰"}</span> Menu
+          <span className="muted" aria-hidden>
+            · {title}
+          </span>
+        </button>
+        <nav className="nav" id="screens-nav" aria-label="Screens">
           {SCREENS.filter((s) => isAdmin(viewer) || !ADMIN_SCREENS.includes(s)).map((s) => (
             <a
               key={s}

@@ -6,6 +6,8 @@ import "./styles/layout.css";
 import "./styles/forms.css";
 import "./styles/screens.css";
 import "./styles/editors.css";
+import "./styles/content.css";
+import "./styles/narrow.css";
 
 createRoot(document.getElementById("root")!).render(
   <StrictMode>

@@ -16,6 +16,7 @@ import "./interaction.ts";
 import "./extension.ts";
 import "./agent.ts";
 import "./agent-run.ts";
+import "./agent-run-summary.ts";
 import "./thread.ts";
 import "./usage.ts";
 import "./skill.ts";

@@ -50,6 +50,8 @@ export const VALUE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "lastError",
   // Why a name gets its attempts, in words (it names entries, like a description).
   "retryExplained",
+  // The message an agent run started with (an excerpt of it): the caller wrote it.
+  "userMessage",
 ]);
 
 /**
@@ -94,6 +96,9 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "cron",
   "timeZone",
   "callerKey",
+  // An agent run's tools and provider (AgentRun.toolNames, llmProvider): registered names the caller picked.
+  "toolNames",
+  "llmProvider",
   // The new API key itself: a token the server made, shown once to the ADMIN who asked.
   "createApiKey",
 ]);

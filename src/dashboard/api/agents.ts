@@ -25,6 +25,12 @@ export const AgentRunsQuery = graphql(`
           status
           startedAt
           threadId
+          userMessage
+          toolNames
+          llmProvider
+          model
+          callerKey
+          resumeOf
         }
       }
     }
@@ -39,6 +45,8 @@ export const AgentRunQuery = graphql(`
       id
       threadId
       status
+      startedAt
+      callerKey
     }
   }
 `);

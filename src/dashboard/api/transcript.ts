@@ -14,6 +14,8 @@ export type TranscriptItem =
       callId: string;
       args: Record<string, unknown>;
       result?: { value: unknown; details: unknown; isError: boolean };
+      /** On a resumed run: the interrupt whose decision this call carries out. */
+      resumedInterruptId?: string | null;
     }
   | { kind: "usage"; inputTokens: number | null; outputTokens: number | null; model: string | null };
 
@@ -87,7 +89,14 @@ export function applyEvent(t: RunTranscript, e: StreamEvent): RunTranscript {
     case "ToolCallStep": {
       const turn = t.latest[who];
       items = settle(items, agent, () => true);
-      items.push({ kind: "call", agent, tool: e.tool, callId: e.callId, args: e.args });
+      items.push({
+        kind: "call",
+        agent,
+        tool: e.tool,
+        callId: e.callId,
+        args: e.args,
+        resumedInterruptId: e.resumedInterruptId ?? null,
+      });
       return { ...t, runId, items, settled: turn === undefined ? t.settled : { ...t.settled, [who]: turn } };
     }
     case "ToolResultStep": {

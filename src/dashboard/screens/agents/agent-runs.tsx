@@ -1,13 +1,14 @@
 import { useEffect, useRef } from "react";
 import { StatusBadge } from "../../components/badges.tsx";
 import { Panel } from "../../components/panel.tsx";
-import { ShortId, Time } from "../../components/time.tsx";
-import { AgentRunsQuery } from "../../api/agents.ts";
+import { ShortId, Time, shortId } from "../../components/time.tsx";
+import { AgentRunsQuery, type AgentRunItem } from "../../api/agents.ts";
 import { useQuery } from "../../api/use-query.ts";
 
 /**
- * The latest agent runs the caller may see. Opening one replays it and continues its
- * thread: a run paused on an approval or a question can be decided after a page reload.
+ * The latest agent runs the caller may see, each told apart by what it was asked (the start of its message, or the
+ * run it resumed), when, its status, the tools it was given, its provider and model, and who started it. Opening one
+ * replays it and continues its thread: a run paused on an approval or a question can be decided after a page reload.
  */
 export function AgentRuns({ onOpen, changed }: { onOpen(runId: string): void; changed: unknown }) {
   const runs = useQuery(AgentRunsQuery, { first: 8 });
@@ -24,18 +25,29 @@ export function AgentRuns({ onOpen, changed }: { onOpen(runId: string): void; ch
       {!list.length ? (
         <div className="empty">No agent run yet.</div>
       ) : (
-        <ul className="item-list" data-testid="agent-runs">
+        <ul className="item-list agent-run-list" data-testid="agent-runs">
           {list.map((r) => (
             <li key={r.id}>
               <button className="item" onClick={() => onOpen(r.id)} data-agent-run={r.id} data-status={r.status}>
                 <div className="spread">
                   <span className="row">
                     <StatusBadge status={r.status} />
-                    <ShortId id={r.id} />
+                    <Time at={r.startedAt} />
                   </span>
-                  <Time at={r.startedAt} />
+                  <ShortId id={r.id} />
                 </div>
-                <span className="muted">{r.agent}</span>
+                <span className="agent-run-ask" data-testid="agent-run-ask">
+                  {r.userMessage ? (
+                    <q title={r.userMessage}>{r.userMessage}</q>
+                  ) : r.resumeOf ? (
+                    <span className="faint">resumes run {shortId(r.resumeOf)}</span>
+                  ) : (
+                    <span className="faint">no message</span>
+                  )}
+                </span>
+                <span className="faint small" data-testid="agent-run-facts">
+                  {facts(r).join(" · ")}
+                </span>
               </button>
             </li>
           ))}
@@ -43,4 +55,17 @@ export function AgentRuns({ onOpen, changed }: { onOpen(runId: string): void; ch
       )}
     </Panel>
   );
+}
+
+/** The run's agent, tools, provider and model, and key, as short phrases. */
+function facts(r: AgentRunItem): string[] {
+  const tools = r.toolNames ?? [];
+  return [
+    r.agent,
+    tools.length
+      ? `tools: ${tools.length > 4 ? `${tools.slice(0, 4).join(", ")} +${tools.length - 4}` : tools.join(", ")}`
+      : "",
+    [r.llmProvider ?? "default provider", r.model].filter(Boolean).join("/"),
+    r.callerKey ? `key ${r.callerKey}` : "",
+  ].filter(Boolean);
 }

@@ -5,6 +5,9 @@ import type { Tool } from "../../api/tools.ts";
 import { TierBadge } from "../../components/badges.tsx";
 import { SchemaForm } from "../../components/schema-form.tsx";
 import { AgentPicker, AgentsNote } from "./agent-picker.tsx";
+import { Markdown } from "../../components/markdown.tsx";
+
+const TIER_ORDER = ["READ", "WRITE", "FENCED", "SECRET"];
 
 /** The id of the agent's input form: the composer's button submits it. */
 export const AGENT_INPUT_FORM = "agent-input";
@@ -83,9 +86,9 @@ function AgentSetupBody({
 }: AgentSetupProps & { agent: AgentInfo; plan: StudioPlan; open: boolean; onOpen(open: boolean): void }) {
   return (
     <>
-      <p className="muted small agent-description" data-testid="agent-description">
-        {agent.description}
-      </p>
+      <div className="muted small agent-description" data-testid="agent-description">
+        <Markdown source={agent.description} />
+      </div>
       {!agent.specRunnable && (
         <p className="faint small" data-testid="not-composable">
           This agent is not specRunnable: it takes its own input below, and no tool picks, approvals or system message.
@@ -191,9 +194,9 @@ function AgentInputForm({
 }
 
 /**
- * The tools the agent may call, each with its approval gate (interruptOn) when the agent
- * advertises one. A tool above the viewer's role is shown disabled: the agent calls tools
- * with the caller's rights, so the server would refuse each call of it.
+ * The tools the agent may call, each with its approval gate (interruptOn) when the agent advertises one. Only the tools
+ * the viewer's role may run are offered (the server's tier matrix, `auth/tiers.ts`): the agent calls tools with the
+ * caller's rights, so the server would refuse each call of any other. How many are left out, and why, is said.
  */
 function ToolPicks({
   tools,
@@ -211,56 +214,69 @@ function ToolPicks({
   role: string | null;
 }) {
   const callable = tools.filter((t) => t.origin !== "AGENT");
+  const offered = callable.filter((t) => mayRun(t.tier));
+  const withheld = callable.filter((t) => !mayRun(t.tier));
   const toggle = (list: string[], name: string, on: boolean) =>
     on ? [...new Set([...list, name])] : list.filter((n) => n !== name);
   return (
     <div className="field-inline">
       <span>Tools the agent may call{gates ? " · ask before" : ""}</span>
-      <ul className="tool-picks" aria-label="Agent tools">
-        {callable.map((t) => {
-          const allowed = mayRun(t.tier);
-          const on = allowed && controls.toolNames.includes(t.name);
-          return (
-            <li
-              key={t.name}
-              title={
-                allowed
-                  ? undefined
-                  : `Your role (${role ?? "no access"}) may not run ${t.tier.toLowerCase()} tools: the server would refuse the agent's call`
-              }
-            >
-              <label className={allowed ? undefined : "off"}>
-                <input
-                  type="checkbox"
-                  disabled={!allowed}
-                  checked={on}
-                  onChange={(e) =>
-                    onChange({ ...controls, toolNames: toggle(controls.toolNames, t.name, e.target.checked) })
-                  }
-                  aria-label={`use ${t.name}`}
-                />
-                <span className="mono">{t.name}</span>
-                <TierBadge tier={t.tier} />
-              </label>
-              {gates && (
-                <label
-                  className={`gate${on ? "" : " off"}`}
-                  title="The agent stops for your approval before each call of this tool (interruptOn)"
-                >
+      {offered.length ? (
+        <ul className="tool-picks" aria-label="Agent tools">
+          {offered.map((t) => {
+            const on = controls.toolNames.includes(t.name);
+            return (
+              <li key={t.name}>
+                <label>
                   <input
                     type="checkbox"
-                    disabled={!on}
-                    checked={on && controls.gated.includes(t.name)}
-                    onChange={(e) => onChange({ ...controls, gated: toggle(controls.gated, t.name, e.target.checked) })}
-                    aria-label={`approve ${t.name} calls`}
+                    checked={on}
+                    onChange={(e) =>
+                      onChange({ ...controls, toolNames: toggle(controls.toolNames, t.name, e.target.checked) })
+                    }
+                    aria-label={`use ${t.name}`}
                   />
-                  approve
+                  <span className="mono">{t.name}</span>
+                  <TierBadge tier={t.tier} />
                 </label>
-              )}
-            </li>
-          );
-        })}
-      </ul>
+                {gates && (
+                  <label
+                    className={`gate${on ? "" : " off"}`}
+                    title="The agent stops for your approval before each call of this tool (interruptOn)"
+                  >
+                    <input
+                      type="checkbox"
+                      disabled={!on}
+                      checked={on && controls.gated.includes(t.name)}
+                      onChange={(e) =>
+                        onChange({ ...controls, gated: toggle(controls.gated, t.name, e.target.checked) })
+                      }
+                      aria-label={`approve ${t.name} calls`}
+                    />
+                    approve
+                  </label>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      ) : (
+        <p className="faint small">Your role may run none of the surface&apos;s tools.</p>
+      )}
+      {withheld.length > 0 && (
+        <p
+          className="faint small"
+          data-testid="withheld-tools"
+          title={withheld.map((t) => `${t.name} (${t.tier.toLowerCase()})`).join(", ")}
+        >
+          {withheld.length} tool{withheld.length === 1 ? " is" : "s are"} not offered: your role ({role ?? "no access"})
+          may not run{" "}
+          {TIER_ORDER.filter((tier) => withheld.some((t) => t.tier === tier))
+            .map((tier) => tier.toLowerCase())
+            .join(" or ")}{" "}
+          tools, so the server would refuse the agent&apos;s calls.
+        </p>
+      )}
     </div>
   );
 }

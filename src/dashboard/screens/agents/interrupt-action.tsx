@@ -1,6 +1,7 @@
 import { JsonEditor } from "../../components/json-editor.tsx";
 import { JsonView } from "../../components/json-view.tsx";
 import type { InterruptAction as Action } from "../../api/agents.ts";
+import { Markdown } from "../../components/markdown.tsx";
 
 export type Choice = "approve" | "edit" | "reject";
 
@@ -47,7 +48,7 @@ export function InterruptAction({
           </div>
         )}
       </div>
-      {a.description && <p className="muted">{a.description}</p>}
+      {a.description && <Markdown source={a.description} className="muted" />}
       {choice === "edit" && open ? (
         <JsonEditor
           id={`edit-${a.callId}`}
@@ -60,12 +61,15 @@ export function InterruptAction({
         <JsonView value={a.args} />
       )}
       {choice === "reject" && open && (
-        <input
-          placeholder="Why (the model reads this)"
-          aria-label={`reason to reject ${a.tool}`}
-          value={message}
-          onChange={(e) => onMessage(e.target.value)}
-        />
+        <div className="field-inline">
+          <label htmlFor={`reason-${a.callId}`}>Reason to reject {a.tool} (optional; the model reads it)</label>
+          <input
+            id={`reason-${a.callId}`}
+            placeholder="Why not"
+            value={message}
+            onChange={(e) => onMessage(e.target.value)}
+          />
+        </div>
       )}
     </div>
   );

@@ -1,21 +1,36 @@
 import { useState } from "react";
 import { interruptActions, type Decision, type Terminal } from "../../api/agents.ts";
+import { decidedAsSent, type Decided } from "../../api/decisions.ts";
+import { useConnection } from "../../connection.tsx";
+import { DecidedView } from "./decided-view.tsx";
 import { InterruptAction, type Choice } from "./interrupt-action.tsx";
 
 /**
  * An InterruptFinal: the calls the agent wants to make and waits on. Each gets a decision
- * (approve, edit its arguments, or reject with a message), then the thread resumes.
+ * (approve, edit its arguments, or reject with a message), then the thread resumes. The decision buttons stay in
+ * sight (sticky at the bottom of the conversation) however long the arguments are. Once decided, the card says what
+ * was decided on each call, by whom and when, with the arguments each ran with: as the resumed run carried it out
+ * (`decided`), else as this page sent it.
  */
 export function InterruptCard({
   event,
   active,
+  later,
+  decided,
   onDecide,
 }: {
   event: Extract<Terminal, { __typename: "InterruptFinal" }>;
+  /** Whether it may be decided now (the latest run, nothing streaming). */
   active: boolean;
+  /** Whether a later run of the conversation follows it. */
+  later: boolean;
+  /** What the run that resumed this interrupt carried out, once it streamed it. */
+  decided: Decided | null;
   onDecide(resume: { decisions: Decision[] }, label: string): void;
 }) {
+  const { viewer } = useConnection();
   const actions = interruptActions(event.payload);
+  const [sentAs, setSentAs] = useState<Decided | null>(null);
   const [choices, setChoices] = useState<Choice[]>(() => actions.map(() => "approve"));
   const [edits, setEdits] = useState<unknown[]>(() => actions.map((a) => a.args));
   const [messages, setMessages] = useState<string[]>(() => actions.map(() => ""));
@@ -37,8 +52,25 @@ export function InterruptCard({
       ? actions.map((): Decision => (all === "approve" ? { type: "approve" } : { type: "reject" }))
       : (decisions as Decision[]);
     setSent(true);
+    setSentAs(decidedAsSent(actions, list, new Date().toISOString(), viewer?.keyName ?? null));
     onDecide({ decisions: list }, list.map((d, i) => `${d.type} ${actions[i].tool}`).join(", "));
   };
+
+  const outcome = decided ?? sentAs;
+  if (outcome || later || sent)
+    return (
+      <div className="card pause decided" data-testid="interrupt" data-decided={outcome ? "yes" : "no"}>
+        <div className="spread">
+          <h3>{outcome ? "Decided" : "Approval asked"}</h3>
+          <span className="muted">{event.reason}</span>
+        </div>
+        {outcome ? (
+          <DecidedView decided={outcome} />
+        ) : (
+          <span className="faint">Decided in a later run (not shown here).</span>
+        )}
+      </div>
+    );
 
   return (
     <div className="card pause" data-testid="interrupt">
@@ -50,7 +82,7 @@ export function InterruptCard({
         <InterruptAction
           key={a.callId}
           action={a}
-          open={active && !sent}
+          open
           choice={choices[i]}
           onChoice={(d) => setChoices(set(choices, i, d))}
           onEdit={(v) => setEdits(set(edits, i, v))}
@@ -58,29 +90,25 @@ export function InterruptCard({
           onMessage={(m) => setMessages(set(messages, i, m))}
         />
       ))}
-      {active && !sent ? (
-        <div className="row">
-          {actions.length === 1 ? (
-            <button className="primary" disabled={!ready} onClick={() => decide()}>
-              {choices[0] === "approve" ? "Approve" : choices[0] === "edit" ? "Run with these arguments" : "Reject"}
+      <div className="row decide" data-testid="decide">
+        {actions.length === 1 ? (
+          <button className="primary" disabled={!ready || !active} onClick={() => decide()}>
+            {choices[0] === "approve" ? "Approve" : choices[0] === "edit" ? "Run with these arguments" : "Reject"}
+          </button>
+        ) : (
+          <>
+            <button className="primary" disabled={!ready || !active} onClick={() => decide()}>
+              Send decisions
             </button>
-          ) : (
-            <>
-              <button className="primary" disabled={!ready} onClick={() => decide()}>
-                Send decisions
-              </button>
-              <button className="ok" onClick={() => decide("approve")}>
-                Approve all
-              </button>
-              <button className="danger" onClick={() => decide("reject")}>
-                Reject all
-              </button>
-            </>
-          )}
-        </div>
-      ) : (
-        <span className="faint">{sent ? "Decided." : "Decided in a later run."}</span>
-      )}
+            <button className="ok" disabled={!active} onClick={() => decide("approve")}>
+              Approve all
+            </button>
+            <button className="danger" disabled={!active} onClick={() => decide("reject")}>
+              Reject all
+            </button>
+          </>
+        )}
+      </div>
     </div>
   );
 }

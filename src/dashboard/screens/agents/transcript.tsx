@@ -1,7 +1,8 @@
 import { useEffect, useRef } from "react";
 import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import type { TranscriptItem } from "../../api/agents.ts";
+import { interruptActions, type TranscriptItem } from "../../api/agents.ts";
+import { decidedFrom } from "../../api/decisions.ts";
 import { linkTo } from "../../route.ts";
 import { AsksCard } from "./asks-card.tsx";
 import { InterruptCard } from "./interrupt-card.tsx";
@@ -23,15 +24,26 @@ export function Transcript({ session }: { session: AgentSession }) {
   }
   return (
     <div className="transcript" data-testid="transcript">
-      {session.turns.map((t) => (
-        <TurnView key={t.key} turn={t} session={session} latest={t === last} />
+      {session.turns.map((t, i) => (
+        <TurnView key={t.key} turn={t} next={session.turns[i + 1]} session={session} latest={t === last} />
       ))}
       <div ref={end} />
     </div>
   );
 }
 
-function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession; latest: boolean }) {
+function TurnView({
+  turn,
+  next,
+  session,
+  latest,
+}: {
+  turn: Turn;
+  /** The run that followed it in the conversation (the one resuming it, when it paused). */
+  next: Turn | undefined;
+  session: AgentSession;
+  latest: boolean;
+}) {
   const { transcript: tr } = turn;
   const final = tr.final;
   return (
@@ -59,6 +71,18 @@ function TurnView({ turn, session, latest }: { turn: Turn; session: AgentSession
         <InterruptCard
           event={final}
           active={latest && !session.busy}
+          later={!!next}
+          decided={
+            next
+              ? decidedFrom(
+                  final.interruptId,
+                  interruptActions(final.payload),
+                  next.transcript,
+                  next.startedAt,
+                  next.by,
+                )
+              : null
+          }
           onDecide={(resume, label) => session.resume(final.runId, resume, label)}
         />
       )}

@@ -1,7 +1,15 @@
 import { useEffect, useRef, useState } from "react";
 import type { AgentRunInput, TaiStream } from "tai42/client";
-import { useClient } from "../../connection.tsx";
-import { AgentRunQuery, applyEvent, emptyTranscript, type RunTranscript, type StreamEvent } from "../../api/agents.ts";
+import { useClient, useConnection } from "../../connection.tsx";
+import {
+  AgentRunQuery,
+  AgentRunsQuery,
+  applyEvent,
+  emptyTranscript,
+  type RunTranscript,
+  type StreamEvent,
+} from "../../api/agents.ts";
+import { shortId } from "../../components/time.tsx";
 import { messageOf } from "../../api/errors.ts";
 
 /** One run of the conversation: what started it, and what it streamed. */
@@ -12,7 +20,13 @@ export interface Turn {
   transcript: RunTranscript;
   streaming: boolean;
   error: string | null;
+  /** When the run started (ISO-8601), and the name of the key that started it: null when not known. */
+  startedAt: string | null;
+  by: string | null;
 }
+
+/** How many runs a replay follows along its thread, each resuming the one before. */
+const FOLLOW_RESUMES = 10;
 
 export interface AgentSession {
   threadId: string | null;
@@ -36,6 +50,7 @@ export interface AgentSession {
  */
 export function useAgentSession(): AgentSession {
   const client = useClient();
+  const { viewer } = useConnection();
   const [threadId, setThreadId] = useState<string | null>(null);
   const [turns, setTurns] = useState<Turn[]>([]);
   const open = useRef(new Set<TaiStream<StreamEvent>>());
@@ -48,10 +63,15 @@ export function useAgentSession(): AgentSession {
       () => null,
     );
 
-  async function stream(input: AgentRunInput, prompt: Turn["prompt"], join?: { runId: string; afterSeq: number }) {
+  async function stream(
+    input: AgentRunInput,
+    prompt: Turn["prompt"],
+    join?: { runId: string; afterSeq: number },
+    who: Pick<Turn, "startedAt" | "by"> = { startedAt: new Date().toISOString(), by: viewer?.keyName ?? null },
+  ) {
     const key = ++keys.current;
     const update = (f: (t: Turn) => Turn) => setTurns((ts) => ts.map((t) => (t.key === key ? f(t) : t)));
-    setTurns((ts) => [...ts, { key, prompt, transcript: emptyTranscript(), streaming: true, error: null }]);
+    setTurns((ts) => [...ts, { key, prompt, transcript: emptyTranscript(), streaming: true, error: null, ...who }]);
     let s: TaiStream<StreamEvent> | undefined;
     try {
       s = client.agentStream(input, join);
@@ -67,6 +87,36 @@ export function useAgentSession(): AgentSession {
       update((t) => ({ ...t, streaming: false, error: messageOf(e) }));
     } finally {
       if (s) open.current.delete(s);
+    }
+  }
+
+  /**
+   * Replays a stored run from its first event, then each later run that resumed it in turn (what was decided or
+   * answered, and what came of it), up to {@link FOLLOW_RESUMES}.
+   */
+  async function replay(first: string) {
+    let runId: string | undefined = first;
+    for (let n = 0; runId && n < FOLLOW_RESUMES; n++) {
+      const run = await client.request(AgentRunQuery, { id: runId }).then(
+        (d) => d.agentRun,
+        () => null,
+      );
+      const text: string = n === 0 ? `run ${shortId(runId)}, from its first event` : `resumed by run ${shortId(runId)}`;
+      await stream(
+        {},
+        { kind: "resume", text },
+        { runId, afterSeq: 0 },
+        {
+          startedAt: run?.startedAt ?? null,
+          by: run?.callerKey ?? null,
+        },
+      );
+      if (run?.status !== "RESUMED") return;
+      const paused: string = runId;
+      runId = await client.request(AgentRunsQuery, { first: 100 }).then(
+        (d) => d.agentRuns.edges.find((e) => e.node.resumeOf === paused)?.node.id,
+        () => undefined,
+      );
     }
   }
 
@@ -96,11 +146,7 @@ export function useAgentSession(): AgentSession {
     join(runId) {
       reset();
       void threadOf(runId).then(setThreadId);
-      void stream(
-        {},
-        { kind: "resume", text: `run ${runId.slice(0, 8)}, from its first event` },
-        { runId, afterSeq: 0 },
-      );
+      void replay(runId);
     },
     reset,
   };

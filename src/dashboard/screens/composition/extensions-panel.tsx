@@ -5,6 +5,7 @@ import { ErrorNote } from "../../components/notes.tsx";
 import { ExtensionsQuery, ManifestsQuery, type Extension, type Manifest } from "../../api/composition.ts";
 import { useQuery } from "../../api/use-query.ts";
 import { AttachForm } from "./attach-form.tsx";
+import { Clamped, Markdown } from "../../components/markdown.tsx";
 
 /** Where an extension is attached: each manifest's tool and the settings it was given. */
 function usesOf(ext: string, manifests: readonly Manifest[]): { manifest: string; tool: string; config: unknown }[] {
@@ -59,7 +60,7 @@ export function ExtensionsPanel() {
                       {e.pauses && <Badge tone="warn">pauses</Badge>}
                     </span>
                   </div>
-                  <span className="muted clamp">{e.description}</span>
+                  <Clamped source={e.description} />
                 </button>
               </li>
             ))}
@@ -96,7 +97,7 @@ function ExtensionView({
           <span className="muted mono">{e.module}</span>
         </header>
         <div className="body">
-          <p>{e.description}</p>
+          <Markdown source={e.description} />
           <h4>Attached</h4>
           {uses.length ? (
             <table className="table">

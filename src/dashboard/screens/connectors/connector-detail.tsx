@@ -15,6 +15,7 @@ import { ConnectorFacts } from "./connector-facts.tsx";
 import { HealthBadge } from "./connector-health.tsx";
 import { RecentChanges, RefreshResult, RefusedTools } from "./connector-history.tsx";
 import { ConnectorTools } from "./connector-tools.tsx";
+import { Markdown } from "../../components/markdown.tsx";
 
 /**
  * One connector: its facts and settings, its tools with their tiers, Refresh with its diff, the recent changes, and
@@ -75,7 +76,7 @@ export function ConnectorDetail({
         }
       >
         <div className="stack">
-          {c.description && <p>{c.description}</p>}
+          {c.description && <Markdown source={c.description} />}
           {confirming && (
             <DeleteConfirm
               connector={c}

@@ -5,6 +5,7 @@ import { PutConnectorMutation, withTier, type Connector } from "../../api/connec
 import { codeOf, messageOf } from "../../api/errors.ts";
 import { useAction } from "../../api/use-action.ts";
 import type { Tier } from "../../api/viewer.ts";
+import { Clamped } from "../../components/markdown.tsx";
 
 const TIERS: Tier[] = ["READ", "WRITE", "FENCED", "SECRET"];
 
@@ -50,10 +51,7 @@ export function ConnectorTools({ connector, onChanged }: { connector: Connector;
               <td>
                 <strong className="mono">{t.name}</strong>
                 {t.upstreamName !== t.name && <span className="faint small"> ({t.upstreamName})</span>}
-                <p className="muted clamp">
-                  {t.title ? `${t.title}: ` : ""}
-                  {t.description}
-                </p>
+                <Clamped source={`${t.title ? `${t.title}: ` : ""}${t.description}`} />
               </td>
               <td data-testid="proposed-tier">
                 <TierBadge tier={t.proposedTier} />

@@ -3,7 +3,11 @@ import { Duration, ShortId, Time } from "../../components/time.tsx";
 import type { RunRow } from "../../api/runs.ts";
 import { linkTo } from "../../route.ts";
 
-/** Runs as rows: status, tool, id (first 8 characters), door, start and duration; each links to its detail. */
+/**
+ * Runs as rows: status, tool, id (its last 8 characters), door, start and duration. The whole row opens the run's
+ * detail: its id is a real link stretched over the row (`.row-link`), so a click anywhere and Enter on the focused
+ * link open it; the tool's own link stays above it.
+ */
 export function RunTable({
   runs,
   compact = false,
@@ -28,7 +32,7 @@ export function RunTable({
       </thead>
       <tbody>
         {runs.map((r) => (
-          <tr key={r.id} data-run={r.id} data-tool={r.tool} data-status={r.status}>
+          <tr key={r.id} className="linked" data-run={r.id} data-tool={r.tool} data-status={r.status}>
             <td>
               <span className="row">
                 <StatusBadge status={r.status} />
@@ -43,7 +47,7 @@ export function RunTable({
               </td>
             )}
             <td>
-              <a href={linkTo("runs", r.id)}>
+              <a href={linkTo("runs", r.id)} className="row-link" aria-label={`run ${r.id} of ${r.tool}, ${r.status}`}>
                 <ShortId id={r.id} />
               </a>
               {r.parentRunId && (

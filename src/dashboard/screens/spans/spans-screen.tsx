@@ -62,13 +62,13 @@ export function SpansScreen() {
 function SpanRow({ span, open, onToggle }: { span: Span; open: boolean; onToggle(): void }) {
   return (
     <>
-      <tr data-span={span.id} data-status={span.status}>
+      <tr className="linked" data-span={span.id} data-status={span.status}>
         <td>
           <StatusBadge status={span.status} />
         </td>
         <td className="mono">{span.tool}</td>
         <td>
-          <a href={linkTo("runs", span.runId)}>
+          <a href={linkTo("runs", span.runId)} className="row-link" aria-label={`run ${span.runId} of ${span.tool}`}>
             <ShortId id={span.runId} />
           </a>
         </td>

@@ -10,6 +10,7 @@ import { linkTo } from "../../route.ts";
 import { LiveRunTable } from "../runs/live-run-table.tsx";
 import { ToolRunForm } from "./tool-run-form.tsx";
 import { LimitFacts } from "./tool-limits.tsx";
+import { Markdown } from "../../components/markdown.tsx";
 
 /** One surface entry: what it is, a form to run it, and its latest runs, live. */
 export function ToolDetail({ tool }: { tool: Tool }) {
@@ -32,7 +33,7 @@ export function ToolDetail({ tool }: { tool: Tool }) {
           </span>
         }
       >
-        <p>{tool.description}</p>
+        <Markdown source={tool.description} />
         <ToolFacts tool={tool} />
       </Panel>
       <Panel title="Run" aside={<span className="muted">input from its JSON Schema</span>}>

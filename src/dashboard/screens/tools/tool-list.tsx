@@ -2,6 +2,7 @@ import { useState } from "react";
 import { OriginBadge, TierBadge } from "../../components/badges.tsx";
 import type { Tool } from "../../api/tools.ts";
 import { linkTo } from "../../route.ts";
+import { Clamped } from "../../components/markdown.tsx";
 
 const ORIGINS = {
   "": "all",
@@ -58,7 +59,7 @@ export function ToolList({ tools, selected }: { tools: Tool[] | null; selected: 
                   <TierBadge tier={t.tier} />
                 </span>
               </div>
-              <p className="muted clamp">{t.description}</p>
+              <Clamped source={t.description} />
             </a>
           </li>
         ))}

@@ -1,0 +1,62 @@
+import { AgentRunRef } from "./agent-run.ts";
+import { builder } from "./builder.ts";
+
+/** How long an AgentRun's userMessage excerpt is at most, in characters (cut at a word boundary). */
+export const EXCERPT_CHARS = 160;
+
+/** The start of `text`, cut at the last word boundary within `max` characters, with an ellipsis when cut. */
+export function excerpt(text: string, max = EXCERPT_CHARS): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat.length <= max) return flat;
+  const cut = flat.slice(0, max + 1);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut.slice(0, max)).trimEnd()}…`;
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v : null);
+
+/**
+ * What tells one agent run from another in a list (issue 30): the message it started with, the tools it was given,
+ * its provider and model, who started it, and the paused run it resumed. All read from the run's stored input
+ * (scrubbed of known secrets when stored; the value fields are scrubbed again when served).
+ */
+builder.objectFields(AgentRunRef, (t) => ({
+  userMessage: t.string({
+    nullable: true,
+    description: `The user message the run started with, its first ${EXCERPT_CHARS} characters at most (cut at a word boundary, … when cut); null when it was given none (a resume, an agent without one).`,
+    resolve: (r) => {
+      const text = str(r.input.userMessage);
+      return text === null ? null : excerpt(text);
+    },
+  }),
+  toolNames: t.stringList({
+    nullable: true,
+    description: "The registered names the run was given to call (its toolNames); null when it was given none.",
+    resolve: (r) =>
+      Array.isArray(r.input.toolNames) ? r.input.toolNames.filter((n): n is string => typeof n === "string") : null,
+  }),
+  llmProvider: t.string({
+    nullable: true,
+    description: "The provider the run asked for; null: the configured default.",
+    resolve: (r) => str(r.input.llmProvider),
+  }),
+  model: t.string({
+    nullable: true,
+    description: "The model the run asked for (its llmKwargs.model); null: the provider's default.",
+    resolve: (r) => str((r.input.llmKwargs as { model?: unknown } | undefined)?.model),
+  }),
+  callerKey: t.string({
+    nullable: true,
+    description: "The name of the API key that started the run; null for an anonymous caller.",
+    resolve: (r) => r.callerKey,
+  }),
+  resumeOf: t.id({
+    nullable: true,
+    description:
+      "The paused run this run resumed (its resumeCheckpointId with resume: the decisions or answers it carried out); null for any other run.",
+    resolve: (r) =>
+      r.input.resume !== undefined && typeof r.input.resumeCheckpointId === "string"
+        ? r.input.resumeCheckpointId
+        : null,
+  }),
+}));
