@@ -37,8 +37,8 @@ export function ManifestsPanel() {
         <div className="body flush">
           {manifests.data && !list.length && (
             <div className="empty">
-              No manifest yet: the surface is every registered tool, preset and agent. Import one with `tai manifests
-              import FILE`.
+              No manifest yet: the surface is every registered tool, preset and agent. Write one with New manifest, or
+              import one with `tai manifests import FILE`.
             </div>
           )}
           <ul className="item-list">
