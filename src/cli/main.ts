@@ -11,6 +11,8 @@ import { registerConnectorCommands } from "./connector-commands.ts";
 import { registerScheduleCommands } from "./schedule-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
 import { registerRunCommands } from "./run-commands.ts";
+import { registerProjectCommands, SKIPS_PROJECT_CONFIG } from "./project-commands.ts";
+import { DefinitionError } from "../definition-error.ts";
 
 type RunOptions = { input: Record<string, unknown>; key?: string; idempotencyKey?: string; background?: boolean };
 
@@ -18,7 +20,13 @@ const program = new Command("tai")
   .description("tai42: the OS for AI tools")
   .showHelpAfterError()
   // Commander exits 1 on a usage error, but 1 means "the run FAILED" here; usage is 2.
-  .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage))
+  // Every command reads the project config file (tai42.config.*), the environment overriding it; `init` and `dev`
+  // read it their own way (project-commands.ts).
+  .hook("preAction", async (_program, action) => {
+    if (!SKIPS_PROJECT_CONFIG.has(action.name()) || action.parent !== program)
+      await (await import("./project-file.ts")).applyProjectConfig();
+  });
 
 program
   .command("serve")
@@ -46,6 +54,8 @@ program
         `\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`,
       );
     }
+    const config = (await import("./project-file.ts")).usedProjectConfig();
+    process.stdout.write(config ? `config: ${config}\n` : "config: none found (environment and defaults)\n");
     const { unknownDefaultProvider } = await import("../agent/providers/registry.ts");
     const unknownDefault = unknownDefaultProvider(s.runtime.agents.providers);
     if (unknownDefault) process.stderr.write(`warning: ${unknownDefault}\n`);
@@ -171,6 +181,7 @@ registerConnectorCommands(program);
 registerScheduleCommands(program);
 registerMcpCommand(program);
 registerRunCommands(program);
+registerProjectCommands(program);
 
 // A reader that stops early (`tai tools list | head`) ends the output, not with a stack trace.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -183,6 +194,8 @@ program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ApiError) {
     process.stderr.write(`error (${e.code}): ${e.message}\n`);
     for (const i of e.issues) process.stderr.write(`  ${i.path || "/"}: ${i.message}\n`);
+  } else if (e instanceof DefinitionError) {
+    process.stderr.write(`error (${e.rule}): ${e.message}\n`);
   } else process.stderr.write(`error: ${(e as Error).message ?? e}\n`);
   process.exitCode = EXIT.usage;
 });
