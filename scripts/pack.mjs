@@ -47,7 +47,8 @@ function strip(tarball) {
 
 /** Builds and packs the package in `dir`; returns the tarball. */
 function pack(dir) {
-  if (dir === ROOT) execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { cwd: ROOT, stdio: "inherit" });
+  if (dir === ROOT)
+    execFileSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { cwd: ROOT, stdio: "inherit" });
   else execFileSync(npm, ["run", "build", "--if-present"], { cwd: dir, stdio: ["ignore", 2, 2] });
   const out = execFileSync(npm, ["pack", "--ignore-scripts", "--json", "--pack-destination", dest], {
     cwd: dir,

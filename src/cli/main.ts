@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { scrubRun } from "../secrets/value-fields.ts";
@@ -24,16 +24,19 @@ const program = new Command("tai")
   // Every command reads the project config file (tai42.config.*), the environment overriding it; `init` and `dev`
   // read it their own way (project-commands.ts).
   .hook("preAction", async (_program, action) => {
-    if (!SKIPS_PROJECT_CONFIG.has(action.name()) || action.parent !== program)
-      await (await import("./project-file.ts")).applyProjectConfig();
+    const own = SKIPS_PROJECT_CONFIG.has(action.name()) || action.opts().standby === true;
+    if (!own || action.parent !== program) await (await import("./project-file.ts")).applyProjectConfig();
   });
 
 program
   .command("serve")
   .description("serve GraphQL (HTTP, GraphiQL, graphql-ws, SSE) on HOST:PORT")
-  .action(async () => {
+  // `tai dev`'s next server, loaded and waiting for its turn (dev-supervisor.ts).
+  .addOption(new Option("--standby").hideHelp())
+  .action(async (opts: { standby?: boolean }) => {
     // The server loads only for `serve` (cli-support.ts says why).
     const { serve } = await import("../server/serve.ts");
+    if (opts.standby) await (await import("./dev-supervisor.ts")).standBy();
     const s = await serve();
     const shutdown = (signal: string) => {
       process.stdout.write(`${signal}: draining runs in flight…\n`);
@@ -49,6 +52,8 @@ program
     // supervisor may send SIGTERM as soon as it reads that line.
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
+    // A child of `tai dev`: its supervisor gone, it stops too.
+    if (process.send) process.once("disconnect", () => shutdown("disconnect"));
     if (s.firstAdminKey) {
       process.stdout.write(
         `\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`,
@@ -62,6 +67,7 @@ program
     process.stdout.write(
       `tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`,
     );
+    process.send?.("listening");
   });
 
 const tools = program.command("tools").description("list and run tools");

@@ -26,7 +26,10 @@ export function findProjectConfig(cwd = process.cwd()): string | undefined {
 }
 
 const unreadable = (file: string, reason: string) =>
-  new DefinitionError(PROJECT_CONFIG_RULE, `${file}: ${reason}`, { subject: file, issues: [{ path: "", message: reason }] });
+  new DefinitionError(PROJECT_CONFIG_RULE, `${file}: ${reason}`, {
+    subject: file,
+    issues: [{ path: "", message: reason }],
+  });
 
 /** Reads and validates one config file (TypeScript or JavaScript: its default export; JSON; YAML). */
 export async function readProjectConfig(file: string): Promise<ProjectConfig> {
@@ -61,7 +64,8 @@ export async function applyProjectConfig(env = process.env, cwd = process.cwd())
   if (!file) return undefined;
   if (!existsSync(file)) throw unreadable(file, "not found (TAI_CONFIG)");
   const settings = projectEnv(await readProjectConfig(file), dirname(file), env);
-  for (const [name, value] of Object.entries(settings)) if (env[name] === undefined || env[name] === "") env[name] = value;
+  for (const [name, value] of Object.entries(settings))
+    if (env[name] === undefined || env[name] === "") env[name] = value;
   used = file;
   return file;
 }

@@ -74,7 +74,7 @@ test("hello greets by name", async () => {
 test("hello refuses an empty name", async () => {
   const run = await tai.run("hello", { name: "" });
   assert.equal(run.status, "FAILED");
-  assert.equal(run.errorKind, "VALIDATION");
+  assert.equal(run.errorKind, "INVALID_INPUT");
 });
 `;
 
@@ -109,7 +109,12 @@ export function scaffoldFiles(name: string, spec: string): Record<string, string
     version: "0.1.0",
     private: true,
     type: "module",
-    scripts: { start: "tai serve", dev: "tai dev", test: "node --import tsx --test test/*.test.ts", check: "tai check" },
+    scripts: {
+      start: "tai serve",
+      dev: "tai dev",
+      test: "node --import tsx --test test/*.test.ts",
+      check: "tai check",
+    },
     dependencies: { tai42: spec },
     ...(tsx ? { devDependencies: { tsx } } : {}),
     allowScripts: ALLOW_SCRIPTS,

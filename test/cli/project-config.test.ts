@@ -45,7 +45,8 @@ describe("the project config file", () => {
 
   it("should resolve module, extension and SQLite paths against its own folder, not the working directory", async () => {
     const dir = project("paths", {
-      "tai42.config.yaml": "modules: [tools/a.ts, tai42/contrib]\nextensionsDir: ext\ndatabase: { url: 'file:./db/x.db' }\n",
+      "tai42.config.yaml":
+        "modules: [tools/a.ts, tai42/contrib]\nextensionsDir: ext\ndatabase: { url: 'file:./db/x.db' }\n",
     });
     mkdirSync(join(dir, "sub"));
     const env: NodeJS.ProcessEnv = {};
@@ -115,52 +116,44 @@ describe("every command reads the project config file", () => {
     symlinkSync(ROOT, join(dir, "node_modules", "tai42"), "dir");
   });
 
-  it(
-    "tai tools list and tools run, from a folder below it, should serve its modules on its database, no demo tools",
-    async () => {
-      const sub = join(dir, "work");
-      const list = await runCli(["tools", "list", "--json"], {}, 60_000, sub);
-      expect(list.code, list.stderr).toBe(0);
-      const names = (JSON.parse(list.stdout) as { name: string }[]).map((t) => t.name);
-      // The project's tool and the built-in agent; none of the demo tools (calculate, …).
-      expect(names.sort()).toEqual(["shout", "tools_agent"]);
-      const run = await runCli(["tools", "run", "shout", "--input", '{"text":"hi"}'], {}, 60_000, sub);
-      expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: "SUCCEEDED", data: { text: "HI" } });
-      expect(existsSync(join(dir, "store", "tai.db"))).toBe(true);
-      expect(existsSync(join(sub, "data"))).toBe(false);
-    },
-    120_000,
-  );
+  it("tai tools list and tools run, from a folder below it, should serve its modules on its database, no demo tools", async () => {
+    const sub = join(dir, "work");
+    const list = await runCli(["tools", "list", "--json"], {}, 60_000, sub);
+    expect(list.code, list.stderr).toBe(0);
+    const names = (JSON.parse(list.stdout) as { name: string }[]).map((t) => t.name);
+    // The project's tool and the built-in agent; none of the demo tools (calculate, …).
+    expect(names.sort()).toEqual(["shout", "tools_agent"]);
+    const run = await runCli(["tools", "run", "shout", "--input", '{"text":"hi"}'], {}, 60_000, sub);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "SUCCEEDED", data: { text: "HI" } });
+    expect(existsSync(join(dir, "store", "tai.db"))).toBe(true);
+    expect(existsSync(join(sub, "data"))).toBe(false);
+  }, 120_000);
 
-  it(
-    "tai keys and tai check should read it too, and the environment should override it",
-    async () => {
-      const created = await runCli(["keys", "create", "ci", "--role", "READER"], {}, 60_000, dir);
-      expect(created.code, created.stderr).toBe(0);
-      const listed = await runCli(["keys", "list"], {}, 60_000, dir);
-      expect(listed.stdout).toMatch(/^ci\s+READER/m);
-      const elsewhere = await runCli(["keys", "list"], { DATABASE_URL: `file:${join(dir, "other.db")}` }, 60_000, dir);
-      expect(elsewhere.code, elsewhere.stderr).toBe(0);
-      expect(elsewhere.stdout).not.toContain("ci ");
-      const check = await runCli(["check"], {}, 60_000, dir);
-      expect(check.code, check.stdout + check.stderr).toBe(0);
-      expect(check.stderr).toContain("checked 1 module");
-    },
-    120_000,
-  );
+  it("tai keys and tai check should read it too, and the environment should override it", async () => {
+    const created = await runCli(["keys", "create", "ci", "--role", "READER"], {}, 60_000, dir);
+    expect(created.code, created.stderr).toBe(0);
+    const listed = await runCli(["keys", "list"], {}, 60_000, dir);
+    expect(listed.stdout).toMatch(/^ci\s+READER/m);
+    const elsewhere = await runCli(["keys", "list"], { DATABASE_URL: `file:${join(dir, "other.db")}` }, 60_000, dir);
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    expect(elsewhere.stdout).not.toContain("ci ");
+    const check = await runCli(["check"], {}, 60_000, dir);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+    expect(check.stderr).toContain("checked 1 module");
+  }, 120_000);
 
-  it(
-    "a bad config file should stop every command with exit 2, naming the file and the key",
-    async () => {
-      const bad = project("cli-bad", { "tai42.config.json": JSON.stringify({ server: { port: -1 } }) });
-      for (const args of [["tools", "list"], ["keys", "list"], ["manifests", "list"]]) {
-        const r = await runCli(args, {}, 60_000, bad);
-        expect(r.code).toBe(2);
-        expect(r.stderr).toContain(join(bad, "tai42.config.json"));
-        expect(r.stderr).toContain("/server/port");
-      }
-    },
-    120_000,
-  );
+  it("a bad config file should stop every command with exit 2, naming the file and the key", async () => {
+    const bad = project("cli-bad", { "tai42.config.json": JSON.stringify({ server: { port: -1 } }) });
+    for (const args of [
+      ["tools", "list"],
+      ["keys", "list"],
+      ["manifests", "list"],
+    ]) {
+      const r = await runCli(args, {}, 60_000, bad);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(join(bad, "tai42.config.json"));
+      expect(r.stderr).toContain("/server/port");
+    }
+  }, 120_000);
 });
