@@ -88,6 +88,11 @@ export async function runDev(): Promise<void> {
   let chain = Promise.resolve();
   let changedAt: number | undefined;
 
+  const nextStandby = () => {
+    const s = spawnServer();
+    void s.ready.then(() => alive(s) && s === standby && say("ready for the next change"));
+    return s;
+  };
   const stop = async (c: ChildProcess | undefined) => {
     if (!alive(c)) return;
     const exited = once(c, "exit");
@@ -115,14 +120,14 @@ export async function runDev(): Promise<void> {
       if (m !== "listening") return;
       if (changedAt !== undefined) say(`serving the change, ${Math.round(performance.now() - changedAt)} ms after it`);
       changedAt = undefined;
-      if (!stopping && !alive(standby)) standby = spawnServer();
+      if (!stopping && !alive(standby)) standby = nextStandby();
     });
     c.once("exit", (code, signal) => {
       if (child !== c || stopping) return;
       child = undefined;
       changedAt = undefined;
       say(`the server stopped (${signal ?? `exit ${code}`}); it starts again when a watched file changes`);
-      if (!alive(standby)) standby = spawnServer();
+      if (!alive(standby)) standby = nextStandby();
     });
     await c.ready;
     if (alive(c)) c.send("go");

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { ApiError } from "../errors.ts";
@@ -10,11 +10,13 @@ export const SKIPS_PROJECT_CONFIG = new Set(["init", "dev"]);
 export function registerProjectCommands(program: Command): void {
   program
     .command("init")
-    .description("scaffold a project: package.json, tsconfig.json, tai42.config.ts, an example tool and its test")
+    .description(
+      "scaffold a project: package.json (merged into an existing one), tsconfig.json, tai42.config.ts, an example tool and its test",
+    )
     .argument("[dir]", "the project folder (created if missing)", ".")
     .option("--tai42 <spec>", "the dependency spec of tai42 (default: the tarball this tai42 came from, else tai42)")
     .action(async (dir: string, opts: { tai42?: string }) => {
-      const { existingFiles, installedSpec, scaffoldFiles } = await import("./scaffold.ts");
+      const { existingFiles, installedSpec, mergedPackageJson, scaffoldFiles } = await import("./scaffold.ts");
       const target = resolve(dir);
       const files = scaffoldFiles(basename(target), opts.tai42 ?? installedSpec());
       const clash = existingFiles(target, files);
@@ -23,6 +25,8 @@ export function registerProjectCommands(program: Command): void {
           "BAD_USER_INPUT",
           `${target} already has ${clash.join(", ")}: tai init writes into a folder without them (nothing was written)`,
         );
+      const pkg = join(target, "package.json");
+      if (existsSync(pkg)) files["package.json"] = mergedPackageJson(readFileSync(pkg, "utf8"), files["package.json"]);
       for (const [path, text] of Object.entries(files)) {
         mkdirSync(dirname(join(target, path)), { recursive: true });
         writeFileSync(join(target, path), text);

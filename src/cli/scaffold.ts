@@ -129,6 +129,20 @@ export function scaffoldFiles(name: string, spec: string): Record<string, string
   };
 }
 
-/** The scaffold's files that already exist in `dir` (init refuses to overwrite them). */
+/** The scaffold's files that already exist in `dir` (init refuses to overwrite them; package.json is merged). */
 export const existingFiles = (dir: string, files: Record<string, string>): string[] =>
-  Object.keys(files).filter((f) => existsSync(join(dir, f)));
+  Object.keys(files).filter((f) => f !== "package.json" && existsSync(join(dir, f)));
+
+type Pkg = Record<string, unknown> & Partial<Record<"scripts" | "dependencies" | "devDependencies", object>>;
+
+/**
+ * The scaffold's package.json merged under an existing one (`npm i tai42.tgz && npx tai init`): what it has wins (its
+ * tai42 spec, its own scripts), the scaffold adds what it lacks.
+ */
+export function mergedPackageJson(existing: string, scaffold: string): string {
+  const [had, add] = [JSON.parse(existing) as Pkg, JSON.parse(scaffold) as Pkg];
+  const merged: Pkg = { ...add, ...had, type: had.type ?? add.type };
+  for (const field of ["scripts", "dependencies", "devDependencies", "allowScripts"] as const)
+    merged[field] = { ...(add[field] as object), ...(had[field] as object) };
+  return JSON.stringify(merged, null, 2) + "\n";
+}

@@ -9,12 +9,11 @@ import { readmeBlock } from "../helpers/readme.ts";
 import { runUser, spawnUser, type Ran } from "../helpers/npm.ts";
 
 // The path of a user who packs tai42 and installs the tarball into a project of their own,
-// run once for the whole suite: `npm pack`, then `npm i ./tai42-x.y.z.tgz` into an empty
+// run once for the whole suite: `npm run pack`, then `npm i ./tai42-x.y.z.tgz` into an empty
 // folder with no checkout above it. Dependencies come from the npm registry, through the
 // npm cache when it has them (--prefer-offline), and their install scripts run
-// (better-sqlite3 compiles), as they do for the user. The pack skips `prepare`: the
-// suite's global setup has just built dist/, and regenerating the Prisma clients under
-// src/ while other test files import them would race them.
+// (better-sqlite3 compiles), as they do for the user. The pack runs no `prepare`: the
+// suite's global setup has just built dist/ (scripts/pack.mjs rebuilds only a stale one).
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const INSTALL_TIMEOUT = 15 * 60_000;
 const SLOW = 120_000;
@@ -36,18 +35,12 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "tai42-packed-"));
   project = join(work, "my-tools");
   mkdirSync(join(project, "tools"), { recursive: true });
-  const pack = await runUser("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], ROOT);
-  if (pack.code !== 0) throw new Error(`npm pack failed: ${pack.stderr}`);
-  const tarball = join(work, (JSON.parse(pack.stdout) as { filename: string }[])[0].filename);
-  // The README's package.json for a project of one's own, plus the denial
-  // `npm install-scripts deny tai42` records for a local tarball (see the README).
-  const readme = JSON.parse(readmeBlock('{\n  "name": "my-tools"')) as Record<string, unknown> & {
-    allowScripts: Record<string, boolean>;
-  };
-  writeFileSync(
-    join(project, "package.json"),
-    JSON.stringify({ ...readme, allowScripts: { ...readme.allowScripts, [`file:${tarball}`]: false } }, null, 2),
-  );
+  const pack = await runUser(process.execPath, ["scripts/pack.mjs", "--json", "--pack-destination", work], ROOT);
+  if (pack.code !== 0) throw new Error(`npm run pack failed: ${pack.stderr}`);
+  const tarball = (JSON.parse(pack.stdout) as { tarball: string }[])[0].tarball;
+  // The README's package.json for a project of one's own, as it stands: the tarball has no lifecycle script
+  // left to review (scripts/pack.mjs).
+  writeFileSync(join(project, "package.json"), readmeBlock('{\n  "name": "my-tools"'));
   writeFileSync(join(project, "tools", "add.ts"), TOOL);
   writeFileSync(join(project, "tools", "broken.ts"), BROKEN_TOOL);
   install = await runUser("npm", ["install", tarball, "--prefer-offline", "--no-audit", "--no-fund"], project);
