@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { callerOf, type Role } from "./auth/roles.ts";
+import { anonymousCaller, callerOf, type Role } from "./auth/roles.ts";
 import { loadConfig } from "./config.ts";
 import { migrate } from "./db/migrate.ts";
 import { callerAnswer } from "./dispatch/caller-answer.ts";
@@ -14,7 +14,7 @@ import type { Runtime } from "./runtime-types.ts";
 export interface ToolHarnessOptions {
   /** Modules to load (paths relative to the working directory); tools already imported by the test are served too. */
   modules?: string[];
-  /** The role the runs are made as. @default "USER" */
+  /** The role the runs are made as. @default the anonymous role of a loopback bind (USER) */
   role?: Role;
 }
 
@@ -43,7 +43,8 @@ export async function toolHarness(options: ToolHarnessOptions = {}): Promise<Too
   });
   await migrate(config.databaseUrl);
   const runtime = await createRuntime({ config, duties: "runs", log: createLogger({}, () => {}) });
-  const caller = callerOf(options.role ?? "USER", "test");
+  // Unless a role is named, the anonymous caller of a loopback bind: USER.
+  const caller = options.role ? callerOf(options.role, "test") : anonymousCaller(config.anonymousRole)!;
   return {
     runtime,
     async run(tool, input = {}) {
