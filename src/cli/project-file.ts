@@ -31,6 +31,23 @@ const unreadable = (file: string, reason: string) =>
     issues: [{ path: "", message: reason }],
   });
 
+/**
+ * Why a file did not parse, without its text: JSON's and YAML's messages quote the lines around the fault, and a
+ * malformed file may hold what should not be printed. Only the position is kept.
+ */
+function parseFailure(file: string, e: unknown): string {
+  const err = e as Error & { linePos?: { line: number; col: number }[]; code?: string };
+  if (/\.json$/.test(file)) {
+    const at = /\(line \d+ column \d+\)|at position \d+/.exec(err.message ?? "");
+    return `not valid JSON${at ? ` ${at[0].replace(/^\((.*)\)$/, "at $1")}` : ""}`;
+  }
+  if (/\.ya?ml$/.test(file)) {
+    const at = err.linePos?.[0];
+    return `not valid YAML (${err.code ?? "parse error"}${at ? ` at line ${at.line} column ${at.col}` : ""})`;
+  }
+  return err.message ?? String(e);
+}
+
 /** Reads and validates one config file (TypeScript or JavaScript: its default export; JSON; YAML). */
 export async function readProjectConfig(file: string): Promise<ProjectConfig> {
   let value: unknown;
@@ -44,7 +61,7 @@ export async function readProjectConfig(file: string): Promise<ProjectConfig> {
       value = ((await import(url)) as { default?: unknown }).default;
     }
   } catch (e) {
-    throw unreadable(file, `cannot be read: ${(e as Error).message ?? e}`);
+    throw unreadable(file, `cannot be read: ${parseFailure(file, e)}`);
   }
   return parseProjectConfig(value ?? {}, file);
 }

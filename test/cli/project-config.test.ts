@@ -103,6 +103,22 @@ describe("the project config file", () => {
   });
 });
 
+describe("a malformed project config file", () => {
+  it("should be refused naming the file and the position, never quoting its text", async () => {
+    const json = project("malformed-json", { "tai42.config.json": '{ "providers": { apiKey: sk-quoted-secret } }' });
+    const yaml = project("malformed-yaml", {
+      "tai42.config.yaml": "server:\n  port: [4000\napiKey: sk-quoted-secret\n",
+    });
+    for (const file of [join(json, "tai42.config.json"), join(yaml, "tai42.config.yaml")]) {
+      const refused = (await readProjectConfig(file).catch((e: unknown) => e)) as Error;
+      expect(isDefinitionError(refused, "config.file")).toBe(true);
+      expect(refused.message).toMatch(new RegExp(`^${file}: cannot be read: not valid (JSON|YAML)`));
+      expect(refused.message).toMatch(/line \d+ column \d+|position \d+/);
+      expect(refused.message).not.toContain("sk-quoted-secret");
+    }
+  });
+});
+
 describe("every command reads the project config file", () => {
   let dir: string;
   beforeAll(() => {

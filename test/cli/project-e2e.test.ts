@@ -6,13 +6,17 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BROKEN_TOOL } from "../fixtures/user-tools.ts";
 import { freePort } from "../helpers/cli.ts";
+import { readmeBlock } from "../helpers/readme.ts";
 import { runUser, spawnUser, userEnv, type Ran } from "../helpers/npm.ts";
 
-// A project of one's own from nothing, as a new user makes it: `npm run pack` in the checkout, then in an empty
-// folder with no checkout above it `npx --package=<tarball> tai init`, `npm install` (the scaffold's dependency is
-// that tarball), `npm test`, `tai dev`, and `tai mcp` as a desktop client starts it. Installed once for the suite;
-// dependencies come from the npm registry through the npm cache (--prefer-offline), install scripts run.
+// A project of one's own from nothing, as a new user makes it (README "Using tai42 in your own project"): `npm run
+// pack` in the checkout, then in an empty folder with no checkout above it `npx --package=<tarball> tai init`, `npm
+// install` (the scaffold's dependency is that tarball), `npm test`, `tai tools run`, `tai check`, `tai dev`, and
+// `tai mcp` as a desktop client starts it. Installed once for the suite; dependencies come from the npm registry
+// through the npm cache (--prefer-offline), and their install scripts run (better-sqlite3 compiles), as they do for
+// the user. The pack runs no `prepare`: the suite's global setup has just built dist/.
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const INSTALL_TIMEOUT = 15 * 60_000;
 const SLOW = 120_000;
@@ -87,13 +91,60 @@ describe("a project of one's own from an empty folder: tai init, npm test, tai d
     expect(pkg.dependencies.tai42).toBe(`file:${tarballs[0]}`);
     for (const f of ["tsconfig.json", "tai42.config.ts", "tools/hello.ts", "test/hello.test.ts"])
       expect(existsSync(join(project, f)), f).toBe(true);
+    // The README's package.json: the same install scripts approved and denied.
+    const readme = JSON.parse(readmeBlock('{\n  "name": "my-tools"')) as { allowScripts: unknown };
+    expect((pkg as unknown as { allowScripts: unknown }).allowScripts).toEqual(readme.allowScripts);
     const said = install.stdout + install.stderr;
     expect(said).not.toContain("install-scripts");
     expect(said).not.toContain("EBADENGINE");
-    const installed = JSON.parse(readFileSync(join(project, "node_modules", "tai42", "package.json"), "utf8"));
-    expect(installed.scripts).toBeUndefined();
-    expect(installed.devDependencies).toBeUndefined();
+    const installed = join(project, "node_modules", "tai42");
+    const manifest = JSON.parse(readFileSync(join(installed, "package.json"), "utf8"));
+    expect(manifest.scripts).toBeUndefined();
+    expect(manifest.devDependencies).toBeUndefined();
+    expect(existsSync(join(installed, "dist", "index.js"))).toBe(true);
+    expect(existsSync(join(installed, "src"))).toBe(false);
+    // better-sqlite3 compiled for the running Node: its install script ran.
+    expect(existsSync(join(project, "node_modules", "better-sqlite3", "build", "Release", "better_sqlite3.node"))).toBe(
+      true,
+    );
   });
+
+  it(
+    "npx tai tools run should run a project tool importing the installed dist/, on the SQLite database the config names",
+    async () => {
+      writeFileSync(
+        join(project, "tools", "where.ts"),
+        'import { app, z } from "tai42";\n\napp.tool({ name: "where", description: "Where tai42 resolves.", ' +
+          'input: z.object({}) }, async () => ({ tai42: import.meta.resolve("tai42") }));\n',
+      );
+      // The environment overrides the config file's modules (relative to the working directory).
+      const r = await runUser("npx", ["tai", "tools", "run", "where", "--input", "{}"], project, {
+        TAI_LOG: "silent",
+        TAI_MODULES: "tools/hello.ts,tools/where.ts",
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const run = JSON.parse(r.stdout) as { status: string; door: string; data: { tai42: string } };
+      expect(run).toMatchObject({ status: "SUCCEEDED", door: "cli" });
+      expect(fileURLToPath(run.data.tai42)).toBe(join(project, "node_modules", "tai42", "dist", "index.js"));
+      expect(existsSync(join(project, "data", "tai42.db"))).toBe(true);
+    },
+    SLOW,
+  );
+
+  it(
+    "npx tai check should type-check the config's modules against the installed declarations, and name a type error",
+    async () => {
+      const clean = await runUser("npx", ["tai", "check"], project, { TAI_LOG: "silent" });
+      expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+      writeFileSync(join(project, "tools", "broken.ts"), BROKEN_TOOL);
+      const broken = await runUser("npx", ["tai", "check", "tools/hello.ts", "tools/broken.ts"], project);
+      expect(broken.code).toBe(1);
+      expect(broken.stdout).toMatch(
+        /^tools\/broken\.ts:3:\d+ - error TS2339: Property 'toUpperCase' does not exist on type 'number'\.$/m,
+      );
+    },
+    SLOW,
+  );
 
   it(
     "the scaffold's npm test should pass at once",
