@@ -161,13 +161,21 @@ describe("every command reads the project config file", () => {
 
   it("a bad config file should stop every command with exit 2, naming the file and the key", async () => {
     const bad = project("cli-bad", { "tai42.config.json": JSON.stringify({ server: { port: -1 } }) });
-    for (const args of [
+    const commands = [
+      ["serve"],
       ["tools", "list"],
+      ["tools", "run", "x", "--input", "{}"],
       ["keys", "list"],
+      ["presets", "list"],
       ["manifests", "list"],
-    ]) {
+      ["runs", "wait", "r1"],
+      ["schedules", "list"],
+      ["check"],
+      ["mcp"],
+    ];
+    for (const args of commands) {
       const r = await runCli(args, {}, 60_000, bad);
-      expect(r.code).toBe(2);
+      expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toContain(join(bad, "tai42.config.json"));
       expect(r.stderr).toContain("/server/port");
     }
