@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { watch, type FSWatcher } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, watch, type FSWatcher } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isPackageSpecifier } from "../modules/load-modules.ts";
 import { applyProjectConfig, findProjectConfig } from "./project-file.ts";
@@ -21,10 +21,9 @@ async function folders(): Promise<{ path: string; recursive: boolean }[]> {
   let config: string | undefined;
   try {
     config = await applyProjectConfig(env, cwd);
-  } catch (e) {
+  } catch {
     // The server is started anyway and says what is wrong; the file is watched for the fix.
     config = process.env.TAI_CONFIG ? resolve(cwd, process.env.TAI_CONFIG) : findProjectConfig(cwd);
-    void e;
   }
   const root = config ? dirname(config) : cwd;
   const refs = [
@@ -35,7 +34,7 @@ async function folders(): Promise<{ path: string; recursive: boolean }[]> {
     .map((m) => m.trim())
     .filter((m) => m && !isPackageSpecifier(m))
     .map((m) => dirname(resolve(cwd, m)))
-    .filter((d) => d !== root && !IGNORED.test(d));
+    .filter((d) => d !== root && existsSync(d) && !IGNORED.test(relative(root, d)));
   return [{ path: root, recursive: false }, ...[...new Set(dirs)].map((path) => ({ path, recursive: true }))];
 }
 

@@ -77,6 +77,19 @@ async function greet(port: number): Promise<string | undefined> {
     ?.greeting;
 }
 
+/** Whether the demo tool `calculate` is served (the config file's `demo`). */
+async function calculates(port: number): Promise<boolean | undefined> {
+  const res = await fetch(`http://127.0.0.1:${port}/graphql`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      query: 'mutation { dispatch(input: { tool: "calculate", input: { op: "add", a: 1, b: 2 } }) { status } }',
+    }),
+  }).catch(() => undefined);
+  if (!res?.ok) return undefined;
+  return ((await res.json()) as { data?: { dispatch: { status: string } } }).data?.dispatch.status === "SUCCEEDED";
+}
+
 async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = performance.now() + ms;
   for (;;) {
@@ -88,7 +101,7 @@ async function until<T>(what: string, ms: number, probe: () => Promise<T | undef
 }
 
 describe("tai dev", () => {
-  it("should survive a module with a syntax error, print the error, and serve the module again once it is fixed", async () => {
+  it("should survive a module with a syntax error, print the error, serve the module again once fixed, and reread a changed config file", async () => {
     const r = await runCli(["init", "dev", "--tai42", "file:/x.tgz"], {}, 30_000, work);
     expect(r.code, r.stderr).toBe(0);
     const dir = join(work, "dev");
@@ -121,6 +134,13 @@ describe("tai dev", () => {
           (await greet(port)) === "Hi, Ada!" ? true : undefined,
         ),
       ).toBe(true);
+      // The config file changed: the next server reads it (the demo tools on).
+      expect(await calculates(port)).toBe(false);
+      const config = join(dir, "tai42.config.ts");
+      writeFileSync(config, readFileSync(config, "utf8").replace("server:", "demo: true,\n  server:"));
+      expect(await until("the demo tools", 30_000, async () => ((await calculates(port)) ? true : undefined))).toBe(
+        true,
+      );
     } finally {
       dev.kill("SIGTERM");
       expect(await exited).toBe(0);
