@@ -95,4 +95,5 @@ export type { ToolContext, ToolDefinition, ExecutionMode } from "./tools/definit
 export type { ToolUpdate, RunProgress } from "./tools/tool-update.ts";
 export type { Tier, Role, Caller } from "./auth/roles.ts";
 export { DEFAULT_BACKOFF, type RetryPolicyInit, type RetryPolicy, type RetryBackoff } from "./retry/policy.ts";
+export { defineConfig, type ProjectConfig } from "./project-config.ts";
 export { z } from "zod";

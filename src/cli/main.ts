@@ -1,4 +1,4 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { scrubRun } from "../secrets/value-fields.ts";
@@ -12,6 +12,8 @@ import { registerScheduleCommands } from "./schedule-commands.ts";
 import { registerMcpCommand } from "./mcp-command.ts";
 import { registerRunCommands } from "./run-commands.ts";
 import { registerTypesCommand } from "./types-command.ts";
+import { registerProjectCommands, SKIPS_PROJECT_CONFIG } from "./project-commands.ts";
+import { DefinitionError } from "../definition-error.ts";
 
 type RunOptions = { input: Record<string, unknown>; key?: string; idempotencyKey?: string; background?: boolean };
 
@@ -19,14 +21,23 @@ const program = new Command("tai")
   .description("tai42: the OS for AI tools")
   .showHelpAfterError()
   // Commander exits 1 on a usage error, but 1 means "the run FAILED" here; usage is 2.
-  .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage));
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.ok : EXIT.usage))
+  // Every command reads the project config file (tai42.config.*), the environment overriding it; `init` and `dev`
+  // read it their own way (project-commands.ts).
+  .hook("preAction", async (_program, action) => {
+    const own = SKIPS_PROJECT_CONFIG.has(action.name()) || action.opts().standby === true;
+    if (!own || action.parent !== program) await (await import("./project-file.ts")).applyProjectConfig();
+  });
 
 program
   .command("serve")
   .description("serve GraphQL (HTTP, GraphiQL, graphql-ws, SSE) on HOST:PORT")
-  .action(async () => {
+  // `tai dev`'s next server, loaded and waiting for its turn (dev-supervisor.ts).
+  .addOption(new Option("--standby").hideHelp())
+  .action(async (opts: { standby?: boolean }) => {
     // The server loads only for `serve` (cli-support.ts says why).
     const { serve } = await import("../server/serve.ts");
+    if (opts.standby) await (await import("./dev-supervisor.ts")).standBy();
     const s = await serve();
     const shutdown = (signal: string) => {
       process.stdout.write(`${signal}: draining runs in flight…\n`);
@@ -42,17 +53,22 @@ program
     // supervisor may send SIGTERM as soon as it reads that line.
     process.once("SIGTERM", () => shutdown("SIGTERM"));
     process.once("SIGINT", () => shutdown("SIGINT"));
+    // A child of `tai dev`: its supervisor gone, it stops too.
+    if (process.send) process.once("disconnect", () => shutdown("disconnect"));
     if (s.firstAdminKey) {
       process.stdout.write(
         `\nFirst start: created the admin API key (shown once, stored hashed):\n\n  ${s.firstAdminKey}\n\n`,
       );
     }
+    const config = (await import("./project-file.ts")).usedProjectConfig();
+    process.stdout.write(config ? `config: ${config}\n` : "config: none found (environment and defaults)\n");
     const { unknownDefaultProvider } = await import("../agent/providers/registry.ts");
     const unknownDefault = unknownDefaultProvider(s.runtime.agents.providers);
     if (unknownDefault) process.stderr.write(`warning: ${unknownDefault}\n`);
     process.stdout.write(
       `tai42 listening on ${s.url} (GraphiQL: open it in a browser; dashboard: ${new URL("/dashboard", s.url).href}) — database ${s.runtime.provider}, ${s.runtime.surface.list().length} tools\n`,
     );
+    process.send?.("listening");
   });
 
 const tools = program.command("tools").description("list and run tools");
@@ -173,6 +189,7 @@ registerScheduleCommands(program);
 registerMcpCommand(program);
 registerRunCommands(program);
 registerTypesCommand(program);
+registerProjectCommands(program);
 
 // A reader that stops early (`tai tools list | head`) ends the output, not with a stack trace.
 process.stdout.on("error", (e: NodeJS.ErrnoException) => {
@@ -185,6 +202,8 @@ program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof ApiError) {
     process.stderr.write(`error (${e.code}): ${e.message}\n`);
     for (const i of e.issues) process.stderr.write(`  ${i.path || "/"}: ${i.message}\n`);
+  } else if (e instanceof DefinitionError) {
+    process.stderr.write(`error (${e.rule}): ${e.message}\n`);
   } else process.stderr.write(`error: ${(e as Error).message ?? e}\n`);
   process.exitCode = EXIT.usage;
 });
