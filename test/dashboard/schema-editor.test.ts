@@ -45,6 +45,17 @@ describe.skipIf(!present)("the schema editor of a setting that is itself a JSON 
     await dash.screenshot("schema-editor-problems");
     expect(await server.rt.manifests.get("shapes")).toMatchObject({ version: 1 });
 
+    // Text that is not JSON yet, in the optional setting, is not dropped to send the rest.
+    const errorsText = attach.getByTestId("schema-editor-config-shaped_errors").locator("textarea");
+    await text.fill(JSON.stringify({ type: "object" }));
+    await editor.getByTestId("meta-schema-ok").waitFor();
+    await errorsText.fill('{"type": "object", "properties": {');
+    await attach.getByText("not JSON yet:").waitFor();
+    await attach.getByRole("button", { name: "Attach" }).click();
+    await attach.getByText("is not a valid JSON Schema: 1 problem (listed above)").waitFor();
+    expect(await server.rt.manifests.get("shapes")).toMatchObject({ version: 1 });
+    await errorsText.fill("");
+
     const schema = {
       type: "object",
       required: ["city"],
