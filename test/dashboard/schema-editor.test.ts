@@ -56,6 +56,14 @@ describe.skipIf(!present)("the schema editor of a setting that is itself a JSON 
     expect(await server.rt.manifests.get("shapes")).toMatchObject({ version: 1 });
     await errorsText.fill("");
 
+    // A schema nested too deeply to check is a problem of the field, not an exception that replaces the form.
+    await text.fill(`${'{"not":'.repeat(1500)}{}${"}".repeat(1500)}`);
+    await expect(problems.locator("li").allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/^\/ cannot be checked \(.*\): is it nested too deeply\?$/),
+    ]);
+    expect(await attach.getByText("could not be drawn").count()).toBe(0);
+    expect(await errorsText.isEditable()).toBe(true);
+
     const schema = {
       type: "object",
       required: ["city"],
