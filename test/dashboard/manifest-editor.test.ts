@@ -145,6 +145,34 @@ describe.skipIf(!present)("the dashboard's manifest editor, in headless Chromium
     dash.expectClean();
   });
 
+  it("should show the diff of a new version of the active manifest, which changes the live surface, before saving it", async () => {
+    const page = await manifestsAsAdmin();
+    const put = await server.gql(PUT, { input: { name: "live", document: { tools: { include: ["echo"] } } } }, admin);
+    expect(put.errors).toBeUndefined();
+    const on = await server.gql(`mutation { activateManifest(name: "live") { active } }`, {}, admin);
+    expect(on.errors).toBeUndefined();
+    await page.reload();
+    await page.getByRole("tab", { name: "Manifests" }).click();
+    await page.getByRole("region", { name: "Manifest live" }).getByRole("button", { name: "Edit" }).click();
+    const editor = page.getByRole("region", { name: "Manifest editor" });
+    await editor.getByLabel("Manifest text").fill("name: live\ntools:\n  include: [echo, clock]\n");
+    await editor.getByRole("button", { name: "Save as version 2" }).click();
+    const ask = editor.getByRole("alertdialog", { name: "Confirm saving the active manifest" });
+    await expect(ask.getByTestId("manifest-diff").locator("li").allInnerTexts()).resolves.toEqual([
+      "+ adds clock in tools.include",
+    ]);
+    expect(await server.rt.manifests.get("live")).toMatchObject({ version: 1 });
+    await dash.screenshot("manifest-editor-active-diff");
+    await editor.getByRole("button", { name: "Save version 2 and apply it" }).click();
+    await page.locator("[data-manifest=live]").getByText("v2").waitFor();
+    expect(await server.rt.manifests.get("live")).toMatchObject({
+      version: 2,
+      active: true,
+      document: { tools: { include: ["echo", "clock"] } },
+    });
+    dash.expectClean();
+  });
+
   it("should offer a USER or READER no editor, and the server should refuse their putManifest anyway", async () => {
     server = await suite.serve();
     admin = await server.rt.keys.create("ops", "ADMIN");
