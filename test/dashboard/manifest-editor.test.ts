@@ -77,6 +77,17 @@ describe.skipIf(!present)("the dashboard's manifest editor, in headless Chromium
     await editor.getByRole("button", { name: "Create manifest" }).click();
     await page.locator("[data-manifest=nightly-copy]").getByText("v1").waitFor();
     expect(await server.rt.manifests.get("nightly")).toMatchObject({ version: 1 });
+
+    // A new manifest under a name that exists is refused in words, not as a path the text does not have.
+    await page.getByRole("button", { name: "New manifest" }).click();
+    await text.fill("name: nightly\ntools:\n  include: [echo]\n");
+    await editor.getByRole("button", { name: "Create manifest" }).click();
+    await editor.getByRole("alert").filter({ hasText: "A manifest named nightly exists already" }).waitFor();
+    expect(await editor.getByTestId("issues").locator("[data-issue-path]").count()).toBe(0);
+    expect(await server.rt.manifests.get("nightly")).toMatchObject({
+      version: 1,
+      document: { tools: { include: ["echo", "calculate", "clock"] } },
+    });
     dash.expectClean();
   });
 

@@ -67,11 +67,14 @@ export function ManifestEditor({
         onSaved(saved.putManifest.name);
       },
       (e) => {
-        const found = issuesOf(e);
+        // A create under a name that exists: a CONFLICT whose one issue, `/expectedVersion`, is no path of the text.
+        const found = issuesOf(e).filter((i) => i.path !== "/expectedVersion");
         // The input's `document` fields are the text's top-level fields: an issue at /document/tools is at /tools.
         setIssues(found.map((i) => ({ ...i, path: i.path.replace(/^\/document(?=\/|$)/, "") })));
         if (codeOf(e) === "CONFLICT" && asVersion !== undefined)
           return `${messageOf(e)} (someone saved ${opened!.name} since this editor opened version ${asVersion}: copy your text, reopen it from the list and edit the newer version)`;
+        if (codeOf(e) === "CONFLICT")
+          return `A manifest named ${parsed.file!.name} exists already: choose another name, or open it from the list and edit it.`;
         if (found.length)
           return `The server refused the manifest (${codeOf(e) ?? "error"}): ${found.length} problem${found.length === 1 ? "" : "s"}, each at its path in the text:`;
         return messageOf(e);
