@@ -15,12 +15,48 @@ export const MAP_NAME = "TaiTools";
 const DOCUMENT_KEYWORDS = ["$schema", "$id", "$defs", "definitions"];
 
 /**
+ * json-schema-to-typescript's own keywords, which no served schema may use: `tsType` is written into the module
+ * verbatim (a server could put code there, run by whoever imports the types) and `tsEnumNames` names an enum's members.
+ */
+const GENERATOR_KEYWORDS = new Set(["tsType", "tsEnumNames"]);
+
+/** Keywords whose value is a schema, or a list of schemas (`items` is either). */
+const SUBSCHEMA = new Set([
+  ...["additionalProperties", "unevaluatedProperties", "items", "additionalItems", "unevaluatedItems", "contains"],
+  ...["propertyNames", "not", "if", "then", "else", "contentSchema", "allOf", "anyOf", "oneOf", "prefixItems"],
+]);
+
+/** Keywords whose value maps names to schemas. */
+const SUBSCHEMA_MAP = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A served schema as `tai types` may compile it: no generator keyword (at any depth, read as a schema: a property named
+ * `tsType` stays), and no `$ref` outside the schema itself, which the compiler would otherwise fetch (a URL) or read (a
+ * path on this machine) and type from; such a subschema types as what its other keywords say, or `unknown`.
+ */
+function untrusted(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(untrusted);
+  if (!isObject(schema)) return schema;
+  const kept = Object.entries(schema).flatMap(([k, v]): [string, unknown][] => {
+    if (GENERATOR_KEYWORDS.has(k)) return [];
+    if (k === "$ref") return typeof v === "string" && v.startsWith("#") ? [[k, v]] : [];
+    if (SUBSCHEMA.has(k)) return [[k, untrusted(v)]];
+    if (SUBSCHEMA_MAP.has(k) && isObject(v))
+      return [[k, Object.fromEntries(Object.entries(v).map(([name, s]) => [name, untrusted(s)]))]];
+    return [[k, v]];
+  });
+  return Object.fromEntries(kept);
+}
+
+/**
  * A tool's schema made self-contained: its `$ref`s to its own `$defs` replaced by what they
  * point at (a recursive schema stays a cycle, which the compiler types as a recursive
  * type), so it can sit inside the map's schema.
  */
 async function embeddable(schema: Record<string, unknown>): Promise<JSONSchema> {
-  const inlined = (await dereference(structuredClone(schema), {
+  const inlined = (await dereference(untrusted(schema) as Record<string, unknown>, {
     resolve: { external: false },
     dereference: { circular: true },
   })) as Record<string, unknown>;
@@ -30,19 +66,24 @@ async function embeddable(schema: Record<string, unknown>): Promise<JSONSchema> 
 /** The schema of the whole map: one property per tool, each `{ input, output }`. */
 async function mapSchema(tools: readonly ToolSchemas[]): Promise<JSONSchema> {
   const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const properties: Record<string, JSONSchema> = {};
+  // Entries, not assignments: a tool may be named `__proto__` (it matches the name pattern).
+  const entries: [string, JSONSchema][] = [];
   for (const tool of sorted) {
-    properties[tool.name] = {
-      type: "object",
-      description: `\`${tool.name}\`: its input, and its run's \`data\`${tool.outputSchema ? "" : " (no output schema)"}.`,
-      properties: {
-        input: await embeddable(tool.inputSchema),
-        output: tool.outputSchema ? await embeddable(tool.outputSchema) : { tsType: "unknown" },
+    entries.push([
+      tool.name,
+      {
+        type: "object",
+        description: `\`${tool.name}\`: its input, and its run's \`data\`${tool.outputSchema ? "" : " (no output schema)"}.`,
+        properties: {
+          input: await embeddable(tool.inputSchema),
+          output: tool.outputSchema ? await embeddable(tool.outputSchema) : { tsType: "unknown" },
+        },
+        required: ["input", "output"],
+        additionalProperties: false,
       },
-      required: ["input", "output"],
-      additionalProperties: false,
-    };
+    ]);
   }
+  const properties = Object.fromEntries(entries) as Record<string, JSONSchema>;
   return {
     type: "object",
     title: MAP_NAME,
@@ -67,6 +108,8 @@ export async function renderToolTypes(tools: readonly ToolSchemas[], source: str
     bannerComment: banner,
     additionalProperties: true,
     unknownAny: true,
+    // Every `$ref` left points inside the map's schema (`untrusted`): nothing is read from disk or the network.
+    $refOptions: { resolve: { external: false, file: false, http: false } },
     strictIndexSignatures: false,
     format: true,
     style: { printWidth: 120, singleQuote: false, trailingComma: "all" },

@@ -96,6 +96,69 @@ describe("the tool map `tai types` writes", () => {
   });
 });
 
+describe("the tool map `tai types` writes from schemas a server chose", () => {
+  it("should write no code a schema's `tsType` or `tsEnumNames` carries, and read no file or URL a `$ref` names", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tai42-tool-types-ref-"));
+    try {
+      const local = join(dir, "local.json");
+      writeFileSync(local, JSON.stringify({ enum: ["FROM_A_LOCAL_FILE"] }));
+      const code = "string; }; output: unknown; }; }; export const PWN = 1; export interface Q { r: { s: { t: string";
+      const text = await renderToolTypes(
+        [
+          {
+            name: "hostile",
+            inputSchema: {
+              type: "object",
+              properties: {
+                a: { tsType: code },
+                file: { $ref: local },
+                url: { $ref: "http://127.0.0.1:9/schema.json", description: "fetched from nowhere" },
+                e: { type: "string", enum: ["x", "y"], tsEnumNames: ["X = 1 } export const K = 2; enum L { M", "Y"] },
+                tsType: { type: "string" },
+                own: { $ref: "#/$defs/n" },
+              },
+              required: ["tsType"],
+              $defs: { n: { type: "integer", tsType: "never" } },
+            },
+          },
+        ],
+        "a test",
+      );
+      for (const leaked of ["PWN", "FROM_A_LOCAL_FILE", "export const", "enum"]) expect(text).not.toContain(leaked);
+      expect(text).toMatch(/\n\s+a\?: unknown;\n\s+file\?: unknown;\n/);
+      expect(text).toMatch(/\n\s+e\?: "x" \| "y";\n\s+tsType: string;\n\s+own\?: number;\n/);
+      const usage = [
+        'import type { TaiTools } from "./tools.ts";',
+        'const x: TaiTools["hostile"]["input"] = { tsType: "kept", own: 1, e: "y" };',
+        "export { x };",
+      ].join("\n");
+      expect(compileErrors({ "tools.ts": text, "usage.ts": usage })).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("should keep a tool named __proto__ or constructor (names the name pattern allows) in the map", async () => {
+    const input = { type: "object", properties: { z: { type: "string" } }, required: ["z"] };
+    const text = await renderToolTypes(
+      [
+        { name: "__proto__", inputSchema: input },
+        { name: "constructor", inputSchema: input },
+      ],
+      "a test",
+    );
+    const usage = [
+      'import type { TaiTools } from "./tools.ts";',
+      'const a: TaiTools["__proto__"]["input"] = { z: "a" };',
+      'const b: TaiTools["constructor"]["input"] = { z: "b" };',
+      "// @ts-expect-error `z` is required",
+      'const c: TaiTools["__proto__"]["input"] = {};',
+      "export { a, b, c };",
+    ].join("\n");
+    expect(compileErrors({ "tools.ts": text, "usage.ts": usage })).toEqual([]);
+  });
+});
+
 describe("tai types (the compiled CLI)", () => {
   let env: Record<string, string>;
   let dir: string;

@@ -77,6 +77,17 @@ describe.skipIf(!present)("the dashboard's manifest editor, in headless Chromium
     await editor.getByRole("button", { name: "Create manifest" }).click();
     await page.locator("[data-manifest=nightly-copy]").getByText("v1").waitFor();
     expect(await server.rt.manifests.get("nightly")).toMatchObject({ version: 1 });
+
+    // A new manifest under a name that exists is refused in words, not as a path the text does not have.
+    await page.getByRole("button", { name: "New manifest" }).click();
+    await text.fill("name: nightly\ntools:\n  include: [echo]\n");
+    await editor.getByRole("button", { name: "Create manifest" }).click();
+    await editor.getByRole("alert").filter({ hasText: "A manifest named nightly exists already" }).waitFor();
+    expect(await editor.getByTestId("issues").locator("[data-issue-path]").count()).toBe(0);
+    expect(await server.rt.manifests.get("nightly")).toMatchObject({
+      version: 1,
+      document: { tools: { include: ["echo", "calculate", "clock"] } },
+    });
     dash.expectClean();
   });
 
@@ -142,6 +153,34 @@ describe.skipIf(!present)("the dashboard's manifest editor, in headless Chromium
     await ask.getByRole("button", { name: "Activate next" }).click();
     await page.locator("[data-manifest=next]").getByText("active").waitFor();
     expect(await server.rt.manifests.get("next")).toMatchObject({ active: true, version: 3 });
+    dash.expectClean();
+  });
+
+  it("should show the diff of a new version of the active manifest, which changes the live surface, before saving it", async () => {
+    const page = await manifestsAsAdmin();
+    const put = await server.gql(PUT, { input: { name: "live", document: { tools: { include: ["echo"] } } } }, admin);
+    expect(put.errors).toBeUndefined();
+    const on = await server.gql(`mutation { activateManifest(name: "live") { active } }`, {}, admin);
+    expect(on.errors).toBeUndefined();
+    await page.reload();
+    await page.getByRole("tab", { name: "Manifests" }).click();
+    await page.getByRole("region", { name: "Manifest live" }).getByRole("button", { name: "Edit" }).click();
+    const editor = page.getByRole("region", { name: "Manifest editor" });
+    await editor.getByLabel("Manifest text").fill("name: live\ntools:\n  include: [echo, clock]\n");
+    await editor.getByRole("button", { name: "Save as version 2" }).click();
+    const ask = editor.getByRole("alertdialog", { name: "Confirm saving the active manifest" });
+    await expect(ask.getByTestId("manifest-diff").locator("li").allInnerTexts()).resolves.toEqual([
+      "+ adds clock in tools.include",
+    ]);
+    expect(await server.rt.manifests.get("live")).toMatchObject({ version: 1 });
+    await dash.screenshot("manifest-editor-active-diff");
+    await editor.getByRole("button", { name: "Save version 2 and apply it" }).click();
+    await page.locator("[data-manifest=live]").getByText("v2").waitFor();
+    expect(await server.rt.manifests.get("live")).toMatchObject({
+      version: 2,
+      active: true,
+      document: { tools: { include: ["echo", "clock"] } },
+    });
     dash.expectClean();
   });
 

@@ -45,6 +45,25 @@ describe.skipIf(!present)("the schema editor of a setting that is itself a JSON 
     await dash.screenshot("schema-editor-problems");
     expect(await server.rt.manifests.get("shapes")).toMatchObject({ version: 1 });
 
+    // Text that is not JSON yet, in the optional setting, is not dropped to send the rest.
+    const errorsText = attach.getByTestId("schema-editor-config-shaped_errors").locator("textarea");
+    await text.fill(JSON.stringify({ type: "object" }));
+    await editor.getByTestId("meta-schema-ok").waitFor();
+    await errorsText.fill('{"type": "object", "properties": {');
+    await attach.getByText("not JSON yet:").waitFor();
+    await attach.getByRole("button", { name: "Attach" }).click();
+    await attach.getByText("is not a valid JSON Schema: 1 problem (listed above)").waitFor();
+    expect(await server.rt.manifests.get("shapes")).toMatchObject({ version: 1 });
+    await errorsText.fill("");
+
+    // A schema nested too deeply to check is a problem of the field, not an exception that replaces the form.
+    await text.fill(`${'{"not":'.repeat(1500)}{}${"}".repeat(1500)}`);
+    await expect(problems.locator("li").allInnerTexts()).resolves.toEqual([
+      expect.stringMatching(/^\/ cannot be checked \(.*\): is it nested too deeply\?$/),
+    ]);
+    expect(await attach.getByText("could not be drawn").count()).toBe(0);
+    expect(await errorsText.isEditable()).toBe(true);
+
     const schema = {
       type: "object",
       required: ["city"],

@@ -7,7 +7,7 @@ export interface Change {
   sign: "+" | "-" | "~";
   /** Where: `tools.include`, `extensions`, `extensionsModules`, `retry`… */
   where: string;
-  /** What: a tool, a module, or the field's name. */
+  /** What: a tool, a branch (`echo_monitor`), a module, or the field's name. */
   what: string;
 }
 
@@ -29,21 +29,46 @@ function listChanges(where: string, from: unknown, to: unknown): Change[] {
   ];
 }
 
+const docOf = (v: unknown): Doc => (v && typeof v === "object" && !Array.isArray(v) ? (v as Doc) : {});
+
+// Own keys only: a tool may be named `constructor` or `toString`, which every object inherits.
 function mapChanges(where: string, from: unknown, to: unknown): Change[] {
-  const [a, b] = [(from ?? {}) as Doc, (to ?? {}) as Doc];
+  const [a, b] = [docOf(from), docOf(to)];
   const out: Change[] = [];
   for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
-    if (!(key in a)) out.push({ sign: "+", where, what: key });
-    else if (!(key in b)) out.push({ sign: "-", where, what: key });
+    if (!Object.hasOwn(a, key)) out.push({ sign: "+", where, what: key });
+    else if (!Object.hasOwn(b, key)) out.push({ sign: "-", where, what: key });
     else if (JSON.stringify(canonical(a[key])) !== JSON.stringify(canonical(b[key])))
       out.push({ sign: "~", where, what: key });
   }
   return out;
 }
 
+/** A tool's `extensions` value as its list of combos (one combo or a list of them, as the server reads it). */
+const combosOf = (v: unknown): unknown[][] =>
+  !Array.isArray(v) || !v.length ? [] : Array.isArray(v[0]) ? (v as unknown[][]) : [v];
+
+/**
+ * The branches a document's `extensions` bind, by name (`<tool>_<a>_<b>`, as the server names them), each with its
+ * items' settings: `echo: [monitor]` and `echo: [[{ name: monitor }]]` bind the same branch, the same way.
+ */
+function branches(extensions: unknown): Doc {
+  const out: Doc = {};
+  for (const [tool, value] of Object.entries(docOf(extensions)))
+    for (const combo of combosOf(value)) {
+      const items = combo.map((i) => (typeof i === "string" ? { name: i } : docOf(i)));
+      Object.defineProperty(out, [tool, ...items.map((i) => String(i.name))].join("_"), {
+        value: items.map((i) => i.config ?? null),
+        enumerable: true,
+      });
+    }
+  return out;
+}
+
 /**
  * What activating `next` changes against `current` (null: no manifest is active, the surface is everything
- * registered): the tool selection, each tool's extension combos, the extension modules, the retry policies.
+ * registered): the tool selection, the branches the extension combos bind (a changed setting changes its branch), the
+ * extension modules, the retry policies.
  */
 export function manifestChanges(current: Doc | null, next: Doc): Change[] {
   const from = current ?? {};
@@ -51,7 +76,7 @@ export function manifestChanges(current: Doc | null, next: Doc): Change[] {
   const out = [
     ...listChanges("tools.include", tools(from).include, tools(next).include),
     ...listChanges("tools.exclude", tools(from).exclude, tools(next).exclude),
-    ...mapChanges("extensions", from.extensions, next.extensions),
+    ...mapChanges("extensions", branches(from.extensions), branches(next.extensions)),
     ...listChanges("extensionsModules", from.extensionsModules, next.extensionsModules),
     ...mapChanges("retry", from.retry, next.retry),
   ];

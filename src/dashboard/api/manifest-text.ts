@@ -42,13 +42,15 @@ export function manifestText(
   m: { name: string; description?: string | null; document: Record<string, unknown> },
   format: ManifestFormat,
 ): string {
-  const file: Record<string, unknown> = { name: m.name };
-  if (m.description) file.description = m.description;
+  const entries: [string, unknown][] = [["name", m.name]];
+  if (m.description) entries.push(["description", m.description]);
   const keys = [
     ...DOCUMENT_KEYS,
     ...Object.keys(m.document).filter((k) => !(DOCUMENT_KEYS as readonly string[]).includes(k)),
   ];
-  for (const k of keys) if (m.document[k] !== undefined) file[k] = canonical(m.document[k]);
+  for (const k of keys) if (m.document[k] !== undefined) entries.push([k, canonical(m.document[k])]);
+  // Entries, not assignments: a typed `__proto__` key stays a key (for the server to refuse), not the prototype.
+  const file = Object.fromEntries(entries);
   return format === "json" ? `${JSON.stringify(file, null, 2)}\n` : YAML.stringify(file, { lineWidth: 0 });
 }
 
@@ -102,7 +104,14 @@ const JSON_PROBLEM: Record<string, string> = {
 function parseYaml(text: string): { value: unknown } | { problem: TextProblem } {
   const doc = YAML.parseDocument(text, { prettyErrors: true });
   const error = doc.errors[0];
-  if (!error) return { value: doc.toJS() as unknown };
+  if (!error) {
+    try {
+      return { value: doc.toJS() as unknown };
+    } catch (e) {
+      // Aliases that expand past yaml's limit (a "billion laughs" text) throw here, as the page renders.
+      return { problem: { message: `cannot be read: ${(e as Error).message}` } };
+    }
+  }
   const pos = error.linePos?.[0];
   // Pretty errors end their first line with " at line L, column C:" and quote the text: the note says both apart.
   const message = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:$/, "");

@@ -49,7 +49,9 @@ export function SchemaEditorField(props: FieldProps) {
         onChange={(e) => {
           setText(e.target.value);
           const next = parse(e.target.value);
-          onChange(next.value, fieldPathId.path);
+          // Text that is not JSON yet stays the field's value (a string, which no meta-schema passes): as undefined, an
+          // optional setting would be submitted without it, the text on screen silently dropped.
+          onChange(next.problem ? e.target.value : next.value, fieldPathId.path);
         }}
       />
       {parsed.problem ? (

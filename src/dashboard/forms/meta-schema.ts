@@ -22,7 +22,12 @@ export function isMetaRef(schema: unknown): boolean {
  * three (enum, array, anyOf).
  */
 export function metaSchemaIssues(value: unknown): MetaIssue[] {
-  if (validateMetaSchema(value)) return [];
+  try {
+    if (validateMetaSchema(value)) return [];
+  } catch (e) {
+    // The compiled validator recurses with the schema: a few thousand levels overflow the stack, as the field renders.
+    return [{ path: "", message: `cannot be checked (${(e as Error).message}): is it nested too deeply?` }];
+  }
   const errors = validateMetaSchema.errors ?? [];
   const anyOfAt = new Set(errors.filter((e) => e.keyword === "anyOf").map((e) => e.instancePath));
   const seen = new Set<string>();

@@ -21,6 +21,7 @@ export function shapedApp(): App {
       properties: {
         schema: { $ref: META_SCHEMA, description: "A JSON Schema (draft 2020-12) the results are described by." },
         note: { type: "string", description: "Said beside the schema." },
+        errors: { $ref: META_SCHEMA, description: "An optional JSON Schema of the errors it may answer." },
       },
     },
     create: (tool, config) => ({

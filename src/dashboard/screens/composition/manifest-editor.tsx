@@ -6,6 +6,7 @@ import { PutManifestMutation, type Manifest } from "../../api/composition.ts";
 import { codeOf, issuesOf, messageOf, type Issue } from "../../api/errors.ts";
 import { manifestText, parseManifestText, type ManifestFormat } from "../../api/manifest-text.ts";
 import { useAction } from "../../api/use-action.ts";
+import { ManifestDiff } from "./manifest-diff.tsx";
 
 /** What the editor opens: a new manifest, a copy of one (a new name), or a new version of one. */
 export type EditorStart = { mode: "new" } | { mode: "copy" | "edit"; manifest: Manifest };
@@ -45,6 +46,9 @@ export function ManifestEditor({
   const parsed = parseManifestText(text, format);
   const opened = start.mode === "edit" ? start.manifest : null;
   const asVersion = opened && parsed.file?.name === opened.name ? opened.version : undefined;
+  // A new version of the active manifest changes the live surface at once: its diff is shown, and confirmed, first.
+  const live = asVersion !== undefined && opened!.active;
+  const [confirming, setConfirming] = useState(false);
 
   const switchTo = (next: ManifestFormat) => {
     if (next === format || !parsed.file) return;
@@ -63,11 +67,14 @@ export function ManifestEditor({
         onSaved(saved.putManifest.name);
       },
       (e) => {
-        const found = issuesOf(e);
+        // A create under a name that exists: a CONFLICT whose one issue, `/expectedVersion`, is no path of the text.
+        const found = issuesOf(e).filter((i) => i.path !== "/expectedVersion");
         // The input's `document` fields are the text's top-level fields: an issue at /document/tools is at /tools.
         setIssues(found.map((i) => ({ ...i, path: i.path.replace(/^\/document(?=\/|$)/, "") })));
         if (codeOf(e) === "CONFLICT" && asVersion !== undefined)
           return `${messageOf(e)} (someone saved ${opened!.name} since this editor opened version ${asVersion}: copy your text, reopen it from the list and edit the newer version)`;
+        if (codeOf(e) === "CONFLICT")
+          return `A manifest named ${parsed.file!.name} exists already: choose another name, or open it from the list and edit it.`;
         if (found.length)
           return `The server refused the manifest (${codeOf(e) ?? "error"}): ${found.length} problem${found.length === 1 ? "" : "s"}, each at its path in the text:`;
         return messageOf(e);
@@ -103,14 +110,33 @@ export function ManifestEditor({
           spellCheck={false}
           rows={16}
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          onChange={(e) => {
+            setText(e.target.value);
+            setConfirming(false);
+          }}
         />
         <ParseNote parsed={parsed} format={format} />
         <ErrorNote error={error} />
         <IssueList issues={issues} />
+        {live && confirming && parsed.file && (
+          <div className="note warn" role="alertdialog" aria-label="Confirm saving the active manifest">
+            {opened!.name} is active: version {asVersion + 1} replaces the live surface for every caller at once.
+            <ManifestDiff current={opened!.document} currentName={opened!.name} next={parsed.file.document} />
+          </div>
+        )}
         <div className="form-actions">
-          <button className="primary" disabled={busy || !parsed.file} onClick={() => void save()}>
-            {busy ? "Saving…" : asVersion !== undefined ? `Save as version ${asVersion + 1}` : "Create manifest"}
+          <button
+            className="primary"
+            disabled={busy || !parsed.file}
+            onClick={() => (live && !confirming ? setConfirming(true) : void save())}
+          >
+            {busy
+              ? "Saving…"
+              : asVersion === undefined
+                ? "Create manifest"
+                : live && confirming
+                  ? `Save version ${asVersion + 1} and apply it`
+                  : `Save as version ${asVersion + 1}`}
           </button>
           <button className="small" onClick={onCancel} disabled={busy}>
             Cancel
