@@ -45,19 +45,25 @@ builder.objectFields(AgentRunRef, (t) => ({
   }),
   toolNames: t.stringList({
     nullable: true,
-    description: "The registered names the run was given to call (its toolNames); null when it was given none.",
-    resolve: (r) =>
-      Array.isArray(r.input.toolNames) ? r.input.toolNames.filter((n): n is string => typeof n === "string") : null,
+    description:
+      "The registered names the run was given to call (its toolNames); null when it was given none, or for a secret-tier agent's run (its input is not served).",
+    resolve: (r, _args, ctx) =>
+      Array.isArray(r.input.toolNames) && !secretInput(r, ctx)
+        ? r.input.toolNames.filter((n): n is string => typeof n === "string")
+        : null,
   }),
   llmProvider: t.string({
     nullable: true,
-    description: "The provider the run asked for; null: the configured default.",
-    resolve: (r) => str(r.input.llmProvider),
+    description:
+      "The provider the run asked for; null: the configured default (or a secret-tier agent's run: its input is not served).",
+    resolve: (r, _args, ctx) => (secretInput(r, ctx) ? null : str(r.input.llmProvider)),
   }),
   model: t.string({
     nullable: true,
-    description: "The model the run asked for (its llmKwargs.model); null: the provider's default.",
-    resolve: (r) => str((r.input.llmKwargs as { model?: unknown } | undefined)?.model),
+    description:
+      "The model the run asked for (its llmKwargs.model); null: the provider's default (or a secret-tier agent's run: its input is not served).",
+    resolve: (r, _args, ctx) =>
+      secretInput(r, ctx) ? null : str((r.input.llmKwargs as { model?: unknown } | undefined)?.model),
   }),
   callerKey: t.string({
     nullable: true,

@@ -27,7 +27,7 @@ class SealedAgent extends Agent {
 }
 
 const RUN = `mutation($i: AgentRunInput!) { runAgent(input: $i) { runId } }`;
-const ONE = `query($id: ID!) { agentRun(id: $id) { id userMessage toolNames callerKey resumeOf status } }`;
+const ONE = `query($id: ID!) { agentRun(id: $id) { id userMessage toolNames llmProvider callerKey resumeOf status } }`;
 const LIST = `{ agentRuns(first: 50) { edges { node { id userMessage callerKey } } } }`;
 const DISPATCH = `mutation($input: DispatchInput!) { dispatch(input: $input) { id input status } }`;
 
@@ -71,11 +71,16 @@ describe("AgentRun's summary fields, reviewed", () => {
 
   it("should serve a secret-tier agent's message as [redacted], to its ADMIN starter too, as the tool run of the same call stores it", async () => {
     const id = await start(
-      { agent: "sealed_agent", userMessage: "open the vault with code 7319-alpha", llmProvider: "hello" },
+      {
+        agent: "sealed_agent",
+        userMessage: "open the vault with code 7319-alpha",
+        llmProvider: "hello",
+        toolNames: ["clock"],
+      },
       keys.boss,
     );
     const run = await gql(ONE, { id }, keys.boss);
-    expect(run.data!.agentRun.userMessage).toBe("[redacted]");
+    expect(run.data!.agentRun).toMatchObject({ userMessage: "[redacted]", toolNames: null, llmProvider: null });
     expect(run.text).not.toContain("7319-alpha");
 
     const dispatched = await gql(
