@@ -21,7 +21,8 @@ describe("what a decided approval card says was run", () => {
       url: "http://localhost/graphql",
       apiKey: key,
       transport: "sse",
-      fetch: (input, init) => server.yoga.fetch(input as string, init),
+      fetch: (async (input: string, init?: RequestInit) =>
+        server.yoga.fetch(new URL(input), init ?? {})) as typeof fetch,
     });
   });
   afterAll(() => rt.dispose());
