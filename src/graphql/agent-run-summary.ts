@@ -40,7 +40,8 @@ builder.objectFields(AgentRunRef, (t) => ({
     resolve: (r, _args, ctx) => {
       const text = str(r.input.userMessage);
       if (text === null) return null;
-      return secretInput(r, ctx) ? REDACTED : excerpt(text);
+      // Scrubbed whole before it is cut: a secret the cut splits would leave its first part unmatched.
+      return secretInput(r, ctx) ? REDACTED : excerpt(ctx.runtime.secrets.scrub(text));
     },
   }),
   toolNames: t.stringList({

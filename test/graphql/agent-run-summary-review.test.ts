@@ -39,6 +39,13 @@ describe("AgentRun's summary fields, reviewed", () => {
   beforeAll(async () => {
     const app = new App();
     app.agent(SealedAgent);
+    app.tool(
+      { name: "redactor", description: "Redacts a value.", input: z.object({ value: z.string() }) },
+      ({ value }, ctx) => {
+        ctx.redact(value);
+        return "ok";
+      },
+    );
     rt = await testRuntime({ app, env: { TAI_ANONYMOUS_ROLE: "READER" } });
     gql = gqlClient(rt);
     useScript(rt.agents, "hello", () => ({ text: "Hello." }));
@@ -115,5 +122,18 @@ describe("AgentRun's summary fields, reviewed", () => {
       expect(run.data!.agentRun).toMatchObject({ resumeOf: paused, userMessage: null, callerKey: "ann" });
       expect((await gql(ONE, { id: paused }, keys.ann)).data!.agentRun.resumeOf).toBeNull();
     }
+  });
+
+  it("should scrub a message whole before cutting its excerpt, so a secret the cut splits leaves no part of it", async () => {
+    // A passphrase: the word-boundary cut at 160 characters falls inside it.
+    const phrase = "Zq81Lm44 Xv09Rt77 Pp3k";
+    const message = `${"word ".repeat(30)}${phrase} and more words after it`;
+    const id = await start({ userMessage: message, llmProvider: "hello" }, keys.ann);
+    // Redacted after the run stored its input: only the serving boundary can hide it now.
+    const redacted = await gql(DISPATCH, { input: { tool: "redactor", input: { value: phrase } } }, keys.ann);
+    expect(redacted.data!.dispatch.status).toBe("SUCCEEDED");
+    const run = await gql(ONE, { id }, keys.ann);
+    expect(run.data!.agentRun.userMessage).toMatch(/^word word .*\[red/);
+    expect(run.text).not.toContain("Zq81Lm44");
   });
 });
