@@ -47,7 +47,7 @@ describe("a learned secret passed to an agent called as a tool", () => {
       const { log } = await runToEnd(
         rt.agents,
         { userMessage: "go", llmProvider: "outer", toolNames: ["vault_read", "tools_agent"] },
-        as("ADMIN", "boss"),
+        as("ADMIN"),
       );
       expect(log.at(-1)).toMatchObject({ type: "message_final" });
       expect(JSON.stringify(log)).not.toContain("s3cr3t-for-db");
