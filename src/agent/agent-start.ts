@@ -90,7 +90,12 @@ async function admitResume(
   const inherited = Object.fromEntries(
     Object.entries(paused.input).filter(([k]) => !["resume", "userMessage", "resumeCheckpointId"].includes(k)),
   );
-  return { options: { ...inherited, ...options }, agentName: paused.agent, resuming: paused };
+  // The paused run is named in the stored options whether or not the request echoed it: AgentRun.resumeOf reads it.
+  return {
+    options: { ...inherited, ...options, resumeCheckpointId: paused.id },
+    agentName: paused.agent,
+    resuming: paused,
+  };
 }
 
 /** The agent class named (the default when none is), which the caller's role may run. */

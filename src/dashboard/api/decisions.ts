@@ -42,7 +42,8 @@ export function decidedFrom(
     const outcome = call?.result?.value as { rejected?: unknown; message?: unknown } | null | undefined;
     if (call?.result?.isError && outcome?.rejected === true)
       return { ...base(a), type: "reject", message: typeof outcome.message === "string" ? outcome.message : null };
-    const args = call && Object.keys(call.args).length ? call.args : a.args;
+    // The arguments the call ran with, as the resumed run streamed them: an edit to `{}` ran with none.
+    const args = call ? call.args : a.args;
     return { ...base(a), type: same(args, a.args) ? "approve" : "edit", args };
   });
   return { actions: decided, at, by };

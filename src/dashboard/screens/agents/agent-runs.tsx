@@ -29,13 +29,13 @@ export function AgentRuns({ onOpen, changed }: { onOpen(runId: string): void; ch
           {list.map((r) => (
             <li key={r.id}>
               <button className="item" onClick={() => onOpen(r.id)} data-agent-run={r.id} data-status={r.status}>
-                <div className="spread">
+                <span className="spread">
                   <span className="row">
                     <StatusBadge status={r.status} />
                     <Time at={r.startedAt} />
                   </span>
                   <ShortId id={r.id} />
-                </div>
+                </span>
                 <span className="agent-run-ask" data-testid="agent-run-ask">
                   {r.userMessage ? (
                     <q title={r.userMessage}>{r.userMessage}</q>

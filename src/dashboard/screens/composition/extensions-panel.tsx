@@ -53,13 +53,13 @@ export function ExtensionsPanel() {
                   onClick={() => setSelected(e.name)}
                   data-extension={e.name}
                 >
-                  <div className="spread">
+                  <span className="spread">
                     <strong className="mono">{e.name}</strong>
                     <span className="row">
                       <Badge>{e.kind.toLowerCase()}</Badge>
                       {e.pauses && <Badge tone="warn">pauses</Badge>}
                     </span>
-                  </div>
+                  </span>
                   <Clamped source={e.description} />
                 </button>
               </li>

@@ -52,13 +52,13 @@ export function ManifestsPanel() {
                   }}
                   data-manifest={m.name}
                 >
-                  <div className="spread">
+                  <span className="spread">
                     <strong className="mono">{m.name}</strong>
                     <span className="row">
                       {m.active && <Badge tone="ok">active</Badge>}
                       <span className="faint">v{m.version}</span>
                     </span>
-                  </div>
+                  </span>
                   {m.description && <span className="muted">{m.description}</span>}
                 </button>
               </li>

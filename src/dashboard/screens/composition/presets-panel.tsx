@@ -33,13 +33,13 @@ export function PresetsPanel() {
                   onClick={() => setEditing(p)}
                   data-preset={p.name}
                 >
-                  <div className="spread">
+                  <span className="spread">
                     <strong className="mono">{p.name}</strong>
                     <span className="row">
                       <TierBadge tier={p.tier} />
                       <span className="faint">v{p.version}</span>
                     </span>
-                  </div>
+                  </span>
                   <span className="muted">
                     over <span className="mono">{p.baseTool}</span> · {p.description}
                   </span>

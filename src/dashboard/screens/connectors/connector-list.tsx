@@ -38,13 +38,13 @@ export function ConnectorList({
                 className={`item${c.name === selected ? " active" : ""}`}
                 data-connector={c.name}
               >
-                <div className="spread">
+                <span className="spread">
                   <strong className="mono">{c.name}</strong>
                   <span className="row">
                     <span className="faint">{c.kind}</span>
                     <HealthBadge health={c.health} />
                   </span>
-                </div>
+                </span>
                 <span className="muted" data-testid="connector-summary">
                   {c.tools.length} tool{c.tools.length === 1 ? "" : "s"} · listing v{c.listingVersion}
                   {c.refused.length ? ` · ${c.refused.length} refused` : ""}

@@ -41,10 +41,10 @@ export function ScheduleList({
                 className={`item${s.name === selected ? " active" : ""}`}
                 data-schedule={s.name}
               >
-                <div className="spread">
+                <span className="spread">
                   <strong className="mono">{s.name}</strong>
                   <EnabledBadge enabled={s.enabled} />
-                </div>
+                </span>
                 <span className="muted" data-testid="schedule-summary">
                   <span className="mono">{s.tool}</span> · <code>{s.cron}</code> · {s.timeZone}
                 </span>

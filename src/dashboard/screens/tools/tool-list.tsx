@@ -52,13 +52,13 @@ export function ToolList({ tools, selected }: { tools: Tool[] | null; selected: 
         {shown.map((t) => (
           <li key={t.name}>
             <a href={linkTo("tools", t.name)} className={t.name === selected ? "active" : undefined} data-tool={t.name}>
-              <div className="spread">
+              <span className="spread">
                 <strong className="mono">{t.name}</strong>
                 <span className="row">
                   <OriginBadge origin={t.origin} />
                   <TierBadge tier={t.tier} />
                 </span>
-              </div>
+              </span>
               <Clamped source={t.description} />
             </a>
           </li>
