@@ -263,20 +263,25 @@ function ToolPicks({
       ) : (
         <p className="faint small">Your role may run none of the surface&apos;s tools.</p>
       )}
-      {withheld.length > 0 && (
-        <p
-          className="faint small"
-          data-testid="withheld-tools"
-          title={withheld.map((t) => `${t.name} (${t.tier.toLowerCase()})`).join(", ")}
-        >
-          {withheld.length} tool{withheld.length === 1 ? " is" : "s are"} not offered: your role ({role ?? "no access"})
-          may not run{" "}
-          {TIER_ORDER.filter((tier) => withheld.some((t) => t.tier === tier))
-            .map((tier) => tier.toLowerCase())
-            .join(" or ")}{" "}
-          tools, so the server would refuse the agent&apos;s calls.
-        </p>
-      )}
+      {withheld.length > 0 && <WithheldNote withheld={withheld} role={role} />}
     </div>
+  );
+}
+
+/** How many tools are left out of the picks, and why: the viewer's role may not run their tiers. */
+function WithheldNote({ withheld, role }: { withheld: readonly Tool[]; role: string | null }) {
+  return (
+    <p
+      className="faint small"
+      data-testid="withheld-tools"
+      title={withheld.map((t) => `${t.name} (${t.tier.toLowerCase()})`).join(", ")}
+    >
+      {withheld.length} tool{withheld.length === 1 ? " is" : "s are"} not offered: your role ({role ?? "no access"}) may
+      not run{" "}
+      {TIER_ORDER.filter((tier) => withheld.some((t) => t.tier === tier))
+        .map((tier) => tier.toLowerCase())
+        .join(" or ")}{" "}
+      tools, so the server would refuse the agent&apos;s calls.
+    </p>
   );
 }

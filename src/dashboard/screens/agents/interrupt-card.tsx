@@ -57,20 +57,7 @@ export function InterruptCard({
   };
 
   const outcome = decided ?? sentAs;
-  if (outcome || later || sent)
-    return (
-      <div className="card pause decided" data-testid="interrupt" data-decided={outcome ? "yes" : "no"}>
-        <div className="spread">
-          <h3>{outcome ? "Decided" : "Approval asked"}</h3>
-          <span className="muted">{event.reason}</span>
-        </div>
-        {outcome ? (
-          <DecidedView decided={outcome} />
-        ) : (
-          <span className="faint">Decided in a later run (not shown here).</span>
-        )}
-      </div>
-    );
+  if (outcome || later || sent) return <DecidedCard reason={event.reason} outcome={outcome} />;
 
   return (
     <div className="card pause" data-testid="interrupt">
@@ -90,25 +77,62 @@ export function InterruptCard({
           onMessage={(m) => setMessages(set(messages, i, m))}
         />
       ))}
-      <div className="row decide" data-testid="decide">
-        {actions.length === 1 ? (
-          <button className="primary" disabled={!ready || !active} onClick={() => decide()}>
-            {choices[0] === "approve" ? "Approve" : choices[0] === "edit" ? "Run with these arguments" : "Reject"}
-          </button>
-        ) : (
-          <>
-            <button className="primary" disabled={!ready || !active} onClick={() => decide()}>
-              Send decisions
-            </button>
-            <button className="ok" disabled={!active} onClick={() => decide("approve")}>
-              Approve all
-            </button>
-            <button className="danger" disabled={!active} onClick={() => decide("reject")}>
-              Reject all
-            </button>
-          </>
-        )}
+      <DecideButtons single={actions.length === 1} choice={choices[0]} ready={ready} active={active} decide={decide} />
+    </div>
+  );
+}
+
+/** A decided (or superseded) interrupt: what was decided on each call, else that a later run decided it. */
+function DecidedCard({ reason, outcome }: { reason: string | null; outcome: Decided | null }) {
+  return (
+    <div className="card pause decided" data-testid="interrupt" data-decided={outcome ? "yes" : "no"}>
+      <div className="spread">
+        <h3>{outcome ? "Decided" : "Approval asked"}</h3>
+        <span className="muted">{reason}</span>
       </div>
+      {outcome ? (
+        <DecidedView decided={outcome} />
+      ) : (
+        <span className="faint">Decided in a later run (not shown here).</span>
+      )}
+    </div>
+  );
+}
+
+/** The decision buttons: one for a single call (named for its choice), else send / approve all / reject all. */
+function DecideButtons({
+  single,
+  choice,
+  ready,
+  active,
+  decide,
+}: {
+  single: boolean;
+  /** The first call's choice, which names the single button. */
+  choice: Choice;
+  ready: boolean;
+  active: boolean;
+  decide(all?: Choice): void;
+}) {
+  return (
+    <div className="row decide" data-testid="decide">
+      {single ? (
+        <button className="primary" disabled={!ready || !active} onClick={() => decide()}>
+          {choice === "approve" ? "Approve" : choice === "edit" ? "Run with these arguments" : "Reject"}
+        </button>
+      ) : (
+        <>
+          <button className="primary" disabled={!ready || !active} onClick={() => decide()}>
+            Send decisions
+          </button>
+          <button className="ok" disabled={!active} onClick={() => decide("approve")}>
+            Approve all
+          </button>
+          <button className="danger" disabled={!active} onClick={() => decide("reject")}>
+            Reject all
+          </button>
+        </>
+      )}
     </div>
   );
 }

@@ -1,7 +1,7 @@
 import { useEffect, useRef } from "react";
 import { JsonView } from "../../components/json-view.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import { interruptActions, type TranscriptItem } from "../../api/agents.ts";
+import { interruptActions, type Terminal, type TranscriptItem } from "../../api/agents.ts";
 import { decidedFrom } from "../../api/decisions.ts";
 import { linkTo } from "../../route.ts";
 import { AsksCard } from "./asks-card.tsx";
@@ -93,29 +93,42 @@ function TurnView({
           onAnswer={(resume) => session.resume(final.runId, resume, "answered")}
         />
       )}
-      {final?.__typename === "SuspendedFinal" && (
-        <div className="card pause" data-testid="suspended">
-          <h3>
-            Waiting on{" "}
-            {final.interactionIds.length === 1 ? "an interaction" : `${final.interactionIds.length} interactions`}
-          </h3>
-          <p className="muted">
-            A tool parked. Answer it under <a href={linkTo("interactions")}>Interactions</a>, then resume.
-          </p>
-          {latest && (
-            <div>
-              <button
-                className="primary"
-                disabled={session.busy}
-                onClick={() => session.resume(final.runId, {}, "resumed after the answers")}
-              >
-                Resume
-              </button>
-            </div>
-          )}
+      {final?.__typename === "SuspendedFinal" && <SuspendedCard final={final} latest={latest} session={session} />}
+      <ErrorNote error={turn.error} />
+    </div>
+  );
+}
+
+/** A run parked on interactions: where to answer them, and (on the latest run) the button that resumes it. */
+function SuspendedCard({
+  final,
+  latest,
+  session,
+}: {
+  final: Extract<Terminal, { __typename: "SuspendedFinal" }>;
+  latest: boolean;
+  session: AgentSession;
+}) {
+  return (
+    <div className="card pause" data-testid="suspended">
+      <h3>
+        Waiting on{" "}
+        {final.interactionIds.length === 1 ? "an interaction" : `${final.interactionIds.length} interactions`}
+      </h3>
+      <p className="muted">
+        A tool parked. Answer it under <a href={linkTo("interactions")}>Interactions</a>, then resume.
+      </p>
+      {latest && (
+        <div>
+          <button
+            className="primary"
+            disabled={session.busy}
+            onClick={() => session.resume(final.runId, {}, "resumed after the answers")}
+          >
+            Resume
+          </button>
         </div>
       )}
-      <ErrorNote error={turn.error} />
     </div>
   );
 }

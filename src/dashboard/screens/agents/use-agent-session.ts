@@ -57,11 +57,7 @@ export function useAgentSession(): AgentSession {
   const keys = useRef(0);
   useEffect(() => () => open.current.forEach((s) => void s.return?.()), []);
 
-  const threadOf = (runId: string): Promise<string | null> =>
-    client.request(AgentRunQuery, { id: runId }).then(
-      (d) => d.agentRun?.threadId ?? null,
-      () => null,
-    );
+  const threadOf = (runId: string) => threadOfRun(client, runId);
 
   async function stream(
     input: AgentRunInput,
@@ -87,36 +83,6 @@ export function useAgentSession(): AgentSession {
       update((t) => ({ ...t, streaming: false, error: messageOf(e) }));
     } finally {
       if (s) open.current.delete(s);
-    }
-  }
-
-  /**
-   * Replays a stored run from its first event, then each later run that resumed it in turn (what was decided or
-   * answered, and what came of it), up to {@link FOLLOW_RESUMES}.
-   */
-  async function replay(first: string) {
-    let runId: string | undefined = first;
-    for (let n = 0; runId && n < FOLLOW_RESUMES; n++) {
-      const run = await client.request(AgentRunQuery, { id: runId }).then(
-        (d) => d.agentRun,
-        () => null,
-      );
-      const text: string = n === 0 ? `run ${shortId(runId)}, from its first event` : `resumed by run ${shortId(runId)}`;
-      await stream(
-        {},
-        { kind: "resume", text },
-        { runId, afterSeq: 0 },
-        {
-          startedAt: run?.startedAt ?? null,
-          by: run?.callerKey ?? null,
-        },
-      );
-      if (run?.status !== "RESUMED") return;
-      const paused: string = runId;
-      runId = await client.request(AgentRunsQuery, { first: 100 }).then(
-        (d) => d.agentRuns.edges.find((e) => e.node.resumeOf === paused)?.node.id,
-        () => undefined,
-      );
     }
   }
 
@@ -146,8 +112,57 @@ export function useAgentSession(): AgentSession {
     join(runId) {
       reset();
       void threadOf(runId).then(setThreadId);
-      void replay(runId);
+      void replay(client, runId, stream);
     },
     reset,
   };
+}
+
+type Client = ReturnType<typeof useClient>;
+
+/** The thread a run belongs to: null when it has none, or the lookup fails. */
+function threadOfRun(client: Client, runId: string): Promise<string | null> {
+  return client.request(AgentRunQuery, { id: runId }).then(
+    (d) => d.agentRun?.threadId ?? null,
+    () => null,
+  );
+}
+
+/**
+ * Replays a stored run from its first event, then each later run that resumed it in turn (what was decided or
+ * answered, and what came of it), up to {@link FOLLOW_RESUMES}; `stream` shows each as a turn.
+ */
+async function replay(
+  client: Client,
+  first: string,
+  stream: (
+    input: AgentRunInput,
+    prompt: Turn["prompt"],
+    join: { runId: string; afterSeq: number },
+    who: Pick<Turn, "startedAt" | "by">,
+  ) => Promise<void>,
+) {
+  let runId: string | undefined = first;
+  for (let n = 0; runId && n < FOLLOW_RESUMES; n++) {
+    const run = await client.request(AgentRunQuery, { id: runId }).then(
+      (d) => d.agentRun,
+      () => null,
+    );
+    const text: string = n === 0 ? `run ${shortId(runId)}, from its first event` : `resumed by run ${shortId(runId)}`;
+    await stream(
+      {},
+      { kind: "resume", text },
+      { runId, afterSeq: 0 },
+      {
+        startedAt: run?.startedAt ?? null,
+        by: run?.callerKey ?? null,
+      },
+    );
+    if (run?.status !== "RESUMED") return;
+    const paused: string = runId;
+    runId = await client.request(AgentRunsQuery, { first: 100 }).then(
+      (d) => d.agentRuns.edges.find((e) => e.node.resumeOf === paused)?.node.id,
+      () => undefined,
+    );
+  }
 }
