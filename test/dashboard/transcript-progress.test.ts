@@ -50,6 +50,7 @@ describe("the dashboard transcript and ToolProgressStep", () => {
         tool: "scan",
         callId: "c1",
         args: { dir: "src" },
+        resumedInterruptId: null,
         result: { value: { files: 2 }, details: null, isError: false },
       },
     ]);
