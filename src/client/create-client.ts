@@ -228,6 +228,28 @@ export function createTaiClient<Tools extends ToolMap<Tools> = UntypedTools>(
     },
 
     waitForRun: (id, opts) => waitForRun(waitSources(request, stream), id, opts),
+    ...runMethods(request),
+    ...streamMethods(stream),
+
+    async close() {
+      closed = true;
+      await Promise.all([...open].map((s) => s.return()));
+      await transport.dispose();
+    },
+  };
+}
+
+/** The client's `request`: one query or mutation over HTTP. */
+type Request = <R, V>(d: TadaDocumentNode<R, V>, ...args: OperationArgs<V>) => Promise<R>;
+
+/** The client's resuming subscriptions: a subscription's query and variables, and its cursor. */
+type Stream = <T>(query: string, variables: Record<string, unknown>, cursor: Cursor<T>) => TaiStream<T>;
+
+/** The client's methods over one run or page of runs: each one request. */
+function runMethods(
+  request: Request,
+): Pick<TaiClient, "retryRun" | "settleRun" | "run" | "runs" | "agentRuns" | "answerInteraction"> {
+  return {
     retryRun: async (id, opts) => (await request(RetryRunMutation, { id }, opts)).retryRun,
     settleRun: async (id, status, message, opts) =>
       (await request(SettleRunMutation, { id, status, message }, opts)).settleRun,
@@ -242,7 +264,12 @@ export function createTaiClient<Tools extends ToolMap<Tools> = UntypedTools>(
     async answerInteraction(id, answer, opts) {
       return (await request(AnswerInteractionMutation, { id, answer }, opts)).answerInteraction;
     },
+  };
+}
 
+/** The client's streams that resume after a lost connection: run events and agent streams. */
+function streamMethods(stream: Stream): Pick<TaiClient, "runEvents" | "agentStream"> {
+  return {
     runEvents({ afterSeq, runId, tool } = {}) {
       return stream<RunEvent>(
         queryOf(RunEventsSubscription),
@@ -258,20 +285,11 @@ export function createTaiClient<Tools extends ToolMap<Tools> = UntypedTools>(
         agentStreamCursor(input, runId, afterSeq),
       );
     },
-
-    async close() {
-      closed = true;
-      await Promise.all([...open].map((s) => s.return()));
-      await transport.dispose();
-    },
   };
 }
 
 /** What `waitForRun` reads: the run, and its events from the first. */
-function waitSources(
-  request: <R, V>(d: TadaDocumentNode<R, V>, ...args: OperationArgs<V>) => Promise<R>,
-  stream: <T>(query: string, variables: Record<string, unknown>, cursor: Cursor<T>) => TaiStream<T>,
-): WaitSources {
+function waitSources(request: Request, stream: Stream): WaitSources {
   return {
     run: async (id, o) => (await request(RunQuery, { id }, o)).run,
     runEvents: (f) =>

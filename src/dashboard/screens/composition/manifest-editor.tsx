@@ -1,12 +1,10 @@
 import { useState } from "react";
 import { IssueList } from "../../components/issue-list.tsx";
 import { ErrorNote } from "../../components/notes.tsx";
-import { useClient } from "../../connection.tsx";
-import { PutManifestMutation, type Manifest } from "../../api/composition.ts";
-import { codeOf, issuesOf, messageOf, type Issue } from "../../api/errors.ts";
-import { manifestText, parseManifestText, type ManifestFormat } from "../../api/manifest-text.ts";
-import { useAction } from "../../api/use-action.ts";
+import type { Manifest } from "../../api/composition.ts";
+import { manifestText, parseManifestText, type ManifestFile, type ManifestFormat } from "../../api/manifest-text.ts";
 import { ManifestDiff } from "./manifest-diff.tsx";
+import { useManifestSave } from "./use-manifest-save.ts";
 
 /** What the editor opens: a new manifest, a copy of one (a new name), or a new version of one. */
 export type EditorStart = { mode: "new" } | { mode: "copy" | "edit"; manifest: Manifest };
@@ -38,13 +36,11 @@ export function ManifestEditor({
   onSaved(name: string): void;
   onCancel(): void;
 }) {
-  const client = useClient();
   const [format, setFormat] = useState<ManifestFormat>("yaml");
   const [text, setText] = useState(() => startText(start, "yaml"));
-  const [issues, setIssues] = useState<Issue[]>([]);
-  const { busy, error, run } = useAction();
   const parsed = parseManifestText(text, format);
   const opened = start.mode === "edit" ? start.manifest : null;
+  const { busy, error, issues, save } = useManifestSave(opened, onSaved);
   const asVersion = opened && parsed.file?.name === opened.name ? opened.version : undefined;
   // A new version of the active manifest changes the live surface at once: its diff is shown, and confirmed, first.
   const live = asVersion !== undefined && opened!.active;
@@ -55,31 +51,6 @@ export function ManifestEditor({
     setText(manifestText(parsed.file, next));
     setFormat(next);
   };
-  const save = () =>
-    run(
-      async () => {
-        if (!parsed.file) return;
-        setIssues([]);
-        const saved = await client.request(PutManifestMutation, {
-          input: { ...parsed.file },
-          ...(asVersion !== undefined ? { expectedVersion: asVersion } : {}),
-        });
-        onSaved(saved.putManifest.name);
-      },
-      (e) => {
-        // A create under a name that exists: a CONFLICT whose one issue, `/expectedVersion`, is no path of the text.
-        const found = issuesOf(e).filter((i) => i.path !== "/expectedVersion");
-        // The input's `document` fields are the text's top-level fields: an issue at /document/tools is at /tools.
-        setIssues(found.map((i) => ({ ...i, path: i.path.replace(/^\/document(?=\/|$)/, "") })));
-        if (codeOf(e) === "CONFLICT" && asVersion !== undefined)
-          return `${messageOf(e)} (someone saved ${opened!.name} since this editor opened version ${asVersion}: copy your text, reopen it from the list and edit the newer version)`;
-        if (codeOf(e) === "CONFLICT")
-          return `A manifest named ${parsed.file!.name} exists already: choose another name, or open it from the list and edit it.`;
-        if (found.length)
-          return `The server refused the manifest (${codeOf(e) ?? "error"}): ${found.length} problem${found.length === 1 ? "" : "s"}, each at its path in the text:`;
-        return messageOf(e);
-      },
-    );
 
   const title = start.mode === "edit" ? `Edit ${start.manifest.name}` : "New manifest";
   return (
@@ -89,21 +60,7 @@ export function ManifestEditor({
         {opened && <span className="muted">editing version {opened.version}</span>}
       </header>
       <div className="body stack">
-        <div className="row" role="radiogroup" aria-label="Format">
-          {(["yaml", "json"] as const).map((f) => (
-            <label key={f} className="row">
-              <input
-                type="radio"
-                name="manifest-format"
-                checked={format === f}
-                disabled={!parsed.file && format !== f}
-                onChange={() => switchTo(f)}
-              />
-              {f.toUpperCase()}
-            </label>
-          ))}
-          {!parsed.file && <span className="faint">fix the text to switch format</span>}
-        </div>
+        <FormatPicker format={format} canSwitch={parsed.file !== undefined} onSwitch={switchTo} />
         <textarea
           className="manifest-text mono"
           aria-label="Manifest text"
@@ -119,24 +76,15 @@ export function ManifestEditor({
         <ErrorNote error={error} />
         <IssueList issues={issues} />
         {live && confirming && parsed.file && (
-          <div className="note warn" role="alertdialog" aria-label="Confirm saving the active manifest">
-            {opened!.name} is active: version {asVersion + 1} replaces the live surface for every caller at once.
-            <ManifestDiff current={opened!.document} currentName={opened!.name} next={parsed.file.document} />
-          </div>
+          <LiveConfirm manifest={opened!} version={asVersion + 1} next={parsed.file.document} />
         )}
         <div className="form-actions">
           <button
             className="primary"
             disabled={busy || !parsed.file}
-            onClick={() => (live && !confirming ? setConfirming(true) : void save())}
+            onClick={() => (live && !confirming ? setConfirming(true) : void save(parsed.file, asVersion))}
           >
-            {busy
-              ? "Saving…"
-              : asVersion === undefined
-                ? "Create manifest"
-                : live && confirming
-                  ? `Save version ${asVersion + 1} and apply it`
-                  : `Save as version ${asVersion + 1}`}
+            {saveLabel(busy, asVersion, live && confirming)}
           </button>
           <button className="small" onClick={onCancel} disabled={busy}>
             Cancel
@@ -145,6 +93,60 @@ export function ManifestEditor({
       </div>
     </section>
   );
+}
+
+/** The YAML / JSON choice: switching rewrites the text in the other format, so it needs text that parses. */
+function FormatPicker({
+  format,
+  canSwitch,
+  onSwitch,
+}: {
+  format: ManifestFormat;
+  canSwitch: boolean;
+  onSwitch(next: ManifestFormat): void;
+}) {
+  return (
+    <div className="row" role="radiogroup" aria-label="Format">
+      {(["yaml", "json"] as const).map((f) => (
+        <label key={f} className="row">
+          <input
+            type="radio"
+            name="manifest-format"
+            checked={format === f}
+            disabled={!canSwitch && format !== f}
+            onChange={() => onSwitch(f)}
+          />
+          {f.toUpperCase()}
+        </label>
+      ))}
+      {!canSwitch && <span className="faint">fix the text to switch format</span>}
+    </div>
+  );
+}
+
+/** The confirmation before saving a new version of the active `manifest`: what changes on the live surface. */
+function LiveConfirm({
+  manifest,
+  version,
+  next,
+}: {
+  manifest: Manifest;
+  version: number;
+  next: ManifestFile["document"];
+}) {
+  return (
+    <div className="note warn" role="alertdialog" aria-label="Confirm saving the active manifest">
+      {manifest.name} is active: version {version} replaces the live surface for every caller at once.
+      <ManifestDiff current={manifest.document} currentName={manifest.name} next={next} />
+    </div>
+  );
+}
+
+/** The save button's words: a create, a new version, or (once confirming) a new version of the active manifest. */
+function saveLabel(busy: boolean, asVersion: number | undefined, applying: boolean): string {
+  if (busy) return "Saving…";
+  if (asVersion === undefined) return "Create manifest";
+  return applying ? `Save version ${asVersion + 1} and apply it` : `Save as version ${asVersion + 1}`;
 }
 
 function ParseNote({ parsed, format }: { parsed: ReturnType<typeof parseManifestText>; format: ManifestFormat }) {
