@@ -2,6 +2,7 @@ import { extname } from "node:path";
 import YAML from "yaml";
 import type { ManifestInput } from "../manifests/manifest-service.ts";
 import type { ManifestDocument } from "../manifests/manifest.ts";
+import { canonical, MANIFEST_DOCUMENT_KEYS } from "../manifests/manifest-file-order.ts";
 
 export type FileFormat = "json" | "yaml";
 
@@ -11,20 +12,6 @@ export function formatOf(path: string): FileFormat {
   if (ext === ".json") return "json";
   if (ext === ".yaml" || ext === ".yml") return "yaml";
   throw new Error(`"${path}": a manifest file must end in .json, .yaml or .yml`);
-}
-
-const DOCUMENT_KEYS = ["tools", "extensions", "extensionsModules", "retry"] as const;
-
-/** Objects with their keys sorted, recursively (PostgreSQL's jsonb reorders keys anyway). */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === "object")
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  return value;
 }
 
 /**
@@ -37,7 +24,7 @@ export function serializeManifest(
 ): string {
   const file: Record<string, unknown> = { name: m.name };
   if (m.description) file.description = m.description;
-  for (const k of DOCUMENT_KEYS) if (m.document[k] !== undefined) file[k] = canonical(m.document[k]);
+  for (const k of MANIFEST_DOCUMENT_KEYS) if (m.document[k] !== undefined) file[k] = canonical(m.document[k]);
   return format === "json" ? `${JSON.stringify(file, null, 2)}\n` : YAML.stringify(file, { lineWidth: 0 });
 }
 

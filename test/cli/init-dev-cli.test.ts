@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, runCli } from "../helpers/cli.ts";
+import { freePort, runCli, until } from "../helpers/cli.ts";
 
 // `tai init` and `tai dev` on the compiled CLI, in a folder outside the checkout whose tai42 is the checkout (as
 // `npm link tai42` makes it). test/cli/project-e2e.test.ts runs both from the packed tarball.
@@ -88,16 +88,6 @@ async function calculates(port: number): Promise<boolean | undefined> {
   }).catch(() => undefined);
   if (!res?.ok) return undefined;
   return ((await res.json()) as { data?: { dispatch: { status: string } } }).data?.dispatch.status === "SUCCEEDED";
-}
-
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe("tai dev", () => {

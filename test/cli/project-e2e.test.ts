@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BROKEN_TOOL } from "../fixtures/user-tools.ts";
-import { freePort } from "../helpers/cli.ts";
+import { freePort, until } from "../helpers/cli.ts";
 import { readmeBlock } from "../helpers/readme.ts";
 import { runUser, spawnUser, userEnv, type Ran } from "../helpers/npm.ts";
 
@@ -67,17 +67,6 @@ async function greet(port: number): Promise<string | undefined> {
   if (!res?.ok) return undefined;
   const body = (await res.json()) as { data?: { dispatch: { data: { greeting: string } | null } } };
   return body.data?.dispatch.data?.greeting;
-}
-
-/** Resolves once `predicate` holds, checked every 25 ms, or rejects after `ms`. */
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe("a project of one's own from an empty folder: tai init, npm test, tai dev, tai mcp", () => {

@@ -48,13 +48,13 @@ describe("the dashboard bundle", () => {
     bundle = { inputs: Object.keys(result.metafile.inputs), shipped, script };
   }, 120_000);
 
-  it("should hold only browser code: the dashboard, tai42/client, the tier matrix, the generated meta-schema validator and browser packages", () => {
+  it("should hold only browser code: the dashboard, tai42/client, the tier matrix, the manifest file order, the generated meta-schema validator and browser packages", () => {
     const { inputs } = bundle;
     expect(inputs.some((i) => i.startsWith("src/dashboard/"))).toBe(true);
     expect(inputs.some((i) => i.startsWith("src/client/"))).toBe(true);
     const allowed = (i: string) =>
       /^(src\/dashboard\/|src\/client\/)/.test(i) ||
-      ["src/auth/tiers.ts", "src/auth/roles.ts", META_VALIDATOR].includes(i) ||
+      ["src/auth/tiers.ts", "src/auth/roles.ts", "src/manifests/manifest-file-order.ts", META_VALIDATOR].includes(i) ||
       inPackage(i) !== undefined;
     expect(inputs.filter((i) => !allowed(i))).toEqual([]);
     const packages = new Set(

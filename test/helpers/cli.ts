@@ -150,3 +150,18 @@ function canListen(port: number): Promise<boolean> {
     srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
 }
+
+/** Resolves with the first value `probe` gives that is not undefined, probed every 25 ms, or rejects after `ms`. */
+export async function until<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (performance.now() > deadline) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,5 +1,6 @@
 import { diffLines } from "diff";
-import { canonical, manifestText } from "./manifest-text.ts";
+import { canonical } from "../../manifests/manifest-file-order.ts";
+import { manifestText } from "./manifest-text.ts";
 
 /** One change of a manifest against the active one, in words: what a caller of the surface will notice. */
 export interface Change {

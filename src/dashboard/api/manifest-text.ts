@@ -1,5 +1,6 @@
 import { parseTree, printParseErrorCode, type ParseError } from "jsonc-parser";
 import YAML from "yaml";
+import { canonical, MANIFEST_DOCUMENT_KEYS } from "../../manifests/manifest-file-order.ts";
 
 /** How the manifest editor shows a manifest: as `tai manifests export` writes it, in YAML or JSON. */
 export type ManifestFormat = "yaml" | "json";
@@ -20,20 +21,6 @@ export interface TextProblem {
 
 export type ParsedManifest = { file: ManifestFile; problem?: undefined } | { file?: undefined; problem: TextProblem };
 
-const DOCUMENT_KEYS = ["tools", "extensions", "extensionsModules", "retry"] as const;
-
-/** Objects with their keys sorted, recursively: two documents that mean the same read the same. */
-export function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === "object")
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-    );
-  return value;
-}
-
 /**
  * A manifest as text, as the CLI's `tai manifests export` writes it (src/cli/manifest-file.ts): `name`,
  * `description`, then the document's known fields in a fixed order (unknown ones after), nested keys sorted.
@@ -45,8 +32,8 @@ export function manifestText(
   const entries: [string, unknown][] = [["name", m.name]];
   if (m.description) entries.push(["description", m.description]);
   const keys = [
-    ...DOCUMENT_KEYS,
-    ...Object.keys(m.document).filter((k) => !(DOCUMENT_KEYS as readonly string[]).includes(k)),
+    ...MANIFEST_DOCUMENT_KEYS,
+    ...Object.keys(m.document).filter((k) => !(MANIFEST_DOCUMENT_KEYS as readonly string[]).includes(k)),
   ];
   for (const k of keys) if (m.document[k] !== undefined) entries.push([k, canonical(m.document[k])]);
   // Entries, not assignments: a typed `__proto__` key stays a key (for the server to refuse), not the prototype.
