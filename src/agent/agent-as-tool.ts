@@ -20,7 +20,9 @@ export async function invokeAsTool(
   const options = optionsFromToolInput(cls, input);
   let started: StartedRun;
   try {
-    started = await agents.start({ agent: cls.toolName, options, caller: ctx.caller });
+    // The body gets the real input, and so does the agent's model; what the run stores and streams is scrubbed of what
+    // the calling run learned (its scope is under this tool run's: docs/security-model.md §2).
+    started = await agents.start({ agent: cls.toolName, options, caller: ctx.caller, secrets: ctx.childSecrets?.() });
   } catch (e) {
     if (e instanceof ApiError) throw new ToolError(e.message, { kind: KIND_OF_API_CODE[e.code], retryable: false });
     throw e;

@@ -7,7 +7,7 @@ import type { Bus } from "../events/bus.ts";
 import type { Logger } from "../log.ts";
 import type { Surface } from "../registry/surface.ts";
 import type { LogWriter } from "../runlog/log-writer.ts";
-import type { Secrets } from "../secrets/secrets.ts";
+import type { Secrets, SecretScope } from "../secrets/secrets.ts";
 import type { AgentClass, AgentRunOptions } from "./agent.ts";
 import type { AgentPluginCatalog } from "./agent-plugin.ts";
 import type { AgentRunRecord, AgentRunStore } from "./agent-runs.ts";
@@ -54,6 +54,12 @@ export interface StartRequest {
   agent?: string | null;
   options: AgentRunOptions;
   caller: Caller;
+  /**
+   * The run's scope of secrets, when a tool run starts it (an agent called as a tool: `ToolContext.childSecrets`): it
+   * holds what the calling agent run learned, and the run's stored input, thread, events and tool calls are scrubbed
+   * of it (docs/security-model.md §2). Absent: a new scope of the runtime's secrets.
+   */
+  secrets?: SecretScope;
 }
 
 /** A run that was started. */

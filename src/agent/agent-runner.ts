@@ -1,4 +1,5 @@
 import type { InFlight } from "../runlog/in-flight.ts";
+import type { SecretScope } from "../secrets/secrets.ts";
 import { scrubAgentEntry } from "../secrets/value-fields.ts";
 import type { AgentContext } from "./agent.ts";
 import { classifyAgentError } from "./agent-errors.ts";
@@ -33,6 +34,8 @@ interface Running {
   deps: RunnerDeps;
   run: AdmittedRun;
   controller: AbortController;
+  /** The run's scope of secrets (`AdmittedRun.secrets`): its events, failure and tool calls are scrubbed of it. */
+  secrets: SecretScope;
   usage: UsageTally;
   /** The last checkpoint the agent gave. */
   checkpoint: unknown;
@@ -71,7 +74,7 @@ const settleWrites = (r: Running) => Promise.all(r.writes.splice(0));
 /** What the agent's stream is given: the run, its caller and signal, its tools, and where its checkpoint goes. */
 function agentContext(r: Running): AgentContext {
   const { runId, threadId, caller } = r.run;
-  const tools = agentToolPort(r.deps.dispatcher, { runId, caller, signal: r.controller.signal });
+  const tools = agentToolPort(r.deps.dispatcher, { runId, caller, signal: r.controller.signal, secrets: r.secrets });
   return {
     runId,
     threadId,
@@ -81,6 +84,7 @@ function agentContext(r: Running): AgentContext {
     runTool: tools.runTool,
     cancelTool: tools.cancelTool,
     services: r.agents.services,
+    secrets: r.secrets,
     resuming: r.run.resuming,
     prepared: r.run.prepared,
     checkpoint: (value) => {
@@ -129,7 +133,7 @@ async function recordEvent(r: Running, numbered: ReturnType<typeof turnNumbering
   if (key && r.seen.has(key)) return false;
   const event = numbered(raw);
   if (event.type === "run_usage") countUsage(r.usage, event, r.deps.observer);
-  const rec = scrubAgentEntry(r.deps.secrets, {
+  const rec = scrubAgentEntry(r.secrets, {
     ...withThread(event, r.run.threadId),
     agent: event.agent ?? null,
     seq: ++r.next,
@@ -146,7 +150,7 @@ async function recordEvent(r: Running, numbered: ReturnType<typeof turnNumbering
 /** Ends the run with a `run_failed` record after what it stored, its parked calls ended with it. */
 async function failRun(r: Running, e: unknown): Promise<void> {
   const { agents, deps, run, controller } = r;
-  const { log, secrets } = deps;
+  const { log } = deps;
   const { runId } = run;
   await settleWrites(r);
   const c = classifyAgentError(e, controller.signal.aborted, controller.signal.reason);
@@ -161,7 +165,7 @@ async function failRun(r: Running, e: unknown): Promise<void> {
     seq: r.stored + 1,
     runId,
     kind: c.kind,
-    message: secrets.scrubText(c.message),
+    message: r.secrets.scrubText(c.message),
   };
   // Nothing will continue the calls it left parked: they end with it (docs/agent-stream.md §4.1).
   await endParkedCalls(agents.services.runs, deps.dispatcher, runId, rec.message, log);
@@ -195,6 +199,7 @@ export function launchRun(agents: RunnerAgents, deps: RunnerDeps, inflight: InFl
     deps,
     run,
     controller: new AbortController(),
+    secrets: run.secrets ?? deps.secrets.scope(),
     usage: new UsageTally(),
     checkpoint: null,
     next: start,

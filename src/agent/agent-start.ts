@@ -12,6 +12,7 @@ import { checkRunOptions, storableOptions } from "./run-options.ts";
 import { getAgentSessionThread } from "./session-thread.ts";
 import { takeLiveTools } from "./subagents/live-tools.ts";
 import type { AgentHost, AgentServiceDeps, StartedRun, StartRequest } from "./agent-host.ts";
+import type { SecretScope } from "../secrets/secrets.ts";
 import { admitFork, type Fork } from "./fork.ts";
 
 export const DEFAULT_AGENT = "tools_agent";
@@ -35,6 +36,8 @@ export interface AdmittedRun extends StartedRun {
   seqBase?: number;
   /** A continuation's tool steps already stored (`agent-runner.ts` stepKey): not stored again. */
   storedSteps?: Set<string>;
+  /** What the run scrubs what it stores and streams with (`StartRequest.secrets`); absent: a scope of the runtime's. */
+  secrets?: SecretScope;
 }
 
 /** What admission reads and writes of the agent host. */
@@ -201,10 +204,11 @@ async function claimAndPrepare(agents: Admitting, req: StartRequest, a: Admitted
  */
 async function storeRun(
   agents: Admitting,
-  deps: Pick<AgentServiceDeps, "secrets" | "instanceId">,
+  deps: Pick<AgentServiceDeps, "instanceId">,
   req: StartRequest,
   a: Admitted,
   caller: Caller,
+  secrets: SecretScope,
 ): Promise<{ runId: string; mark: number }> {
   const { threadId, resuming, fork } = a;
   const runId = randomUUID();
@@ -219,7 +223,7 @@ async function storeRun(
       id: runId,
       agent: a.cls.toolName,
       threadId,
-      input: deps.secrets.scrub(storableOptions(a.options)) as Record<string, unknown>,
+      input: secrets.scrub(storableOptions(a.options)) as Record<string, unknown>,
       callerRole: caller.role,
       callerKey: caller.keyName,
       checkpoint: {
@@ -276,8 +280,11 @@ export async function admitStart(
   options = live.attach({ ...options, ...parsed, threadId });
   const admitted: Admitted = { cls, options, threadId, resuming, fork };
   const { agent, prepared, caller } = await claimAndPrepare(agents, req, admitted);
-  const { runId, mark } = await storeRun(agents, deps, req, admitted, caller);
-  return { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared, mark };
+  // A run an agent-as-tool call starts scrubs what its calling run learned too (docs/security-model.md §2).
+  const secrets = req.secrets ?? deps.secrets.scope();
+  const { runId, mark } = await storeRun(agents, deps, req, admitted, caller, secrets);
+  const run = { runId, threadId, agent: cls.toolName, agentInstance: agent, options, caller, resuming, prepared, mark };
+  return { ...run, secrets };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Dispatcher } from "../dispatch/dispatcher.ts";
 import type { RunOutcome } from "../dispatch/request.ts";
 import { ApiError } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import type { SecretScope } from "../secrets/secrets.ts";
 
 /** What an agent's call runs: a surface name, or a live tool's entry (tools-agent/live-tools.ts). */
 export type ToolTarget = string | SurfaceEntry;
@@ -36,15 +37,17 @@ export interface ToolRunsPort {
  * The tool port of one agent run: every call goes through the dispatch chokepoint as the
  * run's caller (door "agent", parentRunId = the run) with the run's signal as the caller
  * signal, so cancelling the run (a cancel, the run that started it, shutdown) cancels
- * its calls in flight; a call made after the run was cancelled ends CANCELLED at once.
+ * its calls in flight; a call made after the run was cancelled ends CANCELLED at once. Each call's scope of secrets
+ * starts under the run's (`secrets`): what the run learned is scrubbed from the call's records and from an agent it
+ * starts.
  * `cancelTool` ends a run the caller may see (one the agent started), as `cancelRun` would;
  * another id is left alone.
  */
 export function agentToolPort(
   dispatcher: Pick<Dispatcher, "runDetailed" | "cancelFor">,
-  run: { runId: string; caller: Caller; signal: AbortSignal },
+  run: { runId: string; caller: Caller; signal: AbortSignal; secrets?: SecretScope },
 ): AgentToolPort {
-  const { runId, caller, signal } = run;
+  const { runId, caller, signal, secrets } = run;
   return {
     runTool: (target, input, options) =>
       dispatcher.runDetailed({
@@ -57,6 +60,7 @@ export function agentToolPort(
         signal,
         onProgress: options?.onProgress,
         storedInput: options?.storedInput,
+        secrets,
         toolCallId: options?.toolCallId,
         onRun: options?.onRun,
       }),

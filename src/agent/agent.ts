@@ -3,6 +3,7 @@ import type { Caller, Tier } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import type { RunOutcome } from "../dispatch/request.ts";
 import type { Logger } from "../log.ts";
+import type { SecretScope } from "../secrets/secrets.ts";
 import type { JsonSchema } from "../tools/json-schema.ts";
 import type { ToolDefinition } from "../tools/definition.ts";
 import { finalEventForValue, type StreamEvent } from "./events.ts";
@@ -79,6 +80,12 @@ export interface AgentContext {
   cancelTool(toolRunId: string): Promise<void>;
   /** Threads, skills, providers and the surface, for agents that need them. */
   services: AgentRunDeps;
+  /**
+   * The run's scope of secrets: the runtime's, and, for a run an agent-as-tool call started, what its calling run
+   * learned (docs/security-model.md §2). The run's events are scrubbed of it; an agent that stores anything itself
+   * (its thread, checkpoint, progress) scrubs it of this scope, and learns what its secret-tier tools return into it.
+   */
+  secrets: SecretScope;
   /** The paused run this run resumes (its checkpoint included), or null. */
   resuming: AgentRunRecord | null;
   /** What {@link Agent.prepare} returned for this run. */

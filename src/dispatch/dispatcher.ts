@@ -174,6 +174,7 @@ export class Dispatcher {
     base.tier = entry.tier;
     // Declared secrets (`writeOnly` inputs) are scrubbed from the very first write, a refusal's too.
     const declared = writeOnlyStrings(entry.inputSchema, req.input);
+    if (req.secrets) this.settle.inherit(base.id, req.secrets);
     this.settle.declare(base.id, declared);
     if (redact) base.input = REDACTED;
     else if (req.storedInput !== undefined && deep === null) base.input = req.storedInput;

@@ -8,7 +8,7 @@ import type { InteractionStore } from "../interactions/interaction-store.ts";
 import type { Logger } from "../log.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
-import type { Secrets } from "../secrets/secrets.ts";
+import type { Secrets, SecretScope } from "../secrets/secrets.ts";
 import type { DispatchObserver, RunTracer } from "./observe.ts";
 import type { Door, RunEventRecord, RunRecord } from "./run-record.ts";
 import type { RunStore } from "./run-store.ts";
@@ -65,6 +65,12 @@ export interface RunRequest {
    * docs/security-model.md §3).
    */
   storedInput?: unknown;
+  /**
+   * The calling run's secrets (an agent run's scope, with what it learned): this run's scope starts under it, so its
+   * records, and what an agent its body starts stores (agent-as-tool), are scrubbed of them too
+   * (docs/security-model.md §2).
+   */
+  secrets?: SecretScope;
   /**
    * The call this dispatch carries out (an agent's `ToolCallStep.callId`, an MCP request id): the body's
    * `ctx.toolCallId` and its `ToolResult#toolCallId`.

@@ -92,6 +92,7 @@ function attemptContext(
       deps.secrets.remember(secret, settle.scopeOf(run.id));
       settle.redacted(run.id, log);
     },
+    childSecrets: () => settle.scopeOf(run.id).scope(),
     runTool: async (name, childInput) => {
       const child = (
         await steps.runDetailed({

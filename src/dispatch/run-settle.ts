@@ -56,6 +56,11 @@ export class RunSettle {
     return this.learned.get(runId) ?? this.learned.set(runId, this.deps.secrets.scope()).get(runId)!;
   }
 
+  /** The run's scope starts under its calling run's (`RunRequest.secrets`), before anything of it is stored. */
+  inherit(runId: string, parent: SecretScope): void {
+    this.learned.set(runId, parent.scope());
+  }
+
   /** The input's declared secrets (`writeOnly`, `tools/write-only.ts`), known before the run is first stored. */
   declare(runId: string, values: readonly string[]): void {
     // The cross-run cache too: the body may pass them on (a child run, the store, a park, a log line).

@@ -81,7 +81,15 @@ class ValueSet implements Scrubber {
 }
 
 /** One run's extra secrets (its `ctx.redact` values, values its secret-tier children saw), on top of the runtime's. */
-export class SecretScope extends ValueSet {}
+export class SecretScope extends ValueSet {
+  /**
+   * A scope under this one: it scrubs whatever this one does (now and as it learns more) and what it learns itself,
+   * which this one never sees (a run started by this scope's run: docs/security-model.md §2).
+   */
+  scope(): SecretScope {
+    return new SecretScope(this);
+  }
+}
 
 /**
  * Every value that must never be served or stored (docs/security-model.md §3), owned by

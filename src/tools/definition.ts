@@ -35,6 +35,12 @@ export interface ToolContext {
   /** Registers a secret value: it is replaced by "[redacted]" in every record, event and log line. */
   redact(secret: string): void;
   /**
+   * A new scope under this run's secrets (the runtime's, the run's own and those of the agent run that called it): what
+   * an agent run the body starts (an agent as a tool, `agent/agent-as-tool.ts`) scrubs what it stores and streams with.
+   * Absent outside a dispatched attempt.
+   */
+  childSecrets?(): import("../secrets/secrets.ts").SecretScope;
+  /**
    * Runs another tool through the chokepoint as the same caller, recorded as a child run.
    * Contract: the only way a body may call another tool.
    */

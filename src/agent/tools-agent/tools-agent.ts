@@ -109,7 +109,7 @@ export class ToolsAgent extends Agent {
 
   override async *astream(_options: AgentRunOptions, ctx: AgentContext): AsyncGenerator<StreamEvent> {
     const plan = ctx.prepared as Plan;
-    const secrets = new RunSecrets(ctx.services.secrets.scope());
+    const secrets = new RunSecrets(ctx.secrets);
     const usage = new UsageTotals(plan.llm.model.modelId);
     const redacted = new Set(plan.tools.flatMap((t) => (t.redacted ? [t.name] : [])));
     const persist = (messages: ModelMessage[]) =>
