@@ -3,6 +3,7 @@ import { App } from "../../src/app.ts";
 import type { RunEventRecord, RunRecord } from "../../src/dispatch/run-record.ts";
 import { as, testRuntime, type TestRuntime } from "../helpers/runtime.ts";
 import { runStorageApp } from "./run-storage-fixture.ts";
+import { settledLast } from "../../src/runlog/settle.ts";
 
 /**
  * Run persistence, through the runtime, on SQLite by default and on PostgreSQL under
@@ -118,7 +119,10 @@ describe("run storage", () => {
         const seen: number[] = [];
         const reader = (async () => {
           while (writing) {
-            const page = await rt.runs.events({}, cursor, 1000);
+            // As every reader of the log does (dispatch/run-events.ts): up to a settled position, below which every
+            // seq is committed or will never exist (run-lifecycle §9); a raw read may see a later seq commit first.
+            const upTo = await settledLast(rt.runs, () => false);
+            const page = await rt.runs.events({}, cursor, 1000, { all: true }, upTo);
             seen.push(...page.map((e) => e.seq));
             cursor = page.at(-1)?.seq ?? cursor;
             // SQLite answers synchronously: yield to timers and I/O, or the writers starve.
