@@ -52,7 +52,7 @@ export interface Tokens {
 export interface TestIssuer {
   /** The issuer identifier (`iss`): `http://127.0.0.1:<port>`. */
   issuer: string;
-  /** Logs `account` in through the authorization code flow with PKCE (the provider's own login form) and redeems the code. */
+  /** Logs `account` in by the authorization code flow with PKCE (the provider's login form), redeeming the code. */
   login(account: string, options?: { resource?: string; clientId?: string; redirectUri?: string }): Promise<Tokens>;
   /** Revokes a token at the provider's revocation endpoint (as the client it was issued to). */
   revoke(token: string, clientId?: string): Promise<void>;
@@ -134,7 +134,10 @@ function configuration(options: IssuerOptions, key: SigningKey): Configuration {
     features: {
       devInteractions: { enabled: true },
       introspection: { enabled: true, allowedPolicy: async () => true },
-      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       registration: { enabled: true },
       rpInitiatedLogout: { enabled: true },
       resourceIndicators: {
@@ -242,7 +245,7 @@ export async function followLogin(authorizationUrl: string, account: string, red
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     if (!action) throw new Error(`the login stopped at ${res.status}: ${html.slice(0, 300)}`);
     const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1] ?? "login";
-    const form = prompt === "login" ? { prompt, login: account, password: "any" } : { prompt };
+    const form: Record<string, string> = prompt === "login" ? { prompt, login: account, password: "any" } : { prompt };
     res = await go(new URL(action, authorizationUrl).href, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
