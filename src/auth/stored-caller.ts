@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import { scopeNow } from "./key-scope.ts";
 import { lowerRole, storedRole } from "./role-order.ts";
 import { isRole, type Caller } from "./roles.ts";
 
@@ -11,7 +12,8 @@ export interface RecordedCaller {
 /**
  * The caller stored work acts as when it goes on later (docs/security-model.md §1): an agent run continued, a queued,
  * re-driven or retried tool run executed, a schedule's tick. The one who started it, by key, never above the role
- * recorded nor the key's role now; `revoked` when the key was revoked since. A key name no stored key holds (an
+ * recorded nor the key's role now, within the key's scope as it is now; `revoked` when the key was revoked since or has
+ * expired. A key name no stored key holds (an
  * in-process caller) keeps the recorded caller.
  */
 export async function callerNow(db: Db, recorded: RecordedCaller): Promise<Caller | "revoked"> {
@@ -19,6 +21,9 @@ export async function callerNow(db: Db, recorded: RecordedCaller): Promise<Calle
   if (recorded.callerKey === null) return { role, keyName: null, keyId: null };
   const key = await db.apiKey.findUnique({ where: { name: recorded.callerKey } });
   if (!key) return { role, keyName: recorded.callerKey, keyId: null };
-  if (key.revokedAt || !isRole(key.role)) return "revoked";
-  return { role: lowerRole(role, key.role), keyName: key.name, keyId: key.id };
+  if (key.revokedAt || !isRole(key.role) || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) return "revoked";
+  const caller: Caller = { role: lowerRole(role, key.role), keyName: key.name, keyId: key.id };
+  const scope = await scopeNow(db, key.scope);
+  if (scope) caller.scope = scope;
+  return caller;
 }
