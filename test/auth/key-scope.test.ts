@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { callerOf, type Caller } from "../../src/auth/roles.ts";
 import { buildApp, type TaiServer } from "../../src/server/build-app.ts";
@@ -72,7 +73,9 @@ describe("a key scoped to a list of tools", () => {
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["echo"]);
     const refused = await client.callTool({ name: "calculate", arguments: { op: "add", a: 1, b: 2 } });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toContain('the scope of API key "narrow" (its tool list) excludes tool "calculate"');
+    expect(textOf(refused as CallToolResult)).toContain(
+      'the scope of API key "narrow" (its tool list) excludes tool "calculate"',
+    );
     expect(await rt.db.run.findFirst({ where: { tool: "calculate", door: "mcp" } })).toMatchObject({
       status: "FAILED",
       errorKind: "PERMISSION_DENIED",
