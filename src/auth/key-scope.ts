@@ -1,7 +1,6 @@
 import type { Db } from "../db/client.ts";
 import { ApiError, describeIssues, type Issue } from "../errors.ts";
 import { selects, type NameSelection } from "./name-selection.ts";
-import type { Caller } from "./roles.ts";
 
 /**
  * A key's scope, narrower than its role (docs/security-model.md §1, "Key expiry, last use and scope"): a list of tool
@@ -75,7 +74,7 @@ export async function scopeNow(db: Db, stored: unknown): Promise<CallerScope | u
 }
 
 /** Whether `caller`'s key scope lets it run (or list) `name`; a caller without a scope: always. */
-export function inScope(caller: Pick<Caller, "scope">, name: string): boolean {
+export function inScope(caller: { scope?: CallerScope }, name: string): boolean {
   const scope = caller.scope;
   if (!scope) return true;
   if ("tools" in scope.declared) return scope.declared.tools.includes(name);
@@ -83,7 +82,7 @@ export function inScope(caller: Pick<Caller, "scope">, name: string): boolean {
 }
 
 /** The refusal of an out-of-scope name, naming the tool, the key and its scope. */
-export function outOfScope(caller: Pick<Caller, "keyName" | "scope">, name: string): string {
+export function outOfScope(caller: { keyName: string | null; scope?: CallerScope }, name: string): string {
   const declared = caller.scope?.declared;
   const what = declared && "manifest" in declared ? `manifest "${declared.manifest}"` : "tool list";
   return `the scope of API key "${caller.keyName}" (its ${what}) excludes tool "${name}"`;
