@@ -84,6 +84,10 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "extensionStack",
   "declaredOn",
   "keyName",
+  // An access token's caller (docs/security-model.md §1.2): the configured issuer, its subject, the token's expiry.
+  "issuer",
+  "subject",
+  "expiresAt",
   "model",
   "source",
   "presetBakeableFields",
