@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "../server/authenticate.ts";
 import { originAllowed } from "../server/origins.ts";
+import { bearerChallenge, identityConfigured } from "../server/protected-resource.ts";
 import type { Headers, McpDoorContext, McpExchange, McpHttpOptions } from "./http-context.ts";
 import { corsHeaders, sendError, sendPreflight } from "./http-io.ts";
 import { listen } from "./http-listen.ts";
@@ -106,16 +107,20 @@ async function admit(
     caller = await authenticate(rt, req.headers.authorization);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": 'Bearer realm="tai42"' });
+    // A Bearer credential that did not verify is an invalid token; any other Authorization value a bad request.
+    const error = /^Bearer\s+\S+$/i.test(req.headers.authorization ?? "") ? "invalid_token" : "invalid_request";
+    const challenge = bearerChallenge(rt, { error, description: e.message });
+    sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": challenge });
     return null;
   }
   if (!caller) {
+    const credential = identityConfigured(rt) ? "key or access token" : "key";
     sendError(
       res,
       401,
       -32000,
-      "Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <key>",
-      { ...cors, "www-authenticate": 'Bearer realm="tai42"' },
+      `Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <${credential}>`,
+      { ...cors, "www-authenticate": bearerChallenge(rt) },
     );
     return null;
   }
