@@ -107,10 +107,7 @@ async function admit(
     caller = await authenticate(rt, req.headers.authorization);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    // A Bearer credential that did not verify is an invalid token; any other Authorization value a bad request.
-    const error = /^Bearer\s+\S+$/i.test(req.headers.authorization ?? "") ? "invalid_token" : "invalid_request";
-    const challenge = bearerChallenge(rt, { error, description: e.message });
-    sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": challenge });
+    refuseCredential(rt, req, res, e, cors);
     return null;
   }
   if (!caller) {
@@ -125,4 +122,20 @@ async function admit(
     return null;
   }
   return { caller, cors };
+}
+
+/**
+ * Answers a request whose credential `authenticate` refused: `401` with the Bearer challenge (`invalid_token` for a
+ * Bearer value that did not verify, `invalid_request` for any other); `503` when the credential could not be checked
+ * (an issuer out of reach): the client should retry, not sign in again.
+ */
+function refuseCredential(rt: Runtime, req: IncomingMessage, res: ServerResponse, e: ApiError, cors: Headers): void {
+  if (e.code !== "UNAUTHENTICATED") {
+    const retry: Headers =
+      e.retryAfterSeconds === undefined ? {} : { "retry-after": String(Math.ceil(e.retryAfterSeconds)) };
+    return sendError(res, 503, -32000, `Unavailable: ${e.message}`, { ...cors, ...retry });
+  }
+  const error = /^Bearer\s+\S+$/i.test(req.headers.authorization ?? "") ? "invalid_token" : "invalid_request";
+  const challenge = bearerChallenge(rt, { error, description: e.message });
+  sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": challenge });
 }

@@ -8,7 +8,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from "@modelcontextprotocol/sdk/shared/auth.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { LATEST_PROTOCOL_VERSION, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { followLogin, startIssuer, type TestIssuer } from "../helpers/oidc-issuer.ts";
 import { connect, startServer, textOf, type McpTestServer } from "./support.ts";
@@ -185,7 +185,10 @@ describe("a 401 from /mcp", () => {
     const res = await post({ authorization: `Bearer ${tokens.access_token}` });
     expect(res.status).toBe(401);
     const challenge = res.headers.get("www-authenticate") ?? "";
-    expect(challenge).toMatch(new RegExp(`^Bearer resource_metadata="${metadataUrl()}", error="invalid_token"`));
+    expect(challenge).toBe(
+      `Bearer resource_metadata="${metadataUrl()}", error="invalid_token", ` +
+        `error_description="the access token is for another resource (its aud is not ${origin})"`,
+    );
     expect(challenge).not.toContain(tokens.access_token);
     expect(await res.text()).not.toContain(tokens.access_token);
   });
@@ -236,5 +239,22 @@ describe("an MCP client following the specification", () => {
     expect(write.structuredContent).toMatchObject({
       error: { kind: "PERMISSION_DENIED", message: 'role READER may not run write-tier tool "kv_put"' },
     });
+  });
+
+  it("should keep a token caller's session its own: another person's token finds no such session", async () => {
+    const bob = await issuer.login("bob", { resource: origin });
+    const uma = await issuer.login("uma", { resource: origin });
+    const { client, transport } = await connect(server.url, { key: bob.access_token });
+    clients.push(client);
+    const session = transport.sessionId!;
+    expect(session).toBeTruthy();
+    const as = (token: string) =>
+      post({
+        authorization: `Bearer ${token}`,
+        "mcp-session-id": session,
+        "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+      });
+    expect((await as(uma.access_token)).status).toBe(404);
+    expect((await as(bob.access_token)).status).toBe(200);
   });
 });
