@@ -44,14 +44,15 @@ export interface TaiServer {
  */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
-  const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
-  const holdKey = keyStreams.hold.bind(keyStreams);
-  const yoga = buildYoga(rt, holdKey);
+  const tokenPollMs = config.identity && config.identity.pollSeconds * 1000;
+  const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS, tokenPollMs);
+  const holdCaller = keyStreams.hold.bind(keyStreams);
+  const yoga = buildYoga(rt, holdCaller);
 
   const hostOk = hostGuard(config);
   const readiness = new Readiness(rt);
   const ops = opsRoutes(rt, readiness);
-  const mcp = mcpHttpDoor(rt, { holdKey });
+  const mcp = mcpHttpDoor(rt, { holdCaller });
   const dashboard = dashboardRoutes();
   const pending = new PendingAnswers();
   const server = createServer(requestTimeouts(config), (req, res) => {
