@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { IdentityConfig } from "../auth/identity-config.ts";
 import type { Runtime } from "../runtime.ts";
 
 /** Where this server's protected resource metadata is served (RFC 9728 §3): the root, and path-aware for `/mcp`. */
@@ -22,17 +23,15 @@ export interface ProtectedResourceMetadata {
   resource_name: "tai42";
 }
 
-/** What the metadata is made of: the identity configuration (src/auth/identity-config.ts). */
-type Identity = { resource: string; issuers: { issuer: string }[] } | undefined;
-const identityOf = (rt: Runtime): Identity => (rt.config as { identity?: Identity }).identity;
-
 /** Whether access tokens are accepted: issuers are configured. */
 export function identityConfigured(rt: Runtime): boolean {
-  return protectedResourceMetadata(identityOf(rt)) !== null;
+  return protectedResourceMetadata(rt.config.identity) !== null;
 }
 
 /** The metadata document for the identity configuration; null when no issuer is configured (no tokens accepted). */
-export function protectedResourceMetadata(identity: Identity): ProtectedResourceMetadata | null {
+export function protectedResourceMetadata(
+  identity: Pick<IdentityConfig, "resource" | "issuers"> | undefined,
+): ProtectedResourceMetadata | null {
   if (!identity?.issuers.length) return null;
   return {
     resource: identity.resource,
@@ -58,7 +57,7 @@ export function serveProtectedResource(rt: Runtime, req: IncomingMessage, res: S
     send(res, 405, error(`${path} answers GET and HEAD only`, "METHOD_NOT_ALLOWED"), { allow: "GET, HEAD" });
     return true;
   }
-  const metadata = protectedResourceMetadata(identityOf(rt));
+  const metadata = protectedResourceMetadata(rt.config.identity);
   if (!metadata) send(res, 404, error("no token issuer is configured (identity / TAI_IDENTITY)", "NOT_FOUND"));
   else send(res, 200, metadata);
   return true;

@@ -194,6 +194,28 @@ describe("a 401 from /mcp", () => {
   });
 });
 
+describe("a credential that cannot be checked now", () => {
+  it("should answer 503 with no challenge when the token's issuer is out of reach, not 401", async () => {
+    const gone = "http://127.0.0.1:9";
+    const identity = { resource: origin, issuers: [{ issuer: gone, roles: { "tai-users": "USER" } }] };
+    const other = await startServer({ env: { TAI_ANONYMOUS_ROLE: "NONE", TAI_IDENTITY: JSON.stringify(identity) } });
+    try {
+      const now = Math.floor(Date.now() / 1000);
+      const token = await issuer.sign({ iss: gone, sub: "bob", aud: origin, iat: now, exp: now + 300 });
+      const res = await fetch(other.url, {
+        method: "POST",
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+        body: LIST,
+      });
+      expect(res.status).toBe(503);
+      expect(res.headers.get("www-authenticate")).toBeNull();
+      expect((await res.json()).error.message).toContain(`the issuer ${gone} could not be reached`);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
 describe("an MCP client following the specification", () => {
   it("should go from no token to a working tools/call by discovery, registration and the issuer's login", async () => {
     const provider = new MemoryProvider();
