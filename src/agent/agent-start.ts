@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Caller } from "../auth/roles.ts";
 import { isOwnerOrAdmin, mayUseThread, threadOwnerKey } from "../auth/ownership.ts";
 import { lowerRole, storedRole } from "../auth/role-order.ts";
+import { inScope, outOfScope } from "../auth/key-scope.ts";
 import { mayRun } from "../auth/tiers.ts";
 import { unstorableIssues } from "../db/storable.ts";
 import { ApiError, describeIssues } from "../errors.ts";
@@ -112,6 +113,7 @@ function agentClass(agents: Admitting, req: StartRequest, agentName: string | un
   // The agent's own tier holds at this door as at the dispatch chokepoint (where it runs as a tool).
   if (!mayRun(req.caller.role, cls.tier))
     throw new ApiError("FORBIDDEN", `role ${req.caller.role} may not run ${cls.tier}-tier agent "${name}"`);
+  if (!inScope(req.caller, name)) throw new ApiError("FORBIDDEN", outOfScope(req.caller, name));
   return { name, cls };
 }
 

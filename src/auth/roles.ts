@@ -1,4 +1,5 @@
 import type { RateLimit } from "../limits/limits.ts";
+import type { CallerScope } from "./key-scope.ts";
 /** The roles a caller can hold, least privileged first. */
 export const ROLES = ["READER", "USER", "ADMIN"] as const;
 export type Role = (typeof ROLES)[number];
@@ -32,6 +33,11 @@ export interface Caller {
   keyId: string | null;
   /** The key's own rate over every dispatch it makes (docs/flow-control.md §2); absent: none. */
   rate?: RateLimit;
+  /**
+   * The key's scope, narrower than its role (auth/key-scope.ts): only the names it allows may be dispatched or listed,
+   * on every door and in every run it starts; absent: the role's whole reach.
+   */
+  scope?: CallerScope;
   /**
    * An access token's subject (docs/security-model.md §1.2); absent for a key or an anonymous caller. Its `keyId` and
    * `keyName` are then both its principal `oidc:<issuer>#<sub>`.

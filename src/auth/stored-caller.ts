@@ -1,4 +1,5 @@
 import type { Db } from "../db/client.ts";
+import { scopeNow } from "./key-scope.ts";
 import { lowerRole, storedRole } from "./role-order.ts";
 import { isRole, type Caller } from "./roles.ts";
 import { isPrincipal } from "./token-claims.ts";
@@ -12,8 +13,9 @@ export interface RecordedCaller {
 /**
  * The caller stored work acts as when it goes on later (docs/security-model.md §1): an agent run continued, a queued,
  * re-driven or retried tool run executed, a schedule's tick. The one who started it, by key, never above the role
- * recorded nor the key's role now; `revoked` when the key was revoked since. A key name no stored key holds (an
- * in-process caller), and an access token's subject, keep the recorded caller.
+ * recorded nor the key's role now, within the key's scope as it is now; `revoked` when the key was revoked since or has
+ * expired. A key name no stored key holds (an in-process caller), and an access token's subject, keep the recorded
+ * caller.
  */
 export async function callerNow(db: Db, recorded: RecordedCaller): Promise<Caller | "revoked"> {
   const role = storedRole(recorded.callerRole);
@@ -22,6 +24,9 @@ export async function callerNow(db: Db, recorded: RecordedCaller): Promise<Calle
   if (isPrincipal(recorded.callerKey)) return { role, keyName: recorded.callerKey, keyId: recorded.callerKey };
   const key = await db.apiKey.findUnique({ where: { name: recorded.callerKey } });
   if (!key) return { role, keyName: recorded.callerKey, keyId: null };
-  if (key.revokedAt || !isRole(key.role)) return "revoked";
-  return { role: lowerRole(role, key.role), keyName: key.name, keyId: key.id };
+  if (key.revokedAt || !isRole(key.role) || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) return "revoked";
+  const caller: Caller = { role: lowerRole(role, key.role), keyName: key.name, keyId: key.id };
+  const scope = await scopeNow(db, key.scope);
+  if (scope) caller.scope = scope;
+  return caller;
 }

@@ -1,11 +1,11 @@
 import { Command, Option } from "commander";
-import type { Role } from "../auth/roles.ts";
 import { ApiError } from "../errors.ts";
 import { scrubRun } from "../secrets/value-fields.ts";
 import { keyOf, READ_KEY, type KeyOpt } from "./admin-io.ts";
-import { cliCaller, EXIT, parseJsonObject, parseRole, withRuntime, withStore } from "./cli-support.ts";
+import { cliCaller, EXIT, parseJsonObject, withRuntime } from "./cli-support.ts";
 import { callerAnswer } from "../dispatch/caller-answer.ts";
 import { registerCheckCommand } from "./check-command.ts";
+import { registerKeysCommands } from "./keys-commands.ts";
 import { registerCompositionCommands } from "./composition-commands.ts";
 import { registerConnectorCommands } from "./connector-commands.ts";
 import { registerScheduleCommands } from "./schedule-commands.ts";
@@ -139,50 +139,7 @@ tools
 
 registerCheckCommand(program);
 
-const keys = program.command("keys").description("manage API keys (local operator: needs access to the database)");
-keys
-  .command("create")
-  .argument("<name>", "key name")
-  .requiredOption("--role <role>", "READER, USER or ADMIN", parseRole)
-  .option("--rate <json>", 'its own rate over every dispatch, e.g. {"tokens":10,"intervalSeconds":1}', parseJsonObject)
-  .action(async (name: string, opts: { role: Role; rate?: Record<string, unknown> }) => {
-    await withStore(async (s) => {
-      const key = await (await s.keys()).create(name, opts.role, undefined, opts.rate as never);
-      process.stdout.write(`${key}\n`);
-      process.stderr.write(`created ${opts.role} key "${name}"; it is shown once and stored hashed\n`);
-    });
-  });
-keys
-  .command("rate")
-  .description("set a key's own rate over every dispatch it makes, or remove it (--none)")
-  .argument("<name>", "key name")
-  .option("--rate <json>", 'e.g. {"tokens":10,"intervalSeconds":1}', parseJsonObject)
-  .option("--none", "remove its rate")
-  .action(async (name: string, opts: { rate?: Record<string, unknown>; none?: boolean }) => {
-    if (!opts.rate === !opts.none) throw new Error("give exactly one of --rate <json> and --none");
-    await withStore(async (s) => {
-      await (await s.keys()).setRate(name, (opts.rate ?? null) as never);
-      process.stderr.write(opts.rate ? `set the rate of key "${name}"\n` : `removed the rate of key "${name}"\n`);
-    });
-  });
-keys
-  .command("revoke")
-  .argument("<name>", "key name")
-  .action(async (name: string) => {
-    await withStore(async (s) => {
-      await (await s.keys()).revoke(name);
-      process.stderr.write(`revoked key "${name}"\n`);
-    });
-  });
-keys.command("list").action(async () => {
-  await withStore(async (s) => {
-    for (const k of await (await s.keys()).list())
-      process.stdout.write(
-        `${k.name.padEnd(24)} ${k.role.padEnd(7)} ${k.prefix}…  ${k.revokedAt ? `revoked ${k.revokedAt}` : "active"}\n`,
-      );
-  });
-});
-
+registerKeysCommands(program);
 registerCompositionCommands(program);
 registerConnectorCommands(program);
 registerScheduleCommands(program);

@@ -1,4 +1,4 @@
-import { KeyStore } from "../auth/keys.ts";
+import { KeyStore, keyRefusalMessage } from "../auth/keys.ts";
 import { ApiError } from "../errors.ts";
 import { loadConfig } from "../config.ts";
 import { openDb, type Db } from "../db/client.ts";
@@ -65,8 +65,8 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
     },
     async checkKey(key) {
       if (key === undefined) return;
-      if (!(await (await store.keys()).verify(key)))
-        throw new ApiError("UNAUTHENTICATED", "the API key is unknown or revoked");
+      const found = await (await store.keys()).identify(key);
+      if ("refused" in found) throw new ApiError("UNAUTHENTICATED", keyRefusalMessage(found));
     },
   };
   try {

@@ -58,8 +58,8 @@ export const STRUCTURE_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   // The JSON Schema an answer must match: the tool's declaration, read back to validate answers.
   Interaction: ["answerFormat"],
   Preset: ["retryPolicy", "limits"],
-  // A key's own rate (numbers and a scope word), as the ADMIN wrote it.
-  ApiKey: ["rate"],
+  // A key's own rate (numbers and a scope word), and its scope (tool or manifest names), as the ADMIN wrote them.
+  ApiKey: ["rate", "scope"],
   Manifest: ["document"],
   ManifestVersion: ["document"],
   // The ADMIN's connector configuration: settings hold `!ENV` markers for every sealed value, never a resolved one.

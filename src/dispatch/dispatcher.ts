@@ -1,5 +1,6 @@
 import { checkDispatchBounds } from "../auth/dispatch-bounds.ts";
 import type { Caller } from "../auth/roles.ts";
+import { inScope, outOfScope } from "../auth/key-scope.ts";
 import { isRedacted, mayRun, REDACTED } from "../auth/tiers.ts";
 import { requireVisibleRun } from "../auth/visibility.ts";
 import { ToolError, type ErrorKind } from "../errors.ts";
@@ -184,6 +185,8 @@ export class Dispatcher {
         "PERMISSION_DENIED",
         `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`,
       );
+    if (!inScope(req.caller, entry.name))
+      return this.settle.reject(base, "PERMISSION_DENIED", outOfScope(req.caller, entry.name));
 
     const prepared = validateInput(entry, req.input);
     if (!prepared.ok)

@@ -1,4 +1,5 @@
 import { isRole, ROLES, type Caller } from "../auth/roles.ts";
+import { inScope, outOfScope } from "../auth/key-scope.ts";
 import { isRedacted, mayRun } from "../auth/tiers.ts";
 import { ToolError, type ErrorKind } from "../errors.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
@@ -106,7 +107,7 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
   if (caller === "revoked")
     return void (await refuse(
       "PERMISSION_DENIED",
-      `the API key "${run.callerKey}" that dispatched run ${run.id} was revoked; the run did not execute`,
+      `the API key "${run.callerKey}" that dispatched run ${run.id} was revoked or has expired; the run did not execute`,
     ));
   const req: RunRequest = {
     tool: run.tool,
@@ -123,6 +124,8 @@ export async function executeQueued(x: Launcher, runId: string): Promise<void> {
       "PERMISSION_DENIED",
       `role ${req.caller.role} may not run ${entry.tier}-tier tool "${entry.name}"`,
     ));
+  if (!inScope(req.caller, entry.name))
+    return void (await refuse("PERMISSION_DENIED", outOfScope(req.caller, entry.name)));
   if (isRedacted(entry.tier))
     return void (await refuse("INVALID_INPUT", `"${entry.name}" became secret-tier: its stored input cannot be run`));
   if (writeOnlyStrings(entry.inputSchema, run.input).length)

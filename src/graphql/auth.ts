@@ -1,7 +1,50 @@
+import type { KeyInfo } from "../auth/keys.ts";
 import type { Caller } from "../auth/roles.ts";
 import { builder } from "./builder.ts";
 import { requireAdmin } from "./context.ts";
 import { RoleEnum } from "./enums.ts";
+import { RateLimitRef } from "./limits.ts";
+
+const ApiKeyRef = builder.objectRef<KeyInfo>("ApiKey").implement({
+  description: "An API key as listed: never the key itself, nor its hash.",
+  fields: (t) => ({
+    name: t.exposeString("name", { description: "Its unique name." }),
+    role: t.field({ type: RoleEnum, description: "What it may do.", resolve: (k) => k.role }),
+    prefix: t.exposeString("prefix", { description: "Its first 8 characters, to recognise it." }),
+    createdAt: t.field({ type: "DateTime", description: "When it was created.", resolve: (k) => k.createdAt }),
+    revokedAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When it was revoked; null: it was not.",
+      resolve: (k) => k.revokedAt,
+    }),
+    expiresAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When it stops being accepted (refused UNAUTHENTICATED as a revoked key is); null: never.",
+      resolve: (k) => k.expiresAt,
+    }),
+    lastUsedAt: t.field({
+      type: "DateTime",
+      nullable: true,
+      description: "When it last authenticated, recorded at most once a minute per server instance; null: never.",
+      resolve: (k) => k.lastUsedAt,
+    }),
+    rate: t.field({
+      type: RateLimitRef,
+      nullable: true,
+      description: "Its own rate over every dispatch, across tools; null: none.",
+      resolve: (k) => k.rate,
+    }),
+    scope: t.field({
+      type: "JSONObject",
+      nullable: true,
+      description:
+        "Its scope, narrower than its role: { tools: [names] } or { manifest: name } (docs/security-model.md §1); null: the role's whole reach.",
+      resolve: (k) => k.scope as Record<string, unknown> | null,
+    }),
+  }),
+});
 
 // Wrapped: a null parent would make the non-null `viewer` field fail for a caller without access.
 const ViewerRef = builder.objectRef<{ caller: Caller | null }>("Viewer").implement({
@@ -46,6 +89,14 @@ builder.queryFields((t) => ({
     description: "Who the API sees: the key sent (README, Authentication), or the anonymous caller.",
     resolve: (_r, _a, ctx) => ({ caller: ctx.caller }),
   }),
+  apiKeys: t.field({
+    type: [ApiKeyRef],
+    description: "Every API key, oldest first, revoked ones too (never a key itself). Admin only.",
+    resolve: (_r, _a, ctx) => {
+      requireAdmin(ctx, "list API keys");
+      return ctx.runtime.keys.list();
+    },
+  }),
 }));
 
 builder.mutationFields((t) => ({
@@ -59,10 +110,22 @@ builder.mutationFields((t) => ({
         description:
           "A rate over every dispatch of the key, across tools: { tokens, intervalSeconds, burst } (docs/flow-control.md §2); past it RATE_LIMITED.",
       }),
+      expiresAt: t.arg({
+        type: "DateTime",
+        description: "When the key stops being accepted: an ISO 8601 date-time in the future. Absent: never.",
+      }),
+      scope: t.arg({
+        type: "JSONObject",
+        description:
+          'A scope narrower than the role: { "tools": ["name", …] } (exact names; not yet registered ones allowed) or { "manifest": "name" } (the tools that manifest selects, as it is now). Absent: the role\'s whole reach.',
+      }),
     },
-    resolve: (_r, { name, role, rate }, ctx) => {
+    resolve: (_r, { name, role, rate, expiresAt, scope }, ctx) => {
       requireAdmin(ctx, "create API keys");
-      return ctx.runtime.keys.create(name, role, undefined, (rate ?? undefined) as never);
+      return ctx.runtime.keys.create(name, role, undefined, (rate ?? undefined) as never, {
+        ...(expiresAt ? { expiresAt } : {}),
+        ...(scope ? { scope } : {}),
+      });
     },
   }),
   setApiKeyRate: t.boolean({

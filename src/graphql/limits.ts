@@ -15,7 +15,7 @@ const ConcurrencyLimitRef = builder.objectRef<ConcurrencyLimit>("ConcurrencyLimi
   }),
 });
 
-const RateLimitRef = builder.objectRef<RateLimit>("RateLimit").implement({
+export const RateLimitRef = builder.objectRef<RateLimit>("RateLimit").implement({
   description: "`tokens` dispatches every `intervalSeconds`, `burst` at most at once; past it RATE_LIMITED.",
   fields: (t) => ({
     tokens: t.exposeInt("tokens", { description: "Dispatches per interval." }),

@@ -75,6 +75,8 @@ export const STRUCTURE_TEXT_FIELDS: ReadonlySet<string> = new Set([
   "callerInteractionIds",
   "callbackUrl",
   "module",
+  // An API key's first 8 characters (`tai_` and 4 of its random part): the server made it, to recognise the key.
+  "prefix",
   // Flow control (docs/flow-control.md): a cap's scope and a rate's per, words of the declaration.
   "scope",
   "per",

@@ -1,6 +1,7 @@
 import type { RetryPolicy } from "../retry/policy.ts";
 import type { AppliedPolicy } from "../retry/applied-policy.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
+import { inScope } from "../auth/key-scope.ts";
 import { builder } from "./builder.ts";
 import { requireCaller } from "./context.ts";
 import { ErrorKindEnum, ExecutionModeEnum, TierEnum, ToolOriginEnum } from "./enums.ts";
@@ -115,7 +116,7 @@ export const ToolRef = builder.objectRef<SurfaceEntry>("Tool").implement({
 builder.queryFields((t) => ({
   tools: t.field({
     type: [ToolRef],
-    description: "The surface: every name dispatch takes.",
+    description: "The surface: every name dispatch takes (for a scoped API key, only the names in its scope).",
     args: {
       origin: t.arg({ type: ToolOriginEnum, description: "Only names of this origin." }),
       tier: t.arg({ type: TierEnum, description: "Only names of this tier." }),
@@ -125,21 +126,20 @@ builder.queryFields((t) => ({
     },
     resolve: (_r, args, ctx) => {
       requireCaller(ctx);
-      return ctx.surface.list({
-        origin: args.origin ?? undefined,
-        tier: args.tier ?? undefined,
-        search: args.search ?? undefined,
-      });
+      return ctx.surface
+        .list({ origin: args.origin ?? undefined, tier: args.tier ?? undefined, search: args.search ?? undefined })
+        .filter((e) => !ctx.caller || inScope(ctx.caller, e.name));
     },
   }),
   tool: t.field({
     type: ToolRef,
     nullable: true,
-    description: "One name on the surface; null when there is none.",
+    description: "One name on the surface; null when there is none, or it is outside the API key's scope.",
     args: { name: t.arg.string({ required: true, description: "The name." }) },
     resolve: (_r, { name }, ctx) => {
       requireCaller(ctx);
-      return ctx.surface.resolve(name) ?? null;
+      const entry = ctx.surface.resolve(name);
+      return entry && (!ctx.caller || inScope(ctx.caller, entry.name)) ? entry : null;
     },
   }),
 }));
@@ -166,6 +166,6 @@ builder.subscriptionFields((t) => ({
       });
     },
     // The surface as it is now, not as the operation began: the event fires after this instance applied the change.
-    resolve: (_p, _a, ctx) => ctx.runtime.surface.list(),
+    resolve: (_p, _a, ctx) => ctx.runtime.surface.list().filter((e) => !ctx.caller || inScope(ctx.caller, e.name)),
   }),
 }));

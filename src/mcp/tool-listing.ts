@@ -2,6 +2,7 @@ import { appliedLimits } from "../dispatch/run-limits.ts";
 import type { AppliedLimits } from "../limits/flow-control.ts";
 import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { Caller } from "../auth/roles.ts";
+import { inScope } from "../auth/key-scope.ts";
 import { isRedacted, mayRun } from "../auth/tiers.ts";
 import type { SurfaceEntry } from "../registry/surface-entry.ts";
 import type { Surface } from "../registry/surface.ts";
@@ -54,11 +55,11 @@ export function mcpTool(entry: SurfaceEntry, surface: Surface): Tool {
   };
 }
 
-/** The tools `caller` may run, as `tools/list` answers them: the active surface filtered by tier. */
+/** The tools `caller` may run, as `tools/list` answers them: the active surface filtered by tier and key scope. */
 export function toolsFor(surface: Surface, caller: Caller): Tool[] {
   return surface
     .list()
-    .filter((e) => mayRun(caller.role, e.tier))
+    .filter((e) => mayRun(caller.role, e.tier) && inScope(caller, e.name))
     .map((e) => mcpTool(e, surface));
 }
 

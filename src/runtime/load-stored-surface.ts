@@ -33,7 +33,7 @@ export async function loadStoredSurface(
   { dispatcher, flow, admission }: Dispatch,
   { agents }: Agents,
 ) {
-  const keys = new KeyStore(db, bus);
+  const keys = new KeyStore(db, bus, log);
   const catalog = extensionCatalog(apps);
   const extensionOf = catalog.extension;
   // Manifests may import only allow-listed modules (docs/security-model.md §6), also when a

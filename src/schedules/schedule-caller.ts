@@ -1,16 +1,18 @@
 import { lowerRole, storedRole } from "../auth/role-order.ts";
+import { scopeNow } from "../auth/key-scope.ts";
 import { isRole, type Caller } from "../auth/roles.ts";
 import { isPrincipal } from "../auth/token-claims.ts";
 import type { Db } from "../db/client.ts";
 import type { ScheduleRecord } from "./schedule-record.ts";
 
-/** Why a tick does not fire: the key that wrote the schedule is revoked, or deleted. */
-export type KeyGone = { gone: "revoked" | "deleted"; keyName: string | null };
+/** Why a tick does not fire: the key that wrote the schedule is revoked, expired, or deleted. */
+export type KeyGone = { gone: "revoked" | "expired" | "deleted"; keyName: string | null };
 
 /**
  * The caller a tick runs as (docs/run-lifecycle.md §11.7), read again at each tick: the one who wrote the schedule,
- * never above the role recorded on it nor its key's role now. A schedule written in-process (no key id) keeps its
- * recorded caller; one whose key is revoked or deleted has no caller: the tick does not fire.
+ * never above the role recorded on it nor its key's role now, within its key's scope now. A schedule written
+ * in-process (no key id) keeps its recorded caller; one whose key is revoked, expired or deleted has no caller: the
+ * tick does not fire.
  */
 export async function tickCaller(
   db: Db,
@@ -23,5 +25,9 @@ export async function tickCaller(
   const key = await db.apiKey.findUnique({ where: { id: s.callerKeyId } });
   if (!key) return { gone: "deleted", keyName: s.callerKey };
   if (key.revokedAt || !isRole(key.role)) return { gone: "revoked", keyName: key.name };
-  return { role: lowerRole(recorded, key.role), keyName: key.name, keyId: key.id };
+  if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) return { gone: "expired", keyName: key.name };
+  const caller: Caller = { role: lowerRole(recorded, key.role), keyName: key.name, keyId: key.id };
+  const scope = await scopeNow(db, key.scope);
+  if (scope) caller.scope = scope;
+  return caller;
 }

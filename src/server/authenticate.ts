@@ -1,3 +1,4 @@
+import { keyRefusalMessage } from "../auth/keys.ts";
 import { anonymousCaller, type Caller } from "../auth/roles.ts";
 import { TokenVerifier } from "../auth/token-verifier.ts";
 import { ApiError } from "../errors.ts";
@@ -22,8 +23,8 @@ export async function authenticate(rt: Runtime, authorization: string | null | u
     );
   const value = match[1];
   if (rt.tokens && TokenVerifier.isJwt(value)) return rt.tokens.verify(value);
-  const caller = await rt.keys.verify(value);
-  if (caller) return caller;
-  if (rt.tokens && rt.tokens.introspects()) return rt.tokens.verify(value);
-  throw new ApiError("UNAUTHENTICATED", "the API key is unknown or revoked");
+  const found = await rt.keys.identify(value);
+  if (!("refused" in found)) return found;
+  if (found.refused === "unknown" && rt.tokens?.introspects()) return rt.tokens.verify(value);
+  throw new ApiError("UNAUTHENTICATED", keyRefusalMessage(found));
 }

@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "ApiKey" ADD COLUMN "expiresAt" DATETIME;
+ALTER TABLE "ApiKey" ADD COLUMN "lastUsedAt" DATETIME;
+ALTER TABLE "ApiKey" ADD COLUMN "scope" JSONB;
+
