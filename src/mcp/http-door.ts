@@ -4,6 +4,7 @@ import { ApiError } from "../errors.ts";
 import type { Runtime } from "../runtime.ts";
 import { authenticate } from "../server/authenticate.ts";
 import { originAllowed } from "../server/origins.ts";
+import { bearerChallenge, identityConfigured } from "../server/protected-resource.ts";
 import type { Headers, McpDoorContext, McpExchange, McpHttpOptions } from "./http-context.ts";
 import { corsHeaders, sendError, sendPreflight } from "./http-io.ts";
 import { listen } from "./http-listen.ts";
@@ -106,18 +107,35 @@ async function admit(
     caller = await authenticate(rt, req.headers.authorization);
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": 'Bearer realm="tai42"' });
+    refuseCredential(rt, req, res, e, cors);
     return null;
   }
   if (!caller) {
+    const credential = identityConfigured(rt) ? "key or access token" : "key";
     sendError(
       res,
       401,
       -32000,
-      "Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <key>",
-      { ...cors, "www-authenticate": 'Bearer realm="tai42"' },
+      `Unauthorized: anonymous access is off (TAI_ANONYMOUS_ROLE=NONE): send Authorization: Bearer <${credential}>`,
+      { ...cors, "www-authenticate": bearerChallenge(rt) },
     );
     return null;
   }
   return { caller, cors };
+}
+
+/**
+ * Answers a request whose credential `authenticate` refused: `401` with the Bearer challenge (`invalid_token` for a
+ * Bearer value that did not verify, `invalid_request` for any other); `503` when the credential could not be checked
+ * (an issuer out of reach): the client should retry, not sign in again.
+ */
+function refuseCredential(rt: Runtime, req: IncomingMessage, res: ServerResponse, e: ApiError, cors: Headers): void {
+  if (e.code !== "UNAUTHENTICATED") {
+    const retry: Headers =
+      e.retryAfterSeconds === undefined ? {} : { "retry-after": String(Math.ceil(e.retryAfterSeconds)) };
+    return sendError(res, 503, -32000, `Unavailable: ${e.message}`, { ...cors, ...retry });
+  }
+  const error = /^Bearer\s+\S+$/i.test(req.headers.authorization ?? "") ? "invalid_token" : "invalid_request";
+  const challenge = bearerChallenge(rt, { error, description: e.message });
+  sendError(res, 401, -32000, `Unauthorized: ${e.message}`, { ...cors, "www-authenticate": challenge });
 }

@@ -3,7 +3,7 @@ import { listedOrigin } from "../server/origins.ts";
 
 /** Headers a browser page may send to `/mcp` and read back (when CORS lets it). */
 const ALLOW_HEADERS = "authorization, content-type, accept, mcp-session-id, mcp-protocol-version, last-event-id";
-const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version";
+const EXPOSE_HEADERS = "mcp-session-id, mcp-protocol-version, www-authenticate";
 
 /** The request as the SDK's web-standard transport reads it. The body is read (and limited) by the door itself. */
 export function webRequest(req: IncomingMessage): Request {

@@ -13,6 +13,7 @@ import { KeyStreams } from "./key-streams.ts";
 import { opsRoutes } from "./ops-routes.ts";
 import { verifyOrigin } from "./origins.ts";
 import { PendingAnswers } from "./pending-answers.ts";
+import { serveProtectedResource } from "./protected-resource.ts";
 import { Readiness } from "./ready.ts";
 import { logSocketFaults } from "./ws-faults.ts";
 import { buildYoga } from "./yoga.ts";
@@ -60,6 +61,7 @@ export function buildApp(rt: Runtime): TaiServer {
     // A stopping instance moves keep-alive clients (a balancer's pooled connections) off.
     if (readiness.draining) res.setHeader("connection", "close");
     if (ops(req, res)) return;
+    if (serveProtectedResource(rt, req, res)) return;
     if (/^\/mcp\/?(\?|$)/.test(req.url ?? "")) return mcp.handle(req, res);
     if (dashboard(req, res)) return;
     const m = /^\/callbacks\/([A-Za-z0-9_-]{20,100})\/?$/.exec(req.url ?? "");

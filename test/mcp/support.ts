@@ -29,11 +29,13 @@ export async function startServer(
     config?: Partial<Config>;
     databaseUrl?: string;
     kind?: "sqlite" | "postgres";
+    /** The port to listen on; default: a free one. */
+    port?: number;
   } = {},
 ): Promise<McpTestServer> {
   const rt = await testRuntime(options);
   const app = buildApp(rt);
-  const url = (await app.start(0, "127.0.0.1")).replace(/\/graphql$/, "/mcp");
+  const url = (await app.start(options.port ?? 0, "127.0.0.1")).replace(/\/graphql$/, "/mcp");
   return {
     rt,
     app,
