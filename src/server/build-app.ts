@@ -6,7 +6,7 @@ import type { GraphQLContext } from "../graphql/context.ts";
 import { mcpHttpDoor } from "../mcp/http-door.ts";
 import type { Runtime } from "../runtime.ts";
 import { handleCallback } from "./callbacks.ts";
-import { dashboardRoutes } from "./dashboard.ts";
+import { dashboardRoutes, type DashboardIdentity } from "./dashboard.ts";
 import { serveGraphqlWs } from "./graphql-ws.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
 import { KeyStreams } from "./key-streams.ts";
@@ -51,7 +51,8 @@ export function buildApp(rt: Runtime): TaiServer {
   const readiness = new Readiness(rt);
   const ops = opsRoutes(rt, readiness);
   const mcp = mcpHttpDoor(rt, { holdKey });
-  const dashboard = dashboardRoutes();
+  // TODO(merge): rt.config.identity once the identity config lands on main.
+  const dashboard = dashboardRoutes(undefined, (config as { identity?: DashboardIdentity | null }).identity ?? null);
   const pending = new PendingAnswers();
   const server = createServer(requestTimeouts(config), (req, res) => {
     pending.track(req, res);
