@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseIdentity, type IdentityConfig } from "./auth/identity-config.ts";
 import { ANONYMOUS_ROLES, defaultAnonymousRole, type AnonymousRole } from "./auth/roles.ts";
 import { OpsEnvSchema, type OpsConfig } from "./ops/ops-config.ts";
 import { DEFAULT_REDACT_CACHE_SIZE } from "./secrets/secrets.ts";
@@ -52,6 +53,8 @@ export interface Config extends OpsConfig {
    * (TAI_REDACT_CACHE_SIZE). @default 1024
    */
   redactCacheSize: number;
+  /** Access tokens from configured issuers (TAI_IDENTITY, docs/security-model.md §1.2); unset: API keys only. */
+  identity?: IdentityConfig;
 }
 
 /**
@@ -118,12 +121,39 @@ const ServerEnvSchema = z
     redactCacheSize: env.TAI_REDACT_CACHE_SIZE,
   }));
 
+/** `TAI_IDENTITY`'s JSON as the identity configuration, or its issues at `/TAI_IDENTITY/…`. */
+function identityOf(env: NodeJS.ProcessEnv, publicUrl: string | undefined) {
+  const raw = env.TAI_IDENTITY;
+  if (raw === undefined || raw === "") return { identity: undefined, issues: [] };
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (e) {
+    return {
+      identity: undefined,
+      issues: [{ path: "/TAI_IDENTITY", message: `must be JSON (${(e as Error).message})` }],
+    };
+  }
+  const parsed = parseIdentity(value, publicUrl, env);
+  if ("identity" in parsed) return { identity: parsed.identity, issues: [] };
+  return {
+    identity: undefined,
+    issues: parsed.issues.map((i) => ({ path: `/TAI_IDENTITY${i.path}`, message: i.message })),
+  };
+}
+
 /** Reads and validates the configuration; every bad value is named in one {@link DefinitionError}. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const server = ServerEnvSchema.safeParse(env);
   const ops = OpsEnvSchema.safeParse(env);
-  const issues = [...(server.error ? zodIssues(server.error) : []), ...(ops.error ? zodIssues(ops.error) : [])];
-  if (server.success && ops.success) return { ...server.data, ...ops.data };
+  const identity = identityOf(env, server.data?.publicUrl);
+  const issues = [
+    ...(server.error ? zodIssues(server.error) : []),
+    ...(ops.error ? zodIssues(ops.error) : []),
+    ...identity.issues,
+  ];
+  if (server.success && ops.success && !identity.issues.length)
+    return { ...server.data, ...ops.data, ...(identity.identity && { identity: identity.identity }) };
   throw refuse(CONFIG_RULE, issues, {
     describe: (all) => all.map((i) => `${i.path.slice(1)}: ${i.message}`).join("; "),
   });

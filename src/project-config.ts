@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { z } from "zod";
+import { IdentitySchema } from "./auth/identity-config.ts";
 import { ANONYMOUS_ROLES } from "./auth/roles.ts";
 import { DefinitionError } from "./definition-error.ts";
 import { zodIssues } from "./validation/declaration.ts";
@@ -75,6 +76,8 @@ export const ProjectConfigSchema = z.strictObject({
       graphiql: z.boolean().optional(),
     })
     .optional(),
+  /** Access tokens from configured issuers (docs/security-model.md §1.2, docs/deploy.md): TAI_IDENTITY. */
+  identity: IdentitySchema.optional(),
 });
 
 /** What `tai42.config.ts` exports (README "The project config file"). */
@@ -139,6 +142,7 @@ export function projectEnv(c: ProjectConfig, dir: string, env: NodeJS.ProcessEnv
     TAI_CORS_ORIGINS: c.server?.cors?.join(","),
     TAI_ANONYMOUS_ROLE: c.server?.anonymousRole,
     TAI_GRAPHIQL: c.server?.graphiql,
+    TAI_IDENTITY: c.identity && JSON.stringify(c.identity),
   };
   return Object.fromEntries(
     Object.entries(out)

@@ -1,6 +1,7 @@
 import type { FlowControl } from "./limits/flow-control.ts";
 import type { App } from "./app.ts";
 import type { KeyStore } from "./auth/keys.ts";
+import type { TokenVerifier } from "./auth/token-verifier.ts";
 import type { Config } from "./config.ts";
 import type { Db, DbProvider } from "./db/client.ts";
 import type { Dispatcher } from "./dispatch/dispatcher.ts";
@@ -71,6 +72,8 @@ export interface Runtime {
   surface: Surface;
   bus: Bus;
   keys: KeyStore;
+  /** Access tokens from the configured issuers (docs/security-model.md §1.2); null: API keys only. */
+  tokens: TokenVerifier | null;
   runs: RunStore;
   /** The run event log, live, in seq order with no gap, whichever instance wrote it. */
   runFeed: OrderedRunEvents;

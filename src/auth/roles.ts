@@ -32,6 +32,21 @@ export interface Caller {
   keyId: string | null;
   /** The key's own rate over every dispatch it makes (docs/flow-control.md §2); absent: none. */
   rate?: RateLimit;
+  /**
+   * An access token's subject (docs/security-model.md §1.2); absent for a key or an anonymous caller. Its `keyId` and
+   * `keyName` are then both its principal `oidc:<issuer>#<sub>`.
+   */
+  subject?: TokenSubject;
+}
+
+/** Who an access token stands for, and how long for. */
+export interface TokenSubject {
+  issuer: string;
+  sub: string;
+  /** When the token expires (ms since the epoch). */
+  expiresAt: number;
+  /** Asks the issuer whether the token is still active (introspection); true when the issuer cannot say. */
+  active(): Promise<boolean>;
 }
 
 export function isRole(value: unknown): value is Role {

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Badge } from "./components/badges.tsx";
-import { isAdmin } from "./api/viewer.ts";
+import { isAdmin, type Viewer } from "./api/viewer.ts";
 import { useConnection } from "./connection.tsx";
 import { issuerHost } from "./sign-in/identity.ts";
 
@@ -21,7 +21,7 @@ export function IdentityBar() {
     </Badge>
   ) : viewer ? (
     <span className="row" data-testid="viewer">
-      <span className="muted">{describe(viewer.keyName, signedIn?.issuer)}</span>
+      <span className="muted">{describe(viewer)}</span>
       <Badge tone={isAdmin(viewer) ? "accent" : "idle"} title="your role">
         <span data-testid="viewer-role">{viewer.role ?? "no access"}</span>
       </Badge>
@@ -89,13 +89,8 @@ export function IdentityBar() {
   );
 }
 
-/**
- * Who the viewer is in words: a key by its name; a signed-in caller by its subject (its key name is its principal
- * `oidc:<issuer>#<sub>`).
- */
-function describe(keyName: string | null | undefined, issuer: string | undefined): string {
-  if (!keyName) return "anonymous";
-  const principal = /^oidc:(.*)#([^#]*)$/.exec(keyName);
-  if (principal) return `signed in as ${principal[2]} (${issuerHost(principal[1])})`;
-  return issuer ? `signed in as ${keyName}` : `key ${keyName}`;
+/** Who the viewer is in words: a key by its name, a signed-in caller by its subject and issuer. */
+function describe(viewer: Viewer): string {
+  if (viewer.subject) return `signed in as ${viewer.subject}${viewer.issuer ? ` (${issuerHost(viewer.issuer)})` : ""}`;
+  return viewer.keyName ? `key ${viewer.keyName}` : "anonymous";
 }

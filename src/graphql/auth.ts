@@ -15,12 +15,27 @@ const ViewerRef = builder.objectRef<{ caller: Caller | null }>("Viewer").impleme
     }),
     keyName: t.string({
       nullable: true,
-      description: "The API key's name; null when anonymous.",
+      description: "The API key's name, or an access token's principal `oidc:<issuer>#<sub>`; null when anonymous.",
       resolve: ({ caller }) => caller?.keyName ?? null,
     }),
     authenticated: t.boolean({
-      description: "True when the caller sent a valid API key.",
+      description: "True when the caller sent a valid API key or access token.",
       resolve: ({ caller }) => Boolean(caller?.keyId),
+    }),
+    issuer: t.string({
+      nullable: true,
+      description: "The access token's issuer (docs/security-model.md §1.2); null for a key or anonymous caller.",
+      resolve: ({ caller }) => caller?.subject?.issuer ?? null,
+    }),
+    subject: t.string({
+      nullable: true,
+      description: "The access token's subject (`sub`); null for a key or anonymous caller.",
+      resolve: ({ caller }) => caller?.subject?.sub ?? null,
+    }),
+    expiresAt: t.string({
+      nullable: true,
+      description: "When the access token expires (ISO 8601); null for a key or anonymous caller.",
+      resolve: ({ caller }) => (caller?.subject ? new Date(caller.subject.expiresAt).toISOString() : null),
     }),
   }),
 });

@@ -18,16 +18,17 @@ export interface GraphQLContext {
   /** Aborted when the request or socket ends. */
   signal?: AbortSignal;
   /**
-   * Registers a stream of an API key so that revoking the key ends it, by the bus and by
-   * polling (the server's `KeyStreams`); returns the release. Without it, streams listen
-   * to the bus alone.
+   * Registers a stream of a caller so that revoking its key, or its access token ending, ends it, by the bus and by
+   * polling (the server's `KeyStreams`); `end` says why. Returns the release. Without it, key streams listen to the
+   * bus alone.
    */
-  holdKey?: (keyId: string, end: () => void) => () => void;
+  holdCaller?: (caller: Caller, end: (reason: string) => void) => () => void;
 }
 
 /** The caller, or UNAUTHENTICATED when the request carries no usable identity. */
 export function requireCaller(ctx: GraphQLContext): Caller {
-  if (!ctx.caller) throw new ApiError("UNAUTHENTICATED", "authentication required: send Authorization: Bearer <key>");
+  if (!ctx.caller)
+    throw new ApiError("UNAUTHENTICATED", "authentication required: send Authorization: Bearer <key or access token>");
   return ctx.caller;
 }
 

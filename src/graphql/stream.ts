@@ -7,9 +7,9 @@ import type { GraphQLContext } from "./context.ts";
  * `open` aborts, which ends the pending wait. An async generator alone would stay
  * suspended, and leak, until its next event.
  *
- * The stream also ends, with UNAUTHENTICATED, when the caller's API key is revoked: on
- * every transport (graphql-ws closes the socket too; SSE has only the stream), through
- * the bus and, where the server provides `ctx.holdKey`, by its polling too.
+ * The stream also ends, with UNAUTHENTICATED, when the caller's API key is revoked or its access token ends (expired,
+ * revoked at the issuer): on every transport (graphql-ws closes the socket too; SSE has only the stream), through the
+ * bus and, where the server provides `ctx.holdCaller`, by its polling too.
  */
 export function closeWith<T>(
   ctx: GraphQLContext,
@@ -18,17 +18,19 @@ export function closeWith<T>(
   const controller = new AbortController();
   const onOuter = () => controller.abort();
   ctx.signal?.addEventListener("abort", onOuter, { once: true });
-  let revoked = false;
-  const keyId = ctx.caller?.keyId;
-  const onRevoked = () => {
-    revoked = true;
+  let revoked: string | null = null;
+  const caller = ctx.caller;
+  const keyId = caller?.keyId;
+  const onRevoked = (reason: string) => {
+    revoked = reason;
     controller.abort();
   };
-  const unlistenRevoked = !keyId
-    ? () => {}
-    : ctx.holdKey
-      ? ctx.holdKey(keyId, onRevoked)
-      : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked());
+  const unlistenRevoked =
+    !caller || !keyId
+      ? () => {}
+      : ctx.holdCaller
+        ? ctx.holdCaller(caller, onRevoked)
+        : ctx.runtime.bus.listen("keyRevoked", (e) => e.keyId === keyId && onRevoked("the API key was revoked"));
   const inner = open(controller.signal)[Symbol.asyncIterator]();
   const stop = async () => {
     ctx.signal?.removeEventListener("abort", onOuter);
@@ -40,12 +42,12 @@ export function closeWith<T>(
     async next() {
       try {
         const r = await inner.next();
-        if (revoked) throw new ApiError("UNAUTHENTICATED", "the API key was revoked");
+        if (revoked !== null) throw new ApiError("UNAUTHENTICATED", revoked);
         if (r.done) await stop();
         return r;
       } catch (e) {
         await stop();
-        throw revoked ? new ApiError("UNAUTHENTICATED", "the API key was revoked") : e;
+        throw revoked !== null ? new ApiError("UNAUTHENTICATED", revoked) : e;
       }
     },
     async return() {

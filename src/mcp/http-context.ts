@@ -7,10 +7,10 @@ import type { McpSession, McpSessions } from "./sessions.ts";
 /** Options of the `/mcp` door (http-door.ts). */
 export interface McpHttpOptions {
   /**
-   * Registers a stream held by an API key; `end` is called if the key is revoked. Returns
-   * the release. Contract: as `KeyStreams.hold` (server/key-streams.ts).
+   * Registers a stream held by a caller; `end` is called if its key is revoked or its access token ends. Returns the
+   * release. Contract: as `KeyStreams.hold` (server/key-streams.ts).
    */
-  holdKey?: (keyId: string, end: () => void) => () => void;
+  holdCaller?: (caller: Caller, end: (reason: string) => void) => () => void;
 }
 
 /** What every step of the `/mcp` door shares: the runtime, its options, the sessions, the relay, the GET streams. */
@@ -34,7 +34,7 @@ export interface McpExchange {
   cors: Headers;
 }
 
-/** Holds a stream on the caller's API key (`end` is called if the key is revoked); returns the release. */
-export function holdCallerKey(ctx: McpDoorContext, caller: Caller, end: () => void): () => void {
-  return caller.keyId && ctx.options.holdKey ? ctx.options.holdKey(caller.keyId, end) : () => {};
+/** Holds a stream on the caller's key or token (`end` is called when it is revoked or ends); returns the release. */
+export function holdCallerKey(ctx: McpDoorContext, caller: Caller, end: (reason: string) => void): () => void {
+  return ctx.options.holdCaller ? ctx.options.holdCaller(caller, end) : () => {};
 }

@@ -48,8 +48,8 @@ export async function answerRequests(
   // A client that goes away does not cancel its calls (MCP: disconnection is not
   // cancellation); only what waits on it (an elicitation) gives up.
   // A revoked key's open answer stream (progress, elicitation) ends like its GET streams.
-  const releaseKey = holdCallerKey(ctx, caller, () => {
-    gone.abort(new Error("the key was revoked"));
+  const releaseKey = holdCallerKey(ctx, caller, (reason) => {
+    gone.abort(new Error(reason));
     void transport.close();
   });
   res.once("close", () => {

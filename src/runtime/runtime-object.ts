@@ -1,3 +1,4 @@
+import { TokenVerifier } from "../auth/token-verifier.ts";
 import type { Runtime } from "../runtime-types.ts";
 import type { Stores } from "./open-stores.ts";
 import type { Builtins } from "./register-builtins.ts";
@@ -37,6 +38,7 @@ export function runtimeObject(
     surface,
     bus,
     keys,
+    tokens: config.identity ? new TokenVerifier(config.identity) : null,
     runs,
     runFeed,
     presets,

@@ -1,5 +1,6 @@
 import { lowerRole, storedRole } from "../auth/role-order.ts";
 import { isRole, type Caller } from "../auth/roles.ts";
+import { isPrincipal } from "../auth/token-claims.ts";
 import type { Db } from "../db/client.ts";
 import type { ScheduleRecord } from "./schedule-record.ts";
 
@@ -17,6 +18,8 @@ export async function tickCaller(
 ): Promise<Caller | KeyGone> {
   const recorded = storedRole(s.callerRole);
   if (s.callerKeyId === null) return { role: recorded, keyName: s.callerKey, keyId: null };
+  // An access token's subject: no token is at hand to check, so its recorded caller (docs/security-model.md §1.2).
+  if (isPrincipal(s.callerKeyId)) return { role: recorded, keyName: s.callerKeyId, keyId: s.callerKeyId };
   const key = await db.apiKey.findUnique({ where: { id: s.callerKeyId } });
   if (!key) return { gone: "deleted", keyName: s.callerKey };
   if (key.revokedAt || !isRole(key.role)) return { gone: "revoked", keyName: key.name };

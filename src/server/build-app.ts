@@ -6,7 +6,7 @@ import type { GraphQLContext } from "../graphql/context.ts";
 import { mcpHttpDoor } from "../mcp/http-door.ts";
 import type { Runtime } from "../runtime.ts";
 import { handleCallback } from "./callbacks.ts";
-import { dashboardRoutes, type DashboardIdentity } from "./dashboard.ts";
+import { dashboardRoutes } from "./dashboard.ts";
 import { serveGraphqlWs } from "./graphql-ws.ts";
 import { hostGuard, refuseHost } from "./hosts.ts";
 import { KeyStreams } from "./key-streams.ts";
@@ -43,16 +43,16 @@ export interface TaiServer {
  */
 export function buildApp(rt: Runtime): TaiServer {
   const { config } = rt;
-  const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS);
-  const holdKey = keyStreams.hold.bind(keyStreams);
-  const yoga = buildYoga(rt, holdKey);
+  const tokenPollMs = config.identity && config.identity.pollSeconds * 1000;
+  const keyStreams = new KeyStreams(rt.bus, rt.keys, rt.log, REVOCATION_POLL_MS, tokenPollMs);
+  const holdCaller = keyStreams.hold.bind(keyStreams);
+  const yoga = buildYoga(rt, holdCaller);
 
   const hostOk = hostGuard(config);
   const readiness = new Readiness(rt);
   const ops = opsRoutes(rt, readiness);
-  const mcp = mcpHttpDoor(rt, { holdKey });
-  // TODO(merge): rt.config.identity once the identity config lands on main.
-  const dashboard = dashboardRoutes(undefined, (config as { identity?: DashboardIdentity | null }).identity ?? null);
+  const mcp = mcpHttpDoor(rt, { holdCaller });
+  const dashboard = dashboardRoutes(undefined, config.identity ?? null);
   const pending = new PendingAnswers();
   const server = createServer(requestTimeouts(config), (req, res) => {
     pending.track(req, res);

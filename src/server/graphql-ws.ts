@@ -33,10 +33,10 @@ async function connect(rt: Runtime, keyStreams: KeyStreams, ctx: WsContext): Pro
   try {
     const caller = await authenticate(rt, connectionAuthorization(ctx.connectionParams));
     ctx.extra.caller = caller;
-    if (caller?.keyId)
+    if (caller)
       socket.once(
         "close",
-        keyStreams.hold(caller.keyId, () => socket.close(4403, "Forbidden: the API key was revoked")),
+        keyStreams.hold(caller, (reason) => socket.close(4403, closeReason(`Forbidden: ${reason}`))),
       );
     return true;
   } catch (e) {

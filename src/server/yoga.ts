@@ -24,7 +24,7 @@ export interface ServerContext {
 export type TaiYoga = YogaServerInstance<ServerContext, GraphQLContext>;
 
 /** Yoga for `/graphql` (HTTP, GraphiQL, SSE; graphql-ws runs its operations through it too, graphql-ws.ts). */
-export function buildYoga(rt: Runtime, holdKey: NonNullable<GraphQLContext["holdKey"]>): TaiYoga {
+export function buildYoga(rt: Runtime, holdCaller: NonNullable<GraphQLContext["holdCaller"]>): TaiYoga {
   const { config } = rt;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -42,13 +42,13 @@ export function buildYoga(rt: Runtime, holdKey: NonNullable<GraphQLContext["hold
     context: async (init): Promise<GraphQLContext> => {
       // The current surface; a query pins one snapshot of it (usePinnedSurface).
       const surface = rt.surface;
-      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdKey, surface };
+      if ("wsCaller" in init) return { runtime: rt, caller: init.wsCaller ?? null, holdCaller, surface };
       const request = (init as unknown as { request: Request }).request;
       return {
         runtime: rt,
         caller: await authenticate(rt, request.headers.get("authorization")),
         signal: request.signal,
-        holdKey,
+        holdCaller,
         surface,
       };
     },

@@ -41,7 +41,7 @@ export async function signInWorld(options: { accessTokenSeconds?: number } = {})
   const server = await startServer({
     port,
     env: { TAI_IDENTITY: JSON.stringify(identity), TAI_ANONYMOUS_ROLE: "NONE" },
-    config: { anonymousRole: "NONE", identity } as never,
+    config: { anonymousRole: "NONE" },
   });
   return {
     issuer,
