@@ -57,6 +57,8 @@ export async function signInWorld(options: { accessTokenSeconds?: number } = {})
 export interface SignInPage {
   page: Page;
   requests: string[];
+  /** The token each graphql-ws connection of the page was opened with (connection_init), in order. */
+  socketTokens: (string | null)[];
   errors: string[];
   screenshot(name: string): Promise<string>;
   /** What this tab keeps in sessionStorage and localStorage, as text. */
@@ -85,7 +87,14 @@ export async function openSignInPage(browser: Browser, world: SignInWorld, path 
   // What the provider's own pages load or say (its login page asks for a web font) is not the dashboard's doing.
   const atDashboard = () => page.url().startsWith(`${world.server.origin}/`);
   page.on("request", (r) => atDashboard() && requests.push(r.url()));
-  page.on("websocket", (ws) => requests.push(ws.url()));
+  const socketTokens: (string | null)[] = [];
+  page.on("websocket", (ws) => {
+    requests.push(ws.url());
+    ws.on("framesent", (f) => {
+      const init = /^\{"type":"connection_init"/.test(String(f.payload));
+      if (init) socketTokens.push(/"Bearer ([^"]+)"/.exec(String(f.payload))?.[1] ?? null);
+    });
+  });
   page.on("pageerror", (e) => errors.push(`pageerror: ${e.message}`));
   page.on("console", (m) => {
     if (m.type() === "error" && atDashboard()) errors.push(`console: ${m.text()}`);
@@ -99,6 +108,7 @@ export async function openSignInPage(browser: Browser, world: SignInWorld, path 
   return {
     page,
     requests,
+    socketTokens,
     errors,
     async screenshot(name) {
       mkdirSync(ARTIFACTS, { recursive: true });
