@@ -70,20 +70,7 @@ export function ConnectionProvider({ children }: { children: ReactNode }) {
     [],
   );
 
-  const [viewer, setViewer] = useState<Viewer | null>(null);
-  const [viewerError, setViewerError] = useState<string | null>(null);
-  useEffect(() => {
-    let current = true;
-    setViewer(null);
-    setViewerError(null);
-    client.request(ViewerQuery, {}).then(
-      (d) => current && setViewer(d.viewer),
-      (e: unknown) => current && setViewerError(messageOf(e)),
-    );
-    return () => {
-      current = false;
-    };
-  }, [client]);
+  const { viewer, viewerError } = useViewer(client);
 
   const value = useMemo<Connection>(
     () => ({
@@ -119,4 +106,24 @@ export function useConnection(): Connection {
 /** The client for the key in use. */
 export function useClient(): TaiClient {
   return useConnection().client;
+}
+
+/** Who the server sees through `client` (null until it answered), or why it refused. */
+function useViewer(client: TaiClient): { viewer: Viewer | null; viewerError: string | null } {
+  const [viewer, setViewer] = useState<Viewer | null>(null);
+  const [viewerError, setViewerError] = useState<string | null>(null);
+  useEffect(() => {
+    let current = true;
+    setViewer(null);
+    setViewerError(null);
+    client.request(ViewerQuery, {}).then(
+      (d) => current && setViewer(d.viewer),
+      (e: unknown) => current && setViewerError(messageOf(e)),
+    );
+    return () => {
+      current = false;
+    };
+  }, [client]);
+
+  return { viewer, viewerError };
 }

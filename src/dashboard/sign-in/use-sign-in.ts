@@ -66,30 +66,11 @@ export function useSignIn(onRefreshed: () => void): SignIn {
   }, []);
 
   const issuer = tokens && issuers.find((i) => i.issuer === tokens.issuer);
-  useEffect(() => {
-    if (!tokens || !issuer) return;
-    const wait = refreshDelay(tokens);
-    if (wait === null) return;
-    let live = true;
-    const timer = setTimeout(() => {
-      refreshTokens(issuer, tokens).then(
-        (t) => {
-          if (!live) return;
-          keep(t);
-          refreshed.current();
-        },
-        (e: unknown) => {
-          if (!live) return;
-          keep(null);
-          setNotice(`Signed out: the sign-in could not be renewed (${reasonOf(e)}). Sign in again.`);
-        },
-      );
-    }, wait);
-    return () => {
-      live = false;
-      clearTimeout(timer);
-    };
-  }, [tokens, issuer]);
+  useRefresh(tokens, issuer ?? null, (t, why) => {
+    keep(t);
+    if (t) refreshed.current();
+    else setNotice(`Signed out: the sign-in could not be renewed (${why}). Sign in again.`);
+  });
 
   return {
     issuers,
@@ -110,4 +91,33 @@ export function useSignIn(onRefreshed: () => void): SignIn {
     },
     drop: () => keep(null),
   };
+}
+
+/**
+ * Refreshes `tokens` when {@link refreshDelay} says, and hands over the new tokens, or null with the reason when the
+ * refresh failed. A change of tokens (the refresh itself, a sign-out) cancels the pending one.
+ */
+function useRefresh(
+  tokens: SignedIn | null,
+  issuer: SignInIssuer | null,
+  done: (tokens: SignedIn | null, why?: string) => void,
+): void {
+  const latest = useRef(done);
+  latest.current = done;
+  useEffect(() => {
+    if (!tokens || !issuer) return;
+    const wait = refreshDelay(tokens);
+    if (wait === null) return;
+    let live = true;
+    const timer = setTimeout(() => {
+      refreshTokens(issuer, tokens).then(
+        (t) => live && latest.current(t),
+        (e: unknown) => live && latest.current(null, reasonOf(e)),
+      );
+    }, wait);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [tokens, issuer]);
 }
