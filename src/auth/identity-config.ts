@@ -11,10 +11,13 @@ const ENV_MARKER = /^!ENV ([A-Za-z_][A-Za-z0-9_]*)$/;
 const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/;
 
 /** An https URL, or http on a loopback host (a test's or a developer's own issuer). */
-const issuerUrl = z.url().refine((u) => {
-  const url = new URL(u);
-  return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname));
-}, "must be an https URL (http only on a loopback host)");
+const issuerUrl = z
+  .url()
+  .refine((u) => {
+    const url = new URL(u);
+    return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname));
+  }, "must be an https URL (http only on a loopback host)")
+  .refine((u) => !/[?#]/.test(u), "must have no query or fragment (OpenID Connect Discovery §2)");
 
 const IssuerSchema = z.strictObject({
   /** The issuer identifier (`iss`); its metadata is read from `/.well-known/openid-configuration`. */
