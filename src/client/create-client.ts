@@ -36,9 +36,10 @@ export interface TaiClientOptions {
   url: string;
   /**
    * An API key, sent as `Authorization: Bearer <key>` (and as graphql-ws `connectionParams.authorization`). Anonymous
-   * without one.
+   * without one. A function is asked for the credential in use at each request and each new connection: an OAuth
+   * access token that is refreshed (call {@link TaiClient.reconnect} after it changed).
    */
-  apiKey?: string | undefined;
+  apiKey?: string | (() => string | null | undefined) | undefined;
   /**
    * How subscriptions travel: graphql-ws over one WebSocket, or GraphQL over SSE with one
    * streamed request per subscription. Requests always use HTTP POST.
@@ -171,6 +172,12 @@ export interface TaiClient<Tools extends ToolMap<Tools> = UntypedTools> {
     input: AgentRunInput,
     options?: { runId?: string | undefined; afterSeq?: number | undefined },
   ): TaiStream<StreamEvent>;
+  /**
+   * Drops the subscription socket so that it connects again with the credential `apiKey` gives now (a refreshed
+   * token): `runEvents` and `agentStream` resume from their last `seq`, other subscriptions end with a
+   * {@link TaiTransportError}. Over SSE, where each subscription is its own request, it does nothing.
+   */
+  reconnect(): void;
   /** Ends every open subscription and closes the client's connections. */
   close(): Promise<void>;
 }
@@ -230,6 +237,8 @@ export function createTaiClient<Tools extends ToolMap<Tools> = UntypedTools>(
     waitForRun: (id, opts) => waitForRun(waitSources(request, stream), id, opts),
     ...runMethods(request),
     ...streamMethods(stream),
+
+    reconnect: () => transport.reconnect(),
 
     async close() {
       closed = true;

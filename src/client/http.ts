@@ -1,6 +1,6 @@
 import { print, type DocumentNode } from "graphql";
 import { TaiGraphQLError, TaiTransportError } from "./errors.ts";
-import type { WireRequest, WireResult } from "./transport.ts";
+import { authorizationOf, type Credential, type WireRequest, type WireResult } from "./transport.ts";
 
 const printed = new WeakMap<object, string>();
 
@@ -14,7 +14,7 @@ export function queryOf(document: object): string {
 /** Where and how requests go over HTTP. */
 export interface HttpOptions {
   url: string;
-  apiKey?: string | undefined;
+  apiKey?: Credential;
   fetch: typeof fetch;
 }
 
@@ -33,7 +33,8 @@ export async function postOperation(
     "content-type": "application/json",
     accept: "application/graphql-response+json, application/json",
   };
-  if (http.apiKey) headers.authorization = `Bearer ${http.apiKey}`;
+  const authorization = authorizationOf(http.apiKey);
+  if (authorization) headers.authorization = authorization;
   // Called without a receiver: a browser's fetch refuses to run as a method of another object.
   const send = http.fetch;
   let res: Response;

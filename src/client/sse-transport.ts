@@ -1,11 +1,11 @@
 import { createClient, type Client } from "graphql-sse";
-import type { Transport } from "./transport.ts";
+import { authorizationOf, type Credential, type Transport } from "./transport.ts";
 
 /** Options of the SSE transport. */
 export interface SseTransportOptions {
   /** The http(s):// URL of /graphql. */
   url: string;
-  apiKey?: string | undefined;
+  apiKey?: Credential;
   /** The fetch implementation; the global one by default. */
   fetch?: typeof fetch | undefined;
 }
@@ -19,7 +19,10 @@ export function sseTransport(options: SseTransportOptions): Transport {
   const sse = () =>
     (client ??= createClient({
       url: options.url,
-      headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+      headers: (): Record<string, string> => {
+        const authorization = authorizationOf(options.apiKey);
+        return authorization ? { authorization } : {};
+      },
       singleConnection: false,
       // A dropped stream reaches its subscription as an error (see transport.ts).
       retryAttempts: 0,
@@ -27,6 +30,7 @@ export function sseTransport(options: SseTransportOptions): Transport {
     }));
   return {
     subscribe: (request, sink) => sse().subscribe(request, sink as never),
+    reconnect: () => {},
     dispose: async () => client?.dispose(),
   };
 }

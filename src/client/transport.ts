@@ -31,9 +31,24 @@ export interface Sink {
  * stream's job (`resuming-stream.ts`), because a blind re-subscribe would replay events
  * or start a second agent run.
  */
+/** A credential, or the function that gives the one in use now (an OAuth access token that is refreshed). */
+export type Credential = string | (() => string | null | undefined) | undefined;
+
+/** The `Authorization` value of `credential` as it is now; undefined when there is none (anonymous). */
+export function authorizationOf(credential: Credential): string | undefined {
+  const value = typeof credential === "function" ? credential() : credential;
+  return value ? `Bearer ${value}` : undefined;
+}
+
 export interface Transport {
   /** Starts one subscription; the returned function ends it (the server sees it complete). */
   subscribe(request: WireRequest, sink: Sink): () => void;
+  /**
+   * Drops the open connection (graphql-ws) so that the next subscription, or a resuming one, connects again with the
+   * credential as it is now: resuming streams continue from their last `seq`, other subscriptions end with a
+   * lost connection. Each SSE subscription is its own request, which has nothing to drop.
+   */
+  reconnect(): void;
   /** Closes the transport's connections; active subscriptions complete. */
   dispose(): Promise<void>;
 }

@@ -1,11 +1,11 @@
 import { createClient, type Client } from "graphql-ws/client";
-import type { Transport } from "./transport.ts";
+import { authorizationOf, type Credential, type Transport } from "./transport.ts";
 
 /** Options of the graphql-ws transport. */
 export interface WsTransportOptions {
   /** The http(s):// or ws(s):// URL of /graphql. */
   url: string;
-  apiKey?: string | undefined;
+  apiKey?: Credential;
   /** A WebSocket constructor; the global one by default (browsers, Node 22+). */
   webSocketImpl?: unknown;
 }
@@ -17,7 +17,8 @@ export function webSocketUrl(url: string): string {
 
 /**
  * Subscriptions over graphql-ws, multiplexed on one lazily opened socket. The API key
- * travels as `connectionParams.authorization` ("Bearer <key>"), checked on connection_init.
+ * travels as `connectionParams.authorization` ("Bearer <key>"), checked on connection_init; a credential function
+ * is asked on each connection.
  */
 export function wsTransport(options: WsTransportOptions): Transport {
   let client: Client | undefined;
@@ -27,7 +28,10 @@ export function wsTransport(options: WsTransportOptions): Transport {
     (client ??= createClient({
       url: webSocketUrl(options.url),
       webSocketImpl: options.webSocketImpl,
-      connectionParams: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : undefined,
+      connectionParams: () => {
+        const authorization = authorizationOf(options.apiKey);
+        return authorization ? { authorization } : undefined;
+      },
       lazy: true,
       // A dropped socket reaches each subscription as an error: the streams resume from
       // their own cursor (see transport.ts).
@@ -35,6 +39,8 @@ export function wsTransport(options: WsTransportOptions): Transport {
     }));
   return {
     subscribe: (request, sink) => ws().subscribe(request, sink as never),
+    // A terminated socket reaches each subscription as a lost connection (close code 4499).
+    reconnect: () => client?.terminate(),
     dispose: async () => {
       await client?.dispose();
     },

@@ -45,7 +45,7 @@ export function App() {
 
 function Shell() {
   const route = useRoute();
-  const { viewer, viewerError } = useConnection();
+  const { viewer, viewerError, signIn } = useConnection();
   const { title, about } = TITLES[route.screen];
   // On a narrow screen the navigation folds behind a Menu button (styles/narrow.css); a chosen screen folds it again.
   const [menu, setMenu] = useState(false);
@@ -101,12 +101,15 @@ function Shell() {
         <main className="content">
           {viewerError && (
             <div className="note bad" role="alert">
-              The server refused the key: {viewerError}. Change it or forget it (top right).
+              {signIn.tokens
+                ? `The server refused your sign-in: ${viewerError}. Sign out and in again, or use a key (top right).`
+                : `The server refused the key: ${viewerError}. Change it or forget it (top right).`}
             </div>
           )}
           {viewer && !viewer.role && (
             <ForbiddenNote>
-              This server gives anonymous callers no access: enter an API key (top right) to use the dashboard.
+              This server gives anonymous callers no access: enter an API key
+              {signIn.issuers.length ? " or sign in" : ""} (top right) to use the dashboard.
             </ForbiddenNote>
           )}
           <Fallback key={`${route.screen}/${route.item ?? ""}`} what="This screen">

@@ -53,7 +53,7 @@ export function buildApp(rt: Runtime): TaiServer {
   const readiness = new Readiness(rt);
   const ops = opsRoutes(rt, readiness);
   const mcp = mcpHttpDoor(rt, { holdCaller });
-  const dashboard = dashboardRoutes();
+  const dashboard = dashboardRoutes(undefined, config.identity ?? null);
   const pending = new PendingAnswers();
   const server = createServer(requestTimeouts(config), (req, res) => {
     pending.track(req, res);

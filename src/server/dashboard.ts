@@ -17,18 +17,53 @@ export const DASHBOARD_DIR = fileURLToPath(new URL("../../dist/dashboard/", impo
  * server sends at run time with an interpreting validator (src/dashboard/forms/), not one
  * that compiles each schema with `new Function`, so scripts need no `'unsafe-eval'`.
  */
-export const DASHBOARD_CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export const DASHBOARD_CSP = dashboardCsp([]);
+
+/**
+ * The page's policy when it signs in through issuers: `connect-src` also reaches each issuer's origin (its discovery
+ * document and token endpoint), and nothing else. Going to the authorization and end-session endpoints is a
+ * navigation, which no directive restricts.
+ */
+export function dashboardCsp(issuerOrigins: readonly string[]): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    ["connect-src 'self'", ...new Set(issuerOrigins)].join(" "),
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
+
+/** What the dashboard needs of the identity configuration (`rt.config.identity`, docs/deploy.md). */
+export interface DashboardIdentity {
+  /** This server as an OAuth resource: the `resource` the dashboard asks its tokens for. */
+  resource: string;
+  issuers: readonly { issuer: string; dashboard?: { clientId: string; scope?: string | undefined } | undefined }[];
+}
+
+/** `GET /dashboard/identity.json`: the issuers the dashboard signs in through (those with a `dashboard` block). */
+export interface DashboardIdentityJson {
+  resource?: string;
+  issuers: { issuer: string; clientId: string; scope: string }[];
+}
+
+/** The scope the dashboard asks for when its block names none. */
+const DEFAULT_SCOPE = "openid profile offline_access";
+
+/** The body of identity.json for `identity` (null: no issuers). Nothing secret is in it. */
+export function identityJson(identity: DashboardIdentity | null | undefined): DashboardIdentityJson {
+  const issuers = (identity?.issuers ?? []).flatMap((i) =>
+    i.dashboard
+      ? [{ issuer: i.issuer, clientId: i.dashboard.clientId, scope: i.dashboard.scope ?? DEFAULT_SCOPE }]
+      : [],
+  );
+  return issuers.length ? { resource: identity!.resource, issuers } : { issuers: [] };
+}
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -110,12 +145,17 @@ class DashboardFiles {
 }
 
 /**
- * Serves the dashboard: `GET /` redirects to `/dashboard`, `/dashboard` is the page (with
- * its CSP), `/dashboard/assets/<name>` the built files. Returns false for any other path
- * (the caller passes it on). Only files of dist/dashboard/ are ever read.
+ * Serves the dashboard: `GET /` redirects to `/dashboard`, `/dashboard` is the page (with its CSP),
+ * `/dashboard/assets/<name>` the built files, `/dashboard/identity.json` the issuers it signs in through. Returns
+ * false for any other path (the caller passes it on). Only files of dist/dashboard/ are ever read.
  */
-export function dashboardRoutes(dir: string = DASHBOARD_DIR): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function dashboardRoutes(
+  dir: string = DASHBOARD_DIR,
+  identity: DashboardIdentity | null = null,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   const files = new DashboardFiles(dir);
+  const signIn = identityJson(identity);
+  const csp = dashboardCsp(signIn.issuers.map((i) => new URL(i.issuer).origin));
   return (req, res) => {
     const path = (req.url ?? "/").split("?")[0];
     if (path !== "/" && path !== "/dashboard" && !path.startsWith("/dashboard/")) return false;
@@ -133,7 +173,11 @@ export function dashboardRoutes(dir: string = DASHBOARD_DIR): (req: IncomingMess
       );
       return true;
     }
-    void respond(files, path, req, res).catch(() => {
+    if (path === "/dashboard/identity.json") {
+      send(req, res, 200, { "content-type": TYPES[".json"], "cache-control": "no-cache" }, JSON.stringify(signIn));
+      return true;
+    }
+    void respond(files, csp, path, req, res).catch(() => {
       if (!res.headersSent)
         send(req, res, 500, { "content-type": "text/plain; charset=utf-8" }, "the dashboard could not be read");
       else res.destroy();
@@ -142,7 +186,13 @@ export function dashboardRoutes(dir: string = DASHBOARD_DIR): (req: IncomingMess
   };
 }
 
-async function respond(files: DashboardFiles, path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function respond(
+  files: DashboardFiles,
+  csp: string,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   if (!(await files.refresh())) {
     return send(
       req,
@@ -155,7 +205,7 @@ async function respond(files: DashboardFiles, path: string, req: IncomingMessage
   if (path === "/dashboard" || path === "/dashboard/") {
     const page = await files.page();
     return sendFile(req, res, page, {
-      "content-security-policy": DASHBOARD_CSP,
+      "content-security-policy": csp,
       "x-frame-options": "DENY",
       "cross-origin-opener-policy": "same-origin",
     });

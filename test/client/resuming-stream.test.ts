@@ -12,6 +12,7 @@ function fakeTransport() {
       subs.push(sub);
       return () => (sub.ended = true);
     },
+    reconnect: () => {},
     dispose: async () => {},
   };
   return { transport, subs, last: () => subs.at(-1)! };

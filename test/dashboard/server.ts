@@ -1,4 +1,5 @@
-import type { Socket } from "node:net";
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { z } from "zod";
 import { App } from "../../src/app.ts";
 import type { Config } from "../../src/config.ts";
@@ -27,10 +28,12 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-export async function startServer(options: { app?: App; config?: Partial<Config> } = {}): Promise<TestServer> {
-  const rt = await testRuntime({ app: options.app ?? new App(), config: options.config });
+export async function startServer(
+  options: { app?: App; config?: Partial<Config>; env?: NodeJS.ProcessEnv; port?: number } = {},
+): Promise<TestServer> {
+  const rt = await testRuntime({ app: options.app ?? new App(), config: options.config, env: options.env });
   const app = buildApp(rt);
-  const url = await app.start(0, "127.0.0.1");
+  const url = await app.start(options.port ?? 0, "127.0.0.1");
   const origin = new URL(url).origin;
   const sockets: Socket[] = [];
   app.server.on("upgrade", (_req, socket: Socket) => sockets.push(socket));
@@ -56,6 +59,15 @@ export async function startServer(options: { app?: App; config?: Partial<Config>
       await rt.dispose();
     },
   };
+}
+
+/** A free loopback port (for a server whose origin must be known before it starts: an issuer's redirect URIs). */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
 }
 
 /**

@@ -8,6 +8,8 @@ export const ViewerQuery = graphql(`
       role
       keyName
       authenticated
+      subject
+      issuer
     }
   }
 `);
