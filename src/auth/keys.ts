@@ -73,6 +73,8 @@ type Verified = { caller: Caller | null; refusal: KeyRefusal; expiresAt: number 
  */
 export class KeyStore {
   private readonly cache = new Map<string, Verified>();
+  /** Last-use writes under way (never awaited by a request; {@link KeyStore.settled} waits for them). */
+  private readonly writes = new Set<Promise<void>>();
   /** When this instance last wrote each key's `lastUsedAt`. */
   private readonly usedAt = new Map<string, number>();
   private readonly failures: FailureLog | null;
@@ -223,11 +225,18 @@ export class KeyStore {
     if (last !== undefined && now - last < LAST_USED_EVERY_MS) return;
     if (this.usedAt.size > 10_000) this.usedAt.clear();
     this.usedAt.set(keyId, now);
-    this.db.apiKey
-      .updateMany({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } })
-      .catch((e: unknown) =>
+    const write = this.db.apiKey.updateMany({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).then(
+      () => {},
+      (e: unknown) =>
         this.failures?.failed("warn", "recording an API key's last use failed", { error: (e as Error).message }),
-      );
+    );
+    this.writes.add(write);
+    void write.finally(() => this.writes.delete(write));
+  }
+
+  /** Waits for the last-use writes under way (a closing runtime or CLI command, before the database goes). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.writes]);
   }
 
   /**

@@ -76,6 +76,7 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
     await learnStoredMarkers(db, secrets).catch(() => {});
     throw scrubbedError(e, secrets);
   } finally {
+    await keys?.settled();
     await bus?.close();
     await db.$disconnect();
   }
