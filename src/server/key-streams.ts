@@ -44,7 +44,20 @@ export class KeyStreams {
 
   /** Registers a stream of `caller` (a key or a token; an anonymous one holds nothing). Returns the release. */
   hold(caller: Caller, end: EndStream): () => void {
-    if (caller.subject) return add(this.tokens, caller.subject, end);
+    if (caller.subject) {
+      // At its expiry itself, not at the next poll (pollSeconds may be long); setTimeout holds at most 2^31-1 ms.
+      const subject = caller.subject;
+      const timer = setTimeout(
+        () => void this.checkToken(subject),
+        Math.min(Math.max(0, subject.expiresAt - Date.now() + 5), 2 ** 31 - 1),
+      );
+      timer.unref();
+      const release = add(this.tokens, subject, end);
+      return () => {
+        clearTimeout(timer);
+        release();
+      };
+    }
     if (caller.keyId) return add(this.byKey, caller.keyId, end);
     return () => {};
   }
