@@ -78,4 +78,22 @@ describe("a signed access token with an odd subject or role value", () => {
       viewer: { role: "USER", keyName: `oidc:${w.issuer.issuer}#bob` },
     });
   });
+
+  it("should refuse the issuer's ID token used as an access token, on /graphql and /mcp (its aud is the client)", async () => {
+    const { id_token } = await w.issuer.login("bob");
+    expect(id_token).toBeTruthy();
+    await refused(id_token!, /is for another resource/);
+    const res = await fetch(w.server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${id_token}`,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toMatch(/^Bearer resource_metadata="[^"]+", error="invalid_token"/);
+    expect(await res.text()).not.toContain(id_token);
+  });
 });
