@@ -38,7 +38,11 @@ export function roleOf(claims: JWTPayload, issuer: IssuerConfig): Role {
     : typeof raw === "string"
       ? raw.split(/\s+/)
       : [];
-  const roles = values.map((v) => issuer.roles[v]).filter((r): r is Role => r !== undefined);
+  // Own keys only: a value such as "constructor" or "__proto__" must not read the table's prototype.
+  const roles = values
+    .filter((v) => Object.hasOwn(issuer.roles, v))
+    .map((v) => issuer.roles[v])
+    .filter((r): r is Role => ROLES.includes(r));
   if (!roles.length)
     throw new ApiError(
       "UNAUTHENTICATED",

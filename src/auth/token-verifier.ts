@@ -144,6 +144,8 @@ export class TokenVerifier {
   }
 
   private callerOf(keys: IssuerKeys, claims: JWTPayload, token: string): Caller {
+    // jose checks only that `sub` is present: a number or an object would share another subject's principal.
+    if (typeof claims.sub !== "string" || !claims.sub) throw refuse('has no "sub" claim (a non-empty string)');
     const role = roleOf(claims, keys.config);
     const principal = principalOf(keys.config.issuer, claims.sub!);
     return {

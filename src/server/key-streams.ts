@@ -44,7 +44,21 @@ export class KeyStreams {
 
   /** Registers a stream of `caller` (a key or a token; an anonymous one holds nothing). Returns the release. */
   hold(caller: Caller, end: EndStream): () => void {
-    if (caller.subject) return add(this.tokens, caller.subject, end);
+    if (caller.subject) {
+      // At its expiry itself, not at the next poll (pollSeconds may be long); setTimeout holds at most 2^31-1 ms. Every
+      // expired subject ends then, in the order they were held (a socket's own before its operations').
+      const subject = caller.subject;
+      const timer = setTimeout(
+        () => this.endExpired(),
+        Math.min(Math.max(0, subject.expiresAt - Date.now() + 5), 2 ** 31 - 1),
+      );
+      timer.unref();
+      const release = add(this.tokens, subject, end);
+      return () => {
+        clearTimeout(timer);
+        release();
+      };
+    }
     if (caller.keyId) return add(this.byKey, caller.keyId, end);
     return () => {};
   }
@@ -90,7 +104,16 @@ export class KeyStreams {
       } catch (e) {
         this.failures.failed("warn", "checking access tokens at their issuer failed", { error: (e as Error).message });
       }
-    if (reason === null) return;
+    if (reason !== null) this.endToken(subject, reason);
+  }
+
+  /** Ends the streams of every expired token, in the order they were held. */
+  private endExpired(): void {
+    for (const subject of [...this.tokens.keys()])
+      if (Date.now() >= subject.expiresAt) this.endToken(subject, "the access token expired");
+  }
+
+  private endToken(subject: TokenSubject, reason: string): void {
     const set = this.tokens.get(subject);
     this.tokens.delete(subject);
     for (const end of set ?? []) end(reason);
