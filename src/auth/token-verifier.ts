@@ -55,6 +55,8 @@ export class TokenVerifier {
   private readonly issuers = new Map<string, IssuerKeys>();
   /** Introspected tokens' callers (or refusals), by the token's SHA-256, for at most KEY_CACHE_TTL_MS as keys are. */
   private readonly opaque = new Map<string, { result: Caller | ApiError; at: number }>();
+  /** Streams' re-checks of a token at its issuer, by the token's SHA-256, shared for KEY_CACHE_TTL_MS. */
+  private readonly rechecks = new Map<string, { answer: Promise<boolean>; at: number }>();
 
   constructor(readonly identity: IdentityConfig) {
     for (const i of identity.issuers) this.issuers.set(i.issuer, new IssuerKeys(i, identity));
@@ -143,6 +145,22 @@ export class TokenVerifier {
     throw refuse("is not active at any configured issuer (unknown, expired or revoked)");
   }
 
+  /**
+   * Whether the issuer still holds `token` active (introspection; true when it cannot say), one request per token per
+   * second however many streams it holds.
+   */
+  private stillActive(keys: IssuerKeys, token: string): Promise<boolean> {
+    if (!keys.config.introspection) return Promise.resolve(true);
+    const hash = createHash("sha256").update(token).digest("hex");
+    const hit = this.rechecks.get(hash);
+    if (hit && Date.now() - hit.at < KEY_CACHE_TTL_MS) return hit.answer;
+    const answer = introspect(keys, token).then((a) => a === null || a.active);
+    if (this.rechecks.size > 10_000) this.rechecks.clear();
+    this.rechecks.set(hash, { answer, at: Date.now() });
+    answer.catch(() => this.rechecks.delete(hash));
+    return answer;
+  }
+
   private callerOf(keys: IssuerKeys, claims: JWTPayload, token: string): Caller {
     // jose checks only that `sub` is present: a number or an object would share another subject's principal.
     if (typeof claims.sub !== "string" || !claims.sub) throw refuse('has no "sub" claim (a non-empty string)');
@@ -156,11 +174,7 @@ export class TokenVerifier {
         issuer: keys.config.issuer,
         sub: claims.sub!,
         expiresAt: claims.exp! * 1000,
-        active: async () => {
-          if (!keys.config.introspection) return true;
-          const answer = await introspect(keys, token);
-          return answer === null || answer.active;
-        },
+        active: () => this.stillActive(keys, token),
       },
     };
   }

@@ -78,8 +78,7 @@ export function runtimeObject(
       refresher.close();
       await runtime.drain();
       await queue.close().catch((e: Error) => log.warn("closing the run queue failed", { error: e.message }));
-      await connections.close();
-      await keys.settled();
+      await Promise.all([connections.close(), keys.settled()]);
       await limits.close().catch(() => {});
       await runLog.idle();
       await tracing?.shutdown().catch((e: Error) => log.warn("flushing traces failed", { error: e.message }));
