@@ -1,7 +1,7 @@
 import { queuedTicket, releaseTicket } from "./run-limits.ts";
 import type { Caller } from "../auth/roles.ts";
 import { REDACTED } from "../auth/tiers.ts";
-import type { ErrorKind } from "../errors.ts";
+import { ToolError, type ErrorKind } from "../errors.ts";
 import type { ToolContext } from "../tools/definition.ts";
 import { untilStored } from "./run-follow.ts";
 import { execute } from "./run-execute.ts";
@@ -23,17 +23,26 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
   const run = (await deps.runs.get(runId))!;
   await deps.interactions.consume(ready.ids);
   const entry = deps.surface.base(run.tool);
-  const caller: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: run.callerKeyId };
+  const recorded: Caller = { role: run.callerRole as Caller["role"], keyName: run.callerKey, keyId: run.callerKeyId };
+  // The caller as it is now (docs/security-model.md §1.4): a key revoked or expired while the run was parked does not
+  // resume it, and its scope now holds for what the resumed body runs.
+  const now = await Promise.resolve()
+    .then(() => deps.callerNow?.(run) ?? recorded)
+    .catch(() => null);
+  const caller = now === null || now === "revoked" ? recorded : now;
   const controller = new AbortController();
   const redact = run.input === REDACTED;
+  const refused = refusedResume(run, now);
   // The entry may have left the surface while the run was parked.
-  const { entry: executed, body } = entry
-    ? {
-        entry,
-        body: async (ctx: ToolContext) =>
-          entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers),
-      }
-    : vanished(run.tool);
+  const { entry: executed, body } = refused
+    ? { entry: entry ?? vanished(run.tool).entry, body: refused }
+    : entry
+      ? {
+          entry,
+          body: async (ctx: ToolContext) =>
+            entry.resume ? entry.resume(ready.state, ready.answers, ctx) : defaultResume(ready.answers),
+        }
+      : vanished(run.tool);
   const trace = deps.tracer?.startRun({
     tool: run.tool,
     door: run.door,
@@ -61,6 +70,24 @@ export async function resume(steps: RunSteps, runId: string): Promise<RunOutcome
   );
   steps.inflight.add(runId, controller, done, untilStored(steps.settle, runId));
   return done;
+}
+
+/** The body of a resume its caller may no longer run: the key is gone, or could not be read. Null: it may. */
+function refusedResume(run: RunRecord, now: Caller | "revoked" | null): (() => never) | null {
+  if (now === null)
+    return () => {
+      throw new ToolError(`the key that dispatched run ${run.id} could not be read; it did not resume`, {
+        kind: "UNAVAILABLE",
+      });
+    };
+  if (now === "revoked")
+    return () => {
+      throw new ToolError(
+        `the API key "${run.callerKey}" that dispatched run ${run.id} was revoked or has expired; the run did not resume`,
+        { kind: "PERMISSION_DENIED" },
+      );
+    };
+  return null;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { isDefinitionError } from "../definition-error.ts";
+import { inScope, outOfScope } from "../auth/key-scope.ts";
 import type { Caller } from "../auth/roles.ts";
 import { isAdmin, mayAuthorOver, mayWritePresets } from "../auth/tiers.ts";
 import type { Db } from "../db/client.ts";
@@ -236,6 +237,8 @@ export class PresetService {
           `only an ADMIN may author a preset over the ${base.tier}-tier tool "${base.name}" (you are ${caller.role})`,
         );
       }
+      // A preset runs its base: a scoped key may not widen its scope by writing one over a name outside it.
+      if (!inScope(caller, base.name)) throw new ApiError("FORBIDDEN", outOfScope(caller, base.name));
       if (input.fixedKwargs && typeof input.fixedKwargs === "object" && !Array.isArray(input.fixedKwargs))
         issues.push(...bakedIssues(base, input.fixedKwargs));
       if (this.binding) issues.push(...chainBindIssues(input.baseTool, (n) => this.surface.base(n), this.binding));

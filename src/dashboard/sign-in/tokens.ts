@@ -47,10 +47,16 @@ export const storePending = (pending: Pending | null): void => write(PENDING, pe
 /** How long the refresh before expiry is at most: a minute, or half the token's life for a short one. */
 const REFRESH_LEAD_MS = 60_000;
 
-/** Milliseconds from `now` until the access token is to be refreshed (0: now); null when it never expires. */
+/** The longest delay a timer takes: a longer one (2^31 ms, about 24.8 days) fires at once, in a refresh loop. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Milliseconds from `now` until the access token is to be refreshed (0: now); null when it never expires. At most
+ * {@link MAX_TIMER_MS}: a token living longer is refreshed early rather than at once over and over.
+ */
 export function refreshDelay(tokens: SignedIn, now = Date.now()): number | null {
   if (tokens.expiresAt === null) return null;
   const life = tokens.expiresAt - tokens.issuedAt;
   const lead = Math.min(REFRESH_LEAD_MS, life / 2);
-  return Math.max(0, tokens.expiresAt - lead - now);
+  return Math.min(MAX_TIMER_MS, Math.max(0, tokens.expiresAt - lead - now));
 }
