@@ -65,7 +65,7 @@ describe("stored work and its caller now", () => {
     expect(await rt.runs.get(run.id)).toMatchObject({
       status: "FAILED",
       errorKind: "PERMISSION_DENIED",
-      errorMessage: `the API key "bob" that dispatched run ${run.id} was revoked; the run did not execute`,
+      errorMessage: `the API key "bob" that dispatched run ${run.id} was revoked or has expired; the run did not execute`,
       callerKey: "bob",
     });
     expect(bodies).toEqual([]);
